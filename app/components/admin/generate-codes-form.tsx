@@ -1,0 +1,60 @@
+import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
+import { useEffect, useState } from "react";
+import { Form, Link, useNavigation } from "react-router";
+import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schemas/admin";
+import { FieldErrors, FormErrors, useAdminForm } from "./ui";
+
+/**
+ * admin.md 2.15: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
+ * 10). With JavaScript the confirm button is disabled outside the range and while the
+ * codes are being generated; the server checks the same rules either way.
+ */
+export function GenerateCodesForm({ action, closeHref, lastResult }: { action: string; closeHref: string; lastResult?: SubmissionResult<string[]> }) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(generateCodesSchema, { id: "generate-codes", lastResult, defaultValue: { quantity: "1", amount: "10" } });
+  const [quantity, setQuantity] = useState(String(fields.quantity.initialValue ?? "1"));
+  // Only a page with JavaScript can enable the button again, so only it may disable it.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const valid = /^\d{1,3}$/.test(quantity.trim()) && Number(quantity) >= 1 && Number(quantity) <= CODE_BATCH_MAX;
+  const busy = navigation.state === "submitting";
+  const checkedAmount = String(fields.amount.initialValue ?? "10");
+  return (
+    <Form method="post" action={action} {...getFormProps(form)}>
+      <input type="hidden" name="intent" value="generate" />
+      <FormErrors errors={form.errors} />
+      <label className="field">
+        <span>数量</span>
+        <input
+          {...getInputProps(fields.quantity, { type: "number" })}
+          min={1}
+          max={CODE_BATCH_MAX}
+          step={1}
+          onChange={(e) => setQuantity(e.currentTarget.value)}
+        />
+        <span className="hint">每次最多生成{CODE_BATCH_MAX}个</span>
+        <FieldErrors errors={fields.quantity.errors} />
+      </label>
+      <fieldset className="admin-fieldset">
+        <legend>面额</legend>
+        <div className="choice-row">
+          {CODE_DENOMINATIONS.map((amount) => (
+            <label key={amount} className="checkbox">
+              <input type="radio" name={fields.amount.name} value={amount} defaultChecked={checkedAmount === String(amount)} />
+              {amount} 积分
+            </label>
+          ))}
+        </div>
+        <FieldErrors errors={fields.amount.errors} />
+      </fieldset>
+      <div className="admin-dialog-actions">
+        <Link className="btn" to={closeHref} preventScrollReset>
+          取消
+        </Link>
+        <button type="submit" className="btn btn-primary" disabled={busy || (hydrated && !valid)}>
+          {busy ? "生成中..." : "确认生成"}
+        </button>
+      </div>
+    </Form>
+  );
+}

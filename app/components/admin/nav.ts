@@ -1,0 +1,52 @@
+export interface AdminNavItem {
+  to: string;
+  label: string;
+}
+
+/** A menu group: one link, or several under a heading that folds (admin.md section 2). */
+export interface AdminNavGroup {
+  label: string;
+  to?: string;
+  items?: AdminNavItem[];
+}
+
+export const ADMIN_NAV: AdminNavGroup[] = [
+  { label: "仪表盘", to: "/admin/dashboard" },
+  {
+    label: "支付管理",
+    items: [
+      { to: "/admin/payment", label: "支付配置" },
+      { to: "/admin/settings/payment-api", label: "支付接口" },
+      { to: "/admin/codes", label: "兑换码管理" },
+    ],
+  },
+  { label: "用户管理", to: "/admin/users" },
+  { label: "作品管理", to: "/admin/works" },
+  { label: "提示词管理", to: "/admin/prompts" },
+  {
+    label: "站点配置",
+    items: [
+      { to: "/admin/settings/api", label: "API配置" },
+      { to: "/admin/settings/tokens", label: "Tokens配置" },
+      { to: "/admin/settings/cover", label: "默认封面" },
+      { to: "/admin/settings/logo", label: "站点标识" },
+      { to: "/admin/settings/hero", label: "首页主图" },
+      { to: "/admin/settings/description", label: "站点简介" },
+      { to: "/admin/settings/terms", label: "用户协议" },
+      { to: "/admin/settings/privacy", label: "隐私政策" },
+    ],
+  },
+  {
+    label: "数据管理",
+    items: [
+      { to: "/admin/migration", label: "数据导出" },
+      { to: "/admin/api-tokens", label: "API令牌" },
+    ],
+  },
+  { label: "单元测试", items: [{ to: "/admin/tests/openai", label: "AI对话接口测试" }] },
+];
+
+/** Whether `pathname` is `to` or a page below it (/admin/users/:id highlights 用户管理). */
+export function isCurrent(pathname: string, to: string): boolean {
+  return pathname === to || pathname.startsWith(`${to}/`);
+}

@@ -1,0 +1,121 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from "@conform-to/react";
+import { useRef } from "react";
+import { Form, Link, useNavigation } from "react-router";
+import { PROMPT_TYPE_LABELS, PROMPT_TYPES, PROMPT_VARIABLES, promptSchema } from "~/schemas/admin";
+import { FieldErrors, FormErrors, useAdminForm } from "./ui";
+
+export interface PromptValues {
+  id?: number;
+  code: string;
+  title: string;
+  systemContent: string;
+  userContent: string;
+  type: "free" | "imitate" | "continue";
+  isSystem: boolean;
+}
+
+/**
+ * The prompt create/edit form (admin.md 2.7). The {|placeholder|} variables are listed
+ * beside the editor; with JavaScript a click inserts one at the cursor of the user prompt.
+ */
+export function PromptForm({
+  action,
+  closeHref,
+  initial,
+  lastResult,
+}: {
+  action: string;
+  closeHref: string;
+  initial: PromptValues | null;
+  lastResult?: SubmissionResult<string[]>;
+}) {
+  const navigation = useNavigation();
+  const userContentRef = useRef<HTMLTextAreaElement>(null);
+  const [form, fields] = useAdminForm(promptSchema, {
+    id: initial?.id ? `prompt-${initial.id}` : "prompt-new",
+    lastResult,
+    defaultValue: initial
+      ? { ...initial, isSystem: initial.isSystem ? "on" : undefined }
+      : { type: "free", isSystem: "on" },
+  });
+  const insert = (id: string) => {
+    const area = userContentRef.current;
+    if (!area) return;
+    const token = `{|${id}|}`;
+    const start = area.selectionStart ?? area.value.length;
+    const end = area.selectionEnd ?? start;
+    area.setRangeText(token, start, end, "end");
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+    area.focus();
+  };
+  return (
+    <Form method="post" action={action} {...getFormProps(form)} className="admin-prompt-form">
+      <input type="hidden" name="intent" value={initial?.id ? "update" : "create"} />
+      {initial?.id ? <input type="hidden" name="id" value={initial.id} /> : null}
+      <FormErrors errors={form.errors} />
+      <div className="admin-prompt-grid">
+        <div>
+          <div className="admin-form-row">
+            <label className="field">
+              <span>提示词代码</span>
+              <input {...getInputProps(fields.code, { type: "text" })} placeholder="如 P04" maxLength={50} />
+              <FieldErrors id={fields.code.errorId} errors={fields.code.errors} />
+            </label>
+            <label className="field">
+              <span>类型</span>
+              <select {...getSelectProps(fields.type)}>
+                {PROMPT_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {PROMPT_TYPE_LABELS[t]}
+                  </option>
+                ))}
+              </select>
+              <FieldErrors id={fields.type.errorId} errors={fields.type.errors} />
+            </label>
+          </div>
+          <label className="field">
+            <span>标题</span>
+            <input {...getInputProps(fields.title, { type: "text" })} maxLength={200} />
+            <FieldErrors id={fields.title.errorId} errors={fields.title.errors} />
+          </label>
+          <label className="field">
+            <span>系统提示词</span>
+            <textarea {...getTextareaProps(fields.systemContent)} rows={5} />
+            <FieldErrors id={fields.systemContent.errorId} errors={fields.systemContent.errors} />
+          </label>
+          <label className="field">
+            <span>用户提示词</span>
+            <textarea {...getTextareaProps(fields.userContent)} rows={10} ref={userContentRef} />
+            <FieldErrors id={fields.userContent.errorId} errors={fields.userContent.errors} />
+          </label>
+          <label className="checkbox">
+            <input {...getInputProps(fields.isSystem, { type: "checkbox" })} />
+            系统提示词（is_system）
+          </label>
+        </div>
+        <aside className="admin-variables" aria-label="可用变量">
+          <h3>可用变量</h3>
+          <p className="hint">生成时替换为用户填写的内容</p>
+          <ul>
+            {PROMPT_VARIABLES.map((v) => (
+              <li key={v.id}>
+                <button type="button" className="admin-variable" onClick={() => insert(v.id)} title="插入到用户提示词">
+                  <code>{`{|${v.id}|}`}</code>
+                </button>
+                <span>{v.label}</span>
+              </li>
+            ))}
+          </ul>
+        </aside>
+      </div>
+      <div className="admin-dialog-actions">
+        <Link className="btn" to={closeHref} preventScrollReset>
+          取消
+        </Link>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </div>
+    </Form>
+  );
+}

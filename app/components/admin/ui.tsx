@@ -1,0 +1,155 @@
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { useForm, type SubmissionResult } from "@conform-to/react";
+import { useEffect, useState, type ReactNode } from "react";
+import { isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
+import type { z } from "zod";
+
+/** Green box for successes, red box for errors (admin.md section 8). */
+export function Notice({ kind, children, testId }: { kind: "success" | "error"; children: ReactNode; testId?: string }) {
+  return (
+    <div className={`admin-notice admin-notice-${kind}`} role={kind === "error" ? "alert" : "status"} data-testid={testId}>
+      {children}
+    </div>
+  );
+}
+
+/** Errors of one field, under it. */
+export function FieldErrors({ id, errors }: { id?: string; errors?: string[] }) {
+  if (!errors || errors.length === 0) return null;
+  return (
+    <div className="field-error" id={id}>
+      {errors[0]}
+    </div>
+  );
+}
+
+/** Form-level errors (messages that belong to no field) in the red box. */
+export function FormErrors({ errors }: { errors?: string[] }) {
+  if (!errors || errors.length === 0) return null;
+  return <Notice kind="error">{errors[0]}</Notice>;
+}
+
+/**
+ * Conform set up the house way: the same zod schema validates on the client (when
+ * JavaScript runs) and in the action; the server's reply is shown after a post.
+ */
+export function useAdminForm<S extends z.ZodType>(
+  schema: S,
+  options: { id: string; lastResult?: SubmissionResult<string[]> | null; defaultValue?: Record<string, unknown> },
+) {
+  return useForm({
+    id: options.id,
+    lastResult: options.lastResult ?? undefined,
+    defaultValue: options.defaultValue as never,
+    constraint: getZodConstraint(schema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema });
+    },
+  });
+}
+
+/** The "?notice=..." shown after a redirect: fixed messages only, never text from the URL. */
+export const NOTICES: Record<string, string> = {
+  saved: "保存成功",
+  deleted: "删除成功",
+  "default-set": "已设为默认",
+  "password-changed": "密码修改成功",
+  "password-reset": "密码已重置，该用户的所有登录已失效",
+  "balance-set": "积分余额已更新",
+  "nickname-set": "昵称已更新",
+  "codes-generated": "兑换码生成成功！",
+  uploaded: "上传成功",
+  removed: "已移除",
+  revoked: "令牌已撤销",
+};
+
+/**
+ * The notice named in the query string. With JavaScript it fades after `ms` (the code
+ * generation message lasts 3 s) and leaves the address bar; without, it stays.
+ */
+export function QueryNotice({ ms = 3000 }: { ms?: number }) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const key = new URLSearchParams(location.search).get("notice");
+  const [hidden, setHidden] = useState<string | null>(null);
+  useEffect(() => {
+    if (!key) return;
+    const timer = setTimeout(() => {
+      setHidden(location.key);
+      const params = new URLSearchParams(location.search);
+      params.delete("notice");
+      const search = params.toString();
+      navigate(`${location.pathname}${search ? `?${search}` : ""}`, { replace: true, preventScrollReset: true });
+    }, ms);
+    return () => clearTimeout(timer);
+  }, [key, location.key]); // eslint-disable-line react-hooks/exhaustive-deps
+  const message = key ? NOTICES[key] : undefined;
+  if (!message || hidden === location.key) return null;
+  return (
+    <Notice kind="success" testId="notice">
+      {message}
+    </Notice>
+  );
+}
+
+/** Shown while a page's loader runs after a client-side navigation or a form post. */
+export function PendingBar() {
+  const navigation = useNavigation();
+  if (navigation.state === "idle") return null;
+  return (
+    <div className="admin-pending" role="status">
+      {navigation.state === "submitting" ? "提交中..." : "加载中..."}
+    </div>
+  );
+}
+
+/** A dialog drawn by the server from the URL (?dialog=...), so it works without JavaScript. */
+export function AdminDialog({ title, closeHref, children, wide }: { title: string; closeHref: string; children: ReactNode; wide?: boolean }) {
+  const navigate = useNavigate();
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") navigate(closeHref, { replace: true, preventScrollReset: true });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [closeHref, navigate]);
+  return (
+    <div className="modal-backdrop">
+      <div className={wide ? "modal admin-modal admin-modal-wide" : "modal admin-modal"} role="dialog" aria-modal="true" aria-labelledby="admin-dialog-title">
+        <Link className="modal-close" to={closeHref} aria-label="关闭" preventScrollReset replace>
+          ×
+        </Link>
+        <h2 id="admin-dialog-title">{title}</h2>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+/** Every admin page's error box: the server's message when there is one, else a fallback. */
+export function AdminErrorBox({ fallback = "加载失败，请重试" }: { fallback?: string }) {
+  const error = useRouteError();
+  let message = fallback;
+  let unauthorized = false;
+  if (isRouteErrorResponse(error)) {
+    if (typeof error.data === "string" && error.data) message = error.data;
+    unauthorized = error.status === 401;
+  } else if (error) {
+    console.error(error);
+  }
+  return (
+    <section className="admin-page">
+      <Notice kind="error">
+        {message}
+        {unauthorized ? (
+          <>
+            {" "}
+            <a href="/xbbadmin">前往登录</a>
+          </>
+        ) : null}
+      </Notice>
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { useEffect, useState } from "react";
+import { Link, useFetcher, useLocation, useNavigate } from "react-router";
+import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth";
+import { authHref, stripAuth } from "./shell/auth-links";
+
+export type AuthMode = "login" | "register";
+
+type RegisterResult = { registered: true; email: string };
+type AuthResult = SubmissionResult<string[]> | RegisterResult;
+
+function isRegistered(result: unknown): result is RegisterResult {
+  return Boolean(result && typeof result === "object" && "registered" in result);
+}
+
+/**
+ * The login / register dialog. The server renders it from ?auth=login|register, so it
+ * works without JavaScript; with JavaScript it submits in place over the current page.
+ */
+export function AuthDialog({
+  mode,
+  redirectTo,
+  registered = false,
+  prefillEmail = "",
+  lastResult,
+}: {
+  mode: AuthMode;
+  redirectTo: string;
+  registered?: boolean;
+  prefillEmail?: string;
+  lastResult?: SubmissionResult<string[]>;
+}) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const fetcher = useFetcher<AuthResult>({ key: `auth-${mode}` });
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+
+  const schema = mode === "login" ? loginSchema : registerSchema;
+  const stateEmail = (location.state as { email?: string } | null)?.email;
+  const result = fetcher.data ?? lastResult;
+
+  // Registered with JavaScript: switch to the login view with the e-mail filled in.
+  useEffect(() => {
+    if (isRegistered(fetcher.data)) {
+      const href = `${authHref(location, "login", redirectTo)}&registered=1`;
+      navigate(href, { replace: true, state: { email: fetcher.data.email } });
+    }
+  }, [fetcher.data]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const [form, fields] = useForm({
+    id: `auth-${mode}`,
+    lastResult: isRegistered(result) ? undefined : result,
+    constraint: getZodConstraint(schema),
+    defaultValue: { email: stateEmail ?? prefillEmail, redirectTo },
+    // Not on blur: an error appearing as the e-mail field (focused on open) loses focus
+    // grows the centred dialog and moves the close and switch links from under the
+    // pointer, so the click that caused the blur is lost.
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema });
+    },
+  });
+
+  const closeHref = location.pathname.startsWith("/auth/")
+    ? "/"
+    : location.pathname + stripAuth(location.search);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") navigate(closeHref, { replace: true });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [closeHref, navigate]);
+
+  const busy = fetcher.state !== "idle";
+  const title = mode === "login" ? "登录" : "注册";
+  return (
+    <div className="modal-backdrop" role="presentation">
+      <div className="modal auth-dialog" role="dialog" aria-modal="true" aria-labelledby="auth-title">
+        <Link to={closeHref} className="modal-close" aria-label="关闭" replace>
+          ×
+        </Link>
+        <h2 id="auth-title">{mode === "login" ? "登录砚台" : "注册砚台账号"}</h2>
+        {mode === "login" && (registered || stateEmail) ? (
+          <p className="notice notice-success" role="status">
+            注册成功，请登录
+          </p>
+        ) : null}
+        <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
+          <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
+          {hydrated && mode === "register" ? <input type="hidden" name="enhanced" value="1" /> : null}
+          <label className="field">
+            <span>邮箱</span>
+            <input
+              {...getInputProps(fields.email, { type: "email" })}
+              key={fields.email.key}
+              autoComplete="email"
+              placeholder="you@example.com"
+              autoFocus={!fields.email.initialValue}
+            />
+            {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
+          </label>
+          <label className="field">
+            <span>密码</span>
+            <input
+              {...getInputProps(fields.password, { type: "password" })}
+              key={fields.password.key}
+              autoComplete={mode === "login" ? "current-password" : "new-password"}
+              placeholder={mode === "register" ? `至少 ${PASSWORD_MIN_LENGTH} 个字符` : ""}
+              autoFocus={Boolean(fields.email.initialValue)}
+            />
+            {fields.password.errors ? (
+              <span className="field-error">{fields.password.errors[0]}</span>
+            ) : null}
+          </label>
+          {form.errors ? (
+            <p className="form-error" role="alert">
+              {form.errors[0]}
+            </p>
+          ) : null}
+          <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+            {busy ? `${title}中...` : title}
+          </button>
+        </fetcher.Form>
+        <p className="auth-switch">
+          {mode === "login" ? (
+            <>
+              还没有账号？<Link to={authHref(location, "register", redirectTo)} replace>立即注册</Link>
+            </>
+          ) : (
+            <>
+              已有账号？<Link to={authHref(location, "login", redirectTo)} replace>去登录</Link>
+            </>
+          )}
+        </p>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { useEffect, useState } from "react";
+import { Form, useNavigation } from "react-router";
+import { exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
+import { formatTokens } from "~/utils/format";
+
+/**
+ * 积分兑换 Tokens (user-side.md sections 4, 5): a whole number from 1 to the balance. With
+ * JavaScript the confirm button is disabled outside that range and the tokens to receive
+ * are shown as the amount is typed; the server refuses a bad amount either way.
+ */
+export function ExchangeForm({
+  action,
+  lastResult,
+  balance,
+  ratio,
+}: {
+  action: string;
+  lastResult?: SubmissionResult<string[]>;
+  balance: number;
+  ratio: number;
+}) {
+  const navigation = useNavigation();
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const [form, fields] = useForm({
+    id: "exchange",
+    lastResult,
+    constraint: getZodConstraint(exchangeSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: exchangeSchema }),
+  });
+  const [amount, setAmount] = useState(typeof fields.amount.initialValue === "string" ? fields.amount.initialValue : "");
+  const valid = isValidExchangeAmount(amount, balance);
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "exchange";
+  return (
+    <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
+      <input type="hidden" name="intent" value="exchange" />
+      <p className="muted">
+        当前积分余额 <strong>{balance}</strong>，1 积分可兑换 {ratio} Tokens。
+      </p>
+      <label className="field">
+        <span>兑换积分数量</span>
+        <input
+          {...getInputProps(fields.amount, { type: "number" })}
+          key={fields.amount.key}
+          required={false}
+          min={1}
+          max={Math.max(balance, 1)}
+          step={1}
+          inputMode="numeric"
+          placeholder={balance > 0 ? `1 - ${balance}` : "积分余额为 0"}
+          onChange={(e) => setAmount(e.currentTarget.value)}
+          autoFocus
+        />
+        {fields.amount.errors ? (
+          <span className="field-error" role="alert">
+            {fields.amount.errors[0]}
+          </span>
+        ) : null}
+      </label>
+      {hydrated ? (
+        <p className="exchange-preview" aria-live="polite">
+          {valid ? `将获得 ${formatTokens(Number(amount) * ratio)} Tokens（${Number(amount) * ratio}）` : " "}
+        </p>
+      ) : null}
+      {form.errors ? (
+        <p className="form-error" role="alert">
+          {form.errors[0]}
+        </p>
+      ) : null}
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy || (hydrated && !valid)}>
+        {busy ? "兑换中..." : "确认兑换"}
+      </button>
+    </Form>
+  );
+}

@@ -1,0 +1,65 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { Form, useNavigation } from "react-router";
+import { REDEEM_CODE_MAX, redeemSchema } from "~/schemas/credits";
+
+/** 兑换码充值: the code is required; what the server says about it is shown by the field. */
+export function RedeemForm({
+  action,
+  lastResult,
+  storeUrl,
+}: {
+  action: string;
+  lastResult?: SubmissionResult<string[]>;
+  storeUrl: string;
+}) {
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "redeem",
+    lastResult,
+    constraint: getZodConstraint(redeemSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: redeemSchema }),
+  });
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "redeem";
+  return (
+    <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
+      <input type="hidden" name="intent" value="redeem" />
+      <label className="field">
+        <span>兑换码</span>
+        <input
+          {...getInputProps(fields.code, { type: "text" })}
+          key={fields.code.key}
+          required={false}
+          maxLength={REDEEM_CODE_MAX}
+          inputMode="numeric"
+          autoComplete="off"
+          placeholder="请输入10位兑换码"
+          autoFocus
+        />
+        {fields.code.errors ? (
+          <span className="field-error" role="alert">
+            {fields.code.errors[0]}
+          </span>
+        ) : null}
+      </label>
+      {form.errors ? (
+        <p className="form-error" role="alert">
+          {form.errors[0]}
+        </p>
+      ) : null}
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+        {busy ? "兑换中..." : "立即兑换"}
+      </button>
+      {storeUrl ? (
+        <p className="muted credits-dialog-hint">
+          还没有兑换码？
+          <a href={storeUrl} target="_blank" rel="noopener noreferrer">
+            前往商店购买
+          </a>
+        </p>
+      ) : null}
+    </Form>
+  );
+}

@@ -1,0 +1,195 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
+import { ThemeToggle } from "./theme-toggle";
+
+export interface ParagraphBatchData {
+  from: number;
+  paragraphs: string[];
+  next: number | null;
+  total: number;
+}
+
+/** How close (px) the end of the loaded text may come to the window's bottom. */
+const LOAD_MARGIN = 100;
+const PROGRESS_INTERVAL = 1500;
+
+type LoadState = "idle" | "loading" | "error";
+
+/**
+ * One chapter, rendered 50 paragraphs at a time. The server sends the first batch; with
+ * JavaScript the next one is fetched when the end of the text comes within 100 px of the
+ * window's bottom, and the reading position is saved while scrolling (signed-in users).
+ * Without JavaScript a plain link opens the next batch.
+ */
+export function ChapterReader({
+  workId,
+  chapter,
+  batch,
+  prev,
+  next,
+  saveProgress,
+}: {
+  workId: number;
+  chapter: { id: number; title: string; order: number };
+  batch: ParagraphBatchData;
+  prev: number | null;
+  next: number | null;
+  saveProgress: boolean;
+}) {
+  const [paragraphs, setParagraphs] = useState(batch.paragraphs);
+  const [nextFrom, setNextFrom] = useState(batch.next);
+  const [state, setState] = useState<LoadState>("idle");
+  const [enhanced, setEnhanced] = useState(false);
+  const endRef = useRef<HTMLDivElement>(null);
+  const textRef = useRef<HTMLDivElement>(null);
+  const chapterHref = (order: number) => `/works/${workId}?chapter=${order}`;
+
+  useEffect(() => setEnhanced(true), []);
+
+  const loadMore = useCallback(async () => {
+    if (nextFrom === null || state === "loading") return;
+    setState("loading");
+    try {
+      const response = await fetch(`/works/${workId}/paragraphs?chapter=${chapter.order}&from=${nextFrom}`, {
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const more = (await response.json()) as ParagraphBatchData;
+      setParagraphs((list) => [...list, ...more.paragraphs]);
+      setNextFrom(more.next);
+      setState("idle");
+    } catch {
+      setState("error");
+    }
+  }, [workId, chapter.order, nextFrom, state]);
+
+  // Load the next batch when the end of the text is near the bottom of the window,
+  // checking again after each batch (a short batch may not fill the window).
+  useEffect(() => {
+    if (nextFrom === null || state !== "idle") return;
+    const check = () => {
+      const end = endRef.current;
+      if (end && end.getBoundingClientRect().top - window.innerHeight <= LOAD_MARGIN) void loadMore();
+    };
+    check();
+    window.addEventListener("scroll", check, { passive: true });
+    window.addEventListener("resize", check);
+    return () => {
+      window.removeEventListener("scroll", check);
+      window.removeEventListener("resize", check);
+    };
+  }, [nextFrom, state, loadMore]);
+
+  // Save the first paragraph on screen, at most every 1.5 s while scrolling.
+  useEffect(() => {
+    if (!saveProgress) return;
+    let saved = -1;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const save = () => {
+      timer = null;
+      const index = firstVisibleParagraph(textRef.current);
+      if (index === null || index === saved) return;
+      saved = index;
+      const body = new URLSearchParams({ chapter: String(chapter.order), paragraph: String(index) });
+      fetch(`/works/${workId}/progress`, { method: "POST", body, keepalive: true }).catch(() => {
+        saved = -1;
+      });
+    };
+    const onScroll = () => {
+      timer ??= setTimeout(save, PROGRESS_INTERVAL);
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => {
+      window.removeEventListener("scroll", onScroll);
+      if (timer) {
+        clearTimeout(timer);
+        save();
+      }
+    };
+  }, [saveProgress, workId, chapter.order]);
+
+  return (
+    <article className="chapter" aria-labelledby="chapter-title">
+      <div className="chapter-bar">
+        <Link to={`/works/${workId}#toc`} className="btn btn-small">
+          目录
+        </Link>
+        <ThemeToggle />
+      </div>
+      <h2 id="chapter-title" className="chapter-title">
+        {chapter.title}
+      </h2>
+      {batch.from > 0 ? (
+        <p className="chapter-earlier">
+          <Link to={chapterHref(chapter.order)}>从本章开头阅读</Link>
+        </p>
+      ) : null}
+      <div className="chapter-text" ref={textRef} data-testid="chapter-text">
+        {paragraphs.map((text, i) => (
+          <p key={batch.from + i} id={`p-${batch.from + i}`} data-index={batch.from + i}>
+            {text}
+          </p>
+        ))}
+      </div>
+      <div ref={endRef} className="chapter-more">
+        {nextFrom === null ? null : !enhanced ? (
+          <Link to={`${chapterHref(chapter.order)}&from=${nextFrom}`}>继续阅读下面的内容</Link>
+        ) : state === "error" ? (
+          <p role="alert" className="load-error">
+            加载失败，请重试{" "}
+            <button type="button" className="btn btn-small" onClick={() => void loadMore()}>
+              重试
+            </button>
+          </p>
+        ) : (
+          <p className="loading" role="status">
+            {state === "loading" ? "加载中..." : "继续下滑加载更多"}
+          </p>
+        )}
+      </div>
+      <nav className="chapter-nav" aria-label="章节导航">
+        {prev !== null ? (
+          <Link to={chapterHref(prev)} className="btn" rel="prev">
+            上一章
+          </Link>
+        ) : (
+          <span className="btn disabled" aria-disabled="true">
+            已是第一章
+          </span>
+        )}
+        <Link to={`/works/${workId}#toc`} className="btn">
+          目录
+        </Link>
+        {next !== null ? (
+          <Link to={chapterHref(next)} className="btn" rel="next">
+            下一章
+          </Link>
+        ) : (
+          <span className="btn disabled" aria-disabled="true">
+            已是最后一章
+          </span>
+        )}
+      </nav>
+    </article>
+  );
+}
+
+/** The index of the first paragraph whose bottom is below the top of the window. */
+function firstVisibleParagraph(container: HTMLElement | null): number | null {
+  if (!container) return null;
+  const items = container.children;
+  let lo = 0;
+  let hi = items.length - 1;
+  let found: Element | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (items[mid].getBoundingClientRect().bottom > 0) {
+      found = items[mid];
+      hi = mid - 1;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  const index = found ? Number((found as HTMLElement).dataset.index) : NaN;
+  return Number.isFinite(index) ? index : null;
+}

@@ -1,0 +1,107 @@
+import { useEffect, useState } from "react";
+import { Link, useFetcher, useNavigate } from "react-router";
+
+interface PurchaseAnswer {
+  intent: "purchase" | "favorite";
+  ok?: true;
+  already?: boolean;
+  error?: string;
+}
+
+/**
+ * 购买作品 (user-side.md section 4, "Purchase dialog"): idle, processing (购买中...),
+ * success (then the work opens) or error with the section 8 message. The server renders
+ * it from `?purchase=1`, so without JavaScript it is a plain form that posts, and the
+ * server redirects to the opened work.
+ */
+export function PurchaseDialog({
+  work,
+  balance,
+  purchased,
+  closeHref,
+  serverError,
+}: {
+  work: { id: number; title: string; price: number };
+  balance: number;
+  /** Bought already (or just now): the dialog only offers to open the work. */
+  purchased: boolean;
+  closeHref: string;
+  /** The error of a submission made without JavaScript. */
+  serverError?: string;
+}) {
+  const fetcher = useFetcher<PurchaseAnswer>({ key: `purchase-${work.id}` });
+  const navigate = useNavigate();
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+
+  const answer = fetcher.state === "idle" ? fetcher.data : undefined;
+  const state: "idle" | "processing" | "success" | "error" =
+    fetcher.state !== "idle"
+      ? "processing"
+      : answer?.ok || purchased
+        ? "success"
+        : answer?.error || serverError
+          ? "error"
+          : "idle";
+  const error = answer?.error ?? serverError;
+
+  // After a purchase the work opens (its loader has already been revalidated).
+  useEffect(() => {
+    if (state !== "success") return;
+    const timer = setTimeout(() => navigate(`/works/${work.id}`, { replace: true }), 800);
+    return () => clearTimeout(timer);
+  }, [state, navigate, work.id]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && state !== "processing") navigate(closeHref, { replace: true });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [closeHref, navigate, state]);
+
+  return (
+    <div className="modal-backdrop" role="presentation">
+      <div className="modal purchase-dialog" role="dialog" aria-modal="true" aria-labelledby="purchase-title">
+        {state !== "processing" ? (
+          <Link to={closeHref} className="modal-close" aria-label="关闭" replace>
+            ×
+          </Link>
+        ) : null}
+        <h2 id="purchase-title">购买作品</h2>
+        {state === "success" ? (
+          <>
+            <p className="notice notice-success" role="status">
+              {answer?.ok && !answer.already ? "购买成功" : "你已购买过该作品"}，正在打开作品...
+            </p>
+            <Link to={`/works/${work.id}`} className="btn btn-primary btn-block" replace>
+              开始阅读
+            </Link>
+          </>
+        ) : (
+          <fetcher.Form method="post" action={`/works/${work.id}?purchase=1`}>
+            <input type="hidden" name="intent" value="purchase" />
+            {hydrated ? <input type="hidden" name="enhanced" value="1" /> : null}
+            <p>
+              确认花费 <strong>{work.price}</strong> 积分购买《{work.title}》？
+            </p>
+            <p className="muted">当前积分余额：{balance}</p>
+            {error ? (
+              <p className="form-error" role="alert">
+                {error}
+              </p>
+            ) : null}
+            <div className="form-actions">
+              <Link to={closeHref} className="btn" replace>
+                取消
+              </Link>
+              <button type="submit" className="btn btn-primary" disabled={state === "processing"}>
+                {state === "processing" ? "购买中..." : state === "error" ? "重新购买" : "确认购买"}
+              </button>
+            </div>
+          </fetcher.Form>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { Link } from "react-router";
+import { Pagination } from "~/components/ui/pagination";
+import { LockIcon } from "./lock-icon";
+
+export interface TocChapter {
+  id: number;
+  title: string;
+  order: number;
+  wordCount: number;
+  preview: string | null;
+}
+
+/**
+ * 目录: the chapters with their 100-character previews, in a list that scrolls at 400 px.
+ * Without the right to read (a paid work not bought) the titles are shown unlinked.
+ */
+export function TableOfContents({
+  workId,
+  chapters,
+  total,
+  page,
+  pageCount,
+  readable,
+}: {
+  workId: number;
+  chapters: TocChapter[];
+  total: number;
+  page: number;
+  pageCount: number;
+  readable: boolean;
+}) {
+  return (
+    <section className="toc" id="toc" aria-labelledby="toc-title">
+      <h2 id="toc-title">
+        目录 <small className="muted">共 {total} 章</small>
+      </h2>
+      {chapters.length === 0 ? (
+        <p className="empty-state">暂无章节</p>
+      ) : (
+        <ol className="toc-list" data-testid="toc-list">
+          {chapters.map((c) => (
+            <li key={c.id} className="toc-item">
+              {readable ? (
+                <Link to={`/works/${workId}?chapter=${c.order}`} className="toc-title">
+                  {c.title}
+                </Link>
+              ) : (
+                <span className="toc-title">
+                  <LockIcon size={14} className="toc-lock" /> {c.title}
+                </span>
+              )}
+              <small className="muted toc-words">{c.wordCount.toLocaleString("zh-CN")} 字</small>
+              {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
+            </li>
+          ))}
+        </ol>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/works/${workId}?toc=${p}#toc`} window={3} />
+    </section>
+  );
+}

@@ -1,0 +1,65 @@
+import type { ReactNode } from "react";
+import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
+
+export interface ReaderWork {
+  id: number;
+  title: string;
+  description: string;
+  coverUrl: string | null;
+  authorNickname: string;
+  wordCount: number;
+  chapterCount: number;
+  type: keyof typeof WORK_TYPE_LABELS;
+  status: keyof typeof WORK_STATUS_LABELS;
+  visibility: "public" | "public-vip" | "private";
+  rating: "all_ages" | "r18";
+  isAiGenerated: boolean;
+  price: number;
+}
+
+/** The work page's header: cover, title, author, description, counts, rating, price. */
+export function WorkHeader({
+  work,
+  defaultCoverUrl,
+  children,
+}: {
+  work: ReaderWork;
+  defaultCoverUrl?: string;
+  children?: ReactNode;
+}) {
+  const cover = work.coverUrl || defaultCoverUrl;
+  return (
+    <header className="reader-header">
+      <div className="reader-cover">
+        {cover ? (
+          <img src={cover} alt={`《${work.title}》封面`} width={200} height={275} />
+        ) : (
+          <span className="cover-placeholder" aria-hidden="true">
+            {Array.from(work.title).slice(0, 4).join("")}
+          </span>
+        )}
+      </div>
+      <div className="reader-info">
+        <h1>{work.title}</h1>
+        <p className="reader-author">作者：{work.authorNickname}</p>
+        <p className="work-meta reader-meta">
+          <span>{formatWordCount(work.wordCount)}</span>
+          <span>{work.chapterCount} 章</span>
+          <span>{WORK_TYPE_LABELS[work.type]}</span>
+          {work.type === "series" ? <span>{WORK_STATUS_LABELS[work.status]}</span> : null}
+          <span className={work.rating === "r18" ? "badge badge-r18" : "badge"}>{work.rating === "r18" ? "R-18" : "全年龄"}</span>
+          {work.isAiGenerated ? <span className="badge badge-ai">AI 创作</span> : null}
+          {work.visibility === "public-vip" ? (
+            <span className="badge badge-price">付费 {work.price} 积分</span>
+          ) : work.visibility === "private" ? (
+            <span className="badge">未公开</span>
+          ) : (
+            <span className="badge badge-free">免费</span>
+          )}
+        </p>
+        <p className="reader-description">{work.description}</p>
+        {children}
+      </div>
+    </header>
+  );
+}

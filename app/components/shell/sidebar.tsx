@@ -1,0 +1,68 @@
+import { NavLink, useLocation, useNavigate } from "react-router";
+import { authHref } from "./auth-links";
+import { NAV_SECTIONS } from "./nav";
+
+function closeDrawer() {
+  const toggle = document.getElementById("nav-toggle") as HTMLInputElement | null;
+  if (toggle) toggle.checked = false;
+}
+
+export function Sidebar({
+  site,
+  signedIn,
+}: {
+  site: { title: string; logoUrl: string };
+  signedIn: boolean;
+}) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  return (
+    <aside className="sidebar" aria-label="主导航">
+      <a className="brand" href="/">
+        {site.logoUrl ? (
+          <img src={site.logoUrl} alt={site.title} height={48} />
+        ) : (
+          <span className="brand-mark" aria-hidden="true">
+            砚
+          </span>
+        )}
+        <span className="brand-title">{site.title}</span>
+      </a>
+      <nav>
+        {NAV_SECTIONS.map((section, i) => (
+          <div className="nav-section" key={section.title ?? i}>
+            {section.title ? <div className="nav-section-title">{section.title}</div> : null}
+            <ul>
+              {section.items.map((item) => (
+                <li key={item.to}>
+                  <NavLink
+                    to={item.to}
+                    end={item.to === "/"}
+                    className={({ isActive }) => (isActive ? "nav-link active" : "nav-link")}
+                    onClick={(event) => {
+                      closeDrawer();
+                      // Logged out: open the login dialog here instead of navigating.
+                      if (item.requiresAuth && !signedIn) {
+                        event.preventDefault();
+                        navigate(authHref(location, "login", item.to));
+                      }
+                    }}
+                  >
+                    <span className="nav-icon" aria-hidden="true">
+                      {item.icon}
+                    </span>
+                    {item.label}
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </nav>
+      <div className="sidebar-footer">
+        <a href="/terms">用户协议</a>
+        <a href="/privacy">隐私政策</a>
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,65 @@
+import { Form, Link, useLocation } from "react-router";
+import { formatTokens } from "~/utils/format";
+import { authHref } from "./auth-links";
+
+interface TopBarUser {
+  email: string;
+  nickname: string;
+  avatarUrl: string | null;
+  tokens: number;
+  credits: number;
+}
+
+export function TopBar({ user, siteTitle }: { user: TopBarUser | null; siteTitle: string }) {
+  const location = useLocation();
+  return (
+    <header className="top-bar">
+      <label htmlFor="nav-toggle" className="nav-open" aria-label="打开菜单" title="菜单">
+        ☰
+      </label>
+      <a className="top-bar-title" href="/">
+        {siteTitle}
+      </a>
+      <div className="top-bar-actions">
+        {user ? (
+          <>
+            <Link to="/credits" className="balance" title="积分余额">
+              <span className="balance-credits">
+                积分 <strong data-testid="credits-balance">{user.credits}</strong>
+              </span>
+              <span className="balance-tokens" title={`${user.tokens} Tokens`}>
+                Tokens {formatTokens(user.tokens)}
+              </span>
+            </Link>
+            <details className="avatar-menu">
+              <summary aria-label="账户菜单">
+                {user.avatarUrl ? (
+                  <img src={user.avatarUrl} alt="" className="avatar" />
+                ) : (
+                  <span className="avatar avatar-letter">{Array.from(user.nickname)[0] ?? "我"}</span>
+                )}
+                <span className="avatar-name">{user.nickname}</span>
+              </summary>
+              <div className="menu">
+                <div className="menu-email">{user.email}</div>
+                <Link to="/settings">设置</Link>
+                <Form method="post" action="/auth/logout" reloadDocument>
+                  <button type="submit">退出登录</button>
+                </Form>
+              </div>
+            </details>
+          </>
+        ) : (
+          <>
+            <Link className="btn btn-ghost" to={authHref(location, "register")}>
+              注册
+            </Link>
+            <Link className="btn btn-primary" to={authHref(location, "login")}>
+              登录
+            </Link>
+          </>
+        )}
+      </div>
+    </header>
+  );
+}

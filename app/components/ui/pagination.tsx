@@ -1,0 +1,50 @@
+import { Link } from "react-router";
+import { pageItems } from "~/utils/pagination";
+
+/** Numbered pagination with previous/next, first/last and ellipses; plain links. */
+export function Pagination({
+  page,
+  pageCount,
+  hrefFor,
+  window = 5,
+}: {
+  page: number;
+  pageCount: number;
+  hrefFor: (page: number) => string;
+  window?: number;
+}) {
+  if (pageCount <= 1) return null;
+  return (
+    <nav className="pagination" aria-label="分页">
+      {page > 1 ? (
+        <Link to={hrefFor(page - 1)} rel="prev">
+          上一页
+        </Link>
+      ) : (
+        <span className="disabled">上一页</span>
+      )}
+      {pageItems(page, pageCount, window).map((item) =>
+        typeof item !== "number" ? (
+          <span key={item} className="ellipsis">
+            …
+          </span>
+        ) : item === page ? (
+            <span key={item} className="current" aria-current="page">
+              {item}
+            </span>
+        ) : (
+          <Link key={item} to={hrefFor(item)}>
+            {item}
+          </Link>
+        ),
+      )}
+      {page < pageCount ? (
+        <Link to={hrefFor(page + 1)} rel="next">
+          下一页
+        </Link>
+      ) : (
+        <span className="disabled">下一页</span>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,80 @@
+import { Form, Link, useSubmit } from "react-router";
+import { WorkCard, type WorkCardData } from "~/components/work-card";
+
+function ActionButton({ workId, intent, back, label }: { workId: number; intent: string; back: string; label: string }) {
+  return (
+    <Form method="post" action="/my-works" className="inline-form">
+      <input type="hidden" name="workId" value={workId} />
+      <input type="hidden" name="back" value={back} />
+      <button type="submit" name="intent" value={intent} className="btn btn-small">
+        {label}
+      </button>
+    </Form>
+  );
+}
+
+/** The owner's controls on a work (DECISIONS D3), each a plain form. */
+export function OwnerControls({ work, back, error }: { work: WorkCardData & { status: string }; back: string; error?: string }) {
+  const submit = useSubmit();
+  const paid = work.visibility === "public-vip";
+  return (
+    <div className="owner-controls">
+      {work.visibility !== "private" ? (
+        <details className="price-editor" open={Boolean(error)}>
+          <summary className="btn btn-small">{paid ? "修改价格" : "设为付费"}</summary>
+          <Form method="post" action="/my-works" className="price-form">
+            <input type="hidden" name="workId" value={work.id} />
+            <input type="hidden" name="back" value={back} />
+            <label>
+              价格（积分）
+              <input type="number" name="price" min={1} step={1} defaultValue={paid ? work.price : ""} required inputMode="numeric" />
+            </label>
+            <button type="submit" name="intent" value="set-price" className="btn btn-primary btn-small">
+              确定
+            </button>
+          </Form>
+        </details>
+      ) : null}
+      {paid ? <ActionButton workId={work.id} intent="make-free" back={back} label="改为免费" /> : null}
+      {work.visibility !== "private" ? (
+        <ActionButton workId={work.id} intent="take-down" back={back} label="下架" />
+      ) : (
+        <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
+      )}
+      <Link className="btn btn-small" to={`/works/${work.id}/edit`}>
+        编辑
+      </Link>
+      {work.type === "series" && work.status === "ongoing" ? (
+        <Link className="btn btn-small" to={`/works/${work.id}/new-chapter`}>
+          添加章节
+        </Link>
+      ) : null}
+      <Link
+        className="btn btn-small btn-danger"
+        to={`/works/${work.id}/delete?back=${encodeURIComponent(back)}`}
+        onClick={(event) => {
+          event.preventDefault();
+          if (window.confirm(`确定要删除《${work.title}》吗？删除后无法恢复。`)) {
+            submit({ intent: "delete", workId: String(work.id), back }, { method: "post", action: "/my-works" });
+          }
+        }}
+      >
+        删除
+      </Link>
+      {error ? (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function MyWorkCard({ work, defaultCoverUrl, back, error }: { work: WorkCardData; defaultCoverUrl?: string; back: string; error?: string }) {
+  return (
+    <div className="my-work-card">
+      <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} />
+      <OwnerControls work={work} back={back} error={error} />
+    </div>
+  );
+}

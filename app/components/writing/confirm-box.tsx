@@ -1,0 +1,40 @@
+import { Form, Link } from "react-router";
+import { HiddenFields } from "./hidden-fields";
+
+/**
+ * A deletion asks first (user-side.md section 5). The question is part of the page (a
+ * link opens it), so it works the same with and without JavaScript.
+ */
+export function ConfirmBox({
+  question,
+  intent,
+  fields,
+  projectId,
+  selectedPlotId,
+  cancelHref,
+}: {
+  question: string;
+  intent: string;
+  fields: Record<string, string>;
+  projectId: string;
+  selectedPlotId?: string | null;
+  cancelHref: string;
+}) {
+  return (
+    <div className="confirm-box" role="alertdialog" aria-label={question}>
+      <p>{question}</p>
+      <Form method="post" preventScrollReset className="confirm-actions">
+        <HiddenFields projectId={projectId} selectedPlotId={selectedPlotId} />
+        {Object.entries(fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        <button type="submit" name="intent" value={intent} className="btn btn-small btn-danger">
+          确认删除
+        </button>
+        <Link to={cancelHref} className="btn btn-small" preventScrollReset>
+          取消
+        </Link>
+      </Form>
+    </div>
+  );
+}

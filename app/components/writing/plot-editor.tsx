@@ -1,0 +1,140 @@
+import { useEffect, useRef, useState } from "react";
+import { Form, useNavigation, useRevalidator } from "react-router";
+import { AI_MESSAGES } from "~/server/ai/messages";
+import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import { HiddenFields } from "./hidden-fields";
+import type { PlotView } from "./plot-panel";
+import { useGeneration } from "./use-generation";
+import { useWritingParam } from "./url";
+
+export type Estimate = { promptTokens: number } | { blocked: string } | null;
+
+const NOTICES: Record<string, string> = { "tokens-exhausted": AI_MESSAGES.tokensExhausted, limit: AI_MESSAGES.lengthLimit };
+
+/**
+ * The selected plot's text with 保存 and 生成 (user-side.md sections 2 and 4). Before
+ * generating it shows the estimated prompt cost beside the balance; while streaming the
+ * button reads 生成中... and the text grows as it arrives; afterwards it shows what was
+ * charged. On an error the text goes back to what it was. Without JavaScript 生成 posts
+ * the form and the page comes back with the finished text.
+ */
+export function PlotEditor({
+  plot,
+  projectId,
+  balance,
+  estimate,
+  generated,
+  actionData,
+}: {
+  plot: PlotView;
+  projectId: string;
+  balance: number;
+  estimate: Estimate;
+  generated: { tokensCharged: number } | null;
+  actionData?: WritingActionData;
+}) {
+  const navigation = useNavigation();
+  const revalidator = useRevalidator();
+  const { state, generate, stop } = useGeneration();
+  const [content, setContent] = useState(plot.content);
+  const form = useRef<HTMLFormElement>(null);
+  const notice = NOTICES[useWritingParam("notice")];
+  const streaming = state.status === "streaming";
+  const posting = navigation.state !== "idle" && navigation.formData?.get("plotId") === plot.id;
+  const generatingWithoutScript = posting && navigation.formData?.get("intent") === "generate";
+
+  // A new plot, or new text from the server (a version made current, a finished generation).
+  useEffect(() => {
+    if (!streaming) setContent(plot.content);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [plot.id, plot.content]);
+
+  async function onGenerate(event: React.MouseEvent<HTMLButtonElement>) {
+    event.preventDefault();
+    if (!form.current || streaming) return;
+    const before = content;
+    const body = new FormData(form.current);
+    body.set("content", before);
+    const theme = document.getElementById("writing-theme");
+    if (theme instanceof HTMLTextAreaElement) body.set("theme", theme.value);
+    let text = "";
+    setContent("");
+    const result = await generate(body, (piece) => {
+      text += piece;
+      setContent(text);
+    });
+    if (result.status === "error") setContent(before);
+    if (result.status === "done" || (result.status === "idle" && text)) revalidator.revalidate();
+  }
+
+  const summary = state.status === "done" ? state.summary : null;
+  // The balance as it stands: after the prompt's reservation while streaming, after the charge when done.
+  const shownBalance = summary?.balance ?? (state.status === "streaming" ? state.balance : undefined) ?? balance;
+  const error = state.status === "error" ? state.message : actionData?.intent === "generate" ? actionData.error : undefined;
+  const contentError = actionData?.intent === "save-content" ? (actionData.result?.error?.content?.[0] ?? actionData.error) : undefined;
+
+  return (
+    <section className="writing-card plot-editor" aria-labelledby="editor-heading">
+      <div className="card-head">
+        <h2 id="editor-heading">正文：{plot.title}</h2>
+        <span className="muted">约{plot.expectedWords}字</span>
+      </div>
+      <p className="cost-line" data-testid="cost-line">
+        {estimate && "promptTokens" in estimate ? (
+          <>
+            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词，正文按每4字1 Tokens另计）
+          </>
+        ) : estimate && "blocked" in estimate ? (
+          <span className="hint">{estimate.blocked}</span>
+        ) : null}
+        <span className="cost-balance">
+          Tokens余额 <strong data-testid="token-balance">{shownBalance.toLocaleString("zh-CN")}</strong>
+        </span>
+      </p>
+      <Form method="post" ref={form} preventScrollReset className="editor-form">
+        <HiddenFields projectId={projectId} selectedPlotId={plot.id} />
+        <input type="hidden" name="plotId" value={plot.id} />
+        <textarea
+          name="content"
+          aria-label="情节正文"
+          rows={18}
+          value={content}
+          readOnly={streaming || generatingWithoutScript}
+          onChange={(e) => setContent(e.target.value)}
+          placeholder="点击“生成”，AI 会根据设定写出这段情节；也可以直接在这里写。"
+          aria-busy={streaming}
+        />
+        {contentError ? <p className="form-error" role="alert">{contentError}</p> : null}
+        <div className="form-actions">
+          {streaming ? (
+            <button type="button" className="btn" onClick={stop}>
+              停止
+            </button>
+          ) : null}
+          <button type="submit" name="intent" value="save-content" className="btn" disabled={streaming || posting}>
+            {posting && navigation.formData?.get("intent") === "save-content" ? "保存中..." : "保存正文"}
+          </button>
+          <button type="submit" name="intent" value="generate" className="btn btn-primary" onClick={onGenerate} disabled={streaming || posting}>
+            {streaming || generatingWithoutScript ? "生成中..." : "生成"}
+          </button>
+        </div>
+      </Form>
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {summary ? (
+        <p className="notice notice-success" role="status" data-testid="charge">
+          本次消耗 {summary.charged} Tokens（提示词 {summary.promptTokens} + 正文 {summary.outputTokens}）
+          {summary.notice ? <span className="notice-extra">{summary.notice}</span> : null}
+        </p>
+      ) : generated && state.status === "idle" ? (
+        <p className="notice notice-success" role="status" data-testid="charge">
+          本次消耗 {generated.tokensCharged} Tokens
+          {notice ? <span className="notice-extra">{notice}</span> : null}
+        </p>
+      ) : null}
+    </section>
+  );
+}

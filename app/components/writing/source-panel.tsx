@@ -1,0 +1,90 @@
+import { Form, useLocation, useNavigation } from "react-router";
+import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import { formatWordCount } from "~/utils/format";
+import { HiddenFields } from "./hidden-fields";
+import { useWritingParam } from "./url";
+
+export interface SourceOption {
+  id: number;
+  title: string;
+  authorNickname: string;
+  wordCount: number;
+  relation: "own" | "purchased" | "free";
+}
+
+const GROUPS = [
+  ["own", "我的作品"],
+  ["purchased", "已购买的作品"],
+  ["free", "免费作品"],
+] as const;
+
+/**
+ * The reference-work picker with 分析 (short-piece imitation): a single-chapter work of
+ * the user's own, bought or free, under 20,000 characters, or pasted text. 分析 runs P02
+ * and replaces the characters and plots with what it finds.
+ */
+export function SourcePanel({
+  sources,
+  projectId,
+  sourceTitle,
+  hasContent,
+  actionData,
+}: {
+  sources: SourceOption[];
+  projectId: string;
+  sourceTitle: string | null;
+  hasContent: boolean;
+  actionData?: WritingActionData;
+}) {
+  const navigation = useNavigation();
+  const location = useLocation();
+  const query = useWritingParam("sourceQ");
+  const analysing = navigation.state !== "idle" && navigation.formData?.get("intent") === "analyze";
+  const fieldError = actionData?.intent === "analyze" ? actionData.result?.error?.sourceWorkId?.[0] : undefined;
+  const error = actionData?.intent === "analyze" ? (actionData.error ?? fieldError) : undefined;
+  return (
+    <section className="writing-card" aria-labelledby="source-heading">
+      <div className="card-head">
+        <h2 id="source-heading">参考作品</h2>
+        {sourceTitle ? <span className="muted">已分析：{sourceTitle}</span> : null}
+      </div>
+      <Form method="get" action={location.pathname} className="toolbar" preventScrollReset role="search" aria-label="搜索免费作品">
+        <input type="hidden" name="project" value={projectId} />
+        <input type="search" name="sourceQ" defaultValue={query} placeholder="搜索免费的单章作品" aria-label="搜索免费的单章作品" />
+        <button type="submit" className="btn btn-small">搜索</button>
+      </Form>
+      <Form method="post" preventScrollReset>
+        <HiddenFields projectId={projectId} />
+        <label className="field">
+          <span>选择作品（单章，少于20000字）</span>
+          <select name="sourceWorkId" defaultValue="">
+            <option value="">— 不选，使用下方粘贴的文本 —</option>
+            {GROUPS.map(([relation, name]) => {
+              const list = sources.filter((s) => s.relation === relation);
+              return list.length ? (
+                <optgroup key={relation} label={name}>
+                  {list.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.title}（{s.authorNickname} · {formatWordCount(s.wordCount)}）
+                    </option>
+                  ))}
+                </optgroup>
+              ) : null;
+            })}
+          </select>
+        </label>
+        <label className="field">
+          <span>或粘贴参考文本</span>
+          <textarea name="sourceText" rows={5} placeholder="在此粘贴参考文本（少于20000字）" />
+        </label>
+        {error ? <p className="form-error" role="alert">{error}</p> : null}
+        <div className="form-actions">
+          {hasContent ? <span className="hint">分析会替换当前的角色和情节。</span> : null}
+          <button type="submit" name="intent" value="analyze" className="btn btn-primary" disabled={analysing}>
+            {analysing ? "分析中..." : "分析"}
+          </button>
+        </div>
+      </Form>
+    </section>
+  );
+}

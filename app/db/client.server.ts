@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import { dataDir, databaseUrl } from "~/server/env.server";
+import * as schema from "./schema";
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Database | Transaction;
+
+interface Opened {
+  db: Database;
+  kind: "pglite" | "postgres";
+  close: () => Promise<void>;
+}
+
+function migrationsFolder(): string {
+  // The repository root holds drizzle/, in dev, tests, scripts and the built server.
+  const candidates = [
+    process.env.MIGRATIONS_DIR,
+    path.resolve("drizzle"),
+    path.resolve(import.meta.dirname ?? ".", "../../drizzle"),
+  ].filter((p): p is string => Boolean(p));
+  const found = candidates.find((p) => fs.existsSync(path.join(p, "meta", "_journal.json")));
+  if (!found) throw new Error(`drizzle migrations not found (looked in ${candidates.join(", ")})`);
+  return found;
+}
+
+/** The data directory of the embedded database. */
+export function pgliteDir(): string {
+  return process.env.PGLITE_DIR ?? path.join(dataDir(), "pglite");
+}
+
+async function openPglite(): Promise<Opened> {
+  const dir = pgliteDir();
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+  return { db, kind: "pglite", close: () => client.close() };
+}
+
+const MIGRATION_LOCK = 7_320_001;
+
+async function openPostgres(url: string): Promise<Opened> {
+  // Several app processes may start at once: one migrates while the others wait.
+  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migratePostgres(drizzlePostgres({ client: migrator }), {
+      migrationsFolder: migrationsFolder(),
+    });
+    await migrator`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+  } finally {
+    await migrator.end();
+  }
+  const client = postgres(url, {
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    onnotice: () => {},
+  });
+  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+}
+
+async function open(): Promise<Opened> {
+  const url = databaseUrl();
+  const opened = url ? await openPostgres(url) : await openPglite();
+  const { seedDefaults } = await import("~/server/defaults.server");
+  await seedDefaults(opened.db);
+  return opened;
+}
+
+// One client per process, kept across dev-server module reloads.
+const holder = globalThis as unknown as { __inkstoneDb?: Promise<Opened> };
+holder.__inkstoneDb ??= open();
+const opened = await holder.__inkstoneDb;
+
+export const db: Database = opened.db;
+export const databaseKind = opened.kind;
+
+let closing: Promise<void> | undefined;
+export function closeDatabase(): Promise<void> {
+  closing ??= opened.close();
+  return closing;
+}
+
+/** Cheap round trip, used by /healthz. */
+export async function pingDatabase(): Promise<boolean> {
+  const rows = await db.execute(sql`select 1 as ok`);
+  return Array.isArray(rows) ? rows.length === 1 : (rows as { rows: unknown[] }).rows.length === 1;
+}

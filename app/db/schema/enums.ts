@@ -1,0 +1,18 @@
+import { pgEnum } from "drizzle-orm/pg-core";
+
+export const workType = pgEnum("work_type", ["single_chapter", "multi_chapter", "series"]);
+export const workStatus = pgEnum("work_status", ["completed", "ongoing"]);
+export const workVisibility = pgEnum("work_visibility", ["public", "public-vip", "private"]);
+export const workRating = pgEnum("work_rating", ["all_ages", "r18"]);
+export const creditTransactionType = pgEnum("credit_transaction_type", ["recharge", "consume"]);
+export const tokenTransactionType = pgEnum("token_transaction_type", [
+  "grant",
+  "exchange",
+  "generation",
+  "refund",
+  "admin",
+]);
+export const paymentOrderStatus = pgEnum("payment_order_status", ["pending", "paid"]);
+export const promptType = pgEnum("prompt_type", ["free", "imitate", "continue"]);
+export const apiProvider = pgEnum("api_provider", ["openai", "gemini"]);
+export const redeemCodeStatus = pgEnum("redeem_code_status", ["unused", "used"]);

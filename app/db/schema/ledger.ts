@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import {
+  creditTransactionType,
+  paymentOrderStatus,
+  redeemCodeStatus,
+  tokenTransactionType,
+} from "./enums";
+import { users } from "./users";
+
+export const credits = pgTable(
+  "credits",
+  {
+    userId: uuid("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    balance: bigint("balance", { mode: "number" }).notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check("credits_balance_nonnegative", sql`${t.balance} >= 0`)],
+);
+
+/** Every credits movement; amount is always positive, the type gives the sign. */
+export const creditTransactions = pgTable(
+  "credit_transactions",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    type: creditTransactionType("type").notNull(),
+    description: text("description").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("credit_transactions_amount_positive", sql`${t.amount} > 0`),
+    index("credit_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
+  ],
+);
+
+/** Every token movement; amount is signed (grants positive, generation charges negative). */
+export const tokenTransactions = pgTable(
+  "token_transactions",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    type: tokenTransactionType("type").notNull(),
+    description: text("description").notNull(),
+    promptChars: integer("prompt_chars"),
+    outputChars: integer("output_chars"),
+    model: text("model"),
+    plotId: text("plot_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("token_transactions_amount_nonzero", sql`${t.amount} <> 0`),
+    index("token_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
+  ],
+);
+
+export const paymentOrders = pgTable(
+  "payment_orders",
+  {
+    outTradeNo: text("out_trade_no").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Whole yuan; 1 yuan buys 1 credit. */
+    amount: integer("amount").notNull(),
+    status: paymentOrderStatus("status").notNull().default("pending"),
+    tradeNo: text("trade_no"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    paidAt: timestamp("paid_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("payment_orders_amount_positive", sql`${t.amount} >= 1`),
+    check(
+      "payment_orders_paid_at",
+      sql`(${t.status} = 'paid') = (${t.paidAt} IS NOT NULL)`,
+    ),
+    index("payment_orders_user_idx").on(t.userId, t.createdAt),
+  ],
+);
+
+export const redeemCodes = pgTable(
+  "redeem_codes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    code: text("code").notNull().unique(),
+    amount: integer("amount").notNull(),
+    status: redeemCodeStatus("status").notNull().default("unused"),
+    usedBy: uuid("used_by").references(() => users.id, { onDelete: "set null" }),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("redeem_codes_code_format", sql`${t.code} ~ '^[1-9][0-9]{9}$'`),
+    check("redeem_codes_amount_positive", sql`${t.amount} > 0`),
+    check("redeem_codes_used_at", sql`(${t.status} = 'used') = (${t.usedAt} IS NOT NULL)`),
+    index("redeem_codes_status_created_idx").on(t.status, t.createdAt),
+  ],
+);

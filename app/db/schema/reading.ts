@@ -1,0 +1,30 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, pgTable, primaryKey, timestamp, uuid } from "drizzle-orm/pg-core";
+import { users } from "./users";
+import { chapters, works } from "./works";
+
+/**
+ * Where a signed-in reader left off in a work: one row per user and work, pointing at
+ * a chapter and the index of its first visible paragraph (empty lines not counted).
+ */
+export const readingProgress = pgTable(
+  "reading_progress",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    chapterId: bigint("chapter_id", { mode: "number" })
+      .notNull()
+      .references(() => chapters.id, { onDelete: "cascade" }),
+    paragraph: integer("paragraph").notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "reading_progress_pkey", columns: [t.userId, t.workId] }),
+    check("reading_progress_paragraph_nonnegative", sql`${t.paragraph} >= 0`),
+    index("reading_progress_user_updated_idx").on(t.userId, t.updatedAt),
+  ],
+);

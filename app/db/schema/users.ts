@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/** Login identity. The password hash never leaves the server. */
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    email: text("email").notNull().unique(),
+    passwordHash: text("password_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
+  },
+  (t) => [check("users_email_lower", sql`${t.email} = lower(${t.email})`)],
+);
+
+/** What the site shows about a user, and their token balance. */
+export const profiles = pgTable(
+  "profiles",
+  {
+    id: uuid("id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    nickname: text("nickname").notNull(),
+    avatarUrl: text("avatar_url"),
+    pixivId: text("pixiv_id").unique(),
+    showR18: boolean("show_r18").notNull().default(false),
+    showAi: boolean("show_ai").notNull().default(true),
+    tokens: bigint("tokens", { mode: "number" }).notNull().default(0),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("profiles_tokens_nonnegative", sql`${t.tokens} >= 0`),
+    index("profiles_created_at_idx").on(t.createdAt),
+  ],
+);
+
+/** Server-side sessions: the cookie holds only the signed random id. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("sessions_user_id_idx").on(t.userId)],
+);
+
+/** Fixed-window counters shared by every app process (login and register limits). */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+  count: bigint("count", { mode: "number" }).notNull(),
+});

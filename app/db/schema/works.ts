@@ -1,0 +1,146 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { workRating, workStatus, workType, workVisibility } from "./enums";
+import { users } from "./users";
+
+export const works = pgTable(
+  "works",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    coverUrl: text("cover_url"),
+    wordCount: integer("word_count").notNull().default(0),
+    chapterCount: integer("chapter_count").notNull().default(0),
+    type: workType("type").notNull(),
+    status: workStatus("status").notNull(),
+    visibility: workVisibility("visibility").notNull(),
+    rating: workRating("rating").notNull().default("all_ages"),
+    isAiGenerated: boolean("is_ai_generated").notNull().default(false),
+    price: integer("price").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Distinct lower-cased characters and character pairs of title and description
+     * (see the work_search_grams SQL function). A GIN index over it answers 1- and
+     * 2-character substring queries exactly, and narrows longer ones for ILIKE.
+     */
+    searchGrams: text("search_grams")
+      .array()
+      .notNull()
+      .generatedAlwaysAs(sql`work_search_grams(title, description)`),
+  },
+  (t) => [
+    check("works_title_length", sql`char_length(${t.title}) between 1 and 200`),
+    check("works_description_length", sql`char_length(${t.description}) <= 5000`),
+    check("works_counts_nonnegative", sql`${t.wordCount} >= 0 and ${t.chapterCount} >= 0`),
+    check("works_price_nonnegative", sql`${t.price} >= 0`),
+    // DECISIONS D3: public-vip is paid (price >= 1); public and private are free.
+    check(
+      "works_price_matches_visibility",
+      sql`(${t.visibility} = 'public-vip' and ${t.price} >= 1) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,
+    ),
+    check(
+      "works_status_matches_type",
+      sql`(${t.status} = 'ongoing' and ${t.type} = 'series') or ${t.status} = 'completed'`,
+    ),
+    index("works_user_created_idx").on(t.userId, t.visibility, t.createdAt),
+    index("works_listing_idx").on(t.createdAt, t.id),
+    index("works_search_grams_idx").using("gin", t.searchGrams),
+  ],
+);
+
+export const chapters = pgTable(
+  "chapters",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    order: integer("order").notNull(),
+    wordCount: integer("word_count").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique("chapters_work_order_unique").on(t.workId, t.order),
+    check("chapters_order_positive", sql`${t.order} >= 1`),
+  ],
+);
+
+export const favorites = pgTable(
+  "favorites",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "favorites_pkey", columns: [t.userId, t.workId] }),
+    index("favorites_work_idx").on(t.workId),
+    index("favorites_user_created_idx").on(t.userId, t.createdAt),
+  ],
+);
+
+export const workPurchases = pgTable(
+  "work_purchases",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    price: integer("price").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique("work_purchases_user_work_unique").on(t.userId, t.workId),
+    check("work_purchases_price_nonnegative", sql`${t.price} >= 0`),
+    index("work_purchases_work_idx").on(t.workId),
+    index("work_purchases_created_idx").on(t.createdAt),
+  ],
+);
+
+/**
+ * A parsed TXT waiting to be published: the author sees the chapter list first, and a
+ * form re-posted without JavaScript cannot carry the file again. Kept in the database so
+ * any app process can finish the publish.
+ */
+export const txtImports = pgTable(
+  "txt_imports",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    fileName: text("file_name").notNull(),
+    separator: text("separator").notNull(),
+    chapters: jsonb("chapters").$type<{ title: string; content: string }[]>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("txt_imports_user_idx").on(t.userId, t.createdAt)],
+);

@@ -1,0 +1,140 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
+import { tokenTransactions } from "./ledger";
+import { users } from "./users";
+import { works } from "./works";
+
+/**
+ * AI-assisted writing (DECISIONS D7): characters, plots, generated plot contents and
+ * drafts live on the server, per user and writing project, so nothing is lost on reload
+ * or on another device.
+ */
+export const writingKind = pgEnum("writing_kind", ["free", "short"]);
+export const plotVersionKind = pgEnum("plot_version_kind", ["generation", "manual"]);
+
+/** A writing project: free writing or short-piece imitation, named and reopenable. */
+export const writingProjects = pgTable(
+  "writing_projects",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: writingKind("kind").notNull(),
+    name: text("name").notNull(),
+    /** The overall setting (整体设定), the prompt's synopsis. */
+    theme: text("theme").notNull().default(""),
+    /** The draft panel's free text. */
+    draft: text("draft").notNull().default(""),
+    /** Short-piece imitation: the analysed source, a work or pasted text. */
+    sourceWorkId: bigint("source_work_id", { mode: "number" }).references(() => works.id, { onDelete: "set null" }),
+    sourceTitle: text("source_title"),
+    sourceText: text("source_text"),
+    analyzedAt: timestamp("analyzed_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("writing_projects_name_length", sql`char_length(${t.name}) between 1 and 50`),
+    index("writing_projects_user_kind_idx").on(t.userId, t.kind, t.updatedAt),
+  ],
+);
+
+export const writingCharacters = pgTable(
+  "writing_characters",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => writingProjects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    personality: text("personality").notNull(),
+    appearance: text("appearance").notNull(),
+    other: text("other").notNull().default(""),
+    position: integer("position").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("writing_characters_project_idx").on(t.projectId, t.position)],
+);
+
+export const writingPlots = pgTable(
+  "writing_plots",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => writingProjects.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    summary: text("summary").notNull(),
+    environment: text("environment").notNull(),
+    expectedWords: integer("expected_words").notNull().default(1000),
+    additionalNotes: text("additional_notes").notNull().default(""),
+    /** The plot's current text: the chosen version, or what the author typed. */
+    content: text("content").notNull().default(""),
+    currentVersionId: uuid("current_version_id").references((): AnyPgColumn => plotVersions.id, { onDelete: "set null" }),
+    position: integer("position").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("writing_plots_expected_words", sql`${t.expectedWords} between 100 and 20000`),
+    index("writing_plots_project_idx").on(t.projectId, t.position),
+  ],
+);
+
+/** Who appears in a plot. Deleting a character removes it from every plot (cascade). */
+export const writingPlotCharacters = pgTable(
+  "writing_plot_characters",
+  {
+    plotId: uuid("plot_id")
+      .notNull()
+      .references(() => writingPlots.id, { onDelete: "cascade" }),
+    characterId: uuid("character_id")
+      .notNull()
+      .references(() => writingCharacters.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ name: "writing_plot_characters_pkey", columns: [t.plotId, t.characterId] }),
+    index("writing_plot_characters_character_idx").on(t.characterId),
+  ],
+);
+
+/**
+ * Every generation of a plot (and every saved hand edit) is kept: its text, the model,
+ * the tokens it cost and when. The token_transactions row is the charge itself.
+ */
+export const plotVersions = pgTable(
+  "plot_versions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    plotId: uuid("plot_id")
+      .notNull()
+      .references((): AnyPgColumn => writingPlots.id, { onDelete: "cascade" }),
+    kind: plotVersionKind("kind").notNull(),
+    content: text("content").notNull(),
+    model: text("model"),
+    tokensCharged: integer("tokens_charged").notNull().default(0),
+    promptChars: integer("prompt_chars"),
+    outputChars: integer("output_chars"),
+    /** Why the generation ended: complete, tokens-exhausted, aborted or limit. */
+    endReason: text("end_reason"),
+    transactionId: bigint("transaction_id", { mode: "number" }).references(() => tokenTransactions.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("plot_versions_tokens_nonnegative", sql`${t.tokensCharged} >= 0`),
+    index("plot_versions_plot_created_idx").on(t.plotId, t.createdAt),
+  ],
+);

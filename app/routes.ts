@@ -1,0 +1,94 @@
+import { type RouteConfig, index, layout, prefix, route } from "@react-router/dev/routes";
+
+export default [
+  // Resource routes
+  route("healthz", "routes/api/healthz.ts"),
+  route("auth/logout", "routes/api/logout.ts"),
+  route("home", "routes/public/home-redirect.ts"),
+  route("files/*", "routes/api/files.ts"),
+  ...prefix("api", [
+    route("events", "routes/api/events.ts"),
+    route("generate", "routes/api/generate.ts"),
+    route("notify", "routes/api/notify.ts"),
+    route("*", "routes/api/not-found.ts"),
+  ]),
+  // The reader's resource routes: the next batch of paragraphs, saving the position.
+  route("works/:id/paragraphs", "routes/shell/reader/paragraphs.ts"),
+  route("works/:id/progress", "routes/shell/reader/progress.ts"),
+  // DECISIONS D4: /work/:id is an old spelling of /works/:id.
+  route("work/:id", "routes/shell/reader/work-redirect.ts"),
+
+  // Pages inside the navigation shell
+  layout("routes/shell/layout.tsx", [
+    index("routes/public/index.tsx"),
+    route("works", "routes/public/works.tsx"),
+    route("terms", "routes/public/legal.tsx", { id: "terms" }),
+    route("privacy", "routes/public/legal.tsx", { id: "privacy" }),
+    route("refund", "routes/public/refund.tsx"),
+    route("payment/success", "routes/public/payment-success.tsx"),
+    route("auth/login", "routes/public/auth-login.tsx"),
+    route("auth/register", "routes/public/auth-register.tsx"),
+
+    // Signed-in pages (each loader and action checks the session itself).
+    route("following", "routes/shell/library/following.tsx"),
+    route("purchased", "routes/shell/library/purchased.tsx"),
+    route("works/:id", "routes/shell/reader/work.tsx"),
+    route("my-works", "routes/shell/works/my-works.tsx"),
+    route("submit", "routes/shell/works/submit.tsx"),
+    route("works/:id/edit", "routes/shell/works/edit.tsx"),
+    route("works/:id/new-chapter", "routes/shell/works/new-chapter.tsx"),
+    route("works/:id/delete", "routes/shell/works/delete.tsx"),
+    route("free-writing", "routes/shell/writing/free-writing.tsx"),
+    route("short-writing", "routes/shell/writing/short-writing.tsx"),
+    route("series-writing", "routes/shell/writing/series-writing.tsx"),
+    route("credits", "routes/shell/credits/credits.tsx"),
+    route("settings", "routes/shell/settings/settings.tsx"),
+    route("settings/avatar", "routes/shell/settings/avatar.tsx"),
+    route("settings/nickname", "routes/shell/settings/nickname.tsx"),
+    route("settings/pixiv-id", "routes/shell/settings/pixiv-id.tsx"),
+    route("settings/password", "routes/shell/settings/password.tsx"),
+  ]),
+
+  // Administrator back office (DECISIONS D8): its own login form and session; every page
+  // and action below checks the admin session itself.
+  route("xbbadmin", "routes/admin/login.tsx"),
+  ...prefix("admin", [
+    route("logout", "routes/admin/logout.ts"),
+    layout("routes/admin/layout.tsx", [
+      route("dashboard", "routes/admin/dashboard.tsx"),
+      route("users", "routes/admin/users.tsx"),
+      route("users/:id", "routes/admin/user-edit.tsx"),
+      route("works", "routes/admin/works.tsx"),
+      route("prompts", "routes/admin/prompts.tsx"),
+      route("migration", "routes/admin/migration.tsx"),
+      route("codes", "routes/admin/codes.tsx"),
+      route("payment", "routes/admin/payment.tsx"),
+      route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
+      route("settings/api", "routes/admin/settings/api.tsx"),
+      route("settings/tokens", "routes/admin/settings/tokens.tsx"),
+      route("settings/cover", "routes/admin/settings/image.tsx", { id: "admin-settings-cover" }),
+      route("settings/logo", "routes/admin/settings/image.tsx", { id: "admin-settings-logo" }),
+      route("settings/hero", "routes/admin/settings/image.tsx", { id: "admin-settings-hero" }),
+      route("settings/description", "routes/admin/settings/description.tsx"),
+      route("settings/terms", "routes/admin/settings/legal.tsx", { id: "admin-settings-terms" }),
+      route("settings/privacy", "routes/admin/settings/legal.tsx", { id: "admin-settings-privacy" }),
+      route("tests/openai", "routes/admin/tests/openai.tsx"),
+      route("account", "routes/admin/account.tsx"),
+      route("api-tokens", "routes/admin/api-tokens.tsx"),
+    ]),
+    // DECISIONS D4: /admin and unknown paths under it go to the dashboard.
+    index("routes/admin/catch-all.ts", { id: "admin-index" }),
+    route("*", "routes/admin/catch-all.ts"),
+  ]),
+  // Files for administrators and their scripts (admin session or bearer API token).
+  ...prefix("exports", [
+    route("works/:id/txt", "routes/exports/work-txt.ts"),
+    route("redeem-codes/unused.xlsx", "routes/exports/unused-codes.ts"),
+    route("database.zip", "routes/exports/database.ts"),
+    route("database/progress", "routes/exports/database-progress.ts"),
+    route("*", "routes/exports/not-found.ts"),
+  ]),
+
+  // DECISIONS D4: unknown user-side paths go to the home page.
+  route("*", "routes/public/catch-all.ts"),
+] satisfies RouteConfig;

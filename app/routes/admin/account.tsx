@@ -1,0 +1,72 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { adminPasswordSchema } from "~/schemas/admin";
+import { changeAdminPassword } from "~/server/admin/auth.server";
+import { requireAdmin } from "~/server/admin/session.server";
+import { DomainError } from "~/server/errors.server";
+import type { Route } from "./+types/account";
+
+export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const admin = await requireAdmin(request);
+  return { email: admin.email };
+}
+
+const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
+
+export async function action({ request }: Route.ActionArgs) {
+  const admin = await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: adminPasswordSchema });
+  if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
+  try {
+    await changeAdminPassword(admin.id, admin.sessionId, submission.value);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      const errors = error.field ? { fieldErrors: { [error.field]: [error.message] } } : { formErrors: [error.message] };
+      return data(submission.reply({ ...hide, ...errors }), { status: error.status });
+    }
+    console.error("admin password change failed", error);
+    return data(submission.reply({ ...hide, formErrors: ["保存失败，请重试"] }), { status: 500 });
+  }
+  return redirect("/admin/account?notice=password-changed");
+}
+
+export default function Account({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(adminPasswordSchema, { id: "admin-password", lastResult: actionData });
+  return (
+    <section className="admin-page">
+      <h1>修改密码</h1>
+      <p className="hint">当前管理员：{loaderData.email}。修改后，此管理员在其他设备上的登录将失效。</p>
+      <QueryNotice ms={5000} />
+      <FormErrors errors={form.errors} />
+      <Form method="post" {...getFormProps(form)} className="admin-card">
+        <label className="field">
+          <span>当前密码</span>
+          <input {...getInputProps(fields.currentPassword, { type: "password" })} autoComplete="current-password" />
+          <FieldErrors errors={fields.currentPassword.errors} />
+        </label>
+        <label className="field">
+          <span>新密码</span>
+          <input {...getInputProps(fields.newPassword, { type: "password" })} autoComplete="new-password" />
+          <FieldErrors errors={fields.newPassword.errors} />
+        </label>
+        <label className="field">
+          <span>确认新密码</span>
+          <input {...getInputProps(fields.confirmPassword, { type: "password" })} autoComplete="new-password" />
+          <FieldErrors errors={fields.confirmPassword.errors} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "修改密码"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

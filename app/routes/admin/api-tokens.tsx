@@ -1,0 +1,131 @@
+import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { apiTokenActionSchema } from "~/schemas/admin";
+import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
+import { requireAdmin } from "~/server/admin/session.server";
+import type { Route } from "./+types/api-tokens";
+
+export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const tokens = await listApiTokens();
+  const now = Date.now();
+  return {
+    tokens: tokens.map((t) => ({
+      ...t,
+      state: t.revokedAt ? "已撤销" : t.expiresAt && t.expiresAt.getTime() <= now ? "已过期" : "有效",
+    })),
+    origin: new URL(request.url).origin,
+  };
+}
+
+/**
+ * Create (the token is in this one response and nowhere else: only its hash is kept) or
+ * revoke. No redirect after creating, or the token would be lost.
+ */
+export async function action({ request }: Route.ActionArgs) {
+  const admin = await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: apiTokenActionSchema });
+  if (submission.status !== "success") return data({ result: submission.reply(), created: null }, { status: 400 });
+  const value = submission.value;
+  if (value.intent === "revoke") {
+    const found = await revokeApiToken(value.id);
+    if (!found) return data({ result: submission.reply({ formErrors: ["令牌不存在"] }), created: null }, { status: 404 });
+    return redirect("/admin/api-tokens?notice=revoked");
+  }
+  const created = await createApiToken(admin.id, {
+    name: value.name,
+    expiresInDays: value.expiresIn === "never" ? null : Number(value.expiresIn),
+  });
+  return data({ result: submission.reply({ resetForm: true }), created: { name: created.name, token: created.token } }, { headers: { "Cache-Control": "no-store" } });
+}
+
+export default function ApiTokens({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(apiTokenActionSchema, { id: "api-token", lastResult: actionData?.result, defaultValue: { expiresIn: "90" } });
+  const f = fields as unknown as Record<"name" | "expiresIn", typeof fields.intent>;
+  const example = `curl -fOJ -H "Authorization: Bearer <令牌>" ${loaderData.origin}/exports/database.zip`;
+  return (
+    <section className="admin-page">
+      <h1>API令牌</h1>
+      <p className="hint">脚本可以用令牌下载导出文件（作品TXT、未使用兑换码、数据库备份），令牌只在这些导出地址有效。</p>
+      <QueryNotice />
+      {actionData?.created ? (
+        <Notice kind="success" testId="created-token">
+          <p>令牌「{actionData.created.name}」已创建。请立即复制保存，它只显示这一次：</p>
+          <code className="admin-token">{actionData.created.token}</code>
+        </Notice>
+      ) : null}
+      <FormErrors errors={form.errors} />
+      <Form method="post" {...getFormProps(form)} className="admin-card admin-inline-form">
+        <input type="hidden" name="intent" value="create" />
+        <label className="field">
+          <span>名称</span>
+          <input {...getInputProps(f.name, { type: "text" })} placeholder="如：每日备份脚本" maxLength={100} />
+          <FieldErrors errors={f.name.errors} />
+        </label>
+        <label className="field">
+          <span>有效期</span>
+          <select {...getSelectProps(f.expiresIn)}>
+            <option value="30">30 天</option>
+            <option value="90">90 天</option>
+            <option value="365">1 年</option>
+            <option value="never">永不过期</option>
+          </select>
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>创建令牌</button>
+      </Form>
+      <p className="hint">
+        示例：<code>{example}</code>
+      </p>
+      {loaderData.tokens.length === 0 ? (
+        <p className="empty-state">暂无令牌</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th>名称</th>
+                <th>创建者</th>
+                <th>状态</th>
+                <th>创建时间</th>
+                <th>过期时间</th>
+                <th>最近使用</th>
+                <th>操作</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaderData.tokens.map((t) => (
+                <tr key={t.id}>
+                  <td>{t.name}</td>
+                  <td>{t.adminEmail}</td>
+                  <td>{t.state}</td>
+                  <td>{formatDateTime(t.createdAt)}</td>
+                  <td>{t.expiresAt ? formatDateTime(t.expiresAt) : "永不过期"}</td>
+                  <td>{formatDateTime(t.lastUsedAt) || "—"}</td>
+                  <td>
+                    {t.revokedAt ? null : (
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="revoke" />
+                        <input type="hidden" name="id" value={t.id} />
+                        <button type="submit" className="btn-link admin-danger-link">撤销</button>
+                      </Form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,77 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { FieldErrors, FormErrors, useAdminForm } from "~/components/admin/ui";
+import { adminLoginSchema } from "~/schemas/admin";
+import { adminLogin } from "~/server/admin/auth.server";
+import { createAdminSession, getAdmin } from "~/server/admin/session.server";
+import { DomainError } from "~/server/errors.server";
+import { clientAddressOf } from "~/server/request.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import type { Route } from "./+types/login";
+
+export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];
+
+function adminTarget(value: unknown): string {
+  const target = safeRedirectPath(value, "/admin/dashboard");
+  return target.startsWith("/admin") ? target : "/admin/dashboard";
+}
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const redirectTo = adminTarget(new URL(request.url).searchParams.get("redirectTo"));
+  if (await getAdmin(request)) throw redirect(redirectTo);
+  return { redirectTo };
+}
+
+const hide = { hideFields: ["password"] };
+
+/** DECISIONS D8: the password is checked on the server against the admins table. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const submission = parseWithZod(form, { schema: adminLoginSchema });
+  if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
+  try {
+    const admin = await adminLogin(submission.value, clientAddressOf(context));
+    const cookie = await createAdminSession(request, admin.id);
+    return redirect(adminTarget(submission.value.redirectTo), { headers: { "Set-Cookie": cookie } });
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return data(submission.reply({ ...hide, formErrors: [error.message] }), { status: error.status });
+    }
+    console.error("admin login failed", error);
+    return data(submission.reply({ ...hide, formErrors: ["登录失败，请重试"] }), { status: 500 });
+  }
+}
+
+export default function AdminLogin({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(adminLoginSchema, {
+    id: "admin-login",
+    lastResult: actionData,
+    defaultValue: { redirectTo: loaderData.redirectTo },
+  });
+  return (
+    <main className="admin-login">
+      <div className="admin-login-card">
+        <h1>管理员登录</h1>
+        <FormErrors errors={form.errors} />
+        <Form method="post" {...getFormProps(form)}>
+          <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
+          <label className="field">
+            <span>邮箱</span>
+            <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username" autoFocus />
+            <FieldErrors id={fields.email.errorId} errors={fields.email.errors} />
+          </label>
+          <label className="field">
+            <span>密码</span>
+            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+            <FieldErrors id={fields.password.errorId} errors={fields.password.errors} />
+          </label>
+          <button type="submit" className="btn btn-primary btn-block" disabled={navigation.state === "submitting"}>
+            {navigation.state === "submitting" ? "登录中..." : "登录"}
+          </button>
+        </Form>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,75 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useState } from "react";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { paymentMethodSchema } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { getSiteConfig } from "~/server/site-config.server";
+import type { Route } from "./+types/payment";
+
+export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const config = await getSiteConfig(["payment_method_v2", "store_url_v2"] as const);
+  return { method: config.payment_method_v2 === "payment_api" ? "payment_api" : "redeem_code", storeUrl: config.store_url_v2 };
+}
+
+/** admin.md 2.8: redeem codes (with a store link to buy them) or the payment API. */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: paymentMethodSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    const values: Record<string, string> = { payment_method_v2: submission.value.method };
+    if (submission.value.method === "redeem_code") values.store_url_v2 = submission.value.storeUrl;
+    await setSiteConfigs(values);
+  } catch (error) {
+    console.error("payment config failed", error);
+    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
+  }
+  return redirect("/admin/payment?notice=saved");
+}
+
+export default function PaymentSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(paymentMethodSchema, { id: "payment-method", lastResult: actionData, defaultValue: loaderData });
+  const [method, setMethod] = useState(loaderData.method);
+  return (
+    <section className="admin-page">
+      <h1>支付配置</h1>
+      <QueryNotice />
+      <FormErrors errors={form.errors} />
+      <Form method="post" {...getFormProps(form)} className="admin-card">
+        <fieldset className="admin-fieldset">
+          <legend>支付方式</legend>
+          <label className="checkbox">
+            <input type="radio" name={fields.method.name} value="redeem_code" defaultChecked={loaderData.method === "redeem_code"} onChange={() => setMethod("redeem_code")} />
+            兑换码
+          </label>
+          <label className="checkbox">
+            <input type="radio" name={fields.method.name} value="payment_api" defaultChecked={loaderData.method === "payment_api"} onChange={() => setMethod("payment_api")} />
+            支付接口（易支付）
+          </label>
+          <FieldErrors errors={fields.method.errors} />
+        </fieldset>
+        {/* Without JavaScript the link is always shown; it is saved only with 兑换码. */}
+        <label className={method === "redeem_code" ? "field" : "field admin-muted"}>
+          <span>兑换码购买链接</span>
+          <input {...getInputProps(fields.storeUrl, { type: "url" })} placeholder="https://" />
+          <span className="hint">用户在充值页点击“购买兑换码”时打开的商店地址</span>
+          <FieldErrors errors={fields.storeUrl.errors} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

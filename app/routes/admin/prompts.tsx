@@ -1,0 +1,138 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { PromptForm } from "~/components/admin/prompt-form";
+import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { Pagination } from "~/components/ui/pagination";
+import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
+import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
+import { requireAdmin } from "~/server/admin/session.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/prompts";
+
+export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
+
+type Dialog = { mode: "new" } | { mode: "edit" | "delete"; id: number };
+
+function dialogOf(url: URL): Dialog | null {
+  const mode = url.searchParams.get("dialog");
+  const id = Number(url.searchParams.get("id"));
+  if (mode === "new") return { mode };
+  if ((mode === "edit" || mode === "delete") && Number.isSafeInteger(id) && id > 0) return { mode, id };
+  return null;
+}
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const url = new URL(request.url);
+  const dialog = dialogOf(url);
+  try {
+    const [list, prompt] = await Promise.all([
+      listPrompts(parsePage(url.searchParams.get("page"))),
+      dialog && dialog.mode !== "new" ? getPrompt(dialog.id) : null,
+    ]);
+    return { ...list, dialog, prompt };
+  } catch (error) {
+    asRouteError(error);
+  }
+}
+
+/** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: promptActionSchema });
+  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  const value = submission.value;
+  try {
+    if (value.intent === "delete") {
+      await deletePrompt(value.id);
+      return redirect("/admin/prompts?notice=deleted");
+    }
+    const { code, title, systemContent, userContent, type, isSystem } = value;
+    const input = { code, title, systemContent, userContent, type, isSystem };
+    if (value.intent === "create") await createPrompt(input);
+    else await updatePrompt(value.id, input);
+    return redirect("/admin/prompts?notice=saved");
+  } catch (error) {
+    if (error instanceof DomainError) {
+      const errors = error.field ? { fieldErrors: { [error.field]: [error.message] } } : { formErrors: [error.message] };
+      return data({ result: submission.reply(errors) }, { status: error.status });
+    }
+    console.error("prompt action failed", error);
+    return data({ result: submission.reply({ formErrors: [value.intent === "delete" ? "删除失败，请重试" : "保存失败，请重试"] }) }, { status: 500 });
+  }
+}
+
+export default function Prompts({ loaderData, actionData }: Route.ComponentProps) {
+  const { prompts, page, pageCount, dialog, prompt } = loaderData;
+  const base = `/admin/prompts?page=${page}`;
+  const here = dialog ? `${base}&dialog=${dialog.mode}${dialog.mode !== "new" ? `&id=${dialog.id}` : ""}` : base;
+  return (
+    <section className="admin-page">
+      <div className="page-head">
+        <h1>提示词管理</h1>
+        <Link className="btn btn-primary" to={`${base}&dialog=new`} preventScrollReset>
+          新建提示词
+        </Link>
+      </div>
+      <QueryNotice />
+      {prompts.length === 0 ? (
+        <p className="empty-state">暂无提示词</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th>代码</th>
+                <th>标题</th>
+                <th>类型</th>
+                <th>创建时间</th>
+                <th>操作</th>
+              </tr>
+            </thead>
+            <tbody>
+              {prompts.map((p) => (
+                <tr key={p.id}>
+                  <td><code>{p.code}</code></td>
+                  <td>{p.title}</td>
+                  <td>{PROMPT_TYPE_LABELS[p.type]}</td>
+                  <td>{formatDateTime(p.createdAt)}</td>
+                  <td className="admin-actions">
+                    <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
+                    <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/prompts?page=${p}`} />
+
+      {dialog?.mode === "new" || dialog?.mode === "edit" ? (
+        <AdminDialog title={dialog.mode === "new" ? "新建提示词" : "编辑提示词"} closeHref={base} wide>
+          <PromptForm action={here} closeHref={base} initial={prompt} lastResult={actionData?.result} />
+        </AdminDialog>
+      ) : null}
+      {dialog?.mode === "delete" && prompt ? (
+        <AdminDialog title="删除提示词" closeHref={base}>
+          <FormErrors errors={actionData?.result.error?.[""] ?? undefined} />
+          <p>
+            确定要删除提示词 <code>{prompt.code}</code>「{prompt.title}」吗？此操作无法撤销。
+          </p>
+          <Form method="post" action={here} className="admin-dialog-actions">
+            <input type="hidden" name="intent" value="delete" />
+            <input type="hidden" name="id" value={prompt.id} />
+            <Link className="btn" to={base} preventScrollReset>取消</Link>
+            <button type="submit" className="btn btn-danger">确认删除</button>
+          </Form>
+        </AdminDialog>
+      ) : null}
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

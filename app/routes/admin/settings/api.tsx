@@ -1,0 +1,163 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect } from "react-router";
+import { ApiConfigForm } from "~/components/admin/api-config-form";
+import { formatDateTime } from "~/components/admin/format";
+import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { apiConfigActionSchema } from "~/schemas/admin";
+import {
+  createApiConfig,
+  deleteApiConfig,
+  listApiConfigs,
+  MASKED_KEY,
+  setDefaultApiConfig,
+  storedApiKey,
+  testApiConnection,
+  updateApiConfig,
+} from "~/server/admin/api-configs.server";
+import { requireAdmin } from "~/server/admin/session.server";
+import { DomainError } from "~/server/errors.server";
+import type { Route } from "./+types/api";
+
+export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const url = new URL(request.url);
+  const mode = url.searchParams.get("dialog");
+  const id = url.searchParams.get("id") ?? "";
+  const configs = await listApiConfigs();
+  const selected = UUID.test(id) ? (configs.find((c) => c.id === id) ?? null) : null;
+  const dialog =
+    mode === "new" ? ({ mode: "new" } as const) : (mode === "edit" || mode === "delete") && selected ? ({ mode, id: selected.id } as const) : null;
+  // The key never leaves the server: the table shows 20 stars for every config.
+  return { configs, dialog, selected, maskedKey: MASKED_KEY };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: apiConfigActionSchema });
+  const hide = { hideFields: ["apiKey"] };
+  if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
+  const value = submission.value;
+  try {
+    switch (value.intent) {
+      case "create":
+        await createApiConfig(value);
+        return redirect("/admin/settings/api?notice=saved");
+      case "update":
+        await updateApiConfig(value.id, value);
+        return redirect("/admin/settings/api?notice=saved");
+      case "delete":
+        await deleteApiConfig(value.id);
+        return redirect("/admin/settings/api?notice=deleted");
+      case "set-default":
+        await setDefaultApiConfig(value.id);
+        return redirect("/admin/settings/api?notice=default-set");
+      case "test": {
+        const apiKey = value.apiKey || (value.id ? await storedApiKey(value.id) : "");
+        const test = await testApiConnection({ ...value, apiKey });
+        return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+      }
+    }
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return data({ result: submission.reply({ ...hide, formErrors: [error.message] }), test: null }, { status: error.status });
+    }
+    console.error("api config action failed", error);
+    const fallback = value.intent === "delete" ? "删除失败，请重试" : value.intent === "set-default" ? "设置失败，请重试" : "保存失败，请重试";
+    return data({ result: submission.reply({ ...hide, formErrors: [fallback] }), test: null }, { status: 500 });
+  }
+}
+
+export default function ApiSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const { configs, dialog, selected, maskedKey } = loaderData;
+  const base = "/admin/settings/api";
+  const here = dialog ? `${base}?dialog=${dialog.mode}${dialog.mode !== "new" ? `&id=${dialog.id}` : ""}` : base;
+  return (
+    <section className="admin-page">
+      <div className="page-head">
+        <h1>API配置</h1>
+        <Link className="btn btn-primary" to={`${base}?dialog=new`} preventScrollReset>
+          新建配置
+        </Link>
+      </div>
+      <QueryNotice />
+      {!dialog ? <FormErrors errors={actionData?.result.error?.[""] ?? undefined} /> : null}
+      {configs.length === 0 ? (
+        <p className="empty-state">暂无API配置</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th>名称</th>
+                <th>服务商</th>
+                <th>接口地址</th>
+                <th>API密钥</th>
+                <th>模型</th>
+                <th>创建时间</th>
+                <th>操作</th>
+              </tr>
+            </thead>
+            <tbody>
+              {configs.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    {c.name} {c.isDefault ? <span className="badge">默认</span> : null}
+                  </td>
+                  <td>{c.provider === "gemini" ? "Gemini" : "OpenAI"}</td>
+                  <td className="admin-break">{c.endpoint}</td>
+                  <td><code>{maskedKey}</code></td>
+                  <td>{c.model}</td>
+                  <td>{formatDateTime(c.createdAt)}</td>
+                  <td className="admin-actions">
+                    {c.isDefault ? null : (
+                      <Form method="post" action={base}>
+                        <input type="hidden" name="intent" value="set-default" />
+                        <input type="hidden" name="id" value={c.id} />
+                        <button type="submit" className="btn-link">设为默认</button>
+                      </Form>
+                    )}
+                    <Link to={`${base}?dialog=edit&id=${c.id}`} preventScrollReset>编辑</Link>
+                    <Link to={`${base}?dialog=delete&id=${c.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {dialog?.mode === "new" || dialog?.mode === "edit" ? (
+        <AdminDialog title={dialog.mode === "new" ? "新建API配置" : "编辑API配置"} closeHref={base}>
+          <ApiConfigForm
+            key={here}
+            action={here}
+            closeHref={base}
+            initial={dialog.mode === "edit" && selected ? selected : null}
+            lastResult={actionData?.result}
+            test={actionData?.test}
+          />
+        </AdminDialog>
+      ) : null}
+      {dialog?.mode === "delete" && selected ? (
+        <AdminDialog title="删除API配置" closeHref={base}>
+          <FormErrors errors={actionData?.result.error?.[""] ?? undefined} />
+          <p>确定要删除配置「{selected.name}」吗？此操作无法撤销。</p>
+          <Form method="post" action={here} className="admin-dialog-actions">
+            <input type="hidden" name="intent" value="delete" />
+            <input type="hidden" name="id" value={selected.id} />
+            <Link className="btn" to={base} preventScrollReset>取消</Link>
+            <button type="submit" className="btn btn-danger">确认删除</button>
+          </Form>
+        </AdminDialog>
+      ) : null}
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

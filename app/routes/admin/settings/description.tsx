@@ -1,0 +1,54 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import type { Route } from "./+types/description";
+
+export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  return { description: await getSiteConfigValue("site_description") };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: descriptionSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    await setSiteConfigs({ site_description: submission.value.description.replace(/\r\n?/g, "\n") });
+  } catch (error) {
+    console.error("site description failed", error);
+    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
+  }
+  return redirect("/admin/settings/description?notice=saved");
+}
+
+export default function DescriptionSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const errors = actionData?.error;
+  return (
+    <section className="admin-page">
+      <h1>站点简介</h1>
+      <QueryNotice />
+      <FormErrors errors={errors?.[""] ?? undefined} />
+      <Form method="post" className="admin-card">
+        <label className="field">
+          <span>首页展示的站点简介</span>
+          <textarea name="description" rows={10} defaultValue={loaderData.description} maxLength={SITE_DESCRIPTION_MAX} />
+          <FieldErrors errors={errors?.description ?? undefined} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

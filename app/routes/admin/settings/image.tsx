@@ -1,0 +1,115 @@
+import { useState } from "react";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
+import { requireAdmin } from "~/server/admin/session.server";
+import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
+import { DomainError } from "~/server/errors.server";
+import { fileField, readFormData } from "~/server/form-data.server";
+import { ImageError, type SiteImageKind } from "~/server/images.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import type { Route } from "./+types/image";
+
+const MB = 1024 * 1024;
+
+/**
+ * admin.md 2.5, 2.6 and 2.12: the default cover, the logo and the hero image. The sizes
+ * are images.server's HERO_MAX_BYTES and SITE_IMAGE_MAX_BYTES (which enforce them again);
+ * written out here because this table is also used in the browser.
+ */
+const KINDS = {
+  cover: { title: "默认封面", hint: "建议尺寸 200×275 像素", path: "/admin/settings/cover", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
+  logo: { title: "站点标识", hint: "建议尺寸 200×48 像素，显示高度 48 像素", path: "/admin/settings/logo", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
+  hero: { title: "首页主图", hint: "建议尺寸 1200×800 像素，最大 2MB", path: "/admin/settings/hero", maxBytes: 2 * MB, tooLarge: "图片大小不能超过2MB" },
+} as const;
+
+function kindOf(request: Request): SiteImageKind {
+  const last = new URL(request.url).pathname.split("/").pop();
+  return last === "logo" || last === "hero" ? last : "cover";
+}
+
+export const meta: Route.MetaFunction = ({ location }) => {
+  const last = location.pathname.split("/").pop();
+  return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : "默认封面"} - 管理后台` }];
+};
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const kind = kindOf(request);
+  return { kind, url: await getSiteConfigValue(IMAGE_CONFIG_KEYS[kind]), ...KINDS[kind] };
+}
+
+/** Upload (re-encoded on the server, DECISIONS D10) or remove (the stored value becomes empty). */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const kind = kindOf(request);
+  const { path, maxBytes, tooLarge } = KINDS[kind];
+  try {
+    // The multipart body may be a little larger than the file itself.
+    const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
+    if (form.get("intent") === "remove") {
+      await removeSiteImage(kind);
+      return redirect(`${path}?notice=removed`);
+    }
+    const file = fileField(form, "image");
+    if (!file) return data({ error: "请选择图片文件" }, { status: 400 });
+    if (file.size > maxBytes) return data({ error: tooLarge }, { status: 413 });
+    await replaceSiteImage(kind, new Uint8Array(await file.arrayBuffer()));
+    return redirect(`${path}?notice=uploaded`);
+  } catch (error) {
+    if (error instanceof DomainError || error instanceof ImageError) {
+      return data({ error: error.message }, { status: error instanceof DomainError ? error.status : 400 });
+    }
+    console.error("site image failed", kind, error);
+    return data({ error: "上传失败，请重试" }, { status: 500 });
+  }
+}
+
+export default function ImageSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const { kind, url, title, hint, maxBytes, tooLarge } = loaderData;
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  // With JavaScript a file over the limit is refused before it is sent (the server checks too).
+  const [tooBig, setTooBig] = useState(false);
+  const error = tooBig ? tooLarge : navigation.state === "idle" ? actionData?.error : undefined;
+  return (
+    <section className="admin-page">
+      <h1>{title}</h1>
+      <QueryNotice />
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      <div className="admin-card">
+        {url ? (
+          <div className="admin-image-current">
+            <img src={url} alt={title} className={`admin-image-${kind}`} data-testid="current-image" />
+            <Form method="post" encType="multipart/form-data">
+              <input type="hidden" name="intent" value="remove" />
+              <button type="submit" className="btn btn-danger" disabled={busy}>移除</button>
+            </Form>
+          </div>
+        ) : (
+          <p className="hint">尚未设置{title}</p>
+        )}
+        <Form method="post" encType="multipart/form-data" className="admin-upload">
+          <input type="hidden" name="intent" value="upload" />
+          <label className="field">
+            <span>{url ? "更换图片" : "上传图片"}</span>
+            <input
+              type="file"
+              name="image"
+              accept="image/png,image/jpeg,image/webp,image/gif,image/avif"
+              required
+              onChange={(event) => setTooBig((event.currentTarget.files?.[0]?.size ?? 0) > maxBytes)}
+            />
+            <span className="hint">{hint}</span>
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy || tooBig}>
+            {busy ? "上传中..." : "上传"}
+          </button>
+        </Form>
+      </div>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,108 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useState } from "react";
+import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { legalSchema } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { sanitizeRichText } from "~/server/sanitize.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import type { Route } from "./+types/legal";
+
+const PAGES = {
+  terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
+  privacy: { key: "privacy_content", title: "隐私政策", path: "/admin/settings/privacy" },
+} as const;
+
+function pageOf(request: Request) {
+  return new URL(request.url).pathname.endsWith("/privacy") ? PAGES.privacy : PAGES.terms;
+}
+
+export const meta: Route.MetaFunction = ({ location }) => [
+  { title: `${location.pathname.endsWith("/privacy") ? "隐私政策" : "用户协议"} - 管理后台` },
+];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const page = pageOf(request);
+  const content = await getSiteConfigValue(page.key);
+  return { title: page.title, path: page.path, content, preview: sanitizeRichText(content) };
+}
+
+/**
+ * Save, or preview: the preview is the text as the public page will show it (sanitized
+ * on the server, the same function the public page uses), without saving.
+ */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const page = pageOf(request);
+  const form = await request.formData();
+  const submission = parseWithZod(form, { schema: legalSchema });
+  if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
+  if (form.get("intent") === "preview") {
+    return { result: submission.reply(), preview: sanitizeRichText(submission.value.content) };
+  }
+  try {
+    await setSiteConfigs({ [page.key]: submission.value.content.replace(/\r\n?/g, "\n") });
+  } catch (error) {
+    console.error("legal text failed", error);
+    return data({ result: submission.reply({ formErrors: ["保存失败，请重试"] }), preview: null }, { status: 500 });
+  }
+  return redirect(`${page.path}?notice=saved`);
+}
+
+export default function LegalSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const previewer = useFetcher<typeof action>();
+  const [text, setText] = useState(loaderData.content);
+  const errors = actionData?.result.error;
+  const preview = previewer.data?.preview ?? actionData?.preview ?? loaderData.preview;
+  const submitted = (actionData?.result.initialValue?.content as string | undefined) ?? undefined;
+  return (
+    <section className="admin-page">
+      <h1>{loaderData.title}</h1>
+      <QueryNotice />
+      <FormErrors errors={errors?.[""] ?? undefined} />
+      <div className="admin-legal">
+        <Form method="post" className="admin-card" key={loaderData.path}>
+          <label className="field">
+            <span>内容（HTML）</span>
+            <textarea
+              name="content"
+              rows={20}
+              defaultValue={submitted ?? loaderData.content}
+              onChange={(e) => setText(e.currentTarget.value)}
+            />
+            <FieldErrors errors={errors?.content ?? undefined} />
+          </label>
+          <div className="admin-dialog-actions admin-left">
+            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+              {navigation.state === "submitting" ? "保存中..." : "保存"}
+            </button>
+            <button
+              type="submit"
+              name="intent"
+              value="preview"
+              className="btn"
+              onClick={(event) => {
+                // With JavaScript: preview in place without leaving the page.
+                event.preventDefault();
+                previewer.submit({ intent: "preview", content: text }, { method: "post", action: loaderData.path });
+              }}
+            >
+              {previewer.state !== "idle" ? "生成预览..." : "预览"}
+            </button>
+          </div>
+        </Form>
+        <div className="admin-card">
+          <h2>预览</h2>
+          <div className="prose admin-preview" data-testid="legal-preview" dangerouslySetInnerHTML={{ __html: preview }} />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

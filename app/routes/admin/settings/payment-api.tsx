@@ -1,0 +1,77 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
+import type { Route } from "./+types/payment-api";
+
+export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
+
+/** The merchant key never reaches the browser: only whether it is set, and its last 4 characters. */
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  return { settings: await getPaymentApiSettings() };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const hide = { hideFields: ["merchantKey"] };
+  const submission = parseWithZod(await request.formData(), { schema: paymentApiSchema });
+  if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
+  const current = await getPaymentApiSettings();
+  if (!submission.value.merchantKey && !current.merchantKeySet) {
+    return data(submission.reply({ ...hide, fieldErrors: { merchantKey: [ADMIN_MESSAGES.merchantKey] } }), { status: 400 });
+  }
+  try {
+    await savePaymentApiSettings(submission.value);
+  } catch (error) {
+    console.error("payment api config failed", error);
+    return data(submission.reply({ ...hide, formErrors: ["保存失败，请重试"] }), { status: 500 });
+  }
+  return redirect("/admin/settings/payment-api?notice=saved");
+}
+
+export default function PaymentApiSettings({ loaderData: { settings }, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(paymentApiSchema, {
+    id: "payment-api",
+    lastResult: actionData,
+    defaultValue: { gatewayUrl: settings.gatewayUrl, merchantPid: settings.merchantPid },
+  });
+  return (
+    <section className="admin-page">
+      <h1>支付接口配置</h1>
+      <QueryNotice />
+      <FormErrors errors={form.errors} />
+      <Form method="post" {...getFormProps(form)} className="admin-card">
+        <label className="field">
+          <span>支付网关地址</span>
+          <input {...getInputProps(fields.gatewayUrl, { type: "url" })} placeholder="https://pay.example.com/submit.php" />
+          <FieldErrors errors={fields.gatewayUrl.errors} />
+        </label>
+        <label className="field">
+          <span>商户PID</span>
+          <input {...getInputProps(fields.merchantPid, { type: "text" })} />
+          <FieldErrors errors={fields.merchantPid.errors} />
+        </label>
+        <label className="field">
+          <span>商户密钥</span>
+          <input {...getInputProps(fields.merchantKey, { type: "password" })} defaultValue="" autoComplete="off" placeholder={settings.merchantKeySet ? "已设置（留空则保持不变）" : "请输入商户密钥"} />
+          <span className="hint" data-testid="merchant-key-state">
+            {settings.merchantKeySet ? `已设置${settings.merchantKeyLast4 ? `，末四位 ${settings.merchantKeyLast4}` : ""}` : "未设置"}
+          </span>
+          <FieldErrors errors={fields.merchantKey.errors} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,65 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { tokensSchema } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { getSiteConfig } from "~/server/site-config.server";
+import type { Route } from "./+types/tokens";
+
+export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const config = await getSiteConfig(["credits_to_tokens_ratio", "initial_tokens"] as const);
+  return { ratio: config.credits_to_tokens_ratio || "100", initialTokens: config.initial_tokens || "0" };
+}
+
+/** admin.md 2.9: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const submission = parseWithZod(await request.formData(), { schema: tokensSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    await setSiteConfigs({
+      credits_to_tokens_ratio: String(submission.value.ratio),
+      initial_tokens: String(submission.value.initialTokens),
+    });
+  } catch (error) {
+    console.error("tokens config failed", error);
+    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
+  }
+  return redirect("/admin/settings/tokens?notice=saved");
+}
+
+export default function TokensSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(tokensSchema, { id: "tokens", lastResult: actionData, defaultValue: loaderData });
+  return (
+    <section className="admin-page">
+      <h1>Tokens配置</h1>
+      <QueryNotice />
+      <FormErrors errors={form.errors} />
+      <Form method="post" {...getFormProps(form)} className="admin-card">
+        <label className="field">
+          <span>积分兑换比例（1 积分可兑换的 Tokens 数）</span>
+          <input {...getInputProps(fields.ratio, { type: "text" })} inputMode="numeric" />
+          <FieldErrors errors={fields.ratio.errors} />
+        </label>
+        <label className="field">
+          <span>新用户初始 Tokens</span>
+          <input {...getInputProps(fields.initialTokens, { type: "text" })} inputMode="numeric" />
+          <FieldErrors errors={fields.initialTokens.errors} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

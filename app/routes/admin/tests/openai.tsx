@@ -1,0 +1,66 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, Notice, useAdminForm } from "~/components/admin/ui";
+import { chatTestSchema } from "~/schemas/admin";
+import { runChatTest } from "~/server/admin/api-configs.server";
+import { requireAdmin } from "~/server/admin/session.server";
+import type { Route } from "./+types/openai";
+
+export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  return null;
+}
+
+/** DECISIONS D7: endpoint, key and model come from the form; the call is made by the server. */
+export async function action({ request }: Route.ActionArgs) {
+  await requireAdmin(request);
+  const hide = { hideFields: ["apiKey"] };
+  const submission = parseWithZod(await request.formData(), { schema: chatTestSchema });
+  if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
+  const test = await runChatTest(submission.value);
+  return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+}
+
+export default function ChatTest({ actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useAdminForm(chatTestSchema, { id: "chat-test", lastResult: actionData?.result, defaultValue: { model: "qwen-plus" } });
+  const busy = navigation.state === "submitting";
+  return (
+    <section className="admin-page">
+      <h1>AI对话接口测试</h1>
+      <p className="hint">向兼容 OpenAI 的对话接口发送一条测试消息（由服务器发出），检查接口是否可用。</p>
+      <FormErrors errors={form.errors} />
+      {actionData?.test && !busy ? (
+        <Notice kind={actionData.test.ok ? "success" : "error"} testId="chat-test-result">
+          {actionData.test.message}
+        </Notice>
+      ) : null}
+      <Form method="post" {...getFormProps(form)} className="admin-card">
+        <label className="field">
+          <span>接口地址</span>
+          <input {...getInputProps(fields.endpoint, { type: "text" })} placeholder="https://dashscope.aliyuncs.com/compatible-mode/v1" inputMode="url" />
+          <FieldErrors errors={fields.endpoint.errors} />
+        </label>
+        <label className="field">
+          <span>API密钥</span>
+          <input {...getInputProps(fields.apiKey, { type: "password" })} autoComplete="off" />
+          <FieldErrors errors={fields.apiKey.errors} />
+        </label>
+        <label className="field">
+          <span>模型</span>
+          <input {...getInputProps(fields.model, { type: "text" })} />
+        </label>
+        <button type="submit" className="btn btn-primary" disabled={busy}>
+          {busy ? "测试中..." : "发送测试"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,145 @@
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { formatDateTime, formatNumber } from "~/components/admin/format";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
+import { requireAdmin } from "~/server/admin/session.server";
+import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { adjustCreditBalance } from "~/server/ledger.server";
+import { formatTokens } from "~/utils/format";
+import type { Route } from "./+types/user-edit";
+
+export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
+
+export async function loader({ request, params }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  try {
+    return { user: await getUserForAdmin(params.id) };
+  } catch (error) {
+    asRouteError(error);
+  }
+}
+
+/** Nickname, credits balance (with its 管理员调整 ledger row) and password reset. */
+export async function action({ request, params }: Route.ActionArgs) {
+  const admin = await requireAdmin(request);
+  const form = await request.formData();
+  const submission = parseWithZod(form, { schema: userActionSchema });
+  const intent = String(form.get("intent") ?? "");
+  if (submission.status !== "success") {
+    return data({ intent, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  const value = submission.value;
+  try {
+    await getUserForAdmin(params.id);
+    if (value.intent === "nickname") {
+      await updateUserNickname(params.id, value.nickname);
+      return redirect(`/admin/users/${params.id}?notice=nickname-set`);
+    }
+    if (value.intent === "balance") {
+      await adjustCreditBalance(admin.id, params.id, value.balance);
+      return redirect(`/admin/users/${params.id}?notice=balance-set`);
+    }
+    await resetUserPassword(params.id, value.password);
+    return redirect(`/admin/users/${params.id}?notice=password-reset`);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return data({ intent, result: submission.reply({ formErrors: [error.message], hideFields: ["password"] }) }, { status: error.status });
+    }
+    console.error("admin user action failed", error);
+    return data({ intent, result: submission.reply({ formErrors: ["保存失败，请重试"], hideFields: ["password"] }) }, { status: 500 });
+  }
+}
+
+export default function UserEdit({ loaderData: { user }, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
+  const [nicknameForm, nicknameFields] = useAdminForm(nicknameSchema, {
+    id: "user-nickname",
+    lastResult: resultFor("nickname"),
+    defaultValue: { intent: "nickname", nickname: user.nickname },
+  });
+  const [balanceForm, balanceFields] = useAdminForm(balanceSchema, {
+    id: "user-balance",
+    lastResult: resultFor("balance"),
+    defaultValue: { intent: "balance", balance: String(user.credits) },
+  });
+  const [passwordForm, passwordFields] = useAdminForm(resetPasswordSchema, {
+    id: "user-password",
+    lastResult: resultFor("password"),
+    defaultValue: { intent: "password" },
+  });
+  const nf = nicknameFields;
+  const bf = balanceFields;
+  const pf = passwordFields;
+  return (
+    <section className="admin-page">
+      <p>
+        <Link to="/admin/users">← 返回用户列表</Link>
+      </p>
+      <h1>编辑用户</h1>
+      <QueryNotice />
+      <dl className="admin-facts">
+        <dt>邮箱</dt>
+        <dd>{user.email}</dd>
+        <dt>积分余额</dt>
+        <dd data-testid="user-credits">{formatNumber(user.credits)}</dd>
+        <dt>Tokens</dt>
+        <dd title={String(user.tokens)}>{formatTokens(user.tokens)}</dd>
+        <dt>注册时间</dt>
+        <dd>{formatDateTime(user.createdAt)}</dd>
+      </dl>
+
+      <div className="admin-card">
+        <h2>修改昵称</h2>
+        <FormErrors errors={nicknameForm.errors} />
+        <Form method="post" {...getFormProps(nicknameForm)}>
+          <input type="hidden" name="intent" value="nickname" />
+          <label className="field">
+            <span>昵称</span>
+            <input {...getInputProps(nf.nickname, { type: "text" })} maxLength={30} />
+            <FieldErrors id={nf.nickname.errorId} errors={nf.nickname.errors} />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy}>保存昵称</button>
+        </Form>
+      </div>
+
+      <div className="admin-card">
+        <h2>设置积分余额</h2>
+        <p className="hint">将记录一条“管理员调整”的积分流水，金额为新旧余额之差。</p>
+        <FormErrors errors={balanceForm.errors} />
+        <Form method="post" {...getFormProps(balanceForm)}>
+          <input type="hidden" name="intent" value="balance" />
+          <label className="field">
+            <span>新的积分余额</span>
+            <input {...getInputProps(bf.balance, { type: "text" })} inputMode="numeric" />
+            <FieldErrors id={bf.balance.errorId} errors={bf.balance.errors} />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy}>保存余额</button>
+        </Form>
+      </div>
+
+      <div className="admin-card">
+        <h2>重置密码</h2>
+        <p className="hint">重置后该用户在所有设备上的登录都会失效。</p>
+        <FormErrors errors={passwordForm.errors} />
+        <Form method="post" {...getFormProps(passwordForm)}>
+          <input type="hidden" name="intent" value="password" />
+          <label className="field">
+            <span>新密码</span>
+            <input {...getInputProps(pf.password, { type: "password" })} autoComplete="new-password" />
+            <FieldErrors id={pf.password.errorId} errors={pf.password.errors} />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy}>重置密码</button>
+        </Form>
+      </div>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

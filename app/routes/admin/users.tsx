@@ -1,0 +1,77 @@
+import { Form, Link } from "react-router";
+import { formatDateTime, formatNumber } from "~/components/admin/format";
+import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
+import { Pagination } from "~/components/ui/pagination";
+import { requireAdmin } from "~/server/admin/session.server";
+import { listUsers } from "~/server/admin/users.server";
+import { normalizeQuery } from "~/server/search.server";
+import { formatTokens } from "~/utils/format";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/users";
+
+export const meta: Route.MetaFunction = () => [{ title: "用户管理 - 管理后台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireAdmin(request);
+  const url = new URL(request.url);
+  const query = normalizeQuery(url.searchParams.get("q"));
+  const result = await listUsers({ query, page: parsePage(url.searchParams.get("page")) });
+  return { ...result, query };
+}
+
+export default function Users({ loaderData }: Route.ComponentProps) {
+  const { users, total, page, pageCount, query } = loaderData;
+  const hrefFor = (p: number) => `/admin/users?${new URLSearchParams({ q: query, page: String(p) })}`;
+  return (
+    <section className="admin-page">
+      <div className="page-head">
+        <h1>用户管理</h1>
+        <span className="hint">共 {formatNumber(total)} 位用户</span>
+      </div>
+      <QueryNotice />
+      <Form method="get" className="toolbar" role="search">
+        <input type="search" name="q" defaultValue={query} key={query} placeholder="按邮箱或昵称搜索" aria-label="按邮箱或昵称搜索" maxLength={100} />
+        <button type="submit" className="btn">搜索</button>
+      </Form>
+      {users.length === 0 ? (
+        <p className="empty-state">{query ? "未找到匹配的用户" : "暂无用户"}</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th>邮箱</th>
+                <th>昵称</th>
+                <th>积分余额</th>
+                <th>Tokens</th>
+                <th>注册时间</th>
+                <th>最后登录</th>
+                <th>操作</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.id}>
+                  <td>{u.email}</td>
+                  <td>{u.nickname}</td>
+                  <td>{formatNumber(u.credits)}</td>
+                  <td title={String(u.tokens)}>{formatTokens(u.tokens)}</td>
+                  <td>{formatDateTime(u.createdAt)}</td>
+                  <td>{formatDateTime(u.lastSignInAt) || "—"}</td>
+                  <td>
+                    <Link to={`/admin/users/${u.id}`}>编辑</Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,17 @@
+import { requireExportAccess } from "~/server/admin/api-tokens.server";
+import { databaseZipStream } from "~/server/admin/exports/database-zip.server";
+import { downloadHeaders } from "~/server/admin/exports/download.server";
+import type { Route } from "./+types/database";
+
+/**
+ * GET /exports/database.zip: the whole database, streamed as it is read (DECISIONS D8).
+ * For scripts (`curl -fOJ -H "Authorization: Bearer ..."`) and browsers without
+ * JavaScript; the export page with JavaScript uses /exports/database/progress.
+ */
+export async function loader({ request }: Route.LoaderArgs) {
+  const access = await requireExportAccess(request);
+  console.info(`database export started by admin ${access.adminId} (${access.via})`);
+  return new Response(databaseZipStream(request.signal), {
+    headers: downloadHeaders("database.zip", "database.zip", "application/zip"),
+  });
+}

@@ -1,0 +1,21 @@
+import { requireExportAccess, textResponse } from "~/server/admin/api-tokens.server";
+import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { exportWorkTxt } from "~/server/admin/exports/txt.server";
+import { DomainError } from "~/server/errors.server";
+import type { Route } from "./+types/work-txt";
+
+/** GET /exports/works/:id/txt: the work as a TXT that re-imports into the same chapters. */
+export async function loader({ request, params }: Route.LoaderArgs) {
+  await requireExportAccess(request);
+  try {
+    const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : 0;
+    const txt = await exportWorkTxt(id);
+    return new Response(txt.body, {
+      headers: downloadHeaders(txt.filename, `work-${txt.workId}.txt`, "text/plain; charset=utf-8"),
+    });
+  } catch (error) {
+    if (error instanceof DomainError) return textResponse(error.message, error.status);
+    console.error("work TXT export failed", error);
+    return textResponse("导出失败，请重试", 500);
+  }
+}

@@ -1,0 +1,28 @@
+import { useActionData, useLoaderData } from "react-router";
+import { AuthDialog } from "~/components/auth-dialog";
+import { loginAction } from "~/server/auth-actions.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import type { Route } from "./+types/auth-login";
+
+export const meta: Route.MetaFunction = () => [{ title: "登录 - 砚台" }];
+
+/**
+ * The dialog lives on every page as ?auth=login; this path receives its posts. Its loader
+ * must not redirect: it also runs after a failed post without JavaScript, and a redirect
+ * would throw the form's errors away. A plain GET shows the dialog here.
+ */
+export function loader({ request }: Route.LoaderArgs) {
+  return { redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo")) };
+}
+
+export function action({ request, context }: Route.ActionArgs) {
+  return loginAction(request, context);
+}
+
+/** Without JavaScript a failed login lands here and shows the dialog with its errors. */
+export default function LoginPage() {
+  const result = useActionData<typeof action>();
+  const { redirectTo: fromQuery } = useLoaderData<typeof loader>();
+  const redirectTo = safeRedirectPath(result?.initialValue?.redirectTo ?? fromQuery);
+  return <AuthDialog mode="login" redirectTo={redirectTo} lastResult={result} />;
+}

@@ -1,0 +1,25 @@
+import { useActionData, useLoaderData } from "react-router";
+import { AuthDialog } from "~/components/auth-dialog";
+import { registerAction } from "~/server/auth-actions.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import type { Route } from "./+types/auth-register";
+
+export const meta: Route.MetaFunction = () => [{ title: "注册 - 砚台" }];
+
+/** Like /auth/login: no redirect, so a failed post without JavaScript keeps its errors. */
+export function loader({ request }: Route.LoaderArgs) {
+  return { redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo")) };
+}
+
+export function action({ request, context }: Route.ActionArgs) {
+  return registerAction(request, context);
+}
+
+/** Without JavaScript a failed registration lands here and shows the dialog with its errors. */
+export default function RegisterPage() {
+  const result = useActionData<typeof action>();
+  const submission = result && "initialValue" in result ? result : undefined;
+  const { redirectTo: fromQuery } = useLoaderData<typeof loader>();
+  const redirectTo = safeRedirectPath(submission?.initialValue?.redirectTo ?? fromQuery);
+  return <AuthDialog mode="register" redirectTo={redirectTo} lastResult={submission} />;
+}

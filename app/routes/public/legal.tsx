@@ -1,0 +1,31 @@
+import { useLoaderData } from "react-router";
+import { sanitizeRichText } from "~/server/sanitize.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import type { Route } from "./+types/legal";
+
+const PAGES = {
+  terms: { key: "terms_content", title: "用户协议" },
+  privacy: { key: "privacy_content", title: "隐私政策" },
+} as const;
+
+function pageOf(request: Request) {
+  return new URL(request.url).pathname.startsWith("/privacy") ? PAGES.privacy : PAGES.terms;
+}
+
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `${data?.title ?? "用户协议"} - 砚台` }];
+
+/** /terms and /privacy: site configuration HTML, sanitised on the way out. */
+export async function loader({ request }: Route.LoaderArgs) {
+  const page = pageOf(request);
+  const html = sanitizeRichText(await getSiteConfigValue(page.key));
+  return { title: page.title, html };
+}
+
+export default function LegalPage() {
+  const { title, html } = useLoaderData<typeof loader>();
+  return (
+    <article className="prose" aria-label={title}>
+      {html ? <div dangerouslySetInnerHTML={{ __html: html }} /> : <p className="empty-state">暂无内容</p>}
+    </article>
+  );
+}

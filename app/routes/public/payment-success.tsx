@@ -1,0 +1,47 @@
+import { Link, useLoaderData } from "react-router";
+import { getOwnPaymentOrder } from "~/server/payment-orders.server";
+import { requireUser } from "~/server/session.server";
+import type { Route } from "./+types/payment-success";
+
+export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];
+
+/**
+ * The gateway's return page. Its query string proves nothing: the order's state is
+ * read from the database, where only the verified notify marks it paid.
+ */
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const outTradeNo = new URL(request.url).searchParams.get("out_trade_no") ?? "";
+  const order = await getOwnPaymentOrder(user.id, outTradeNo);
+  return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status } };
+}
+
+export default function PaymentSuccess() {
+  const { order } = useLoaderData<typeof loader>();
+  if (!order) {
+    return (
+      <section className="result-page">
+        <h1>未找到订单</h1>
+        <p>没有找到这笔订单，请到积分页查看余额和充值记录。</p>
+        <Link className="btn btn-primary" to="/credits">返回积分页</Link>
+      </section>
+    );
+  }
+  if (order.status === "pending") {
+    return (
+      <section className="result-page">
+        <meta httpEquiv="refresh" content="3" />
+        <h1>正在确认支付结果...</h1>
+        <p>订单 {order.outTradeNo}（{order.amount} 元）尚未收到支付平台的到账通知，本页会自动刷新。</p>
+        <Link className="btn" to="/credits">返回积分页</Link>
+      </section>
+    );
+  }
+  return (
+    <section className="result-page">
+      <h1>支付成功，积分已到账</h1>
+      <p>订单 {order.outTradeNo}：{order.amount} 积分已充入你的账户。</p>
+      <Link className="btn btn-primary" to="/credits">返回积分页</Link>
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import { Form, useLoaderData, useNavigation } from "react-router";
+import { WorkCard } from "~/components/work-card";
+import { Pagination } from "~/components/ui/pagination";
+import { searchWorks } from "~/server/search.server";
+import { getSessionUser } from "~/server/session.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/works";
+
+export const meta: Route.MetaFunction = ({ data }) => [
+  { title: data?.query ? `搜索“${data.query}” - 砚台` : "全部作品 - 砚台" },
+];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const url = new URL(request.url);
+  const user = await getSessionUser(request);
+  const [result, defaultCoverUrl] = await Promise.all([
+    searchWorks({
+      query: url.searchParams.get("q") ?? "",
+      page: parsePage(url.searchParams.get("page")),
+      viewer: user,
+    }),
+    getSiteConfigValue("default_cover_url"),
+  ]);
+  return { ...result, defaultCoverUrl };
+}
+
+export default function WorksSearch() {
+  const { works, total, page, pageCount, query, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
+  const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p) })}`;
+  return (
+    <section className="works-search">
+      <Form method="get" action="/works" className="search-box" role="search">
+        <input
+          type="search"
+          name="q"
+          defaultValue={query}
+          key={query}
+          placeholder="搜索作品标题或简介"
+          aria-label="搜索作品"
+          maxLength={100}
+        />
+        <input type="hidden" name="page" value="1" />
+        <button type="submit" className="btn btn-primary">
+          搜索
+        </button>
+      </Form>
+      {loading ? (
+        <p className="loading" role="status">
+          加载中...
+        </p>
+      ) : null}
+      {query ? (
+        <p className="result-summary">
+          “{query}”的搜索结果，共 {total} 部作品
+        </p>
+      ) : null}
+      {works.length === 0 ? (
+        <p className="empty-state">{query ? "未找到相关作品" : "暂无作品"}</p>
+      ) : (
+        <div className="work-grid">
+          {works.map((work) => (
+            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
+          ))}
+        </div>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+import { count, desc, eq } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { creditTransactions, tokenTransactions } from "~/db/schema";
+import { pageCountOf } from "~/utils/pagination";
+
+/** user-side.md section 9: the credit history shows 10 rows a page (the token history too). */
+export const HISTORY_PAGE_SIZE = 10;
+
+/** One page of the user's credit transactions, newest first (a page past the end shows the last). */
+export async function listCreditHistory(userId: string, page: number) {
+  const where = eq(creditTransactions.userId, userId);
+  const [{ total }] = await db.select({ total: count() }).from(creditTransactions).where(where);
+  const pageCount = pageCountOf(total, HISTORY_PAGE_SIZE);
+  const current = Math.min(page, pageCount);
+  const rows = await db
+    .select({
+      id: creditTransactions.id,
+      amount: creditTransactions.amount,
+      type: creditTransactions.type,
+      description: creditTransactions.description,
+      createdAt: creditTransactions.createdAt,
+    })
+    .from(creditTransactions)
+    .where(where)
+    .orderBy(desc(creditTransactions.createdAt), desc(creditTransactions.id))
+    .limit(HISTORY_PAGE_SIZE)
+    .offset((current - 1) * HISTORY_PAGE_SIZE);
+  return { rows, total, page: current, pageCount };
+}
+
+/** One page of the user's token transactions (grants, exchanges, generations), newest first. */
+export async function listTokenHistory(userId: string, page: number) {
+  const where = eq(tokenTransactions.userId, userId);
+  const [{ total }] = await db.select({ total: count() }).from(tokenTransactions).where(where);
+  const pageCount = pageCountOf(total, HISTORY_PAGE_SIZE);
+  const current = Math.min(page, pageCount);
+  const rows = await db
+    .select({
+      id: tokenTransactions.id,
+      amount: tokenTransactions.amount,
+      type: tokenTransactions.type,
+      description: tokenTransactions.description,
+      promptChars: tokenTransactions.promptChars,
+      outputChars: tokenTransactions.outputChars,
+      model: tokenTransactions.model,
+      createdAt: tokenTransactions.createdAt,
+    })
+    .from(tokenTransactions)
+    .where(where)
+    .orderBy(desc(tokenTransactions.createdAt), desc(tokenTransactions.id))
+    .limit(HISTORY_PAGE_SIZE)
+    .offset((current - 1) * HISTORY_PAGE_SIZE);
+  return { rows, total, page: current, pageCount };
+}

@@ -1,0 +1,173 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Link, redirect, useLoaderData } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { CreditsModal } from "~/components/credits/credits-modal";
+import { ExchangeForm } from "~/components/credits/exchange-form";
+import { CreditHistory, TokenHistory } from "~/components/credits/history";
+import { RedeemForm } from "~/components/credits/redeem-form";
+import { TopUpForm } from "~/components/credits/top-up-form";
+import { FlashMessage } from "~/components/ui/flash-message";
+import { Pagination } from "~/components/ui/pagination";
+import { CREDITS_MESSAGES, creditsActionSchema } from "~/schemas/credits";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/ledger.server";
+import { createPaymentOrder, isOnlinePaymentEnabled, PAYMENT_MESSAGES } from "~/server/payments/epay.server";
+import { DomainError } from "~/server/errors.server";
+import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
+import { requireUser } from "~/server/session.server";
+import { getSiteConfig } from "~/server/site-config.server";
+import { formatTokens } from "~/utils/format";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/credits";
+import { listCreditHistory, listTokenHistory } from "./credits.server";
+
+export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
+
+/** The three forms, each in its dialog; `intent` tells the action which one posted. */
+type Intent = "redeem" | "exchange" | "topup";
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const url = new URL(request.url);
+  const tab = url.searchParams.get("tab") === "tokens" ? "tokens" : "credits";
+  const page = parsePage(url.searchParams.get("page"));
+  const [creditHistory, tokenHistory, config, onlinePayment, ratio, flash] = await Promise.all([
+    tab === "credits" ? listCreditHistory(user.id, page) : null,
+    tab === "tokens" ? listTokenHistory(user.id, page) : null,
+    getSiteConfig(["store_url_v2"] as const),
+    isOnlinePaymentEnabled(),
+    creditsToTokensRatio(),
+    takeFlash(request),
+  ]);
+  const requested = url.searchParams.get("dialog");
+  const dialog: Intent | null =
+    requested === "redeem" || requested === "exchange" || (requested === "topup" && onlinePayment) ? requested : null;
+  const storeUrl = /^https?:\/\//i.test(config.store_url_v2.trim()) ? config.store_url_v2.trim() : "";
+  const history = creditHistory ?? tokenHistory!;
+  return data(
+    {
+      credits: user.credits,
+      tokens: user.tokens,
+      tab,
+      creditRows: creditHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatDateTime(createdAt) })) ?? [],
+      tokenRows: tokenHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatDateTime(createdAt) })) ?? [],
+      page: history.page,
+      pageCount: history.pageCount,
+      onlinePayment,
+      storeUrl,
+      ratio,
+      dialog,
+      notice: flash.notice,
+    },
+    flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
+  );
+}
+
+type ActionReply = { intent: Intent; result: SubmissionResult<string[]> };
+
+function failed(intent: Intent, result: SubmissionResult<string[]>, status: number) {
+  return data<ActionReply>({ intent, result }, { status });
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const formData = await request.formData();
+  const submission = parseWithZod(formData, { schema: creditsActionSchema });
+  const intent = (["redeem", "exchange", "topup"] as const).find((i) => i === formData.get("intent")) ?? "redeem";
+  if (submission.status !== "success") return failed(intent, submission.reply(), 400);
+  const value = submission.value;
+
+  if (value.intent === "redeem") {
+    try {
+      const { amount } = await redeemForUser(user.id, value.code);
+      return redirectWithFlash(request, "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
+    } catch (error) {
+      const { message, status } = redeemErrorMessage(error);
+      return failed(intent, submission.reply({ fieldErrors: { code: [message] } }), status);
+    }
+  }
+
+  if (value.intent === "exchange") {
+    if (value.amount > user.credits) {
+      return failed(intent, submission.reply({ fieldErrors: { amount: [CREDITS_MESSAGES.exchangeTooMuch] } }), 400);
+    }
+    try {
+      const result = await exchangeCreditsForTokens(user.id, value.amount);
+      return redirectWithFlash(request, "/credits?tab=tokens", {
+        kind: "success",
+        text: `兑换成功：${result.credits} 积分已兑换为 ${formatTokens(result.tokens)} Tokens`,
+      });
+    } catch (error) {
+      const { message, status } = exchangeErrorMessage(error);
+      return failed(intent, submission.reply({ formErrors: [message] }), status);
+    }
+  }
+
+  try {
+    const order = await createPaymentOrder(user.id, value.amount, new URL(request.url).origin);
+    return redirect(order.redirectUrl);
+  } catch (error) {
+    if (!(error instanceof DomainError)) console.error("top-up failed", error);
+    const message = error instanceof DomainError ? error.message : PAYMENT_MESSAGES.orderFailed;
+    return failed(intent, submission.reply({ formErrors: [message] }), error instanceof DomainError ? error.status : 500);
+  }
+}
+
+export default function Credits({ actionData }: Route.ComponentProps) {
+  const { credits, tokens, tab, creditRows, tokenRows, page, pageCount, onlinePayment, storeUrl, ratio, dialog, notice } =
+    useLoaderData<typeof loader>();
+  const reply = (intent: Intent) => (actionData && actionData.intent === intent ? actionData.result : undefined);
+  const here = (params: Record<string, string>) => `/credits?${new URLSearchParams({ tab, ...params })}`;
+  const closeHref = tab === "tokens" ? "/credits?tab=tokens" : "/credits";
+  return (
+    <section className="credits-page">
+      <h1>我的积分</h1>
+      <FlashMessage notice={notice} />
+      <div className="balance-cards">
+        <div className="balance-card">
+          <span className="balance-label">积分余额</span>
+          <strong className="balance-value" data-testid="credits-page-balance">{credits}</strong>
+          <div className="balance-actions">
+            {onlinePayment ? (
+              <Link className="btn btn-primary" to={here({ dialog: "topup" })}>在线充值</Link>
+            ) : null}
+            <Link className={onlinePayment ? "btn" : "btn btn-primary"} to={here({ dialog: "redeem" })}>兑换码充值</Link>
+            {storeUrl ? (
+              <a className="btn" href={storeUrl} target="_blank" rel="noopener noreferrer">前往商店</a>
+            ) : null}
+          </div>
+        </div>
+        <div className="balance-card">
+          <span className="balance-label">Tokens 余额</span>
+          <strong className="balance-value" data-testid="tokens-page-balance" title={`${tokens} Tokens`}>{formatTokens(tokens)}</strong>
+          <div className="balance-actions">
+            <Link className="btn" to={here({ dialog: "exchange" })}>积分兑换 Tokens</Link>
+            <span className="muted">1 积分 = {ratio} Tokens</span>
+          </div>
+        </div>
+      </div>
+
+      <nav className="tabs" aria-label="记录">
+        <Link to="/credits" className={tab === "credits" ? "tab active" : "tab"} aria-current={tab === "credits" ? "page" : undefined}>积分记录</Link>
+        <Link to="/credits?tab=tokens" className={tab === "tokens" ? "tab active" : "tab"} aria-current={tab === "tokens" ? "page" : undefined}>Tokens 记录</Link>
+      </nav>
+      {tab === "credits" ? <CreditHistory rows={creditRows} /> : <TokenHistory rows={tokenRows} />}
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => here({ page: String(p) })} />
+
+      {dialog === "redeem" ? (
+        <CreditsModal title="兑换码充值" closeHref={closeHref}>
+          <RedeemForm action={here({ dialog: "redeem" })} lastResult={reply("redeem")} storeUrl={storeUrl} />
+        </CreditsModal>
+      ) : dialog === "exchange" ? (
+        <CreditsModal title="积分兑换 Tokens" closeHref={closeHref}>
+          <ExchangeForm action={here({ dialog: "exchange" })} lastResult={reply("exchange")} balance={credits} ratio={ratio} />
+        </CreditsModal>
+      ) : dialog === "topup" ? (
+        <CreditsModal title="在线充值" closeHref={closeHref}>
+          <TopUpForm action={here({ dialog: "topup" })} lastResult={reply("topup")} />
+        </CreditsModal>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import { data, Outlet, useLoaderData } from "react-router";
+import { AuthDialog, type AuthMode } from "~/components/auth-dialog";
+import { useLiveUpdates } from "~/components/library/use-live-updates";
+import { Sidebar } from "~/components/shell/sidebar";
+import { TopBar } from "~/components/shell/top-bar";
+import { authEmailCookie } from "~/server/auth-flash.server";
+import { getSessionUser } from "~/server/session.server";
+import { getSiteConfig } from "~/server/site-config.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import type { Route } from "./+types/layout";
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const url = new URL(request.url);
+  const [user, site] = await Promise.all([
+    getSessionUser(request),
+    getSiteConfig(["site_title", "logo_url"] as const),
+  ]);
+  const authParam = url.searchParams.get("auth");
+  const auth: AuthMode | null =
+    !user && (authParam === "login" || authParam === "register") ? authParam : null;
+  const prefillEmail = auth === "login" ? await authEmailCookie.parse(request.headers.get("Cookie")) : null;
+  return data({
+    user: user && {
+      id: user.id,
+      email: user.email,
+      nickname: user.nickname,
+      avatarUrl: user.avatarUrl,
+      tokens: user.tokens,
+      credits: user.credits,
+    },
+    site: { title: site.site_title || "砚台", logoUrl: site.logo_url },
+    auth: auth && {
+      mode: auth,
+      redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
+      registered: url.searchParams.get("registered") === "1",
+      prefillEmail: typeof prefillEmail === "string" ? prefillEmail : "",
+    },
+  });
+}
+
+export default function ShellLayout() {
+  const { user, site, auth } = useLoaderData<typeof loader>();
+  // DECISIONS D9: the balance in the top bar (and /following, /purchased) update live.
+  useLiveUpdates(Boolean(user));
+  return (
+    <div className="shell">
+      <input type="checkbox" id="nav-toggle" className="nav-toggle" aria-hidden="true" />
+      <Sidebar site={site} signedIn={Boolean(user)} />
+      <label htmlFor="nav-toggle" className="nav-backdrop" aria-hidden="true" />
+      <div className="shell-main">
+        <TopBar user={user} siteTitle={site.title} />
+        <main className="content">
+          <Outlet />
+        </main>
+        <footer className="site-footer">
+          <a href="/terms">用户协议</a>
+          <a href="/privacy">隐私政策</a>
+          <a href="/refund">退款政策</a>
+        </footer>
+      </div>
+      {auth ? (
+        <AuthDialog
+          mode={auth.mode}
+          redirectTo={auth.redirectTo}
+          registered={auth.registered}
+          prefillEmail={auth.prefillEmail}
+        />
+      ) : null}
+    </div>
+  );
+}
+

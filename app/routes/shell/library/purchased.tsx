@@ -1,0 +1,34 @@
+import { useLoaderData } from "react-router";
+import { LibraryGrid } from "~/components/library/library-grid";
+import { listPurchased } from "~/server/library.server";
+import { requireUser } from "~/server/session.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/purchased";
+
+export const meta: Route.MetaFunction = () => [{ title: "已购买作品 - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const page = parsePage(new URL(request.url).searchParams.get("page"));
+  const [result, defaultCoverUrl] = await Promise.all([listPurchased(user, page), getSiteConfigValue("default_cover_url")]);
+  return { ...result, defaultCoverUrl };
+}
+
+// Live: the shell layout's event stream reloads this page's data when the user's
+// purchases change or a bought work changes (DECISIONS D9).
+export default function Purchased() {
+  const { items, hidden, page, pageCount, defaultCoverUrl } = useLoaderData<typeof loader>();
+  return (
+    <LibraryGrid
+      title="已购买作品"
+      empty="还没有购买的作品"
+      items={items}
+      hidden={hidden}
+      page={page}
+      pageCount={pageCount}
+      path="/purchased"
+      defaultCoverUrl={defaultCoverUrl}
+    />
+  );
+}

@@ -1,0 +1,24 @@
+import { DomainError } from "~/server/errors.server";
+import { parseChapterOrder, parseFrom, READER_MESSAGES, readChapter } from "~/server/reading.server";
+import { getSessionUser } from "~/server/session.server";
+import type { Route } from "./+types/paragraphs";
+
+/**
+ * GET /works/:id/paragraphs?chapter=<order>&from=<index>: the next batch of a chapter
+ * for the reader's progressive loading. The same gates as the page (readChapter): a
+ * paid work's text reaches only its owner and buyers.
+ */
+export async function loader({ request, params }: Route.LoaderArgs) {
+  const url = new URL(request.url);
+  const order = parseChapterOrder(url.searchParams.get("chapter"));
+  if (order === null) return Response.json({ error: READER_MESSAGES.chapterMissing }, { status: 404 });
+  try {
+    const viewer = await getSessionUser(request);
+    const { batch } = await readChapter(Number(params.id), viewer, order, parseFrom(url.searchParams.get("from")));
+    return Response.json(batch, { headers: { "Cache-Control": "private, no-store" } });
+  } catch (error) {
+    if (error instanceof DomainError) return Response.json({ error: error.message }, { status: error.status });
+    console.error("paragraphs failed", error);
+    return Response.json({ error: READER_MESSAGES.loadFailed }, { status: 500 });
+  }
+}

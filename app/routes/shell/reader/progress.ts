@@ -1,0 +1,25 @@
+import { isSameOriginPost } from "~/server/csrf.server";
+import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
+import { getSessionUser } from "~/server/session.server";
+import type { Route } from "./+types/progress";
+
+/** GET is not a thing here (resource routes answer unknown use with 404/405). */
+export function loader() {
+  return new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+/**
+ * POST /works/:id/progress (chapter, paragraph): the reader page saves where the user
+ * is while they scroll. Same-origin only; signed-in users who may read the work only.
+ */
+export async function action({ request, params }: Route.ActionArgs) {
+  if (request.method !== "POST") return new Response(null, { status: 405, headers: { Allow: "POST" } });
+  if (!isSameOriginPost(request)) return new Response(null, { status: 403 });
+  const user = await getSessionUser(request);
+  if (!user) return new Response(null, { status: 401 });
+  const form = await request.formData();
+  const order = parseChapterOrder(String(form.get("chapter") ?? ""));
+  if (order === null) return new Response(null, { status: 400 });
+  const saved = await saveProgressFor(user, Number(params.id), order, parseFrom(String(form.get("paragraph") ?? "")));
+  return new Response(null, { status: saved ? 204 : 404 });
+}

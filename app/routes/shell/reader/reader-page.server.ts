@@ -1,0 +1,161 @@
+import { data, redirect } from "react-router";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { FAVORITE_MESSAGES, setFavorite } from "~/server/favorites.server";
+import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
+import {
+  getProgress,
+  neighbours,
+  paragraphBatch,
+  parseChapterOrder,
+  parseFrom,
+  progressHref,
+  READER_MESSAGES,
+  saveProgress,
+  splitParagraphs,
+  tableOfContents,
+} from "~/server/reading.server";
+import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import { getChapterByOrder } from "~/server/chapters.server";
+import { getWorkForViewer, isFavorited } from "~/server/works.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import { parsePage } from "~/utils/pagination";
+
+/**
+ * The reader page `/works/:id`: the work's header, then either its table of contents or
+ * (with `?chapter=<order>`) one batch of a chapter. Chapter text, previews and the next
+ * batch reach only viewers with `canReadContent` (owner, buyer, or a free work), after
+ * the private (404) and r18 gates of getWorkForViewer.
+ */
+export async function loadReaderPage(request: Request, idParam: string | undefined) {
+  const url = new URL(request.url);
+  const viewer = await getSessionUser(request);
+  const view = await getWorkForViewer(Number(idParam), viewer).catch(asRouteError);
+  const { work, author, isOwner, purchased, gate, canReadContent } = view;
+  const signedIn = Boolean(viewer);
+
+  // An r18 work behind its gate shows no more than its title and author.
+  if (gate !== "ok") {
+    return {
+      gate,
+      work: { id: work.id, title: work.title, authorNickname: author.nickname, rating: work.rating },
+      redirectTo: `/works/${work.id}`,
+    } as const;
+  }
+
+  const header = {
+    id: work.id,
+    userId: work.userId,
+    title: work.title,
+    description: work.description,
+    coverUrl: work.coverUrl,
+    authorNickname: author.nickname,
+    wordCount: work.wordCount,
+    chapterCount: work.chapterCount,
+    type: work.type,
+    status: work.status,
+    visibility: work.visibility,
+    rating: work.rating,
+    isAiGenerated: work.isAiGenerated,
+    price: work.price,
+  };
+  const [defaultCoverUrl, favorited] = await Promise.all([
+    getSiteConfigValue("default_cover_url"),
+    viewer && !isOwner ? isFavorited(viewer.id, work.id) : false,
+  ]);
+  const access = {
+    signedIn,
+    isOwner,
+    purchased,
+    canReadContent,
+    favorited,
+    balance: viewer?.credits ?? 0,
+    // Stays open after buying, so the dialog can show its success state.
+    purchaseOpen: url.searchParams.get("purchase") === "1" && signedIn && !isOwner && work.visibility === "public-vip",
+  };
+  const common = { gate, work: header, defaultCoverUrl, access };
+
+  const order = parseChapterOrder(url.searchParams.get("chapter"));
+  if (order !== null && canReadContent) {
+    const chapter = await getChapterByOrder(work.id, order);
+    if (!chapter) {
+      throw data(READER_MESSAGES.chapterMissing, { status: 404 });
+    }
+    const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
+    const around = await neighbours(work.id, chapter.order);
+    // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
+    // position inside this batch is more precise and is kept.
+    if (viewer) {
+      await saveProgress(viewer.id, work.id, chapter.id, batch.from, {
+        from: batch.from,
+        to: batch.from + Math.max(1, batch.paragraphs.length),
+      });
+    }
+    return {
+      ...common,
+      mode: "chapter" as const,
+      chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
+      batch,
+      prev: around.prev,
+      next: around.next,
+    };
+  }
+
+  const [toc, progress] = await Promise.all([
+    tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc"))),
+    viewer && canReadContent ? getProgress(viewer.id, work.id) : null,
+  ]);
+  return {
+    ...common,
+    mode: "work" as const,
+    toc,
+    progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
+    // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
+    lockedChapter: order !== null && !canReadContent,
+  };
+}
+
+export type ReaderActionData =
+  | { intent: "favorite"; on?: boolean; error?: string }
+  | { intent: "purchase"; ok?: true; already?: boolean; error?: string };
+
+/**
+ * Follow / unfollow and purchase. With JavaScript (`enhanced=1`) the answer is data for
+ * the fetcher; without it, a redirect (POST, redirect, GET) back to the page.
+ */
+export async function handleReaderAction(request: Request, idParam: string | undefined) {
+  const user = await getSessionUser(request);
+  if (!user) throw redirect(loginRedirectUrl(request));
+  const workId = Number(idParam);
+  const form = await request.formData();
+  const enhanced = form.get("enhanced") === "1";
+  const intent = form.get("intent");
+
+  if (intent === "favorite") {
+    const on = form.get("on") === "1";
+    try {
+      await setFavorite(user, workId, on);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return data<ReaderActionData>({ intent: "favorite", error: error.message }, { status: error.status });
+      }
+      console.error("favorite failed", error);
+      return data<ReaderActionData>({ intent: "favorite", error: FAVORITE_MESSAGES.failed }, { status: 500 });
+    }
+    if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
+    return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+  }
+
+  if (intent === "purchase") {
+    try {
+      const result = await purchaseWork(user.id, workId);
+      if (enhanced) return data<ReaderActionData>({ intent: "purchase", ok: true, already: result.status === "already-purchased" });
+      return redirect(`/works/${workId}`);
+    } catch (error) {
+      const { message, status } = purchaseErrorMessage(error);
+      return data<ReaderActionData>({ intent: "purchase", error: message }, { status });
+    }
+  }
+
+  return data<ReaderActionData>({ intent: "favorite", error: "未知操作" }, { status: 400 });
+}

@@ -1,0 +1,188 @@
+import { isRouteErrorResponse, Link, useLoaderData, useLocation, useParams, useRevalidator } from "react-router";
+import { FavoriteButton } from "~/components/library/favorite-button";
+import { ChapterReader } from "~/components/reader/chapter-reader";
+import { LockIcon } from "~/components/reader/lock-icon";
+import { PurchaseDialog } from "~/components/reader/purchase-dialog";
+import { TableOfContents } from "~/components/reader/table-of-contents";
+import { WorkHeader } from "~/components/reader/work-header";
+import { authHref } from "~/components/shell/auth-links";
+import { OwnerControls } from "~/components/works/my-work-card";
+import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./reader-page.server";
+import type { Route } from "./+types/work";
+
+export const meta: Route.MetaFunction = ({ data }) => {
+  if (!data) return [{ title: "作品 - 砚台" }];
+  const chapter = data.gate === "ok" && data.mode === "chapter" ? `${data.chapter.title} - ` : "";
+  return [{ title: `${chapter}${data.work.title} - 砚台` }];
+};
+
+export async function loader({ request, params }: Route.LoaderArgs) {
+  return loadReaderPage(request, params.id);
+}
+
+export async function action({ request, params }: Route.ActionArgs) {
+  return handleReaderAction(request, params.id);
+}
+
+export default function WorkPage({ actionData }: Route.ComponentProps) {
+  const page = useLoaderData<typeof loader>();
+  const location = useLocation();
+
+  if (page.gate !== "ok") {
+    return (
+      <section className="reader reader-gated">
+        <h1>{page.work.title}</h1>
+        <p className="reader-author">作者：{page.work.authorNickname}</p>
+        <div className="gate-notice" role="note">
+          <span className="badge badge-r18">R-18</span>
+          {page.gate === "login-for-r18" ? (
+            <p>
+              该作品含有 R-18 内容，请
+              <Link to={`/works/${page.work.id}?auth=login&redirectTo=${encodeURIComponent(page.redirectTo)}`}>登录</Link>
+              后查看。
+            </p>
+          ) : (
+            <p>
+              该作品含有 R-18 内容。如需查看，请在<Link to="/settings">设置</Link>的“浏览与显示”中开启“显示 R-18 内容”。
+            </p>
+          )}
+        </div>
+      </section>
+    );
+  }
+
+  const { work, access, defaultCoverUrl } = page;
+  const here = `/works/${work.id}`;
+  const locked = !access.canReadContent;
+  const answer = actionData as ReaderActionData | undefined;
+  const purchaseError = answer?.intent === "purchase" ? answer.error : undefined;
+  const favoriteError = answer?.intent === "favorite" ? answer.error : undefined;
+  const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
+
+  return (
+    <section className="reader">
+      {page.mode === "chapter" ? (
+        <>
+          <p className="reader-breadcrumb">
+            <Link to={here}>{work.title}</Link> <span className="muted">/ {work.authorNickname}</span>
+          </p>
+          <ChapterReader
+            key={`${page.chapter.id}:${page.batch.from}`}
+            workId={work.id}
+            chapter={page.chapter}
+            batch={page.batch}
+            prev={page.prev}
+            next={page.next}
+            saveProgress={access.signedIn}
+          />
+        </>
+      ) : (
+        <>
+          <WorkHeader work={work} defaultCoverUrl={defaultCoverUrl}>
+            <div className="reader-actions">
+              {!locked && page.toc.chapters.length > 0 ? (
+                page.progress ? (
+                  <Link className="btn btn-primary" to={page.progress.href} title={page.progress.chapterTitle}>
+                    继续阅读
+                  </Link>
+                ) : (
+                  <Link className="btn btn-primary" to={`${here}?chapter=${page.toc.chapters[0].order}`}>
+                    开始阅读
+                  </Link>
+                )
+              ) : null}
+              {access.isOwner ? null : (
+                <FavoriteButton workId={work.id} favorited={access.favorited} signedIn={access.signedIn} back={here} />
+              )}
+            </div>
+            {access.isOwner ? <OwnerControls work={work} back={here} /> : null}
+            {favoriteError ? (
+              <p className="field-error" role="alert">
+                {favoriteError}
+              </p>
+            ) : null}
+          </WorkHeader>
+          {locked ? (
+            <div className="paywall" data-testid="paywall">
+              <LockIcon size={32} className="paywall-lock" />
+              <div>
+                <p className="paywall-title">
+                  {page.lockedChapter ? "该章节属于付费作品，" : "这是一部付费作品，"}购买后即可阅读全部章节
+                </p>
+                <p className="paywall-price">
+                  价格：<strong>{work.price}</strong> 积分
+                </p>
+              </div>
+              <Link className="btn btn-primary" to={purchaseHref}>
+                购买作品
+              </Link>
+            </div>
+          ) : null}
+          <TableOfContents
+            workId={work.id}
+            chapters={page.toc.chapters}
+            total={page.toc.total}
+            page={page.toc.page}
+            pageCount={page.toc.pageCount}
+            readable={!locked}
+          />
+        </>
+      )}
+      {access.purchaseOpen || purchaseError ? (
+        <PurchaseDialog
+          work={work}
+          balance={access.balance}
+          purchased={access.purchased}
+          closeHref={location.pathname}
+          serverError={purchaseError}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const params = useParams();
+  const location = useLocation();
+  const revalidator = useRevalidator();
+  const inChapter = new URLSearchParams(location.search).has("chapter");
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const message = isRouteErrorResponse(error) && typeof error.data === "string" ? error.data : "";
+
+  if (status === 404 && inChapter && message === "章节不存在") {
+    return (
+      <section className="reader-error">
+        <h1>章节不存在</h1>
+        <p>这个章节不存在或已被删除。</p>
+        <Link className="btn btn-primary" to={`/works/${params.id}`}>
+          返回目录
+        </Link>
+      </section>
+    );
+  }
+  if (status === 404 || status === 400) {
+    return (
+      <section className="reader-error">
+        <h1>作品不存在</h1>
+        <p>{message || "你访问的作品不存在或已被删除。"}</p>
+        <a className="btn btn-primary" href="/">
+          返回首页
+        </a>
+      </section>
+    );
+  }
+  return (
+    <section className="reader-error">
+      <h1>{inChapter ? "章节内容加载失败" : "作品加载失败，请重试"}</h1>
+      <p role="alert">加载失败，请重试</p>
+      <div className="form-actions">
+        <button type="button" className="btn btn-primary" onClick={() => revalidator.revalidate()} disabled={revalidator.state !== "idle"}>
+          {revalidator.state !== "idle" ? "加载中..." : "重试"}
+        </button>
+        <a className="btn" href="/">
+          返回首页
+        </a>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { SettingsSubPage } from "~/components/settings/settings-page";
+import { SETTINGS_MESSAGES } from "~/schemas/settings";
+import { DomainError } from "~/server/errors.server";
+import { redirectWithFlash } from "~/server/flash.server";
+import { fileField, readFormData } from "~/server/form-data.server";
+import { AVATAR_INPUT_MAX_BYTES, ImageError } from "~/server/images.server";
+import { replaceAvatar } from "~/server/profile.server";
+import { requireUser } from "~/server/session.server";
+import type { Route } from "./+types/avatar";
+
+export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  return { avatarUrl: user.avatarUrl, nickname: user.nickname };
+}
+
+/** The upload (plus the multipart overhead) is refused before it is buffered if too large. */
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  try {
+    const form = await readFormData(request, AVATAR_INPUT_MAX_BYTES + 64 * 1024, "头像图片不能超过20MB");
+    const file = fileField(form, "avatar");
+    if (!file) return data({ error: SETTINGS_MESSAGES.avatarRequired }, { status: 400 });
+    await replaceAvatar(user.id, new Uint8Array(await file.arrayBuffer()));
+  } catch (error) {
+    if (error instanceof ImageError) return data({ error: error.message }, { status: 422 });
+    if (error instanceof DomainError) return data({ error: error.message }, { status: error.status });
+    console.error("avatar upload failed", error);
+    return data({ error: "上传失败，请重试" }, { status: 500 });
+  }
+  return redirectWithFlash(request, "/settings", { kind: "success", text: "头像已更新" });
+}
+
+export default function Avatar({ actionData }: Route.ComponentProps) {
+  const { avatarUrl, nickname } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  return (
+    <SettingsSubPage title="修改头像">
+      <div className="avatar-current">
+        {avatarUrl ? (
+          <img src={avatarUrl} alt="当前头像" className="avatar avatar-xl" />
+        ) : (
+          <span className="avatar avatar-xl avatar-letter">{Array.from(nickname)[0] ?? "我"}</span>
+        )}
+      </div>
+      <Form method="post" encType="multipart/form-data">
+        <label className="field">
+          <span>选择图片</span>
+          <input type="file" name="avatar" accept="image/jpeg,image/png,image/webp" />
+          <span className="muted">支持 JPG、PNG、WebP 格式。超过 500KB 的图片会自动压缩（最长边 800 像素）。</span>
+        </label>
+        {actionData?.error ? <p className="form-error" role="alert">{actionData.error}</p> : null}
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "上传中..." : "上传头像"}</button>
+          <Link className="btn" to="/settings">取消</Link>
+        </div>
+      </Form>
+    </SettingsSubPage>
+  );
+}

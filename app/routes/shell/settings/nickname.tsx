@@ -1,0 +1,61 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { SettingsSubPage } from "~/components/settings/settings-page";
+import { NICKNAME_MAX, nicknameSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
+import { redirectWithFlash } from "~/server/flash.server";
+import { updateNickname } from "~/server/profile.server";
+import { requireUser } from "~/server/session.server";
+import type { Route } from "./+types/nickname";
+
+export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  return { nickname: user.nickname };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: nicknameSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    await updateNickname(user.id, submission.value.nickname);
+  } catch (error) {
+    console.error("nickname update failed", error);
+    return data(submission.reply({ formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
+  }
+  return redirectWithFlash(request, "/settings", { kind: "success", text: "昵称已更新" });
+}
+
+export default function Nickname({ actionData }: Route.ComponentProps) {
+  const { nickname } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "nickname",
+    lastResult: actionData,
+    defaultValue: { nickname },
+    constraint: getZodConstraint(nicknameSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: nicknameSchema }),
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <SettingsSubPage title="修改昵称">
+      <Form method="post" {...getFormProps(form)}>
+        <label className="field">
+          <span>昵称</span>
+          <input {...getInputProps(fields.nickname, { type: "text" })} key={fields.nickname.key} required={false} maxLength={NICKNAME_MAX * 2} autoComplete="nickname" autoFocus />
+          <span className="muted">1-{NICKNAME_MAX} 个字符</span>
+          {fields.nickname.errors ? <span className="field-error" role="alert">{fields.nickname.errors[0]}</span> : null}
+        </label>
+        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
+          <Link className="btn" to="/settings">取消</Link>
+        </div>
+      </Form>
+    </SettingsSubPage>
+  );
+}

@@ -1,0 +1,82 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { SettingsSubPage } from "~/components/settings/settings-page";
+import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
+import { passwordChangeSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
+import { DomainError } from "~/server/errors.server";
+import { changePassword } from "~/server/profile.server";
+import { destroyUserSession, requireUser } from "~/server/session.server";
+import type { Route } from "./+types/password";
+
+export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
+
+const HIDE = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireUser(request);
+  return null;
+}
+
+/**
+ * user-side.md section 4: after a password change every session of the user ends (in
+ * changePassword's transaction) and this browser is sent to the login dialog.
+ */
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: passwordChangeSchema });
+  if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
+  try {
+    await changePassword(user.id, submission.value.currentPassword, submission.value.newPassword);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      const field = error.field ?? "currentPassword";
+      return data(submission.reply({ ...HIDE, fieldErrors: { [field]: [error.message] } }), { status: error.status });
+    }
+    console.error("password change failed", error);
+    return data(submission.reply({ ...HIDE, formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
+  }
+  return redirect(`/?auth=login&redirectTo=${encodeURIComponent("/settings")}`, {
+    headers: { "Set-Cookie": await destroyUserSession(request) },
+  });
+}
+
+export default function Password({ actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "password",
+    lastResult: actionData,
+    constraint: getZodConstraint(passwordChangeSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordChangeSchema }),
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <SettingsSubPage title="修改密码">
+      <p className="muted">修改成功后，所有设备上的登录都会失效，需要用新密码重新登录。</p>
+      <Form method="post" {...getFormProps(form)}>
+        <label className="field">
+          <span>当前密码</span>
+          <input {...getInputProps(fields.currentPassword, { type: "password" })} key={fields.currentPassword.key} required={false} autoComplete="current-password" autoFocus />
+          {fields.currentPassword.errors ? <span className="field-error" role="alert">{fields.currentPassword.errors[0]}</span> : null}
+        </label>
+        <label className="field">
+          <span>新密码</span>
+          <input {...getInputProps(fields.newPassword, { type: "password" })} key={fields.newPassword.key} required={false} minLength={undefined} autoComplete="new-password" placeholder={`至少 ${PASSWORD_MIN_LENGTH} 个字符`} />
+          {fields.newPassword.errors ? <span className="field-error" role="alert">{fields.newPassword.errors[0]}</span> : null}
+        </label>
+        <label className="field">
+          <span>确认新密码</span>
+          <input {...getInputProps(fields.confirmPassword, { type: "password" })} key={fields.confirmPassword.key} required={false} autoComplete="new-password" />
+          {fields.confirmPassword.errors ? <span className="field-error" role="alert">{fields.confirmPassword.errors[0]}</span> : null}
+        </label>
+        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "修改密码"}</button>
+          <Link className="btn" to="/settings">取消</Link>
+        </div>
+      </Form>
+    </SettingsSubPage>
+  );
+}

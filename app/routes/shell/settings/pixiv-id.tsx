@@ -1,0 +1,66 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { SettingsSubPage } from "~/components/settings/settings-page";
+import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { redirectWithFlash } from "~/server/flash.server";
+import { getAccountSettings, updatePixivId } from "~/server/profile.server";
+import { requireUser } from "~/server/session.server";
+import type { Route } from "./+types/pixiv-id";
+
+export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const settings = await getAccountSettings(user.id).catch(asRouteError);
+  return { pixivId: settings.pixivId ?? "" };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: pixivIdSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    await updatePixivId(user.id, submission.value.pixivId);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return data(submission.reply({ fieldErrors: { pixivId: [error.message] } }), { status: error.status });
+    }
+    console.error("pixiv id update failed", error);
+    return data(submission.reply({ formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
+  }
+  return redirectWithFlash(request, "/settings", { kind: "success", text: "pixiv ID 已更新" });
+}
+
+export default function PixivId({ actionData }: Route.ComponentProps) {
+  const { pixivId } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "pixiv-id",
+    lastResult: actionData,
+    defaultValue: { pixivId },
+    constraint: getZodConstraint(pixivIdSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: pixivIdSchema }),
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <SettingsSubPage title="设置 pixiv ID">
+      <p className="notice notice-warning" role="note">{SETTINGS_MESSAGES.pixivNotice}</p>
+      <Form method="post" {...getFormProps(form)}>
+        <label className="field">
+          <span>pixiv ID</span>
+          <input {...getInputProps(fields.pixivId, { type: "text" })} key={fields.pixivId.key} required={false} pattern={undefined} maxLength={PIXIV_ID_MAX} autoComplete="off" autoFocus />
+          {fields.pixivId.errors ? <span className="field-error" role="alert">{fields.pixivId.errors[0]}</span> : null}
+        </label>
+        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
+          <Link className="btn" to="/settings">取消</Link>
+        </div>
+      </Form>
+    </SettingsSubPage>
+  );
+}

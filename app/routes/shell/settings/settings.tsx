@@ -1,0 +1,103 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { ReactNode } from "react";
+import { data, Link, useLoaderData } from "react-router";
+import { DisplayToggle } from "~/components/settings/display-toggle";
+import { FlashMessage } from "~/components/ui/flash-message";
+import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
+import { asRouteError } from "~/server/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
+import { requireUser } from "~/server/session.server";
+import type { Route } from "./+types/settings";
+
+export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const tab = new URL(request.url).searchParams.get("tab") === "display" ? "display" : "profile";
+  const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request)]);
+  return data(
+    { tab, settings, notice: flash.notice },
+    flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
+  );
+}
+
+/** 浏览与显示: each toggle posts here. */
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: displayPreferenceSchema });
+  if (submission.status !== "success") {
+    return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: SETTINGS_MESSAGES.saveFailed });
+  }
+  await setDisplayPreference(user.id, submission.value.preference, submission.value.value);
+  return redirectWithFlash(request, "/settings?tab=display", { kind: "success", text: "设置已保存" });
+}
+
+function Row({ to, label, value, testId }: { to?: string; label: string; value: ReactNode; testId?: string }) {
+  const inner = (
+    <>
+      <span className="settings-row-label">{label}</span>
+      <span className="settings-row-value" data-testid={testId}>{value}</span>
+      {to ? <span className="settings-row-arrow" aria-hidden="true">›</span> : null}
+    </>
+  );
+  return to ? (
+    <Link to={to} className="settings-row settings-link">
+      {inner}
+    </Link>
+  ) : (
+    <div className="settings-row">{inner}</div>
+  );
+}
+
+export default function Settings() {
+  const { tab, settings, notice } = useLoaderData<typeof loader>();
+  return (
+    <section className="settings-page">
+      <h1>设置</h1>
+      <FlashMessage notice={notice} />
+      <nav className="tabs" aria-label="设置分类">
+        <Link to="/settings" className={tab === "profile" ? "tab active" : "tab"} aria-current={tab === "profile" ? "page" : undefined}>
+          用户资料
+        </Link>
+        <Link to="/settings?tab=display" className={tab === "display" ? "tab active" : "tab"} aria-current={tab === "display" ? "page" : undefined}>
+          浏览与显示
+        </Link>
+      </nav>
+      {tab === "profile" ? (
+        <div className="settings-card">
+          <Row
+            to="/settings/avatar"
+            label="头像"
+            value={
+              settings.avatarUrl ? (
+                <img src={settings.avatarUrl} alt="当前头像" className="avatar avatar-large" />
+              ) : (
+                <span className="avatar avatar-large avatar-letter">{Array.from(settings.nickname)[0] ?? "我"}</span>
+              )
+            }
+          />
+          <Row to="/settings/nickname" label="昵称" value={settings.nickname} testId="settings-nickname" />
+          <Row label="邮箱" value={settings.email} testId="settings-email" />
+          <Row to="/settings/pixiv-id" label="pixiv ID" value={settings.pixivId ?? <span className="muted">未设置</span>} testId="settings-pixiv-id" />
+          <Row to="/settings/password" label="密码" value={<span className="muted">修改密码</span>} />
+        </div>
+      ) : (
+        <div className="settings-card">
+          <DisplayToggle
+            preference="showR18"
+            label="显示 R-18 内容"
+            hint="开启后，作品列表和搜索结果中会显示 R-18 分级的作品。"
+            checked={settings.showR18}
+          />
+          <DisplayToggle
+            preference="showAi"
+            label="显示 AI 创作的内容"
+            hint="关闭后，作品列表和搜索结果中不再显示标注为 AI 生成的作品。"
+            checked={settings.showAi}
+          />
+        </div>
+      )}
+    </section>
+  );
+}

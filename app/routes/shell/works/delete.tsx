@@ -1,0 +1,44 @@
+import { Form, Link, useActionData, useLoaderData } from "react-router";
+import { asRouteError } from "~/server/errors.server";
+import { handleMyWorksAction } from "~/server/my-works-actions.server";
+import { requireUser } from "~/server/session.server";
+import { getOwnedWork } from "~/server/works.server";
+import type { Route } from "./+types/delete";
+
+export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
+
+/** The confirmation page for deleting without JavaScript. */
+export async function loader({ request, params }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
+  const back = new URL(request.url).searchParams.get("back") ?? "/my-works";
+  return { work: { id: work.id, title: work.title, chapterCount: work.chapterCount }, back: back.startsWith("/my-works") ? back : "/my-works" };
+}
+
+export async function action({ request, params }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  form.set("intent", "delete");
+  form.set("workId", String(params.id));
+  return handleMyWorksAction(user.id, form);
+}
+
+export default function DeleteWork() {
+  const { work, back } = useLoaderData<typeof loader>();
+  const failed = useActionData<typeof action>();
+  const error = failed && "result" in failed ? Object.values(failed.result.error ?? {}).flat()[0] : undefined;
+  return (
+    <section className="confirm-page">
+      <h1>删除作品</h1>
+      <p>
+        确定要删除《{work.title}》吗？它的 {work.chapterCount} 个章节会一起删除，删除后无法恢复。
+      </p>
+      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      <Form method="post">
+        <input type="hidden" name="back" value={back} />
+        <button type="submit" className="btn btn-danger">确认删除</button>{" "}
+        <Link to={back} className="btn">取消</Link>
+      </Form>
+    </section>
+  );
+}

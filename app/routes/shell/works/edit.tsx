@@ -1,0 +1,106 @@
+import { getFormProps, getTextareaProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } from "react-router";
+import { editChapterSchema, WORK_MESSAGES } from "~/schemas/work";
+import { getChapter, getChapterByOrder } from "~/server/chapters.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { requireUser } from "~/server/session.server";
+import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
+import type { Route } from "./+types/edit";
+
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
+
+export async function loader({ request, params }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
+  const heads = work.type === "series" ? await listChapterHeads(work.id) : [];
+  const chosen = Number(new URL(request.url).searchParams.get("chapter"));
+  const chapter =
+    work.type === "single_chapter"
+      ? await getChapterByOrder(work.id, 1)
+      : work.type === "series" && chosen
+        ? await getChapter(work.id, chosen)
+        : null;
+  return {
+    work: { id: work.id, title: work.title, type: work.type },
+    chapters: heads.map((c) => ({ id: c.id, title: c.title, order: c.order })),
+    chapter: chapter && { id: chapter.id, title: chapter.title, content: chapter.content },
+    back: `/my-works?tab=${tabOfVisibility(work.visibility)}`,
+  };
+}
+
+export async function action({ request, params }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: editChapterSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    const workId = Number(params.id);
+    await updateChapterContent(user.id, workId, submission.value.chapterId, submission.value.content);
+    const work = await getOwnedWork(user.id, workId);
+    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+  } catch (error) {
+    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
+    console.error("chapter update failed", error);
+    return data(submission.reply({ formErrors: ["保存失败"] }), { status: 500 });
+  }
+}
+
+export default function EditWork({ actionData }: Route.ComponentProps) {
+  const { work, chapters, chapter, back } = useLoaderData<typeof loader>();
+  const submitGet = useSubmit();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: `edit-${chapter?.id ?? "none"}`,
+    lastResult: actionData,
+    constraint: getZodConstraint(editChapterSchema),
+    defaultValue: { chapterId: chapter ? String(chapter.id) : undefined, content: chapter?.content },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: editChapterSchema }),
+  });
+  return (
+    <section className="edit-work">
+      <h1>编辑《{work.title}》</h1>
+      {work.type === "multi_chapter" ? (
+        <>
+          <p className="notice">{WORK_MESSAGES.multiNotEditable}</p>
+          <Link className="btn" to={back}>返回我的作品</Link>
+        </>
+      ) : (
+        <>
+          {work.type === "series" ? (
+            <Form method="get" className="toolbar">
+              <select name="chapter" defaultValue={chapter?.id ?? ""} aria-label="选择章节" onChange={(e) => submitGet(e.currentTarget.form)}>
+                <option value="">请选择章节</option>
+                {chapters.map((c) => (
+                  <option key={c.id} value={c.id}>第{c.order}章 {c.title}</option>
+                ))}
+              </select>
+              <noscript>
+                <button type="submit" className="btn">选择</button>
+              </noscript>
+            </Form>
+          ) : null}
+          {chapter ? (
+            <Form method="post" {...getFormProps(form)}>
+              <input type="hidden" name="chapterId" value={chapter.id} />
+              {work.type === "series" ? <h2>{chapter.title}</h2> : null}
+              <label className="field">
+                <span>正文</span>
+                <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={24} />
+                {fields.content.errors ? <span className="field-error">{fields.content.errors[0]}</span> : null}
+              </label>
+              {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+              <div className="form-actions">
+                <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+                  {navigation.state === "submitting" ? "保存中..." : "保存"}
+                </button>
+                <Link className="btn" to={back}>取消</Link>
+              </div>
+            </Form>
+          ) : (
+            <p className="muted">请选择要编辑的章节。</p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
+import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { requireUser } from "~/server/session.server";
+import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
+import type { Route } from "./+types/new-chapter";
+
+export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
+
+export async function loader({ request, params }: Route.LoaderArgs) {
+  const user = await requireUser(request);
+  const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
+  return {
+    work: { id: work.id, title: work.title, chapterCount: work.chapterCount },
+    allowed: work.type === "series" && work.status === "ongoing",
+    back: `/my-works?tab=${tabOfVisibility(work.visibility)}`,
+  };
+}
+
+export async function action({ request, params }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  const submission = parseWithZod(await request.formData(), { schema: newChapterSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    const workId = Number(params.id);
+    await addChapter(user.id, workId, submission.value);
+    const work = await getOwnedWork(user.id, workId);
+    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+  } catch (error) {
+    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
+    console.error("add chapter failed", error);
+    return data(submission.reply({ formErrors: ["保存失败"] }), { status: 500 });
+  }
+}
+
+export default function NewChapter({ actionData }: Route.ComponentProps) {
+  const { work, allowed, back } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "new-chapter",
+    lastResult: actionData,
+    constraint: getZodConstraint(newChapterSchema),
+    shouldValidate: "onBlur",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: newChapterSchema }),
+  });
+  return (
+    <section className="edit-work">
+      <h1>为《{work.title}》添加章节</h1>
+      {!allowed ? (
+        <>
+          <p className="notice">{WORK_MESSAGES.onlyOngoing}</p>
+          <Link className="btn" to={back}>返回我的作品</Link>
+        </>
+      ) : (
+        <Form method="post" {...getFormProps(form)}>
+          <p className="muted">这将是第 {work.chapterCount + 1} 章。</p>
+          <label className="field">
+            <span>章节标题</span>
+            <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} maxLength={200} />
+            {fields.title.errors ? <span className="field-error">{fields.title.errors[0]}</span> : null}
+          </label>
+          <label className="field">
+            <span>章节内容</span>
+            <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={20} />
+            {fields.content.errors ? <span className="field-error">{fields.content.errors[0]}</span> : null}
+          </label>
+          {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+          <div className="form-actions">
+            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+              {navigation.state === "submitting" ? "保存中..." : "保存"}
+            </button>
+            <Link className="btn" to={back}>取消</Link>
+          </div>
+        </Form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import { PublishWizard } from "~/components/works/publish-wizard";
+import { publishSchema } from "~/schemas/work";
+import { DomainError } from "~/server/errors.server";
+import { fileField, readFormData } from "~/server/form-data.server";
+import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
+import { requireUser } from "~/server/session.server";
+import { tabOfVisibility } from "~/server/works.server";
+import type { Route } from "./+types/submit";
+
+/** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */
+const UPLOAD_MAX = 26 * 1024 * 1024;
+const TOO_LARGE = "上传的文件过大：TXT 文件不能超过 20MB，封面不能超过 5MB";
+
+export const meta: Route.MetaFunction = () => [{ title: "上传作品 - 砚台" }];
+
+export async function loader({ request }: Route.LoaderArgs) {
+  await requireUser(request);
+  return null;
+}
+
+function formError(message: string, field = "") {
+  return { status: "error" as const, error: { [field]: [message] } };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const user = await requireUser(request);
+  let form: FormData;
+  try {
+    form = await readFormData(request, UPLOAD_MAX, TOO_LARGE);
+  } catch (error) {
+    if (error instanceof DomainError) return data({ result: formError(error.message), preview: null }, { status: error.status });
+    throw error;
+  }
+  const token = String(form.get("importToken") ?? "");
+  const staged = async (): Promise<TxtPreview | null> => (token ? getTxtPreview(user.id, token) : null);
+
+  if (form.get("intent") === "preview-txt") {
+    const submission = parseWithZod(form, { schema: publishSchema });
+    const file = fileField(form, "txt");
+    if (!file) {
+      return data({ result: submission.reply({ fieldErrors: { txt: ["请选择TXT文件"] } }), preview: null }, { status: 400 });
+    }
+    try {
+      const preview = await previewTxt(user.id, file, String(form.get("separator") ?? ""));
+      return { result: submission.reply({ resetForm: false }), preview };
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return data({ result: submission.reply({ fieldErrors: { txt: [error.message] } }), preview: null }, { status: error.status });
+      }
+      throw error;
+    }
+  }
+
+  const submission = parseWithZod(form, { schema: publishSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply(), preview: await staged() }, { status: 400 });
+  }
+  try {
+    const work = await publishWork(user.id, submission.value, {
+      cover: fileField(form, "cover"),
+      txt: fileField(form, "txt"),
+    });
+    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return data(
+        { result: submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } }), preview: await staged() },
+        { status: error.status },
+      );
+    }
+    console.error("publish failed", error);
+    return data({ result: submission.reply({ formErrors: ["作品创建失败，请重试"] }), preview: await staged() }, { status: 500 });
+  }
+}
+
+export default function SubmitPage({ actionData }: Route.ComponentProps) {
+  return (
+    <section className="submit-page">
+      <h1>上传作品</h1>
+      <p className="desktop-only-notice">仅支持在电脑上上传作品</p>
+      <div className="desktop-only">
+        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,274 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import {
+  characterSchema,
+  draftSchema,
+  normalizeLines,
+  plotContentSchema,
+  plotSchema,
+  projectNameSchema,
+  sourceSchema,
+  themeSchema,
+  WRITING_MESSAGES,
+} from "~/schemas/writing";
+import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
+import { AiError } from "~/server/ai/errors.server";
+import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
+import { DomainError } from "~/server/errors.server";
+import { readFormData } from "~/server/form-data.server";
+import { requireUser } from "~/server/session.server";
+import {
+  applyEditsBeforeGeneration,
+  createProject,
+  deleteCharacter,
+  deletePlot,
+  deleteProject,
+  DEFAULT_PROJECT_NAMES,
+  getVersion,
+  listProjects,
+  listVersions,
+  loadWorkspace,
+  movePlot,
+  renameProject,
+  reorderPlots,
+  saveCharacter,
+  saveDraft,
+  savePlot,
+  savePlotContent,
+  saveTheme,
+  useVersion,
+  type WritingKind,
+} from "~/server/writing.server";
+
+/**
+ * The loader and action shared by /free-writing and /short-writing. Everything the page
+ * shows is in the URL (project, tab, selected plot, the form or confirmation open, the
+ * version viewed or compared), so every control is a link or a form that works without
+ * JavaScript; with it, the same links navigate client-side and 生成 streams.
+ */
+export const PATHS: Record<WritingKind, string> = { free: "/free-writing", short: "/short-writing" };
+
+const param = (url: URL, name: string) => url.searchParams.get(name) ?? "";
+
+/**
+ * The largest form: a draft of 200,000 characters, which a form without JavaScript sends
+ * URL-encoded (9 bytes for a Chinese character), with room to spare.
+ */
+const MAX_BODY_BYTES = 4_000_000;
+
+/** The page URL for a project (and plot, tab), after a form post. */
+function pageUrl(kind: WritingKind, projectId?: string, extra: Record<string, string | undefined> = {}): string {
+  const search = new URLSearchParams();
+  if (projectId) search.set("project", projectId);
+  for (const [k, v] of Object.entries(extra)) if (v) search.set(k, v);
+  const query = search.toString();
+  return `${PATHS[kind]}${query ? `?${query}` : ""}`;
+}
+
+export async function writingLoader(request: Request, kind: WritingKind) {
+  const user = await requireUser(request);
+  const url = new URL(request.url);
+  const projects = await listProjects(user.id, kind);
+  const projectId = param(url, "project");
+  if (!projectId && projects.length > 0) throw redirect(pageUrl(kind, projects[0].id));
+  const base = { kind, balance: user.tokens, projects: projects.map((p) => ({ id: p.id, name: p.name })) };
+  if (!projectId) return { ...base, workspace: null };
+
+  let workspace;
+  try {
+    workspace = await loadWorkspace(user.id, projectId, kind);
+  } catch (error) {
+    if (error instanceof DomainError && error.status === 404) throw redirect(PATHS[kind]);
+    throw error;
+  }
+  const { project, characters, plots } = workspace;
+  const plot = plots.find((p) => p.id === param(url, "plot")) ?? null;
+  const versions = plot ? await listVersions(user.id, project.id, plot.id) : [];
+  const ownVersion = async (id: string) => {
+    if (!plot || !id) return null;
+    const v = await getVersion(user.id, project.id, id).catch(() => null);
+    return v && v.plotId === plot.id ? { id: v.id, content: v.content, createdAt: v.createdAt, kind: v.kind, model: v.model, tokensCharged: v.tokensCharged } : null;
+  };
+  const [viewed, compareA, compareB, generated] = await Promise.all([
+    ownVersion(param(url, "version")),
+    ownVersion(param(url, "a")),
+    ownVersion(param(url, "b")),
+    ownVersion(param(url, "generated")),
+  ]);
+
+  // The estimated prompt cost beside the balance, or what stands in the way of 生成.
+  let estimate: { promptTokens: number } | { blocked: string } | null = null;
+  if (plot) {
+    try {
+      estimate = { promptTokens: (await prepareGeneration(user.id, project.id, plot.id, kind)).promptTokens };
+    } catch (error) {
+      if (error instanceof DomainError || error instanceof AiError) estimate = { blocked: error.message };
+      else throw error;
+    }
+  }
+
+  return {
+    ...base,
+    workspace: {
+      project: {
+        id: project.id,
+        name: project.name,
+        theme: project.theme,
+        draft: project.draft,
+        sourceTitle: project.sourceTitle,
+        sourceWorkId: project.sourceWorkId,
+        analyzedAt: project.analyzedAt,
+      },
+      characters: characters.map((c) => ({ id: c.id, name: c.name, personality: c.personality, appearance: c.appearance, other: c.other })),
+      plots: plots.map((p) => ({
+        id: p.id,
+        title: p.title,
+        summary: p.summary,
+        environment: p.environment,
+        expectedWords: p.expectedWords,
+        additionalNotes: p.additionalNotes,
+        characterIds: p.characterIds,
+        content: p.content,
+        currentVersionId: p.currentVersionId,
+      })),
+      selectedPlotId: plot?.id ?? null,
+      versions,
+      viewed,
+      compare: compareA && compareB ? { a: compareA, b: compareB } : null,
+      generated: generated && generated.kind === "generation" ? { tokensCharged: generated.tokensCharged } : null,
+      estimate,
+      sources: kind === "short" ? await listSourceWorks(user, param(url, "sourceQ")) : [],
+    },
+  };
+}
+
+export type WritingLoaderData = Awaited<ReturnType<typeof writingLoader>>;
+
+export interface WritingActionData {
+  intent: string;
+  result?: SubmissionResult<string[]>;
+  error?: string;
+  ok?: boolean;
+}
+
+function failed(intent: string, error: unknown, fallback: string = WRITING_MESSAGES.saveFailed) {
+  if (error instanceof DomainError) return data<WritingActionData>({ intent, error: error.message }, { status: error.status });
+  if (error instanceof AiError) return data<WritingActionData>({ intent, error: error.message }, { status: error.httpStatus });
+  console.error(`writing action ${intent} failed`, error);
+  return data<WritingActionData>({ intent, error: fallback }, { status: 500 });
+}
+
+export async function writingAction(request: Request, kind: WritingKind) {
+  const user = await requireUser(request);
+  let form: FormData;
+  try {
+    form = await readFormData(request, MAX_BODY_BYTES, "提交的内容过大");
+  } catch (error) {
+    return failed("", error);
+  }
+  const intent = String(form.get("intent") ?? "");
+  const projectId = String(form.get("projectId") ?? "");
+  const plot = String(form.get("selectedPlotId") ?? "") || undefined;
+  const tab = form.get("tab") === "draft" ? "draft" : undefined;
+  const back = (extra: Record<string, string | undefined> = {}) => redirect(pageUrl(kind, projectId, { plot, tab, ...extra }));
+  const fetcherOk = () => (form.get("fetcher") === "1" ? data<WritingActionData>({ intent, ok: true }) : back());
+
+  try {
+    switch (intent) {
+      case "create-project": {
+        const submission = parseWithZod(form, { schema: projectNameSchema });
+        const name = submission.status === "success" ? submission.value.name : DEFAULT_PROJECT_NAMES[kind];
+        const project = await createProject(user.id, kind, name);
+        return redirect(pageUrl(kind, project.id));
+      }
+      case "rename-project": {
+        const submission = parseWithZod(form, { schema: projectNameSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await renameProject(user.id, projectId, submission.value.name);
+        return back();
+      }
+      case "delete-project":
+        await deleteProject(user.id, projectId);
+        return redirect(PATHS[kind]);
+      case "save-theme": {
+        const submission = parseWithZod(form, { schema: themeSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await saveTheme(user.id, projectId, submission.value.theme);
+        return fetcherOk();
+      }
+      case "save-draft": {
+        const submission = parseWithZod(form, { schema: draftSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await saveDraft(user.id, projectId, submission.value.draft);
+        return fetcherOk();
+      }
+      case "save-character": {
+        const submission = parseWithZod(form, { schema: characterSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await saveCharacter(user.id, projectId, submission.value);
+        return back();
+      }
+      case "delete-character":
+        await deleteCharacter(user.id, projectId, String(form.get("characterId") ?? ""));
+        return back();
+      case "save-plot": {
+        const submission = parseWithZod(form, { schema: plotSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        const plotId = await savePlot(user.id, projectId, submission.value);
+        return back({ plot: plotId });
+      }
+      case "delete-plot": {
+        const plotId = String(form.get("plotId") ?? "");
+        await deletePlot(user.id, projectId, plotId);
+        return back({ plot: plot === plotId ? "" : plot });
+      }
+      case "move-plot":
+        await movePlot(user.id, projectId, String(form.get("plotId") ?? ""), form.get("direction") === "up" ? "up" : "down");
+        return back();
+      case "reorder-plots":
+        await reorderPlots(user.id, projectId, String(form.get("order") ?? "").split(",").filter(Boolean));
+        return fetcherOk();
+      case "save-content": {
+        const submission = parseWithZod(form, { schema: plotContentSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await savePlotContent(user.id, projectId, submission.value.plotId, submission.value.content);
+        return back({ plot: submission.value.plotId });
+      }
+      case "use-version": {
+        const plotId = await useVersion(user.id, projectId, String(form.get("versionId") ?? ""));
+        return back({ plot: plotId });
+      }
+      case "generate":
+        return await generateWithoutJavaScript(request, user.id, kind, projectId, form);
+      case "analyze": {
+        if (kind !== "short") break;
+        const submission = parseWithZod(form, { schema: sourceSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        await analyzeSource(user, projectId, submission.value, request.signal);
+        return back({ plot: "" });
+      }
+    }
+  } catch (error) {
+    return failed(intent, error, intent === "analyze" ? "AI分析失败" : undefined);
+  }
+  return data<WritingActionData>({ intent, error: "未知操作" }, { status: 400 });
+}
+
+/**
+ * 生成 without JavaScript: the same generation as /api/generate, run to completion
+ * before the page answers; then the page shows the plot's new text and its charge.
+ */
+async function generateWithoutJavaScript(request: Request, userId: string, kind: WritingKind, projectId: string, form: FormData) {
+  const plotId = String(form.get("plotId") ?? "") || undefined;
+  const content = form.get("content");
+  try {
+    if (typeof content === "string") await applyEditsBeforeGeneration(userId, projectId, plotId, { content: normalizeLines(content) });
+    const generation = await startGeneration(userId, { projectId, plotId }, request.signal, kind);
+    const result = await generation.run(() => {});
+    return redirect(pageUrl(kind, projectId, { plot: plotId, generated: result.versionId ?? undefined, notice: result.reason === "complete" ? undefined : result.reason }));
+  } catch (error) {
+    const { message, status } = generationErrorResponse(error);
+    return data<WritingActionData>({ intent: "generate", error: message }, { status });
+  }
+}

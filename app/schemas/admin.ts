@@ -1,0 +1,263 @@
+import { z } from "zod";
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "./auth";
+
+/**
+ * Schemas of the administrator back office (admin.md sections 5 and 8), shared by the
+ * forms (Conform on the client) and the actions (on the server).
+ */
+
+export const ADMIN_MESSAGES = {
+  wrongPassword: "密码错误",
+  tooManyAttempts: "尝试次数过多，请稍后再试",
+  passwordChanged: "密码修改成功",
+  currentPasswordWrong: "当前密码错误",
+  saved: "保存成功",
+  saveFailed: "保存失败，请重试",
+  deleted: "删除成功",
+  deleteFailed: "删除失败，请重试",
+  loadFailed: "加载失败，请重试",
+  uploadFailed: "上传失败，请重试",
+  exportFailed: "导出失败，请重试",
+  setFailed: "设置失败，请重试",
+  testFailed: "测试失败，请重试",
+  createFailed: "创建失败，请重试",
+  setDefault: "已设为默认",
+  promptCode: "请输入提示词代码",
+  promptTitle: "请输入提示词标题",
+  promptSystem: "请输入系统提示词",
+  promptUser: "请输入用户提示词",
+  promptCodeExists: "提示词代码已存在",
+  apiConfigIncomplete: "请填写完整信息",
+  apiTestIncomplete: "请填写接口地址和API密钥",
+  apiConnectionFailed: "API连接失败，请检查配置",
+  apiInvalidFormat: "API响应格式无效",
+  apiConnected: "API连接成功",
+  chatTestFailed: "云端API连接失败",
+  chatTestOk: "测试成功，API响应正常",
+  ratio: "请输入有效的积分兑换比例",
+  initialTokens: "请输入有效的初始Tokens数量",
+  gatewayUrl: "请输入支付网关地址",
+  merchantPid: "请输入商户PID",
+  merchantKey: "请输入商户密钥",
+  codesGenerated: "兑换码生成成功！",
+  noUnusedCodes: "暂无未使用的兑换码",
+  quantity: "请输入1到100之间的数量",
+  denomination: "请选择有效的面额",
+  workMissing: "无法加载导出：作品不存在",
+  noChapters: "未找到章节内容",
+  workEmpty: "作品内容为空",
+  nickname: "请输入昵称",
+  userMissing: "用户不存在",
+  balance: "请输入有效的积分余额（不小于0的整数）",
+  unauthorized: "请先登录管理后台",
+  tokenName: "请输入令牌名称",
+} as const;
+
+const requiredText = (message: string, max: number, maxMessage = `不能超过${max}个字符`) =>
+  z.string({ error: message }).trim().min(1, message).max(max, maxMessage);
+
+const password = (message: string) =>
+  z
+    .string({ error: message })
+    .min(1, message)
+    .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, "密码过长");
+
+/** /xbbadmin: e-mail and password against the admins table. */
+export const adminLoginSchema = z.object({
+  email: z
+    .string({ error: "请输入邮箱" })
+    .trim()
+    .min(1, "请输入邮箱")
+    .max(254, "邮箱地址过长")
+    .transform((v) => v.toLowerCase()),
+  password: password("请输入密码"),
+  redirectTo: z.string().max(2000).optional(),
+});
+
+/** A new password: non-empty (admin.md 5) and at least as long as a user's. */
+export const newPasswordField = password("请输入新密码").refine(
+  (v) => v.length >= PASSWORD_MIN_LENGTH,
+  `密码至少需要 ${PASSWORD_MIN_LENGTH} 个字符`,
+);
+
+export const adminPasswordSchema = z
+  .object({
+    currentPassword: password("请输入当前密码"),
+    newPassword: newPasswordField,
+    confirmPassword: z.string({ error: "请再次输入新密码" }).min(1, "请再次输入新密码"),
+  })
+  .refine((v) => v.newPassword === v.confirmPassword, {
+    path: ["confirmPassword"],
+    message: "两次输入的密码不一致",
+  });
+
+/** A whole number typed into a form, checked as text first so "1.5" and "1e3" fail. */
+const wholeNumber = (message: string, min: number, max: number) =>
+  z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d{1,15}$/, message)
+    .transform(Number)
+    .pipe(z.number().int(message).min(min, message).max(max, message));
+
+export const MAX_BALANCE = 1_000_000_000;
+
+export const nicknameSchema = z.object({
+  intent: z.literal("nickname"),
+  nickname: requiredText(ADMIN_MESSAGES.nickname, 30, "昵称不能超过30个字符"),
+});
+export const balanceSchema = z.object({ intent: z.literal("balance"), balance: wholeNumber(ADMIN_MESSAGES.balance, 0, MAX_BALANCE) });
+export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
+export const userActionSchema = z.discriminatedUnion("intent", [nicknameSchema, balanceSchema, resetPasswordSchema]);
+
+export const PROMPT_TYPES = ["free", "imitate", "continue"] as const;
+export const PROMPT_TYPE_LABELS: Record<(typeof PROMPT_TYPES)[number], string> = {
+  free: "自由创作",
+  imitate: "短篇仿写",
+  continue: "连载续写",
+};
+/** The {|id|} placeholders substituted at generation (admin.md section 3). */
+export const PROMPT_VARIABLES: { id: string; label: string }[] = [
+  { id: "synopsis", label: "故事梗概" },
+  { id: "character-setting", label: "角色设定" },
+  { id: "outline", label: "整体大纲" },
+  { id: "key-moment", label: "本段情节" },
+  { id: "expected-word-count", label: "期望字数" },
+  { id: "key-character", label: "出场角色" },
+  { id: "key-stage", label: "场景与环境" },
+  { id: "additional-information", label: "补充说明" },
+];
+
+const checkbox = z
+  .union([z.literal("on"), z.literal("true"), z.literal("1")])
+  .optional()
+  .transform((v) => v !== undefined);
+
+export const promptSchema = z.object({
+  code: requiredText(ADMIN_MESSAGES.promptCode, 50, "提示词代码不能超过50个字符"),
+  title: requiredText(ADMIN_MESSAGES.promptTitle, 200, "提示词标题不能超过200个字符"),
+  systemContent: requiredText(ADMIN_MESSAGES.promptSystem, 50_000, "系统提示词过长"),
+  userContent: requiredText(ADMIN_MESSAGES.promptUser, 50_000, "用户提示词过长"),
+  type: z.enum(PROMPT_TYPES, { error: "请选择提示词类型" }).default("free"),
+  isSystem: checkbox,
+});
+export type PromptInput = z.infer<typeof promptSchema>;
+
+export const promptActionSchema = z.discriminatedUnion("intent", [
+  promptSchema.extend({ intent: z.literal("create") }),
+  promptSchema.extend({ intent: z.literal("update"), id: z.coerce.number().int().positive() }),
+  z.object({ intent: z.literal("delete"), id: z.coerce.number().int().positive() }),
+]);
+
+export const API_PROVIDERS = ["openai", "gemini"] as const;
+export const MODEL_PLACEHOLDERS: Record<(typeof API_PROVIDERS)[number], string> = {
+  openai: "gpt-4-turbo-preview",
+  gemini: "gemini-pro",
+};
+
+const optionalText = (max: number) => z.string().trim().max(max, `不能超过${max}个字符`).optional().default("");
+
+/**
+ * An API config as typed: name, endpoint and key required (key optional when editing: a
+ * blank key keeps the stored one, which is never sent to the browser).
+ */
+const apiConfigFields = {
+  name: optionalText(100),
+  provider: z.enum(API_PROVIDERS, { error: "请选择服务商" }).default("openai"),
+  endpoint: optionalText(2000),
+  apiKey: optionalText(2000),
+  model: optionalText(200),
+};
+
+export const apiConfigActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("create"), ...apiConfigFields }),
+  z.object({ intent: z.literal("update"), id: z.uuid(), ...apiConfigFields }),
+  z.object({ intent: z.literal("test"), id: z.uuid().optional().or(z.literal("").transform(() => undefined)), ...apiConfigFields }),
+  z.object({ intent: z.literal("delete"), id: z.uuid() }),
+  z.object({ intent: z.literal("set-default"), id: z.uuid() }),
+]);
+
+export const PAYMENT_METHODS = ["redeem_code", "payment_api"] as const;
+
+const httpUrl = (message: string) =>
+  z
+    .string()
+    .trim()
+    .max(2000, "地址过长")
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, message);
+
+export const paymentMethodSchema = z.object({
+  method: z.enum(PAYMENT_METHODS, { error: "请选择支付方式" }),
+  storeUrl: z
+    .string()
+    .trim()
+    .max(2000, "地址过长")
+    .optional()
+    .default("")
+    .refine((v) => v === "" || httpUrl("").safeParse(v).success, "请输入有效的商店链接（http或https开头）"),
+});
+
+/** The merchant key may be left blank to keep the stored one (it is never shown again). */
+export const paymentApiSchema = z.object({
+  gatewayUrl: z
+    .string({ error: ADMIN_MESSAGES.gatewayUrl })
+    .trim()
+    .min(1, ADMIN_MESSAGES.gatewayUrl)
+    .pipe(httpUrl("请输入有效的支付网关地址（http或https开头）")),
+  merchantPid: requiredText(ADMIN_MESSAGES.merchantPid, 100),
+  merchantKey: z.string().trim().max(500, "商户密钥过长").optional().default(""),
+});
+
+export const tokensSchema = z.object({
+  ratio: wholeNumber(ADMIN_MESSAGES.ratio, 1, 1_000_000_000),
+  initialTokens: wholeNumber(ADMIN_MESSAGES.initialTokens, 0, 1_000_000_000_000),
+});
+
+export const SITE_DESCRIPTION_MAX = 2000;
+export const LEGAL_CONTENT_MAX = 200_000;
+
+export const descriptionSchema = z.object({
+  description: z.string().max(SITE_DESCRIPTION_MAX, `站点简介不能超过${SITE_DESCRIPTION_MAX}个字符`).default(""),
+});
+
+export const legalSchema = z.object({
+  content: z.string().max(LEGAL_CONTENT_MAX, "内容过长").default(""),
+});
+
+export const CODE_DENOMINATIONS = [10, 20, 50, 100] as const;
+export const CODE_BATCH_MAX = 100;
+
+export const generateCodesSchema = z.object({
+  quantity: wholeNumber(ADMIN_MESSAGES.quantity, 1, CODE_BATCH_MAX),
+  amount: z
+    .string({ error: ADMIN_MESSAGES.denomination })
+    .refine((v) => (CODE_DENOMINATIONS as readonly number[]).includes(Number(v)) && /^\d+$/.test(v), ADMIN_MESSAGES.denomination)
+    .transform(Number),
+});
+
+export const CODE_STATUS_FILTERS = ["all", "unused", "used"] as const;
+export type CodeStatusFilter = (typeof CODE_STATUS_FILTERS)[number];
+
+export const chatTestSchema = z.object({
+  endpoint: z.string({ error: ADMIN_MESSAGES.apiTestIncomplete }).trim().min(1, ADMIN_MESSAGES.apiTestIncomplete).max(2000),
+  apiKey: z.string({ error: ADMIN_MESSAGES.apiTestIncomplete }).trim().min(1, ADMIN_MESSAGES.apiTestIncomplete).max(2000),
+  model: z.string().trim().max(200).optional().default("qwen-plus").transform((v) => v || "qwen-plus"),
+});
+
+export const API_TOKEN_EXPIRY_DAYS = ["30", "90", "365", "never"] as const;
+
+export const apiTokenActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("create"),
+    name: requiredText(ADMIN_MESSAGES.tokenName, 100, "令牌名称不能超过100个字符"),
+    expiresIn: z.enum(API_TOKEN_EXPIRY_DAYS, { error: "请选择有效期" }).default("90"),
+  }),
+  z.object({ intent: z.literal("revoke"), id: z.coerce.number().int().positive() }),
+]);

@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+export const PASSWORD_MIN_LENGTH = 8;
+/** Limited in bytes: scrypt cost is per byte and a Chinese character is 3 bytes. */
+export const PASSWORD_MAX_BYTES = 256;
+
+const email = z
+  .string({ error: "请输入邮箱" })
+  .trim()
+  .min(1, "请输入邮箱")
+  .max(254, "邮箱地址过长")
+  .pipe(z.email({ error: "请输入有效的邮箱地址" }))
+  .transform((v) => v.toLowerCase());
+
+const password = z
+  .string({ error: "请输入密码" })
+  .min(1, "请输入密码")
+  .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, "密码过长");
+
+export const redirectToField = z.string().max(2000).optional();
+
+export const loginSchema = z.object({
+  email,
+  password,
+  redirectTo: redirectToField,
+});
+
+export const registerSchema = z.object({
+  email,
+  password: password.refine(
+    (v) => v.length >= PASSWORD_MIN_LENGTH,
+    `密码至少需要 ${PASSWORD_MIN_LENGTH} 个字符`,
+  ),
+  redirectTo: redirectToField,
+});
+
+/** Password rule shared by registration, password change and admin reset. */
+export const newPasswordSchema = registerSchema.shape.password;

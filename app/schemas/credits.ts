@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/** user-side.md sections 5 and 8: the credits page's messages. */
+export const CREDITS_MESSAGES = {
+  redeemRequired: "请输入兑换码",
+  redeemFailed: "兑换失败，请重试",
+  exchangeAmount: "请输入有效的兑换数量（至少1积分的整数）",
+  exchangeTooMuch: "兑换数量不能超过当前积分余额",
+  topUpAmount: "请输入有效的充值金额",
+  topUpTooMuch: "单次充值金额不能超过50000元",
+} as const;
+
+/** The largest single online top-up, in yuan (1 yuan = 1 credit). */
+export const TOP_UP_MAX = 50_000;
+/** Longer than any code; a pasted paragraph is refused before it reaches the database. */
+export const REDEEM_CODE_MAX = 32;
+
+/**
+ * A whole number typed into a form: digits only, so "1.5", "1e12", "-5", " 0x10" and
+ * text are refused by the same rule on the client and the server, never coerced.
+ */
+function wholeNumber(message: string) {
+  return z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d{1,15}$/, message)
+    .transform(Number)
+    .refine((n) => n >= 1, message);
+}
+
+export const redeemSchema = z.object({
+  intent: z.literal("redeem"),
+  code: z
+    .string({ error: CREDITS_MESSAGES.redeemRequired })
+    .trim()
+    .min(1, CREDITS_MESSAGES.redeemRequired)
+    .max(REDEEM_CODE_MAX, "兑换码不存在"),
+});
+
+/** The upper bound (the credits balance) is checked by the page and, always, by the server. */
+export const exchangeSchema = z.object({
+  intent: z.literal("exchange"),
+  amount: wholeNumber(CREDITS_MESSAGES.exchangeAmount),
+});
+
+export const topUpSchema = z.object({
+  intent: z.literal("topup"),
+  amount: wholeNumber(CREDITS_MESSAGES.topUpAmount).refine((n) => n <= TOP_UP_MAX, CREDITS_MESSAGES.topUpTooMuch),
+});
+
+/** The three forms of /credits share one action, told apart by `intent`. */
+export const creditsActionSchema = z.discriminatedUnion("intent", [redeemSchema, exchangeSchema, topUpSchema]);
+
+/** Whether `value` (as typed) is an exchange amount the balance allows. */
+export function isValidExchangeAmount(value: string, balance: number): boolean {
+  const parsed = exchangeSchema.shape.amount.safeParse(value);
+  return parsed.success && parsed.data <= balance;
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { newPasswordSchema, PASSWORD_MAX_BYTES } from "./auth";
+
+export const NICKNAME_MAX = 30;
+export const PIXIV_ID_MAX = 32;
+
+/** user-side.md sections 5 and 8: the settings pages' messages. */
+export const SETTINGS_MESSAGES = {
+  nicknameRequired: "请输入昵称",
+  nicknameTooLong: `昵称不能超过${NICKNAME_MAX}个字符`,
+  pixivRequired: "请输入pixiv ID",
+  pixivFormat: "pixiv ID只能包含字母、数字、下划线和连字符",
+  pixivTooLong: `pixiv ID不能超过${PIXIV_ID_MAX}个字符`,
+  pixivTaken: "此pixiv ID已被使用",
+  pixivNotice: "设置后30天内无法再次修改，且旧的pixiv ID将无法再被使用。",
+  currentPasswordRequired: "请输入当前密码",
+  currentPasswordWrong: "当前密码错误",
+  newPasswordRequired: "请输入新密码",
+  confirmRequired: "请再次输入新密码",
+  passwordsDiffer: "两次输入的新密码不一致",
+  avatarRequired: "请选择头像图片",
+  saveFailed: "保存失败，请重试",
+  loadFailed: "加载失败，请重试",
+} as const;
+
+/** Counted in characters as a person sees them (an emoji is one), after trimming. */
+export const nicknameSchema = z.object({
+  nickname: z
+    .string({ error: SETTINGS_MESSAGES.nicknameRequired })
+    .trim()
+    .min(1, SETTINGS_MESSAGES.nicknameRequired)
+    .refine((v) => Array.from(v).length <= NICKNAME_MAX, SETTINGS_MESSAGES.nicknameTooLong),
+});
+
+export const pixivIdSchema = z.object({
+  pixivId: z
+    .string({ error: SETTINGS_MESSAGES.pixivRequired })
+    .trim()
+    .min(1, SETTINGS_MESSAGES.pixivRequired)
+    .max(PIXIV_ID_MAX, SETTINGS_MESSAGES.pixivTooLong)
+    .regex(/^[A-Za-z0-9_-]+$/, SETTINGS_MESSAGES.pixivFormat),
+});
+
+export const passwordChangeSchema = z
+  .object({
+    currentPassword: z
+      .string({ error: SETTINGS_MESSAGES.currentPasswordRequired })
+      .min(1, SETTINGS_MESSAGES.currentPasswordRequired)
+      .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, SETTINGS_MESSAGES.currentPasswordWrong),
+    newPassword: z
+      .string({ error: SETTINGS_MESSAGES.newPasswordRequired })
+      .min(1, SETTINGS_MESSAGES.newPasswordRequired)
+      .pipe(newPasswordSchema),
+    confirmPassword: z.string({ error: SETTINGS_MESSAGES.confirmRequired }).min(1, SETTINGS_MESSAGES.confirmRequired),
+  })
+  .refine((v) => v.newPassword === v.confirmPassword, {
+    path: ["confirmPassword"],
+    message: SETTINGS_MESSAGES.passwordsDiffer,
+  });
+
+/** 浏览与显示: each toggle is its own small form that posts the value it sets. */
+export const displayPreferenceSchema = z.object({
+  preference: z.enum(["showR18", "showAi"], { error: SETTINGS_MESSAGES.saveFailed }),
+  value: z.enum(["on", "off"], { error: SETTINGS_MESSAGES.saveFailed }).transform((v) => v === "on"),
+});

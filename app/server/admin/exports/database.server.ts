@@ -1,0 +1,392 @@
+import { sql, type SQL } from "drizzle-orm";
+import { databaseKind, db, type Executor } from "~/db/client.server";
+import { rowsOf } from "../../db-utils.server";
+
+/**
+ * DECISIONS D8: the whole database as database.sql inside database.zip. For every table
+ * of the public schema, in foreign-key order, a TRUNCATE ... CASCADE, then INSERTs, then
+ * the identity sequences; all in one transaction, so `psql -v ON_ERROR_STOP=1 -f
+ * database.sql` into an empty database migrated to the same schema gives identical rows.
+ *
+ * - Tables and columns come from the catalog, so a table added by a later migration is
+ *   exported without touching this file. Generated columns (works.search_grams) are
+ *   left out: the target computes them. Identity columns are inserted with OVERRIDING
+ *   SYSTEM VALUE and their sequences set to the source's position afterwards.
+ * - PostgreSQL writes each row's literal itself (quote_nullable), so NULL, booleans,
+ *   numbers, JSON, arrays, timestamps and quotes come out exactly as it reads them back,
+ *   under fixed settings (UTC, ISO dates, full float precision).
+ * - Rows are read in keyset batches on the primary key (a bounded number of bytes per
+ *   batch) and written through a stream with back-pressure: memory stays flat whatever
+ *   the size of the database.
+ * - On PostgreSQL the export reads one consistent snapshot (a REPEATABLE READ, READ ONLY
+ *   transaction on one pooled connection). PGlite has a single connection: holding it for
+ *   the whole export would stall the site, so there each batch is its own short
+ *   transaction and writes made during the export may or may not be included.
+ */
+
+export interface ExportProgress {
+  stage: "prepare" | "tables" | "compress" | "done";
+  /** Chinese, for the progress bar. */
+  label: string;
+  detail: string;
+  percent: number;
+}
+
+interface ColumnInfo {
+  name: string;
+  type: string;
+  category: string;
+  identity: "" | "a" | "d";
+}
+
+export interface TableInfo {
+  oid: number;
+  name: string;
+  columns: ColumnInfo[];
+  primaryKey: string[];
+  /** Identity columns with their sequence's position, read at export time. */
+  sequences: { column: string; lastValue: string; isCalled: boolean }[];
+}
+
+/** Rows per SELECT at most, and the bytes a batch aims at (rows may be large chapters). */
+const MAX_BATCH_ROWS = 1000;
+const MIN_BATCH_ROWS = 10;
+const TARGET_BATCH_BYTES = 1024 * 1024;
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function quoteLiteral(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Orders tables so that every table comes after the tables it references. */
+export function dependencyOrder(names: string[], edges: { child: string; parent: string }[]): string[] {
+  const pending = new Map<string, Set<string>>();
+  for (const name of names) pending.set(name, new Set());
+  for (const { child, parent } of edges) {
+    if (child !== parent && pending.has(child) && pending.has(parent)) pending.get(child)!.add(parent);
+  }
+  const ordered: string[] = [];
+  const done = new Set<string>();
+  while (ordered.length < names.length) {
+    const ready = [...pending.keys()].filter((n) => !done.has(n) && [...pending.get(n)!].every((p) => done.has(p))).sort();
+    // A cycle (none in this schema) cannot be ordered: the rest go in name order.
+    const next = ready.length > 0 ? ready : [...pending.keys()].filter((n) => !done.has(n)).sort();
+    for (const name of next) {
+      done.add(name);
+      ordered.push(name);
+    }
+  }
+  return ordered;
+}
+
+/** The public schema's tables, their columns, keys and identity sequences. */
+export async function describeTables(executor: Executor = db): Promise<TableInfo[]> {
+  const tables = rowsOf<{ oid: number; name: string }>(
+    await executor.execute(sql`
+      select c.oid::int8 as oid, c.relname as name
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+      order by c.relname`),
+  ).map((t) => ({ oid: Number(t.oid), name: t.name }));
+  const columns = rowsOf<{ oid: number; name: string; type: string; category: string; identity: string; generated: string }>(
+    await executor.execute(sql`
+      select a.attrelid::int8 as oid, a.attname as name, format_type(a.atttypid, a.atttypmod) as type,
+             t.typcategory as category, a.attidentity as identity, a.attgenerated as generated
+      from pg_attribute a
+      join pg_class c on c.oid = a.attrelid
+      join pg_namespace n on n.oid = c.relnamespace
+      join pg_type t on t.oid = a.atttypid
+      where n.nspname = 'public' and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+      order by a.attrelid, a.attnum`),
+  );
+  const keys = rowsOf<{ oid: number; name: string }>(
+    await executor.execute(sql`
+      select con.conrelid::int8 as oid, a.attname as name
+      from pg_constraint con
+      join pg_namespace n on n.oid = con.connamespace
+      cross join lateral unnest(con.conkey) with ordinality as k(attnum, ord)
+      join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum
+      where n.nspname = 'public' and con.contype = 'p'
+      order by con.conrelid, k.ord`),
+  );
+  const foreignKeys = rowsOf<{ child: number; parent: number }>(
+    await executor.execute(sql`
+      select con.conrelid::int8 as child, con.confrelid::int8 as parent
+      from pg_constraint con join pg_namespace n on n.oid = con.connamespace
+      where n.nspname = 'public' and con.contype = 'f'`),
+  );
+
+  const byOid = new Map<number, TableInfo>();
+  for (const t of tables) byOid.set(t.oid, { ...t, columns: [], primaryKey: [], sequences: [] });
+  for (const c of columns) {
+    // Generated columns are computed by the target: they cannot be inserted.
+    if (c.generated && c.generated !== "") continue;
+    byOid.get(Number(c.oid))?.columns.push({
+      name: c.name,
+      type: c.type,
+      category: c.category,
+      identity: (c.identity || "") as ColumnInfo["identity"],
+    });
+  }
+  for (const k of keys) byOid.get(Number(k.oid))?.primaryKey.push(k.name);
+
+  for (const table of byOid.values()) {
+    for (const column of table.columns.filter((c) => c.identity)) {
+      const qualified = `public.${quoteIdent(table.name)}`;
+      const [seq] = rowsOf<{ name: string | null }>(
+        await executor.execute(sql`select pg_get_serial_sequence(${qualified}, ${column.name}) as name`),
+      );
+      if (!seq?.name) continue;
+      const [state] = rowsOf<{ last_value: string | number; is_called: boolean }>(
+        await executor.execute(sql.raw(`select last_value::text as last_value, is_called from ${seq.name}`)),
+      );
+      table.sequences.push({ column: column.name, lastValue: String(state.last_value), isCalled: Boolean(state.is_called) });
+    }
+  }
+
+  const nameOf = (oid: number) => byOid.get(Number(oid))?.name ?? "";
+  const order = dependencyOrder(
+    tables.map((t) => t.name),
+    foreignKeys.map((f) => ({ child: nameOf(f.child), parent: nameOf(f.parent) })),
+  );
+  const byName = new Map([...byOid.values()].map((t) => [t.name, t]));
+  return order.map((name) => byName.get(name)!);
+}
+
+/** The SQL expression that renders one column of a row as a SQL literal. */
+function literalExpression(column: ColumnInfo): string {
+  const c = quoteIdent(column.name);
+  if (column.category === "B" && column.type === "boolean") {
+    return `(case when ${c} is null then 'NULL' when ${c} then 'TRUE' else 'FALSE' end)`;
+  }
+  if (column.type === "smallint" || column.type === "integer" || column.type === "bigint") {
+    return `coalesce(${c}::text, 'NULL')`;
+  }
+  return `quote_nullable(${c})`;
+}
+
+function rowLiteralExpression(table: TableInfo): string {
+  return `'(' || ${table.columns.map(literalExpression).join(` || ', ' || `)} || ')'`;
+}
+
+/** Keyset cursor: the primary key (or, for a table without one, the physical row id). */
+function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
+  if (table.primaryKey.length === 0) return { exprs: ["ctid"], casts: ["tid"] };
+  const types = new Map(table.columns.map((c) => [c.name, c.type]));
+  return {
+    exprs: table.primaryKey.map(quoteIdent),
+    // A primary key is never generated, so its type is among the exported columns.
+    casts: table.primaryKey.map((k) => types.get(k) ?? "text"),
+  };
+}
+
+/** The keyset query of one batch, as text with $n parameters (for either driver). */
+function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
+  const { exprs, casts } = cursorColumns(table);
+  const select = exprs.map((e, i) => `${e}::text as k${i}`).join(", ");
+  let text = `select ${select}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
+  if (after) text += ` where (${exprs.join(", ")}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
+  text += ` order by ${exprs.join(", ")} limit ${limit}`;
+  return { text, params: after ?? [] };
+}
+
+/** "$1"-style text and parameters as a drizzle SQL (for PGlite). */
+function drizzleQuery(text: string, params: string[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  const chunks: SQL[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (i % 2 === 0) chunks.push(sql.raw(parts[i]));
+    else chunks.push(sql`${params[Number(parts[i]) - 1]}`);
+  }
+  return sql.join(chunks, sql``);
+}
+
+/** Fixed output settings, so literals read back identically whatever the server's defaults. */
+const EXPORT_SETTINGS = [
+  "set local timezone = 'UTC'",
+  "set local datestyle = 'ISO, YMD'",
+  "set local intervalstyle = 'postgres'",
+  "set local extra_float_digits = 3",
+  "set local bytea_output = 'hex'",
+];
+
+/** The SQL text goes out as strings (headers) and as the row literals' UTF-8 bytes. */
+export type SqlWriter = (chunk: string | Uint8Array) => Promise<void>;
+
+function insertHeader(table: TableInfo): string {
+  const overriding = table.columns.some((c) => c.identity === "a") ? " OVERRIDING SYSTEM VALUE" : "";
+  return `INSERT INTO public.${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(", ")})${overriding} VALUES\n`;
+}
+
+/** One batch: the cursor values of its last row and each row's literal, as UTF-8 bytes. */
+interface Batch {
+  lastKey: string[];
+  literals: Uint8Array[];
+}
+
+/** How the export reads: counts and batches, on one snapshot or batch by batch. */
+interface Reader {
+  count(table: TableInfo): Promise<number>;
+  batch(text: string, params: string[]): Promise<Batch | null>;
+}
+
+const countQuery = (table: TableInfo) => `select count(*)::text as n from public.${quoteIdent(table.name)}`;
+
+/**
+ * PostgreSQL: one REPEATABLE READ, READ ONLY transaction on one connection of the pool,
+ * read with postgres.js directly in raw mode, so the row literals arrive as bytes and
+ * go out as bytes: no decoding into JavaScript strings and encoding back, which would
+ * churn about three times the data through the heap.
+ */
+async function withPostgresReader<T>(fn: (reader: Reader) => Promise<T>): Promise<T> {
+  const client = (db as unknown as { $client: import("postgres").Sql }).$client;
+  return (await client.begin("isolation level repeatable read read only", async (tx) => {
+    for (const statement of EXPORT_SETTINGS) await tx.unsafe(statement);
+    return fn({
+      async count(table) {
+        const [row] = await tx.unsafe<{ n: string }[]>(countQuery(table));
+        return Number(row.n);
+      },
+      async batch(text, params) {
+        const rows = (await tx.unsafe(text, params).raw()) as unknown as (Buffer | null)[][];
+        if (rows.length === 0) return null;
+        const last = rows[rows.length - 1];
+        return {
+          lastKey: last.slice(0, -1).map((cell) => cell?.toString("utf8") ?? ""),
+          literals: rows.map((row) => row[row.length - 1]!),
+        };
+      },
+    });
+  })) as T;
+}
+
+/** PGlite: its one connection is shared with the site, so each batch is a short transaction. */
+async function withPgliteReader<T>(fn: (reader: Reader) => Promise<T>): Promise<T> {
+  const run = <R>(query: SQL) =>
+    db.transaction(async (tx) => {
+      for (const statement of EXPORT_SETTINGS) await tx.execute(sql.raw(statement));
+      return rowsOf<R>(await tx.execute(query));
+    });
+  const encoder = new TextEncoder();
+  return fn({
+    async count(table) {
+      const [row] = await run<{ n: string }>(sql.raw(countQuery(table)));
+      return Number(row.n);
+    },
+    async batch(text, params) {
+      const rows = await run<Record<string, string>>(drizzleQuery(text, params));
+      if (rows.length === 0) return null;
+      const last = rows[rows.length - 1];
+      const keys = Object.keys(last).filter((k) => /^k\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+      return { lastKey: keys.map((k) => last[k]), literals: rows.map((row) => encoder.encode(row.r)) };
+    },
+  });
+}
+
+/**
+ * Writes database.sql through `write` (which waits when the reader is slower), calling
+ * `onProgress` per table and batch. `snapshot` (PostgreSQL) reads everything in one
+ * transaction; without it every batch runs in its own (PGlite).
+ */
+export async function writeDatabaseSql(
+  write: SqlWriter,
+  onProgress: (progress: ExportProgress) => void = () => {},
+): Promise<{ tables: number; rows: number }> {
+  onProgress({ stage: "prepare", label: "准备导出", detail: "正在读取表结构", percent: 0 });
+  // The catalog is read outside the snapshot: the schema does not change under an export.
+  const tables = await describeTables(db);
+  const withReader = databaseKind === "postgres" ? withPostgresReader : withPgliteReader;
+  return withReader((reader) => writeTables(write, onProgress, reader, tables));
+}
+
+const SEPARATOR = new TextEncoder().encode(",\n");
+
+async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, tables: TableInfo[]) {
+  const counts: number[] = [];
+  for (const table of tables) counts.push(await reader.count(table));
+  // Each table weighs its rows plus one, so empty tables still move the bar.
+  const totalWeight = counts.reduce((a, n) => a + n + 1, 0);
+  let doneWeight = 0;
+  const percentOf = (weight: number) => Math.min(89, Math.floor((weight / totalWeight) * 90));
+
+  await write(
+    [
+      "-- 砚台 (Inkstone) database export",
+      `-- Exported at ${new Date().toISOString()}; ${tables.length} tables.`,
+      "-- Restore into an empty database migrated to the same schema:",
+      "--   psql -v ON_ERROR_STOP=1 -d <database> -f database.sql",
+      "SET client_encoding = 'UTF8';",
+      "SET standard_conforming_strings = on;",
+      "SET timezone = 'UTC';",
+      "BEGIN;",
+      "",
+      ...tables.map((t) => `TRUNCATE TABLE public.${quoteIdent(t.name)} CASCADE;`),
+      "",
+    ].join("\n"),
+  );
+
+  let totalRows = 0;
+  for (const [index, table] of tables.entries()) {
+    const expected = counts[index];
+    const label = `导出数据表（${index + 1}/${tables.length}）`;
+    onProgress({ stage: "tables", label, detail: `${table.name}：0 / ${expected} 行`, percent: percentOf(doneWeight) });
+    await write(`\n-- Table ${table.name}\n`);
+    if (table.columns.length === 0) {
+      doneWeight += expected + 1;
+      continue;
+    }
+    const header = new TextEncoder().encode(insertHeader(table));
+    let after: string[] | null = null;
+    let limit = MAX_BATCH_ROWS;
+    let rowsDone = 0;
+    for (;;) {
+      const { text, params } = batchQuery(table, after, limit);
+      const batch = await reader.batch(text, params);
+      if (!batch) break;
+      const { literals } = batch;
+      // One buffer per statement: header, the rows joined by ",\n", and ";\n".
+      let bytes = header.byteLength + 2 + (literals.length - 1) * SEPARATOR.byteLength;
+      for (const literal of literals) bytes += literal.byteLength;
+      const statement = new Uint8Array(bytes);
+      statement.set(header, 0);
+      let offset = header.byteLength;
+      for (const [i, literal] of literals.entries()) {
+        if (i > 0) {
+          statement.set(SEPARATOR, offset);
+          offset += SEPARATOR.byteLength;
+        }
+        statement.set(literal, offset);
+        offset += literal.byteLength;
+      }
+      statement[offset] = 0x3b; // ;
+      statement[offset + 1] = 0x0a;
+      await write(statement);
+      rowsDone += literals.length;
+      totalRows += literals.length;
+      after = batch.lastKey;
+      onProgress({
+        stage: "tables",
+        label,
+        detail: `${table.name}：${rowsDone} / ${Math.max(expected, rowsDone)} 行`,
+        percent: percentOf(doneWeight + Math.min(rowsDone, expected)),
+      });
+      if (literals.length < limit) break;
+      // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
+      const average = Math.max(1, bytes / literals.length);
+      limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
+    }
+    doneWeight += expected + 1;
+  }
+
+  const setvals = tables.flatMap((t) =>
+    t.sequences.map(
+      (s) =>
+        `SELECT setval(pg_get_serial_sequence(${quoteLiteral(`public.${quoteIdent(t.name)}`)}, ${quoteLiteral(s.column)}), ${s.lastValue}, ${s.isCalled});`,
+    ),
+  );
+  await write(`\n-- Identity sequences\n${setvals.join("\n")}\n\nCOMMIT;\n`);
+  return { tables: tables.length, rows: totalRows };
+}

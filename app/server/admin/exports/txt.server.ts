@@ -1,0 +1,76 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { chapters, works } from "~/db/schema";
+import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { DomainError } from "../../errors.server";
+import { DEFAULT_CHAPTER_SEPARATOR } from "../../txt.server";
+import { safeFileName } from "./download.server";
+
+const BATCH = 200;
+
+/** One chapter as the TXT import reads it back: separator line, title line, content. */
+export function chapterBlock(title: string, content: string, first: boolean): string {
+  return `${first ? "" : "\n"}${DEFAULT_CHAPTER_SEPARATOR}\n${title}\n${content}\n`;
+}
+
+export interface WorkTxt {
+  filename: string;
+  workId: number;
+  body: ReadableStream<Uint8Array>;
+}
+
+/**
+ * A work's chapters in order as a TXT file that the publish wizard's TXT import
+ * (parseTxtChapters with the #### separator) turns back into the same chapters. Read
+ * and written in batches, so a long novel does not sit in memory. The checks come
+ * first, so a missing work or empty content is an error response, not a broken file:
+ * 无法加载导出：作品不存在, 未找到章节内容, 作品内容为空 (admin.md section 8).
+ */
+export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw new DomainError(ADMIN_MESSAGES.workMissing, 404);
+  const [work] = await db.select({ id: works.id, title: works.title }).from(works).where(eq(works.id, workId));
+  if (!work) throw new DomainError(ADMIN_MESSAGES.workMissing, 404);
+  const [stats] = await db
+    .select({
+      count: sql<number>`count(*)`.mapWith(Number),
+      nonEmpty: sql<number>`count(*) filter (where btrim(${chapters.content}, E' \\t\\r\\n') <> '')`.mapWith(Number),
+    })
+    .from(chapters)
+    .where(eq(chapters.workId, workId));
+  if (stats.count === 0) throw new DomainError(ADMIN_MESSAGES.noChapters, 404);
+  if (stats.nonEmpty === 0) throw new DomainError(ADMIN_MESSAGES.workEmpty, 404);
+
+  const encoder = new TextEncoder();
+  let afterOrder = 0;
+  let first = true;
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const rows = await db
+          .select({ order: chapters.order, title: chapters.title, content: chapters.content })
+          .from(chapters)
+          .where(and(eq(chapters.workId, workId), gt(chapters.order, afterOrder)))
+          .orderBy(asc(chapters.order))
+          .limit(BATCH);
+        if (cancelled) return;
+        if (rows.length === 0) return controller.close();
+        let text = "";
+        for (const row of rows) {
+          text += chapterBlock(row.title, row.content, first);
+          first = false;
+        }
+        afterOrder = rows[rows.length - 1].order;
+        controller.enqueue(encoder.encode(text));
+      } catch (error) {
+        if (cancelled) return;
+        console.error("work TXT export failed", workId, error);
+        controller.error(error);
+      }
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  return { filename: `${safeFileName(work.title, `work-${work.id}`)}.txt`, workId: work.id, body };
+}

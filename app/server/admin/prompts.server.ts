@@ -1,0 +1,65 @@
+import { desc, eq, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { prompts } from "~/db/schema";
+import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
+import { pageCountOf } from "~/utils/pagination";
+import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
+import { DomainError } from "../errors.server";
+
+export const PROMPTS_PAGE_SIZE = 20;
+
+export type Prompt = typeof prompts.$inferSelect;
+
+/** admin.md 7, prompts: 20 a page, newest first. */
+export async function listPrompts(page: number) {
+  const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(prompts);
+  const pageCount = pageCountOf(total, PROMPTS_PAGE_SIZE);
+  const current = Math.min(page, pageCount);
+  const rows = await db
+    .select({ id: prompts.id, code: prompts.code, title: prompts.title, type: prompts.type, isSystem: prompts.isSystem, createdAt: prompts.createdAt })
+    .from(prompts)
+    .orderBy(desc(prompts.createdAt), desc(prompts.id))
+    .limit(PROMPTS_PAGE_SIZE)
+    .offset((current - 1) * PROMPTS_PAGE_SIZE);
+  return { prompts: rows, total, page: current, pageCount };
+}
+
+export async function getPrompt(id: number): Promise<Prompt> {
+  const [row] = await db.select().from(prompts).where(eq(prompts.id, id));
+  if (!row) throw new DomainError("提示词不存在", 404);
+  return row;
+}
+
+function codeExists(error: unknown): never {
+  if (pgErrorCode(error) === UNIQUE_VIOLATION) throw new DomainError(ADMIN_MESSAGES.promptCodeExists, 409, "code");
+  throw error;
+}
+
+/** A new prompt; its code must not exist yet (提示词代码已存在), checked by the unique index. */
+export async function createPrompt(input: PromptInput): Promise<number> {
+  try {
+    const [row] = await db.insert(prompts).values(input).returning({ id: prompts.id });
+    return row.id;
+  } catch (error) {
+    codeExists(error);
+  }
+}
+
+export async function updatePrompt(id: number, input: PromptInput): Promise<void> {
+  try {
+    const rows = await db
+      .update(prompts)
+      .set({ ...input, updatedAt: new Date() })
+      .where(eq(prompts.id, id))
+      .returning({ id: prompts.id });
+    if (rows.length === 0) throw new DomainError("提示词不存在", 404);
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    codeExists(error);
+  }
+}
+
+export async function deletePrompt(id: number): Promise<void> {
+  const rows = await db.delete(prompts).where(eq(prompts.id, id)).returning({ id: prompts.id });
+  if (rows.length === 0) throw new DomainError("提示词不存在", 404);
+}

@@ -1,0 +1,73 @@
+import { and, eq, gt, lt, ne } from "drizzle-orm";
+import { data, redirect } from "react-router";
+import { db } from "~/db/client.server";
+import { admins, adminSessions } from "~/db/schema";
+import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { safeRedirectPath } from "~/utils/redirect";
+import { isSecureRequest, makeSessionCookie, newSessionId, readSessionId } from "../session.server";
+
+/**
+ * DECISIONS D8: the administrator session is its own cookie and its own table, apart
+ * from users' sessions: a signed-in user holds no admin cookie, and an admin session id
+ * is looked up only in admin_sessions.
+ */
+export const ADMIN_COOKIE_NAME = "inkstone_admin";
+/** Shorter than a user's 30 days: an admin session can do everything. */
+export const ADMIN_SESSION_DAYS = 7;
+const MAX_AGE = ADMIN_SESSION_DAYS * 24 * 3600;
+
+const adminCookie = makeSessionCookie(ADMIN_COOKIE_NAME);
+
+export interface SessionAdmin {
+  id: string;
+  email: string;
+  sessionId: string;
+}
+
+export async function getAdmin(request: Request): Promise<SessionAdmin | null> {
+  const sessionId = await readSessionId(request, adminCookie);
+  if (!sessionId) return null;
+  const [row] = await db
+    .select({ id: admins.id, email: admins.email })
+    .from(adminSessions)
+    .innerJoin(admins, eq(admins.id, adminSessions.adminId))
+    .where(and(eq(adminSessions.id, sessionId), gt(adminSessions.expiresAt, new Date())));
+  return row ? { ...row, sessionId } : null;
+}
+
+export function adminLoginUrl(request: Request): string {
+  const url = new URL(request.url);
+  const target = safeRedirectPath(url.pathname + url.search, "/admin/dashboard");
+  return `/xbbadmin?redirectTo=${encodeURIComponent(target)}`;
+}
+
+/**
+ * The signed-in administrator, checked in every /admin loader and action (a layout's
+ * loader does not protect its children). A page view without an admin session goes to
+ * the login form; anything else (a posted form, a script) gets 401 and changes nothing.
+ */
+export async function requireAdmin(request: Request): Promise<SessionAdmin> {
+  const admin = await getAdmin(request);
+  if (admin) return admin;
+  if (request.method === "GET" || request.method === "HEAD") throw redirect(adminLoginUrl(request));
+  throw data(ADMIN_MESSAGES.unauthorized, { status: 401 });
+}
+
+/** Starts an admin session (a fresh id at every login) and returns its Set-Cookie. */
+export async function createAdminSession(request: Request, adminId: string): Promise<string> {
+  const id = newSessionId();
+  await db.insert(adminSessions).values({ id, adminId, expiresAt: new Date(Date.now() + MAX_AGE * 1000) });
+  await db.delete(adminSessions).where(and(eq(adminSessions.adminId, adminId), lt(adminSessions.expiresAt, new Date())));
+  return adminCookie.serialize(id, { secure: isSecureRequest(request), maxAge: MAX_AGE });
+}
+
+export async function destroyAdminSession(request: Request): Promise<string> {
+  const id = await readSessionId(request, adminCookie);
+  if (id) await db.delete(adminSessions).where(eq(adminSessions.id, id));
+  return adminCookie.serialize("", { maxAge: 0, expires: new Date(0), secure: isSecureRequest(request) });
+}
+
+/** Ends every other session of the administrator (after a password change). */
+export async function destroyOtherAdminSessions(adminId: string, keepSessionId: string): Promise<void> {
+  await db.delete(adminSessions).where(and(eq(adminSessions.adminId, adminId), ne(adminSessions.id, keepSessionId)));
+}

@@ -1,0 +1,87 @@
+import { sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { siteConfigs } from "~/db/schema";
+import { publish } from "../events.server";
+import { deleteStoredImage, storeSiteImage, type SiteImageKind } from "../images.server";
+import { getSiteConfig } from "../site-config.server";
+
+/**
+ * Writes of the site configuration (site_configs, key/value). Every change is one
+ * upsert transaction, announced on the live-updates channel as the topic `site` so open
+ * pages showing branding, terms or privacy can refresh (DECISIONS D9).
+ */
+export async function setSiteConfigs(values: Record<string, string>, executor: Executor = db): Promise<void> {
+  const entries = Object.entries(values);
+  if (entries.length === 0) return;
+  const write = async (tx: Executor) => {
+    await tx
+      .insert(siteConfigs)
+      .values(entries.map(([key, value]) => ({ key, value, updatedAt: new Date() })))
+      .onConflictDoUpdate({
+        target: siteConfigs.key,
+        set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+      });
+    await publish({ topic: "site", kind: "site" }, tx);
+  };
+  if (executor === db) await db.transaction(write);
+  else await write(executor);
+}
+
+export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url"> = {
+  cover: "default_cover_url",
+  logo: "logo_url",
+  hero: "hero_url",
+};
+
+/**
+ * Stores a new site image (re-encoded by images.server, DECISIONS D10), points the
+ * configuration at it, then removes the previous file. Returns the new URL.
+ */
+export async function replaceSiteImage(kind: SiteImageKind, bytes: Uint8Array): Promise<string> {
+  const key = IMAGE_CONFIG_KEYS[kind];
+  const previous = (await getSiteConfig([key]))[key];
+  const url = await storeSiteImage(kind, bytes);
+  try {
+    await setSiteConfigs({ [key]: url });
+  } catch (error) {
+    await deleteStoredImage(url).catch(() => {});
+    throw error;
+  }
+  if (previous && previous !== url) await deleteStoredImage(previous).catch((e) => console.error("old site image", e));
+  return url;
+}
+
+/** Removing sets the stored value to empty (admin.md 4) and deletes the file. */
+export async function removeSiteImage(kind: SiteImageKind): Promise<void> {
+  const key = IMAGE_CONFIG_KEYS[kind];
+  const previous = (await getSiteConfig([key]))[key];
+  await setSiteConfigs({ [key]: "" });
+  if (previous) await deleteStoredImage(previous).catch((e) => console.error("old site image", e));
+}
+
+export const PAYMENT_KEYS = ["payment_method_v2", "store_url_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const;
+
+/**
+ * The payment interface settings as the browser may see them: the merchant key only as
+ * "set or not" and its last 4 characters (DECISIONS D1: the key never leaves the server).
+ */
+export async function getPaymentApiSettings() {
+  const config = await getSiteConfig(["payment_gateway_url", "merchant_pid", "merchant_key"] as const);
+  const key = config.merchant_key;
+  return {
+    gatewayUrl: config.payment_gateway_url,
+    merchantPid: config.merchant_pid,
+    merchantKeySet: key.length > 0,
+    merchantKeyLast4: key.length >= 8 ? key.slice(-4) : "",
+  };
+}
+
+/** Saves the payment interface; a blank merchant key keeps the stored one. */
+export async function savePaymentApiSettings(input: { gatewayUrl: string; merchantPid: string; merchantKey: string }): Promise<void> {
+  const values: Record<string, string> = {
+    payment_gateway_url: input.gatewayUrl,
+    merchant_pid: input.merchantPid,
+  };
+  if (input.merchantKey) values.merchant_key = input.merchantKey;
+  await setSiteConfigs(values);
+}

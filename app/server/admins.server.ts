@@ -1,0 +1,28 @@
+import { eq } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { admins, adminSessions } from "~/db/schema";
+import { hashPassword } from "./password.server";
+
+/**
+ * Creates an administrator, or resets the password of an existing one (and ends its
+ * sessions). Returns true when a new administrator was created.
+ */
+export async function createOrResetAdmin(email: string, password: string): Promise<boolean> {
+  const normalized = email.trim().toLowerCase();
+  const passwordHash = await hashPassword(password);
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(admins)
+      .values({ email: normalized, passwordHash })
+      .onConflictDoNothing({ target: admins.email })
+      .returning({ id: admins.id });
+    if (inserted.length > 0) return true;
+    const [admin] = await tx
+      .update(admins)
+      .set({ passwordHash, updatedAt: new Date() })
+      .where(eq(admins.email, normalized))
+      .returning({ id: admins.id });
+    await tx.delete(adminSessions).where(eq(adminSessions.adminId, admin.id));
+    return false;
+  });
+}

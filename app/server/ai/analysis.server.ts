@@ -1,0 +1,200 @@
+import { and, desc, eq, exists, gt, lt, or, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { favorites, profiles, workPurchases, works } from "~/db/schema";
+import { WRITING_LIMITS, WRITING_MESSAGES } from "~/schemas/writing";
+import { countWords } from "~/utils/text";
+import { getChapterByOrder } from "../chapters.server";
+import { DomainError } from "../errors.server";
+import {
+  holdGenerationTokens,
+  refundGenerationTokens,
+  reserveGenerationTokens,
+  settleGenerationTokens,
+} from "../ledger.server";
+import { audienceFilter, normalizeQuery, substringMatch } from "../search.server";
+import type { SessionUser } from "../session.server";
+import { getWorkForViewer } from "../works.server";
+import { getProject, replaceWithAnalysis } from "../writing.server";
+import { defaultProvider } from "./config.server";
+import { AiError } from "./errors.server";
+import { CallAbortedError } from "./http.server";
+import { AI_MESSAGES } from "./messages";
+import { parseAnalysis } from "./analysis-parse";
+import { renderPrompt } from "./prompts.server";
+import { countChars, tokensFor, tokensForChars } from "./tokens";
+
+type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
+
+/** Pasted text is measured like a work (non-whitespace characters); this caps the raw size. */
+const PASTE_MAX_CHARS = 100_000;
+
+export interface SourceOption {
+  id: number;
+  title: string;
+  authorNickname: string;
+  wordCount: number;
+  relation: "own" | "purchased" | "free";
+}
+
+/**
+ * The reference-work picker (user-side.md section 5): single_chapter works under 20,000
+ * characters that the user may read in full: their own, those they bought, and free
+ * ones (those they follow, and any free work matching `query`).
+ */
+export async function listSourceWorks(viewer: Viewer, query = ""): Promise<SourceOption[]> {
+  const eligible = and(
+    eq(works.type, "single_chapter"),
+    gt(works.wordCount, 0),
+    lt(works.wordCount, WRITING_LIMITS.sourceChars),
+  );
+  const columns = {
+    id: works.id,
+    title: works.title,
+    authorNickname: profiles.nickname,
+    wordCount: works.wordCount,
+    userId: works.userId,
+    visibility: works.visibility,
+  };
+  const mine = db
+    .select(columns)
+    .from(works)
+    .innerJoin(profiles, eq(profiles.id, works.userId))
+    .where(
+      and(
+        eligible,
+        or(
+          eq(works.userId, viewer.id),
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(workPurchases)
+              .where(and(eq(workPurchases.workId, works.id), eq(workPurchases.userId, viewer.id))),
+          ),
+          and(
+            eq(works.visibility, "public"),
+            exists(
+              db
+                .select({ one: sql`1` })
+                .from(favorites)
+                .where(and(eq(favorites.workId, works.id), eq(favorites.userId, viewer.id))),
+            ),
+            ...audienceFilter(viewer),
+          ),
+        ),
+      ),
+    )
+    .orderBy(desc(works.createdAt))
+    .limit(100);
+  const q = normalizeQuery(query);
+  const found = q
+    ? db
+        .select(columns)
+        .from(works)
+        .innerJoin(profiles, eq(profiles.id, works.userId))
+        .where(and(eligible, eq(works.visibility, "public"), ...audienceFilter(viewer), substringMatch(q)))
+        .orderBy(desc(works.createdAt))
+        .limit(20)
+    : Promise.resolve([]);
+  const [a, b] = await Promise.all([mine, found]);
+  const seen = new Set<number>();
+  const out: SourceOption[] = [];
+  for (const w of [...a, ...b]) {
+    if (seen.has(w.id)) continue;
+    seen.add(w.id);
+    out.push({
+      id: w.id,
+      title: w.title,
+      authorNickname: w.authorNickname,
+      wordCount: w.wordCount,
+      relation: w.userId === viewer.id ? "own" : w.visibility === "public-vip" ? "purchased" : "free",
+    });
+  }
+  return out;
+}
+
+export interface Source {
+  workId: number | null;
+  title: string;
+  text: string;
+}
+
+/**
+ * The text to analyse: a work the user may read in full (own, bought or free; section
+ * 5's single_chapter under 20,000 characters), or pasted text under the same limit.
+ */
+export async function resolveSource(viewer: Viewer, input: { sourceWorkId?: number; sourceText?: string }): Promise<Source> {
+  if (input.sourceWorkId) {
+    const { work, gate, canReadContent } = await getWorkForViewer(input.sourceWorkId, viewer);
+    if (gate !== "ok" || !canReadContent) throw new DomainError(WRITING_MESSAGES.sourceUnavailable, 403, "sourceWorkId");
+    if (work.type !== "single_chapter") throw new DomainError(WRITING_MESSAGES.sourceNotSingle, 400, "sourceWorkId");
+    const chapter = await getChapterByOrder(work.id, 1);
+    const text = chapter?.content.trim() ?? "";
+    if (!text) throw new DomainError(AI_MESSAGES.workContentEmpty, 400, "sourceWorkId");
+    if (countWords(text) >= WRITING_LIMITS.sourceChars) throw new DomainError(WRITING_MESSAGES.sourceTooLong, 400, "sourceWorkId");
+    return { workId: work.id, title: work.title, text };
+  }
+  const text = input.sourceText?.trim() ?? "";
+  if (!text) throw new DomainError(WRITING_MESSAGES.sourceRequired, 400, "sourceText");
+  if (text.length > PASTE_MAX_CHARS || countWords(text) >= WRITING_LIMITS.sourceChars) {
+    throw new DomainError(WRITING_MESSAGES.sourceTooLong, 400, "sourceText");
+  }
+  return { workId: null, title: `粘贴的文本（${countWords(text)}字）`, text };
+}
+
+export interface AnalysisResult {
+  characters: number;
+  plots: number;
+  charged: number;
+  balance: number;
+}
+
+/**
+ * 分析 (short-piece imitation): runs P02 on the source, non-streamed, and replaces the
+ * project's characters and plots with the reply. Charged like a generation: the prompt
+ * is reserved first, the reply's cost (what the balance covers of it) is added, and any
+ * failure, including a reply that cannot be read, refunds everything.
+ */
+export async function analyzeSource(
+  viewer: Viewer,
+  projectId: string,
+  input: { sourceWorkId?: number; sourceText?: string },
+  signal?: AbortSignal,
+): Promise<AnalysisResult> {
+  await getProject(viewer.id, projectId, "short");
+  const source = await resolveSource(viewer, input);
+  const prompt = await renderPrompt("P02", { synopsis: source.text });
+  const provider = await defaultProvider();
+  const promptTokens = tokensForChars(prompt.chars);
+  const description = `作品分析：${source.title}`.slice(0, 200);
+
+  const reservation = await reserveGenerationTokens(
+    db,
+    viewer.id,
+    promptTokens,
+    { description, model: provider.model, plotId: null, promptChars: prompt.chars },
+    { keep: 1 },
+  );
+  const refund = () =>
+    db.transaction((tx) => refundGenerationTokens(tx, viewer.id, reservation.transactionId, promptTokens, `分析失败，退还Tokens：${source.title}`.slice(0, 200)));
+
+  let parsed: ReturnType<typeof parseAnalysis>;
+  let reply: string;
+  try {
+    reply = await provider.complete(prompt, signal);
+    parsed = parseAnalysis(reply);
+  } catch (error) {
+    await refund();
+    if (error instanceof AiError || error instanceof CallAbortedError) throw error;
+    console.error("analysis failed", error);
+    throw new AiError(AI_MESSAGES.analysisFailed, "server");
+  }
+
+  return db.transaction(async (tx) => {
+    const outputTokens = tokensFor(reply);
+    const { taken } = await holdGenerationTokens(tx, viewer.id, reservation.transactionId, Math.max(outputTokens, 1));
+    const charged = promptTokens + Math.min(taken, outputTokens);
+    const settled = await settleGenerationTokens(tx, viewer.id, reservation.transactionId, charged, countChars(reply));
+    await replaceWithAnalysis(tx, viewer.id, projectId, source, parsed);
+    return { characters: parsed.characters.length, plots: parsed.plots.length, charged: settled.charged, balance: settled.balance };
+  });
+}

@@ -1,0 +1,35 @@
+import { eq, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { apiConfigs, siteConfigs } from "~/db/schema";
+import { AiError } from "./errors.server";
+import { GeminiProvider } from "./gemini.server";
+import { AI_MESSAGES } from "./messages";
+import { OpenAiProvider } from "./openai.server";
+import type { AiProvider, ProviderConfig } from "./provider.server";
+
+/** The provider for a configuration row; an unknown provider name is refused. */
+export function providerFor(config: ProviderConfig): AiProvider {
+  if (!URL.canParse(config.endpoint.trim())) {
+    throw new AiError(AI_MESSAGES.serviceFailed, "config", undefined, `endpoint is not a URL: ${config.endpoint}`);
+  }
+  if (config.provider === "openai") return new OpenAiProvider(config);
+  if (config.provider === "gemini") return new GeminiProvider(config);
+  throw new AiError(AI_MESSAGES.unsupportedProvider, "config");
+}
+
+/**
+ * The provider of the site's default API configuration (site_configs
+ * default_api_provider holds an api_configs id). Section 8: 未设置默认API配置 when none is
+ * chosen, API配置不存在 when the id names no row.
+ */
+export async function defaultProvider(): Promise<AiProvider> {
+  // One round trip: the setting and the row it names.
+  const [row] = await db
+    .select({ id: siteConfigs.value, config: apiConfigs })
+    .from(siteConfigs)
+    .leftJoin(apiConfigs, sql`${apiConfigs.id}::text = trim(${siteConfigs.value})`)
+    .where(eq(siteConfigs.key, "default_api_provider"));
+  if (!row?.id.trim()) throw new AiError(AI_MESSAGES.noDefaultConfig, "config");
+  if (!row.config) throw new AiError(AI_MESSAGES.configMissing, "config");
+  return providerFor(row.config);
+}

@@ -1,0 +1,49 @@
+import { completeText, streamText, type UpstreamRequest } from "./http.server";
+import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
+
+/**
+ * {endpoint}models/{model}:{method}. The endpoint is the API version's base
+ * (".../v1beta/"); a bare host gets "v1beta/". A model may be written "models/x".
+ */
+export function geminiUrl(endpoint: string, model: string, method: "streamGenerateContent" | "generateContent"): string {
+  let base = endpoint.trim();
+  const url = new URL(base);
+  if (url.pathname === "" || url.pathname === "/") base = `${url.origin}/v1beta/`;
+  if (!base.endsWith("/")) base += "/";
+  base = base.replace(/models\/$/, "");
+  const name = model.trim().replace(/^models\//, "");
+  return `${base}models/${encodeURIComponent(name)}:${method}${method === "streamGenerateContent" ? "?alt=sse" : ""}`;
+}
+
+/**
+ * Gemini's own protocol. The key travels in the x-goog-api-key header (accepted like
+ * ?key=, PROTOCOLS.md) so it never appears in a URL or a proxy's log. System and user
+ * prompts are sent joined in one user part, as the original product did: it works with
+ * every model, including those without systemInstruction.
+ */
+export class GeminiProvider implements AiProvider {
+  readonly kind = "gemini" as const;
+  readonly model: string;
+
+  constructor(private readonly config: ProviderConfig) {
+    this.model = config.model;
+  }
+
+  private request(prompt: ChatPrompt, stream: boolean): UpstreamRequest {
+    return {
+      url: geminiUrl(this.config.endpoint, this.config.model, stream ? "streamGenerateContent" : "generateContent"),
+      headers: { "x-goog-api-key": this.config.apiKey },
+      body: {
+        contents: [{ role: "user", parts: [{ text: `${prompt.system}\n\n${prompt.user}` }] }],
+      },
+    };
+  }
+
+  stream(prompt: ChatPrompt, signal?: AbortSignal) {
+    return streamText("gemini", this.request(prompt, true), signal);
+  }
+
+  complete(prompt: ChatPrompt, signal?: AbortSignal) {
+    return completeText("gemini", this.request(prompt, false), signal);
+  }
+}

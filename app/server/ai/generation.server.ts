@@ -1,0 +1,340 @@
+import { db } from "~/db/client.server";
+import { WRITING_MESSAGES } from "~/schemas/writing";
+import { DomainError } from "../errors.server";
+import {
+  holdGenerationTokens,
+  refundGenerationTokens,
+  reserveGenerationTokens,
+  settleGenerationTokens,
+  TOKEN_MESSAGES,
+} from "../ledger.server";
+import { loadGenerationContext, saveGeneratedVersion, type WritingKind } from "../writing.server";
+import { defaultProvider } from "./config.server";
+import { AiError } from "./errors.server";
+import { CallAbortedError } from "./http.server";
+import { AI_MESSAGES } from "./messages";
+import { renderLoadedPrompt } from "./prompts.server";
+import type { ChatPrompt } from "./provider.server";
+import { generationValues } from "./render";
+import { affordablePrefix, countChars, tokensForChars } from "./tokens";
+
+/**
+ * One generation of a plot's text (user-side.md sections 4, 5, 8, 9; DECISIONS D7):
+ *
+ * 1. `startGeneration` checks section 5's preconditions in order, renders P01 (free
+ *    writing) or P03 (imitation), finds the default provider, checks the balance covers
+ *    the prompt, reserves the prompt's cost and opens the provider's stream. Anything
+ *    that fails here fails before a byte is sent, and a reservation is refunded.
+ * 2. `run` passes the text on as it arrives and charges the output as it streams: it
+ *    holds output tokens ahead in blocks (one transaction per block, not per chunk) and
+ *    cuts the text at what the balance covers, stopping cleanly when it is spent. The
+ *    closing transaction settles the charge to exactly
+ *       ceil(prompt chars / 4) + ceil(output chars sent / 4)
+ *    and saves the text as a new version of the plot, made current.
+ * A provider failure refunds everything (no tokens for failed work, and the page puts
+ * the old text back); a browser that goes away is charged for what was sent to it.
+ */
+
+/**
+ * Output tokens held per transaction: 500 tokens cover 2,000 characters. The reservation
+ * holds a smaller first block with the prompt, so the first text needs no transaction of
+ * its own and a second generation of the same user is not starved by a large hold.
+ */
+export const OUTPUT_HOLD_TOKENS = 500;
+export const FIRST_HOLD_TOKENS = 100;
+
+export type EndReason = "complete" | "tokens-exhausted" | "aborted" | "limit";
+
+export interface GenerationInfo {
+  plotId: string;
+  model: string;
+  promptTokens: number;
+  /** The balance after the prompt's reservation. */
+  balance: number;
+}
+
+export interface GenerationResult {
+  reason: EndReason;
+  text: string;
+  promptTokens: number;
+  outputTokens: number;
+  outputChars: number;
+  charged: number;
+  balance: number;
+  versionId: string | null;
+  /** What to tell the user besides the text (tokens ran out, length limit). */
+  notice?: string;
+}
+
+/** A failure of ours (not the user's, not the provider's), with the status to answer. */
+export class GenerationFailure extends Error {
+  constructor(
+    message: string,
+    readonly status = 500,
+  ) {
+    super(message);
+    this.name = "GenerationFailure";
+  }
+}
+
+/** The longest text one generation may produce: far beyond any plot, but not endless. */
+export function outputLimit(expectedWords: number): number {
+  return Math.max(10 * expectedWords, 20_000);
+}
+
+interface Prepared {
+  userId: string;
+  plotId: string;
+  plotTitle: string;
+  prompt: ChatPrompt & { chars: number };
+  promptTokens: number;
+  expectedWords: number;
+}
+
+/**
+ * Section 5's preconditions, in its order, then the prompt. Exported for the page,
+ * which shows the estimated prompt cost before the author presses 生成.
+ */
+export async function prepareGeneration(userId: string, projectId: string, plotId: string | undefined, kind?: WritingKind) {
+  const { kind: projectKind, theme, characters, plots, prompts } = await loadGenerationContext(userId, projectId, kind);
+  if (!theme.trim()) throw new DomainError(WRITING_MESSAGES.needTheme, 400);
+  if (characters.length === 0) throw new DomainError(WRITING_MESSAGES.needCharacter, 400);
+  const plot = plotId ? plots.find((p) => p.id === plotId) : undefined;
+  if (plot && plot.characterIds.length === 0) throw new DomainError(WRITING_MESSAGES.needPlotCharacter, 400);
+  if (!plotId) throw new DomainError(WRITING_MESSAGES.needPlot, 400);
+  if (!plot) throw new DomainError(WRITING_MESSAGES.plotMissing, 404);
+  const code = projectKind === "free" ? "P01" : "P03";
+  const prompt = renderLoadedPrompt(code, prompts[code], generationValues({ theme, characters, plots, plot }));
+  return {
+    userId,
+    plotId: plot.id,
+    plotTitle: plot.title,
+    prompt,
+    promptTokens: tokensForChars(prompt.chars),
+    expectedWords: plot.expectedWords,
+  } satisfies Prepared;
+}
+
+export class Generation {
+  constructor(
+    private readonly prepared: Prepared,
+    private readonly transactionId: number,
+    private readonly upstream: AsyncGenerator<string, void, undefined>,
+    readonly info: GenerationInfo,
+    /** The caller's signal combined with `internal`: either ends the upstream call. */
+    private readonly signal: AbortSignal,
+    private readonly internal: AbortController,
+    private readonly model: string,
+    /** Output tokens the reservation already held. */
+    private readonly initialHold: number,
+  ) {}
+
+  /** The reader went away (the response stream was cancelled). */
+  abort() {
+    this.internal.abort();
+  }
+
+  /**
+   * Streams to `onText` until the provider ends, the balance is spent, the output limit
+   * is reached, the reader goes away or the provider fails; then settles or refunds.
+   * Rejects only with a provider failure (everything refunded) or an empty answer.
+   */
+  async run(onText: (text: string) => void): Promise<GenerationResult> {
+    const { userId, promptTokens, plotId } = this.prepared;
+    const limit = outputLimit(this.prepared.expectedWords);
+    const parts: string[] = [];
+    let sentChars = 0;
+    // Output tokens held so far (the reservation took the first block with the prompt).
+    let held = this.initialHold;
+    let spent = false;
+    let reason: EndReason | undefined;
+    let failure: unknown;
+
+    // The next block is held in the background once half of the current one is used, so
+    // the text rarely waits for the database; it waits only when it outruns the hold.
+    let pending: Promise<void> | null = null;
+    let holdError: unknown;
+    const hold = (wanted: number) => {
+      pending ??= holdGenerationTokens(db, userId, this.transactionId, wanted)
+        .then(({ taken }) => {
+          held += taken;
+          if (taken < wanted) spent = true;
+        })
+        .catch((error) => {
+          holdError = error;
+          spent = true;
+        })
+        .finally(() => {
+          pending = null;
+        });
+      return pending;
+    };
+
+    try {
+      for await (const delta of this.upstream) {
+        if (this.signal.aborted) {
+          reason = "aborted";
+          break;
+        }
+        let piece = delta;
+        let chars = countChars(piece);
+        if (sentChars + chars > limit) {
+          piece = Array.from(piece).slice(0, limit - sentChars).join("");
+          chars = countChars(piece);
+          reason = "limit";
+        }
+        let needed = tokensForChars(sentChars + chars);
+        if (needed > held && pending) await pending;
+        if (needed > held && !spent) await hold(Math.max(needed - held, OUTPUT_HOLD_TOKENS));
+        if (holdError) throw holdError;
+        if (needed > held) {
+          piece = affordablePrefix(piece, sentChars, held);
+          chars = countChars(piece);
+          needed = tokensForChars(sentChars + chars);
+          reason = "tokens-exhausted";
+        }
+        if (piece) {
+          try {
+            onText(piece);
+          } catch {
+            reason = "aborted";
+            break;
+          }
+          parts.push(piece);
+          sentChars += chars;
+        }
+        if (reason) break;
+        if (!spent && held - needed < OUTPUT_HOLD_TOKENS / 2) void hold(OUTPUT_HOLD_TOKENS);
+      }
+      reason ??= this.signal.aborted ? "aborted" : "complete";
+    } catch (error) {
+      if (error instanceof CallAbortedError || this.signal.aborted) reason = "aborted";
+      else failure = error;
+    }
+    // Settling reads the row: a hold still in flight must land first.
+    while (pending) await pending;
+
+    if (failure || sentChars === 0) {
+      const { balance } = await db.transaction((tx) =>
+        refundGenerationTokens(tx, userId, this.transactionId, promptTokens, `生成失败，退还Tokens：${this.prepared.plotTitle}`),
+      );
+      if (failure instanceof AiError) throw failure;
+      if (failure) {
+        console.error("generation failed", plotId, failure);
+        throw new GenerationFailure(AI_MESSAGES.generationFailed);
+      }
+      if (reason === "tokens-exhausted") throw new DomainError(TOKEN_MESSAGES.insufficient, 402);
+      if (reason === "aborted") return { ...this.result(reason, "", 0, 0, 0, null), balance };
+      throw new AiError(AI_MESSAGES.emptyOutput, "empty");
+    }
+
+    const ended: EndReason = reason ?? "complete";
+    const text = parts.join("");
+    const outputTokens = tokensForChars(sentChars);
+    const { charged, balance, versionId } = await db.transaction(async (tx) => {
+      const settled = await settleGenerationTokens(tx, userId, this.transactionId, promptTokens + outputTokens, sentChars);
+      const versionId = await saveGeneratedVersion(tx, plotId, {
+        content: text,
+        model: this.model,
+        tokensCharged: settled.charged,
+        promptChars: this.prepared.prompt.chars,
+        outputChars: sentChars,
+        endReason: ended,
+        transactionId: this.transactionId,
+      });
+      return { ...settled, versionId };
+    });
+    return { ...this.result(ended, text, outputTokens, sentChars, charged, versionId), balance };
+  }
+
+  private result(reason: EndReason, text: string, outputTokens: number, outputChars: number, charged: number, versionId: string | null): GenerationResult {
+    return {
+      reason,
+      text,
+      promptTokens: this.prepared.promptTokens,
+      outputTokens,
+      outputChars,
+      charged,
+      balance: this.info.balance,
+      versionId,
+      notice:
+        reason === "tokens-exhausted" ? AI_MESSAGES.tokensExhausted : reason === "limit" ? AI_MESSAGES.lengthLimit : undefined,
+    };
+  }
+}
+
+/**
+ * Everything before the first byte: preconditions, prompt, provider, balance, the
+ * reservation and the provider's answer. Throws DomainError (the user's input or
+ * balance), AiError (configuration or provider) or GenerationFailure.
+ */
+export async function startGeneration(
+  userId: string,
+  input: { projectId: string; plotId?: string },
+  signal?: AbortSignal,
+  kind?: WritingKind,
+): Promise<Generation> {
+  // The configuration is read alongside the project (one round trip less before the
+  // first byte); the project's messages still come first when both fail.
+  const [preparing, configured] = await Promise.allSettled([
+    prepareGeneration(userId, input.projectId, input.plotId, kind),
+    defaultProvider(),
+  ]);
+  if (preparing.status === "rejected") throw preparing.reason;
+  if (configured.status === "rejected") throw configured.reason;
+  const prepared = preparing.value;
+  const provider = configured.value;
+  let reservation: { transactionId: number; balance: number; held: number };
+  try {
+    // The balance check is the reservation itself (a conditional update): it must cover
+    // the prompt and leave room for at least one token of output, else nothing could be
+    // written. The first output block is held in the same statement.
+    reservation = await reserveGenerationTokens(
+      db,
+      userId,
+      prepared.promptTokens,
+      {
+        description: `AI生成：${prepared.plotTitle}`.slice(0, 200),
+        model: provider.model,
+        plotId: prepared.plotId,
+        promptChars: prepared.prompt.chars,
+      },
+      { keep: 1, hold: FIRST_HOLD_TOKENS },
+    );
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    console.error("token reservation failed", userId, error);
+    throw new GenerationFailure(TOKEN_MESSAGES.deductFailed);
+  }
+
+  const internal = new AbortController();
+  const combined = signal ? AbortSignal.any([signal, internal.signal]) : internal.signal;
+  let upstream: AsyncGenerator<string, void, undefined>;
+  try {
+    upstream = await provider.stream(prepared.prompt, combined);
+  } catch (error) {
+    await db.transaction((tx) =>
+      refundGenerationTokens(tx, userId, reservation.transactionId, prepared.promptTokens, `生成失败，退还Tokens：${prepared.plotTitle}`),
+    );
+    if (error instanceof AiError || error instanceof CallAbortedError) throw error;
+    console.error("provider call failed", error);
+    throw new AiError(AI_MESSAGES.serviceFailed, "network");
+  }
+  const info: GenerationInfo = {
+    plotId: prepared.plotId,
+    model: provider.model,
+    promptTokens: prepared.promptTokens,
+    // What the user has after the prompt (the output hold is not spent yet).
+    balance: reservation.balance + reservation.held,
+  };
+  return new Generation(prepared, reservation.transactionId, upstream, info, combined, internal, provider.model, reservation.held);
+}
+
+/** The message and status for any failure of a generation, for the route and the page. */
+export function generationErrorResponse(error: unknown): { message: string; status: number } {
+  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  if (error instanceof AiError) return { message: error.message, status: error.httpStatus };
+  if (error instanceof GenerationFailure) return { message: error.message, status: error.status };
+  console.error("generation failed", error);
+  return { message: AI_MESSAGES.generationFailed, status: 500 };
+}

@@ -1,0 +1,217 @@
+import { AiError, errorForStatus } from "./errors.server";
+import { AI_MESSAGES } from "./messages";
+import { StreamTextDecoder, type WireFormat } from "./sse.server";
+import { aiTimings, backoffMs, type AiTimings } from "./timings.server";
+
+/** The caller (the browser's request) went away; nothing is reported to anyone. */
+export class CallAbortedError extends Error {
+  constructor() {
+    super("aborted by the caller");
+    this.name = "CallAbortedError";
+  }
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_COMPLETE_BODY = 5 * 1024 * 1024;
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new CallAbortedError());
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new CallAbortedError());
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Reads at most `limit` bytes of a body as text (error bodies, non-streamed answers). */
+async function readText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new AiError(AI_MESSAGES.unreadable, "unreadable", response.status, "body too large");
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/**
+ * One call with its own abort controller (the caller's signal and our timers both end
+ * it). `timedOut` says which timer fired, so a timeout is told apart from the caller
+ * leaving and from the network failing.
+ */
+class Call {
+  readonly controller = new AbortController();
+  timedOut: "first-byte" | "idle" | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onCallerAbort = () => this.controller.abort();
+
+  constructor(private readonly callerSignal: AbortSignal | undefined) {
+    callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+  }
+
+  arm(kind: "first-byte" | "idle", ms: number) {
+    this.disarm();
+    this.timer = setTimeout(() => {
+      this.timedOut = kind;
+      this.controller.abort();
+    }, ms);
+  }
+
+  disarm() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The error to report for a failure of fetch or of a body read. */
+  failure(error: unknown): Error {
+    if (this.callerSignal?.aborted) return new CallAbortedError();
+    if (this.timedOut === "first-byte") return new AiError(AI_MESSAGES.firstByteTimeout, "first-byte-timeout");
+    if (this.timedOut === "idle") return new AiError(AI_MESSAGES.idleTimeout, "idle-timeout");
+    if (error instanceof AiError) return error;
+    const detail = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+    return new AiError(AI_MESSAGES.serviceFailed, "network", undefined, detail.trim());
+  }
+
+  end() {
+    this.disarm();
+    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    // Closes the upstream connection if the body was not read to the end.
+    this.controller.abort();
+  }
+}
+
+/**
+ * POSTs to the provider and returns the OK response, retrying (DECISIONS D7) only when
+ * the connection fails or the answer is 5xx: up to `attempts` in all, with backoff.
+ * Nothing has been streamed at that point, so a retry can never duplicate text. Other
+ * statuses map to section 8's messages at once. The call's first-byte (or, for a
+ * non-streamed call, whole-answer) timer keeps running for the caller.
+ */
+async function open(request: UpstreamRequest, signal: AbortSignal | undefined, streamed: boolean, timings: AiTimings) {
+  for (let attempt = 1; ; attempt++) {
+    const call = new Call(signal);
+    call.arm("first-byte", streamed ? timings.firstByteMs : timings.completeMs);
+    let response: Response;
+    try {
+      response = await fetch(request.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...request.headers },
+        body: JSON.stringify(request.body),
+        signal: call.controller.signal,
+      });
+    } catch (error) {
+      call.end();
+      const failure = call.failure(error);
+      if (failure instanceof AiError && failure.kind === "network" && attempt < timings.attempts) {
+        await sleep(backoffMs(attempt, timings), signal);
+        continue;
+      }
+      throw failure;
+    }
+    if (response.ok) return { call, response };
+    let body = "";
+    try {
+      body = await readText(response, MAX_ERROR_BODY);
+    } catch (error) {
+      const failure = call.failure(error);
+      if (!(failure instanceof AiError && failure.kind === "network")) {
+        call.end();
+        throw failure;
+      }
+    }
+    call.end();
+    if (response.status >= 500 && attempt < timings.attempts) {
+      await sleep(backoffMs(attempt, timings), signal);
+      continue;
+    }
+    const error = errorForStatus(response.status, body);
+    console.error("AI provider answered", response.status, error.detail);
+    throw error;
+  }
+}
+
+/**
+ * Opens a streamed completion. Resolves when the provider has answered OK (so a failure
+ * before any text is an ordinary rejected promise); the generator then yields text as
+ * the bytes arrive, until the stream ends, [DONE], an error, a timeout, or `return()`
+ * (which closes the upstream connection).
+ */
+export async function streamText(
+  format: WireFormat,
+  request: UpstreamRequest,
+  signal?: AbortSignal,
+  timings: AiTimings = aiTimings,
+): Promise<AsyncGenerator<string, void, undefined>> {
+  const { call, response } = await open(request, signal, true, timings);
+  return (async function* read() {
+    const decoder = new StreamTextDecoder(format);
+    const reader = response.body?.getReader();
+    let first = true;
+    try {
+      if (!reader) throw new AiError(AI_MESSAGES.unreadable, "unreadable", response.status, "no body");
+      while (!decoder.done) {
+        if (!first) call.arm("idle", timings.idleMs);
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          throw call.failure(error);
+        }
+        call.disarm();
+        if (result.done) break;
+        first = false;
+        const texts = decoder.push(result.value);
+        if (texts.length > 0) yield texts.length === 1 ? texts[0] : texts.join("");
+      }
+      const rest = decoder.end();
+      if (rest.length > 0) yield rest.join("");
+    } finally {
+      call.end();
+    }
+  })();
+}
+
+/** A non-streamed completion (analysis): the whole answer's text. */
+export async function completeText(
+  format: WireFormat,
+  request: UpstreamRequest,
+  signal?: AbortSignal,
+  timings: AiTimings = aiTimings,
+): Promise<string> {
+  const { call, response } = await open(request, signal, false, timings);
+  try {
+    let body: string;
+    try {
+      body = await readText(response, MAX_COMPLETE_BODY);
+    } catch (error) {
+      throw call.failure(error);
+    }
+    const decoder = new StreamTextDecoder(format);
+    const texts = decoder.push(new TextEncoder().encode(body));
+    return [...texts, ...decoder.end()].join("");
+  } finally {
+    call.end();
+  }
+}

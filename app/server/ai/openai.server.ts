@@ -1,0 +1,50 @@
+import { completeText, streamText, type UpstreamRequest } from "./http.server";
+import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
+
+/**
+ * The chat-completions URL for an endpoint given as a base URL (".../v1"), a bare host
+ * (then "/v1" is the usual prefix: OpenAI, DeepSeek, Ollama, vLLM) or the full URL.
+ */
+export function openaiUrl(endpoint: string): string {
+  const trimmed = endpoint.trim().replace(/\/+$/, "");
+  if (/\/chat\/completions$/i.test(trimmed)) return trimmed;
+  const url = new URL(trimmed);
+  if (url.pathname === "" || url.pathname === "/") return `${url.origin}/v1/chat/completions${url.search}`;
+  return `${trimmed}/chat/completions`;
+}
+
+/** Any server speaking the OpenAI chat-completions protocol (DECISIONS D7). */
+export class OpenAiProvider implements AiProvider {
+  readonly kind = "openai" as const;
+  readonly model: string;
+
+  constructor(private readonly config: ProviderConfig) {
+    this.model = config.model;
+  }
+
+  private request(prompt: ChatPrompt, stream: boolean): UpstreamRequest {
+    return {
+      url: openaiUrl(this.config.endpoint),
+      headers: {
+        Authorization: `Bearer ${this.config.apiKey}`,
+        Accept: stream ? "text/event-stream" : "application/json",
+      },
+      body: {
+        model: this.config.model,
+        messages: [
+          { role: "system", content: prompt.system },
+          { role: "user", content: prompt.user },
+        ],
+        stream,
+      },
+    };
+  }
+
+  stream(prompt: ChatPrompt, signal?: AbortSignal) {
+    return streamText("openai", this.request(prompt, true), signal);
+  }
+
+  complete(prompt: ChatPrompt, signal?: AbortSignal) {
+    return completeText("openai", this.request(prompt, false), signal);
+  }
+}

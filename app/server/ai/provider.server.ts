@@ -1,0 +1,30 @@
+/** What generation and analysis send to any provider: a system and a user prompt. */
+export interface ChatPrompt {
+  system: string;
+  user: string;
+}
+
+/**
+ * One interface over the providers an administrator can configure (api_configs). Both
+ * implementations speak HTTP themselves (fetch), so tests drive them against the test
+ * provider in tests/fakes over real sockets.
+ */
+export interface AiProvider {
+  readonly kind: "openai" | "gemini";
+  readonly model: string;
+  /**
+   * Starts a streamed generation. Resolves once the provider answered OK (after D7's
+   * retries); the generator yields text as it arrives. `return()` on the generator, or
+   * aborting `signal`, closes the upstream connection.
+   */
+  stream(prompt: ChatPrompt, signal?: AbortSignal): Promise<AsyncGenerator<string, void, undefined>>;
+  /** A non-streamed answer (analysis). */
+  complete(prompt: ChatPrompt, signal?: AbortSignal): Promise<string>;
+}
+
+export interface ProviderConfig {
+  provider: string;
+  endpoint: string;
+  apiKey: string;
+  model: string;
+}

@@ -1,0 +1,83 @@
+/**
+ * Prompt templates mark their variable parts with {|name|} (admin.md section 3). The
+ * names the product fills (user-side.md section 7) are below; `theme` is the name the
+ * admin document uses in its example, taken as the synopsis.
+ */
+export const PLACEHOLDERS = [
+  "synopsis",
+  "character-setting",
+  "outline",
+  "key-moment",
+  "expected-word-count",
+  "key-character",
+  "key-stage",
+  "additional-information",
+] as const;
+
+export type PlaceholderName = (typeof PLACEHOLDERS)[number];
+export type PromptValues = Partial<Record<PlaceholderName | "theme", string>>;
+
+const PLACEHOLDER = /\{\|([a-zA-Z0-9_-]+)\|\}/g;
+
+/**
+ * Substitutes every placeholder in one pass over the template: a value is inserted as
+ * it is and never scanned again, so text a user typed ("{|outline|}" in a character's
+ * notes) cannot pull in another value. A placeholder the product does not know is left
+ * as written, so an administrator sees the mistake in the output.
+ */
+export function renderTemplate(template: string, values: PromptValues): string {
+  return template.replace(PLACEHOLDER, (whole, name: string) => {
+    const key = (name === "theme" ? "synopsis" : name) as PlaceholderName;
+    const value = values[key] ?? (name === "theme" ? values.theme : undefined);
+    return value ?? whole;
+  });
+}
+
+export interface CharacterForPrompt {
+  id: string;
+  name: string;
+  personality: string;
+  appearance: string;
+  other: string;
+}
+
+export interface PlotForPrompt {
+  id: string;
+  title: string;
+  summary: string;
+  environment: string;
+  expectedWords: number;
+  additionalNotes: string;
+  characterIds: string[];
+}
+
+export function describeCharacter(c: CharacterForPrompt): string {
+  const lines = [`姓名：${c.name}`, `性格：${c.personality}`, `外貌：${c.appearance}`];
+  if (c.other.trim()) lines.push(`其他：${c.other}`);
+  return lines.join("\n");
+}
+
+/**
+ * The placeholder values of a generation (P01 free writing, P03 imitation): the overall
+ * setting, every character, the outline of every plot in order, and the plot to write.
+ */
+export function generationValues(input: {
+  theme: string;
+  characters: CharacterForPrompt[];
+  plots: PlotForPrompt[];
+  plot: PlotForPrompt;
+}): PromptValues {
+  const { theme, characters, plots, plot } = input;
+  const byId = new Map(characters.map((c) => [c.id, c]));
+  const cast = plot.characterIds.map((id) => byId.get(id)).filter((c): c is CharacterForPrompt => Boolean(c));
+  return {
+    synopsis: theme.trim(),
+    "character-setting": characters.map(describeCharacter).join("\n\n"),
+    outline: plots.map((p, i) => `${i + 1}. ${p.title}：${p.summary}`).join("\n"),
+    "key-moment": `${plot.title}：${plot.summary}`,
+    "expected-word-count": String(plot.expectedWords),
+    "key-character": cast.map(describeCharacter).join("\n\n"),
+    "key-stage": plot.environment,
+    "additional-information": plot.additionalNotes.trim() || "无",
+  };
+}

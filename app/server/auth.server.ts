@@ -1,0 +1,134 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { eq } from "drizzle-orm";
+import { Authenticator } from "remix-auth";
+import { FormStrategy } from "remix-auth-form";
+import { db } from "~/db/client.server";
+import { credits, profiles, tokenTransactions, users } from "~/db/schema";
+import { loginSchema, registerSchema } from "~/schemas/auth";
+import { envInt } from "./env.server";
+import { pgErrorCode, UNIQUE_VIOLATION } from "./db-utils.server";
+import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.server";
+import { hitRateLimit, resetRateLimit, type RateLimitRule } from "./rate-limit.server";
+import { configInt, getSiteConfigValue } from "./site-config.server";
+
+export const AUTH_MESSAGES = {
+  invalidCredentials: "邮箱或密码错误",
+  loginFailed: "登录失败，请重试",
+  emailTaken: "该邮箱已被注册",
+  registerFailed: "注册失败，请重试",
+  tooManyAttempts: "尝试次数过多，请稍后再试",
+} as const;
+
+/** A failure the user should read: field errors or one form-level message. */
+export class AuthError extends Error {
+  constructor(
+    message: string,
+    readonly fieldErrors: Record<string, string[]> = {},
+  ) {
+    super(message);
+    this.name = "AuthError";
+  }
+}
+
+const WINDOW = 15 * 60;
+function rules() {
+  return {
+    perEmail: { limit: envInt("RATE_LIMIT_PER_EMAIL", 10), windowSeconds: WINDOW } as RateLimitRule,
+    perAddress: { limit: envInt("RATE_LIMIT_PER_ADDRESS", 50), windowSeconds: WINDOW } as RateLimitRule,
+  };
+}
+
+async function checkRateLimits(kind: "login" | "register", email: string, clientAddress: string) {
+  const { perEmail, perAddress } = rules();
+  const [emailOk, addressOk] = [
+    await hitRateLimit(`${kind}:email:${email}`, perEmail),
+    await hitRateLimit(`${kind}:addr:${clientAddress}`, perAddress),
+  ];
+  if (!emailOk || !addressOk) throw new AuthError(AUTH_MESSAGES.tooManyAttempts);
+}
+
+function fieldErrorsOf(issues: { path: PropertyKey[]; message: string }[]) {
+  const out: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = String(issue.path[0] ?? "");
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}
+
+export interface AuthenticatedUser {
+  id: string;
+  email: string;
+}
+
+/** Checks e-mail and password; the one place a login is decided. */
+export async function login(form: FormData, clientAddress: string): Promise<AuthenticatedUser> {
+  const parsed = loginSchema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
+  const { email, password } = parsed.data;
+  await checkRateLimits("login", email, clientAddress);
+  const [user] = await db
+    .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email));
+  // Hash even for an unknown e-mail, so the response time does not reveal which exist.
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+  if (!user || !ok) throw new AuthError(AUTH_MESSAGES.invalidCredentials);
+  await resetRateLimit(`login:email:${email}`);
+  return { id: user.id, email: user.email };
+}
+
+/**
+ * Creates the account, its profile (with the configured initial tokens, recorded in
+ * the token ledger) and a credits row of 0, in one transaction.
+ */
+export async function register(form: FormData, clientAddress: string): Promise<AuthenticatedUser> {
+  const parsed = registerSchema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
+  const { email, password } = parsed.data;
+  await checkRateLimits("register", email, clientAddress);
+  const passwordHash = await hashPassword(password);
+  const initialTokens = configInt(await getSiteConfigValue("initial_tokens"), 0);
+  try {
+    return await db.transaction(async (tx) => {
+      const [user] = await tx
+        .insert(users)
+        .values({ email, passwordHash })
+        .returning({ id: users.id, email: users.email });
+      await tx.insert(profiles).values({
+        id: user.id,
+        email,
+        nickname: email.split("@")[0].slice(0, 30) || "读者",
+        tokens: initialTokens,
+      });
+      await tx.insert(credits).values({ userId: user.id, balance: 0 });
+      if (initialTokens > 0) {
+        await tx.insert(tokenTransactions).values({
+          userId: user.id,
+          amount: initialTokens,
+          type: "grant",
+          description: "新用户赠送",
+        });
+      }
+      return user;
+    });
+  } catch (error) {
+    if (pgErrorCode(error) === UNIQUE_VIOLATION) throw new AuthError(AUTH_MESSAGES.emailTaken);
+    throw error;
+  }
+}
+
+// The strategy only sees the request (remix-auth even copies it), so the client
+// address travels in async context.
+const clientAddress = new AsyncLocalStorage<string>();
+
+/** remix-auth with a form strategy: verify calls the login domain function. */
+export const authenticator = new Authenticator<AuthenticatedUser>();
+authenticator.use(
+  new FormStrategy(async ({ form }) => login(form, clientAddress.getStore() ?? "unknown")),
+  "form",
+);
+
+export function authenticateLogin(request: Request, address: string): Promise<AuthenticatedUser> {
+  return clientAddress.run(address, () => authenticator.authenticate("form", request));
+}

@@ -1,0 +1,19 @@
+import path from "node:path";
+
+/** Where the embedded database, the session secret and uploads live. */
+export function dataDir(): string {
+  return path.resolve(process.env.DATA_DIR ?? "./data");
+}
+
+export function databaseUrl(): string | undefined {
+  const url = process.env.DATABASE_URL?.trim();
+  return url ? url : undefined;
+}
+
+/** Integer from the environment, for tunables such as rate limits. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}

@@ -1,0 +1,214 @@
+import { eq, sql } from "drizzle-orm";
+import { databaseKind, db, type Executor } from "~/db/client.server";
+import { favorites, workPurchases } from "~/db/schema";
+
+/**
+ * Live updates (DECISIONS D9). Every app process LISTENs on one PostgreSQL channel and
+ * hands each notification to the subscribers of its topic in this process; publishing
+ * is a `pg_notify`, so an event raised by any process reaches the browsers connected to
+ * every process. Inside a transaction the notification is delivered on commit (and never
+ * on rollback). PGlite is one process with one connection: its own LISTEN/NOTIFY carries
+ * the same events, so both backends run the same code.
+ *
+ * Topics:
+ *   `user:<id>`  something of that user changed (balance, favourites, purchases)
+ *   `work`       a work changed or was deleted (raised by a trigger on `works`, see
+ *                drizzle/0004_work_events.sql, so every code path announces it)
+ */
+export const EVENTS_CHANNEL = "inkstone_events";
+
+export type UserEventKind = "balance" | "favorites" | "purchases";
+
+export interface LiveEvent {
+  topic: string;
+  kind?: string;
+  workId?: number;
+}
+
+type Listener = (event: LiveEvent) => void;
+
+interface Hub {
+  listeners: Map<string, Set<Listener>>;
+  started?: Promise<void>;
+}
+
+// One hub per process, kept across dev-server module reloads like the database client.
+const holder = globalThis as unknown as { __inkstoneEvents?: Hub };
+const hub: Hub = (holder.__inkstoneEvents ??= { listeners: new Map() });
+
+function dispatch(payload: string) {
+  let event: LiveEvent;
+  try {
+    event = JSON.parse(payload) as LiveEvent;
+  } catch {
+    return;
+  }
+  if (typeof event?.topic !== "string") return;
+  for (const listener of hub.listeners.get(event.topic) ?? []) {
+    try {
+      listener(event);
+    } catch (error) {
+      console.error("live event listener failed", event.topic, error);
+    }
+  }
+}
+
+/**
+ * Starts this process's LISTEN once. postgres.js runs `listen` on its own dedicated
+ * connection (reconnecting and re-listening by itself) and closes it with the pool.
+ */
+function ensureListening(): Promise<void> {
+  hub.started ??= (async () => {
+    const client = (db as unknown as { $client: unknown }).$client;
+    if (databaseKind === "postgres") {
+      await (client as import("postgres").Sql).listen(EVENTS_CHANNEL, dispatch);
+    } else {
+      await (client as import("@electric-sql/pglite").PGlite).listen(EVENTS_CHANNEL, dispatch);
+    }
+  })().catch((error) => {
+    hub.started = undefined;
+    throw error;
+  });
+  return hub.started;
+}
+
+/**
+ * Subscribes to a topic in this process. Resolves once the process is listening, so an
+ * event published after the promise settles is delivered. Returns the unsubscribe.
+ */
+export async function subscribe(topic: string, listener: Listener): Promise<() => void> {
+  let set = hub.listeners.get(topic);
+  if (!set) hub.listeners.set(topic, (set = new Set()));
+  set.add(listener);
+  const unsubscribe = () => {
+    const current = hub.listeners.get(topic);
+    current?.delete(listener);
+    if (current && current.size === 0) hub.listeners.delete(topic);
+  };
+  try {
+    await ensureListening();
+  } catch (error) {
+    unsubscribe();
+    throw error;
+  }
+  return unsubscribe;
+}
+
+/**
+ * Announces an event to every app process. Pass the transaction to announce it on
+ * commit; without one it is sent at once (call it after your commit).
+ */
+export async function publish(event: LiveEvent, executor: Executor = db): Promise<void> {
+  await executor.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify(event)})`);
+}
+
+/**
+ * Tells the user's open pages that their data changed (balance after a purchase, redeem,
+ * payment or admin adjustment; favourites; purchases). Never throws: a lost live update
+ * is corrected by the next page load, and must not fail the change that caused it.
+ */
+export async function notifyUserChanged(
+  userId: string,
+  kind: UserEventKind = "balance",
+  executor: Executor = db,
+): Promise<void> {
+  try {
+    await publish({ topic: `user:${userId}`, kind }, executor);
+  } catch (error) {
+    if (executor !== db) throw error; // inside a transaction the caller must see it
+    console.error("notifyUserChanged failed", userId, error);
+  }
+}
+
+/** The ids of the works on a user's /following and /purchased pages. */
+async function libraryWorkIds(userId: string): Promise<Set<number>> {
+  const rows = await db
+    .select({ workId: favorites.workId })
+    .from(favorites)
+    .where(eq(favorites.userId, userId))
+    .union(db.select({ workId: workPurchases.workId }).from(workPurchases).where(eq(workPurchases.userId, userId)));
+  return new Set(rows.map((r) => Number(r.workId)));
+}
+
+export const HEARTBEAT_MS = 20_000;
+
+/**
+ * The `/api/events` stream of one signed-in user: their own `user:<id>` events, and
+ * `work` events for works in their library (followed or purchased). Nothing else: other
+ * users' events never reach this stream. Ends, and unsubscribes, when `signal` aborts.
+ */
+export function userEventStream(userId: string, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let closed = false;
+      const unsubscribers: (() => void)[] = [];
+      // The user's library, refreshed when their favourites or purchases change; work
+      // events wait for a refresh in flight, so a just-followed work is not missed.
+      let library: Promise<Set<number>> = Promise.resolve(new Set());
+      const refreshLibrary = () => {
+        const previous = library;
+        library = libraryWorkIds(userId).catch(() => previous);
+      };
+      const send = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      const sendEvent = (event: LiveEvent) =>
+        send(`event: change\ndata: ${JSON.stringify({ kind: event.kind ?? event.topic, workId: event.workId })}\n\n`);
+      const heartbeat = setInterval(() => send(`: ping ${Date.now()}\n\n`), heartbeatMs);
+      cleanup = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        for (const unsubscribe of unsubscribers) unsubscribe();
+        signal.removeEventListener("abort", cleanup);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the reader
+        }
+      };
+      if (signal.aborted) return cleanup();
+      signal.addEventListener("abort", cleanup);
+
+      // The first bytes go out at once, so proxies and the browser see an open stream.
+      send(`retry: 5000\n: connected\n\n`);
+      try {
+        unsubscribers.push(
+          await subscribe(`user:${userId}`, (event) => {
+            if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary();
+            sendEvent(event);
+          }),
+        );
+        unsubscribers.push(
+          await subscribe("work", (event) => {
+            const workId = Number(event.workId);
+            void library.then((ids) => {
+              if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
+            });
+          }),
+        );
+        library = libraryWorkIds(userId);
+        await library;
+      } catch (error) {
+        console.error("live updates unavailable", error);
+        cleanup();
+      }
+      if (closed) for (const unsubscribe of unsubscribers) unsubscribe();
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}
+
+/** Used by tests: the number of listeners on a topic in this process. */
+export function listenerCount(topic: string): number {
+  return hub.listeners.get(topic)?.size ?? 0;
+}

@@ -1,0 +1,498 @@
+import { and, eq, gte, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, tokenTransactions, workPurchases, works } from "~/db/schema";
+import { rowsOf } from "./db-utils.server";
+import { DomainError } from "./errors.server";
+import { notifyUserChanged } from "./events.server";
+import { configInt, getSiteConfigValue } from "./site-config.server";
+
+/**
+ * Every change of a credits balance goes through this module (DECISIONS D1, D6): one
+ * transaction that moves the balance with a conditional UPDATE (never read, compute,
+ * write) and writes the ledger row beside it. The CHECK (balance >= 0) on `credits` is
+ * the last line of defence. Purchase is here; redeem, token exchange, admin adjustment
+ * and payment crediting belong beside it, built from `debit` and `credit` below.
+ */
+
+/** user-side.md section 8, purchase messages (and the gate's own refusals). */
+export const LEDGER_MESSAGES = {
+  insufficient: "积分余额不足",
+  userMissing: "用户不存在",
+  purchaseFailed: "购买失败，请重试",
+  workMissing: "作品不存在",
+  notForSale: "该作品不是付费作品，无需购买",
+  ownWork: "不能购买自己的作品",
+} as const;
+
+export class LedgerError extends DomainError {}
+
+export interface BalanceChange {
+  /** The balance after the change. */
+  balance: number;
+}
+
+/**
+ * Takes `amount` (> 0) from the user's credits and records a consume row, inside `tx`.
+ * Refuses with 积分余额不足 (nothing changed) when the balance is short, and with
+ * 用户不存在 when the user has no credits account.
+ */
+export async function debit(tx: Executor, userId: string, amount: number, description: string): Promise<BalanceChange> {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error(`debit: invalid amount ${amount}`);
+  const [row] = await tx
+    .update(credits)
+    .set({ balance: sql`${credits.balance} - ${amount}`, updatedAt: new Date() })
+    .where(and(eq(credits.userId, userId), gte(credits.balance, amount)))
+    .returning({ balance: credits.balance });
+  if (!row) {
+    const [account] = await tx.select({ userId: credits.userId }).from(credits).where(eq(credits.userId, userId));
+    throw account
+      ? new LedgerError(LEDGER_MESSAGES.insufficient, 402)
+      : new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+  }
+  await tx.insert(creditTransactions).values({ userId, amount, type: "consume", description });
+  return { balance: Number(row.balance) };
+}
+
+/** Adds `amount` (> 0) to the user's credits and records a recharge row, inside `tx`. */
+export async function credit(tx: Executor, userId: string, amount: number, description: string): Promise<BalanceChange> {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error(`credit: invalid amount ${amount}`);
+  const [row] = await tx
+    .update(credits)
+    .set({ balance: sql`${credits.balance} + ${amount}`, updatedAt: new Date() })
+    .where(eq(credits.userId, userId))
+    .returning({ balance: credits.balance });
+  if (!row) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+  await tx.insert(creditTransactions).values({ userId, amount, type: "recharge", description });
+  return { balance: Number(row.balance) };
+}
+
+export type PurchaseResult =
+  | { status: "purchased"; price: number; balance: number }
+  | { status: "already-purchased" };
+
+/**
+ * Buys a paid work for `userId`, in one transaction:
+ * 1. lock the work row (FOR SHARE: its price and visibility cannot change under us) and
+ *    check it is on sale (public-vip) and not the buyer's own;
+ * 2. insert the purchase row; the unique (user, work) makes a second, concurrent purchase
+ *    wait for the first and then find it, so it charges nothing;
+ * 3. debit the price with a conditional UPDATE and write the consume row
+ *    `购买作品《title》`;
+ * 4. announce the change to the buyer's open pages on commit.
+ * Any refusal throws a LedgerError and leaves nothing written. Buying a work already
+ * bought succeeds without charging again.
+ */
+export async function purchaseWork(userId: string, workId: number): Promise<PurchaseResult> {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
+  return db.transaction(async (tx) => {
+    const [work] = await tx
+      .select({ id: works.id, userId: works.userId, title: works.title, visibility: works.visibility, price: works.price })
+      .from(works)
+      .where(eq(works.id, workId))
+      .for("share");
+    // A private work is not revealed to anyone but its owner.
+    if (!work || (work.visibility === "private" && work.userId !== userId)) {
+      throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
+    }
+    if (work.userId === userId) throw new LedgerError(LEDGER_MESSAGES.ownWork, 403);
+    if (work.visibility !== "public-vip" || work.price < 1) throw new LedgerError(LEDGER_MESSAGES.notForSale, 409);
+
+    const [account] = await tx.select({ userId: credits.userId }).from(credits).where(eq(credits.userId, userId));
+    if (!account) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+
+    const inserted = await tx
+      .insert(workPurchases)
+      .values({ userId, workId, price: work.price })
+      .onConflictDoNothing({ target: [workPurchases.userId, workPurchases.workId] })
+      .returning({ id: workPurchases.id });
+    if (inserted.length === 0) return { status: "already-purchased" as const };
+
+    const { balance } = await debit(tx, userId, work.price, `购买作品《${work.title}》`);
+    await notifyUserChanged(userId, "purchases", tx);
+    return { status: "purchased" as const, price: work.price, balance };
+  });
+}
+
+/** The purchase message for any failure: the domain's own, else 购买失败，请重试. */
+export function purchaseErrorMessage(error: unknown): { message: string; status: number } {
+  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  console.error("purchase failed", error);
+  return { message: LEDGER_MESSAGES.purchaseFailed, status: 500 };
+}
+
+export const ADMIN_ADJUSTMENT_DESCRIPTION = "管理员调整";
+
+export interface AdminAdjustment {
+  previous: number;
+  balance: number;
+  /** Signed: what was added (positive) or taken (negative); 0 writes no ledger row. */
+  difference: number;
+}
+
+/**
+ * An administrator sets a user's credits balance to `newBalance` (admin.md section 2):
+ * in one transaction, lock the user's credits row, take the difference, move the balance
+ * by it through credit/debit (so the ledger row 管理员调整 is written beside it, a
+ * recharge for a rise and a consume for a fall), and announce the change on commit. The
+ * ledger therefore always sums to the balance. Setting the same balance writes nothing.
+ */
+export async function adjustCreditBalance(adminId: string, userId: string, newBalance: number): Promise<AdminAdjustment> {
+  if (!Number.isSafeInteger(newBalance) || newBalance < 0) throw new LedgerError("请输入有效的积分余额（不小于0的整数）", 400);
+  const result = await db.transaction(async (tx) => {
+    const [account] = await tx
+      .select({ balance: credits.balance })
+      .from(credits)
+      .where(eq(credits.userId, userId))
+      .for("update");
+    if (!account) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+    const previous = Number(account.balance);
+    const difference = newBalance - previous;
+    if (difference === 0) return { previous, balance: previous, difference };
+    const { balance } =
+      difference > 0
+        ? await credit(tx, userId, difference, ADMIN_ADJUSTMENT_DESCRIPTION)
+        : await debit(tx, userId, -difference, ADMIN_ADJUSTMENT_DESCRIPTION);
+    await notifyUserChanged(userId, "balance", tx);
+    return { previous, balance, difference };
+  });
+  if (result.difference !== 0) {
+    console.info(`admin ${adminId} set the credits of ${userId}: ${result.previous} -> ${result.balance}`);
+  }
+  return result;
+}
+
+// ---- Tokens of AI generation (DECISIONS D6, D7) ----------------------------------------
+//
+// A generation is charged in three moves, each one transaction with its ledger row:
+// reserve the prompt's cost (the generation's token_transactions row is written here),
+// hold output tokens as the text streams (the same row grows), and settle at the end:
+// the row becomes exactly prompt cost + output cost and any unused hold goes back. If
+// nothing was produced the whole reservation is refunded (a refund row beside it). The
+// balance moves only by conditional UPDATEs, so it never drops below zero, even with two
+// generations of one user at once; the row always equals what left the balance.
+
+export const TOKEN_MESSAGES = {
+  insufficient: "Tokens余额不足，请充值",
+  deductFailed: "扣除Tokens失败",
+} as const;
+
+export interface GenerationCharge {
+  description: string;
+  model: string;
+  plotId: string | null;
+  promptChars: number;
+}
+
+/**
+ * Takes the prompt's cost (`cost` > 0) and holds up to `hold` tokens more for the output
+ * (what the balance has beyond the cost), and writes the generation row (amount
+ * -(cost + held)): one statement, so one round trip before the first byte. Refuses with
+ * Tokens余额不足，请充值 unless the balance is at least `cost + keep`, changing nothing.
+ * The balance is announced when the generation settles, not here.
+ */
+export async function reserveGenerationTokens(
+  tx: Executor,
+  userId: string,
+  cost: number,
+  charge: GenerationCharge,
+  options: { keep?: number; hold?: number } = {},
+): Promise<{ transactionId: number; balance: number; held: number }> {
+  const keep = options.keep ?? 0;
+  const hold = options.hold ?? 0;
+  if (!Number.isSafeInteger(cost) || cost <= 0) throw new Error(`reserve: invalid cost ${cost}`);
+  if (!Number.isSafeInteger(hold) || hold < 0) throw new Error(`reserve: invalid hold ${hold}`);
+  const [row] = rowsOf<{ transaction_id: number | string; held: number | string; balance: number | string }>(
+    await tx.execute(sql`
+      with locked as (select tokens from profiles where id = ${userId} for update),
+      moved as (
+        update profiles
+        set tokens = locked.tokens - ${cost}::bigint - least(locked.tokens - ${cost}::bigint, ${hold}::bigint), updated_at = now()
+        from locked
+        where profiles.id = ${userId} and locked.tokens >= ${cost + keep}::bigint
+        returning locked.tokens - ${cost}::bigint - profiles.tokens as held, profiles.tokens as balance
+      ),
+      entry as (
+        insert into token_transactions (user_id, amount, type, description, prompt_chars, output_chars, model, plot_id)
+        select ${userId}::uuid, -(${cost}::bigint + moved.held), 'generation', ${charge.description}, ${charge.promptChars}::int, 0, ${charge.model}, ${charge.plotId}
+        from moved
+        returning id
+      )
+      select entry.id as transaction_id, moved.held, moved.balance from entry, moved`),
+  );
+  if (!row) throw new LedgerError(TOKEN_MESSAGES.insufficient, 402);
+  return { transactionId: Number(row.transaction_id), balance: Number(row.balance), held: Number(row.held) };
+}
+
+/**
+ * Holds up to `wanted` more tokens for a generation's output: takes min(wanted, balance)
+ * and adds it to the generation row, in one statement. Returns what was taken (0 when the
+ * balance is spent).
+ */
+export async function holdGenerationTokens(
+  tx: Executor,
+  userId: string,
+  transactionId: number,
+  wanted: number,
+): Promise<{ taken: number; balance: number }> {
+  if (!Number.isSafeInteger(wanted) || wanted <= 0) throw new Error(`hold: invalid amount ${wanted}`);
+  const rows = rowsOf<{ taken: number | string; balance: number | string }>(
+    await tx.execute(sql`
+      with locked as (select tokens from profiles where id = ${userId} for update),
+      moved as (
+        update profiles set tokens = locked.tokens - least(locked.tokens, ${wanted}::bigint), updated_at = now()
+        from locked where profiles.id = ${userId}
+        returning least(locked.tokens, ${wanted}::bigint) as taken, profiles.tokens as balance
+      ),
+      entry as (
+        update token_transactions set amount = token_transactions.amount - moved.taken
+        from moved
+        where token_transactions.id = ${transactionId} and token_transactions.user_id = ${userId} and moved.taken > 0
+        returning token_transactions.id
+      )
+      select taken, balance from moved`),
+  );
+  if (rows.length === 0) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+  return { taken: Number(rows[0].taken), balance: Number(rows[0].balance) };
+}
+
+async function lockGenerationRow(tx: Executor, userId: string, transactionId: number) {
+  const [entry] = await tx
+    .select({ amount: tokenTransactions.amount, plotId: tokenTransactions.plotId, model: tokenTransactions.model })
+    .from(tokenTransactions)
+    .where(and(eq(tokenTransactions.id, transactionId), eq(tokenTransactions.userId, userId), eq(tokenTransactions.type, "generation")))
+    .for("update");
+  if (!entry) throw new Error(`generation row ${transactionId} of ${userId} not found`);
+  return { ...entry, held: -Number(entry.amount) };
+}
+
+/**
+ * Ends a generation that produced output: the row becomes exactly `charged` (prompt cost
+ * plus output cost, never more than was held) and the unused part of the hold returns.
+ */
+export async function settleGenerationTokens(
+  tx: Executor,
+  userId: string,
+  transactionId: number,
+  charged: number,
+  outputChars: number,
+): Promise<{ charged: number; balance: number }> {
+  const entry = await lockGenerationRow(tx, userId, transactionId);
+  const final = Math.min(charged, entry.held);
+  const release = entry.held - final;
+  const [row] = await tx
+    .update(profiles)
+    .set({ tokens: sql`${profiles.tokens} + ${release}`, updatedAt: new Date() })
+    .where(eq(profiles.id, userId))
+    .returning({ tokens: profiles.tokens });
+  await tx
+    .update(tokenTransactions)
+    .set({ amount: -final, outputChars })
+    .where(eq(tokenTransactions.id, transactionId));
+  await notifyUserChanged(userId, "balance", tx);
+  return { charged: final, balance: Number(row.tokens) };
+}
+
+/**
+ * Ends a generation that produced nothing (or failed): everything held comes back. The
+ * generation row keeps the prompt's reservation and a refund row returns it, so the
+ * user's history shows the attempt and the refund, and the rows still sum to zero.
+ */
+export async function refundGenerationTokens(
+  tx: Executor,
+  userId: string,
+  transactionId: number,
+  reserved: number,
+  description: string,
+): Promise<{ balance: number }> {
+  const entry = await lockGenerationRow(tx, userId, transactionId);
+  const [row] = await tx
+    .update(profiles)
+    .set({ tokens: sql`${profiles.tokens} + ${entry.held}`, updatedAt: new Date() })
+    .where(eq(profiles.id, userId))
+    .returning({ tokens: profiles.tokens });
+  await tx.update(tokenTransactions).set({ amount: -reserved, outputChars: 0 }).where(eq(tokenTransactions.id, transactionId));
+  await tx.insert(tokenTransactions).values({
+    userId,
+    amount: reserved,
+    type: "refund",
+    description,
+    model: entry.model,
+    plotId: entry.plotId,
+  });
+  await notifyUserChanged(userId, "balance", tx);
+  return { balance: Number(row.tokens) };
+}
+
+// ---- Redeem codes, token exchange and online payment ----
+
+export const REDEEM_DESCRIPTION = "兑换码充值";
+export const EXCHANGE_DESCRIPTION = "兑换Tokens";
+export const PAYMENT_DESCRIPTION = "在线充值";
+
+/** The messages a redeem attempt can end with (the old product's redeem_code rpc messages). */
+export const REDEEM_MESSAGES = {
+  notFound: "兑换码不存在",
+  used: "兑换码已被使用",
+} as const;
+
+export interface RedeemResult {
+  /** Credits added. */
+  amount: number;
+  balance: number;
+}
+
+/**
+ * Redeems a code for `userId`, in one transaction: a conditional UPDATE moves the code
+ * from unused to used (`... where code = $1 and status = 'unused' returning`), so of any
+ * number of concurrent attempts exactly one gets the row; its amount is credited with the
+ * recharge row 兑换码充值; the user's open pages hear of it on commit. An unknown or used
+ * code throws 兑换码不存在 / 兑换码已被使用 and changes nothing.
+ */
+export async function redeemCode(userId: string, code: string): Promise<RedeemResult> {
+  return db.transaction(async (tx) => {
+    const [used] = await tx
+      .update(redeemCodes)
+      .set({ status: "used", usedBy: userId, usedAt: sql`now()` })
+      .where(and(eq(redeemCodes.code, code), eq(redeemCodes.status, "unused")))
+      .returning({ amount: redeemCodes.amount });
+    if (!used) {
+      const [existing] = await tx.select({ id: redeemCodes.id }).from(redeemCodes).where(eq(redeemCodes.code, code));
+      throw existing
+        ? new LedgerError(REDEEM_MESSAGES.used, 409, "code")
+        : new LedgerError(REDEEM_MESSAGES.notFound, 404, "code");
+    }
+    const { balance } = await credit(tx, userId, used.amount, REDEEM_DESCRIPTION);
+    await notifyUserChanged(userId, "balance", tx);
+    return { amount: used.amount, balance };
+  });
+}
+
+/** user-side.md section 8, token exchange. */
+export const EXCHANGE_MESSAGES = {
+  amount: "请输入有效的兑换数量（至少1积分的整数）",
+  debitFailed: "扣除积分失败",
+  tokensFailed: "增加Tokens失败",
+  recordFailed: "交易记录失败",
+  failed: "兑换失败，请重试",
+  badRatio: "积分兑换比例配置有误，请联系管理员",
+} as const;
+
+/** The default of credits_to_tokens_ratio (user-side.md section 9). */
+export const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
+
+/** A step of the exchange that failed unexpectedly; its message names the step. */
+export class ExchangeStepError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ExchangeStepError";
+  }
+}
+
+async function exchangeStep<T>(message: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new ExchangeStepError(message, { cause: error });
+  }
+}
+
+export interface ExchangeResult {
+  /** Credits spent and tokens received. */
+  credits: number;
+  tokens: number;
+  /** Balances after the exchange. */
+  balance: number;
+  tokenBalance: number;
+}
+
+/** The configured credits_to_tokens_ratio (tokens per credit), or the default when unset. */
+export async function creditsToTokensRatio(): Promise<number> {
+  return configInt(await getSiteConfigValue("credits_to_tokens_ratio"), DEFAULT_CREDITS_TO_TOKENS_RATIO);
+}
+
+/**
+ * Exchanges `amount` credits (a whole number from 1 to the balance) for amount x
+ * credits_to_tokens_ratio tokens, in one transaction: the conditional debit with its
+ * consume row 兑换Tokens, the token balance raised, the token ledger's exchange row, and
+ * the live update on commit. A short balance throws 积分余额不足 and changes nothing; an
+ * unexpected failure names its step (扣除积分失败, 增加Tokens失败, 交易记录失败).
+ */
+export async function exchangeCreditsForTokens(userId: string, amount: number): Promise<ExchangeResult> {
+  if (!Number.isSafeInteger(amount) || amount < 1) throw new LedgerError(EXCHANGE_MESSAGES.amount, 400, "amount");
+  const ratio = await creditsToTokensRatio();
+  const tokens = amount * ratio;
+  if (ratio < 1 || !Number.isSafeInteger(tokens)) throw new LedgerError(EXCHANGE_MESSAGES.badRatio, 409);
+  return db.transaction(async (tx) => {
+    const { balance } = await exchangeStep(EXCHANGE_MESSAGES.debitFailed, () =>
+      debit(tx, userId, amount, EXCHANGE_DESCRIPTION),
+    );
+    const [profile] = await exchangeStep(EXCHANGE_MESSAGES.tokensFailed, () =>
+      tx
+        .update(profiles)
+        .set({ tokens: sql`${profiles.tokens} + ${tokens}`, updatedAt: new Date() })
+        .where(eq(profiles.id, userId))
+        .returning({ tokens: profiles.tokens }),
+    );
+    if (!profile) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+    await exchangeStep(EXCHANGE_MESSAGES.recordFailed, () =>
+      tx.insert(tokenTransactions).values({ userId, amount: tokens, type: "exchange", description: `${amount}积分兑换` }),
+    );
+    await notifyUserChanged(userId, "balance", tx);
+    return { credits: amount, tokens, balance, tokenBalance: Number(profile.tokens) };
+  });
+}
+
+/** The exchange message for any failure: the domain's own, a step's, else 兑换失败，请重试. */
+export function exchangeErrorMessage(error: unknown): { message: string; status: number } {
+  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  console.error("token exchange failed", error);
+  if (error instanceof ExchangeStepError) return { message: error.message, status: 500 };
+  return { message: EXCHANGE_MESSAGES.failed, status: 500 };
+}
+
+export type PaymentCreditResult =
+  | { status: "credited"; userId: string; amount: number; balance: number }
+  | { status: "already-paid" }
+  | { status: "unknown-order" }
+  | { status: "amount-mismatch" };
+
+/**
+ * Credits a paid order exactly once (DECISIONS D6), in one transaction: a conditional
+ * UPDATE moves the order from pending to paid, only when the amount the gateway reports
+ * (`paidCents`, whole cents) equals the order's; it must change exactly one row, and only
+ * then are the credits added with the recharge row 在线充值 and the live update sent on
+ * commit. Of any number of concurrent or repeated notifies one changes the row; the
+ * others find it paid and credit nothing. The caller has already verified the signature.
+ */
+export async function creditPaymentOrder(outTradeNo: string, paidCents: number, tradeNo: string): Promise<PaymentCreditResult> {
+  if (!Number.isSafeInteger(paidCents) || paidCents <= 0) return { status: "amount-mismatch" };
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(paymentOrders)
+      .set({ status: "paid", paidAt: sql`now()`, tradeNo })
+      .where(
+        and(
+          eq(paymentOrders.outTradeNo, outTradeNo),
+          eq(paymentOrders.status, "pending"),
+          sql`${paymentOrders.amount}::bigint * 100 = ${paidCents}`,
+        ),
+      )
+      .returning({ userId: paymentOrders.userId, amount: paymentOrders.amount });
+    if (updated.length > 1) throw new Error(`payment order ${outTradeNo}: ${updated.length} rows marked paid`);
+    if (updated.length === 1) {
+      const [order] = updated;
+      const { balance } = await credit(tx, order.userId, order.amount, PAYMENT_DESCRIPTION);
+      await notifyUserChanged(order.userId, "balance", tx);
+      return { status: "credited" as const, userId: order.userId, amount: order.amount, balance };
+    }
+    const [order] = await tx
+      .select({ status: paymentOrders.status, amount: paymentOrders.amount })
+      .from(paymentOrders)
+      .where(eq(paymentOrders.outTradeNo, outTradeNo));
+    if (!order) return { status: "unknown-order" as const };
+    if (order.amount * 100 !== paidCents) return { status: "amount-mismatch" as const };
+    // Pending with the right amount cannot be seen here (the UPDATE would have taken it).
+    return order.status === "paid" ? { status: "already-paid" as const } : { status: "unknown-order" as const };
+  });
+}

@@ -1,0 +1,222 @@
+import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { db } from "~/db/client.server";
+import { paymentOrders } from "~/db/schema";
+import { DomainError } from "../errors.server";
+import { creditPaymentOrder } from "../ledger.server";
+import { getSiteConfig } from "../site-config.server";
+
+/**
+ * Online top-up through an epay (易支付) gateway (DECISIONS D6, ../shared/PROTOCOLS.md):
+ * the order is created here, the browser is sent to the gateway's submit page with a
+ * signature computed here, and only the gateway's signed notify (/api/notify) marks the
+ * order paid and credits it. The merchant key never leaves the server.
+ */
+
+/** user-side.md section 8, payment messages. */
+export const PAYMENT_MESSAGES = {
+  notConfigured: "支付接口未配置",
+  incomplete: "支付配置不完整",
+  orderFailed: "创建订单失败，请重试",
+  signFailed: "签名生成失败",
+} as const;
+
+/** What the order is called on the gateway's page and in the user's payment app. */
+export const ORDER_NAME = "积分充值";
+
+export type EpayParams = Record<string, string>;
+
+/**
+ * The epay platform's signature: every parameter except sign and sign_type whose value is
+ * not empty ("0" stays, nothing is trimmed), sorted by key in byte order, joined as
+ * k=v with & (values raw, not URL-encoded), the merchant key appended with no
+ * separator, MD5, lowercase hex.
+ */
+export function epaySign(params: EpayParams, key: string): string {
+  const text = Object.keys(params)
+    .filter((k) => k !== "sign" && k !== "sign_type" && params[k] !== undefined && params[k] !== "")
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    .map((k) => `${k}=${params[k]}`)
+    .join("&");
+  return createHash("md5").update(text + key, "utf8").digest("hex");
+}
+
+/** Compares the lowercase hex exactly (an uppercase sign is a mismatch), in constant time. */
+export function verifyEpaySign(params: EpayParams, key: string): boolean {
+  const expected = Buffer.from(epaySign(params, key), "utf8");
+  const given = Buffer.from(typeof params.sign === "string" ? params.sign : "", "utf8");
+  // The length (32) is no secret; only equal lengths can be compared in constant time.
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Whole cents from an amount as the gateway writes it ("10.00", "10.5", "10"), without
+ * ever going through a float; null for anything else (signs, exponents, spaces, "10.",
+ * three decimals, absurd sizes).
+ */
+export function parseMoneyCents(money: string): number | null {
+  const match = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(money);
+  if (!match) return null;
+  const cents = Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
+  return Number.isSafeInteger(cents) ? cents : null;
+}
+
+/** "10.00" for 10 yuan: the submit page's money format. */
+export function formatMoney(yuan: number): string {
+  return `${yuan}.00`;
+}
+
+/**
+ * A new out_trade_no: prefix, the time to the millisecond (yyyyMMddHHmmssSSS, UTC+8 as
+ * the gateways' dashboards show it) and 9 random digits; 28 characters, letters and
+ * digits only, within the 32 every epay clone accepts. The primary key refuses a repeat.
+ */
+export function newOutTradeNo(now = new Date()): string {
+  const t = new Date(now.getTime() + 8 * 3600 * 1000).toISOString().replace(/\D/g, "").slice(0, 17);
+  return `IK${t}${String(randomInt(0, 1_000_000_000)).padStart(9, "0")}`;
+}
+
+export interface PaymentApiConfig {
+  gatewayUrl: string;
+  pid: string;
+  key: string;
+}
+
+/**
+ * The payment interface settings, when online payment is the configured method
+ * (payment_method_v2 = payment_api): 支付接口未配置 when it is not, or nothing is set;
+ * 支付配置不完整 when the gateway address, merchant PID or key is missing or unusable.
+ */
+export async function getPaymentApiConfig(): Promise<PaymentApiConfig> {
+  const config = await getSiteConfig(["payment_method_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const);
+  const gatewayUrl = config.payment_gateway_url.trim();
+  const pid = config.merchant_pid.trim();
+  const key = config.merchant_key;
+  if (config.payment_method_v2 !== "payment_api" || (!gatewayUrl && !pid && !key)) {
+    throw new DomainError(PAYMENT_MESSAGES.notConfigured, 409);
+  }
+  if (!gatewayUrl || !pid || !key || !isHttpUrl(gatewayUrl)) throw new DomainError(PAYMENT_MESSAGES.incomplete, 409);
+  return { gatewayUrl, pid, key };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the /credits page should offer online top-up. */
+export async function isOnlinePaymentEnabled(): Promise<boolean> {
+  return getPaymentApiConfig().then(
+    () => true,
+    () => false,
+  );
+}
+
+export interface CreatedOrder {
+  outTradeNo: string;
+  /** The gateway's submit page with the signed parameters in its query string. */
+  redirectUrl: string;
+  params: EpayParams;
+}
+
+/**
+ * Creates a pending order of `amount` yuan (= credits) for the user and the signed
+ * gateway URL the browser is sent to. `origin` is this site's origin: the gateway calls
+ * origin + /api/notify and sends the payer back to origin + /payment/success.
+ */
+export async function createPaymentOrder(userId: string, amount: number, origin: string): Promise<CreatedOrder> {
+  if (!Number.isSafeInteger(amount) || amount < 1) throw new DomainError("请输入有效的充值金额", 400, "amount");
+  const config = await getPaymentApiConfig();
+  let outTradeNo = "";
+  for (let attempt = 0; !outTradeNo; attempt++) {
+    const candidate = newOutTradeNo();
+    try {
+      const inserted = await db
+        .insert(paymentOrders)
+        .values({ outTradeNo: candidate, userId, amount, status: "pending" })
+        .onConflictDoNothing({ target: paymentOrders.outTradeNo })
+        .returning({ outTradeNo: paymentOrders.outTradeNo });
+      if (inserted.length === 1) outTradeNo = candidate;
+      else if (attempt >= 2) throw new Error("three order numbers in a row were taken");
+    } catch (error) {
+      console.error("payment order insert failed", error);
+      throw new DomainError(PAYMENT_MESSAGES.orderFailed, 409);
+    }
+  }
+  const params: EpayParams = {
+    pid: config.pid,
+    type: "alipay",
+    out_trade_no: outTradeNo,
+    notify_url: `${origin}/api/notify`,
+    return_url: `${origin}/payment/success`,
+    name: ORDER_NAME,
+    money: formatMoney(amount),
+  };
+  let sign: string;
+  try {
+    sign = epaySign(params, config.key);
+  } catch (error) {
+    console.error("epay signing failed", error);
+    throw new DomainError(PAYMENT_MESSAGES.signFailed, 409);
+  }
+  const signed = { ...params, sign, sign_type: "MD5" };
+  const url = new URL(config.gatewayUrl);
+  for (const [k, v] of Object.entries(signed)) url.searchParams.set(k, v);
+  return { outTradeNo, redirectUrl: url.toString(), params: signed };
+}
+
+/** The fields every notify must carry (`param` and `sign_type` may be absent). */
+const NOTIFY_FIELDS = ["pid", "trade_no", "out_trade_no", "type", "name", "money", "trade_status", "sign"] as const;
+
+export type NotifyOutcome =
+  | "credited"
+  | "already-paid"
+  | "malformed"
+  | "not-configured"
+  | "wrong-pid"
+  | "bad-sign"
+  | "not-success"
+  | "bad-money"
+  | "unknown-order"
+  | "amount-mismatch";
+
+/** What the gateway is told: `success` stops its retries, anything else has it retry. */
+export function notifyAnswer(outcome: NotifyOutcome): "success" | "fail" {
+  return outcome === "credited" || outcome === "already-paid" ? "success" : "fail";
+}
+
+/**
+ * Handles one notify (DECISIONS D6): every field present and single; the merchant
+ * configured and the pid ours; the signature right (constant-time compare); trade_status
+ * TRADE_SUCCESS; money parsed as whole cents; then the order is marked paid and credited
+ * in one transaction that must change exactly one pending row. A repeat for an order
+ * already paid with the same amount is `already-paid` (answered `success`, crediting
+ * nothing). Everything else credits nothing.
+ */
+export async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
+  const params: EpayParams = {};
+  for (const [k, v] of entries) {
+    // A repeated field is ambiguous: which one did the gateway sign?
+    if (Object.hasOwn(params, k)) return "malformed";
+    params[k] = v;
+  }
+  if (NOTIFY_FIELDS.some((k) => !params[k])) return "malformed";
+  if (params.sign_type !== undefined && params.sign_type.toUpperCase() !== "MD5") return "malformed";
+  if (params.out_trade_no.length > 64 || params.trade_no.length > 128) return "malformed";
+
+  const config = await getSiteConfig(["merchant_pid", "merchant_key"] as const);
+  if (!config.merchant_pid.trim() || !config.merchant_key) return "not-configured";
+  if (params.pid !== config.merchant_pid.trim()) return "wrong-pid";
+  if (!verifyEpaySign(params, config.merchant_key)) return "bad-sign";
+  if (params.trade_status !== "TRADE_SUCCESS") return "not-success";
+  const cents = parseMoneyCents(params.money);
+  if (cents === null || cents <= 0) return "bad-money";
+
+  const result = await creditPaymentOrder(params.out_trade_no, cents, params.trade_no);
+  if (result.status === "credited") return "credited";
+  if (result.status === "already-paid") return "already-paid";
+  return result.status;
+}

@@ -1,0 +1,239 @@
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { chapters, readingProgress } from "~/db/schema";
+import { getChapterByOrder } from "./chapters.server";
+import { DomainError } from "./errors.server";
+import { getWorkForViewer, type Viewer } from "./works.server";
+
+/** user-side.md section 9: the reader renders 50 paragraphs at a time. */
+export const PARAGRAPH_BATCH = 50;
+/**
+ * A batch also stops once it holds this many characters (at least one paragraph), and a
+ * paragraph longer than PARAGRAPH_MAX_CHARS is shown in pieces: a chapter with few line
+ * breaks must not put a megabyte into the first response.
+ */
+export const BATCH_MAX_CHARS = 12_000;
+export const PARAGRAPH_MAX_CHARS = 3_000;
+export const PREVIEW_CHARS = 100;
+
+export const READER_MESSAGES = {
+  chapterMissing: "章节不存在",
+  noChapters: "暂无章节",
+  locked: "购买后才能阅读该作品",
+  hidden: "当前显示设置下无法阅读该作品",
+  loginRequired: "请先登录",
+  loadFailed: "加载失败，请重试",
+} as const;
+
+/** The chapter's paragraphs: split on line breaks, trimmed, empty lines dropped. */
+export function splitParagraphs(content: string): string[] {
+  const out: string[] = [];
+  for (const line of content.split(/\r\n|\r|\n/)) {
+    const text = line.trim();
+    if (!text) continue;
+    if (text.length <= PARAGRAPH_MAX_CHARS) {
+      out.push(text);
+      continue;
+    }
+    const chars = Array.from(text);
+    for (let i = 0; i < chars.length; i += PARAGRAPH_MAX_CHARS) out.push(chars.slice(i, i + PARAGRAPH_MAX_CHARS).join(""));
+  }
+  return out;
+}
+
+export interface ParagraphBatch {
+  /** Index of the first paragraph in `paragraphs`. */
+  from: number;
+  paragraphs: string[];
+  /** Where the next batch starts, or null at the end of the chapter. */
+  next: number | null;
+  total: number;
+}
+
+/** Up to 50 paragraphs (and at most BATCH_MAX_CHARS characters) starting at `from`. */
+export function paragraphBatch(all: string[], from: number): ParagraphBatch {
+  const start = Math.min(Math.max(0, Math.floor(from) || 0), all.length);
+  const paragraphs: string[] = [];
+  let chars = 0;
+  for (let i = start; i < all.length && paragraphs.length < PARAGRAPH_BATCH; i++) {
+    if (paragraphs.length > 0 && chars + all[i].length > BATCH_MAX_CHARS) break;
+    paragraphs.push(all[i]);
+    chars += all[i].length;
+  }
+  const end = start + paragraphs.length;
+  return { from: start, paragraphs, next: end < all.length ? end : null, total: all.length };
+}
+
+/** Parses `?from=` (a paragraph index); anything else is 0. */
+export function parseFrom(value: string | null): number {
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+/** Parses `?chapter=` (a chapter order); null when absent or not a positive integer. */
+export function parseChapterOrder(value: string | null): number | null {
+  if (value === null || value === "") return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/**
+ * A batch of a chapter's paragraphs for a viewer who may read the work's content: the
+ * one check every route that returns chapter text goes through. Private works and
+ * missing ones are 404; an r18 gate or an unbought paid work is 403, with no text.
+ */
+export async function readChapter(workId: number, viewer: Viewer, order: number, from: number) {
+  const view = await getWorkForViewer(workId, viewer);
+  if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
+  if (!view.canReadContent) throw new DomainError(READER_MESSAGES.locked, 403);
+  const chapter = await getChapterByOrder(workId, order);
+  if (!chapter) throw new DomainError(READER_MESSAGES.chapterMissing, 404);
+  const batch = paragraphBatch(splitParagraphs(chapter.content), from);
+  return { view, chapter: { id: chapter.id, title: chapter.title, order: chapter.order }, batch };
+}
+
+/** Chapters per page of the table of contents (a 3,000-chapter TXT novel pages it). */
+export const TOC_PAGE_SIZE = 100;
+
+/**
+ * One page of the table of contents with 100-character previews. Previews are chapter
+ * text: only for viewers who may read the content; others get titles alone.
+ */
+export async function tableOfContents(workId: number, withPreviews: boolean, page = 1) {
+  const [{ total }] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(chapters)
+    .where(eq(chapters.workId, workId));
+  const pageCount = Math.max(1, Math.ceil(total / TOC_PAGE_SIZE));
+  const current = Math.min(Math.max(1, page), pageCount);
+  const rows = await db
+    .select({
+      id: chapters.id,
+      title: chapters.title,
+      order: chapters.order,
+      wordCount: chapters.wordCount,
+      // Line breaks and indentation squeeze out of a preview: 300 raw characters leave
+      // enough to cut 100 from.
+      preview: withPreviews ? sql<string>`left(${chapters.content}, ${PREVIEW_CHARS * 3})` : sql<string>`''`,
+    })
+    .from(chapters)
+    .where(eq(chapters.workId, workId))
+    .orderBy(asc(chapters.order))
+    .limit(TOC_PAGE_SIZE)
+    .offset((current - 1) * TOC_PAGE_SIZE);
+  return {
+    total,
+    page: current,
+    pageCount,
+    chapters: rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      order: r.order,
+      wordCount: r.wordCount,
+      preview: withPreviews ? previewOf(r.preview) : null,
+    })),
+  };
+}
+
+export function previewOf(text: string): string {
+  const flat = text.replace(/\s+/gu, " ").trim();
+  const chars = Array.from(flat);
+  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS).join("")}…` : flat;
+}
+
+/** The previous and next chapter orders around `order`, if they exist. */
+export async function neighbours(workId: number, order: number) {
+  const [prev] = await db
+    .select({ order: chapters.order })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), lt(chapters.order, order)))
+    .orderBy(sql`${chapters.order} desc`)
+    .limit(1);
+  const [next] = await db
+    .select({ order: chapters.order })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), gt(chapters.order, order)))
+    .orderBy(asc(chapters.order))
+    .limit(1);
+  return { prev: prev?.order ?? null, next: next?.order ?? null };
+}
+
+export interface Progress {
+  chapterOrder: number;
+  chapterTitle: string;
+  paragraph: number;
+}
+
+/**
+ * Where 继续阅读 goes: the chapter from the saved paragraph on (batches are cut by
+ * characters as well as by count, so only `from` itself is sure to hold it), with its
+ * anchor; the page offers 从本章开头阅读 above it.
+ */
+export function progressHref(workId: number, p: Pick<Progress, "chapterOrder" | "paragraph">): string {
+  const query = p.paragraph > 0 ? `?chapter=${p.chapterOrder}&from=${p.paragraph}` : `?chapter=${p.chapterOrder}`;
+  return `/works/${workId}${query}#p-${p.paragraph}`;
+}
+
+/**
+ * Records where the user is reading. Only for a chapter of a work they may read; the
+ * caller has checked that (readChapter). `keepWithin` keeps a stored position that is
+ * more precise: opening (or reloading) the batch that holds it does not move it back.
+ */
+export async function saveProgress(
+  userId: string,
+  workId: number,
+  chapterId: number,
+  paragraph: number,
+  keepWithin?: { from: number; to: number },
+): Promise<void> {
+  const p = Math.max(0, Math.floor(paragraph) || 0);
+  const keep = keepWithin
+    ? sql`${readingProgress.chapterId} = excluded.chapter_id and ${readingProgress.paragraph} >= ${keepWithin.from} and ${readingProgress.paragraph} < ${keepWithin.to}`
+    : sql`false`;
+  await db
+    .insert(readingProgress)
+    .values({ userId, workId, chapterId, paragraph: p, updatedAt: new Date() })
+    .onConflictDoUpdate({
+      target: [readingProgress.userId, readingProgress.workId],
+      set: {
+        chapterId: sql`case when ${keep} then ${readingProgress.chapterId} else excluded.chapter_id end`,
+        paragraph: sql`case when ${keep} then ${readingProgress.paragraph} else excluded.paragraph end`,
+        updatedAt: sql`excluded.updated_at`,
+      },
+    });
+}
+
+/**
+ * Saves a position sent by the reader page while scrolling: checks the user may read the
+ * work and that the chapter exists. Returns false (nothing saved) otherwise.
+ */
+export async function saveProgressFor(viewer: NonNullable<Viewer>, workId: number, order: number, paragraph: number) {
+  const view = await getWorkForViewer(workId, viewer).catch(() => null);
+  if (!view || view.gate !== "ok" || !view.canReadContent) return false;
+  const chapter = await getChapterByOrder(workId, order);
+  if (!chapter) return false;
+  await saveProgress(viewer.id, workId, chapter.id, paragraph);
+  return true;
+}
+
+/** The user's position in each of the given works. */
+export async function progressForWorks(userId: string, workIds: number[]): Promise<Map<number, Progress>> {
+  const map = new Map<number, Progress>();
+  if (workIds.length === 0) return map;
+  const rows = await db
+    .select({
+      workId: readingProgress.workId,
+      chapterOrder: chapters.order,
+      chapterTitle: chapters.title,
+      paragraph: readingProgress.paragraph,
+    })
+    .from(readingProgress)
+    .innerJoin(chapters, eq(chapters.id, readingProgress.chapterId))
+    .where(and(eq(readingProgress.userId, userId), inArray(readingProgress.workId, workIds)));
+  for (const r of rows) map.set(Number(r.workId), { chapterOrder: r.chapterOrder, chapterTitle: r.chapterTitle, paragraph: r.paragraph });
+  return map;
+}
+
+export async function getProgress(userId: string, workId: number): Promise<Progress | null> {
+  return (await progressForWorks(userId, [workId])).get(workId) ?? null;
+}

@@ -1,0 +1,137 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { createCookie, redirect } from "react-router";
+import { db } from "~/db/client.server";
+import { credits, profiles, sessions, users } from "~/db/schema";
+import { safeRedirectPath } from "~/utils/redirect";
+import { dataDir } from "./env.server";
+
+const SESSION_DAYS = 30;
+
+/** SESSION_SECRET from the environment, else one generated on first start and kept. */
+function sessionSecret(): string {
+  const fromEnv = process.env.SESSION_SECRET?.trim();
+  if (fromEnv) return fromEnv;
+  const file = path.join(dataDir(), "session-secret");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const secret = randomBytes(32).toString("hex");
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+      return secret;
+    } catch {
+      // Another process wrote it first.
+      return fs.readFileSync(file, "utf8").trim();
+    }
+  }
+}
+
+const secret = sessionSecret();
+
+export function makeSessionCookie(name: string) {
+  return createCookie(name, {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secrets: [secret],
+    maxAge: SESSION_DAYS * 24 * 3600,
+  });
+}
+
+const userCookie = makeSessionCookie("inkstone_session");
+
+/** Secure only when the site is served over https, else browsers drop the cookie. */
+export function isSecureRequest(request: Request): boolean {
+  if (process.env.COOKIE_SECURE === "1") return true;
+  if (process.env.COOKIE_SECURE === "0") return false;
+  return new URL(request.url).protocol === "https:";
+}
+
+export function newSessionId(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function sessionExpiry(): Date {
+  return new Date(Date.now() + SESSION_DAYS * 24 * 3600 * 1000);
+}
+
+/** Reads the signed session id; a missing, unsigned or tampered cookie gives null. */
+export async function readSessionId(
+  request: Request,
+  cookie = userCookie,
+): Promise<string | null> {
+  const value = await cookie.parse(request.headers.get("Cookie"));
+  return typeof value === "string" && value.length > 0 && value.length < 100 ? value : null;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  nickname: string;
+  avatarUrl: string | null;
+  showR18: boolean;
+  showAi: boolean;
+  tokens: number;
+  credits: number;
+}
+
+export async function getSessionUser(request: Request): Promise<SessionUser | null> {
+  const id = await readSessionId(request);
+  if (!id) return null;
+  const [row] = await db
+    .select({
+      id: profiles.id,
+      email: profiles.email,
+      nickname: profiles.nickname,
+      avatarUrl: profiles.avatarUrl,
+      showR18: profiles.showR18,
+      showAi: profiles.showAi,
+      tokens: profiles.tokens,
+      credits: sql<number>`coalesce(${credits.balance}, 0)`.mapWith(Number),
+    })
+    .from(sessions)
+    .innerJoin(profiles, eq(profiles.id, sessions.userId))
+    .leftJoin(credits, eq(credits.userId, sessions.userId))
+    .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())));
+  return row ?? null;
+}
+
+/** Starts a new session (a fresh id at every login) and returns its Set-Cookie header. */
+export async function createUserSession(request: Request, userId: string): Promise<string> {
+  const id = newSessionId();
+  await db.insert(sessions).values({ id, userId, expiresAt: sessionExpiry() });
+  // Opportunistic cleanup of this user's expired sessions.
+  await db.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expiresAt, new Date())));
+  await db.update(users).set({ lastSignInAt: new Date() }).where(eq(users.id, userId));
+  await db.update(profiles).set({ lastSignInAt: new Date() }).where(eq(profiles.id, userId));
+  return userCookie.serialize(id, { secure: isSecureRequest(request) });
+}
+
+/** Ends the request's session on the server and returns a Set-Cookie that clears it. */
+export async function destroyUserSession(request: Request): Promise<string> {
+  const id = await readSessionId(request);
+  if (id) await db.delete(sessions).where(eq(sessions.id, id));
+  return userCookie.serialize("", { maxAge: 0, expires: new Date(0), secure: isSecureRequest(request) });
+}
+
+/** Ends every session of a user, in every process (password change, admin reset). */
+export async function destroyAllUserSessions(userId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+export function loginRedirectUrl(request: Request, mode: "login" | "register" = "login"): string {
+  const url = new URL(request.url);
+  const target = safeRedirectPath(url.pathname + url.search);
+  return `/?auth=${mode}&redirectTo=${encodeURIComponent(target)}`;
+}
+
+/** The signed-in user, or a redirect to the login dialog that comes back here after. */
+export async function requireUser(request: Request): Promise<SessionUser> {
+  const user = await getSessionUser(request);
+  if (!user) throw redirect(loginRedirectUrl(request));
+  return user;
+}

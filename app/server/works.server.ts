@@ -1,0 +1,282 @@
+import { and, asc, desc, eq, max, sql, type SQL } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
+import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
+import { pageCountOf } from "~/utils/pagination";
+import { countWords } from "~/utils/text";
+import { DomainError } from "./errors.server";
+import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
+import type { SessionUser } from "./session.server";
+
+export type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi"> | null;
+export type Work = typeof works.$inferSelect;
+
+export interface ChapterInput {
+  title: string;
+  content: string;
+}
+
+const CHAPTER_BATCH = 1000;
+
+function notFound(): DomainError {
+  return new DomainError(WORK_MESSAGES.notFound, 404);
+}
+
+/**
+ * Inserts chapters a thousand at a time, each batch one statement with one JSON
+ * parameter (a 3,000-chapter TXT is three round trips, and no statement carries
+ * thousands of bind parameters).
+ */
+async function insertChapters(tx: Executor, workId: number, list: ChapterInput[], firstOrder: number) {
+  for (let i = 0; i < list.length; i += CHAPTER_BATCH) {
+    const rows = list.slice(i, i + CHAPTER_BATCH).map((c, j) => ({
+      title: c.title,
+      content: c.content,
+      order: firstOrder + i + j,
+      word_count: countWords(c.content),
+    }));
+    await tx.execute(sql`
+      insert into ${chapters} (work_id, title, content, "order", word_count)
+      select ${workId}, r.title, r.content, r."order", r.word_count
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(title text, content text, "order" int, word_count int)`);
+  }
+}
+
+/** DECISIONS D5: word_count and chapter_count follow every chapter write. */
+export async function refreshWorkCounts(tx: Executor, workId: number): Promise<void> {
+  await tx
+    .update(works)
+    .set({
+      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId})`,
+      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId})`,
+      updatedAt: new Date(),
+    })
+    .where(eq(works.id, workId));
+}
+
+/**
+ * Publishes a work with its chapters in one transaction: any failure leaves nothing.
+ * `chapterList` is what the type needs: the body as 正文, the parsed TXT, or the
+ * series' first chapter.
+ */
+export async function createWork(
+  userId: string,
+  input: Omit<PublishInput, "content" | "chapterTitle" | "chapterContent" | "separator" | "importToken">,
+  chapterList: ChapterInput[],
+  coverUrl: string | null,
+): Promise<Work> {
+  if (chapterList.length === 0) throw new DomainError(WORK_MESSAGES.content, 400);
+  return db.transaction(async (tx) => {
+    const [work] = await tx
+      .insert(works)
+      .values({
+        userId,
+        title: input.title,
+        description: input.description,
+        coverUrl,
+        type: input.type,
+        status: input.status,
+        visibility: input.visibility,
+        rating: input.rating,
+        isAiGenerated: input.isAiGenerated,
+        price: 0,
+      })
+      .returning();
+    await insertChapters(tx, work.id, chapterList, 1);
+    await refreshWorkCounts(tx, work.id);
+    const [fresh] = await tx.select().from(works).where(eq(works.id, work.id));
+    return fresh;
+  });
+}
+
+/** The work if `userId` owns it; 404 otherwise (another user's work is not revealed). */
+export async function getOwnedWork(userId: string, workId: number, tx: Executor = db): Promise<Work> {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw notFound();
+  const [work] = await tx.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId)));
+  if (!work) throw notFound();
+  return work;
+}
+
+export type ListingAction =
+  | { intent: "set-price"; price: number }
+  | { intent: "make-free" }
+  | { intent: "take-down" }
+  | { intent: "put-on-shelf" };
+
+/**
+ * DECISIONS D3: paid→free (public, 0); free→paid (public-vip, price); take down
+ * (private, 0); put on shelf (private→public, 0). Only the owner; checked in the UPDATE.
+ */
+export async function updateListing(userId: string, workId: number, action: ListingAction): Promise<Work> {
+  const next =
+    action.intent === "set-price"
+      ? { visibility: "public-vip" as const, price: action.price }
+      : action.intent === "take-down"
+        ? { visibility: "private" as const, price: 0 }
+        : { visibility: "public" as const, price: 0 };
+  if (action.intent === "set-price" && (!Number.isSafeInteger(action.price) || action.price < 1)) {
+    throw new DomainError(WORK_MESSAGES.price, 400, "price");
+  }
+  const [work] = await db
+    .update(works)
+    .set({ ...next, updatedAt: new Date() })
+    .where(and(eq(works.id, workId), eq(works.userId, userId)))
+    .returning();
+  if (!work) throw notFound();
+  return work;
+}
+
+/** Deletes a work and (by cascade) its chapters, favourites and purchases. */
+export const SOLD_WORK_UNDELETABLE = "已有读者购买的作品不能删除，你可以将它下架";
+
+/**
+ * Deletes a work and (by cascade) its chapters and favourites. A work someone has
+ * bought is not deleted: buyers keep what they paid for (it can be taken down instead).
+ */
+export async function deleteWork(userId: string, workId: number): Promise<Work> {
+  return db.transaction(async (tx) => {
+    const work = await getOwnedWork(userId, workId, tx);
+    const [sold] = await tx.select({ id: workPurchases.id }).from(workPurchases).where(eq(workPurchases.workId, work.id)).limit(1);
+    if (sold) throw new DomainError(SOLD_WORK_UNDELETABLE, 409);
+    await tx.delete(works).where(eq(works.id, work.id));
+    return work;
+  });
+}
+
+export async function listChapterHeads(workId: number, tx: Executor = db) {
+  return tx
+    .select({ id: chapters.id, title: chapters.title, order: chapters.order, wordCount: chapters.wordCount })
+    .from(chapters)
+    .where(eq(chapters.workId, workId))
+    .orderBy(asc(chapters.order));
+}
+
+/** Replaces one chapter's text (single_chapter and series works; not multi_chapter imports). */
+export async function updateChapterContent(
+  userId: string,
+  workId: number,
+  chapterId: number,
+  content: string,
+): Promise<void> {
+  if (!content.trim()) throw new DomainError(WORK_MESSAGES.editContent, 400, "content");
+  await db.transaction(async (tx) => {
+    const work = await getOwnedWork(userId, workId, tx);
+    if (work.type === "multi_chapter") throw new DomainError(WORK_MESSAGES.multiNotEditable, 400);
+    const updated = await tx
+      .update(chapters)
+      .set({ content, wordCount: countWords(content), updatedAt: new Date() })
+      .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)))
+      .returning({ id: chapters.id });
+    if (updated.length === 0) throw new DomainError("章节不存在", 404);
+    await refreshWorkCounts(tx, workId);
+  });
+}
+
+/** Appends a chapter to an ongoing series: order = max + 1, under a row lock on the work. */
+export async function addChapter(userId: string, workId: number, input: ChapterInput): Promise<number> {
+  if (!input.title.trim() || !input.content.trim()) throw new DomainError(WORK_MESSAGES.chapter, 400);
+  return db.transaction(async (tx) => {
+    const [work] = await tx
+      .select()
+      .from(works)
+      .where(and(eq(works.id, workId), eq(works.userId, userId)))
+      .for("update");
+    if (!work) throw notFound();
+    if (work.type !== "series" || work.status !== "ongoing") throw new DomainError(WORK_MESSAGES.onlyOngoing, 400);
+    const [{ top }] = await tx.select({ top: max(chapters.order) }).from(chapters).where(eq(chapters.workId, workId));
+    const order = (top ?? 0) + 1;
+    const [chapter] = await tx
+      .insert(chapters)
+      .values({ workId, title: input.title.trim(), content: input.content, order, wordCount: countWords(input.content) })
+      .returning({ id: chapters.id });
+    await refreshWorkCounts(tx, workId);
+    return chapter.id;
+  });
+}
+
+export const MY_WORKS_PAGE_SIZE = 12;
+export type MyWorksTab = "paid" | "free" | "private";
+const TAB_VISIBILITY = { paid: "public-vip", free: "public", private: "private" } as const;
+
+export function tabOfVisibility(visibility: Work["visibility"]): MyWorksTab {
+  return visibility === "public-vip" ? "paid" : visibility === "public" ? "free" : "private";
+}
+
+/** /my-works: one tab, newest or oldest first, optional search, 12 a page. */
+export async function listMyWorks(
+  userId: string,
+  opts: { tab: MyWorksTab; sort: "newest" | "oldest"; query: string; page: number },
+) {
+  const where = and(
+    eq(works.userId, userId),
+    eq(works.visibility, TAB_VISIBILITY[opts.tab]),
+    substringMatch(opts.query),
+  ) as SQL;
+  const order = opts.sort === "oldest" ? [asc(works.createdAt), asc(works.id)] : [desc(works.createdAt), desc(works.id)];
+  const [{ n: total }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
+  const pageCount = pageCountOf(total, MY_WORKS_PAGE_SIZE);
+  const page = Math.min(Math.max(1, opts.page), pageCount);
+  const rows = await db
+    .select(workCardColumns)
+    .from(works)
+    .innerJoin(profiles, eq(profiles.id, works.userId))
+    .where(where)
+    .orderBy(...order)
+    .limit(MY_WORKS_PAGE_SIZE)
+    .offset((page - 1) * MY_WORKS_PAGE_SIZE);
+  return { works: rows as WorkCard[], total, page, pageCount };
+}
+
+/** Whether the viewer has bought the work (owners never need to). */
+export async function hasPurchased(userId: string, workId: number, tx: Executor = db): Promise<boolean> {
+  const rows = await tx
+    .select({ id: workPurchases.id })
+    .from(workPurchases)
+    .where(and(eq(workPurchases.userId, userId), eq(workPurchases.workId, workId)));
+  return rows.length > 0;
+}
+
+export async function isFavorited(userId: string, workId: number): Promise<boolean> {
+  const rows = await db
+    .select({ w: favorites.workId })
+    .from(favorites)
+    .where(and(eq(favorites.userId, userId), eq(favorites.workId, workId)));
+  return rows.length > 0;
+}
+
+export type WorkGate = "ok" | "login-for-r18" | "enable-r18";
+
+/**
+ * Who may open a work page (DECISIONS D5, user-side.md section 6): private works only
+ * their owner (others get 404); r18 works need a signed-in user with show_r18 on.
+ * Paid content is a separate check (canReadContent).
+ */
+export async function getWorkForViewer(workId: number, viewer: Viewer) {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw notFound();
+  const [row] = await db
+    .select({ work: works, authorNickname: profiles.nickname, authorAvatarUrl: profiles.avatarUrl })
+    .from(works)
+    .innerJoin(profiles, eq(profiles.id, works.userId))
+    .where(eq(works.id, workId));
+  if (!row) throw notFound();
+  const { work } = row;
+  const isOwner = viewer?.id === work.userId;
+  // A buyer keeps what they paid for: a paid work taken down stays readable to them.
+  const purchased = viewer && !isOwner && work.visibility !== "public" ? await hasPurchased(viewer.id, work.id) : false;
+  if (work.visibility === "private" && !isOwner && !purchased) throw notFound();
+  let gate: WorkGate = "ok";
+  if (work.rating === "r18" && !isOwner) {
+    if (!viewer) gate = "login-for-r18";
+    else if (!viewer.showR18) gate = "enable-r18";
+  }
+  const canReadContent = gate === "ok" && (isOwner || work.visibility === "public" || purchased);
+  return {
+    work,
+    author: { nickname: row.authorNickname, avatarUrl: row.authorAvatarUrl },
+    isOwner,
+    purchased,
+    gate,
+    canReadContent,
+  };
+}

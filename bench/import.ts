@@ -1,0 +1,97 @@
+// npm run bench:import: a 10 MB GB18030 TXT with 3,000 chapters, decoded, parsed and
+// stored through the publish path (publishWork), on PostgreSQL (default) or PGlite.
+// Reports wall time and peak RSS per run. Flags: --pglite, --runs=N.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { dropPgDatabase, ensurePgDatabase, pgUrlFor } from "./lib-db";
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
+const usePglite = args.has("pglite");
+const runs = Number(args.get("runs") ?? 3);
+const CHAPTERS = 3000;
+const TARGET_BYTES = 10 * 1024 * 1024;
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-import-"));
+
+/** Chapters cut from the real novel (or any Chinese text), repeated to the target size. */
+function buildGb18030File(): string {
+  const corpusPath = [path.resolve("../shared/corpus/xiyouji.utf8.txt"), path.resolve("tests/fixtures/corpus/xiyouji-excerpt.utf8.txt")].find((p) => fs.existsSync(p))!;
+  const paragraphs = fs
+    .readFileSync(corpusPath, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("####") && !l.startsWith("第"));
+  // GB18030 uses 2 bytes per Chinese character: aim for TARGET_BYTES / 2 characters.
+  const perChapter = Math.floor(TARGET_BYTES / 2 / CHAPTERS);
+  const out: string[] = [];
+  let p = 0;
+  for (let c = 1; c <= CHAPTERS; c++) {
+    out.push("####", `第${c}章　${paragraphs[p % paragraphs.length].slice(0, 12)}`);
+    let len = 0;
+    while (len < perChapter) {
+      const para = paragraphs[p++ % paragraphs.length];
+      out.push(`　　${para}`);
+      len += para.length + 2;
+    }
+  }
+  const utf8 = path.join(tmp, "novel.utf8.txt");
+  const gb = path.join(tmp, "novel.gb18030.txt");
+  fs.writeFileSync(utf8, out.join("\r\n"));
+  execFileSync("iconv", ["-f", "UTF-8", "-t", "GB18030", "-o", gb, utf8]);
+  return gb;
+}
+
+const file = buildGb18030File();
+const bytes = fs.readFileSync(file);
+console.log(`TXT: ${(bytes.length / 1024 / 1024).toFixed(1)} MB GB18030, ${CHAPTERS} chapters`);
+
+const dbName = "inkstone_bench_import";
+if (usePglite) {
+  process.env.PGLITE_DIR = path.join(tmp, "pglite");
+  delete process.env.DATABASE_URL;
+} else {
+  await ensurePgDatabase(dbName, true);
+  process.env.DATABASE_URL = pgUrlFor(dbName);
+}
+process.env.DATA_DIR = tmp;
+
+const { closeDatabase } = await import("~/db/client.server");
+const { register } = await import("~/server/auth.server");
+const { publishWork } = await import("~/server/publish.server");
+const form = new FormData();
+form.set("email", `bench-${Date.now()}@example.com`);
+form.set("password", "bench-password");
+const user = await register(form, "bench");
+
+const results: { ms: number; peakMb: number; baseMb: number; chapters: number }[] = [];
+for (let i = 0; i < runs; i++) {
+  global.gc?.();
+  const baseMb = process.memoryUsage().rss / 1024 / 1024;
+  let peak = baseMb;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss / 1024 / 1024);
+  }, 5);
+  const t0 = performance.now();
+  const work = await publishWork(
+    user.id,
+    { status: "completed", type: "multi_chapter", title: `导入测试${i + 1}`, description: "基准测试", rating: "all_ages", isAiGenerated: false, visibility: "public", separator: "####" },
+    { txt: new File([bytes], "novel.txt", { type: "text/plain" }), cover: null },
+  );
+  const ms = performance.now() - t0;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss / 1024 / 1024);
+  results.push({ ms, peakMb: peak, baseMb, chapters: work.chapterCount });
+}
+
+console.log(`\n| run | backend | chapters | wall time | RSS before | peak RSS |`);
+console.log(`| --- | --- | --- | --- | --- | --- |`);
+results.forEach((r, i) =>
+  console.log(`| ${i + 1} | ${usePglite ? "PGlite" : "PostgreSQL"} | ${r.chapters} | ${(r.ms / 1000).toFixed(2)} s | ${r.baseMb.toFixed(0)} MB | ${r.peakMb.toFixed(0)} MB |`),
+);
+console.log(`\nmax resident set of the whole process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+
+await closeDatabase();
+if (!usePglite) await dropPgDatabase(dbName);
+fs.rmSync(tmp, { recursive: true, force: true });

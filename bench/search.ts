@@ -1,0 +1,505 @@
+// npm run bench:search [-- --only=postgres|pglite --works=100000 --fresh --budget=3000]
+//
+// Measures the app's searchWorks (app/server/search.server.ts: count + newest 12, the
+// same code the /works page runs) on a database of realistic Chinese works, against a
+// pg_trgm-only comparison query of the same shape, on PostgreSQL and on PGlite.
+//
+// Each backend runs in its own child process (the app's database client is one per
+// process and reads DATABASE_URL / PGLITE_DIR at import). The seeded databases are kept
+// and reused: PostgreSQL database inkstone_bench_search, PGlite ./data/bench-pglite/search.
+// --fresh drops and re-seeds them.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Database } from "~/db/client.server";
+import { profiles, works } from "~/db/schema";
+import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
+import {
+  captureQueries,
+  ensurePgDatabase,
+  executionMs,
+  explainAnalyze,
+  fmt,
+  parseFlags,
+  percentile,
+  pgUrlFor,
+  planSummary,
+  query,
+  runSelf,
+} from "./lib-db";
+import { busy, describeBusy, describeMachine, type Busy } from "./lib-machine";
+import { seedBench } from "./lib-seed";
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const PG_DATABASE = "inkstone_bench_search";
+const PGLITE_ROOT = path.resolve("data/bench-pglite");
+const PGLITE_DIR = path.join(PGLITE_ROOT, "search");
+const RESULTS_DIR = path.resolve("bench/results");
+const TRGM_INDEXES = ["works_bench_title_trgm_idx", "works_bench_description_trgm_idx"] as const;
+
+type Backend = "postgres" | "pglite";
+
+interface Timing {
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+  total: number;
+  plans: string[];
+  planText: string;
+  explainMs: number[];
+}
+
+interface QueryResult {
+  length: number;
+  query: string;
+  label: string;
+  matches: number;
+  fraction: number;
+  grams: Timing;
+  trgm?: Timing;
+  /** The proposed fix (see makeProposedSearch), when measured. */
+  proposed?: Timing;
+}
+
+interface BackendResult {
+  backend: Backend;
+  version: string;
+  works: number;
+  authors: number;
+  seed: { reused: boolean; seconds: number };
+  vacuumSeconds: number;
+  trgmBuildSeconds: number;
+  sizes: Record<string, string>;
+  settings: Record<string, string>;
+  /** How busy the machine was when the measurements started and ended. */
+  busy: { before: Busy; after: Busy };
+  queries: QueryResult[];
+}
+
+const flags = parseFlags(process.argv.slice(2));
+const log = (line: string) => console.error(line);
+
+
+async function main() {
+  const only = flags.get("only");
+  const backends: Backend[] = only === "postgres" || only === "pglite" ? [only] : ["postgres", "pglite"];
+  const passOn = [...flags.entries()].filter(([k]) => k !== "only").map(([k, v]) => (v === "true" ? `--${k}` : `--${k}=${v}`));
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const results: BackendResult[] = [];
+  for (const backend of backends) {
+    const out = path.join(os.tmpdir(), `inkstone-bench-search-${process.pid}-${backend}.json`);
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    if (backend === "postgres") {
+      await ensurePgDatabase(PG_DATABASE, flags.has("fresh"));
+      env.DATABASE_URL = pgUrlFor(PG_DATABASE);
+    } else {
+      if (flags.has("fresh")) fs.rmSync(PGLITE_DIR, { recursive: true, force: true });
+      delete env.DATABASE_URL;
+      env.PGLITE_DIR = PGLITE_DIR;
+    }
+    // Session secret and anything else the app writes go to a scratch data dir.
+    env.DATA_DIR = PGLITE_ROOT;
+    log(`\n== ${backend} ==`);
+    await runSelf(SCRIPT, [`--child=${backend}`, `--out=${out}`, ...passOn], env);
+    results.push(JSON.parse(fs.readFileSync(out, "utf8")) as BackendResult);
+    fs.rmSync(out, { force: true });
+  }
+  const report = [`Machine: ${describeMachine()}.`, "", ...results.map(renderBackend)].join("\n");
+  console.log(report);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  fs.writeFileSync(path.join(RESULTS_DIR, `search-${stamp}.md`), report);
+  fs.writeFileSync(path.join(RESULTS_DIR, `search-${stamp}.json`), JSON.stringify(results, null, 2));
+  log(`\nsaved to bench/results/search-${stamp}.{md,json}`);
+}
+
+function pct(f: number): string {
+  const p = f * 100;
+  return p >= 10 ? `${p.toFixed(0)}%` : p >= 1 ? `${p.toFixed(1)}%` : `${p.toFixed(2)}%`;
+}
+
+function verdict(r: BackendResult, q: QueryResult): string {
+  if (r.backend !== "postgres") return "";
+  const limit = q.fraction <= 0.01 ? 20 : 100;
+  return q.grams.p95 < limit ? `ok (<${limit})` : `**MISS** (<${limit})`;
+}
+
+function renderBackend(r: BackendResult): string {
+  const lines: string[] = [];
+  lines.push(`### ${r.backend} — ${r.works.toLocaleString("en")} works, ${r.authors} authors`);
+  lines.push("");
+  lines.push(`${r.version}`);
+  lines.push("");
+  lines.push(
+    `Seed: ${r.seed.reused ? "reused existing data" : `${r.seed.seconds.toFixed(0)} s`}; VACUUM ANALYZE ${r.vacuumSeconds.toFixed(1)} s; ` +
+      (Number.isFinite(r.trgmBuildSeconds) ? `pg_trgm indexes built in ${r.trgmBuildSeconds.toFixed(1)} s. ` : "pg_trgm not measured. ") + `Sizes: ${Object.entries(r.sizes).filter(([, v]) => v)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}.`,
+  );
+  lines.push("");
+  lines.push(describeBusy(r.busy.before, r.busy.after));
+  if (Object.keys(r.settings).length) {
+    lines.push("");
+    lines.push(`Settings: ${Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(", ")}.`);
+  }
+  lines.push("");
+  lines.push(
+    "| len | query | matches | grams p50 | grams p95 | pg_trgm p50 | pg_trgm p95 | target (p95 ms) | fixed p50 | fixed p95 |",
+  );
+  lines.push("| --: | --- | --: | --: | --: | --: | --: | --- | --: | --: |");
+  for (const q of r.queries) {
+    lines.push(
+      `| ${q.length} | ${q.query}${q.label ? ` (${q.label})` : ""} | ${q.matches.toLocaleString("en")} (${pct(q.fraction)}) | ` +
+        `${fmt(q.grams.p50)} | ${fmt(q.grams.p95)} | ${fmt(q.trgm?.p50 ?? NaN)} | ${fmt(q.trgm?.p95 ?? NaN)} | ${verdict(r, q)} | ${fmt(q.proposed?.p50 ?? NaN)} | ${fmt(q.proposed?.p95 ?? NaN)} |`,
+    );
+  }
+  lines.push("");
+  lines.push("Plans (EXPLAIN ANALYZE of the exact statements; count query / page query):");
+  lines.push("");
+  lines.push("| len | query | grams path | pg_trgm path | fixed path |");
+  lines.push("| --: | --- | --- | --- | --- |");
+  for (const q of r.queries) {
+    const show = (t: Timing) =>
+      t.plans.map((p, i) => `${p} (${fmt(t.explainMs[i] ?? NaN)} ms)`).join(" / ");
+    lines.push(`| ${q.length} | ${q.query} | ${show(q.grams)} | ${q.trgm ? show(q.trgm) : "-"} | ${q.proposed ? show(q.proposed) : "-"} |`);
+  }
+  lines.push("");
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------
+// Child: one backend.
+
+async function child(backend: Backend) {
+  const out = flags.get("out");
+  if (!out) throw new Error("--out missing");
+  const wantWorks = Number(flags.get("works") ?? 100_000);
+  const budgetMs = Number(flags.get("budget") ?? 3000);
+  const { db, closeDatabase } = await import("~/db/client.server");
+  const search = await import("~/server/search.server");
+  try {
+    const [{ version }] = await query<{ version: string }>(db, sql`select version() as version`);
+    log(version);
+    const seed = await seedBench(db, { works: wantWorks, concurrency: backend === "postgres" ? 2 : 1, log });
+
+    // Measure our design with no pg_trgm index present, so the planner cannot use one.
+    for (const name of TRGM_INDEXES) await db.execute(sql.raw(`drop index if exists ${name}`));
+    let t = performance.now();
+    await db.execute(sql`vacuum (analyze) works`);
+    await db.execute(sql`analyze users`);
+    await db.execute(sql`analyze profiles`);
+    const vacuumSeconds = (performance.now() - t) / 1000;
+    log(`vacuum analyze: ${vacuumSeconds.toFixed(1)} s`);
+
+    const [{ n: totalWorks }] = await query<{ n: number }>(db, sql`select count(*)::int as n from works`);
+    const [{ n: authors }] = await query<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from users where email like 'bench-author-%'`,
+    );
+    const picked = await pickQueries(db, totalWorks);
+    log(`queries: ${picked.map((q) => `${q.query} ${pct(q.matches / totalWorks)}`).join(", ")}`);
+
+    const viewer = null; // an anonymous visitor: public + paid works, all-ages only
+    const busyBefore = busy();
+    // Our design: searchWorks itself.
+    const gramsRuns = new Map<string, Timing>();
+    for (const q of picked) {
+      const timing = await measure(db, () => search.searchWorks({ query: q.query, page: 1, viewer }), budgetMs);
+      gramsRuns.set(q.query, timing);
+      log(`grams  ${q.query}: p50 ${fmt(timing.p50)} p95 ${fmt(timing.p95)} ms (n=${timing.n}) ${timing.plans.join(" / ")}`);
+    }
+
+    // The proposed fix on the same data (bench-side query and statistics setting, not
+    // app code; see makeProposedSearch). The statistics target is put back afterwards.
+    const proposedRuns = new Map<string, Timing>();
+    if (!flags.has("no-proposed")) {
+      t = performance.now();
+      await db.execute(sql.raw(`alter table works alter column search_grams set statistics ${PROPOSED_STATISTICS}`));
+      await db.execute(sql`analyze works`);
+      log(`analyze with statistics ${PROPOSED_STATISTICS} on search_grams: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      const proposedSearch = makeProposedSearch(db, search);
+      try {
+        for (const q of picked) {
+          const fixed = await measure(db, () => proposedSearch(q.query, viewer), budgetMs);
+          proposedRuns.set(q.query, fixed);
+          log(`fixed  ${q.query}: p50 ${fmt(fixed.p50)} p95 ${fmt(fixed.p95)} ms (n=${fixed.n}) ${fixed.plans.join(" / ")}`);
+        }
+      } finally {
+        await db.execute(sql`alter table works alter column search_grams set statistics -1`);
+        await db.execute(sql`analyze works`);
+      }
+    }
+
+    // pg_trgm alone: GIN gin_trgm_ops on title and on description, bench database only
+    // (--no-trgm skips it: building them takes minutes on PGlite).
+    const withTrgm = !flags.has("no-trgm");
+    let trgmBuildSeconds = NaN;
+    if (withTrgm) {
+      t = performance.now();
+      await db.transaction(async (tx) => {
+        if (backend === "postgres") await tx.execute(sql`set local maintenance_work_mem = '256MB'`);
+        await tx.execute(sql.raw(`create index ${TRGM_INDEXES[0]} on works using gin (title gin_trgm_ops)`));
+        await tx.execute(sql.raw(`create index ${TRGM_INDEXES[1]} on works using gin (description gin_trgm_ops)`));
+      });
+      await db.execute(sql`analyze works`);
+      trgmBuildSeconds = (performance.now() - t) / 1000;
+      log(`pg_trgm indexes: ${trgmBuildSeconds.toFixed(1)} s`);
+    }
+
+    const trgmSearch = makeTrgmSearch(db, search);
+    const results: QueryResult[] = [];
+    for (const q of picked) {
+      const timing = withTrgm ? await measure(db, () => trgmSearch(q.query, viewer), budgetMs) : undefined;
+      if (timing) log(`trgm   ${q.query}: p50 ${fmt(timing.p50)} p95 ${fmt(timing.p95)} ms (n=${timing.n}) ${timing.plans.join(" / ")}`);
+      results.push({
+        length: q.length,
+        query: q.query,
+        label: q.label,
+        matches: q.matches,
+        fraction: q.matches / totalWorks,
+        grams: gramsRuns.get(q.query)!,
+        trgm: timing,
+        proposed: proposedRuns.get(q.query),
+      });
+    }
+
+    const busyAfter = busy();
+    const sizeRows = await query<Record<string, string>>(
+      db,
+      sql`select pg_size_pretty(pg_table_size('works')) as "works table",
+                 pg_size_pretty(pg_relation_size('works_search_grams_idx')) as "works_search_grams_idx",
+                 pg_size_pretty(pg_relation_size(to_regclass(${TRGM_INDEXES[0]})) + pg_relation_size(to_regclass(${TRGM_INDEXES[1]}))) as "pg_trgm indexes"`,
+    );
+    const settings: Record<string, string> = {};
+    for (const name of ["shared_buffers", "work_mem", "effective_cache_size", "random_page_cost", "jit"]) {
+      const [row] = await query<{ v: string }>(db, sql`select coalesce(current_setting(${name}, true), '?') as v`);
+      settings[name] = row.v;
+    }
+    // Keep the comparison indexes out of the next run's grams measurement.
+    for (const name of TRGM_INDEXES) await db.execute(sql.raw(`drop index if exists ${name}`));
+
+    const result: BackendResult = {
+      backend,
+      version,
+      works: totalWorks,
+      authors,
+      seed: { reused: seed.reused, seconds: seed.seconds },
+      vacuumSeconds,
+      trgmBuildSeconds,
+      sizes: sizeRows[0],
+      settings,
+      busy: { before: busyBefore, after: busyAfter },
+      queries: results,
+    };
+    fs.writeFileSync(out, JSON.stringify(result));
+    const explainFile = path.join(RESULTS_DIR, `search-explain-${backend}.txt`);
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    fs.writeFileSync(
+      explainFile,
+      results
+        .map(
+          (q) =>
+            `===== ${q.query} (${q.length} chars, ${q.matches} matches)\n--- grams (searchWorks)\n${q.grams.planText}\n--- pg_trgm only\n${q.trgm?.planText ?? "(not measured)"}\n` +
+            (q.proposed ? `--- fixed (bench-side proposal)\n${q.proposed.planText}\n` : ""),
+        )
+        .join("\n"),
+    );
+    log(`plans written to ${path.relative(process.cwd(), explainFile)}`);
+  } finally {
+    await closeDatabase();
+  }
+}
+
+type SearchModule = typeof import("~/server/search.server");
+
+/**
+ * The pg_trgm-only comparison: the same filters, join, columns, order and page size as
+ * searchWorks, with the substring condition as ILIKE on title or description alone.
+ */
+function makeTrgmSearch(db: Database, search: SearchModule) {
+  return async (rawQuery: string, viewer: null) => {
+    const q = search.normalizeQuery(rawQuery);
+    const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const where = and(
+      inArray(works.visibility, ["public", "public-vip"]),
+      ...search.audienceFilter(viewer),
+      sql`(${works.title} ilike ${pattern} or ${works.description} ilike ${pattern})`,
+    );
+    const page = db
+      .select(search.workCardColumns)
+      .from(works)
+      .innerJoin(profiles, eq(profiles.id, works.userId))
+      .where(where)
+      .orderBy(desc(works.createdAt), desc(works.id))
+      .limit(search.SEARCH_PAGE_SIZE)
+      .offset(0);
+    const total = db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
+    const [[{ n }], rows] = await Promise.all([total, page]);
+    return { total: n, works: rows };
+  };
+}
+
+async function measure(db: Database, fn: () => Promise<unknown>, budgetMs: number): Promise<Timing> {
+  // Warm up (connections, caches, prepared statements), then capture the statements of
+  // one call and EXPLAIN ANALYZE them.
+  for (let i = 0; i < 3; i++) await fn();
+  const statements = await captureQueries(db, fn);
+  statements.sort((a, b) => Number(b.text.includes("count(")) - Number(a.text.includes("count(")));
+  const plans: string[] = [];
+  const texts: string[] = [];
+  const explainMs: number[] = [];
+  for (const st of statements) {
+    const plan = await explainAnalyze(db, st);
+    plans.push(planSummary(plan));
+    explainMs.push(executionMs(plan) ?? NaN);
+    texts.push(`${st.text}\n  params: ${JSON.stringify(st.params)}\n${plan}`);
+  }
+  const samples: number[] = [];
+  const maxIterations = 200;
+  const minIterations = 15;
+  const started = performance.now();
+  // At least 15 samples within the budget; a path slower than budget/3 per call stops
+  // at 5 samples once 5 budgets have passed (its p95 is then its maximum).
+  while (samples.length < maxIterations) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+    const elapsed = performance.now() - started;
+    if (samples.length >= minIterations && elapsed > budgetMs) break;
+    if (samples.length >= 5 && elapsed > 5 * budgetMs) break;
+  }
+  samples.sort((a, b) => a - b);
+  return {
+    n: samples.length,
+    p50: percentile(samples, 50),
+    p95: percentile(samples, 95),
+    max: samples[samples.length - 1],
+    total: samples.reduce((a, b) => a + b, 0),
+    plans,
+    planText: texts.join("\n\n"),
+    explainMs,
+  };
+}
+
+interface PickedQuery {
+  length: number;
+  query: string;
+  label: string;
+  matches: number;
+}
+
+/**
+ * Queries of 1, 2 and 4 characters cut from the novel, chosen so their match fractions
+ * spread from rare (well under 1%) to common, plus for 4 characters a rare 4-gram whose
+ * character pairs are all common (the hardest case for a pair index).
+ */
+async function pickQueries(db: Database, totalWorks: number): Promise<PickedQuery[]> {
+  const search = await import("~/server/search.server");
+  const corpus = loadCorpus();
+  const matchCount = async (q: string) => {
+    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(search.substringMatch(q));
+    return n;
+  };
+  const targets = [0.0005, 0.003, 0.01, 0.05, 0.2, 0.6];
+  const picked: PickedQuery[] = [];
+  for (const length of [1, 2, 4]) {
+    const grams = ngramsByFrequency(corpus, length);
+    const ranks = new Set<number>();
+    for (let k = 0; ; k++) {
+      const r = Math.floor(1.6 ** k) - 1;
+      if (r >= Math.min(grams.length, 30_000)) break;
+      ranks.add(r);
+    }
+    const candidates: { query: string; matches: number }[] = [];
+    for (const r of ranks) candidates.push({ query: grams[r].gram, matches: await matchCount(grams[r].gram) });
+    const chosen = new Set<string>();
+    for (const target of targets) {
+      let best: { query: string; matches: number } | undefined;
+      let bestDistance = Infinity;
+      for (const c of candidates) {
+        if (c.matches === 0 || chosen.has(c.query)) continue;
+        const d = Math.abs(Math.log(c.matches / totalWorks / target));
+        if (d < bestDistance) {
+          bestDistance = d;
+          best = c;
+        }
+      }
+      // Only when reasonably near the target (within a factor of 3).
+      if (best && bestDistance < Math.log(3)) chosen.add(best.query);
+    }
+    for (const c of candidates.filter((c) => chosen.has(c.query)).sort((a, b) => a.matches - b.matches)) {
+      picked.push({ length, query: c.query, label: "", matches: c.matches });
+    }
+    if (length === 4) {
+      const pairFrequency = new Map(ngramsByFrequency(corpus, 2).map((g) => [g.gram, g.count]));
+      const scored = grams
+        .filter((g) => g.count <= 2)
+        .map((g) => {
+          const chars = Array.from(g.gram);
+          const score = Math.min(...[0, 1, 2].map((i) => pairFrequency.get(chars[i] + chars[i + 1]) ?? 0));
+          return { gram: g.gram, score };
+        })
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      let hardest: PickedQuery | undefined;
+      for (const s of scored) {
+        const matches = await matchCount(s.gram);
+        if (matches > 0 && matches <= totalWorks * 0.005 && (!hardest || matches < hardest.matches)) {
+          hardest = { length, query: s.gram, label: "rare, common pairs", matches };
+        }
+      }
+      if (hardest) picked.push(hardest);
+    }
+  }
+  return picked;
+}
+
+/** What the proposed count reports at most ("1000+ 部作品"). */
+const PROPOSED_COUNT_CAP = 1000;
+/** Statistics target of search_grams in the proposal (default 100 keeps 1,000 grams). */
+const PROPOSED_STATISTICS = 2000;
+
+/**
+ * The fix proposed in docs/benchmarks.md, measured on the same data: searchWorks with
+ * (1) an ORDER BY that matches works_listing_idx (created_at DESC NULLS LAST, id DESC
+ * NULLS LAST), so the newest-12 page of a common query can walk that index instead of
+ * sorting every match; (2) search_grams statistics raised to PROPOSED_STATISTICS (set by
+ * the caller), so the planner knows a rare gram is rare and does not walk that index
+ * for it; and (3) a count that stops at PROPOSED_COUNT_CAP + 1 matches.
+ */
+function makeProposedSearch(db: Database, search: SearchModule) {
+  return async (rawQuery: string, viewer: null) => {
+    const q = search.normalizeQuery(rawQuery);
+    const where = and(
+      inArray(works.visibility, ["public", "public-vip"]),
+      ...search.audienceFilter(viewer),
+      search.substringMatch(q),
+    );
+    const page = db
+      .select(search.workCardColumns)
+      .from(works)
+      .innerJoin(profiles, eq(profiles.id, works.userId))
+      .where(where)
+      .orderBy(sql`${works.createdAt} desc nulls last`, sql`${works.id} desc nulls last`)
+      .limit(search.SEARCH_PAGE_SIZE)
+      .offset(0);
+    const capped = db
+      .select({ one: sql`1`.as("one") })
+      .from(works)
+      .where(where)
+      .limit(PROPOSED_COUNT_CAP + 1)
+      .as("capped");
+    const total = db.select({ n: sql<number>`count(*)::int` }).from(capped);
+    const [[{ n }], rows] = await Promise.all([total, page]);
+    return { total: n, capped: n > PROPOSED_COUNT_CAP, works: rows };
+  };
+}
+
+// Last, so every declaration above is initialised before it runs.
+if (flags.has("child")) {
+  await child(flags.get("child") as Backend);
+} else {
+  await main();
+}

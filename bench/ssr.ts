@@ -1,0 +1,308 @@
+// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --connections=10 --fresh --build]
+//
+// Throughput and tail latency of the production server (node server.js) over loopback,
+// measured with autocannon, on PostgreSQL and on PGlite. For each backend: seed works
+// (in a child process that closes the database before the server opens it), start the
+// server on a free port, load each route in turn, stop the server.
+//
+// Data is kept between runs: PostgreSQL database inkstone_bench_ssr, PGlite data dir
+// ./data/bench-pglite/ssr (DATA_DIR of the server). --fresh drops and re-seeds them.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import { works } from "~/db/schema";
+import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
+import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, runSelf } from "./lib-db";
+import { busy, describeBusy, describeMachine } from "./lib-machine";
+import { seedBench } from "./lib-seed";
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SCRIPT), "..");
+const PG_DATABASE = "inkstone_bench_ssr";
+const PGLITE_DATA_DIR = path.join(ROOT, "data/bench-pglite/ssr");
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+
+type Backend = "postgres" | "pglite";
+
+// autocannon ships no type declarations: the small part of its API used here.
+interface Histogram {
+  average: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number; sent: number };
+  latency: Histogram;
+  throughput: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  duration: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+type Autocannon = (opts: { url: string; connections: number; duration?: number; amount?: number; timeout?: number }) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+interface RouteResult {
+  path: string;
+  bytes: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+interface SeedInfo {
+  works: number;
+  reused: boolean;
+  seconds: number;
+  query: string;
+  queryMatches: number;
+}
+
+const flags = parseFlags(process.argv.slice(2));
+const log = (line: string) => console.error(line);
+
+// The server child, killed if this script ends early.
+let running: ChildProcess | undefined;
+process.on("exit", () => running?.kill("SIGKILL"));
+
+
+/** Child process: open the database the server will use, seed it, close it. */
+async function seedChild() {
+  const out = flags.get("out")!;
+  const { db, closeDatabase } = await import("~/db/client.server");
+  const { substringMatch } = await import("~/server/search.server");
+  try {
+    const seeded = await seedBench(db, {
+      works: Number(flags.get("works") ?? 10_000),
+      concurrency: process.env.DATABASE_URL ? 2 : 1,
+      log,
+    });
+    if (!seeded.reused) await db.execute(sql`vacuum (analyze) works`);
+    // A 2-character query from the novel matching about 2% of the works, as a typical search.
+    let query = flags.get("q") ?? "";
+    let queryMatches = 0;
+    const count = async (q: string) =>
+      (await db.select({ n: sql<number>`count(*)::int` }).from(works).where(substringMatch(q)))[0].n;
+    if (query) {
+      queryMatches = await count(query);
+    } else {
+      const bigrams = ngramsByFrequency(loadCorpus(), 2);
+      let best = Infinity;
+      for (const rank of [5, 10, 20, 40, 80, 160, 320]) {
+        const n = await count(bigrams[rank].gram);
+        const d = Math.abs(Math.log((n + 1) / seeded.works / 0.02));
+        if (d < best) {
+          best = d;
+          query = bigrams[rank].gram;
+          queryMatches = n;
+        }
+      }
+    }
+    const info: SeedInfo = { works: seeded.works, reused: seeded.reused, seconds: seeded.seconds, query, queryMatches };
+    fs.writeFileSync(out, JSON.stringify(info));
+  } finally {
+    await closeDatabase();
+  }
+}
+
+async function main() {
+  const only = flags.get("only");
+  const backends: Backend[] = only === "postgres" || only === "pglite" ? [only] : ["postgres", "pglite"];
+  const worksWanted = Number(flags.get("works") ?? 10_000);
+  const duration = Number(flags.get("duration") ?? 10);
+  const connections = Number(flags.get("connections") ?? 10);
+
+  ensureBuild();
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const sections: string[] = [];
+  for (const backend of backends) {
+    log(`\n== ${backend} ==`);
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+    delete env.PGLITE_DIR;
+    if (backend === "postgres") {
+      await ensurePgDatabase(PG_DATABASE, flags.has("fresh"));
+      env.DATABASE_URL = pgUrlFor(PG_DATABASE);
+      env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-ssr-"));
+    } else {
+      if (flags.has("fresh")) fs.rmSync(PGLITE_DATA_DIR, { recursive: true, force: true });
+      fs.mkdirSync(PGLITE_DATA_DIR, { recursive: true });
+      delete env.DATABASE_URL;
+      env.DATA_DIR = PGLITE_DATA_DIR;
+    }
+
+    const seedOut = path.join(os.tmpdir(), `inkstone-bench-ssr-${process.pid}-${backend}.json`);
+    const seedArgs = [`--seed-child`, `--out=${seedOut}`, `--works=${worksWanted}`];
+    if (flags.get("q")) seedArgs.push(`--q=${flags.get("q")}`);
+    await runSelf(SCRIPT, seedArgs, env);
+    const seed = JSON.parse(fs.readFileSync(seedOut, "utf8")) as SeedInfo;
+    fs.rmSync(seedOut, { force: true });
+    log(`works: ${seed.works} (${seed.reused ? "reused" : `seeded in ${seed.seconds.toFixed(0)} s`}); query ${seed.query}: ${seed.queryMatches} matches`);
+
+    const routes = ["/healthz", "/", `/works?q=${encodeURIComponent(seed.query)}&page=1`, "/works?page=1"];
+    const port = await freePort();
+    const server = await startServer(env, port);
+    const busyBefore = busy();
+    let busyAfter = busyBefore;
+    const results: RouteResult[] = [];
+    try {
+      for (const route of routes) {
+        const url = `http://127.0.0.1:${port}${route}`;
+        const res = await fetch(url);
+        const body = await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${route} answered ${res.status}`);
+        // Warm up (JIT, caches, pool), then measure.
+        await autocannon({ url, connections, duration: 2 });
+        const r = await autocannon({ url, connections, duration });
+        const row: RouteResult = {
+          path: route,
+          bytes: body.byteLength,
+          rps: r.requests.average,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          max: r.latency.max,
+          requests: r.requests.total,
+          errors: r.errors,
+          non2xx: r.non2xx,
+        };
+        results.push(row);
+        log(`${route}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`);
+      }
+      busyAfter = busy();
+    } finally {
+      await stopServer(server);
+      if (backend === "postgres" && env.DATA_DIR) fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    }
+    sections.push(render(backend, seed, results, { duration, connections, busy: describeBusy(busyBefore, busyAfter) }));
+  }
+  const report = [`Machine: ${describeMachine()}.`, "", ...sections].join("\n");
+  console.log(report);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  fs.writeFileSync(path.join(RESULTS_DIR, `ssr-${stamp}.md`), report);
+  log(`\nsaved to bench/results/ssr-${stamp}.md`);
+}
+
+function render(
+  backend: Backend,
+  seed: SeedInfo,
+  results: RouteResult[],
+  opts: { duration: number; connections: number; busy: string },
+): string {
+  const lines: string[] = [];
+  lines.push(`### ${backend} — ${seed.works.toLocaleString("en")} works`);
+  lines.push("");
+  lines.push(
+    `${opts.connections} connections, ${opts.duration} s per route after a 2 s warm-up; search query “${seed.query}” matches ${seed.queryMatches.toLocaleString("en")} works ` +
+      `(${((seed.queryMatches / seed.works) * 100).toFixed(1)}%).`,
+  );
+  lines.push("");
+  lines.push(opts.busy);
+  lines.push("");
+  lines.push("| route | body bytes | req/s | p50 ms | p99 ms | max ms | requests | errors | non-2xx |");
+  lines.push("| --- | --: | --: | --: | --: | --: | --: | --: | --: |");
+  for (const r of results) {
+    lines.push(
+      `| \`${decodeURIComponent(r.path)}\` | ${r.bytes} | ${fmt(r.rps, 0)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.requests} | ${r.errors} | ${r.non2xx} |`,
+    );
+  }
+  const health = results.find((r) => r.path === "/healthz");
+  if (health) {
+    lines.push("");
+    for (const r of results.filter((r) => r.path.startsWith("/works"))) {
+      const ratio = r.rps / health.rps;
+      lines.push(
+        `- \`${decodeURIComponent(r.path)}\`: ${(ratio * 100).toFixed(0)}% of /healthz throughput — target ≥ 50%: ${ratio >= 0.5 ? "met" : "**missed**"}`,
+      );
+    }
+  }
+  lines.push("");
+  return lines.join("\n");
+}
+
+function ensureBuild() {
+  const built = fs.existsSync(path.join(ROOT, "build/server/index.js"));
+  if (built && !flags.has("build")) {
+    log("using the existing build/ (pass --build to rebuild)");
+    return;
+  }
+  log("building: npx react-router build");
+  const r = spawnSync("npx", ["react-router", "build"], { cwd: ROOT, stdio: "inherit" });
+  if (r.status !== 0) throw new Error("react-router build failed");
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const logFile = path.join(RESULTS_DIR, "ssr-server.log");
+  const out = fs.openSync(logFile, "w");
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", out, out],
+  });
+  fs.closeSync(out);
+  running = child;
+  let exited = false;
+  child.on("exit", () => {
+    exited = true;
+  });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`server exited at start; see ${path.relative(ROOT, logFile)}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.status === 200) {
+        log(`server ${child.pid} up on port ${port}`);
+        return child;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`server did not answer /healthz within 60 s; see ${path.relative(ROOT, logFile)}`);
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      running = undefined;
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+// Last, so every declaration above is initialised before it runs.
+if (flags.has("seed-child")) {
+  await seedChild();
+} else {
+  await main();
+}

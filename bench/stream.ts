@@ -1,0 +1,343 @@
+// npm run bench:stream [-- --only=postgres|pglite --streams=20 --rounds=5 --chars=20000 --chunks=500 --delay=2 --build]
+//
+// Streaming generation through the app versus straight from the test provider
+// (tests/fakes/ai-provider.ts), with `streams` concurrent streams of `chars` characters
+// in `chunks` chunks, `delay` ms apart. For each backend (PostgreSQL, PGlite): seed users
+// with projects ready to generate (in a child process that closes the database before
+// the server opens it), start the production server (node server.js) pointed at the
+// test provider, then per round run the streams directly against the provider and then
+// through POST /api/generate. Reported:
+//   - time to first byte (request sent to the first text arriving), and what the app adds
+//     at p50 (target under 10 ms);
+//   - sustained throughput: characters per second from the first to the last text of a
+//     stream (target at least 90% of direct), and the round's aggregate.
+// Every app stream is checked to deliver all the text and to end with its charge.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createParser } from "eventsource-parser";
+import { StreamTextDecoder } from "~/server/ai/sse.server";
+import { startFakeAiProvider, storyText, type FakeAiProvider } from "../tests/fakes/ai-provider";
+import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, runSelf } from "./lib-db";
+import { busy, describeBusy, describeMachine } from "./lib-machine";
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SCRIPT), "..");
+const PG_DATABASE = "inkstone_bench_stream";
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+
+type Backend = "postgres" | "pglite";
+
+const flags = parseFlags(process.argv.slice(2));
+const log = (line: string) => console.error(line);
+const STREAMS = Number(flags.get("streams") ?? 20);
+const ROUNDS = Number(flags.get("rounds") ?? 5);
+const CHARS = Number(flags.get("chars") ?? 20_000);
+const CHUNKS = Number(flags.get("chunks") ?? 500);
+const DELAY = Number(flags.get("delay") ?? 2);
+
+interface Writer {
+  cookie: string;
+  projectId: string;
+  plotId: string;
+}
+
+interface Sample {
+  ttfb: number;
+  /** First to last text, ms. */
+  span: number;
+  chars: number;
+  ok: boolean;
+}
+
+/** Child process: users with tokens and a project ready to generate, and the provider configured. */
+async function seedChild() {
+  const { db, closeDatabase } = await import("~/db/client.server");
+  const { eq } = await import("drizzle-orm");
+  const { profiles } = await import("~/db/schema");
+  const { register } = await import("~/server/auth.server");
+  const { createUserSession } = await import("~/server/session.server");
+  const writing = await import("~/server/writing.server");
+  const { configureFakeProvider } = await import("../tests/fakes/ai-provider-config");
+  try {
+    await configureFakeProvider(flags.get("endpoint")!, { db });
+    const writers: Writer[] = [];
+    for (let i = 0; i < STREAMS; i++) {
+      const form = new FormData();
+      form.set("email", `bench-stream-${Date.now()}-${i}@example.com`);
+      form.set("password", "bench-password-123");
+      const user = await register(form, `10.9.${Math.floor(i / 250)}.${i % 250}`);
+      await db.update(profiles).set({ tokens: 100_000_000 }).where(eq(profiles.id, user.id));
+      const project = await writing.createProject(user.id, "free", "测速");
+      await writing.saveTheme(user.id, project.id, "测速用的整体设定。");
+      const character = await writing.saveCharacter(user.id, project.id, { name: "甲", personality: "乙", appearance: "丙", other: "" });
+      const plotId = await writing.savePlot(user.id, project.id, {
+        title: "测速情节",
+        summary: "一段很长的情节。",
+        environment: "某地",
+        expectedWords: 5_000,
+        characterIds: [character.id],
+        additionalNotes: "",
+      });
+      const setCookie = await createUserSession(new Request("http://127.0.0.1/"), user.id);
+      writers.push({ cookie: setCookie.split(";")[0], projectId: project.id, plotId });
+    }
+    fs.writeFileSync(flags.get("out")!, JSON.stringify(writers));
+  } finally {
+    await closeDatabase();
+  }
+}
+
+/** One stream straight from the provider, read the way the app reads it. */
+async function direct(fake: FakeAiProvider): Promise<Sample> {
+  const started = performance.now();
+  const response = await fetch(`${fake.openaiEndpoint}/chat/completions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: "Bearer bench" },
+    body: JSON.stringify({ model: "bench", stream: true, messages: [{ role: "user", content: "bench" }] }),
+  });
+  const decoder = new StreamTextDecoder("openai");
+  const reader = response.body!.getReader();
+  let first = 0;
+  let last = 0;
+  let chars = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const text of decoder.push(value)) {
+      const now = performance.now();
+      if (!first) first = now;
+      last = now;
+      chars += Array.from(text).length;
+    }
+  }
+  decoder.end();
+  return { ttfb: first - started, span: last - first, chars, ok: chars === CHARS };
+}
+
+/** One generation through POST /api/generate, read as the page reads it. */
+async function viaApp(base: string, writer: Writer): Promise<Sample> {
+  const started = performance.now();
+  const response = await fetch(`${base}/api/generate`, {
+    method: "POST",
+    headers: { Cookie: writer.cookie, Origin: base, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ projectId: writer.projectId, plotId: writer.plotId }),
+  });
+  if (!response.ok) throw new Error(`/api/generate answered ${response.status}: ${await response.text()}`);
+  let first = 0;
+  let last = 0;
+  let chars = 0;
+  let done: { outputChars: number; charged: number; promptTokens: number } | null = null;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.event === "text") {
+        const now = performance.now();
+        if (!first) first = now;
+        last = now;
+        chars += Array.from(JSON.parse(event.data) as string).length;
+      } else if (event.event === "done") done = JSON.parse(event.data);
+      else if (event.event === "error") throw new Error(`generation failed: ${event.data}`);
+    },
+  });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { done: end, value } = await reader.read();
+    if (end) break;
+    parser.feed(value);
+  }
+  const summary = done as { outputChars: number; charged: number; promptTokens: number } | null;
+  const ok = chars === CHARS && summary?.outputChars === CHARS && summary.charged === summary.promptTokens + Math.ceil(CHARS / 4);
+  return { ttfb: first - started, span: last - first, chars, ok };
+}
+
+interface Round {
+  direct: Sample[];
+  app: Sample[];
+  directWall: number;
+  appWall: number;
+}
+
+async function round(fake: FakeAiProvider, base: string, writers: Writer[]): Promise<Round> {
+  let t = performance.now();
+  const d = await Promise.all(writers.map(() => direct(fake)));
+  const directWall = performance.now() - t;
+  t = performance.now();
+  const a = await Promise.all(writers.map((w) => viaApp(base, w)));
+  const appWall = performance.now() - t;
+  return { direct: d, app: a, directWall, appWall };
+}
+
+function ensureBuild() {
+  const built = fs.existsSync(path.join(ROOT, "build/server/index.js"));
+  if (built && !flags.has("build")) {
+    log("using the existing build/ (pass --build to rebuild)");
+    return;
+  }
+  log("building: npx react-router build");
+  const r = spawnSync("npx", ["react-router", "build"], { cwd: ROOT, stdio: "inherit" });
+  if (r.status !== 0) throw new Error("react-router build failed");
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A private copy of the build and server.js (node_modules and migrations linked), so a
+ * rebuild by someone else during the run cannot pull the server out from under it.
+ */
+function snapshotBuild(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-stream-app-"));
+  fs.cpSync(path.join(ROOT, "build"), path.join(dir, "build"), { recursive: true });
+  for (const file of ["server.js", "package.json"]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+  for (const link of ["node_modules", "drizzle"]) fs.symlinkSync(path.join(ROOT, link), path.join(dir, link));
+  return dir;
+}
+
+async function startServer(env: NodeJS.ProcessEnv, port: number, appDir: string): Promise<ChildProcess> {
+  const logFile = path.join(RESULTS_DIR, "stream-server.log");
+  const out = fs.openSync(logFile, "w");
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd: appDir,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", out, out],
+  });
+  fs.closeSync(out);
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`server exited at start; see ${path.relative(ROOT, logFile)}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error("server did not answer /healthz within 60 s");
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const p = (xs: number[], q: number) => percentile(sorted(xs), q);
+const rate = (s: Sample) => (s.span > 0 ? (s.chars / s.span) * 1000 : NaN);
+
+function render(backend: Backend, rounds: Round[], load: string): string {
+  const d = rounds.flatMap((r) => r.direct);
+  const a = rounds.flatMap((r) => r.app);
+  const added = p(a.map((s) => s.ttfb), 50) - p(d.map((s) => s.ttfb), 50);
+  const dRate = p(d.map(rate), 50);
+  const aRate = p(a.map(rate), 50);
+  const aggregate = (r: Round[], key: "directWall" | "appWall") =>
+    (r.length * STREAMS * CHARS) / (r.reduce((s, x) => s + x[key], 0) / 1000);
+  const dAgg = aggregate(rounds, "directWall");
+  const aAgg = aggregate(rounds, "appWall");
+  const bad = a.filter((s) => !s.ok).length + d.filter((s) => !s.ok).length;
+  const lines = [
+    `### ${backend}`,
+    "",
+    `${ROUNDS} rounds × ${STREAMS} concurrent streams of ${CHARS.toLocaleString("en")} characters in ${CHUNKS} chunks, ${DELAY} ms apart (after one warm-up round); ${a.length} app streams, ${bad} incomplete or wrongly charged.`,
+    "",
+    load,
+    "",
+    "| | TTFB p50 ms | TTFB p90 ms | TTFB max ms | per-stream chars/s p50 | per-stream chars/s p10 | aggregate chars/s |",
+    "| --- | --: | --: | --: | --: | --: | --: |",
+    `| direct | ${fmt(p(d.map((s) => s.ttfb), 50))} | ${fmt(p(d.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...d.map((s) => s.ttfb)))} | ${fmt(dRate, 0)} | ${fmt(p(d.map(rate), 10), 0)} | ${fmt(dAgg, 0)} |`,
+    `| through the app | ${fmt(p(a.map((s) => s.ttfb), 50))} | ${fmt(p(a.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...a.map((s) => s.ttfb)))} | ${fmt(aRate, 0)} | ${fmt(p(a.map(rate), 10), 0)} | ${fmt(aAgg, 0)} |`,
+    "",
+    `- added time to first byte at p50: ${fmt(added)} ms — target < 10 ms: ${added < 10 ? "met" : "**missed**"}`,
+    `- sustained throughput, per stream p50: ${fmt((aRate / dRate) * 100, 0)}% of direct; aggregate: ${fmt((aAgg / dAgg) * 100, 0)}% — target ≥ 90%: ${aRate / dRate >= 0.9 ? "met" : "**missed**"}`,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+async function main() {
+  const only = flags.get("only");
+  const backends: Backend[] = only === "postgres" || only === "pglite" ? [only] : ["postgres", "pglite"];
+  ensureBuild();
+  const appDir = snapshotBuild();
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const text = storyText(CHARS);
+  const fake = await startFakeAiProvider({ defaults: { text, chunkCount: CHUNKS, delayMs: DELAY } });
+  const sections: string[] = [];
+  try {
+    for (const backend of backends) {
+      log(`\n== ${backend} ==`);
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+      delete env.PGLITE_DIR;
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-stream-"));
+      env.DATA_DIR = dataDir;
+      if (backend === "postgres") {
+        await ensurePgDatabase(PG_DATABASE, true);
+        env.DATABASE_URL = pgUrlFor(PG_DATABASE);
+      } else {
+        delete env.DATABASE_URL;
+      }
+      const out = path.join(dataDir, "writers.json");
+      await runSelf(SCRIPT, ["--seed-child", `--out=${out}`, `--endpoint=${fake.openaiEndpoint}`, `--streams=${STREAMS}`], env);
+      const writers = JSON.parse(fs.readFileSync(out, "utf8")) as Writer[];
+      const port = await freePort();
+      const server = await startServer(env, port, appDir);
+      const base = `http://127.0.0.1:${port}`;
+      const rounds: Round[] = [];
+      const before = busy();
+      let after = before;
+      try {
+        log("warm-up round");
+        await round(fake, base, writers);
+        for (let i = 1; i <= ROUNDS; i++) {
+          const r = await round(fake, base, writers);
+          rounds.push(r);
+          log(
+            `round ${i}: direct TTFB p50 ${fmt(p(r.direct.map((s) => s.ttfb), 50))} ms, app ${fmt(p(r.app.map((s) => s.ttfb), 50))} ms; ` +
+              `chars/s p50 direct ${fmt(p(r.direct.map(rate), 50), 0)}, app ${fmt(p(r.app.map(rate), 50), 0)}`,
+          );
+        }
+        after = busy();
+      } finally {
+        await stopServer(server);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        if (backend === "postgres") await dropPgDatabase(PG_DATABASE);
+      }
+      sections.push(render(backend, rounds, describeBusy(before, after)));
+    }
+  } finally {
+    await fake.close();
+    fs.rmSync(appDir, { recursive: true, force: true });
+  }
+  const report = [`Machine: ${describeMachine()}, ${new Date().toISOString()}.`, "", ...sections].join("\n");
+  console.log(report);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  fs.writeFileSync(path.join(RESULTS_DIR, `stream-${stamp}.md`), report);
+  log(`\nsaved to bench/results/stream-${stamp}.md`);
+}
+
+if (flags.has("seed-child")) {
+  await seedChild();
+} else {
+  await main();
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+// Playwright loads this file in the runner and again in every worker. The runner picks
+// one fresh directory per run (PGlite data, seed facts) and hands it to the workers and
+// the web server through the environment. The web server creates it and removes it when
+// it stops, so a run that never starts the server (--list) leaves nothing behind.
+process.env.INKSTONE_E2E_RUN_DIR ??= path.join(os.tmpdir(), `inkstone-e2e-${randomBytes(6).toString("hex")}`);
+const runDir = process.env.INKSTONE_E2E_RUN_DIR;
+
+// The e2e site's first administrator, created from the environment on first start.
+// Set here so the web server and the workers (tests/e2e/admin.spec.ts) agree.
+process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
+process.env.ADMIN_PASSWORD ??= "e2e-admin-password";
+
+const port = Number(process.env.E2E_PORT ?? 3107);
+// The fakes' ports; the specs read the same variables (or these defaults).
+const aiPort = Number((process.env.E2E_AI_PORT ??= "3198"));
+const gatewayPort = Number((process.env.E2E_GATEWAY_PORT ??= "3108"));
+const baseURL = `http://127.0.0.1:${port}`;
+const databaseUrl = process.env.DATABASE_URL?.trim();
+
+const chromium = {
+  ...devices["Desktop Chrome"],
+  // Debian's Chromium; Playwright must never download a browser.
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  },
+};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  // Every test makes its own users or reads seeded data it does not change.
+  fullyParallel: true,
+  forbidOnly: Boolean(process.env.CI),
+  workers: 2,
+  retries: 0,
+  reporter: "list",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  use: {
+    baseURL,
+    locale: "zh-CN",
+    timezoneId: "Asia/Shanghai",
+    // Traces cost time on every test; `npx playwright test --trace on` records them.
+    trace: "off",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    { name: "chromium", use: { ...chromium } },
+    // DECISIONS D2: the key forms work without JavaScript. Tests tagged @nojs run here too.
+    { name: "chromium-nojs", grep: /@nojs/, use: { ...chromium, javaScriptEnabled: false } },
+  ],
+  webServer: [
+    // The fake AI provider and epay gateway speak the real wire protocols over HTTP.
+    {
+      command: `node --import tsx tests/fakes/ai-provider.ts --port ${aiPort} --delay 5`,
+      url: `http://127.0.0.1:${aiPort}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+    {
+      command: `node --import tsx tests/fakes/epay-gateway.ts --port ${gatewayPort}`,
+      url: `http://127.0.0.1:${gatewayPort}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+    {
+    // Seeds the run's fresh database, then runs `node server.js` (the build comes from
+    // `npm test`, which builds before running vitest and Playwright).
+    command: "node tests/e2e/fixtures/seed-and-serve.mjs",
+    url: `${baseURL}/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      INKSTONE_E2E_RUN_DIR: runDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: path.join(runDir, "data"),
+      PGLITE_DIR: path.join(runDir, "data", "pglite"),
+      // Every test comes from 127.0.0.1; the per-e-mail limit stays at its default.
+      RATE_LIMIT_PER_ADDRESS: "100000",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      E2E_AI_PORT: String(aiPort),
+      E2E_GATEWAY_PORT: String(gatewayPort),
+      NODE_ENV: "production",
+    },
+    },
+  ],
+});

@@ -1,0 +1,101 @@
+// `npm run check:ledger`: reconciles every balance with its ledger and reports any
+// difference (exit code 1 when there is one). With PGlite, stop the server first: two
+// processes must never open the same data directory.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { sql } from "drizzle-orm";
+import type { Executor } from "~/db/client.server";
+import { rowsOf } from "~/server/db-utils.server";
+
+export interface LedgerDifference {
+  userId: string;
+  email: string;
+  /** What disagrees: the credits balance, the token balance, paid orders, used codes. */
+  check: "credits" | "tokens" | "payments" | "redeem";
+  /** The stored balance (or, for payments and redeem, what the orders / codes add up to). */
+  expected: number;
+  /** What the ledger rows add up to. */
+  actual: number;
+}
+
+/**
+ * For every user: credits.balance = recharges - consumes in credit_transactions;
+ * profiles.tokens = the sum of token_transactions; the paid payment orders add up to the
+ * 在线充值 rows and the used redeem codes to the 兑换码充值 rows (each credited exactly once).
+ */
+export async function checkLedger(executor?: Executor): Promise<LedgerDifference[]> {
+  const db = executor ?? (await import("~/db/client.server")).db;
+  const result = await db.execute(sql`
+    with credit_sums as (
+      select user_id,
+             sum(case when type = 'recharge' then amount else -amount end) as total,
+             sum(case when type = 'recharge' and description = '在线充值' then amount else 0 end) as paid_in,
+             sum(case when type = 'recharge' and description = '兑换码充值' then amount else 0 end) as redeemed_in
+      from credit_transactions group by user_id
+    ),
+    token_sums as (select user_id, sum(amount) as total from token_transactions group by user_id),
+    order_sums as (select user_id, sum(amount) as total from payment_orders where status = 'paid' group by user_id),
+    code_sums as (select used_by as user_id, sum(amount) as total from redeem_codes where status = 'used' and used_by is not null group by used_by),
+    per_user as (
+      select p.id as user_id, p.email,
+             coalesce(c.balance, 0) as balance, coalesce(cs.total, 0) as credit_ledger,
+             p.tokens, coalesce(ts.total, 0) as token_ledger,
+             coalesce(os.total, 0) as paid_orders, coalesce(cs.paid_in, 0) as paid_in,
+             coalesce(rs.total, 0) as used_codes, coalesce(cs.redeemed_in, 0) as redeemed_in
+      from profiles p
+      left join credits c on c.user_id = p.id
+      left join credit_sums cs on cs.user_id = p.id
+      left join token_sums ts on ts.user_id = p.id
+      left join order_sums os on os.user_id = p.id
+      left join code_sums rs on rs.user_id = p.id
+    )
+    select * from per_user
+    where balance <> credit_ledger or tokens <> token_ledger or paid_orders <> paid_in or used_codes <> redeemed_in
+    order by email`);
+  type Row = Record<"user_id" | "email", string> &
+    Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "used_codes" | "redeemed_in", string | number>;
+  const differences: LedgerDifference[] = [];
+  for (const row of rowsOf<Row>(result)) {
+    const pairs: [LedgerDifference["check"], string | number, string | number][] = [
+      ["credits", row.balance, row.credit_ledger],
+      ["tokens", row.tokens, row.token_ledger],
+      ["payments", row.paid_orders, row.paid_in],
+      ["redeem", row.used_codes, row.redeemed_in],
+    ];
+    for (const [check, expected, actual] of pairs) {
+      if (Number(expected) !== Number(actual)) {
+        differences.push({ userId: row.user_id, email: row.email, check, expected: Number(expected), actual: Number(actual) });
+      }
+    }
+  }
+  return differences;
+}
+
+const LABELS: Record<LedgerDifference["check"], [string, string]> = {
+  credits: ["积分余额", "积分流水合计"],
+  tokens: ["Tokens余额", "Tokens流水合计"],
+  payments: ["已支付订单合计", "在线充值流水合计"],
+  redeem: ["已使用兑换码合计", "兑换码充值流水合计"],
+};
+
+export function formatDifferences(differences: LedgerDifference[]): string {
+  if (differences.length === 0) return "对账完成：所有用户的余额与流水一致。";
+  const lines = differences.map((d) => {
+    const [left, right] = LABELS[d.check];
+    return `  ${d.email} (${d.userId})  ${left} ${d.expected}，${right} ${d.actual}，相差 ${d.expected - d.actual}`;
+  });
+  return `对账发现 ${differences.length} 处不一致：\n${lines.join("\n")}`;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const client = await import("~/db/client.server");
+  let code = 0;
+  try {
+    const differences = await checkLedger(client.db);
+    console.log(formatDifferences(differences));
+    code = differences.length > 0 ? 1 : 0;
+  } finally {
+    await client.closeDatabase();
+  }
+  process.exit(code);
+}

@@ -1,0 +1,57 @@
+// Production server: static assets, the React Router request handler, and a clean
+// shutdown that closes the database (an open PGlite or postgres.js keeps Node alive).
+import compression from "compression";
+import express from "express";
+import { createRequestHandler } from "@react-router/express";
+
+// React and React Router pick their development builds unless told otherwise: several
+// times slower server rendering. The build is imported below, after this is set.
+process.env.NODE_ENV ??= "production";
+
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? "0.0.0.0";
+const trustProxy = process.env.TRUST_PROXY === "1";
+
+// Importing the build opens the database, migrating it and writing defaults first.
+const build = await import("./build/server/index.js");
+
+// `node server.js --migrate-only`: migrate and exit (the container's first step).
+if (process.argv.includes("--migrate-only")) {
+  await build.entry.module.closeDatabase();
+  console.log("migrations applied");
+  process.exit(0);
+}
+
+const app = express();
+app.disable("x-powered-by");
+if (trustProxy) app.set("trust proxy", true);
+app.use(compression({ filter: (req, res) => !String(res.getHeader("Content-Type") ?? "").startsWith("text/event-stream") && compression.filter(req, res) }));
+app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y" }));
+app.use(express.static("build/client", { maxAge: "1h", index: false }));
+app.all(
+  "*",
+  createRequestHandler({
+    build,
+    getLoadContext: (req) => ({ clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown" }),
+  }),
+);
+
+const server = app.listen(port, host, () => {
+  console.log(`砚台 listening on http://${host === "0.0.0.0" ? "localhost" : host}:${port}`);
+});
+
+let stopping = false;
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  server.close();
+  server.closeAllConnections?.();
+  try {
+    await build.entry.module.closeDatabase?.();
+  } finally {
+    process.exit(0);
+  }
+}
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));

@@ -1,0 +1,143 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { creditTransactions, tokenTransactions } from "~/db/schema";
+import { action, loader } from "~/routes/shell/credits/credits";
+import { exchangeCreditsForTokens } from "~/server/ledger.server";
+import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { fund, quickUsers, setConfig } from "../fixtures/ledger";
+
+type LoaderData = Awaited<ReturnType<typeof loader>> extends { data: infer D } ? D : never;
+
+async function load(cookie: string, path = "/credits") {
+  const result = (await loader({ request: userRequest(cookie, path), params: {}, context: {} } as never)) as unknown as {
+    data: LoaderData;
+    init: ResponseInit | null;
+  };
+  return result;
+}
+
+/** Ledger rows with chosen times, so the order is known. */
+async function insertHistory(userId: string, count: number) {
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  await db.insert(creditTransactions).values(
+    Array.from({ length: count }, (_, i) => ({
+      userId,
+      amount: i + 1,
+      type: i % 3 === 2 ? ("consume" as const) : ("recharge" as const),
+      description: `记录${i + 1}`,
+      createdAt: new Date(start + i * 60_000),
+    })),
+  );
+}
+
+describe("/credits", () => {
+  it("sends a visitor to the login dialog, remembering /credits", async () => {
+    await expect(loader({ request: new Request("http://localhost/credits"), params: {}, context: {} } as never)).rejects.toSatisfy(
+      (r: unknown) => r instanceof Response && r.headers.get("Location") === `/?auth=login&redirectTo=${encodeURIComponent("/credits")}`,
+    );
+  });
+
+  it("shows both balances and the credit history 10 a page, newest first, with its type", async () => {
+    const [user] = await quickUsers(1);
+    await insertHistory(user.id, 23);
+    await db.execute(sql`update credits set balance = 1234 where user_id = ${user.id}`);
+    await db.execute(sql`update profiles set tokens = 25600 where id = ${user.id}`);
+    const cookie = await sessionCookieFor(user.id);
+
+    const first = (await load(cookie)).data;
+    expect(first).toMatchObject({ credits: 1234, tokens: 25600, tab: "credits", page: 1, pageCount: 3, dialog: null });
+    expect(first.creditRows.map((r) => r.description)).toEqual(Array.from({ length: 10 }, (_, i) => `记录${23 - i}`));
+    expect(first.creditRows[0]).toMatchObject({ amount: 23, type: "recharge", time: "2025-03-01 08:22:00" });
+    expect(first.creditRows[2]).toMatchObject({ amount: 21, type: "consume" });
+
+    const third = (await load(cookie, "/credits?page=3")).data;
+    expect(third.creditRows.map((r) => r.description)).toEqual(["记录3", "记录2", "记录1"]);
+    // A page past the end shows the last; nonsense shows the first.
+    expect((await load(cookie, "/credits?page=99")).data.page).toBe(3);
+    expect((await load(cookie, "/credits?page=-1")).data.page).toBe(1);
+  });
+
+  it("has a token history tab from token_transactions", async () => {
+    const [user] = await quickUsers(1);
+    await fund(user.id, 10);
+    await exchangeCreditsForTokens(user.id, 2);
+    await db.insert(tokenTransactions).values({
+      userId: user.id,
+      amount: -37,
+      type: "generation",
+      description: "自由创作",
+      promptChars: 100,
+      outputChars: 48,
+      model: "qwen-plus",
+      createdAt: new Date(Date.now() + 1000),
+    });
+    const data = (await load(await sessionCookieFor(user.id), "/credits?tab=tokens")).data;
+    expect(data.tab).toBe("tokens");
+    expect(data.creditRows).toEqual([]);
+    expect(data.tokenRows.map((r) => [r.type, r.amount, r.description])).toEqual([
+      ["generation", -37, "自由创作"],
+      ["exchange", 200, "2积分兑换"],
+    ]);
+  });
+
+  it("offers online top-up only when the payment interface is configured, and the store link when set", async () => {
+    const [user] = await quickUsers(1);
+    const cookie = await sessionCookieFor(user.id);
+    await setConfig({ payment_method_v2: "redeem_code", store_url_v2: "" });
+    expect((await load(cookie, "/credits?dialog=topup")).data).toMatchObject({ onlinePayment: false, storeUrl: "", dialog: null });
+    await setConfig({ store_url_v2: "https://shop.example.com/codes" });
+    expect((await load(cookie, "/credits?dialog=redeem")).data).toMatchObject({
+      storeUrl: "https://shop.example.com/codes",
+      dialog: "redeem",
+    });
+    await setConfig({ store_url_v2: "javascript:alert(1)" });
+    expect((await load(cookie)).data.storeUrl).toBe("");
+    await setConfig({
+      payment_method_v2: "payment_api",
+      payment_gateway_url: "https://pay.example.com/submit.php",
+      merchant_pid: "1",
+      merchant_key: "k",
+    });
+    expect((await load(cookie, "/credits?dialog=topup")).data).toMatchObject({ onlinePayment: true, dialog: "topup" });
+    await setConfig({ payment_method_v2: "redeem_code", store_url_v2: "" });
+  });
+
+  it("shows the notice of a redirect once (flash cookie)", async () => {
+    const [user] = await quickUsers(1);
+    await fund(user.id, 5);
+    const cookie = await sessionCookieFor(user.id);
+    const response = (await action({
+      request: userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount: "5" }),
+      params: {},
+      context: {},
+    } as never)) as Response;
+    const flash = cookiePair(response.headers.get("Set-Cookie"));
+    expect(flash).toMatch(/^inkstone_flash=/);
+
+    const shown = await load(`${cookie}; ${flash}`, "/credits?tab=tokens");
+    expect(shown.data.notice).toEqual({ kind: "success", text: "兑换成功：5 积分已兑换为 500 Tokens" });
+    expect(new Headers(shown.init?.headers).get("Set-Cookie")).toMatch(/^inkstone_flash=; Max-Age=0/);
+    // A client-side navigation's data request may be interrupted and repeated: it only
+    // marks the notice seen, and a repeat within a few seconds still gets it.
+    const dataRequest = (cookieHeader: string) => {
+      const request = userRequest(cookieHeader, "/credits?tab=tokens");
+      request.headers.set("Sec-Fetch-Dest", "empty");
+      return loader({ request, params: {}, context: {} } as never) as unknown as Promise<{ data: LoaderData; init: ResponseInit | null }>;
+    };
+    const first = await dataRequest(`${cookie}; ${flash}`);
+    expect(first.data.notice?.text).toBe("兑换成功：5 积分已兑换为 500 Tokens");
+    const seen = new Headers(first.init?.headers).get("Set-Cookie")!;
+    expect(seen).toMatch(/^inkstone_flash=.+; Max-Age=5;/);
+    const again = await dataRequest(`${cookie}; ${cookiePair(seen)}`);
+    expect(again.data.notice?.text).toBe("兑换成功：5 积分已兑换为 500 Tokens");
+    expect(again.init?.headers).toBeUndefined();
+    // A reload after it was seen shows nothing, and ends it.
+    const reload = await load(`${cookie}; ${cookiePair(seen)}`, "/credits?tab=tokens");
+    expect(reload.data.notice).toBeNull();
+    expect(new Headers(reload.init?.headers).get("Set-Cookie")).toMatch(/^inkstone_flash=; Max-Age=0/);
+    // A forged (unsigned) flash cookie shows nothing.
+    const forged = await load(`${cookie}; inkstone_flash=${Buffer.from(JSON.stringify({ kind: "success", text: "假消息" })).toString("base64")}`);
+    expect(forged.data.notice).toBeNull();
+  });
+});

@@ -1,0 +1,230 @@
+import { eq } from "drizzle-orm";
+import postgres from "postgres";
+import { describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { works } from "~/db/schema";
+import {
+  EVENTS_CHANNEL,
+  listenerCount,
+  notifyUserChanged,
+  publish,
+  subscribe,
+  userEventStream,
+  type LiveEvent,
+} from "~/server/events.server";
+import { setFavorite } from "~/server/favorites.server";
+import { credit, purchaseWork } from "~/server/ledger.server";
+import { createUserSession, getSessionUser } from "~/server/session.server";
+import { cookiePair, createUser } from "../fixtures/accounts";
+import { insertWorks } from "../fixtures/works";
+
+/** Collects events of a topic; `next()` waits for the next one (or fails after 5 s). */
+async function collector(topic: string) {
+  const seen: LiveEvent[] = [];
+  const waiters: ((e: LiveEvent) => void)[] = [];
+  const unsubscribe = await subscribe(topic, (event) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(event);
+    else seen.push(event);
+  });
+  return {
+    seen,
+    unsubscribe,
+    next: () =>
+      new Promise<LiveEvent>((resolve, reject) => {
+        const queued = seen.shift();
+        if (queued) return resolve(queued);
+        const timer = setTimeout(() => reject(new Error(`no event on ${topic}`)), 5000);
+        waiters.push((e) => {
+          clearTimeout(timer);
+          resolve(e);
+        });
+      }),
+  };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+describe("publish / subscribe", () => {
+  it("delivers an event to every subscriber of its topic, and to nobody else", async () => {
+    const a = await collector("user:a");
+    const b = await collector("user:a");
+    const c = await collector("user:c");
+    await publish({ topic: "user:a", kind: "balance" });
+    expect(await a.next()).toEqual({ topic: "user:a", kind: "balance" });
+    expect(await b.next()).toEqual({ topic: "user:a", kind: "balance" });
+    await settle();
+    expect(c.seen).toEqual([]);
+    for (const s of [a, b, c]) s.unsubscribe();
+    expect(listenerCount("user:a")).toBe(0);
+  });
+
+  it("inside a transaction, delivers on commit and never on rollback", async () => {
+    const sub = await collector("user:tx");
+    await db
+      .transaction(async (tx) => {
+        await notifyUserChanged("tx", "balance", tx);
+        throw new Error("rollback");
+      })
+      .catch(() => {});
+    await db.transaction(async (tx) => {
+      await notifyUserChanged("tx", "favorites", tx);
+    });
+    expect(await sub.next()).toEqual({ topic: "user:tx", kind: "favorites" });
+    await settle();
+    expect(sub.seen).toEqual([]);
+    sub.unsubscribe();
+  });
+
+  it("announces every change to a work (a database trigger), including its deletion", async () => {
+    const author = await createUser();
+    const [id] = await insertWorks([{ userId: author.id, title: "会变的书" }]);
+    const sub = await collector("work");
+    await db.update(works).set({ title: "改过名的书" }).where(eq(works.id, id));
+    expect(await sub.next()).toEqual({ topic: "work", workId: id });
+    await db.delete(works).where(eq(works.id, id));
+    expect(await sub.next()).toEqual({ topic: "work", workId: id });
+    sub.unsubscribe();
+  });
+
+  it("a purchase tells the buyer's pages on commit", async () => {
+    const author = await createUser();
+    const buyer = await createUser();
+    await db.transaction((tx) => credit(tx, buyer.id, 10, "测试充值"));
+    const [id] = await insertWorks([{ userId: author.id, title: "付费", visibility: "public-vip", price: 4 }]);
+    const sub = await collector(`user:${buyer.id}`);
+    await purchaseWork(buyer.id, id);
+    expect(await sub.next()).toMatchObject({ topic: `user:${buyer.id}` });
+    sub.unsubscribe();
+  });
+});
+
+/** Reads SSE messages (blocks separated by a blank line) from a stream. */
+function sseReader(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(timeoutMs = 5000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          return block;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error("no SSE message");
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no SSE message")), left)),
+        ]);
+        if (chunk.done) throw new Error("stream ended");
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    /** The next `event: change` message's data, skipping comments and heartbeats. */
+    async nextChange(timeoutMs = 5000): Promise<Record<string, unknown>> {
+      for (;;) {
+        const block = await this.next(timeoutMs);
+        if (block.startsWith("event: change")) return JSON.parse(block.split("\ndata: ")[1]);
+      }
+    },
+    async done() {
+      const chunk = await reader.read();
+      return chunk.done;
+    },
+  };
+}
+
+describe("/api/events", () => {
+  async function open(userId: string | null) {
+    const { loader } = await import("~/routes/api/events");
+    const controller = new AbortController();
+    const headers: Record<string, string> = {};
+    if (userId) headers.Cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
+    const response = await loader({
+      request: new Request("http://localhost/api/events", { headers, signal: controller.signal }),
+      params: {},
+      context: {},
+    } as never);
+    return { response, controller };
+  }
+
+  it("needs a session", async () => {
+    const { response } = await open(null);
+    expect(response.status).toBe(401);
+  });
+
+  it("streams the user's own events and changes to works in their library, nothing else", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const stranger = await createUser();
+    const [followedWork, unrelated] = await insertWorks([
+      { userId: author.id, title: "关注的书" },
+      { userId: author.id, title: "无关的书" },
+    ]);
+    const { response, controller } = await open(reader.id);
+    expect(response.headers.get("Content-Type")).toBe("text/event-stream; charset=utf-8");
+    expect(response.headers.get("Cache-Control")).toContain("no-cache");
+    const sse = sseReader(response.body!);
+    expect(await sse.next()).toContain(": connected");
+    // Wait until the stream has subscribed before raising events.
+    for (let i = 0; i < 50 && listenerCount("work") === 0; i++) await new Promise((r) => setTimeout(r, 20));
+
+    await notifyUserChanged(stranger.id, "balance");
+    await notifyUserChanged(reader.id, "balance");
+    expect(await sse.nextChange()).toEqual({ kind: "balance" });
+
+    const viewer = await getSessionUser(
+      new Request("http://localhost/", {
+        headers: { Cookie: cookiePair(await createUserSession(new Request("http://localhost/"), reader.id)) },
+      }),
+    );
+    await setFavorite(viewer!, followedWork, true);
+    expect(await sse.nextChange()).toEqual({ kind: "favorites" });
+
+    await db.update(works).set({ title: "无关的书（改）" }).where(eq(works.id, unrelated));
+    await db.update(works).set({ visibility: "private" }).where(eq(works.id, followedWork));
+    expect(await sse.nextChange()).toEqual({ kind: "work", workId: followedWork });
+
+    controller.abort();
+    expect(await sse.done()).toBe(true);
+    expect(listenerCount(`user:${reader.id}`)).toBe(0);
+    expect(listenerCount("work")).toBe(0);
+  });
+
+  it("sends heartbeats on an idle stream", async () => {
+    const user = await createUser();
+    const controller = new AbortController();
+    const stream = userEventStream(user.id, controller.signal, 50);
+    const sse = sseReader(stream);
+    expect(await sse.next()).toContain(": connected");
+    expect(await sse.next(2000)).toMatch(/^: ping \d+$/);
+    controller.abort();
+  });
+});
+
+// Several app processes share events through PostgreSQL: a second, separate connection
+// stands in for another process. Only the PostgreSQL pass of the suite defines it: PGlite
+// is one process with one connection, so there is no second connection to test.
+if (process.env.DATABASE_URL) describe("across PostgreSQL connections", () => {
+  it("an event published by one connection reaches listeners on another, both ways", async () => {
+    const other = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      const received: string[] = [];
+      await other.listen(EVENTS_CHANNEL, (payload) => received.push(payload));
+      await publish({ topic: "user:cross", kind: "balance" });
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(received.map((p) => JSON.parse(p))).toEqual([{ topic: "user:cross", kind: "balance" }]);
+
+      const sub = await collector("user:from-other");
+      await other`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ topic: "user:from-other", kind: "purchases" })})`;
+      expect(await sub.next()).toEqual({ topic: "user:from-other", kind: "purchases" });
+      sub.unsubscribe();
+    } finally {
+      await other.end({ timeout: 1 });
+    }
+  });
+});

@@ -1,0 +1,165 @@
+import fs from "node:fs";
+import path from "node:path";
+import { eq, sql } from "drizzle-orm";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { chapters, txtImports, works } from "~/db/schema";
+import { action } from "~/routes/shell/works/submit";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+
+const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "../fixtures/corpus", name));
+
+let cookie: string;
+let userId: string;
+beforeAll(async () => {
+  const u = await createUser();
+  userId = u.id;
+  cookie = await sessionCookieFor(u.id);
+});
+
+function publishForm(fields: Record<string, string>, files: Record<string, File> = {}) {
+  const form = new FormData();
+  const defaults = { status: "completed", type: "single_chapter", title: "测试作品", description: "一段简介", rating: "all_ages", visibility: "public" };
+  for (const [k, v] of Object.entries({ ...defaults, ...fields })) form.set(k, v);
+  for (const [k, f] of Object.entries(files)) form.set(k, f);
+  return form;
+}
+
+async function submit(form: FormData) {
+  return (await action({ request: userRequest(cookie, "/submit", form), params: {}, context: {} } as never)) as unknown;
+}
+
+type Failure = { init: { status: number }; data: { result: { error?: Record<string, string[]> }; preview: unknown } };
+const errorsOf = (r: unknown) => (r as Failure).data.result.error ?? {};
+const countWorks = async () => (await db.select({ n: sql<number>`count(*)::int` }).from(works).where(eq(works.userId, userId)))[0].n;
+
+describe("publish wizard action", () => {
+  it("publishes a single-chapter work and goes to the tab of its visibility", async () => {
+    const response = (await submit(publishForm({ title: "单章", content: "正文第一段\n正文第二段", visibility: "private" }))) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/my-works?tab=private");
+    const [work] = await db.select().from(works).where(eq(works.title, "单章"));
+    expect([work.type, work.visibility, work.chapterCount, work.wordCount]).toEqual(["single_chapter", "private", 1, 10]);
+  });
+
+  it("publishes a series with its first chapter", async () => {
+    const response = (await submit(publishForm({ title: "连载一号", status: "ongoing", type: "series", chapterTitle: "第一章 启程", chapterContent: "天亮了。" }))) as Response;
+    expect(response.headers.get("Location")).toBe("/my-works?tab=free");
+    const [work] = await db.select().from(works).where(eq(works.title, "连载一号"));
+    const list = await db.select().from(chapters).where(eq(chapters.workId, work.id));
+    expect(list.map((c) => [c.order, c.title, c.content])).toEqual([[1, "第一章 启程", "天亮了。"]]);
+  });
+
+  it("imports a GB18030 TXT with CRLF into the same chapters as the UTF-8 one", async () => {
+    const sep = "####";
+    for (const [name, title] of [["xiyouji-excerpt.gb18030.crlf.txt", "西游GB"], ["xiyouji-excerpt.utf8.txt", "西游UTF8"]]) {
+      const file = new File([corpus(name)], name, { type: "text/plain" });
+      const response = (await submit(publishForm({ title, type: "multi_chapter", separator: sep }, { txt: file }))) as Response;
+      expect(response.status).toBe(302);
+    }
+    const read = async (title: string) => {
+      const [w] = await db.select().from(works).where(eq(works.title, title));
+      return db.select({ t: chapters.title, c: chapters.content }).from(chapters).where(eq(chapters.workId, w.id)).orderBy(chapters.order);
+    };
+    const gb = await read("西游GB");
+    expect(gb.length).toBeGreaterThanOrEqual(3);
+    expect(gb[0].t).toContain("第一回");
+    expect(gb).toEqual(await read("西游UTF8"));
+  });
+
+  it("previews a TXT first, then publishes the previewed chapters without the file", async () => {
+    const txt = new File(["####\n第一章\n甲乙\n####\n第二章\n丙丁戊\n####\n空章\n\n"], "a.txt", { type: "text/plain" });
+    const form = publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt });
+    const result = (await submit(form)) as { preview: { token: string; chapters: { title: string; wordCount: number }[]; totalWords: number } };
+    expect(result.preview.chapters).toEqual([
+      { title: "第一章", wordCount: 2 },
+      { title: "第二章", wordCount: 3 },
+    ]);
+    expect(result.preview.totalWords).toBe(5);
+    const response = (await submit(publishForm({ title: "预览后发布", type: "multi_chapter", importToken: result.preview.token }))) as Response;
+    expect(response.status).toBe(302);
+    const [work] = await db.select().from(works).where(eq(works.title, "预览后发布"));
+    expect(work.chapterCount).toBe(2);
+    // The staged import is used up.
+    expect(await db.select().from(txtImports).where(eq(txtImports.id, result.preview.token))).toEqual([]);
+  });
+
+  it("does not let one user publish another user's staged import", async () => {
+    const txt = new File(["####\n章\n内容\n"], "a.txt");
+    const { preview } = (await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt }))) as { preview: { token: string } };
+    const other = await createUser();
+    const otherCookie = await sessionCookieFor(other.id);
+    const r = await action({ request: userRequest(otherCookie, "/submit", publishForm({ type: "multi_chapter", importToken: preview.token })), params: {}, context: {} } as never);
+    expect(errorsOf(r).txt).toEqual(["请上传并解析TXT文件"]);
+  });
+
+  it.each([
+    [{ title: "" }, "title", "请输入作品标题"],
+    [{ title: "长".repeat(10_000), label: "a 10,000-character title" }, "title", "作品标题不能超过200个字符"],
+    [{ description: "  " }, "description", "请输入作品简介"],
+    [{ content: "" }, "content", "请输入正文内容"],
+    [{ type: "series", status: "ongoing", chapterTitle: "第一章" }, "chapterContent", "请填写章节标题和内容"],
+    [{ type: "multi_chapter" }, "txt", "请上传并解析TXT文件"],
+    [{ status: "ongoing", type: "single_chapter", content: "x" }, "type", "连载中的作品只能选择连载类型"],
+    [{ visibility: "public-vip", content: "x" }, "visibility", "请选择可见范围"],
+    [{ importToken: "not-a-uuid", type: "multi_chapter" }, "txt", "请上传并解析TXT文件"],
+  ])("refuses bad input #%# with its message, writing nothing", async ({ label: _label, ...fields }: Record<string, string>, field, message) => {
+    const before = await countWorks();
+    const r = await submit(publishForm({ content: "正文", ...fields }));
+    expect((r as Failure).init.status).toBe(400);
+    expect(errorsOf(r)[field]).toContain(message);
+    expect(await countWorks()).toBe(before);
+  });
+
+  it.each([
+    ["binary", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2, 3, 255, 0, 7])],
+    ["empty", new Uint8Array()],
+    ["all separators", new TextEncoder().encode("####\n####\n####\n")],
+  ])("refuses a %s TXT with a clear message", async (_, bytes) => {
+    const before = await countWorks();
+    const r = await submit(publishForm({ type: "multi_chapter" }, { txt: new File([bytes], "x.txt") }));
+    expect((r as Failure).init.status).toBe(400);
+    expect(errorsOf(r).txt?.[0]).toMatch(/[\u4e00-\u9fff]/);
+    expect(await countWorks()).toBe(before);
+  });
+
+  it("refuses a body over the upload limit with 413 before reading it", async () => {
+    const request = new Request("http://localhost/submit", {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "http://localhost", "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(50 * 1024 * 1024) },
+      body: "--x--",
+    });
+    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    expect(r.init.status).toBe(413);
+    expect(errorsOf(r)[""]?.[0]).toContain("20MB");
+  });
+
+  it("stores an uploaded cover as 200x275 WebP served from /files/", async () => {
+    const png = await sharp({ create: { width: 600, height: 900, channels: 3, background: "#a23b2c" } }).png().toBuffer();
+    const response = (await submit(publishForm({ title: "有封面", content: "x" }, { cover: new File([png], "c.png", { type: "image/png" }) }))) as Response;
+    expect(response.status).toBe(302);
+    const [work] = await db.select().from(works).where(eq(works.title, "有封面"));
+    expect(work.coverUrl).toMatch(/^\/files\/covers\/.+\.webp$/);
+    const { getStorage, keyFromUrl } = await import("~/server/storage.server");
+    const stored = await getStorage().get(keyFromUrl(work.coverUrl!)!);
+    const body = stored!.body instanceof Uint8Array ? stored!.body : new Uint8Array(await new Response(stored!.body).arrayBuffer());
+    const meta = await sharp(body).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["webp", 200, 275]);
+  });
+
+  it("refuses a renamed PDF as the cover and writes nothing", async () => {
+    const before = await countWorks();
+    const pdf = new File([new TextEncoder().encode("%PDF-1.7\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n")], "cover.png", { type: "image/png" });
+    const r = await submit(publishForm({ title: "假封面", content: "x" }, { cover: pdf }));
+    expect((r as Failure).init.status).toBe(400);
+    expect(errorsOf(r).cover?.[0]).toMatch(/图片/);
+    expect(await countWorks()).toBe(before);
+  });
+
+  it("sends a visitor to the login dialog", async () => {
+    await expect(action({ request: new Request("http://localhost/submit", { method: "POST", body: new FormData() }), params: {}, context: {} } as never)).rejects.toMatchObject({
+      status: 302,
+    });
+  });
+});

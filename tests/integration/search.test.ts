@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { searchWorks } from "~/server/search.server";
+import { createUser } from "../fixtures/accounts";
+import { insertWorks, setViewerPrefs } from "../fixtures/works";
+
+let authorId: string;
+const viewerAll = { showR18: true, showAi: true };
+
+beforeAll(async () => {
+  authorId = (await createUser()).id;
+  const t0 = Date.UTC(2026, 0, 1);
+  await insertWorks([
+    { userId: authorId, title: "西游记新编", description: "孙悟空大闹天宫的故事", createdAt: new Date(t0 + 1000) },
+    { userId: authorId, title: "红楼梦外传", description: "大观园里的一场雪", createdAt: new Date(t0 + 2000) },
+    { userId: authorId, title: "夜雨寄北", description: "何当共剪西窗烛", rating: "r18", createdAt: new Date(t0 + 3000) },
+    { userId: authorId, title: "机器之心", description: "AI 写的短篇", isAiGenerated: true, createdAt: new Date(t0 + 4000) },
+    { userId: authorId, title: "付费悟空", description: "悟空的付费故事", visibility: "public-vip", price: 5, createdAt: new Date(t0 + 5000) },
+    { userId: authorId, title: "私藏悟空", description: "未公开的悟空", visibility: "private", createdAt: new Date(t0 + 6000) },
+    { userId: authorId, title: "100%纯爱_物语", description: "Love Story in Tokyo", createdAt: new Date(t0 + 7000) },
+  ]);
+});
+
+const titles = (r: { works: { title: string }[] }) => r.works.map((w) => w.title);
+
+describe("searchWorks", () => {
+  it("lists public and paid works newest first, never private ones", async () => {
+    const r = await searchWorks({ query: "", page: 1, viewer: viewerAll });
+    expect(titles(r)).toEqual(["100%纯爱_物语", "付费悟空", "机器之心", "夜雨寄北", "红楼梦外传", "西游记新编"]);
+    expect(r.total).toBe(6);
+  });
+
+  it("finds a 1-character Chinese query in titles and descriptions", async () => {
+    const r = await searchWorks({ query: "悟", page: 1, viewer: viewerAll });
+    expect(titles(r)).toEqual(["付费悟空", "西游记新编"]);
+  });
+
+  it("finds a 2-character query, only as a contiguous substring", async () => {
+    expect(titles(await searchWorks({ query: "悟空", page: 1, viewer: viewerAll }))).toEqual(["付费悟空", "西游记新编"]);
+    // 西 and 窗 both occur in 夜雨寄北's description, but not next to each other as 西游.
+    expect(titles(await searchWorks({ query: "西游", page: 1, viewer: viewerAll }))).toEqual(["西游记新编"]);
+    expect(titles(await searchWorks({ query: "空大", page: 1, viewer: viewerAll }))).toEqual(["西游记新编"]);
+  });
+
+  it("rechecks longer queries so that all pairs present out of order do not match", async () => {
+    expect(titles(await searchWorks({ query: "大闹天宫", page: 1, viewer: viewerAll }))).toEqual(["西游记新编"]);
+    // 天宫 and 大闹 exist, but "天宫大闹" does not.
+    expect(titles(await searchWorks({ query: "天宫大闹", page: 1, viewer: viewerAll }))).toEqual([]);
+  });
+
+  it("matches case-insensitively and treats % and _ literally", async () => {
+    expect(titles(await searchWorks({ query: "love", page: 1, viewer: viewerAll }))).toEqual(["100%纯爱_物语"]);
+    expect(titles(await searchWorks({ query: "in tokyo", page: 1, viewer: viewerAll }))).toEqual(["100%纯爱_物语"]);
+    expect(titles(await searchWorks({ query: "%", page: 1, viewer: viewerAll }))).toEqual(["100%纯爱_物语"]);
+    expect(titles(await searchWorks({ query: "0%纯", page: 1, viewer: viewerAll }))).toEqual(["100%纯爱_物语"]);
+    expect(titles(await searchWorks({ query: "_", page: 1, viewer: viewerAll }))).toEqual(["100%纯爱_物语"]);
+    expect(titles(await searchWorks({ query: "a_物", page: 1, viewer: viewerAll }))).toEqual([]);
+  });
+
+  it("shows visitors all-ages works only, and hides r18 / AI works by preference", async () => {
+    const visitor = titles(await searchWorks({ query: "", page: 1, viewer: null }));
+    expect(visitor).not.toContain("夜雨寄北");
+    expect(visitor).toContain("机器之心");
+    const prudent = titles(await searchWorks({ query: "", page: 1, viewer: { showR18: false, showAi: true } }));
+    expect(prudent).not.toContain("夜雨寄北");
+    const noAi = titles(await searchWorks({ query: "", page: 1, viewer: { showR18: true, showAi: false } }));
+    expect(noAi).not.toContain("机器之心");
+    expect(noAi).toContain("夜雨寄北");
+  });
+
+  it("applies a stored profile preference through the session viewer shape", async () => {
+    const viewer = await createUser();
+    await setViewerPrefs(viewer.id, { showR18: true, showAi: false });
+    const { db } = await import("~/db/client.server");
+    const { profiles } = await import("~/db/schema");
+    const { eq } = await import("drizzle-orm");
+    const [p] = await db.select().from(profiles).where(eq(profiles.id, viewer.id));
+    expect(titles(await searchWorks({ query: "", page: 1, viewer: p }))).not.toContain("机器之心");
+  });
+
+  it("pages 12 at a time and clamps a page past the end to the last page", async () => {
+    const many = Array.from({ length: 25 }, (_, i) => ({
+      userId: authorId,
+      title: `分页测试第${i + 1}篇`,
+      createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000),
+    }));
+    await insertWorks(many);
+    const p1 = await searchWorks({ query: "分页", page: 1, viewer: null });
+    expect(p1.total).toBe(25);
+    expect(p1.pageCount).toBe(3);
+    expect(p1.works).toHaveLength(12);
+    expect(p1.works[0].title).toBe("分页测试第25篇");
+    const p3 = await searchWorks({ query: "分页", page: 3, viewer: null });
+    expect(titles(p3)).toEqual(["分页测试第1篇"]);
+    const far = await searchWorks({ query: "分页", page: 1_000_000_000, viewer: null });
+    expect(far.page).toBe(3);
+    expect(titles(far)).toEqual(["分页测试第1篇"]);
+  });
+
+  it("truncates an overlong query instead of failing", async () => {
+    const r = await searchWorks({ query: "悟".repeat(10_001), page: 1, viewer: null });
+    expect(r.query).toHaveLength(100);
+    expect(r.works).toEqual([]);
+  });
+});

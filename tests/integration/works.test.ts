@@ -1,0 +1,224 @@
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { chapters, works } from "~/db/schema";
+import { DomainError } from "~/server/errors.server";
+import {
+  addChapter,
+  createWork,
+  deleteWork,
+  listMyWorks,
+  updateChapterContent,
+  updateListing,
+} from "~/server/works.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+
+type Created = Awaited<ReturnType<typeof createWork>>;
+const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+
+function single(userId: string, title = "单章作品", content = "第一段。\n\n第二段。") {
+  return createWork(userId, { ...base, title, type: "single_chapter", status: "completed" }, [{ title: "正文", content }], null);
+}
+function series(userId: string, title = "连载作品") {
+  return createWork(userId, { ...base, title, type: "series", status: "ongoing" }, [{ title: "第一章 开端", content: "从前有座山。" }], null);
+}
+function multi(userId: string, list = [{ title: "第1章", content: "甲乙丙" }, { title: "第2章", content: "丁戊" }]) {
+  return createWork(userId, { ...base, title: "多章作品", type: "multi_chapter", status: "completed" }, list, null);
+}
+
+async function chaptersOf(workId: number) {
+  return db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(chapters.order);
+}
+async function workRow(workId: number) {
+  return (await db.select().from(works).where(eq(works.id, workId)))[0];
+}
+async function domainError(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error("expected a DomainError");
+}
+
+let owner: { id: string };
+let other: { id: string };
+beforeAll(async () => {
+  owner = await createUser();
+  other = await createUser();
+});
+
+describe("createWork", () => {
+  it("stores a single chapter titled 正文 with order 1 and keeps the counts right", async () => {
+    const work = await single(owner.id, "桂花信", "雨落在青石板上。\n她撑着伞。");
+    expect(work.chapterCount).toBe(1);
+    expect(work.wordCount).toBe(13);
+    expect(work.price).toBe(0);
+    const list = await chaptersOf(work.id);
+    expect(list.map((c) => [c.title, c.order])).toEqual([["正文", 1]]);
+  });
+
+  it("stores the author's AI choice as ticked (DECISIONS D5)", async () => {
+    const off = await single(owner.id);
+    expect(off.isAiGenerated).toBe(false);
+    const on = await createWork(owner.id, { ...base, isAiGenerated: true, title: "AI", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "文" }], null);
+    expect(on.isAiGenerated).toBe(true);
+  });
+
+  it("imports 5,000 chapters in one go", async () => {
+    const list = Array.from({ length: 5000 }, (_, i) => ({ title: `第${i + 1}章`, content: `内容${i}` }));
+    const work = await multi(owner.id, list);
+    expect(work.chapterCount).toBe(5000);
+    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(eq(chapters.workId, work.id));
+    expect(n).toBe(5000);
+  });
+
+  it("leaves nothing behind when a chapter fails to insert (one transaction)", async () => {
+    const before = await db.select({ n: sql<number>`count(*)::int` }).from(works);
+    // PostgreSQL text cannot hold NUL: the 3rd chapter fails after the work row exists.
+    const list = [{ title: "a", content: "好" }, { title: "b", content: "好" }, { title: "c", content: "坏\u0000" }];
+    await expect(multi(owner.id, list)).rejects.toThrow();
+    const after = await db.select({ n: sql<number>`count(*)::int` }).from(works);
+    expect(after[0].n).toBe(before[0].n);
+  });
+});
+
+describe("listing actions (DECISIONS D3)", () => {
+  it("moves a work between free, paid and private, always with a consistent price", async () => {
+    const work = await single(owner.id);
+    expect((await updateListing(owner.id, work.id, { intent: "set-price", price: 30 })).visibility).toBe("public-vip");
+    expect((await workRow(work.id)).price).toBe(30);
+    const free = await updateListing(owner.id, work.id, { intent: "make-free" });
+    expect([free.visibility, free.price]).toEqual(["public", 0]);
+    const down = await updateListing(owner.id, work.id, { intent: "take-down" });
+    expect([down.visibility, down.price]).toEqual(["private", 0]);
+    const up = await updateListing(owner.id, work.id, { intent: "put-on-shelf" });
+    expect([up.visibility, up.price]).toEqual(["public", 0]);
+  });
+
+  it("refuses another user's work with 404 and changes nothing", async () => {
+    const work = await single(owner.id);
+    const chapterId = (await chaptersOf(work.id))[0].id;
+    for (const attempt of [
+      () => updateListing(other.id, work.id, { intent: "set-price", price: 5 }),
+      () => updateListing(other.id, work.id, { intent: "take-down" }),
+      () => deleteWork(other.id, work.id),
+      () => updateChapterContent(other.id, work.id, chapterId, "篡改"),
+    ]) {
+      expect((await domainError(attempt())).status).toBe(404);
+    }
+    const row = await workRow(work.id);
+    expect([row.visibility, row.price]).toEqual(["public", 0]);
+    expect((await chaptersOf(work.id))[0].content).not.toBe("篡改");
+  });
+
+  it.each(["0", "-1", "1.5", "1e9", "abc", "", "10000000"])("refuses the price %j through the action", async (price) => {
+    const work = await single(owner.id);
+    const cookie = await sessionCookieFor(owner.id);
+    const { action } = await import("~/routes/shell/works/my-works");
+    const result = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price }) } as never)) as unknown as {
+      init: { status: number };
+      data: { result: { error: Record<string, string[]> } };
+    };
+    expect(result.init.status).toBe(400);
+    expect(Object.values(result.data.result.error).flat()[0]).toMatch(/请输入有效的价格（至少1积分）|价格不能超过/);
+    expect((await workRow(work.id)).visibility).toBe("public");
+  });
+
+  it("sets a price through the action and redirects to the paid tab", async () => {
+    const work = await single(owner.id);
+    const cookie = await sessionCookieFor(owner.id);
+    const { action } = await import("~/routes/shell/works/my-works");
+    const response = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "12" }) } as never)) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/my-works?tab=paid");
+    expect((await workRow(work.id)).price).toBe(12);
+  });
+
+  it("deletes a work with its chapters", async () => {
+    const work = await multi(owner.id);
+    await deleteWork(owner.id, work.id);
+    expect(await workRow(work.id)).toBeUndefined();
+    expect(await chaptersOf(work.id)).toEqual([]);
+  });
+});
+
+describe("chapters", () => {
+  it("adds chapters to an ongoing series with order max + 1 and updated counts", async () => {
+    const work = await series(owner.id);
+    await addChapter(owner.id, work.id, { title: "第二章", content: "山里有座庙。" });
+    await addChapter(owner.id, work.id, { title: "第三章", content: "庙里有个和尚。" });
+    expect((await chaptersOf(work.id)).map((c) => c.order)).toEqual([1, 2, 3]);
+    const row = await workRow(work.id);
+    expect(row.chapterCount).toBe(3);
+    expect(row.wordCount).toBe(6 + 6 + 7);
+  });
+
+  it("refuses new chapters for anything but an ongoing series", async () => {
+    const work = await single(owner.id);
+    expect((await domainError(addChapter(owner.id, work.id, { title: "x", content: "y" }))).message).toBe("只有连载中的作品可以添加新章节");
+    const s = await series(owner.id);
+    expect((await domainError(addChapter(other.id, s.id, { title: "x", content: "y" }))).status).toBe(404);
+    expect((await domainError(addChapter(owner.id, s.id, { title: "", content: "y" }))).message).toBe("请填写章节标题和内容");
+    expect((await chaptersOf(s.id)).length).toBe(1);
+  });
+
+  it("edits a chapter's content and recounts; refuses empty content and multi-chapter works", async () => {
+    const work = await single(owner.id);
+    const [c] = await chaptersOf(work.id);
+    await updateChapterContent(owner.id, work.id, c.id, "全新的内容");
+    expect((await workRow(work.id)).wordCount).toBe(5);
+    expect((await domainError(updateChapterContent(owner.id, work.id, c.id, "   "))).message).toBe("请输入内容");
+    const m = await multi(owner.id);
+    const [mc] = await chaptersOf(m.id);
+    expect((await domainError(updateChapterContent(owner.id, m.id, mc.id, "改"))).message).toBe("多章节TXT小说不支持编辑");
+  });
+
+  it("refuses a chapter id of another work", async () => {
+    const a = await single(owner.id);
+    const b = await single(owner.id);
+    const [bc] = await chaptersOf(b.id);
+    expect((await domainError(updateChapterContent(owner.id, a.id, bc.id, "x"))).status).toBe(404);
+  });
+});
+
+describe("listMyWorks", () => {
+  it("lists one tab, searches within it, sorts and pages 12 at a time", async () => {
+    const u = await createUser();
+    const made: Created[] = [];
+    for (let i = 0; i < 14; i++) made.push(await single(u.id, `免费作品${i + 1}`));
+    await updateListing(u.id, made[0].id, { intent: "set-price", price: 3 });
+    await updateListing(u.id, made[1].id, { intent: "take-down" });
+    const free = await listMyWorks(u.id, { tab: "free", sort: "newest", query: "", page: 1 });
+    expect(free.total).toBe(12);
+    expect(free.works[0].title).toBe("免费作品14");
+    const oldest = await listMyWorks(u.id, { tab: "free", sort: "oldest", query: "", page: 1 });
+    expect(oldest.works[0].title).toBe("免费作品3");
+    const paid = await listMyWorks(u.id, { tab: "paid", sort: "newest", query: "", page: 1 });
+    expect(paid.works.map((w) => w.title)).toEqual(["免费作品1"]);
+    const priv = await listMyWorks(u.id, { tab: "private", sort: "newest", query: "", page: 1 });
+    expect(priv.works.map((w) => w.title)).toEqual(["免费作品2"]);
+    const searched = await listMyWorks(u.id, { tab: "free", sort: "newest", query: "作品1", page: 1 });
+    expect(searched.works.map((w) => w.title).sort()).toEqual(["免费作品10", "免费作品11", "免费作品12", "免费作品13", "免费作品14"]);
+    const others = await listMyWorks(other.id, { tab: "free", sort: "newest", query: "免费作品", page: 1 });
+    expect(others.total).toBe(0);
+  });
+});
+
+describe("routes refuse other users' works", () => {
+  it.each(["edit", "new-chapter", "delete"])("GET /works/:id/%s of another user's work is a 404", async (page) => {
+    const work = await series(owner.id);
+    const cookie = await sessionCookieFor(other.id);
+    const mod = await import(`~/routes/shell/works/${page}.tsx`);
+    await expect(mod.loader({ request: userRequest(cookie, `/works/${work.id}/${page}`), params: { id: String(work.id) } })).rejects.toMatchObject({
+      init: { status: 404 },
+    });
+  });
+
+  it.each(["abc", "0", "-1", "99999999999"])("GET /works/%s/edit is a 404", async (id) => {
+    const cookie = await sessionCookieFor(owner.id);
+    const { loader } = await import("~/routes/shell/works/edit");
+    await expect(loader({ request: userRequest(cookie, `/works/${id}/edit`), params: { id } } as never)).rejects.toMatchObject({ init: { status: 404 } });
+  });
+});

@@ -1,0 +1,52 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, inject } from "vitest";
+
+/**
+ * Every test file gets its own database before any app module is imported: a copy of
+ * the migrated PGlite template, or a PostgreSQL database cloned from the template.
+ */
+const holder = globalThis as { __inkstoneDb?: unknown };
+delete holder.__inkstoneDb;
+
+const template = inject("postgresTemplate");
+const baseUrl = inject("postgresBaseUrl");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-file-"));
+process.env.DATA_DIR = dataDir;
+process.env.SESSION_SECRET = "test-session-secret";
+
+let dropDatabase: (() => Promise<void>) | undefined;
+
+if (template && baseUrl) {
+  const name = `${template.replace(/_tpl$/, "")}_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name} template ${template}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  process.env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  };
+} else {
+  delete process.env.DATABASE_URL;
+  const dir = path.join(dataDir, "pglite");
+  fs.cpSync(inject("pgliteTemplateDir"), dir, { recursive: true });
+  process.env.PGLITE_DIR = dir;
+}
+
+beforeAll(async () => {
+  // Open (and check) the database once per file, before the tests time anything.
+  await import("~/db/client.server");
+});
+
+afterAll(async () => {
+  const client = await import("~/db/client.server");
+  await client.closeDatabase();
+  delete holder.__inkstoneDb;
+  await dropDatabase?.();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
