@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { normalizeLinesIn } from "~/utils/text";
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "./auth";
 
 /**
@@ -224,11 +225,11 @@ export const SITE_DESCRIPTION_MAX = 2000;
 export const LEGAL_CONTENT_MAX = 200_000;
 
 export const descriptionSchema = z.object({
-  description: z.string().max(SITE_DESCRIPTION_MAX, `站点简介不能超过${SITE_DESCRIPTION_MAX}个字符`).default(""),
+  description: z.preprocess(normalizeLinesIn, z.string().max(SITE_DESCRIPTION_MAX, `站点简介不能超过${SITE_DESCRIPTION_MAX}个字符`).default("")),
 });
 
 export const legalSchema = z.object({
-  content: z.string().max(LEGAL_CONTENT_MAX, "内容过长").default(""),
+  content: z.preprocess(normalizeLinesIn, z.string().max(LEGAL_CONTENT_MAX, "内容过长").default("")),
 });
 
 export const CODE_DENOMINATIONS = [10, 20, 50, 100] as const;

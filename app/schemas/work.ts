@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { normalizeLinesIn } from "~/utils/text";
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 5000;
@@ -26,22 +27,25 @@ const trimmed = (message: string, max: number, maxMessage: string) =>
     .min(1, message)
     .max(max, maxMessage);
 
+/** A textarea's text, with the CRLF line breaks browsers post stored as LF. */
+const multiline = <T extends z.ZodType>(schema: T) => z.preprocess(normalizeLinesIn, schema);
+
 /** The five wizard steps as one form (DECISIONS D3: public or private only at publish). */
 export const publishSchema = z
   .object({
     status: z.enum(["completed", "ongoing"], { error: "请选择作品状态" }),
     type: z.enum(["single_chapter", "multi_chapter", "series"], { error: "请选择作品类型" }),
     title: trimmed(WORK_MESSAGES.title, TITLE_MAX, `作品标题不能超过${TITLE_MAX}个字符`),
-    description: trimmed(WORK_MESSAGES.description, DESCRIPTION_MAX, `作品简介不能超过${DESCRIPTION_MAX}个字符`),
+    description: multiline(trimmed(WORK_MESSAGES.description, DESCRIPTION_MAX, `作品简介不能超过${DESCRIPTION_MAX}个字符`)),
     rating: z.enum(["all_ages", "r18"], { error: "请选择作品分级" }).default("all_ages"),
     isAiGenerated: z
       .union([z.literal("on"), z.literal("true"), z.literal("1")])
       .optional()
       .transform((v) => v !== undefined),
     visibility: z.enum(["public", "private"], { error: "请选择可见范围" }).default("public"),
-    content: z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional(),
+    content: multiline(z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional()),
     chapterTitle: z.string().trim().max(TITLE_MAX, `章节标题不能超过${TITLE_MAX}个字符`).optional(),
-    chapterContent: z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional(),
+    chapterContent: multiline(z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional()),
     separator: z.string().max(20, "分隔符不能超过20个字符").optional(),
     importToken: z.string().max(100).optional(),
   })
@@ -80,16 +84,20 @@ export const myWorksActionSchema = z.discriminatedUnion("intent", [
 
 export const editChapterSchema = z.object({
   chapterId: z.coerce.number().int().positive(),
-  content: z
-    .string({ error: WORK_MESSAGES.editContent })
-    .max(CHAPTER_CONTENT_MAX, "正文过长")
-    .refine((v) => v.trim().length > 0, WORK_MESSAGES.editContent),
+  content: multiline(
+    z
+      .string({ error: WORK_MESSAGES.editContent })
+      .max(CHAPTER_CONTENT_MAX, "正文过长")
+      .refine((v) => v.trim().length > 0, WORK_MESSAGES.editContent),
+  ),
 });
 
 export const newChapterSchema = z.object({
   title: trimmed(WORK_MESSAGES.chapter, TITLE_MAX, `章节标题不能超过${TITLE_MAX}个字符`),
-  content: z
-    .string({ error: WORK_MESSAGES.chapter })
-    .max(CHAPTER_CONTENT_MAX, "正文过长")
-    .refine((v) => v.trim().length > 0, WORK_MESSAGES.chapter),
+  content: multiline(
+    z
+      .string({ error: WORK_MESSAGES.chapter })
+      .max(CHAPTER_CONTENT_MAX, "正文过长")
+      .refine((v) => v.trim().length > 0, WORK_MESSAGES.chapter),
+  ),
 });

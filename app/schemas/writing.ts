@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { normalizeLines, normalizeLinesIn } from "~/utils/text";
 
 /** Limits of the writing tools (user-side.md sections 5 and 9). */
 export const WRITING_LIMITS = {
@@ -65,14 +66,10 @@ export const WRITING_MESSAGES = {
   saveFailed: "保存失败",
 } as const;
 
-/** Browsers post a textarea's line breaks as CRLF; the text is kept with LF. */
-export const normalizeLines = (text: string) => text.replace(/\r\n?/g, "\n");
-
-const lines = (v: unknown) => (typeof v === "string" ? normalizeLines(v) : v);
 const linesOrEmpty = (v: unknown) => (typeof v === "string" ? normalizeLines(v) : "");
 
 const requiredText = (message: string, max: number, maxMessage: string) =>
-  z.preprocess(lines, z.string({ error: message }).trim().min(1, message).max(max, maxMessage));
+  z.preprocess(normalizeLinesIn, z.string({ error: message }).trim().min(1, message).max(max, maxMessage));
 
 // Conform turns an empty field into undefined before the inner schema sees it, hence optional().
 const optionalText = (max: number, maxMessage: string) =>
@@ -177,6 +174,6 @@ export const generateSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v && /^[0-9a-f-]{36}$/i.test(v) ? v : undefined)),
-  theme: z.preprocess(lines, z.string().trim().max(WRITING_LIMITS.theme, WRITING_MESSAGES.themeMax).optional()),
-  content: z.preprocess(lines, z.string().max(WRITING_LIMITS.plotContent, WRITING_MESSAGES.contentMax).optional()),
+  theme: z.preprocess(normalizeLinesIn, z.string().trim().max(WRITING_LIMITS.theme, WRITING_MESSAGES.themeMax).optional()),
+  content: z.preprocess(normalizeLinesIn, z.string().max(WRITING_LIMITS.plotContent, WRITING_MESSAGES.contentMax).optional()),
 });

@@ -32,3 +32,9 @@ export function countWords(text: string): number {
   }
   return n;
 }
+
+/** Browsers post a textarea's line breaks as CRLF; text is stored with LF. */
+export const normalizeLines = (text: string) => text.replace(/\r\n?/g, "\n");
+
+/** `normalizeLines` as a schema preprocessor: strings normalised, anything else as is. */
+export const normalizeLinesIn = (value: unknown) => (typeof value === "string" ? normalizeLines(value) : value);

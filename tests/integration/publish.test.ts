@@ -43,6 +43,14 @@ describe("publish wizard action", () => {
     expect([work.type, work.visibility, work.chapterCount, work.wordCount]).toEqual(["single_chapter", "private", 1, 10]);
   });
 
+  it("stores the CRLF line breaks browsers post as LF, and counts words without them", async () => {
+    const response = (await submit(publishForm({ title: "换行", description: "第一行\r\n第二行", content: "甲乙\r\n\r\n丙丁\r戊" }))) as Response;
+    expect(response.status).toBe(302);
+    const [work] = await db.select().from(works).where(eq(works.title, "换行"));
+    const [chapter] = await db.select().from(chapters).where(eq(chapters.workId, work.id));
+    expect([work.description, chapter.content, work.wordCount]).toEqual(["第一行\n第二行", "甲乙\n\n丙丁\n戊", 5]);
+  });
+
   it("publishes a series with its first chapter", async () => {
     const response = (await submit(publishForm({ title: "连载一号", status: "ongoing", type: "series", chapterTitle: "第一章 启程", chapterContent: "天亮了。" }))) as Response;
     expect(response.headers.get("Location")).toBe("/my-works?tab=free");

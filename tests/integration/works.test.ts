@@ -175,6 +175,18 @@ describe("chapters", () => {
     expect((await domainError(updateChapterContent(owner.id, m.id, mc.id, "改"))).message).toBe("多章节TXT小说不支持编辑");
   });
 
+  it("stores edited and added chapters posted with CRLF line breaks as LF", async () => {
+    const work = await series(owner.id);
+    const cookie = await sessionCookieFor(owner.id);
+    const [first] = await chaptersOf(work.id);
+    const edit = await import("~/routes/shell/works/edit");
+    const added = await import("~/routes/shell/works/new-chapter");
+    const params = { id: String(work.id) };
+    await edit.action({ request: userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), content: "一\r\n二" }), params } as never);
+    await added.action({ request: userRequest(cookie, `/works/${work.id}/new-chapter`, { title: "第二章", content: "三\r\n\r\n四" }), params } as never);
+    expect((await chaptersOf(work.id)).map((c) => c.content)).toEqual(["一\n二", "三\n\n四"]);
+  });
+
   it("refuses a chapter id of another work", async () => {
     const a = await single(owner.id);
     const b = await single(owner.id);

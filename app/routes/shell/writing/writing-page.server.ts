@@ -4,7 +4,6 @@ import { data, redirect } from "react-router";
 import {
   characterSchema,
   draftSchema,
-  normalizeLines,
   plotContentSchema,
   plotSchema,
   projectNameSchema,
@@ -12,6 +11,7 @@ import {
   themeSchema,
   WRITING_MESSAGES,
 } from "~/schemas/writing";
+import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
 import { AiError } from "~/server/ai/errors.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
