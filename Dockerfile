@@ -25,6 +25,7 @@ COPY --from=build /app/build ./build
 # drizzle/ holds the migrations; app/, scripts/ and tsconfig.json serve the CLI
 # (npm run admin:create, seed:demo) inside the container.
 COPY package.json server.js tsconfig.json ./
+COPY server ./server
 COPY drizzle ./drizzle
 COPY public ./public
 COPY app ./app

@@ -2,7 +2,7 @@
 // shutdown that closes the database (an open PGlite or postgres.js keeps Node alive).
 import compression from "compression";
 import express from "express";
-import { createRequestHandler } from "@react-router/express";
+import { createRequestHandler } from "./server/request-handler.js";
 
 // React and React Router pick their development builds unless told otherwise: several
 // times slower server rendering. The build is imported below, after this is set.

@@ -225,16 +225,12 @@ async function main() {
     spawnSync("npx", ["react-router", "build"], { cwd: ROOT, stdio: "inherit" });
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-export-"));
-  const adapters = (flags.get("adapter") ?? "both") === "both" ? ["shipped", "fixed"] : [flags.get("adapter")!];
   const exports: Record<string, ExportRun> = {};
   let result: Record<string, unknown>;
   try {
-    for (const adapter of adapters) {
-      const script = adapter === "fixed" ? "bench/export-server.mjs" : "server.js";
-      exports[adapter] = await measureExport(script, url, token, dataDir);
-      const e = exports[adapter];
-      log(`export via ${script}: ${fmt(e.seconds)} s, zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
-    }
+    exports.server = await measureExport("server.js", url, token, dataDir);
+    const e = exports.server;
+    log(`export via server.js: ${fmt(e.seconds)} s, zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
     const dumpFile = path.join(dataDir, "pg_dump.sql");
     const dump = timed(`pg_dump --inserts -d '${url}' -f '${dumpFile}'`);
     dump.bytes = fs.statSync(dumpFile).size;
@@ -263,10 +259,6 @@ async function main() {
     pgDumpGzip9: { seconds: number; mb: number };
   };
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const labels: Record<string, string> = {
-    shipped: "/exports/database.zip via server.js",
-    fixed: "/exports/database.zip via bench/export-server.mjs (fixed stream adapter)",
-  };
   const report = [
     `# Export benchmark ${stamp}`,
     "",
@@ -277,15 +269,15 @@ async function main() {
     "| | wall time | output | peak memory |",
     "|---|---|---|---|",
     ...Object.entries(r.exports).map(
-      ([adapter, e]) =>
-        `| ${labels[adapter] ?? adapter} (zlib 9) | ${fmt(e.seconds)} s | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
+      ([, e]) =>
+        `| /exports/database.zip via server.js (zlib 9) | ${fmt(e.seconds)} s | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
     ),
     `| pg_dump --inserts | ${fmt(r.pgDump.seconds)} s | ${fmt(r.pgDump.mb)} MB SQL | pg_dump ${fmt(r.pgDump.peakMb)} MB |`,
     `| pg_dump --inserts \\| gzip -9 | ${fmt(r.pgDumpGzip9.seconds)} s | ${fmt(r.pgDumpGzip9.mb)} MB gz | |`,
     "",
     ...Object.entries(r.exports).map(
-      ([adapter, e]) =>
-        `${adapter}: export time / pg_dump --inserts ${fmt(e.seconds / r.pgDump.seconds, 2)}x; / pg_dump | gzip -9 ${fmt(e.seconds / r.pgDumpGzip9.seconds, 2)}x.`,
+      ([, e]) =>
+        `export time / pg_dump --inserts ${fmt(e.seconds / r.pgDump.seconds, 2)}x; / pg_dump | gzip -9 ${fmt(e.seconds / r.pgDumpGzip9.seconds, 2)}x.`,
     ),
     "",
   ].join("\n");

@@ -1,0 +1,80 @@
+// Express adapter for the React Router build. It replaces @react-router/express because
+// that package (7.18.x) writes streamed bodies through @react-router/node's
+// writeReadableStreamToWritable, which keeps every chunk of a response alive until the
+// response ends (remix-run/react-router#15247): an export of hundreds of megabytes, or
+// an /api/events stream open for hours, grew the process without bound. Here the body
+// goes through stream.pipeline, which holds only what the socket has not taken yet and
+// stops reading from the app when the client goes away.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createRequestHandler as createReactRouterHandler } from "react-router";
+
+/** Builds the Fetch Request the app sees from an Express request. */
+function toFetchRequest(req, res) {
+  const trustProxy = req.app.enabled("trust proxy");
+  const forwardedHost = trustProxy ? req.get("X-Forwarded-Host")?.split(",")[0]?.trim() : undefined;
+  const host = forwardedHost || req.get("host") || "localhost";
+  const url = new URL(req.originalUrl, `${req.protocol}://${host}`);
+
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(key, v);
+  }
+  const init = { method: req.method, headers, signal: controller.signal };
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    init.body = Readable.toWeb(req);
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+/** Writes a Fetch Response to the Express response, streaming its body with backpressure. */
+async function sendResponse(res, response) {
+  if (res.destroyed || res.writableEnded) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  res.statusMessage = response.statusText;
+  res.status(response.status);
+  for (const [key, value] of response.headers) {
+    if (key !== "set-cookie") res.append(key, value);
+  }
+  for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
+  if (!response.body || response.status === 304 || res.req.method === "HEAD") {
+    await response.body?.cancel().catch(() => {});
+    res.end();
+    return;
+  }
+  if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
+  try {
+    await pipeline(Readable.fromWeb(response.body), res);
+  } catch (error) {
+    // A client that went away mid-body is not an error of the server.
+    if (res.destroyed || error?.code === "ERR_STREAM_PREMATURE_CLOSE") return;
+    throw error;
+  }
+}
+
+/**
+ * The Express middleware that serves every request through the React Router build.
+ * `getLoadContext(req)` gives the context loaders and actions receive.
+ */
+export function createRequestHandler({ build, getLoadContext, mode = process.env.NODE_ENV }) {
+  const handle = createReactRouterHandler(build, mode);
+  return async (req, res, next) => {
+    try {
+      const request = toFetchRequest(req, res);
+      const response = await handle(request, await getLoadContext?.(req, res));
+      await sendResponse(res, response);
+    } catch (error) {
+      if (res.headersSent) res.destroy(error);
+      else next(error);
+    }
+  };
+}
