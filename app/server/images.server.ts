@@ -1,10 +1,18 @@
-import sharp, { type Metadata, type SharpOptions } from "sharp";
+import type { Metadata, SharpOptions } from "sharp";
 import { getStorage, keyFromUrl, newKey } from "./storage.server";
 
 /**
  * DECISIONS D10: every uploaded image is decoded and re-encoded here, which strips its
  * metadata and refuses non-images, SVG (it can carry script) and decompression bombs.
  */
+
+// sharp and libvips add about 27 MB to the process once loaded: they are loaded with the
+// first image, not at start, so a server that only serves pages stays small.
+let sharpModule: Promise<typeof import("sharp").default> | undefined;
+async function loadSharp(): Promise<typeof import("sharp").default> {
+  sharpModule ??= import("sharp").then((m) => m.default);
+  return sharpModule;
+}
 
 export const COVER_MAX_BYTES = 5 * 1024 * 1024;
 /** Avatars larger than this are compressed, and must end up no larger (user-side spec 5). */
@@ -93,6 +101,7 @@ async function inspect(
   formats: ImageFormat[],
   notImageMessage: string,
 ): Promise<{ format: ImageFormat; width: number; height: number }> {
+  const sharp = await loadSharp();
   const format = sniffFormat(bytes);
   if (!format || !formats.includes(format)) throw new ImageError(notImageMessage);
   let metadata: Metadata;
@@ -129,6 +138,7 @@ export interface CoverImages {
  * (centre), turned upright by its EXIF orientation, without metadata.
  */
 export async function processCover(bytes: Uint8Array): Promise<CoverImages> {
+  const sharp = await loadSharp();
   if (bytes.byteLength > COVER_MAX_BYTES) throw new ImageError(MESSAGES.coverTooLarge);
   await inspect(bytes, COVER_FORMATS, MESSAGES.notImage);
   // Decode and crop once at 2x; the 1x file is a downscale of that.
@@ -170,6 +180,7 @@ export async function processAvatar(
   bytes: Uint8Array,
   { maxBytes = AVATAR_MAX_BYTES }: { maxBytes?: number } = {},
 ): Promise<ProcessedAvatar> {
+  const sharp = await loadSharp();
   if (bytes.byteLength > AVATAR_INPUT_MAX_BYTES) throw new ImageError(MESSAGES.avatarInputTooLarge);
   const { format } = await inspect(bytes, AVATAR_FORMATS, MESSAGES.notAvatarImage);
 
@@ -206,6 +217,7 @@ export type SiteImageKind = "cover" | "logo" | "hero";
  * except the cover, which is cropped to its exact size. WebP, transparency kept.
  */
 export async function processSiteImage(bytes: Uint8Array, kind: SiteImageKind): Promise<Buffer> {
+  const sharp = await loadSharp();
   const limit = kind === "hero" ? HERO_MAX_BYTES : SITE_IMAGE_MAX_BYTES;
   if (bytes.byteLength > limit) {
     throw new ImageError(kind === "hero" ? MESSAGES.heroTooLarge : MESSAGES.siteImageTooLarge);

@@ -1,5 +1,4 @@
 import { PassThrough } from "node:stream";
-import ExcelJS from "exceljs";
 import { formatDateTime } from "~/components/admin/format";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { DomainError } from "../../errors.server";
@@ -19,6 +18,8 @@ export async function exportUnusedCodesXlsx(): Promise<ReadableStream<Uint8Array
   const output = new PassThrough();
   // A cancelled download destroys `output` while the writer may still write into it.
   output.on("error", () => {});
+  // exceljs adds about 20 MB to the process: loaded on the first export, not at start.
+  const { default: ExcelJS } = await import("exceljs");
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
   workbook.creator = "砚台";
   const sheet = workbook.addWorksheet(UNUSED_CODES_NAME);
