@@ -66,6 +66,10 @@ async function openPostgres(url: string): Promise<Opened> {
   const client = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     onnotice: () => {},
+    // No JIT: this app's statements are short, and the high COST of work_search_grams
+    // (drizzle/0007) makes estimates of common searches large enough to trigger a JIT
+    // compile that takes longer than the query itself (docs/decisions/012).
+    connection: { jit: "off" },
   });
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
 import type { SessionUser } from "./session.server";
@@ -69,23 +69,50 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** The substring condition on title and description, index-backed for any length. */
+/**
+ * The expression of works_search_grams_idx (drizzle/0008): a condition must spell it
+ * exactly so for the planner to answer it from the index. The function costs a fraction
+ * of a millisecond a row; its COST (drizzle/0007) keeps the planner from calling it per
+ * row where the index can answer.
+ */
+const workSearchGrams = sql`work_search_grams(${works.title}, ${works.description})`;
+
+/** All the query's grams present: exact for 1-2 characters, a pre-filter otherwise. */
+function gramsContain(query: string): SQL | undefined {
+  const { grams } = queryGrams(query);
+  if (grams.length === 0) return undefined;
+  const array = sql.join(
+    grams.map((g) => sql`${g}`),
+    sql`, `,
+  );
+  return sql`${workSearchGrams} @> array[${array}]::text[]`;
+}
+
+/**
+ * Case-insensitive substring of title or description. ILIKE lower-cases both sides as
+ * work_search_grams does, so it implies the gram condition and, for 1-2 characters
+ * without whitespace, is equivalent to it: on its own it is the cheap per-row test.
+ */
+function ilikeMatch(query: string): SQL {
+  const pattern = `%${escapeLike(query)}%`;
+  return sql`(${works.title} ilike ${pattern} or ${works.description} ilike ${pattern})`;
+}
+
+/**
+ * The substring condition on title and description, for any caller (my works, admin,
+ * AI sources): ILIKE decides, and the gram condition lets the gram index find the
+ * candidates. The gram condition is a subquery on works so that wherever the planner
+ * cannot use the index (an OR with other tables' columns, as in the admin search), it
+ * builds the candidate set once (a hashed subplan or a hash join) instead of calling
+ * work_search_grams for every row.
+ */
 export function substringMatch(query: string): SQL | undefined {
   if (!query) return undefined;
-  const { grams, exact } = queryGrams(query);
-  const conditions: SQL[] = [];
-  if (grams.length > 0) {
-    const array = sql.join(
-      grams.map((g) => sql`${g}`),
-      sql`, `,
-    );
-    conditions.push(sql`${works.searchGrams} @> array[${array}]::text[]`);
-  }
-  if (!exact) {
-    const pattern = `%${escapeLike(query)}%`;
-    conditions.push(sql`(${works.title} ilike ${pattern} or ${works.description} ilike ${pattern})`);
-  }
-  return and(...conditions);
+  const grams = gramsContain(query);
+  if (!grams) return ilikeMatch(query);
+  // OFFSET 0 keeps the subquery whole: pulled up into a join, the planner could probe it
+  // row by row and call work_search_grams for each candidate.
+  return sql`(${ilikeMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
 }
 
 /** DECISIONS D5: what a viewer may see in listings, besides visibility. */
@@ -97,28 +124,127 @@ export function audienceFilter(viewer: Pick<SessionUser, "showR18" | "showAi"> |
   return filters;
 }
 
+/**
+ * docs/decisions/012-search-count.md: a search counts its matches up to this many; past
+ * it the page says "1000+" and lists the newest SEARCH_COUNT_CAP only (84 pages of 12).
+ */
+export const SEARCH_COUNT_CAP = 1000;
+
 export interface SearchResult {
   works: WorkCard[];
+  /** The number of matches, or the cap when totalCapped. */
   total: number;
+  /** More than `total` works match; pages cover the newest `total`. */
+  totalCapped: boolean;
   page: number;
   pageCount: number;
   query: string;
+}
+
+type Viewer = Pick<SessionUser, "showR18" | "showAi"> | null;
+
+/**
+ * Planner settings for one transaction, so that each search statement runs the plan
+ * chosen here from the count, never one chosen from estimates (docs/benchmarks.md).
+ */
+const PLAN = {
+  // Bitmap scan of the gram index, then sort the matches (few, by the count).
+  bitmap: { enable_seqscan: "off", enable_indexscan: "off" },
+  // Walk works_listing_idx newest first, testing each row with ILIKE (dense matches).
+  walk: {
+    enable_seqscan: "off",
+    enable_bitmapscan: "off",
+    enable_sort: "off",
+    enable_incremental_sort: "off",
+  },
+} as const;
+
+async function usePlan(tx: Transaction, settings: Record<string, string>) {
+  const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`);
+  await tx.execute(sql`select ${sql.join(calls, sql`, `)}`);
 }
 
 /** The community search: public and paid works, newest first, 12 a page. */
 export async function searchWorks(input: {
   query: string;
   page: number;
-  viewer: Pick<SessionUser, "showR18" | "showAi"> | null;
+  viewer: Viewer;
   pageSize?: number;
+  /** Tests only: a smaller SEARCH_COUNT_CAP, to reach the capped paths with few works. */
+  countCap?: number;
 }): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
   const query = normalizeQuery(input.query);
-  const where = and(
-    inArray(works.visibility, ["public", "public-vip"]),
-    ...audienceFilter(input.viewer),
-    substringMatch(query),
-  );
+  const visible = [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(input.viewer)];
+  if (!query) return listAll({ where: and(...visible), page: input.page, pageSize, query });
+
+  const cap = input.countCap ?? SEARCH_COUNT_CAP;
+  const grams = gramsContain(query);
+  // The gram condition only where the gram index answers it (bitmap plans); the walk
+  // tests rows with ILIKE alone, which never calls work_search_grams.
+  const indexed = and(...visible, ilikeMatch(query), grams);
+  const tested = and(...visible, ilikeMatch(query));
+
+  const { total, totalCapped, page, pageCount, ids } = await db.transaction(async (tx) => {
+    /** Matches, counted up to limit + 1 (a bitmap scan reading at most that many rows). */
+    const countUpTo = async (limit: number) => {
+      const matches = tx
+        .select({ one: sql`1`.as("one") })
+        .from(works)
+        .where(indexed)
+        .limit(limit + 1)
+        .as("matches");
+      const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(matches);
+      return n;
+    };
+    const pageIds = (where: SQL | undefined, page: number) =>
+      tx
+        .select({ id: works.id })
+        .from(works)
+        .where(where)
+        .orderBy(desc(works.createdAt), desc(works.id))
+        .limit(pageSize)
+        .offset((page - 1) * pageSize);
+
+    await usePlan(tx, PLAN.bitmap);
+    const counted = await countUpTo(cap);
+    const totalCapped = counted > cap;
+    const total = Math.min(counted, cap);
+    const pageCount = pageCountOf(total, pageSize);
+    // A page past the end shows the last page instead.
+    const page = Math.min(Math.max(1, input.page), pageCount);
+    if (total === 0) return { total, totalCapped, page, pageCount, ids: [] };
+
+    // Which plan reads fewer rows: sorting the m matches, or walking the newest works
+    // until `needed` matches, about needed × works / m rows. Up to the cap, m is known
+    // and small: sort. Past it, the first pages (needed <= cap / 8) walk at most
+    // cap / 8 × works / cap rows; deeper pages count on to 10 × cap to choose.
+    const needed = page * pageSize;
+    let walk = false;
+    if (totalCapped) walk = needed <= Math.ceil(cap / 8) || (await countUpTo(10 * cap)) > 10 * cap;
+    if (walk) await usePlan(tx, PLAN.walk);
+    const rows = await pageIds(walk ? tested : indexed, page);
+    return { total, totalCapped, page, pageCount, ids: rows.map((r) => r.id) };
+  });
+
+  const cards = ids.length === 0 ? [] : await cardsOf(ids);
+  return { works: cards, total, totalCapped, page, pageCount, query };
+}
+
+/** The work cards of the given ids, in that order. */
+async function cardsOf(ids: number[]): Promise<WorkCard[]> {
+  const rows = (await db
+    .select(workCardColumns)
+    .from(works)
+    .innerJoin(profiles, eq(profiles.id, works.userId))
+    .where(inArray(works.id, ids))) as WorkCard[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is WorkCard => r !== undefined);
+}
+
+/** /works without a query: every visible work, exactly counted, newest first. */
+async function listAll(input: { where: SQL | undefined; page: number; pageSize: number; query: string }) {
+  const { where, pageSize, query } = input;
   const fetchPage = (page: number) =>
     db
       .select(workCardColumns)
@@ -128,15 +254,12 @@ export async function searchWorks(input: {
       .orderBy(desc(works.createdAt), desc(works.id))
       .limit(pageSize)
       .offset((page - 1) * pageSize);
-  const countQuery = db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(works)
-    .where(where);
+  const countQuery = db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
 
   const [[{ n: total }], firstTry] = await Promise.all([countQuery, fetchPage(input.page)]);
   const pageCount = pageCountOf(total, pageSize);
   // A page past the end shows the last page instead.
   const page = Math.min(Math.max(1, input.page), pageCount);
   const rows = page === input.page ? firstTry : await fetchPage(page);
-  return { works: rows as WorkCard[], total, page, pageCount, query };
+  return { works: rows as WorkCard[], total, totalCapped: false, page, pageCount, query };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { searchWorks } from "~/server/search.server";
+import { SEARCH_COUNT_CAP, searchWorks } from "~/server/search.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 
@@ -100,5 +100,104 @@ describe("searchWorks", () => {
     const r = await searchWorks({ query: "悟".repeat(10_001), page: 1, viewer: null });
     expect(r.query).toHaveLength(100);
     expect(r.works).toEqual([]);
+  });
+});
+
+describe("searchWorks on common queries (capped count)", () => {
+  // 40 works sharing 常见 (and 常见词), some hidden from visitors, some created at the same
+  // instant so that the id breaks the tie; what a visitor should see, newest first.
+  let expected: string[] = [];
+
+  beforeAll(async () => {
+    const t0 = Date.UTC(2024, 5, 1);
+    const seeds = Array.from({ length: 40 }, (_, i) => ({
+      userId: authorId,
+      title: `常见词第${i + 1}篇`,
+      visibility: i % 5 === 0 ? ("private" as const) : i % 9 === 0 ? ("public-vip" as const) : ("public" as const),
+      rating: i % 7 === 3 ? ("r18" as const) : ("all_ages" as const),
+      createdAt: new Date(t0 + Math.floor(i / 2) * 1000),
+    }));
+    const ids = await insertWorks(seeds);
+    expected = seeds
+      .map((s, i) => ({ ...s, id: ids[i] }))
+      .filter((s) => s.visibility !== "private" && s.rating === "all_ages")
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id)
+      .map((s) => s.title);
+  });
+
+  async function allPages(query: string, countCap: number, pageSize: number) {
+    const first = await searchWorks({ query, page: 1, viewer: null, countCap, pageSize });
+    const seen = [...titles(first)];
+    for (let page = 2; page <= first.pageCount; page++) {
+      const r = await searchWorks({ query, page, viewer: null, countCap, pageSize });
+      expect(r.page).toBe(page);
+      expect(r.total).toBe(first.total);
+      seen.push(...titles(r));
+    }
+    return { first, seen };
+  }
+
+  it("counts exactly up to the cap", async () => {
+    for (const query of ["常见", "常见词"]) {
+      const { first, seen } = await allPages(query, 1000, 12);
+      expect(first.total).toBe(expected.length);
+      expect(first.totalCapped).toBe(false);
+      expect(seen).toEqual(expected);
+    }
+  });
+
+  it("reports the cap past it and lists the newest matches, whichever plan serves the page", async () => {
+    // countCap 16, 2 a page: 8 pages; page 1 walks the listing index, pages 2-8 count on
+    // to 160, find fewer, and sort the matches.
+    for (const query of ["常见", "常见词"]) {
+      const { first, seen } = await allPages(query, 16, 2);
+      expect(first.total).toBe(16);
+      expect(first.totalCapped).toBe(true);
+      expect(first.pageCount).toBe(8);
+      expect(seen).toEqual(expected.slice(0, 16));
+    }
+    // countCap 2, 1 a page: page 2 counts on to 20, finds more, and walks as well.
+    const { first, seen } = await allPages("常见", 2, 1);
+    expect(first.totalCapped).toBe(true);
+    expect(first.pageCount).toBe(2);
+    expect(seen).toEqual(expected.slice(0, 2));
+  });
+
+  it("shows the last page for a page past the end of a capped result", async () => {
+    const far = await searchWorks({ query: "常见", page: 1_000_000_000, viewer: null, countCap: 16, pageSize: 2 });
+    expect(far.page).toBe(8);
+    expect(titles(far)).toEqual(expected.slice(14, 16));
+  });
+
+  it("applies the viewer's preferences on every plan", async () => {
+    const viewer = { showR18: true, showAi: true };
+    const exact = await searchWorks({ query: "常见", page: 1, viewer, pageSize: 50 });
+    expect(exact.total).toBe(32); // every work but the 8 private ones
+    for (const page of [1, 2, 5]) {
+      const capped = await searchWorks({ query: "常见", page, viewer, countCap: 10, pageSize: 2 });
+      expect(titles(capped)).toEqual(titles(exact).slice((page - 1) * 2, page * 2));
+    }
+  });
+
+  it("caps at SEARCH_COUNT_CAP (1000): 84 pages of 12", async () => {
+    const t0 = Date.UTC(2023, 0, 1);
+    await insertWorks(
+      Array.from({ length: SEARCH_COUNT_CAP + 5 }, (_, i) => ({
+        userId: authorId,
+        title: `千篇一律${i + 1}`,
+        createdAt: new Date(t0 + i * 1000),
+      })),
+    );
+    const p1 = await searchWorks({ query: "千篇", page: 1, viewer: null });
+    expect(p1.total).toBe(1000);
+    expect(p1.totalCapped).toBe(true);
+    expect(p1.pageCount).toBe(84);
+    expect(titles(p1)[0]).toBe("千篇一律1005");
+    const last = await searchWorks({ query: "千篇", page: 84, viewer: null });
+    // Ranks 997-1005: the last page goes a little past the cap rather than stop short.
+    expect(titles(last)).toEqual(Array.from({ length: 9 }, (_, i) => `千篇一律${9 - i}`));
+    const exactBelow = await searchWorks({ query: "千篇一律100", page: 1, viewer: null });
+    expect(exactBelow.totalCapped).toBe(false);
+    expect(exactBelow.total).toBe(7); // 100 and 1000-1005
   });
 });

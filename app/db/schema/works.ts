@@ -36,15 +36,6 @@ export const works = pgTable(
     price: integer("price").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-    /**
-     * Distinct lower-cased characters and character pairs of title and description
-     * (see the work_search_grams SQL function). A GIN index over it answers 1- and
-     * 2-character substring queries exactly, and narrows longer ones for ILIKE.
-     */
-    searchGrams: text("search_grams")
-      .array()
-      .notNull()
-      .generatedAlwaysAs(sql`work_search_grams(title, description)`),
   },
   (t) => [
     check("works_title_length", sql`char_length(${t.title}) between 1 and 200`),
@@ -62,7 +53,13 @@ export const works = pgTable(
     ),
     index("works_user_created_idx").on(t.userId, t.visibility, t.createdAt),
     index("works_listing_idx").on(t.createdAt, t.id),
-    index("works_search_grams_idx").using("gin", t.searchGrams),
+    /**
+     * Substring search (app/server/search.server.ts): a GIN index over the distinct
+     * lower-cased characters and character pairs of title and description (the
+     * work_search_grams SQL function, drizzle/0007). An expression index rather than a
+     * stored column keeps the heap row narrow; queries must use the same expression.
+     */
+    index("works_search_grams_idx").using("gin", sql`work_search_grams(${t.title}, ${t.description})`),
   ],
 );
 

@@ -26,7 +26,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 export default function WorksSearch() {
-  const { works, total, page, pageCount, query, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const { works, total, totalCapped, page, pageCount, query, defaultCoverUrl } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
   const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p) })}`;
@@ -54,7 +54,9 @@ export default function WorksSearch() {
       ) : null}
       {query ? (
         <p className="result-summary">
-          “{query}”的搜索结果，共 {total} 部作品
+          {totalCapped
+            ? `“${query}”的搜索结果，共 ${total}+ 部作品，仅显示前 ${pageCount} 页`
+            : `“${query}”的搜索结果，共 ${total} 部作品`}
         </p>
       ) : null}
       {works.length === 0 ? (
