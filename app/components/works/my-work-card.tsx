@@ -1,9 +1,18 @@
 import { Form, Link, useSubmit } from "react-router";
 import { WorkCard, type WorkCardData } from "~/components/work-card";
 
+/**
+ * Where the owner's forms post: the /my-works page they are on (tab, search and page
+ * kept), so a refused action is answered on that page, by the work, with or without
+ * JavaScript; from elsewhere (the reader), /my-works itself.
+ */
+function actionFor(back: string): string {
+  return back.startsWith("/my-works") ? back : "/my-works";
+}
+
 function ActionButton({ workId, intent, back, label }: { workId: number; intent: string; back: string; label: string }) {
   return (
-    <Form method="post" action="/my-works" className="inline-form">
+    <Form method="post" action={actionFor(back)} className="inline-form">
       <input type="hidden" name="workId" value={workId} />
       <input type="hidden" name="back" value={back} />
       <button type="submit" name="intent" value={intent} className="btn btn-small">
@@ -22,7 +31,9 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       {work.visibility !== "private" ? (
         <details className="price-editor" open={Boolean(error)}>
           <summary className="btn btn-small">{paid ? "修改价格" : "设为付费"}</summary>
-          <Form method="post" action="/my-works" className="price-form">
+          {/* noValidate: the browser's own bubble would block 0 or 1.5 with a generic text;
+              the server answers with the price rule's message, with or without JavaScript. */}
+          <Form method="post" action={actionFor(back)} className="price-form" noValidate>
             <input type="hidden" name="workId" value={work.id} />
             <input type="hidden" name="back" value={back} />
             <label>
@@ -55,7 +66,7 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
         onClick={(event) => {
           event.preventDefault();
           if (window.confirm(`确定要删除《${work.title}》吗？删除后无法恢复。`)) {
-            submit({ intent: "delete", workId: String(work.id), back }, { method: "post", action: "/my-works" });
+            submit({ intent: "delete", workId: String(work.id), back }, { method: "post", action: actionFor(back) });
           }
         }}
       >
