@@ -14,6 +14,7 @@ import { favorites, workPurchases } from "~/db/schema";
  *   `user:<id>`  something of that user changed (balance, favourites, purchases)
  *   `work`       a work changed or was deleted (raised by a trigger on `works`, see
  *                drizzle/0004_work_events.sql, so every code path announces it)
+ *   `site`       the site configuration changed (title, logo, hero, terms, privacy...)
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
@@ -133,11 +134,13 @@ async function libraryWorkIds(userId: string): Promise<Set<number>> {
 export const HEARTBEAT_MS = 20_000;
 
 /**
- * The `/api/events` stream of one signed-in user: their own `user:<id>` events, and
- * `work` events for works in their library (followed or purchased). Nothing else: other
- * users' events never reach this stream. Ends, and unsubscribes, when `signal` aborts.
+ * The `/api/events` stream: `site` events for everyone (branding, terms and privacy
+ * refresh live, DECISIONS D9), and for a signed-in user also their own `user:<id>`
+ * events and `work` events for works in their library (followed or purchased). Nothing
+ * else: other users' events never reach this stream. Ends, and unsubscribes, when
+ * `signal` aborts.
  */
-export function userEventStream(userId: string, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+export function liveEventStream(userId: string | null, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
   return new ReadableStream<Uint8Array>({
@@ -147,9 +150,9 @@ export function userEventStream(userId: string, signal: AbortSignal, heartbeatMs
       // The user's library, refreshed when their favourites or purchases change; work
       // events wait for a refresh in flight, so a just-followed work is not missed.
       let library: Promise<Set<number>> = Promise.resolve(new Set());
-      const refreshLibrary = () => {
+      const refreshLibrary = (id: string) => {
         const previous = library;
-        library = libraryWorkIds(userId).catch(() => previous);
+        library = libraryWorkIds(id).catch(() => previous);
       };
       const send = (text: string) => {
         if (closed) return;
@@ -180,22 +183,25 @@ export function userEventStream(userId: string, signal: AbortSignal, heartbeatMs
       // The first bytes go out at once, so proxies and the browser see an open stream.
       send(`retry: 5000\n: connected\n\n`);
       try {
-        unsubscribers.push(
-          await subscribe(`user:${userId}`, (event) => {
-            if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary();
-            sendEvent(event);
-          }),
-        );
-        unsubscribers.push(
-          await subscribe("work", (event) => {
-            const workId = Number(event.workId);
-            void library.then((ids) => {
-              if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
-            });
-          }),
-        );
-        library = libraryWorkIds(userId);
-        await library;
+        unsubscribers.push(await subscribe("site", () => sendEvent({ topic: "site", kind: "site" })));
+        if (userId) {
+          unsubscribers.push(
+            await subscribe(`user:${userId}`, (event) => {
+              if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary(userId);
+              sendEvent(event);
+            }),
+          );
+          unsubscribers.push(
+            await subscribe("work", (event) => {
+              const workId = Number(event.workId);
+              void library.then((ids) => {
+                if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
+              });
+            }),
+          );
+          library = libraryWorkIds(userId);
+          await library;
+        }
       } catch (error) {
         console.error("live updates unavailable", error);
         cleanup();

@@ -237,6 +237,23 @@ test.describe("signed in", () => {
     expect(await preview.innerHTML()).not.toMatch(/script|onerror|<img/);
   });
 
+  test("privacy: a saved change shows up live on a visitor's open /privacy page", async ({ page, browser, baseURL }) => {
+    const visitor = await browser.newContext({ baseURL });
+    try {
+      const reader = await visitor.newPage();
+      await reader.goto("/privacy");
+      await waitForHydration(reader);
+      const marker = `隐私政策 ${Date.now()}`;
+      await open(page, "/admin/settings/privacy", true);
+      await page.getByLabel("内容（HTML）").fill(`<h2>${marker}</h2><p>我们如何使用你的信息。</p>`);
+      await page.getByRole("button", { name: "保存" }).click();
+      await expect(page.getByTestId("notice")).toHaveText("保存成功");
+      await expect(reader.getByRole("heading", { name: marker })).toBeVisible();
+    } finally {
+      await visitor.close();
+    }
+  });
+
   test("site description saves", async ({ page }) => {
     await open(page, "/admin/settings/description", true);
     const area = page.getByLabel("首页展示的站点简介");

@@ -9,9 +9,10 @@ import {
   notifyUserChanged,
   publish,
   subscribe,
-  userEventStream,
+  liveEventStream,
   type LiveEvent,
 } from "~/server/events.server";
+import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { setFavorite } from "~/server/favorites.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
 import { createUserSession, getSessionUser } from "~/server/session.server";
@@ -152,9 +153,22 @@ describe("/api/events", () => {
     return { response, controller };
   }
 
-  it("needs a session", async () => {
-    const { response } = await open(null);
-    expect(response.status).toBe(401);
+  it("gives a visitor changes to the site's configuration, and nothing of any user", async () => {
+    const someone = await createUser();
+    const { response, controller } = await open(null);
+    expect(response.status).toBe(200);
+    const sse = sseReader(response.body!);
+    expect(await sse.next()).toContain(": connected");
+    for (let i = 0; i < 50 && listenerCount("site") === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(listenerCount(`user:${someone.id}`)).toBe(0);
+
+    await notifyUserChanged(someone.id, "balance");
+    await setSiteConfigs({ terms_content: "<p>新的用户协议</p>" });
+    expect(await sse.nextChange()).toEqual({ kind: "site" });
+
+    controller.abort();
+    expect(await sse.done()).toBe(true);
+    expect(listenerCount("site")).toBe(0);
   });
 
   it("streams the user's own events and changes to works in their library, nothing else", async () => {
@@ -198,7 +212,7 @@ describe("/api/events", () => {
   it("sends heartbeats on an idle stream", async () => {
     const user = await createUser();
     const controller = new AbortController();
-    const stream = userEventStream(user.id, controller.signal, 50);
+    const stream = liveEventStream(user.id, controller.signal, 50);
     const sse = sseReader(stream);
     expect(await sse.next()).toContain(": connected");
     expect(await sse.next(2000)).toMatch(/^: ping \d+$/);

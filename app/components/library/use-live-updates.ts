@@ -1,19 +1,27 @@
-import { useEffect, useRef } from "react";
-import { useRevalidator } from "react-router";
+import { useEffect, useRef, useState } from "react";
+import { useNavigation, useRevalidator } from "react-router";
 
 /**
- * Live updates (DECISIONS D9): while signed in, listen to /api/events and reload the
- * page's data when the server says something of this user changed (balance, favourites,
- * purchases, a work in their library). Bursts are coalesced; after a reconnect the page
- * reloads once, in case an event was missed while the connection was down.
+ * Live updates (DECISIONS D9): listen to /api/events and reload the page's data when the
+ * server says something changed: the site's branding, terms or privacy for everyone;
+ * for a signed-in user also their balance, favourites, purchases and the works in their
+ * library. Bursts are coalesced; after a reconnect the page reloads once, in case an
+ * event was missed while the connection was down. A reload never interrupts a
+ * navigation or form submission in flight: it waits until the router is idle (the
+ * navigation's own loaders bring fresh data anyway, but a revalidation started during
+ * it would race the redirect and could consume its one-time notice).
  */
-export function useLiveUpdates(enabled: boolean) {
+export function useLiveUpdates(signedIn: boolean) {
   const revalidator = useRevalidator();
+  const navigation = useNavigation();
   const revalidate = useRef(revalidator.revalidate);
   revalidate.current = revalidator.revalidate;
+  const idle = navigation.state === "idle";
+  const [pending, setPending] = useState(false);
 
   useEffect(() => {
-    if (!enabled || typeof EventSource === "undefined") return;
+    if (typeof EventSource === "undefined") return;
+    // A new session (login or logout) needs a new stream: the server scopes it by cookie.
     const source = new EventSource("/api/events");
     let timer: ReturnType<typeof setTimeout> | null = null;
     let opened = false;
@@ -21,7 +29,7 @@ export function useLiveUpdates(enabled: boolean) {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
         timer = null;
-        void revalidate.current();
+        setPending(true);
       }, 200);
     };
     source.addEventListener("change", schedule);
@@ -33,5 +41,11 @@ export function useLiveUpdates(enabled: boolean) {
       if (timer) clearTimeout(timer);
       source.close();
     };
-  }, [enabled]);
+  }, [signedIn]);
+
+  useEffect(() => {
+    if (!pending || !idle || revalidator.state !== "idle") return;
+    setPending(false);
+    void revalidate.current();
+  }, [pending, idle, revalidator.state]);
 }

@@ -19,7 +19,7 @@ export async function action({ request }: Route.ActionArgs) {
   const submission = parseWithZod(await request.formData(), { schema: descriptionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
-    await setSiteConfigs({ site_description: submission.value.description.replace(/\r\n?/g, "\n") });
+    await setSiteConfigs({ site_description: submission.value.description });
   } catch (error) {
     console.error("site description failed", error);
     return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });

@@ -43,7 +43,7 @@ export async function action({ request }: Route.ActionArgs) {
     return { result: submission.reply(), preview: sanitizeRichText(submission.value.content) };
   }
   try {
-    await setSiteConfigs({ [page.key]: submission.value.content.replace(/\r\n?/g, "\n") });
+    await setSiteConfigs({ [page.key]: submission.value.content });
   } catch (error) {
     console.error("legal text failed", error);
     return data({ result: submission.reply({ formErrors: ["保存失败，请重试"] }), preview: null }, { status: 500 });
