@@ -20,6 +20,10 @@ test("reads a chapter with dark mode, remembered across a reload and applied bef
     ],
   });
 
+  // Reader pages are per reader and record progress when opened: never cached.
+  const chapterResponse = await page.request.get(`/works/${id}?chapter=1`);
+  expect(chapterResponse.headers()["cache-control"]).toBe("private, no-store");
+
   await visit(`/works/${id}`);
   await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
   await expect(page.getByText(`作者：`)).toBeVisible();

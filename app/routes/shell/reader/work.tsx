@@ -16,6 +16,11 @@ export const meta: Route.MetaFunction = ({ data }) => {
   return [{ title: `${chapter}${data.work.title} - 砚台` }];
 };
 
+/** The page is per reader (access, balance, bookmark) and opening it records progress. */
+export function headers(): HeadersInit {
+  return { "Cache-Control": "private, no-store" };
+}
+
 export async function loader({ request, params }: Route.LoaderArgs) {
   return loadReaderPage(request, params.id);
 }
