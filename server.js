@@ -2,11 +2,14 @@
 // shutdown that closes the database (an open PGlite or postgres.js keeps Node alive).
 import compression from "compression";
 import express from "express";
-import { createRequestHandler } from "./server/request-handler.js";
 
 // React and React Router pick their development builds unless told otherwise: several
-// times slower server rendering. The build is imported below, after this is set.
+// times slower server rendering. Everything that imports React or React Router (the
+// adapter and the build) is imported dynamically below, after this is set: a static
+// import would be evaluated first and load React's development build beside
+// react-dom's production one, which fails on every render.
 process.env.NODE_ENV ??= "production";
+const { createRequestHandler } = await import("./server/request-handler.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";

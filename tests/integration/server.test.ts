@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The production server as a newcomer starts it (`npm start` = build, then `node
+ * server.js` with no NODE_ENV), on this test file's own database. Needs the build that
+ * `npm test` makes first.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+let server: ChildProcess;
+let origin: string;
+let output = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
+    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
+  }
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1" };
+  delete env.NODE_ENV;
+  server = spawn(process.execPath, ["server.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  server.stdout!.on("data", (chunk) => (output += chunk));
+  server.stderr!.on("data", (chunk) => (output += chunk));
+  const deadline = Date.now() + 50_000;
+  while (!output.includes("listening on")) {
+    if (server.exitCode !== null) throw new Error(`server.js exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`server.js did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, 60_000);
+
+afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server.once("exit", r));
+  server.kill("SIGTERM");
+  await exited;
+});
+
+describe("node server.js", () => {
+  it("renders the landing page with React's production build", async () => {
+    const response = await fetch(`${origin}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toMatch(/^<!DOCTYPE html>/i);
+    expect(html).toContain("让短篇写作更简单");
+    expect(output).not.toMatch(/Error/);
+  });
+
+  it("answers HEAD without a body, and the health check from the database", async () => {
+    const head = await fetch(`${origin}/works`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const health = await fetch(`${origin}/healthz`);
+    expect([health.status, await health.text()]).toEqual([200, "ok"]);
+  });
+
+  it("streams live events to a visitor as they are written, and ends when the client goes away", async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${origin}/api/events`, { signal: controller.signal });
+    expect(response.headers.get("Content-Type")).toBe("text/event-stream; charset=utf-8");
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain(": connected");
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it("reads posted forms and passes the session cookie of a login through", async () => {
+    const email = `server-${Date.now()}@example.com`;
+    const post = (to: string) =>
+      fetch(`${origin}${to}`, {
+        method: "POST",
+        body: new URLSearchParams({ email, password: "a-good-password", redirectTo: "/works" }),
+        headers: { Origin: origin },
+        redirect: "manual",
+      });
+    expect((await post("/auth/register")).status).toBe(302);
+    const response = await post("/auth/login");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/works");
+    const [cookie] = response.headers.getSetCookie();
+    expect(cookie).toMatch(/^inkstone_session=[^;]+;.*HttpOnly/i);
+    const page = await fetch(`${origin}/credits`, { headers: { Cookie: cookie.split(";")[0] } });
+    expect(page.status).toBe(200);
+  });
+
+  it("stops cleanly on SIGTERM, closing the database", async () => {
+    const exited = new Promise<number | null>((r) => server.once("exit", (code) => r(code)));
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+});
