@@ -1,6 +1,6 @@
 // Database and process helpers shared by the benchmarks.
 import { spawn } from "node:child_process";
-import { sql, type SQL } from "drizzle-orm";
+import { NoopLogger, sql, type SQL } from "drizzle-orm";
 import postgres from "postgres";
 import type { Database } from "~/db/client.server";
 import { rowsOf } from "~/server/db-utils.server";
@@ -65,8 +65,9 @@ interface QueryLogger {
 
 /**
  * Runs fn while recording the SQL text and parameters that drizzle sends, so EXPLAIN
- * can be run on exactly the statements an app function issues. Relies on drizzle's
- * session keeping its logger in `session.logger` (true for postgres-js and pglite).
+ * can be run on exactly the statements an app function issues, in order, transactions
+ * included. Relies on drizzle's session keeping its logger in `session.logger` (true for
+ * postgres-js and pglite).
  */
 export async function captureQueries(
   db: Database,
@@ -76,11 +77,20 @@ export async function captureQueries(
   if (!session || !session.logger) throw new Error("cannot capture queries: drizzle session has no logger");
   const previous = session.logger;
   const seen: { text: string; params: unknown[] }[] = [];
-  session.logger = { logQuery: (text, params) => seen.push({ text, params: [...params] }) };
+  const logQuery = (text: string, params: unknown[]) => {
+    seen.push({ text, params: [...params] });
+  };
+  session.logger = { logQuery };
+  // A transaction's session gets a logger of its own: without a configured logger, a
+  // fresh NoopLogger, so record through its prototype too.
+  const noop = NoopLogger.prototype as unknown as QueryLogger;
+  const previousNoop = noop.logQuery;
+  noop.logQuery = logQuery;
   try {
     await fn();
   } finally {
     session.logger = previous;
+    noop.logQuery = previousNoop;
   }
   return seen;
 }

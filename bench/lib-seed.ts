@@ -1,6 +1,6 @@
 // Seeds a benchmark database with authors and works through the app's own drizzle
-// schema (so check constraints and the generated search_grams column apply as in
-// production). Reuses what is there when it already holds the requested data.
+// schema (so check constraints and the gram index expression apply as in production).
+// Reuses what is there when it already holds the requested data.
 import { count, like, sql } from "drizzle-orm";
 import type { Database } from "~/db/client.server";
 import { profiles, users, works } from "~/db/schema";
