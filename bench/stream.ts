@@ -193,12 +193,12 @@ function freePort(): Promise<number> {
 }
 
 /**
- * A private copy of the build and server.js (node_modules and migrations linked), so a
+ * A private copy of the build, server.js and server/ (node_modules and migrations linked), so a
  * rebuild by someone else during the run cannot pull the server out from under it.
  */
 function snapshotBuild(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-stream-app-"));
-  fs.cpSync(path.join(ROOT, "build"), path.join(dir, "build"), { recursive: true });
+  for (const sub of ["build", "server"]) fs.cpSync(path.join(ROOT, sub), path.join(dir, sub), { recursive: true });
   for (const file of ["server.js", "package.json"]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
   for (const link of ["node_modules", "drizzle"]) fs.symlinkSync(path.join(ROOT, link), path.join(dir, link));
   return dir;
