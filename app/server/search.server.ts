@@ -193,12 +193,12 @@ export async function searchWorks(input: {
   )} from ${works} where ${grams ?? sql`true`} offset 0) as ${works}`;
 
   const { total, totalCapped, page, pageCount, ids } = await db.transaction(async (tx) => {
-    /** Matches, counted up to limit + 1 (reading at most that many from the candidates). */
-    const countUpTo = async (limit: number) => {
+    /** Rows of the candidates, passing `where` if given, counted up to limit + 1. */
+    const countUpTo = async (limit: number, where?: SQL) => {
       const matches = tx
         .select({ one: sql`1`.as("one") })
         .from(candidates)
-        .where(tested)
+        .where(where)
         .limit(limit + 1)
         .as("matches");
       const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(matches);
@@ -206,7 +206,7 @@ export async function searchWorks(input: {
     };
 
     await usePlan(tx, PLAN.bitmap);
-    const counted = await countUpTo(cap);
+    const counted = await countUpTo(cap, tested);
     const totalCapped = counted > cap;
     const total = Math.min(counted, cap);
     const pageCount = pageCountOf(total, pageSize);
@@ -217,7 +217,9 @@ export async function searchWorks(input: {
     // Which plan reads fewer rows: sorting the m matches, or walking the newest works
     // until `needed` matches, about needed × works / m rows. Up to the cap, m is known
     // and small: sort. Past it, the first pages (needed <= cap / 8) walk at most
-    // cap / 8 × works / cap rows; deeper pages count on to 10 × cap to choose.
+    // cap / 8 × works / cap rows. Deeper pages first count the gram index's candidates
+    // (no ILIKE, no visibility: cheaper, and an upper bound of m) up to 10 × cap: the
+    // walk when there are more, else a sort of at most that many.
     const needed = page * pageSize;
     let walk = false;
     if (totalCapped) walk = needed <= Math.ceil(cap / 8) || (await countUpTo(10 * cap)) > 10 * cap;
