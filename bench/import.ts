@@ -1,6 +1,7 @@
 // npm run bench:import: a 10 MB GB18030 TXT with 3,000 chapters, decoded, parsed and
 // stored through the publish path (publishWork), on PostgreSQL (default) or PGlite.
-// Reports wall time and peak RSS per run. Flags: --pglite, --runs=N.
+// Reports wall time and peak RSS per run, then the size of the reader's first HTML
+// response for a 1 MB chapter (needs build/). Flags: --pglite, --runs=N.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -91,6 +92,38 @@ results.forEach((r, i) =>
   console.log(`| ${i + 1} | ${usePglite ? "PGlite" : "PostgreSQL"} | ${r.chapters} | ${(r.ms / 1000).toFixed(2)} s | ${r.baseMb.toFixed(0)} MB | ${r.peakMb.toFixed(0)} MB |`),
 );
 console.log(`\nmax resident set of the whole process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+
+// The reader's first response for a 1 MB chapter (target: under 100 KB of HTML), rendered
+// by the production build's request handler as a visitor sees it: paragraphs of about 80
+// characters, and the worst case of one 1 MB line.
+const buildEntry = path.resolve("build/server/index.js");
+if (fs.existsSync(buildEntry)) {
+  const { createWork } = await import("~/server/works.server");
+  const { createRequestHandler } = await import("react-router");
+  const handle = createRequestHandler(await import(buildEntry), "production");
+  const MB = 1024 * 1024;
+  const line = "天色将晚，行者引着唐僧在山前寻个宿处，只见那松林里隐隐有座庄院。" ;
+  const variants = {
+    "80-character paragraphs": Array.from({ length: Math.ceil(MB / 3 / 80) }, (_, i) => `第${i + 1}段。${line.repeat(3).slice(0, 75)}`).join("\n"),
+    "one 1 MB line": line.repeat(Math.ceil(MB / 3 / line.length)),
+  };
+  console.log(`\n| chapter | chapter size (UTF-8) | first HTML response |`);
+  console.log(`| --- | --- | --- |`);
+  for (const [name, content] of Object.entries(variants)) {
+    const work = await createWork(
+      user.id,
+      { status: "completed", type: "single_chapter", title: `长章节 ${name}`, description: "基准测试", rating: "all_ages", isAiGenerated: false, visibility: "public" },
+      [{ title: "正文", content }],
+      null,
+    );
+    const response = await handle(new Request(`http://localhost/works/${work.id}?chapter=1`));
+    const html = Buffer.byteLength(await response.text());
+    if (response.status !== 200) throw new Error(`reader answered ${response.status}`);
+    console.log(`| ${name} | ${(Buffer.byteLength(content) / MB).toFixed(2)} MB | ${(html / 1024).toFixed(1)} KB |`);
+  }
+} else {
+  console.log("\n(no build/: run `npx react-router build` to measure the reader's first response)");
+}
 
 await closeDatabase();
 if (!usePglite) await dropPgDatabase(dbName);
