@@ -136,6 +136,23 @@ describe("listing actions (DECISIONS D3)", () => {
     expect((await workRow(work.id)).price).toBe(12);
   });
 
+  it("answers the owner's controls on the reader page, refusals included", async () => {
+    const work = await single(owner.id);
+    const { action } = await import("~/routes/shell/reader/work");
+    const post = async (userId: string, fields: Record<string, string>) =>
+      (await action({
+        request: userRequest(await sessionCookieFor(userId), `/works/${work.id}`, { workId: String(work.id), back: `/works/${work.id}`, ...fields }),
+        params: { id: String(work.id) },
+      } as never)) as unknown;
+    const refused = (await post(owner.id, { intent: "set-price", price: "0" })) as { init: { status: number }; data: unknown };
+    expect([refused.init.status, refused.data]).toEqual([400, { intent: "owner", error: "请输入有效的价格（至少1积分）" }]);
+    const stranger = (await post(other.id, { intent: "set-price", price: "9" })) as { init: { status: number }; data: unknown };
+    expect([stranger.init.status, stranger.data]).toEqual([404, { intent: "owner", error: "作品不存在" }]);
+    const done = (await post(owner.id, { intent: "set-price", price: "7" })) as Response;
+    expect([done.status, done.headers.get("Location")]).toEqual([302, `/works/${work.id}`]);
+    expect(await workRow(work.id)).toMatchObject({ visibility: "public-vip", price: 7 });
+  });
+
   it("deletes a work with its chapters", async () => {
     const work = await multi(owner.id);
     await deleteWork(owner.id, work.id);

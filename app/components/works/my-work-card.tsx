@@ -2,12 +2,12 @@ import { Form, Link, useSubmit } from "react-router";
 import { WorkCard, type WorkCardData } from "~/components/work-card";
 
 /**
- * Where the owner's forms post: the /my-works page they are on (tab, search and page
- * kept), so a refused action is answered on that page, by the work, with or without
- * JavaScript; from elsewhere (the reader), /my-works itself.
+ * Where the owner's forms post: the page they are on (a /my-works page with its tab,
+ * search and page, or the work's reader page), so a refused action is answered there,
+ * by the work, with or without JavaScript.
  */
 function actionFor(back: string): string {
-  return back.startsWith("/my-works") ? back : "/my-works";
+  return back.startsWith("/my-works") || /^\/works\/\d+$/.test(back) ? back : "/my-works";
 }
 
 function ActionButton({ workId, intent, back, label }: { workId: number; intent: string; back: string; label: string }) {

@@ -15,6 +15,7 @@ import {
   tableOfContents,
 } from "~/server/reading.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
@@ -117,7 +118,8 @@ export async function loadReaderPage(request: Request, idParam: string | undefin
 
 export type ReaderActionData =
   | { intent: "favorite"; on?: boolean; error?: string }
-  | { intent: "purchase"; ok?: true; already?: boolean; error?: string };
+  | { intent: "purchase"; ok?: true; already?: boolean; error?: string }
+  | { intent: "owner"; error: string };
 
 /**
  * Follow / unfollow and purchase. With JavaScript (`enhanced=1`) the answer is data for
@@ -155,6 +157,13 @@ export async function handleReaderAction(request: Request, idParam: string | und
       const { message, status } = purchaseErrorMessage(error);
       return data<ReaderActionData>({ intent: "purchase", error: message }, { status });
     }
+  }
+
+  // The owner's price, visibility and delete controls, answered on this page.
+  if ((OWNER_INTENTS as readonly unknown[]).includes(intent)) {
+    const outcome = await runMyWorksAction(user.id, form);
+    if (outcome.ok) return redirect(outcome.redirectTo);
+    return data<ReaderActionData>({ intent: "owner", error: outcome.message }, { status: outcome.status });
   }
 
   return data<ReaderActionData>({ intent: "favorite", error: "未知操作" }, { status: 400 });

@@ -62,6 +62,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   const answer = actionData as ReaderActionData | undefined;
   const purchaseError = answer?.intent === "purchase" ? answer.error : undefined;
   const favoriteError = answer?.intent === "favorite" ? answer.error : undefined;
+  const ownerError = answer?.intent === "owner" ? answer.error : undefined;
   const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
 
   return (
@@ -100,7 +101,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                 <FavoriteButton workId={work.id} favorited={access.favorited} signedIn={access.signedIn} back={here} />
               )}
             </div>
-            {access.isOwner ? <OwnerControls work={work} back={here} /> : null}
+            {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
             {favoriteError ? (
               <p className="field-error" role="alert">
                 {favoriteError}
