@@ -216,7 +216,7 @@ export async function searchWorks(input: {
     const pageCount = pageCountOf(total, pageSize);
     // A page past the end shows the last page instead.
     const page = Math.min(Math.max(1, input.page), pageCount);
-    if (total === 0) return { total, totalCapped, page, pageCount, ids: [] };
+    if (counted === 0) return { total, totalCapped, page, pageCount, ids: [] };
 
     // Which plan reads fewer rows: sorting the m matches, or walking the newest works
     // until `needed` matches, about needed × works / m rows. Up to the cap, m is known
