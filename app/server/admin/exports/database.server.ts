@@ -9,8 +9,8 @@ import { rowsOf } from "../../db-utils.server";
  * database.sql` into an empty database migrated to the same schema gives identical rows.
  *
  * - Tables and columns come from the catalog, so a table added by a later migration is
- *   exported without touching this file. Generated columns (works.search_grams) are
- *   left out: the target computes them. Identity columns are inserted with OVERRIDING
+ *   exported without touching this file. Generated columns (none today) are left
+ *   out: the target computes them. Identity columns are inserted with OVERRIDING
  *   SYSTEM VALUE and their sequences set to the source's position afterwards.
  * - PostgreSQL writes each row's literal itself (quote_nullable), so NULL, booleans,
  *   numbers, JSON, arrays, timestamps and quotes come out exactly as it reads them back,
