@@ -22,6 +22,9 @@ async function search(page: Page, query: string) {
   await box.getByRole("searchbox", { name: "搜索作品" }).fill(query);
   await box.getByRole("button", { name: "搜索" }).click();
   await expect(page).toHaveURL(`/works?q=${encodeURIComponent(query)}&page=1`);
+  // The address can change a moment before the new results render: wait for them.
+  await expect(page.getByText(`“${query}”的搜索结果`, { exact: false })).toBeVisible();
+  await expect(page.getByRole("status")).toHaveCount(0);
 }
 
 test("a visitor sees only all-ages public works", nojs, async ({ page, visit, facts }) => {
