@@ -1,12 +1,15 @@
 // npm run bench:import: a 10 MB GB18030 TXT with 3,000 chapters, decoded, parsed and
 // stored through the publish path (publishWork), on PostgreSQL (default) or PGlite.
 // Reports wall time and peak RSS per run, then the size of the reader's first HTML
-// response for a 1 MB chapter (needs build/). Flags: --pglite, --runs=N.
+// response for a 1 MB chapter (needs build/), then (PostgreSQL, needs build/) the same
+// import posted to the production server's /submit, with the server's RSS idle and at
+// peak. Flags: --pglite, --runs=N.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropPgDatabase, ensurePgDatabase, pgUrlFor } from "./lib-db";
+import { freePort, memoryOf, sampleRss, startServer, stopServer } from "./lib-server";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const usePglite = args.has("pglite");
@@ -126,5 +129,44 @@ if (fs.existsSync(buildEntry)) {
 }
 
 await closeDatabase();
+
+// The same file through the production server, as an author uploads it: register, log
+// in, POST /submit as multipart form data. PGlite is skipped: it cannot be open in this
+// process and the server's at once.
+if (!usePglite && fs.existsSync(buildEntry)) {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const server = await startServer({ cwd: path.resolve("."), env: { ...process.env, DATA_DIR: tmp }, port });
+  try {
+    const account = { email: `bench-server-${Date.now()}@example.com`, password: "bench-password", redirectTo: "/" };
+    const post = (to: string, body: URLSearchParams | FormData, cookie = "") =>
+      fetch(`${origin}${to}`, { method: "POST", body, headers: { Origin: origin, Cookie: cookie }, redirect: "manual" });
+    await post("/auth/register", new URLSearchParams(account));
+    const login = await post("/auth/login", new URLSearchParams(account));
+    const cookie = login.headers.getSetCookie()[0]?.split(";")[0];
+    if (!cookie) throw new Error(`login failed: ${login.status}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = memoryOf(server.pid!).rss / 1024 / 1024;
+    console.log(`\n| run | via | wall time | server RSS idle | server peak RSS |`);
+    console.log(`| --- | --- | --- | --- | --- |`);
+    for (let i = 0; i < runs; i++) {
+      const form = new FormData();
+      const fields = { status: "completed", type: "multi_chapter", title: `服务器导入${i + 1}`, description: "基准测试", rating: "all_ages", visibility: "public", separator: "####" };
+      for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      form.set("txt", new File([bytes], "novel.txt", { type: "text/plain" }));
+      const before = memoryOf(server.pid!).rss / 1024 / 1024;
+      const sampler = sampleRss(server.pid!, 5);
+      const t0 = performance.now();
+      const response = await post("/submit", form, cookie);
+      const ms = performance.now() - t0;
+      const peak = sampler.stop() / 1024 / 1024;
+      if (response.status !== 302) throw new Error(`/submit answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      console.log(`| ${i + 1} | POST /submit | ${(ms / 1000).toFixed(2)} s | ${(i === 0 ? idle : before).toFixed(0)} MB | ${peak.toFixed(0)} MB |`);
+    }
+  } finally {
+    await stopServer(server);
+  }
+}
+
 if (!usePglite) await dropPgDatabase(dbName);
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -7,9 +7,8 @@
 //
 // Data is kept between runs: PostgreSQL database inkstone_bench_ssr, PGlite data dir
 // ./data/bench-pglite/ssr (DATA_DIR of the server). --fresh drops and re-seeds them.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -19,6 +18,7 @@ import { works } from "~/db/schema";
 import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
 import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
+import { freePort, startServer, stopServer } from "./lib-server";
 import { seedBench } from "./lib-seed";
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -152,7 +152,8 @@ async function main() {
 
     const routes = ["/healthz", "/", `/works?q=${encodeURIComponent(seed.query)}&page=1`, "/works?page=1"];
     const port = await freePort();
-    const server = await startServer(env, port);
+    const server = await startServer({ cwd: ROOT, env, port, logFile: path.join(RESULTS_DIR, "ssr-server.log") });
+    running = server;
     const busyBefore = busy();
     let busyAfter = busyBefore;
     const results: RouteResult[] = [];
@@ -241,64 +242,6 @@ function ensureBuild() {
   if (r.status !== 0) throw new Error("react-router build failed");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const logFile = path.join(RESULTS_DIR, "ssr-server.log");
-  const out = fs.openSync(logFile, "w");
-  const child = spawn(process.execPath, ["server.js"], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", out, out],
-  });
-  fs.closeSync(out);
-  running = child;
-  let exited = false;
-  child.on("exit", () => {
-    exited = true;
-  });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`server exited at start; see ${path.relative(ROOT, logFile)}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.status === 200) {
-        log(`server ${child.pid} up on port ${port}`);
-        return child;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`server did not answer /healthz within 60 s; see ${path.relative(ROOT, logFile)}`);
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      resolve();
-      return;
-    }
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      running = undefined;
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
-}
 
 // Last, so every declaration above is initialised before it runs.
 if (flags.has("seed-child")) {

@@ -12,9 +12,8 @@
 //   - sustained throughput: characters per second from the first to the last text of a
 //     stream (target at least 90% of direct), and the round's aggregate.
 // Every app stream is checked to deliver all the text and to end with its charge.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +22,7 @@ import { StreamTextDecoder } from "~/server/ai/sse.server";
 import { startFakeAiProvider, storyText, type FakeAiProvider } from "../tests/fakes/ai-provider";
 import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
+import { freePort, startServer, stopServer } from "./lib-server";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SCRIPT), "..");
@@ -181,17 +181,6 @@ function ensureBuild() {
   if (r.status !== 0) throw new Error("react-router build failed");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * A private copy of the build, server.js and server/ (node_modules and migrations linked), so a
  * rebuild by someone else during the run cannot pull the server out from under it.
@@ -202,43 +191,6 @@ function snapshotBuild(): string {
   for (const file of ["server.js", "package.json"]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
   for (const link of ["node_modules", "drizzle"]) fs.symlinkSync(path.join(ROOT, link), path.join(dir, link));
   return dir;
-}
-
-async function startServer(env: NodeJS.ProcessEnv, port: number, appDir: string): Promise<ChildProcess> {
-  const logFile = path.join(RESULTS_DIR, "stream-server.log");
-  const out = fs.openSync(logFile, "w");
-  const child = spawn(process.execPath, ["server.js"], {
-    cwd: appDir,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", out, out],
-  });
-  fs.closeSync(out);
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`server exited at start; see ${path.relative(ROOT, logFile)}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill("SIGKILL");
-  throw new Error("server did not answer /healthz within 60 s");
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -301,7 +253,7 @@ async function main() {
       await runSelf(SCRIPT, ["--seed-child", `--out=${out}`, `--endpoint=${fake.openaiEndpoint}`, `--streams=${STREAMS}`], env);
       const writers = JSON.parse(fs.readFileSync(out, "utf8")) as Writer[];
       const port = await freePort();
-      const server = await startServer(env, port, appDir);
+      const server = await startServer({ cwd: appDir, env, port, logFile: path.join(RESULTS_DIR, "stream-server.log") });
       const base = `http://127.0.0.1:${port}`;
       const rounds: Round[] = [];
       const before = busy();

@@ -1,0 +1,90 @@
+// The production server (`node server.js`) as the benchmarks run it: on a free loopback
+// port, ready once /healthz answers, stopped with SIGTERM, its memory read from /proc.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `node server.js` in `cwd` on `port` with `env` (NODE_ENV as the caller sets it;
+ * server.js defaults it to production), its output in `logFile` (or discarded), and
+ * waits up to 60 s for /healthz to answer 200.
+ */
+export async function startServer(options: { cwd: string; env: NodeJS.ProcessEnv; port: number; logFile?: string }): Promise<ChildProcess> {
+  const { cwd, env, port, logFile } = options;
+  const out = logFile ? fs.openSync(logFile, "w") : "ignore";
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", out, out],
+  });
+  if (typeof out === "number") fs.closeSync(out);
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const seeLog = logFile ? `; see ${logFile}` : "";
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`server exited at start${seeLog}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`server did not answer /healthz within 60 s${seeLog}`);
+}
+
+/** SIGTERM (the server closes its database), SIGKILL after 10 s. */
+export function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** Resident set and its high-water mark (VmHWM) of a process, in bytes. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: kb("VmRSS") * 1024, hwm: kb("VmHWM") * 1024 };
+}
+
+/** Samples a process's RSS every `everyMs` until stop(), which returns the peak in bytes. */
+export function sampleRss(pid: number, everyMs = 20): { stop: () => number } {
+  let peak = memoryOf(pid).rss;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, memoryOf(pid).rss);
+    } catch {
+      // the process is gone
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      try {
+        peak = Math.max(peak, memoryOf(pid).rss);
+      } catch {
+        // the process is gone
+      }
+      return peak;
+    },
+  };
+}
