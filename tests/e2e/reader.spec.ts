@@ -132,12 +132,13 @@ test("继续阅读 goes back to where a signed-in reader stopped", async ({ logg
   await visit(`/works/${id}`);
   await expect(page.getByRole("link", { name: "开始阅读" })).toBeVisible();
   await visit(`/works/${id}?chapter=2`);
-  const saved = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith(`/works/${id}/progress`));
+  // Wait for the save's answer, not only its request: the next page must see it.
+  const saved = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/works/${id}/progress`));
   await page.evaluate(() => document.getElementById("p-30")!.scrollIntoView({ block: "start" }));
-  const body = new URLSearchParams((await saved).postData() ?? "");
-  const paragraph = Number(body.get("paragraph"));
+  const response = await saved;
+  expect(response.status()).toBe(204);
+  const paragraph = Number(new URLSearchParams(response.request().postData() ?? "").get("paragraph"));
   expect(paragraph).toBeGreaterThanOrEqual(25);
-  await page.waitForLoadState("networkidle");
 
   await visit(`/works/${id}`);
   const resume = page.getByRole("link", { name: "继续阅读" });

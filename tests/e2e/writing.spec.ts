@@ -69,9 +69,12 @@ test("free writing: setting, characters, plots, streamed generation charged exac
   // Reorder by dragging, then by the buttons; the order is saved.
   expect((await plotTitles(page)).map((t) => t.trim())).toEqual(["1 雨夜来信", "2 河岸重逢"]);
   const list = page.getByRole("list", { name: "情节列表" });
+  // The new order shows at once and is saved in the background: reload only once saved
+  // ("networkidle" never comes while the live-updates stream is open).
+  const saved = page.waitForResponse((r) => r.request().method() === "POST" && (r.request().postData() ?? "").includes("reorder-plots"));
   await list.getByRole("listitem").filter({ hasText: "河岸重逢" }).dragTo(list.getByRole("listitem").filter({ hasText: "雨夜来信" }));
   await expect.poll(async () => (await plotTitles(page)).map((t) => t.trim())).toEqual(["1 河岸重逢", "2 雨夜来信"]);
-  await page.waitForLoadState("networkidle");
+  expect((await saved).ok()).toBe(true);
   await page.reload();
   await expect.poll(async () => (await plotTitles(page)).map((t) => t.trim())).toEqual(["1 河岸重逢", "2 雨夜来信"]);
   await page.getByRole("button", { name: "上移雨夜来信" }).click();
