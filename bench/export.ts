@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { freePort, memoryOf } from "./lib-server";
+import { freePort, memoryOf, sampleRss } from "./lib-server";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SCRIPT), "..");
@@ -147,14 +147,7 @@ async function measureExport(script: string, url: string, token: string, dataDir
     await waitForHealth(base, server);
     await new Promise((r) => setTimeout(r, 1000));
     const idle = memoryOf(server.pid!);
-    let peakRss = idle.rss;
-    const sampler = setInterval(() => {
-      try {
-        peakRss = Math.max(peakRss, memoryOf(server.pid!).rss);
-      } catch {
-        // the process is gone
-      }
-    }, 50);
+    const sampler = sampleRss(server.pid!, 50);
     const started = performance.now();
     const response = await fetch(`${base}/exports/database.zip`, { headers: { Authorization: `Bearer ${token}` } });
     if (!response.ok || !response.body) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
@@ -166,7 +159,7 @@ async function measureExport(script: string, url: string, token: string, dataDir
     }
     await new Promise<void>((r) => file.end(() => r()));
     const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
+    const peakRss = Math.max(idle.rss, sampler.stop());
     const after = memoryOf(server.pid!);
     const listing = spawnSync("unzip", ["-l", out], { encoding: "utf8" }).stdout;
     const sqlBytes = Number(/^\s*(\d+)\s+\S+\s+\S+\s+database\.sql$/m.exec(listing)?.[1] ?? NaN);
