@@ -1,7 +1,7 @@
 import { Form, Link, useLoaderData, useLocation } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
 import { getSessionUser } from "~/server/session.server";
-import { getSiteConfig } from "~/server/site-config.server";
+import { getDisplayConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/index";
 
 export const meta: Route.MetaFunction = () => [
@@ -12,7 +12,7 @@ export const meta: Route.MetaFunction = () => [
 export async function loader({ request }: Route.LoaderArgs) {
   const [user, site] = await Promise.all([
     getSessionUser(request),
-    getSiteConfig(["hero_url", "site_description"] as const),
+    getDisplayConfig(["hero_url", "site_description"] as const),
   ]);
   return { signedIn: Boolean(user), heroUrl: site.hero_url, description: site.site_description };
 }

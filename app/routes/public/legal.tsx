@@ -1,6 +1,6 @@
 import { useLoaderData } from "react-router";
 import { sanitizeRichText } from "~/server/sanitize.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
 
 const PAGES = {
@@ -17,7 +17,7 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `${data?.title ?
 /** /terms and /privacy: site configuration HTML, sanitised on the way out. */
 export async function loader({ request }: Route.LoaderArgs) {
   const page = pageOf(request);
-  const html = sanitizeRichText(await getSiteConfigValue(page.key));
+  const html = sanitizeRichText(await getDisplayConfigValue(page.key));
   return { title: page.title, html };
 }
 

@@ -3,7 +3,7 @@ import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { searchWorks } from "~/server/search.server";
 import { getSessionUser } from "~/server/session.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
 
@@ -20,7 +20,7 @@ export async function loader({ request }: Route.LoaderArgs) {
       page: parsePage(url.searchParams.get("page")),
       viewer: user,
     }),
-    getSiteConfigValue("default_cover_url"),
+    getDisplayConfigValue("default_cover_url"),
   ]);
   return { ...result, defaultCoverUrl };
 }

@@ -5,7 +5,7 @@ import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { authEmailCookie } from "~/server/auth-flash.server";
 import { getSessionUser } from "~/server/session.server";
-import { getSiteConfig } from "~/server/site-config.server";
+import { getDisplayConfig } from "~/server/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/layout";
 
@@ -13,7 +13,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const [user, site] = await Promise.all([
     getSessionUser(request),
-    getSiteConfig(["site_title", "logo_url"] as const),
+    getDisplayConfig(["site_title", "logo_url"] as const),
   ]);
   const authParam = url.searchParams.get("auth");
   const auth: AuthMode | null =

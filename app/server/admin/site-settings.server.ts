@@ -1,30 +1,28 @@
 import { sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { siteConfigs } from "~/db/schema";
-import { publish } from "../events.server";
 import { deleteStoredImage, storeSiteImage, type SiteImageKind } from "../images.server";
-import { getSiteConfig } from "../site-config.server";
+import { getSiteConfig, invalidateDisplayConfig } from "../site-config.server";
 
 /**
  * Writes of the site configuration (site_configs, key/value). Every change is one
- * upsert transaction, announced on the live-updates channel as the topic `site` so open
- * pages showing branding, terms or privacy can refresh (DECISIONS D9).
+ * upsert statement; the table's trigger (drizzle/0009_config_events.sql) announces it
+ * on the live-updates channel as the topic `site`, so open pages showing branding,
+ * terms or privacy refresh (DECISIONS D9) and every process drops its cached copy.
  */
 export async function setSiteConfigs(values: Record<string, string>, executor: Executor = db): Promise<void> {
   const entries = Object.entries(values);
   if (entries.length === 0) return;
-  const write = async (tx: Executor) => {
-    await tx
-      .insert(siteConfigs)
-      .values(entries.map(([key, value]) => ({ key, value, updatedAt: new Date() })))
-      .onConflictDoUpdate({
-        target: siteConfigs.key,
-        set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
-      });
-    await publish({ topic: "site", kind: "site" }, tx);
-  };
-  if (executor === db) await db.transaction(write);
-  else await write(executor);
+  await executor
+    .insert(siteConfigs)
+    .values(entries.map(([key, value]) => ({ key, value, updatedAt: new Date() })))
+    .onConflictDoUpdate({
+      target: siteConfigs.key,
+      set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+    });
+  // This process's next page shows the change at once (the trigger's event tells the
+  // others, and this one again on commit when `executor` is a transaction).
+  invalidateDisplayConfig();
 }
 
 export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url"> = {

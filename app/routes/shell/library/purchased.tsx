@@ -2,7 +2,7 @@ import { useLoaderData } from "react-router";
 import { LibraryGrid } from "~/components/library/library-grid";
 import { listPurchased } from "~/server/library.server";
 import { requireUser } from "~/server/session.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/purchased";
 
@@ -11,7 +11,7 @@ export const meta: Route.MetaFunction = () => [{ title: "已购买作品 - 砚�
 export async function loader({ request }: Route.LoaderArgs) {
   const user = await requireUser(request);
   const page = parsePage(new URL(request.url).searchParams.get("page"));
-  const [result, defaultCoverUrl] = await Promise.all([listPurchased(user, page), getSiteConfigValue("default_cover_url")]);
+  const [result, defaultCoverUrl] = await Promise.all([listPurchased(user, page), getDisplayConfigValue("default_cover_url")]);
   return { ...result, defaultCoverUrl };
 }
 

@@ -16,7 +16,7 @@ import {
 } from "~/server/reading.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
 import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
 import { safeRedirectPath } from "~/utils/redirect";
@@ -61,7 +61,7 @@ export async function loadReaderPage(request: Request, idParam: string | undefin
     price: work.price,
   };
   const [defaultCoverUrl, favorited] = await Promise.all([
-    getSiteConfigValue("default_cover_url"),
+    getDisplayConfigValue("default_cover_url"),
     viewer && !isOwner ? isFavorited(viewer.id, work.id) : false,
   ]);
   const access = {

@@ -4,7 +4,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { normalizeQuery } from "~/server/search.server";
 import { requireUser } from "~/server/session.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
 import { listMyWorks, type MyWorksTab } from "~/server/works.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
@@ -26,7 +26,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   const query = normalizeQuery(url.searchParams.get("q"));
   const [result, defaultCoverUrl] = await Promise.all([
     listMyWorks(user.id, { tab, sort, query, page: parsePage(url.searchParams.get("page")) }),
-    getSiteConfigValue("default_cover_url"),
+    getDisplayConfigValue("default_cover_url"),
   ]);
   return { ...result, tab, sort, query, defaultCoverUrl, self: url.pathname + url.search };
 }
