@@ -10,6 +10,7 @@ import express from "express";
 // react-dom's production one, which fails on every render.
 process.env.NODE_ENV ??= "production";
 const { createRequestHandler } = await import("./server/request-handler.js");
+const { createPageCache } = await import("./server/page-cache.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
@@ -25,6 +26,16 @@ if (process.argv.includes("--migrate-only")) {
   process.exit(0);
 }
 
+// Visitors' landing and works pages, kept a few seconds and dropped on every change of
+// works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
+const pageCache = process.env.PAGE_CACHE === "0" ? null : createPageCache();
+if (pageCache) {
+  build.entry.module.onPublicContentChange(() => pageCache.clear()).then(
+    () => pageCache.enable(),
+    (error) => console.error("page cache disabled: cannot listen for changes", error),
+  );
+}
+
 const app = express();
 app.disable("x-powered-by");
 if (trustProxy) app.set("trust proxy", true);
@@ -35,6 +46,7 @@ app.all(
   "*",
   createRequestHandler({
     build,
+    pageCache,
     getLoadContext: (req) => ({ clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown" }),
   }),
 );

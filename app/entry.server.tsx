@@ -5,8 +5,10 @@ import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext } from "react-router";
 import { ServerRouter } from "react-router";
 
-// Re-exported so server.js can close the database on shutdown.
+// Re-exported so server.js can close the database on shutdown, and drop its cached
+// visitor pages when public content changes.
 export { closeDatabase } from "~/db/client.server";
+export { onPublicContentChange } from "~/server/events.server";
 
 export const streamTimeout = 5_000;
 

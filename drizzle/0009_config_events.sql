@@ -25,3 +25,11 @@ CREATE TRIGGER prompts_notify
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON prompts
   FOR EACH STATEMENT
   EXECUTE FUNCTION inkstone_notify_config_changed('ai-config');
+--> statement-breakpoint
+-- A new work changes the public listing (the visitor page cache of server.js listens to
+-- `work`). One event per statement, without a work id: a new work is in nobody's
+-- library yet, and a bulk insert should not raise one notification per row.
+CREATE TRIGGER works_notify_inserted
+  AFTER INSERT ON works
+  FOR EACH STATEMENT
+  EXECUTE FUNCTION inkstone_notify_config_changed('work');

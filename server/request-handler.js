@@ -5,7 +5,7 @@
 // an /api/events stream open for hours, grew the process without bound. Here the body
 // goes through stream.pipeline, which holds only what the socket has not taken yet and
 // stops reading from the app when the client goes away.
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createRequestHandler as createReactRouterHandler } from "react-router";
 
@@ -35,7 +35,7 @@ function toFetchRequest(req, res) {
 }
 
 /** Writes a Fetch Response to the Express response, streaming its body with backpressure. */
-async function sendResponse(res, response) {
+async function sendResponse(res, response, recorder = null) {
   if (res.destroyed || res.writableEnded) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -53,7 +53,18 @@ async function sendResponse(res, response) {
   }
   if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
   try {
-    await pipeline(Readable.fromWeb(response.body), res);
+    if (recorder) {
+      const tap = new Transform({
+        transform(chunk, _encoding, callback) {
+          recorder.add(chunk);
+          callback(null, chunk);
+        },
+      });
+      await pipeline(Readable.fromWeb(response.body), tap, res);
+      recorder.finish();
+    } else {
+      await pipeline(Readable.fromWeb(response.body), res);
+    }
   } catch (error) {
     // A client that went away mid-body is not an error of the server.
     if (res.destroyed || error?.code === "ERR_STREAM_PREMATURE_CLOSE") return;
@@ -61,17 +72,31 @@ async function sendResponse(res, response) {
   }
 }
 
+/** Answers from a page kept by server/page-cache.js. */
+function sendCached(res, entry) {
+  res.status(entry.status);
+  for (const [key, value] of entry.headers) res.append(key, value);
+  res.set("X-Page-Cache", "hit");
+  res.end(res.req.method === "HEAD" ? undefined : entry.body);
+}
+
 /**
  * The Express middleware that serves every request through the React Router build.
- * `getLoadContext(req)` gives the context loaders and actions receive.
+ * `getLoadContext(req)` gives the context loaders and actions receive. With a
+ * `pageCache` (server/page-cache.js), pages that are the same for every visitor
+ * without a cookie are answered from it while fresh.
  */
-export function createRequestHandler({ build, getLoadContext, mode = process.env.NODE_ENV }) {
+export function createRequestHandler({ build, getLoadContext, mode = process.env.NODE_ENV, pageCache = null }) {
   const handle = createReactRouterHandler(build, mode);
   return async (req, res, next) => {
     try {
+      const key = pageCache?.keyOf(req) ?? null;
+      const cached = key ? pageCache.lookup(key) : null;
+      if (cached) return sendCached(res, cached);
       const request = toFetchRequest(req, res);
       const response = await handle(request, await getLoadContext?.(req, res));
-      await sendResponse(res, response);
+      const recorder = key && req.method === "GET" ? pageCache.recorder(key, response) : null;
+      await sendResponse(res, response, recorder);
     } catch (error) {
       if (res.headersSent) res.destroy(error);
       else next(error);

@@ -218,3 +218,22 @@ export function liveEventStream(userId: string | null, signal: AbortSignal, hear
 export function listenerCount(topic: string): number {
   return hub.listeners.get(topic)?.size ?? 0;
 }
+
+/**
+ * Calls `listener` whenever something a visitor's page shows may have changed: a work
+ * (the `work` trigger: added, edited, priced, hidden, deleted) or the site settings.
+ * server.js drops its cached visitor pages on it. Resolves once listening.
+ */
+export async function onPublicContentChange(listener: () => void): Promise<() => void> {
+  const offWork = await subscribe("work", listener);
+  try {
+    const offSite = await subscribe("site", listener);
+    return () => {
+      offWork();
+      offSite();
+    };
+  } catch (error) {
+    offWork();
+    throw error;
+  }
+}

@@ -100,6 +100,42 @@ describe("node server.js", () => {
     expect(page.status).toBe(200);
   });
 
+  it("keeps visitors' pages a few seconds, never for a cookie, and drops them when a work is published", async () => {
+    const visit = (headers: Record<string, string> = {}) => fetch(`${origin}/works?q=${encodeURIComponent("缓存测试")}&page=1`, { headers });
+    const first = await visit();
+    const firstHtml = await first.text();
+    expect(first.headers.get("X-Page-Cache")).toBeNull();
+    expect(firstHtml).toContain("未找到相关作品");
+    const second = await visit();
+    expect(second.headers.get("X-Page-Cache")).toBe("hit");
+    expect(await second.text()).toBe(firstHtml);
+    const head = await fetch(`${origin}/works?q=${encodeURIComponent("缓存测试")}&page=1`, { method: "HEAD" });
+    expect([head.status, head.headers.get("X-Page-Cache"), await head.text()]).toEqual([200, "hit", ""]);
+
+    // Someone with a cookie always gets a fresh page.
+    const withCookie = await visit({ Cookie: "theme=dark" });
+    expect(withCookie.headers.get("X-Page-Cache")).toBeNull();
+
+    // An author publishes a matching work; the next visitor sees it at once.
+    const email = `cache-${Date.now()}@example.com`;
+    const post = (to: string, body: URLSearchParams | FormData, cookie = "") =>
+      fetch(`${origin}${to}`, { method: "POST", body, headers: { Origin: origin, ...(cookie ? { Cookie: cookie } : {}) }, redirect: "manual" });
+    await post("/auth/register", new URLSearchParams({ email, password: "a-good-password" }));
+    const login = await post("/auth/login", new URLSearchParams({ email, password: "a-good-password" }));
+    const cookie = login.headers.getSetCookie()[0].split(";")[0];
+    const form = new FormData();
+    const fields = { status: "completed", type: "single_chapter", title: "缓存测试之书", description: "简介", rating: "all_ages", visibility: "public", content: "正文" };
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    expect((await post("/submit", form, cookie)).status).toBe(302);
+
+    let html = "";
+    for (let i = 0; i < 50 && !html.includes("缓存测试之书"); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 20));
+      html = await (await visit()).text();
+    }
+    expect(html).toContain("缓存测试之书");
+  });
+
   it("stops cleanly on SIGTERM, closing the database", async () => {
     const exited = new Promise<number | null>((r) => server.once("exit", (code) => r(code)));
     server.kill("SIGTERM");

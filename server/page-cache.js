@@ -1,0 +1,89 @@
+// A short-lived copy of the public pages a visitor without any cookie gets (the landing
+// page and the works listing and search), so that a burst of visitors on the same
+// address renders it once instead of once each (docs/decisions/013-visitor-page-cache.md).
+//
+// Only what is the same for every such visitor is kept: GET or HEAD of an allowed path,
+// no Cookie and no Authorization header, and a 200 HTML answer that sets no cookie. A
+// signed-in user (or anyone with a cookie) always gets a fresh render. Entries expire
+// after `ttlMs`, and everything is dropped when the works or the site configuration
+// change (the live events `work` and `site`, raised by database triggers from any
+// process), so a change shows at once; the TTL bounds what no event announces (an
+// author's new nickname on a card).
+
+const DEFAULT_PATHS = new Set(["/", "/works"]);
+
+export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes = 512 * 1024, paths = DEFAULT_PATHS } = {}) {
+  /** @type {Map<string, { status: number, headers: [string, string][], body: Buffer, storedAt: number }>} */
+  const entries = new Map();
+  let generation = 0;
+  let enabled = false;
+
+  return {
+    /** Called once the process listens for the invalidating events; until then nothing is kept. */
+    enable() {
+      enabled = true;
+    },
+    clear() {
+      generation += 1;
+      entries.clear();
+    },
+    get size() {
+      return entries.size;
+    },
+    /** The cache key of a request that may be served from or stored in the cache, or null. */
+    keyOf(req) {
+      if (!enabled) return null;
+      if (req.method !== "GET" && req.method !== "HEAD") return null;
+      if (req.headers.cookie || req.headers.authorization) return null;
+      const url = req.originalUrl;
+      const path = url.split("?", 1)[0];
+      if (!paths.has(path)) return null;
+      return url;
+    },
+    lookup(key, now = Date.now()) {
+      const entry = entries.get(key);
+      if (!entry) return null;
+      if (now - entry.storedAt > ttlMs) {
+        entries.delete(key);
+        return null;
+      }
+      return entry;
+    },
+    /**
+     * Starts recording a response for `key`. Returns `{ add(chunk), finish() }`; the entry is
+     * kept only if the answer qualifies, fits in maxBodyBytes, and nothing changed
+     * meanwhile.
+     */
+    recorder(key, response) {
+      const startedAt = generation;
+      const type = response.headers.get("Content-Type") ?? "";
+      if (response.status !== 200 || !type.startsWith("text/html") || response.headers.has("Set-Cookie")) return null;
+      if (/no-store|private/i.test(response.headers.get("Cache-Control") ?? "")) return null;
+      const chunks = [];
+      let bytes = 0;
+      let overflow = false;
+      return {
+        add(chunk) {
+          if (overflow) return;
+          bytes += chunk.byteLength;
+          if (bytes > maxBodyBytes) {
+            overflow = true;
+            chunks.length = 0;
+            return;
+          }
+          chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        },
+        finish() {
+          if (overflow || startedAt !== generation) return;
+          if (entries.size >= maxEntries) entries.delete(entries.keys().next().value);
+          entries.set(key, {
+            status: response.status,
+            headers: [...response.headers],
+            body: Buffer.concat(chunks, bytes),
+            storedAt: Date.now(),
+          });
+        },
+      };
+    },
+  };
+}
