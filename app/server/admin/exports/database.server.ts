@@ -50,7 +50,7 @@ export interface TableInfo {
 
 /** Rows per SELECT at most, and the bytes a batch aims at (rows may be large chapters). */
 const MAX_BATCH_ROWS = 1000;
-const MIN_BATCH_ROWS = 10;
+const MIN_BATCH_ROWS = 1;
 const TARGET_BATCH_BYTES = 1024 * 1024;
 
 export function quoteIdent(name: string): string {
@@ -168,8 +168,12 @@ function literalExpression(column: ColumnInfo): string {
   return `quote_nullable(${c})`;
 }
 
+/**
+ * One row as `(literal, literal, ...)`. concat() builds it in one pass; a chain of `||`
+ * would copy the growing text (a whole chapter) once per column.
+ */
 function rowLiteralExpression(table: TableInfo): string {
-  return `'(' || ${table.columns.map(literalExpression).join(` || ', ' || `)} || ')'`;
+  return `concat('(', ${table.columns.map(literalExpression).join(`, ', ', `)}, ')')`;
 }
 
 /** Keyset cursor: the primary key (or, for a table without one, the physical row id). */
@@ -183,13 +187,22 @@ function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
   };
 }
 
-/** The keyset query of one batch, as text with $n parameters (for either driver). */
+/**
+ * The keyset query of one batch, as text with $n parameters (for either driver).
+ * PostgreSQL builds the whole statement (`INSERT ... VALUES` and the rows joined by
+ * ",\n", ending in ";\n") as one value, so the server receives one buffer per batch and
+ * passes it on as it is. It also returns the batch's row count and its last key (the
+ * greatest, which the next batch starts after).
+ */
 function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
   const { exprs, casts } = cursorColumns(table);
-  const select = exprs.map((e, i) => `${e}::text as k${i}`).join(", ");
-  let text = `select ${select}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
-  if (after) text += ` where (${exprs.join(", ")}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
-  text += ` order by ${exprs.join(", ")} limit ${limit}`;
+  const keys = exprs.map((_, i) => `o${i}`);
+  let rows = `select ${exprs.map((e, i) => `${e} as o${i}`).join(", ")}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
+  if (after) rows += ` where (${exprs.join(", ")}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
+  rows += ` order by ${exprs.join(", ")} limit ${limit}`;
+  const lastKey = keys.map((k, i) => `(array_agg(${k}::text order by ${keys.map((o) => `${o} desc`).join(", ")}))[1] as k${i}`);
+  const statement = `${quoteLiteral(insertHeader(table))} || string_agg(r, E',\\n' order by ${keys.join(", ")}) || E';\\n'`;
+  const text = `select count(*)::text as n, ${lastKey.join(", ")}, ${statement} as s from (${rows}) b`;
   return { text, params: after ?? [] };
 }
 
@@ -221,10 +234,11 @@ function insertHeader(table: TableInfo): string {
   return `INSERT INTO public.${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(", ")})${overriding} VALUES\n`;
 }
 
-/** One batch: the cursor values of its last row and each row's literal, as UTF-8 bytes. */
+/** One batch: its row count, the cursor values of its last row, the statement as UTF-8. */
 interface Batch {
+  rows: number;
   lastKey: string[];
-  literals: Uint8Array[];
+  statement: Uint8Array;
 }
 
 /** How the export reads: counts and batches, on one snapshot or batch by batch. */
@@ -251,12 +265,13 @@ async function withPostgresReader<T>(fn: (reader: Reader) => Promise<T>): Promis
         return Number(row.n);
       },
       async batch(text, params) {
-        const rows = (await tx.unsafe(text, params).raw()) as unknown as (Buffer | null)[][];
-        if (rows.length === 0) return null;
-        const last = rows[rows.length - 1];
+        const [row] = (await tx.unsafe(text, params).raw()) as unknown as (Buffer | null)[][];
+        const rows = Number(row[0]!.toString("latin1"));
+        if (rows === 0) return null;
         return {
-          lastKey: last.slice(0, -1).map((cell) => cell?.toString("utf8") ?? ""),
-          literals: rows.map((row) => row[row.length - 1]!),
+          rows,
+          lastKey: row.slice(1, -1).map((cell) => cell?.toString("utf8") ?? ""),
+          statement: row[row.length - 1]!,
         };
       },
     });
@@ -277,11 +292,11 @@ async function withPgliteReader<T>(fn: (reader: Reader) => Promise<T>): Promise<
       return Number(row.n);
     },
     async batch(text, params) {
-      const rows = await run<Record<string, string>>(drizzleQuery(text, params));
-      if (rows.length === 0) return null;
-      const last = rows[rows.length - 1];
-      const keys = Object.keys(last).filter((k) => /^k\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-      return { lastKey: keys.map((k) => last[k]), literals: rows.map((row) => encoder.encode(row.r)) };
+      const [row] = await run<Record<string, string>>(drizzleQuery(text, params));
+      const rows = Number(row.n);
+      if (rows === 0) return null;
+      const keys = Object.keys(row).filter((k) => /^k\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+      return { rows, lastKey: keys.map((k) => row[k]), statement: encoder.encode(row.s) };
     },
   });
 }
@@ -301,8 +316,6 @@ export async function writeDatabaseSql(
   const withReader = databaseKind === "postgres" ? withPostgresReader : withPgliteReader;
   return withReader((reader) => writeTables(write, onProgress, reader, tables));
 }
-
-const SEPARATOR = new TextEncoder().encode(",\n");
 
 async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, tables: TableInfo[]) {
   const counts: number[] = [];
@@ -338,45 +351,34 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       doneWeight += expected + 1;
       continue;
     }
-    const header = new TextEncoder().encode(insertHeader(table));
-    let after: string[] | null = null;
     let limit = MAX_BATCH_ROWS;
     let rowsDone = 0;
-    for (;;) {
+    const read = (after: string[] | null) => {
       const { text, params } = batchQuery(table, after, limit);
-      const batch = await reader.batch(text, params);
+      const pending = reader.batch(text, params);
+      // If writing fails (a cancelled download) this read is abandoned, not awaited.
+      pending.catch(() => {});
+      return pending;
+    };
+    let next: Promise<Batch | null> = read(null);
+    for (;;) {
+      const batch = await next;
       if (!batch) break;
-      const { literals } = batch;
-      // One buffer per statement: header, the rows joined by ",\n", and ";\n".
-      let bytes = header.byteLength + 2 + (literals.length - 1) * SEPARATOR.byteLength;
-      for (const literal of literals) bytes += literal.byteLength;
-      const statement = new Uint8Array(bytes);
-      statement.set(header, 0);
-      let offset = header.byteLength;
-      for (const [i, literal] of literals.entries()) {
-        if (i > 0) {
-          statement.set(SEPARATOR, offset);
-          offset += SEPARATOR.byteLength;
-        }
-        statement.set(literal, offset);
-        offset += literal.byteLength;
-      }
-      statement[offset] = 0x3b; // ;
-      statement[offset + 1] = 0x0a;
-      await write(statement);
-      rowsDone += literals.length;
-      totalRows += literals.length;
-      after = batch.lastKey;
+      const last = batch.rows < limit;
+      // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
+      const average = Math.max(1, batch.statement.byteLength / batch.rows);
+      limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
+      // The next batch is read while this one is compressed and sent.
+      next = last ? Promise.resolve(null) : read(batch.lastKey);
+      await write(batch.statement);
+      rowsDone += batch.rows;
+      totalRows += batch.rows;
       onProgress({
         stage: "tables",
         label,
         detail: `${table.name}：${rowsDone} / ${Math.max(expected, rowsDone)} 行`,
         percent: percentOf(doneWeight + Math.min(rowsDone, expected)),
       });
-      if (literals.length < limit) break;
-      // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
-      const average = Math.max(1, bytes / literals.length);
-      limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
     }
     doneWeight += expected + 1;
   }
