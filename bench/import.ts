@@ -2,18 +2,24 @@
 // stored through the publish path (publishWork), on PostgreSQL (default) or PGlite.
 // Reports wall time and peak RSS per run, then the size of the reader's first HTML
 // response for a 1 MB chapter (needs build/), then (PostgreSQL, needs build/) the same
-// import posted to the production server's /submit, with the server's RSS idle and at
-// peak. Flags: --pglite, --runs=N.
+// import posted to the production server's /submit several times in a row (a server's
+// heap grows over repeated imports), with the server's RSS idle, before each run, at peak
+// (sampled every 5 ms) and its high-water mark (VmHWM, which no sample can miss).
+// Flags: --pglite, --runs=N (in-process runs), --server-runs=N (default 6),
+// --server-only (skip the in-process runs and the reader).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import postgres from "postgres";
 import { dropPgDatabase, ensurePgDatabase, pgUrlFor } from "./lib-db";
 import { freePort, memoryOf, sampleRss, startServer, stopServer } from "./lib-server";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const usePglite = args.has("pglite");
 const runs = Number(args.get("runs") ?? 3);
+const serverRuns = Number(args.get("server-runs") ?? 6);
+const serverOnly = args.has("server-only");
 const CHAPTERS = 3000;
 const TARGET_BYTES = 10 * 1024 * 1024;
 
@@ -70,7 +76,7 @@ form.set("password", "bench-password");
 const user = await register(form, "bench");
 
 const results: { ms: number; peakMb: number; baseMb: number; chapters: number }[] = [];
-for (let i = 0; i < runs; i++) {
+for (let i = 0; i < (serverOnly ? 0 : runs); i++) {
   global.gc?.();
   const baseMb = process.memoryUsage().rss / 1024 / 1024;
   let peak = baseMb;
@@ -81,7 +87,7 @@ for (let i = 0; i < runs; i++) {
   const work = await publishWork(
     user.id,
     { status: "completed", type: "multi_chapter", title: `导入测试${i + 1}`, description: "基准测试", rating: "all_ages", isAiGenerated: false, visibility: "public", separator: "####" },
-    { txt: new File([bytes], "novel.txt", { type: "text/plain" }), cover: null },
+    { txt: { name: "novel.txt", type: "text/plain", size: bytes.length, chunks: [bytes] }, cover: null },
   );
   const ms = performance.now() - t0;
   clearInterval(sampler);
@@ -89,8 +95,8 @@ for (let i = 0; i < runs; i++) {
   results.push({ ms, peakMb: peak, baseMb, chapters: work.chapterCount });
 }
 
-console.log(`\n| run | backend | chapters | wall time | RSS before | peak RSS |`);
-console.log(`| --- | --- | --- | --- | --- | --- |`);
+if (!serverOnly) console.log(`\n| run | backend | chapters | wall time | RSS before | peak RSS |`);
+if (!serverOnly) console.log(`| --- | --- | --- | --- | --- | --- |`);
 results.forEach((r, i) =>
   console.log(`| ${i + 1} | ${usePglite ? "PGlite" : "PostgreSQL"} | ${r.chapters} | ${(r.ms / 1000).toFixed(2)} s | ${r.baseMb.toFixed(0)} MB | ${r.peakMb.toFixed(0)} MB |`),
 );
@@ -100,7 +106,9 @@ console.log(`\nmax resident set of the whole process: ${(process.resourceUsage()
 // by the production build's request handler as a visitor sees it: paragraphs of about 80
 // characters, and the worst case of one 1 MB line.
 const buildEntry = path.resolve("build/server/index.js");
-if (fs.existsSync(buildEntry)) {
+if (serverOnly) {
+  // the in-process part is skipped
+} else if (fs.existsSync(buildEntry)) {
   const { createWork } = await import("~/server/works.server");
   const { createRequestHandler } = await import("react-router");
   const handle = createRequestHandler(await import(buildEntry), "production");
@@ -136,6 +144,14 @@ await closeDatabase();
 if (!usePglite && fs.existsSync(buildEntry)) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  // The server's answer is a redirect: read what it stored from the database.
+  const pg = postgres(pgUrlFor(dbName), { max: 1, onnotice: () => {} });
+  const chapterCountOf = async (title: string) => {
+    const [row] = await pg`select chapter_count, word_count from works where title = ${title}`;
+    const [stored] = await pg`select count(*)::int as n from chapters c join works w on w.id = c.work_id where w.title = ${title}`;
+    if (!row || row.chapter_count !== stored.n) throw new Error(`${title}: chapter_count ${row?.chapter_count}, rows ${stored.n}`);
+    return row.chapter_count as number;
+  };
   const server = await startServer({ cwd: path.resolve("."), env: { ...process.env, DATA_DIR: tmp }, port });
   try {
     const account = { email: `bench-server-${Date.now()}@example.com`, password: "bench-password", redirectTo: "/" };
@@ -146,25 +162,30 @@ if (!usePglite && fs.existsSync(buildEntry)) {
     const cookie = login.headers.getSetCookie()[0]?.split(";")[0];
     if (!cookie) throw new Error(`login failed: ${login.status}`);
     await new Promise((r) => setTimeout(r, 1000));
-    const idle = memoryOf(server.pid!).rss / 1024 / 1024;
-    console.log(`\n| run | via | wall time | server RSS idle | server peak RSS |`);
-    console.log(`| --- | --- | --- | --- | --- |`);
-    for (let i = 0; i < runs; i++) {
+    const MB = 1024 * 1024;
+    const idle = memoryOf(server.pid!).rss / MB;
+    console.log(`\nserver RSS idle: ${idle.toFixed(0)} MB`);
+    console.log(`\n| run | via | chapters | wall time | server RSS before | server peak RSS (5 ms samples) | server VmHWM so far |`);
+    console.log(`| --- | --- | --- | --- | --- | --- | --- |`);
+    for (let i = 0; i < serverRuns; i++) {
       const form = new FormData();
       const fields = { status: "completed", type: "multi_chapter", title: `服务器导入${i + 1}`, description: "基准测试", rating: "all_ages", visibility: "public", separator: "####" };
       for (const [k, v] of Object.entries(fields)) form.set(k, v);
       form.set("txt", new File([bytes], "novel.txt", { type: "text/plain" }));
-      const before = memoryOf(server.pid!).rss / 1024 / 1024;
+      const before = memoryOf(server.pid!).rss / MB;
       const sampler = sampleRss(server.pid!, 5);
       const t0 = performance.now();
       const response = await post("/submit", form, cookie);
       const ms = performance.now() - t0;
-      const peak = sampler.stop() / 1024 / 1024;
+      const peak = sampler.stop() / MB;
       if (response.status !== 302) throw new Error(`/submit answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-      console.log(`| ${i + 1} | POST /submit | ${(ms / 1000).toFixed(2)} s | ${(i === 0 ? idle : before).toFixed(0)} MB | ${peak.toFixed(0)} MB |`);
+      const chapters = await chapterCountOf(`服务器导入${i + 1}`);
+      const hwm = memoryOf(server.pid!).hwm / MB;
+      console.log(`| ${i + 1} | POST /submit | ${chapters} | ${(ms / 1000).toFixed(2)} s | ${before.toFixed(0)} MB | ${peak.toFixed(0)} MB | ${hwm.toFixed(0)} MB |`);
     }
   } finally {
     await stopServer(server);
+    await pg.end({ timeout: 5 });
   }
 }
 

@@ -2,6 +2,7 @@ import { DEFAULT_SEPARATOR } from "~/schemas/work";
 import { countWords } from "~/utils/text";
 /** Largest TXT file accepted for a multi-chapter import. */
 export const TXT_MAX_BYTES = 20 * 1024 * 1024;
+export const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
 /** Most chapters one import may create. */
 export const TXT_MAX_CHAPTERS = 10_000;
 /** The chapter separator of user-side.md section 9, shared with the publish form. */
@@ -52,20 +53,45 @@ function notText(): TxtImportError {
   return new TxtImportError("文件不是有效的文本文件，请上传TXT格式的小说");
 }
 
-/** Decodes without throwing and counts U+FFFD, the decoder's mark for an invalid sequence. */
-function decodeLoosely(bytes: Uint8Array, encoding: string): { text: string; invalid: number } {
-  const text = new TextDecoder(encoding).decode(bytes);
+// Bytes decoded at a time: the text is never built whole, only its chapters are.
+const DECODE_CHUNK_BYTES = 64 * 1024;
+
+/** The strict decoder refused a byte sequence. */
+class InvalidSequence extends Error {}
+
+/** An uploaded file's bytes: one buffer, or the chunks it arrived in (never joined). */
+export type TxtBytes = Uint8Array | readonly Uint8Array[];
+
+/** The text in pieces of at most DECODE_CHUNK_BYTES bytes, decoded as they are asked for. */
+function* decodeStrictly(chunks: readonly Uint8Array[], encoding: string): Generator<string> {
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  const decode = (input?: Uint8Array, stream = false) => {
+    try {
+      return decoder.decode(input, { stream });
+    } catch (error) {
+      if (error instanceof TypeError) throw new InvalidSequence();
+      throw error;
+    }
+  };
+  for (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += DECODE_CHUNK_BYTES) {
+      yield decode(chunk.subarray(at, Math.min(at + DECODE_CHUNK_BYTES, chunk.length)), true);
+    }
+  }
+  // The end of the file: a sequence cut short there is invalid.
+  yield decode();
+}
+
+/**
+ * The whole file decoded loosely (U+FFFD for every invalid sequence) and how many there
+ * were. Not piece by piece: Node's GB18030 decoder throws on some invalid sequences cut by
+ * a chunk boundary even when not fatal. Only for files no strict decoding accepts.
+ */
+function decodeLoosely(chunks: readonly Uint8Array[], encoding: string): { text: string; invalid: number } {
+  const text = new TextDecoder(encoding).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
   let invalid = 0;
   for (let i = text.indexOf("\uFFFD"); i !== -1; i = text.indexOf("\uFFFD", i + 1)) invalid++;
   return { text, invalid };
-}
-
-function decodeStrictly(bytes: Uint8Array, encoding: string): string | null {
-  try {
-    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -87,45 +113,88 @@ function countSuspicious(text: string): number {
 }
 
 /**
- * Turns an uploaded TXT file into text. UTF-8 (with or without BOM) and UTF-16 with a
- * BOM are recognised by their bytes; a file that is not valid UTF-8 is read as GB18030,
- * which covers GBK and GB2312, the usual encodings of Chinese TXT novels. When neither
- * decodes cleanly, the one with fewer invalid sequences wins (a UTF-8 file with one bad
- * byte stays UTF-8). Binary files are refused. Line ends become \n.
+ * The pieces without a leading BOM, refusing binary data once the last piece has been
+ * read (too many suspicious characters), before the consumer's own end-of-text checks.
  */
-export function decodeTxt(bytes: Uint8Array): string {
-  if (bytes.length === 0) throw new TxtImportError("TXT文件是空的");
-  if (bytes.length > TXT_MAX_BYTES) throw new TxtImportError("TXT文件不能超过20MB");
-
-  let text: string;
-  if (startsWithBytes(bytes, [0xff, 0xfe]) || startsWithBytes(bytes, [0xfe, 0xff])) {
-    // UTF-16 text is full of NUL bytes, so it skips the byte-level checks.
-    const encoding = bytes[0] === 0xff ? "utf-16le" : "utf-16be";
-    text = decodeStrictly(bytes, encoding) ?? decodeLoosely(bytes, encoding).text;
-  } else {
-    if (BINARY_SIGNATURES.some((sig) => startsWithBytes(bytes, sig))) throw notText();
-    const sniff = bytes.subarray(0, SNIFF_BYTES);
-    if (sniff.includes(0)) throw notText();
-    // TextDecoder drops a UTF-8 BOM by itself.
-    const utf8 = decodeStrictly(bytes, "utf-8");
-    if (utf8 !== null) {
-      text = utf8;
-    } else {
-      const gb = decodeStrictly(bytes, "gb18030");
-      if (gb !== null) {
-        text = gb;
-      } else {
-        const looseGb = decodeLoosely(bytes, "gb18030");
-        const looseUtf8 = decodeLoosely(bytes, "utf-8");
-        text = looseUtf8.invalid < looseGb.invalid ? looseUtf8.text : looseGb.text;
-      }
+function* checkedPieces(pieces: Iterable<string>): Generator<string> {
+  let length = 0;
+  let suspicious = 0;
+  let first = true;
+  for (let piece of pieces) {
+    if (first && piece.length > 0) {
+      first = false;
+      if (piece.charCodeAt(0) === 0xfeff) piece = piece.slice(1);
     }
+    length += piece.length;
+    suspicious += countSuspicious(piece);
+    yield piece;
   }
+  if (suspicious >= 2 && suspicious > length * 0.001) throw notText();
+}
 
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const suspicious = countSuspicious(text);
-  if (suspicious >= 2 && suspicious > text.length * 0.001) throw notText();
-  return text.replace(/\r\n?/g, "\n");
+/** The first `n` bytes of the chunks (fewer if there are fewer). */
+function headOf(chunks: readonly Uint8Array[], n: number): Uint8Array {
+  if (chunks.length === 0 || chunks[0].length >= n) return (chunks[0] ?? new Uint8Array()).subarray(0, n);
+  const head = new Uint8Array(n);
+  let size = 0;
+  for (const chunk of chunks) {
+    if (size >= n) break;
+    const part = chunk.subarray(0, n - size);
+    head.set(part, size);
+    size += part.length;
+  }
+  return head.subarray(0, size);
+}
+
+/** Whether the whole file decodes strictly (decoded piece by piece, nothing kept). */
+function decodesStrictly(chunks: readonly Uint8Array[], encoding: string): boolean {
+  try {
+    for (const _ of decodeStrictly(chunks, encoding));
+    return true;
+  } catch (error) {
+    if (error instanceof InvalidSequence) return false;
+    throw error;
+  }
+}
+
+/**
+ * An uploaded TXT file's text, in pieces decoded as they are read. UTF-8 (with or
+ * without BOM) and UTF-16 with a BOM are recognised by their bytes; a file that is not
+ * valid UTF-8 is read as GB18030, which covers GBK and GB2312, the usual encodings of
+ * Chinese TXT novels. When neither decodes cleanly, the one with fewer invalid sequences
+ * wins (a UTF-8 file with one bad byte stays UTF-8). The pieces keep their line ends
+ * (\r\n, \r or \n).
+ *
+ * Empty, oversized and binary-looking files are refused here, before any piece is read;
+ * the proportion of control characters is known only at the end, so iterating the
+ * pieces throws there for a file that turns out not to be text. The encoding is decided
+ * by a first strict decoding that keeps nothing, so no piece is ever taken back.
+ */
+export function decodedText(bytes: TxtBytes): Iterable<string> {
+  const chunks: readonly Uint8Array[] = bytes instanceof Uint8Array ? [bytes] : bytes;
+  const size = chunks.reduce((n, c) => n + c.length, 0);
+  if (size === 0) throw new TxtImportError("TXT文件是空的");
+  if (size > TXT_MAX_BYTES) throw new TxtImportError(TXT_TOO_LARGE_MESSAGE);
+
+  const head = headOf(chunks, SNIFF_BYTES);
+  if (startsWithBytes(head, [0xff, 0xfe]) || startsWithBytes(head, [0xfe, 0xff])) {
+    // UTF-16 text is full of NUL bytes, so it skips the byte-level checks.
+    return checkedPieces([decodeLoosely(chunks, head[0] === 0xff ? "utf-16le" : "utf-16be").text]);
+  }
+  if (BINARY_SIGNATURES.some((sig) => startsWithBytes(head, sig))) throw notText();
+  if (head.includes(0)) throw notText();
+  // TextDecoder drops a UTF-8 BOM by itself.
+  for (const encoding of ["utf-8", "gb18030"]) {
+    if (decodesStrictly(chunks, encoding)) return checkedPieces(decodeStrictly(chunks, encoding));
+  }
+  const gb = decodeLoosely(chunks, "gb18030");
+  const utf8 = decodeLoosely(chunks, "utf-8");
+  return checkedPieces([utf8.invalid < gb.invalid ? utf8.text : gb.text]);
+}
+
+/** An uploaded TXT file as one string with \n line ends (see decodedText). */
+export function decodeTxt(bytes: TxtBytes): string {
+  return Array.from(decodedText(bytes)).join("").replace(/\r\n?/g, "\n");
 }
 
 /** The separator as the author typed it, trimmed; 1 to 20 characters on one line. */
@@ -147,7 +216,7 @@ function capTitle(title: string): string {
 const isBlank = (line: string) => line.trim() === "";
 
 /**
- * Splits decoded text into chapters (user-side spec, section 5, Publish):
+ * Splits text into chapters (user-side spec, section 5, Publish):
  * - a chapter starts at every line that begins with the separator, in column one
  *   (indented lines are paragraphs: Chinese prose indents every paragraph);
  * - the title is the first non-blank line after the separator line, and the rest is the
@@ -155,60 +224,125 @@ const isBlank = (line: string) => line.trim() === "";
  *   carries the title itself, and everything below it is content;
  * - text before the first separator is not part of any chapter and is not imported;
  * - chapters without a title or without content are dropped.
- * Lines keep their leading indentation and lose trailing whitespace; blank lines at
- * the start and end of a chapter are dropped. Linear in the length of the text.
+ * Lines end at \r\n, \r or \n; they keep their leading indentation and lose trailing
+ * whitespace; blank lines at the start and end of a chapter are dropped.
+ *
+ * The text may come in pieces (as a file is decoded) cut anywhere, even between \r and
+ * \n: chapters are built line by line as the pieces arrive, so the whole text never
+ * exists as one string. Linear in the length of the text.
  */
 export function parseTxtChapters(
-  text: string,
+  text: string | Iterable<string>,
   separator: string = DEFAULT_CHAPTER_SEPARATOR,
 ): ParsedChapter[] {
-  const sep = normalizeSeparator(separator);
-  const lines = text.split("\n");
-  const chapters: ParsedChapter[] = [];
-
-  const starts: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].startsWith(sep)) starts.push(i);
-  }
-
-  for (let s = 0; s < starts.length; s++) {
-    const head = starts[s];
-    const end = s + 1 < starts.length ? starts[s + 1] : lines.length;
-
-    let title = lines[head].slice(sep.length).trim();
-    let first = head + 1;
-    if (title === "") {
-      while (first < end && isBlank(lines[first])) first++;
-      if (first >= end) continue;
-      title = lines[first].trim();
-      first++;
-    }
-
-    let last = end - 1;
-    while (first <= last && isBlank(lines[first])) first++;
-    while (last >= first && isBlank(lines[last])) last--;
-    if (first > last) continue;
-
-    const body: string[] = new Array(last - first + 1);
-    for (let i = first; i <= last; i++) body[i - first] = lines[i].trimEnd();
-    const content = body.join("\n");
-
-    if (chapters.length >= TXT_MAX_CHAPTERS) {
-      throw new TxtImportError(`章节数量不能超过${TXT_MAX_CHAPTERS}章`);
-    }
-    chapters.push({ title: capTitle(title), content, wordCount: countWords(content) });
-  }
-
-  if (chapters.length === 0) throw new TxtImportError(NO_CHAPTERS_MESSAGE);
-  return chapters;
+  return Array.from(txtChapters(text, normalizeSeparator(separator)));
 }
 
-/** An uploaded TXT file to chapters: decodeTxt then parseTxtChapters. */
-export function readTxtChapters(
-  bytes: Uint8Array,
+/**
+ * parseTxtChapters as a generator: each chapter is yielded once its last line has been
+ * read, so a caller can store chapters while the rest of the file is still being
+ * decoded. The errors (too many chapters, none at all) are thrown at the end.
+ */
+function* txtChapters(text: string | Iterable<string>, sep: string): Generator<ParsedChapter> {
+  let count = 0;
+  let tooMany = false;
+  let done: ParsedChapter | null = null;
+
+  // The chapter being read: null before the first separator line.
+  let title: string | null = null;
+  let inChapter = false;
+  let body: string[] = [];
+  let blanks = 0;
+
+  // Sets `done` when a chapter ends, for the loop below to yield.
+  const finishChapter = () => {
+    if (!inChapter || title === null || body.length === 0) return;
+    if (count >= TXT_MAX_CHAPTERS) {
+      tooMany = true;
+      return;
+    }
+    count++;
+    const content = body.join("\n");
+    done = { title: capTitle(title), content, wordCount: countWords(content) };
+  };
+
+  const onLine = (line: string) => {
+    if (line.startsWith(sep)) {
+      finishChapter();
+      const rest = line.slice(sep.length).trim();
+      inChapter = true;
+      title = rest === "" ? null : rest;
+      body = [];
+      blanks = 0;
+    } else if (!inChapter) {
+      // Text before the first separator: not imported.
+    } else if (title === null) {
+      if (!isBlank(line)) title = line.trim();
+    } else if (isBlank(line)) {
+      if (body.length > 0) blanks++;
+    } else {
+      for (; blanks > 0; blanks--) body.push("");
+      body.push(line.trimEnd());
+    }
+  };
+
+  // The unfinished last line of the pieces so far, and whether a piece ended with \r
+  // (a \n opening the next piece then belongs to that line end).
+  let carry: string[] = [];
+  let afterCr = false;
+  const lineEnd = /\r\n?|\n/g;
+  for (const piece of typeof text === "string" ? [text] : text) {
+    let from = afterCr && piece.charCodeAt(0) === 0x0a ? 1 : 0;
+    if (piece.length > 0) afterCr = false;
+    lineEnd.lastIndex = from;
+    for (let m = lineEnd.exec(piece); m !== null; m = lineEnd.exec(piece)) {
+      const part = piece.slice(from, m.index);
+      if (carry.length > 0) {
+        carry.push(part);
+        onLine(carry.join(""));
+        carry = [];
+      } else {
+        onLine(part);
+      }
+      if (done) {
+        yield done;
+        done = null;
+      }
+      from = m.index + m[0].length;
+      if (m[0] === "\r" && from === piece.length) afterCr = true;
+    }
+    if (from < piece.length) carry.push(piece.slice(from));
+  }
+  onLine(carry.join(""));
+  if (done) yield done;
+  done = null;
+  finishChapter();
+  if (done) yield done;
+
+  if (tooMany) throw new TxtImportError(`章节数量不能超过${TXT_MAX_CHAPTERS}章`);
+  if (count === 0) throw new TxtImportError(NO_CHAPTERS_MESSAGE);
+}
+
+/**
+ * An uploaded TXT file's chapters as they are decoded and split (see decodedText and
+ * parseTxtChapters): the file's bytes and the chapters not yet consumed are held, never
+ * the whole text, its lines or a copy with normalised line ends. The separator and the
+ * file's bytes are checked when this is called; the rest of the errors come while
+ * iterating, at the end of the file.
+ */
+export function streamTxtChapters(
+  bytes: TxtBytes,
   separator: string = DEFAULT_CHAPTER_SEPARATOR,
-): ParsedChapter[] {
+): Iterable<ParsedChapter> {
   // Check the separator before decoding megabytes for nothing.
   const sep = normalizeSeparator(separator);
-  return parseTxtChapters(decodeTxt(bytes), sep);
+  return txtChapters(decodedText(bytes), sep);
+}
+
+/** An uploaded TXT file to chapters, all of them (streamTxtChapters, collected). */
+export function readTxtChapters(
+  bytes: TxtBytes,
+  separator: string = DEFAULT_CHAPTER_SEPARATOR,
+): ParsedChapter[] {
+  return Array.from(streamTxtChapters(bytes, separator));
 }

@@ -3,7 +3,7 @@ import { data, redirect } from "react-router";
 import { PublishWizard } from "~/components/works/publish-wizard";
 import { publishSchema } from "~/schemas/work";
 import { DomainError } from "~/server/errors.server";
-import { fileField, readFormData } from "~/server/form-data.server";
+import { readUploadForm, type Upload } from "~/server/form-data.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
 import { requireUser } from "~/server/session.server";
 import { tabOfVisibility } from "~/server/works.server";
@@ -27,8 +27,9 @@ function formError(message: string, field = "") {
 export async function action({ request }: Route.ActionArgs) {
   const user = await requireUser(request);
   let form: FormData;
+  let files: Map<string, Upload>;
   try {
-    form = await readFormData(request, UPLOAD_MAX, TOO_LARGE);
+    ({ form, files } = await readUploadForm(request, UPLOAD_MAX, TOO_LARGE));
   } catch (error) {
     if (error instanceof DomainError) return data({ result: formError(error.message), preview: null }, { status: error.status });
     throw error;
@@ -38,7 +39,7 @@ export async function action({ request }: Route.ActionArgs) {
 
   if (form.get("intent") === "preview-txt") {
     const submission = parseWithZod(form, { schema: publishSchema });
-    const file = fileField(form, "txt");
+    const file = files.get("txt");
     if (!file) {
       return data({ result: submission.reply({ fieldErrors: { txt: ["请选择TXT文件"] } }), preview: null }, { status: 400 });
     }
@@ -59,8 +60,8 @@ export async function action({ request }: Route.ActionArgs) {
   }
   try {
     const work = await publishWork(user.id, submission.value, {
-      cover: fileField(form, "cover"),
-      txt: fileField(form, "txt"),
+      cover: files.get("cover") ?? null,
+      txt: files.get("txt") ?? null,
     });
     return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
   } catch (error) {
