@@ -1,4 +1,4 @@
-// npm run bench:stream [-- --only=postgres|pglite --streams=20 --rounds=5 --chars=20000 --chunks=500 --delay=2 --build]
+// npm run bench:stream [-- --only=postgres|pglite --streams=20 --rounds=5 --chars=20000 --chunks=500 --delay=2 --build | --app-dir=PATH]
 //
 // Streaming generation through the app versus straight from the test provider
 // (tests/fakes/ai-provider.ts), with `streams` concurrent streams of `chars` characters
@@ -6,7 +6,7 @@
 // with projects ready to generate (in a child process that closes the database before
 // the server opens it), start the production server (node server.js) pointed at the
 // test provider, then per round run the streams directly against the provider and then
-// through POST /api/generate. Reported:
+// through POST /api/generate (posting the setting and the plot's text as the page does). Reported:
 //   - time to first byte (request sent to the first text arriving), and what the app adds
 //     at p50 (target under 10 ms);
 //   - sustained throughput: characters per second from the first to the last text of a
@@ -43,6 +43,7 @@ interface Writer {
   cookie: string;
   projectId: string;
   plotId: string;
+  theme: string;
 }
 
 interface Sample {
@@ -72,7 +73,8 @@ async function seedChild() {
       const user = await register(form, `10.9.${Math.floor(i / 250)}.${i % 250}`);
       await db.update(profiles).set({ tokens: 100_000_000 }).where(eq(profiles.id, user.id));
       const project = await writing.createProject(user.id, "free", "测速");
-      await writing.saveTheme(user.id, project.id, "测速用的整体设定。");
+      const theme = "测速用的整体设定。";
+      await writing.saveTheme(user.id, project.id, theme);
       const character = await writing.saveCharacter(user.id, project.id, { name: "甲", personality: "乙", appearance: "丙", other: "" });
       const plotId = await writing.savePlot(user.id, project.id, {
         title: "测速情节",
@@ -83,7 +85,7 @@ async function seedChild() {
         additionalNotes: "",
       });
       const setCookie = await createUserSession(new Request("http://127.0.0.1/"), user.id);
-      writers.push({ cookie: setCookie.split(";")[0], projectId: project.id, plotId });
+      writers.push({ cookie: setCookie.split(";")[0], projectId: project.id, plotId, theme });
     }
     fs.writeFileSync(flags.get("out")!, JSON.stringify(writers));
   } finally {
@@ -118,13 +120,22 @@ async function direct(fake: FakeAiProvider): Promise<Sample> {
   return { ttfb: first - started, span: last - first, chars, ok: chars === CHARS };
 }
 
-/** One generation through POST /api/generate, read as the page reads it. */
-async function viaApp(base: string, writer: Writer): Promise<Sample> {
+/**
+ * One generation through POST /api/generate, sent and read as the page does: the form
+ * carries the setting and the plot's current text (the previous round's output, so
+ * unchanged after the warm-up round) besides the ids.
+ */
+async function viaApp(base: string, writer: Writer, content: string): Promise<Sample> {
+  const body = new FormData();
+  body.set("projectId", writer.projectId);
+  body.set("plotId", writer.plotId);
+  body.set("theme", writer.theme);
+  body.set("content", content);
   const started = performance.now();
   const response = await fetch(`${base}/api/generate`, {
     method: "POST",
-    headers: { Cookie: writer.cookie, Origin: base, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ projectId: writer.projectId, plotId: writer.plotId }),
+    headers: { Cookie: writer.cookie, Origin: base },
+    body,
   });
   if (!response.ok) throw new Error(`/api/generate answered ${response.status}: ${await response.text()}`);
   let first = 0;
@@ -160,17 +171,18 @@ interface Round {
   appWall: number;
 }
 
-async function round(fake: FakeAiProvider, base: string, writers: Writer[]): Promise<Round> {
+async function round(fake: FakeAiProvider, base: string, writers: Writer[], content: string): Promise<Round> {
   let t = performance.now();
   const d = await Promise.all(writers.map(() => direct(fake)));
   const directWall = performance.now() - t;
   t = performance.now();
-  const a = await Promise.all(writers.map((w) => viaApp(base, w)));
+  const a = await Promise.all(writers.map((w) => viaApp(base, w, content)));
   const appWall = performance.now() - t;
   return { direct: d, app: a, directWall, appWall };
 }
 
 function ensureBuild() {
+  if (flags.has("app-dir")) return;
   const built = fs.existsSync(path.join(ROOT, "build/server/index.js"));
   if (built && !flags.has("build")) {
     log("using the existing build/ (pass --build to rebuild)");
@@ -187,8 +199,11 @@ function ensureBuild() {
  */
 function snapshotBuild(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-stream-app-"));
-  for (const sub of ["build", "server"]) fs.cpSync(path.join(ROOT, sub), path.join(dir, sub), { recursive: true });
-  for (const file of ["server.js", "package.json"]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+  // --app-dir=PATH runs another copy of the app (build/, server/, server.js, package.json),
+  // e.g. one saved before a change, to compare before and after on the same machine state.
+  const from = flags.get("app-dir") ?? ROOT;
+  for (const sub of ["build", "server"]) fs.cpSync(path.join(from, sub), path.join(dir, sub), { recursive: true });
+  for (const file of ["server.js", "package.json"]) fs.copyFileSync(path.join(from, file), path.join(dir, file));
   for (const link of ["node_modules", "drizzle"]) fs.symlinkSync(path.join(ROOT, link), path.join(dir, link));
   return dir;
 }
@@ -260,9 +275,9 @@ async function main() {
       let after = before;
       try {
         log("warm-up round");
-        await round(fake, base, writers);
+        await round(fake, base, writers, text);
         for (let i = 1; i <= ROUNDS; i++) {
-          const r = await round(fake, base, writers);
+          const r = await round(fake, base, writers, text);
           rounds.push(r);
           log(
             `round ${i}: direct TTFB p50 ${fmt(p(r.direct.map((s) => s.ttfb), 50))} ms, app ${fmt(p(r.app.map((s) => s.ttfb), 50))} ms; ` +

@@ -474,6 +474,8 @@ export async function applyEditsBeforeGeneration(
 }
 
 export interface GenerationContext {
+  /** The project's owner: the caller must check it when the query did not (see below). */
+  ownerId: string;
   kind: WritingKind;
   theme: string;
   characters: { id: string; name: string; personality: string; appearance: string; other: string }[];
@@ -486,21 +488,44 @@ export interface GenerationContext {
     additionalNotes: string;
     characterIds: string[];
   }[];
+  /** The saved text of the plot asked for (null when the project has no such plot). */
+  plotContent: string | null;
   prompts: Record<string, { system: string; user: string }>;
+  /**
+   * The site's default API configuration (site_configs default_api_provider) and the
+   * api_configs row it names; null when the setting does not exist.
+   */
+  apiConfig: { id: string; config: { provider: string; endpoint: string; apiKey: string; model: string } | null } | null;
 }
 
 const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
 /**
- * What a generation's prompt is made of, in one query (it runs before the first byte of
- * every generation): the project's setting, its characters and plots in order with each
- * plot's characters, and the P01/P03 templates. 写作项目不存在 for anything not the user's.
+ * Everything a generation's prompt and provider are made of, in one query (it runs
+ * before the first byte of every generation): the project's setting, its characters
+ * and plots in order with each plot's characters, the saved text of `plotId`, the
+ * P01/P03 templates and the default API configuration.
+ *
+ * With `userId` the project must be that user's (写作项目不存在 otherwise). Without it
+ * the project is read by its id alone, so the read can run while the caller's session
+ * is still being looked up; the caller must then compare `ownerId` with the session's
+ * user before using anything (`loadGenerationContext` below does both).
  */
-export async function loadGenerationContext(userId: string, projectId: string, kind?: WritingKind): Promise<GenerationContext> {
+export async function readGenerationContext(projectId: string, plotId?: string, userId?: string): Promise<GenerationContext> {
   if (!isUuid(projectId)) throw notFound();
-  const rows = rowsOf<{ kind: WritingKind; theme: string; characters: unknown; plots: unknown; prompts: unknown }>(
+  const plot = plotId && isUuid(plotId) ? plotId : null;
+  const rows = rowsOf<{
+    owner_id: string;
+    kind: WritingKind;
+    theme: string;
+    characters: unknown;
+    plots: unknown;
+    plot_content: string | null;
+    prompts: unknown;
+    api_config: unknown;
+  }>(
     await db.execute(sql`
-      select p.kind, p.theme,
+      select p.user_id as owner_id, p.kind, p.theme,
         coalesce((
           select json_agg(json_build_object('id', c.id, 'name', c.name, 'personality', c.personality,
                    'appearance', c.appearance, 'other', c.other) order by c.position, c.created_at)
@@ -515,19 +540,66 @@ export async function loadGenerationContext(userId: string, projectId: string, k
                      where pc.plot_id = pl.id), '[]'::json))
                  order by pl.position, pl.created_at)
           from writing_plots pl where pl.project_id = p.id), '[]'::json) as plots,
+        ${plot ? sql`(select pl.content from writing_plots pl where pl.id = ${plot} and pl.project_id = p.id)` : sql`null`} as plot_content,
         coalesce((
           select json_object_agg(pr.code, json_build_object('system', pr.system_content, 'user', pr.user_content))
-          from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts
+          from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts,
+        (select json_build_object('id', sc.value, 'config', case when ac.id is null then null else
+                   json_build_object('provider', ac.provider, 'endpoint', ac.endpoint, 'apiKey', ac.api_key, 'model', ac.model) end)
+          from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
+          where sc.key = 'default_api_provider') as api_config
       from writing_projects p
-      where p.id = ${projectId} and p.user_id = ${userId}`),
+      where p.id = ${projectId}${userId ? sql` and p.user_id = ${userId}` : sql``}`),
   );
   const row = rows[0];
-  if (!row || (kind && row.kind !== kind)) throw notFound();
+  if (!row) throw notFound();
   return {
+    ownerId: row.owner_id,
     kind: row.kind,
     theme: row.theme,
     characters: json(row.characters),
     plots: json(row.plots),
+    plotContent: row.plot_content,
     prompts: json(row.prompts),
+    apiConfig: json(row.api_config),
   };
+}
+
+/**
+ * The generation context of the user's own project (写作项目不存在 for anything else, or
+ * for a project of another kind than `kind`). `read` is a read already under way
+ * (`readGenerationContext` started before the user was known); it is checked the same.
+ */
+export async function loadGenerationContext(
+  userId: string,
+  projectId: string,
+  options: { kind?: WritingKind; plotId?: string; read?: Promise<GenerationContext> } = {},
+): Promise<GenerationContext> {
+  const context = await (options.read ?? readGenerationContext(projectId, options.plotId, userId));
+  if (context.ownerId !== userId || (options.kind && context.kind !== options.kind)) throw notFound();
+  return context;
+}
+
+/**
+ * `applyEditsBeforeGeneration` on a context already read (no read of its own): saves
+ * what changed and returns the context as the generation must see it.
+ */
+export async function applyEditsToContext(
+  userId: string,
+  projectId: string,
+  plotId: string | undefined,
+  context: GenerationContext,
+  edits: { theme?: string; content?: string },
+): Promise<GenerationContext> {
+  let result = context;
+  if (edits.theme !== undefined && edits.theme !== context.theme) {
+    await saveTheme(userId, projectId, edits.theme);
+    result = { ...result, theme: edits.theme };
+  }
+  const plot = plotId && isUuid(plotId) ? plotId : null;
+  if (edits.content !== undefined && plot && context.plotContent !== null && edits.content !== context.plotContent) {
+    await savePlotContent(userId, projectId, plot, edits.content);
+    result = { ...result, plotContent: edits.content };
+  }
+  return result;
 }

@@ -4,7 +4,6 @@ import { generateSchema, WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import { getSessionUser } from "~/server/session.server";
-import { applyEditsBeforeGeneration } from "~/server/writing.server";
 import type { Route } from "./+types/generate";
 
 /**
@@ -39,26 +38,28 @@ export async function loader() {
 export async function action({ request }: Route.ActionArgs) {
   if (request.method !== "POST") return json({ error: "请使用 POST" }, 405);
   if (!isSameOriginPost(request)) return json({ error: "请求来源无效" }, 403);
-  const user = await getSessionUser(request);
-  if (!user) return json({ error: WRITING_MESSAGES.needLogin }, 401);
+  // The session is looked up while the body is read and the project loaded (see
+  // startGeneration); its answer still comes first: 请先登录 before any other message.
+  const session = getSessionUser(request);
+  session.catch(() => {}); // awaited below on every path
   let form: FormData;
   try {
     form = await readFormData(request, MAX_BODY_BYTES, "请求内容过大");
   } catch (error) {
+    if (!(await session)) return json({ error: WRITING_MESSAGES.needLogin }, 401);
     if (error instanceof DomainError) return json({ error: error.message }, error.status);
     throw error;
   }
   const parsed = generateSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) {
+    if (!(await session)) return json({ error: WRITING_MESSAGES.needLogin }, 401);
     const issue = parsed.error.issues[0];
     return json({ error: issue?.message ?? WRITING_MESSAGES.projectMissing }, issue?.path[0] === "projectId" ? 404 : 400);
   }
-  const { projectId, plotId, theme, content } = parsed.data;
 
   let generation;
   try {
-    await applyEditsBeforeGeneration(user.id, projectId, plotId, { theme, content });
-    generation = await startGeneration(user.id, { projectId, plotId }, request.signal);
+    generation = await startGeneration(session, parsed.data, request.signal);
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
     const { message, status } = generationErrorResponse(error);

@@ -17,11 +17,21 @@ export function providerFor(config: ProviderConfig): AiProvider {
   throw new AiError(AI_MESSAGES.unsupportedProvider, "config");
 }
 
+/** The default_api_provider setting (null when absent) and the api_configs row it names. */
+export type DefaultApiConfig = { id: string; config: ProviderConfig | null } | null;
+
 /**
  * The provider of the site's default API configuration (site_configs
  * default_api_provider holds an api_configs id). Section 8: 未设置默认API配置 when none is
  * chosen, API配置不存在 when the id names no row.
  */
+export function defaultProviderFrom(row: DefaultApiConfig): AiProvider {
+  if (!row?.id.trim()) throw new AiError(AI_MESSAGES.noDefaultConfig, "config");
+  if (!row.config) throw new AiError(AI_MESSAGES.configMissing, "config");
+  return providerFor(row.config);
+}
+
+/** `defaultProviderFrom` with its own read (a generation reads it with the project). */
 export async function defaultProvider(): Promise<AiProvider> {
   // One round trip: the setting and the row it names.
   const [row] = await db
@@ -29,7 +39,5 @@ export async function defaultProvider(): Promise<AiProvider> {
     .from(siteConfigs)
     .leftJoin(apiConfigs, sql`${apiConfigs.id}::text = trim(${siteConfigs.value})`)
     .where(eq(siteConfigs.key, "default_api_provider"));
-  if (!row?.id.trim()) throw new AiError(AI_MESSAGES.noDefaultConfig, "config");
-  if (!row.config) throw new AiError(AI_MESSAGES.configMissing, "config");
-  return providerFor(row.config);
+  return defaultProviderFrom(row ?? null);
 }

@@ -8,8 +8,15 @@ import {
   settleGenerationTokens,
   TOKEN_MESSAGES,
 } from "../ledger.server";
-import { loadGenerationContext, saveGeneratedVersion, type WritingKind } from "../writing.server";
-import { defaultProvider } from "./config.server";
+import {
+  applyEditsToContext,
+  loadGenerationContext,
+  readGenerationContext,
+  saveGeneratedVersion,
+  type GenerationContext,
+  type WritingKind,
+} from "../writing.server";
+import { defaultProviderFrom } from "./config.server";
 import { AiError } from "./errors.server";
 import { CallAbortedError } from "./http.server";
 import { AI_MESSAGES } from "./messages";
@@ -96,7 +103,11 @@ interface Prepared {
  * which shows the estimated prompt cost before the author presses 生成.
  */
 export async function prepareGeneration(userId: string, projectId: string, plotId: string | undefined, kind?: WritingKind) {
-  const { kind: projectKind, theme, characters, plots, prompts } = await loadGenerationContext(userId, projectId, kind);
+  return prepareFrom(userId, await loadGenerationContext(userId, projectId, { kind, plotId }), plotId);
+}
+
+function prepareFrom(userId: string, context: GenerationContext, plotId: string | undefined): Prepared {
+  const { kind: projectKind, theme, characters, plots, prompts } = context;
   if (!theme.trim()) throw new DomainError(WRITING_MESSAGES.needTheme, 400);
   if (characters.length === 0) throw new DomainError(WRITING_MESSAGES.needCharacter, 400);
   const plot = plotId ? plots.find((p) => p.id === plotId) : undefined;
@@ -112,7 +123,7 @@ export async function prepareGeneration(userId: string, projectId: string, plotI
     prompt,
     promptTokens: tokensForChars(prompt.chars),
     expectedWords: plot.expectedWords,
-  } satisfies Prepared;
+  };
 }
 
 export class Generation {
@@ -264,54 +275,138 @@ export class Generation {
 }
 
 /**
+ * Starts reading the provider's answer at once, before `run` asks for it: the first
+ * text is on its way while the reservation and the response headers are settled, and a
+ * provider that sends a little and breaks off does not lose what it sent (a fetch body
+ * that errors drops what it had received but not yet handed over).
+ */
+function readAhead(upstream: AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+  const first = upstream.next();
+  first.catch(() => {}); // read (and thrown) below, or dropped with an aborted call
+  return (async function* () {
+    try {
+      const head = await first;
+      if (head.done) return;
+      yield head.value;
+      yield* upstream;
+    } finally {
+      // A reader that stops early closes the upstream call (a no-op once it has ended).
+      await upstream.return(undefined);
+    }
+  })();
+}
+
+/** The signed-in user as the session lookup gives it: the balance is a hint, not the check. */
+export interface GenerationUser {
+  id: string;
+  tokens: number;
+}
+
+export interface GenerationInput {
+  projectId: string;
+  plotId?: string;
+  /** What the page shows (section 5): saved first when it differs from what is saved. */
+  theme?: string;
+  content?: string;
+}
+
+/**
  * Everything before the first byte: preconditions, prompt, provider, balance, the
- * reservation and the provider's answer. Throws DomainError (the user's input or
+ * reservation and the provider's answer. Throws DomainError (login, the user's input or
  * balance), AiError (configuration or provider) or GenerationFailure.
+ *
+ * `user` is the user's id, or the session lookup still under way (/api/generate): the
+ * project, its prompt templates and the default API configuration are then read in
+ * the same round trip as the session, and handed out only if the project is the
+ * session user's (请先登录 when there is no session, 写作项目不存在 when not theirs).
+ *
+ * When the session's balance is known, the provider is called while the reservation
+ * runs (one round trip less before the first byte). The reservation stays the only
+ * balance check that counts: if it fails, the provider call is aborted before any text
+ * is read. A balance that already looks too small is refused before either starts, so
+ * the provider is called only for a user who could pay when the request came in.
  */
 export async function startGeneration(
-  userId: string,
-  input: { projectId: string; plotId?: string },
+  user: string | Promise<GenerationUser | null>,
+  input: GenerationInput,
   signal?: AbortSignal,
   kind?: WritingKind,
 ): Promise<Generation> {
-  // The configuration is read alongside the project (one round trip less before the
-  // first byte); the project's messages still come first when both fail.
-  const [preparing, configured] = await Promise.allSettled([
-    prepareGeneration(userId, input.projectId, input.plotId, kind),
-    defaultProvider(),
-  ]);
-  if (preparing.status === "rejected") throw preparing.reason;
-  if (configured.status === "rejected") throw configured.reason;
-  const prepared = preparing.value;
-  const provider = configured.value;
-  let reservation: { transactionId: number; balance: number; held: number };
-  try {
-    // The balance check is the reservation itself (a conditional update): it must cover
-    // the prompt and leave room for at least one token of output, else nothing could be
-    // written. The first output block is held in the same statement.
-    reservation = await reserveGenerationTokens(
-      db,
-      userId,
-      prepared.promptTokens,
-      {
-        description: `AI生成：${prepared.plotTitle}`.slice(0, 200),
-        model: provider.model,
-        plotId: prepared.plotId,
-        promptChars: prepared.prompt.chars,
-      },
-      { keep: 1, hold: FIRST_HOLD_TOKENS },
-    );
-  } catch (error) {
-    if (error instanceof DomainError) throw error;
-    console.error("token reservation failed", userId, error);
-    throw new GenerationFailure(TOKEN_MESSAGES.deductFailed);
+  let userId: string;
+  let balanceHint: number | undefined;
+  let context: GenerationContext;
+  if (typeof user === "string") {
+    userId = user;
+    context = await loadGenerationContext(userId, input.projectId, { kind, plotId: input.plotId });
+  } else {
+    const read = readGenerationContext(input.projectId, input.plotId);
+    read.catch(() => {}); // awaited below unless the session fails first
+    const sessionUser = await user;
+    if (!sessionUser) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
+    userId = sessionUser.id;
+    balanceHint = sessionUser.tokens;
+    context = await loadGenerationContext(userId, input.projectId, { kind, read });
   }
+  if (input.theme !== undefined || input.content !== undefined) {
+    context = await applyEditsToContext(userId, input.projectId, input.plotId, context, input);
+  }
+  // The project's messages come before the configuration's.
+  const prepared = prepareFrom(userId, context, input.plotId);
+  const provider = defaultProviderFrom(context.apiConfig);
+
+  // The balance must cover the prompt and leave room for at least one token of output,
+  // else nothing could be written.
+  const keep = 1;
+  if (balanceHint !== undefined && balanceHint < prepared.promptTokens + keep) {
+    throw new DomainError(TOKEN_MESSAGES.insufficient, 402);
+  }
+  const reserving = (async () => {
+    try {
+      // The balance check is the reservation itself (a conditional update). The first
+      // output block is held in the same statement.
+      return await reserveGenerationTokens(
+        db,
+        userId,
+        prepared.promptTokens,
+        {
+          description: `AI生成：${prepared.plotTitle}`.slice(0, 200),
+          model: provider.model,
+          plotId: prepared.plotId,
+          promptChars: prepared.prompt.chars,
+        },
+        { keep, hold: FIRST_HOLD_TOKENS },
+      );
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      console.error("token reservation failed", userId, error);
+      throw new GenerationFailure(TOKEN_MESSAGES.deductFailed);
+    }
+  })();
 
   const internal = new AbortController();
   const combined = signal ? AbortSignal.any([signal, internal.signal]) : internal.signal;
+  const open = () => provider.stream(prepared.prompt, combined).then(readAhead);
+  let opening: Promise<AsyncGenerator<string, void, undefined>> | undefined;
+  if (balanceHint !== undefined) {
+    opening = open();
+    opening.catch(() => {}); // settled below, after the reservation
+  }
+
+  let reservation: { transactionId: number; balance: number; held: number };
+  try {
+    reservation = await reserving;
+  } catch (error) {
+    if (opening) {
+      internal.abort();
+      // An answer that already arrived is closed unread.
+      void opening.then((upstream) => upstream.return(undefined)).catch(() => {});
+    }
+    throw error;
+  }
+
   let upstream: AsyncGenerator<string, void, undefined>;
   try {
-    upstream = await provider.stream(prepared.prompt, combined);
+    upstream = await (opening ?? open());
   } catch (error) {
     await db.transaction((tx) =>
       refundGenerationTokens(tx, userId, reservation.transactionId, prepared.promptTokens, `生成失败，退还Tokens：${prepared.plotTitle}`),

@@ -65,7 +65,11 @@ class Call {
   readonly controller = new AbortController();
   timedOut: "first-byte" | "idle" | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onCallerAbort = () => this.controller.abort();
+  private readonly onCallerAbort = () => {
+    // The timers only tell a timeout apart from the caller leaving: not needed any more.
+    this.disarm();
+    this.controller.abort();
+  };
 
   constructor(private readonly callerSignal: AbortSignal | undefined) {
     callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
