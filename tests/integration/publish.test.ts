@@ -143,6 +143,74 @@ describe("publish wizard action", () => {
     expect(errorsOf(r)[""]?.[0]).toContain("20MB");
   });
 
+  it("refuses a streamed body over the upload limit with 413 while reading it", async () => {
+    // No Content-Length: the limit is enforced as the multipart parts arrive.
+    const boundary = "xyz";
+    const chunk = new Uint8Array(1024 * 1024).fill(0x41);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="txt"; filename="a.txt"\r\n\r\n`));
+        else if (sent > 40) controller.close();
+        else controller.enqueue(chunk);
+        sent++;
+      },
+    });
+    const request = new Request("http://localhost/submit", {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "http://localhost", "Content-Type": `multipart/form-data; boundary=${boundary}` },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    expect(r.init.status).toBe(413);
+    expect(errorsOf(r)[""]?.[0]).toContain("20MB");
+    expect(sent).toBeLessThan(40);
+  });
+
+  it("refuses a malformed multipart body with 400", async () => {
+    const request = new Request("http://localhost/submit", {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "http://localhost", "Content-Type": "multipart/form-data; boundary=x" },
+      body: "--x\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nabc",
+    });
+    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    expect(r.init.status).toBe(400);
+    expect(errorsOf(r)[""]).toEqual(["表单数据无效"]);
+  });
+
+  it("stores a long TXT in several batches with every chapter in order and the counts right", async () => {
+    const parts: string[] = [];
+    for (let i = 1; i <= 700; i++) parts.push(`####\r\n第${i}章\r\n${"天".repeat(500 + i)}\r\n`);
+    const txt = new File([new TextEncoder().encode(parts.join(""))], "long.txt", { type: "text/plain" });
+    const response = (await submit(publishForm({ title: "长篇导入", type: "multi_chapter", separator: "####" }, { txt }))) as Response;
+    expect(response.status).toBe(302);
+    const [work] = await db.select().from(works).where(eq(works.title, "长篇导入"));
+    const list = await db.select({ order: chapters.order, title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    expect(list.map((c) => c.order)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
+    expect(list[699]).toEqual({ order: 700, title: "第700章", wordCount: 1200 });
+    expect([work.chapterCount, work.wordCount]).toEqual([700, list.reduce((n, c) => n + c.wordCount, 0)]);
+  });
+
+  it("refuses a TXT that turns out not to be text at its end: nothing stored, not even the cover", async () => {
+    const { getStorage, LocalStorage } = await import("~/server/storage.server");
+    const storage = getStorage();
+    const coverFiles = () =>
+      storage instanceof LocalStorage && fs.existsSync(storage.root)
+        ? fs.readdirSync(storage.root, { recursive: true }).filter((f) => /^covers\/.+\.webp$/.test(String(f))).length
+        : 0;
+    const before = [await countWorks(), coverFiles()];
+    const png = await sharp({ create: { width: 300, height: 400, channels: 3, background: "#336699" } }).png().toBuffer();
+    // Clean chapters for the first megabyte, then control characters: only the end tells.
+    const bytes = Buffer.concat([new TextEncoder().encode("####\n第一章\n正文内容\n".repeat(40_000)), Buffer.alloc(2000, 1)]);
+    const r = await submit(
+      publishForm({ title: "半途失败", type: "multi_chapter" }, { txt: new File([bytes], "x.txt"), cover: new File([png], "c.png", { type: "image/png" }) }),
+    );
+    expect((r as Failure).init.status).toBe(400);
+    expect(errorsOf(r).txt).toEqual(["文件不是有效的文本文件，请上传TXT格式的小说"]);
+    expect([await countWorks(), coverFiles()]).toEqual(before);
+  });
+
   it("stores an uploaded cover as 200x275 WebP served from /files/", async () => {
     const png = await sharp({ create: { width: 600, height: 900, channels: 3, background: "#a23b2c" } }).png().toBuffer();
     const response = (await submit(publishForm({ title: "有封面", content: "x" }, { cover: new File([png], "c.png", { type: "image/png" }) }))) as Response;

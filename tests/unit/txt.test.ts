@@ -12,6 +12,7 @@ import {
   decodeTxt,
   parseTxtChapters,
   readTxtChapters,
+  streamTxtChapters,
 } from "~/server/txt.server";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -194,6 +195,44 @@ describe("parseTxtChapters", () => {
     const text = "####\n标题\n内容\n".repeat(TXT_MAX_CHAPTERS + 1);
     expect(parseTxtChapters("####\n标题\n内容\n".repeat(TXT_MAX_CHAPTERS))).toHaveLength(TXT_MAX_CHAPTERS);
     expect(importError(() => parseTxtChapters(text)).message).toBe("章节数量不能超过10000章");
+  });
+});
+
+describe("reading a TXT in pieces", () => {
+  const text = "前言\r\n####\r\n第一章 开端\r\n\r\n　　第一段。  \r\n\r\n\r\n　　第二段。\r\n\r\n####\r第二章\r内容\r#### 第三章\n\n😀结尾\n";
+  const whole = parseTxtChapters(text);
+
+  it("gives the same chapters wherever the text is cut, even between \\r and \\n", () => {
+    expect(whole.map((c) => c.title)).toEqual(["第一章 开端", "第二章", "第三章"]);
+    expect(whole[0].content).toBe("　　第一段。\n\n\n　　第二段。");
+    for (let i = 0; i <= text.length; i++) {
+      for (let j = i; j <= text.length; j += 7) {
+        expect(parseTxtChapters([text.slice(0, i), text.slice(i, j), "", text.slice(j)]), `cut at ${i}, ${j}`).toEqual(whole);
+      }
+    }
+  });
+
+  it("gives the same chapters for the bytes in chunks cut inside multi-byte characters", () => {
+    const gb = fs.readFileSync(path.join(fixtureDir, "xiyouji-excerpt.gb18030.crlf.txt"));
+    const utf8Bom = fs.readFileSync(path.join(fixtureDir, "xiyouji-excerpt.utf8-bom.txt"));
+    for (const bytes of [gb, utf8Bom]) {
+      const reference = readTxtChapters(bytes);
+      for (const size of [1, 2, 3, 5, 4093]) {
+        const chunks: Uint8Array[] = [];
+        for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+        expect(readTxtChapters(chunks)).toEqual(reference);
+      }
+    }
+  });
+
+  it("refuses empty and binary files when asked, and a file that is not text after all at its end", () => {
+    expect(importError(() => streamTxtChapters([new Uint8Array(0), new Uint8Array(0)])).message).toBe("TXT文件是空的");
+    expect(importError(() => streamTxtChapters([Buffer.from([0x89, 0x50]), Buffer.from([0x4e, 0x47, 1, 2])])).message).toBe("文件不是有效的文本文件，请上传TXT格式的小说");
+    // Clean chapters first, control characters after 8 KB: the chapters come, then the refusal.
+    const bytes = Buffer.concat([utf8("####\n第一章\n内容\n".repeat(1000)), Buffer.alloc(200, 1)]);
+    const chapters = streamTxtChapters(bytes)[Symbol.iterator]();
+    expect(chapters.next().value).toEqual({ title: "第一章", content: "内容", wordCount: 2 });
+    expect(importError(() => Array.from({ length: 1000 }, () => chapters.next())).message).toBe("文件不是有效的文本文件，请上传TXT格式的小说");
   });
 });
 
