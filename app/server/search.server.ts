@@ -196,7 +196,9 @@ export async function searchWorks(input: {
     sql`, `,
   )} from ${works} where ${grams ?? sql`true`} offset 0) as ${works}`;
 
-  const { total, totalCapped, page, pageCount, ids } = await db.transaction(async (tx) => {
+  // A finished result, or for a walk the page's ids, whose cards are read after commit.
+  type Found = SearchResult | (Omit<SearchResult, "works"> & { ids: number[] });
+  const found = await db.transaction(async (tx): Promise<Found> => {
     /** Rows of the candidates, passing `where` if given, counted up to limit + 1. */
     const countUpTo = async (limit: number, where?: SQL) => {
       const matches = tx
@@ -209,6 +211,8 @@ export async function searchWorks(input: {
       return n;
     };
 
+    // One at a time: drizzle's queries start on `then`, so two queries started together
+    // may reach the connection in either order, and the settings must come first.
     await usePlan(tx, PLAN.bitmap);
     const counted = await countUpTo(cap, candidateTested);
     const totalCapped = counted > cap;
@@ -216,7 +220,7 @@ export async function searchWorks(input: {
     const pageCount = pageCountOf(total, pageSize);
     // A page past the end shows the last page instead.
     const page = Math.min(Math.max(1, input.page), pageCount);
-    if (counted === 0) return { total, totalCapped, page, pageCount, ids: [] };
+    if (counted === 0) return { works: [], total, totalCapped, page, pageCount, query };
 
     // Which plan reads fewer rows: sorting the m matches, or walking the newest works
     // until `needed` matches, about needed × works / m rows. Up to the cap, m is known
@@ -227,21 +231,36 @@ export async function searchWorks(input: {
     const needed = page * pageSize;
     let walk = false;
     if (totalCapped) walk = needed <= Math.ceil(cap / 8) || (await countUpTo(10 * cap)) > 10 * cap;
-    if (walk) await usePlan(tx, PLAN.walk);
     // The walk tests each row with ILIKE alone, which never calls work_search_grams.
-    const rows = await tx
+    const pageIds = tx
       // Spelt as SQL: drizzle refuses a table's column when selecting from a subquery.
-      .select({ id: sql`${works.id}`.mapWith(Number) })
+      .select({ id: sql<number>`${works.id}`.mapWith(Number).as("page_id") })
       .from(walk ? works : candidates)
       .where(walk ? tested : candidateTested)
       .orderBy(desc(works.createdAt), desc(works.id))
       .limit(pageSize)
       .offset((page - 1) * pageSize);
-    return { total, totalCapped, page, pageCount, ids: rows.map((r) => r.id) };
+    if (walk) {
+      // The walk's settings (sorts and bitmaps off) make a join to the cards plan badly:
+      // the ids first, then their cards by primary key.
+      await usePlan(tx, PLAN.walk);
+      return { ids: (await pageIds).map((r) => r.id), total, totalCapped, page, pageCount, query };
+    }
+    // The page's cards in the same statement: its 12 ids drive primary-key lookups. No
+    // ORDER BY outside (it would sort again what is already sorted): sorted here instead.
+    const page12 = pageIds.as("page");
+    const rows = await tx
+      .select(workCardColumns)
+      .from(page12)
+      .innerJoin(works, eq(works.id, page12.id))
+      .innerJoin(profiles, eq(profiles.id, works.userId));
+    return { works: newestFirst(rows as WorkCard[]), total, totalCapped, page, pageCount, query };
   });
-
-  const cards = ids.length === 0 ? [] : await cardsOf(ids);
-  return { works: cards, total, totalCapped, page, pageCount, query };
+  if (!("ids" in found)) return found;
+  // After the transaction, with the planner's own settings, and without holding two
+  // pooled connections at once.
+  const { ids, ...rest } = found;
+  return { works: ids.length === 0 ? [] : await cardsOf(ids), ...rest };
 }
 
 /** The work cards of the given ids, in that order. */
@@ -253,6 +272,11 @@ async function cardsOf(ids: number[]): Promise<WorkCard[]> {
     .where(inArray(works.id, ids))) as WorkCard[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is WorkCard => r !== undefined);
+}
+
+/** Newest first, then the higher id: the listing's order. */
+function newestFirst(cards: WorkCard[]): WorkCard[] {
+  return cards.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
 }
 
 /** /works without a query: every visible work, exactly counted, newest first. */

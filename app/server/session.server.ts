@@ -79,7 +79,24 @@ export interface SessionUser {
   credits: number;
 }
 
-export async function getSessionUser(request: Request): Promise<SessionUser | null> {
+/**
+ * The signed-in user of a page view, looked up once however many of its loaders ask
+ * (the shell and the page both do). Only for GET: an action may end or start the
+ * session, and the loaders that run after it in the same request must see that.
+ */
+const usersOfGets = new WeakMap<Request, Promise<SessionUser | null>>();
+
+export function getSessionUser(request: Request): Promise<SessionUser | null> {
+  if (request.method !== "GET") return lookUpSessionUser(request);
+  let user = usersOfGets.get(request);
+  if (!user) {
+    user = lookUpSessionUser(request);
+    usersOfGets.set(request, user);
+  }
+  return user;
+}
+
+async function lookUpSessionUser(request: Request): Promise<SessionUser | null> {
   const id = await readSessionId(request);
   if (!id) return null;
   const [row] = await db
