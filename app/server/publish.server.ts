@@ -1,12 +1,13 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { txtImports } from "~/db/schema";
 import { DEFAULT_SEPARATOR, WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { countWords } from "~/utils/text";
+import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { uploadBytes, type Upload } from "./form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "./images.server";
-import { readTxtChapters, streamTxtChapters, TxtImportError, type TxtBytes } from "./txt.server";
+import { streamTxtChapters, TxtImportError, type ParsedChapter, type TxtBytes } from "./txt.server";
 import { createWork, type ChapterInput, type Work } from "./works.server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -24,23 +25,14 @@ function asFieldError(error: unknown): unknown {
   return error instanceof TxtImportError ? new DomainError(error.message, 400, "txt") : error;
 }
 
-/** Decodes and splits a TXT; TxtImportError messages become field errors. */
-export function parseTxtFile(bytes: TxtBytes, separator: string): { title: string; content: string; wordCount: number }[] {
-  try {
-    return readTxtChapters(bytes, separator || DEFAULT_SEPARATOR);
-  } catch (error) {
-    throw asFieldError(error);
-  }
-}
-
 /**
  * A TXT's chapters as they are parsed, for storing them batch by batch (the whole text
  * and the whole chapter list never exist at once). The file's bytes are checked now;
  * what only the end of the file can tell (no chapters, not text after all) is thrown
  * while iterating, inside the publishing transaction, which it rolls back.
  */
-function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ChapterInput> {
-  let chapters: Iterable<ChapterInput>;
+function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ParsedChapter> {
+  let chapters: Iterable<ParsedChapter>;
   try {
     chapters = streamTxtChapters(bytes, separator || DEFAULT_SEPARATOR);
   } catch (error) {
@@ -55,30 +47,54 @@ function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ChapterInpu
   })();
 }
 
+// Characters of content sent to the database per statement when staging an import.
+const STAGE_BATCH_CHARS = 128 * 1024;
+
 /**
  * Parses an uploaded TXT and keeps the result for the publish step, so the author sees
  * the chapter list (titles, count, words) before publishing, with or without JavaScript.
+ * The chapters go to a temporary table in small batches as they are parsed, and the
+ * database builds the staged row's JSON from it, all in one transaction: the whole
+ * chapter list and its JSON never exist in this process.
  */
 export async function previewTxt(userId: string, file: Upload, separator: string): Promise<TxtPreview> {
   const sep = separator || DEFAULT_SEPARATOR;
-  const parsed = parseTxtFile(file.chunks, sep);
-  // Forget this user's drafts older than a day.
-  await db.delete(txtImports).where(and(eq(txtImports.userId, userId), lt(txtImports.createdAt, new Date(Date.now() - 86_400_000))));
-  const [row] = await db
-    .insert(txtImports)
-    .values({
-      userId,
-      fileName: file.name.slice(0, 200),
-      separator: sep,
-      chapters: parsed.map(({ title, content }) => ({ title, content })),
-    })
-    .returning({ id: txtImports.id });
+  const parsed = streamTxtFile(file.chunks, sep);
+  const chapters: { title: string; wordCount: number }[] = [];
+  const token = await db.transaction(async (tx) => {
+    // Forget this user's drafts older than a day.
+    await tx.delete(txtImports).where(and(eq(txtImports.userId, userId), lt(txtImports.createdAt, new Date(Date.now() - 86_400_000))));
+    await tx.execute(sql`create temporary table staged_chapter (n int, title text, content text) on commit drop`);
+    let batch: { n: number; title: string; content: string }[] = [];
+    let chars = 0;
+    const flush = async () => {
+      const json = JSON.stringify(batch);
+      batch = [];
+      chars = 0;
+      await tx.execute(sql`
+        insert into staged_chapter select r.n, r.title, r.content
+        from jsonb_to_recordset(${json}::jsonb) as r(n int, title text, content text)`);
+    };
+    for (const { title, content, wordCount } of parsed) {
+      batch.push({ n: chapters.length, title, content });
+      chapters.push({ title, wordCount });
+      chars += content.length;
+      if (chars >= STAGE_BATCH_CHARS) await flush();
+    }
+    if (batch.length > 0) await flush();
+    const inserted = await tx.execute(sql`
+      insert into ${txtImports} (user_id, file_name, separator, chapters)
+      select ${userId}, ${file.name.slice(0, 200)}, ${sep},
+        (select jsonb_agg(jsonb_build_object('title', title, 'content', content) order by n) from staged_chapter)
+      returning id`);
+    return rowsOf<{ id: string }>(inserted)[0].id;
+  });
   return {
-    token: row.id,
+    token,
     fileName: file.name,
     separator: sep,
-    chapters: parsed.map(({ title, wordCount }) => ({ title, wordCount })),
-    totalWords: parsed.reduce((n, c) => n + c.wordCount, 0),
+    chapters,
+    totalWords: chapters.reduce((n, c) => n + c.wordCount, 0),
   };
 }
 
