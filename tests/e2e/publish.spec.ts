@@ -135,6 +135,23 @@ test.describe("/submit", () => {
     await expect(published.locator("img")).toHaveAttribute("src", /covers\//);
   });
 
+  test("every refused publish opens the step with the error, the second in a row too", async ({ loggedInPage: page, visit }) => {
+    await visit("/submit");
+    await stepButton(page, "正文").click();
+    await page.getByLabel(/^正文/).fill("正文在此。");
+    await publishButton(page).click();
+    await expect(section(page, "作品信息")).toBeVisible();
+    await expect(section(page, "作品信息").getByText("请输入作品标题")).toBeVisible();
+
+    // Back to the last step without fixing it, and publish again: the same refusal,
+    // the same step again.
+    await stepButton(page, "正文").click();
+    await expect(section(page, "作品信息")).toBeHidden();
+    await publishButton(page).click();
+    await expect(section(page, "作品信息")).toBeVisible();
+    await expect(section(page, "正文")).toBeHidden();
+  });
+
   test("refuses an empty title, description and body, then publishes to 免费", nojs, async ({
     loggedInPage: page,
     visit,

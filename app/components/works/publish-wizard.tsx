@@ -57,11 +57,14 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
   const txtErrors = txtFetcher.data ? txtFetcher.data.result.error?.txt : form.allErrors.txt;
   const errors = form.allErrors;
 
-  // After a failed publish, open the first step that has an error.
+  // After a failed publish (refused by the server, or by the check in the browser), open
+  // the first step that has an error. Every attempt counts: a second refusal in a row
+  // leaves the form's status as it was, and must still bring its step back.
+  const [attempts, setAttempts] = useState(0);
   useEffect(() => {
     const failed = Object.keys(errors).map((k) => FIELD_STEP[k]).filter((s) => s !== undefined);
     if (failed.length > 0) setStep(Math.min(...failed));
-  }, [lastResult, form.status]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [lastResult, form.status, attempts]); // eslint-disable-line react-hooks/exhaustive-deps
 
   function chooseStatus(value: string) {
     setStatus(value);
@@ -84,7 +87,17 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
   const publishing = navigation.state === "submitting" && navigation.formAction === "/submit";
 
   return (
-    <Form method="post" action="/submit" encType="multipart/form-data" className="wizard" {...getFormProps(form)}>
+    <Form
+      method="post"
+      action="/submit"
+      encType="multipart/form-data"
+      className="wizard"
+      {...getFormProps(form)}
+      onSubmit={(event) => {
+        setAttempts((n) => n + 1);
+        form.onSubmit(event);
+      }}
+    >
       {hydrated ? (
         <ol className="wizard-steps">
           {STEPS.map((label, i) => (
