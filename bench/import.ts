@@ -3,8 +3,9 @@
 // Reports wall time and peak RSS per run, then the size of the reader's first HTML
 // response for a 1 MB chapter (needs build/), then (PostgreSQL, needs build/) the same
 // import posted to the production server's /submit several times in a row (a server's
-// heap grows over repeated imports), with the server's RSS idle, before each run, at peak
-// (sampled every 5 ms) and its high-water mark (VmHWM, which no sample can miss).
+// heap grows over repeated imports), published and as the wizard's preview step, with
+// the server's CPU time, its RSS idle, before each run, at peak (sampled every 5 ms) and
+// its high-water mark (VmHWM, which no sample can miss).
 // Flags: --pglite, --runs=N (in-process runs), --server-runs=N (default 6),
 // --server-only (skip the in-process runs and the reader).
 import { execFileSync } from "node:child_process";
@@ -139,14 +140,22 @@ if (serverOnly) {
 await closeDatabase();
 
 // The same file through the production server, as an author uploads it: register, log
-// in, POST /submit as multipart form data. PGlite is skipped: it cannot be open in this
+// in, POST /submit as multipart form data, `serverRuns` times in a row on one server (a
+// server's heap grows over repeated imports before it collects). Publish (the direct
+// upload, 302) first, then on a fresh server the wizard's preview step (intent
+// preview-txt, 200: parse and stage the chapters), which a JavaScript author's browser
+// sends as soon as the file is chosen. PGlite is skipped: it cannot be open in this
 // process and the server's at once.
-if (!usePglite && fs.existsSync(buildEntry)) {
+async function throughServer(intent: "publish" | "preview-txt") {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  // The server's answer is a redirect: read what it stored from the database.
+  // The server answers with a redirect or a page: read what it stored from the database.
   const pg = postgres(pgUrlFor(dbName), { max: 1, onnotice: () => {} });
-  const chapterCountOf = async (title: string) => {
+  const storedChapters = async (title: string) => {
+    if (intent === "preview-txt") {
+      const [row] = await pg`select jsonb_array_length(chapters) as n from txt_imports order by created_at desc limit 1`;
+      return row.n as number;
+    }
     const [row] = await pg`select chapter_count, word_count from works where title = ${title}`;
     const [stored] = await pg`select count(*)::int as n from chapters c join works w on w.id = c.work_id where w.title = ${title}`;
     if (!row || row.chapter_count !== stored.n) throw new Error(`${title}: chapter_count ${row?.chapter_count}, rows ${stored.n}`);
@@ -154,7 +163,7 @@ if (!usePglite && fs.existsSync(buildEntry)) {
   };
   const server = await startServer({ cwd: path.resolve("."), env: { ...process.env, DATA_DIR: tmp }, port });
   try {
-    const account = { email: `bench-server-${Date.now()}@example.com`, password: "bench-password", redirectTo: "/" };
+    const account = { email: `bench-server-${intent}-${Date.now()}@example.com`, password: "bench-password", redirectTo: "/" };
     const post = (to: string, body: URLSearchParams | FormData, cookie = "") =>
       fetch(`${origin}${to}`, { method: "POST", body, headers: { Origin: origin, Cookie: cookie }, redirect: "manual" });
     await post("/auth/register", new URLSearchParams(account));
@@ -163,30 +172,43 @@ if (!usePglite && fs.existsSync(buildEntry)) {
     if (!cookie) throw new Error(`login failed: ${login.status}`);
     await new Promise((r) => setTimeout(r, 1000));
     const MB = 1024 * 1024;
-    const idle = memoryOf(server.pid!).rss / MB;
-    console.log(`\nserver RSS idle: ${idle.toFixed(0)} MB`);
-    console.log(`\n| run | via | chapters | wall time | server RSS before | server peak RSS (5 ms samples) | server VmHWM so far |`);
-    console.log(`| --- | --- | --- | --- | --- | --- | --- |`);
+    const cpuMs = () => {
+      const fields = fs.readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+    };
+    console.log(`\n${intent === "publish" ? "Publish (302)" : "Preview step (200)"} through the server; server RSS idle: ${(memoryOf(server.pid!).rss / MB).toFixed(0)} MB`);
+    console.log(`\n| run | via | chapters | wall time | server CPU | server RSS before | server peak RSS (5 ms samples) | server VmHWM so far |`);
+    console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
     for (let i = 0; i < serverRuns; i++) {
+      const title = `服务器导入${intent}${i + 1}`;
       const form = new FormData();
-      const fields = { status: "completed", type: "multi_chapter", title: `服务器导入${i + 1}`, description: "基准测试", rating: "all_ages", visibility: "public", separator: "####" };
+      const fields = { status: "completed", type: "multi_chapter", title, description: "基准测试", rating: "all_ages", visibility: "public", separator: "####" };
       for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      if (intent === "preview-txt") form.set("intent", intent);
       form.set("txt", new File([bytes], "novel.txt", { type: "text/plain" }));
       const before = memoryOf(server.pid!).rss / MB;
+      const cpu0 = cpuMs();
       const sampler = sampleRss(server.pid!, 5);
       const t0 = performance.now();
       const response = await post("/submit", form, cookie);
+      const body = await response.text();
       const ms = performance.now() - t0;
       const peak = sampler.stop() / MB;
-      if (response.status !== 302) throw new Error(`/submit answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-      const chapters = await chapterCountOf(`服务器导入${i + 1}`);
+      const cpu = cpuMs() - cpu0;
+      if (response.status !== (intent === "publish" ? 302 : 200)) throw new Error(`/submit answered ${response.status}: ${body.slice(0, 300)}`);
+      const chapters = await storedChapters(title);
       const hwm = memoryOf(server.pid!).hwm / MB;
-      console.log(`| ${i + 1} | POST /submit | ${chapters} | ${(ms / 1000).toFixed(2)} s | ${before.toFixed(0)} MB | ${peak.toFixed(0)} MB | ${hwm.toFixed(0)} MB |`);
+      console.log(`| ${i + 1} | POST /submit (${intent}) | ${chapters} | ${(ms / 1000).toFixed(2)} s | ${(cpu / 1000).toFixed(2)} s | ${before.toFixed(0)} MB | ${peak.toFixed(0)} MB | ${hwm.toFixed(0)} MB |`);
     }
   } finally {
     await stopServer(server);
     await pg.end({ timeout: 5 });
   }
+}
+
+if (!usePglite && fs.existsSync(buildEntry)) {
+  await throughServer("publish");
+  await throughServer("preview-txt");
 }
 
 if (!usePglite) await dropPgDatabase(dbName);
