@@ -1,12 +1,14 @@
-// npm run bench:export [-- --rows=1000000 --fresh --build --keep-files --no-gzip]
+// npm run bench:export [-- --rows=1000000 --fresh --build --keep-files --no-gzip --no-floor]
 //
 // The database export (/exports/database.zip) of a PostgreSQL database with `rows`
 // chapters of about 1 KB each, downloaded from the production server (node server.js)
 // with an admin API token: wall time, bytes, and the server's resident memory (sampled
 // every 50 ms, plus the kernel's high-water mark). The anchor is `pg_dump --inserts` of
 // the same database (and, for a like-for-like comparison of compression,
-// `pg_dump --inserts | gzip -9`). Targets (issue 6): server peak under 200 MB, time
-// within 2x of pg_dump --inserts.
+// `pg_dump --inserts | gzip -9`), and the floor: the same database.sql deflated by zlib
+// alone (level 9, one stream, from a file), which no export of this zip can beat.
+// Targets (issue 6): server peak under 200 MB, time within 2x of pg_dump --inserts.
+// --no-gzip and --no-floor leave those two anchors out (quicker runs while iterating).
 //
 // The database inkstone_bench_export is kept between runs (seeding a million rows takes
 // a while); --fresh drops and re-seeds it. Seeding runs in a child process that closes
@@ -137,6 +139,33 @@ function timed(command: string, env: NodeJS.ProcessEnv = process.env): TimedRun 
   return { seconds, bytes: 0, peakKb };
 }
 
+/**
+ * The floor: the same database.sql deflated by zlib in this process (level 9, memLevel 9,
+ * as the export does), read from a file, nothing else running in the process. Deflate is
+ * one sequential stream, so no export that writes this zip can finish faster.
+ */
+function measureDeflate(sqlPath: string): { seconds: number; cpuSeconds: number; mb: number } {
+  const script = `
+    const fs = require("node:fs"), zlib = require("node:zlib");
+    const { pipeline, Writable } = require("node:stream");
+    const cpu = process.cpuUsage(), t = performance.now();
+    let bytes = 0;
+    pipeline(
+      fs.createReadStream(process.argv[1], { highWaterMark: 1 << 20 }),
+      zlib.createDeflateRaw({ level: 9, memLevel: 9, chunkSize: 256 * 1024 }),
+      new Writable({ write(c, _e, cb) { bytes += c.length; cb(); } }),
+      (err) => {
+        if (err) throw err;
+        const used = process.cpuUsage(cpu);
+        console.log(JSON.stringify({ seconds: (performance.now() - t) / 1000, cpuSeconds: (used.user + used.system) / 1e6, bytes }));
+      },
+    );`;
+  const result = spawnSync(process.execPath, ["-e", script, sqlPath], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`deflate floor failed: ${result.stderr}`);
+  const { seconds, cpuSeconds, bytes } = JSON.parse(result.stdout) as { seconds: number; cpuSeconds: number; bytes: number };
+  return { seconds, cpuSeconds, mb: mb(bytes) };
+}
+
 interface ExportRun {
   seconds: number;
   zipMb: number;
@@ -180,6 +209,11 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
     // The archive must be complete and intact: test every entry's CRC.
     const check = spawnSync("unzip", ["-tq", out], { encoding: "utf8" });
     if (check.status !== 0) throw new Error(`database.zip is damaged: ${check.stdout} ${check.stderr}`);
+    if (!flags.has("no-floor")) {
+      const sqlFile = fs.openSync(path.join(dataDir, "database.sql"), "w");
+      spawnSync("unzip", ["-p", out, "database.sql"], { stdio: ["ignore", sqlFile, "inherit"] });
+      fs.closeSync(sqlFile);
+    }
     return {
       seconds,
       zipMb: mb(bytes),
@@ -222,6 +256,13 @@ async function main() {
     exports.server = await measureExport(snapshotBuild(dataDir), url, token, dataDir);
     const e = exports.server;
     log(`export via server.js: ${fmt(e.seconds)} s, zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
+    let floor: ReturnType<typeof measureDeflate> | undefined;
+    const sqlPath = path.join(dataDir, "database.sql");
+    if (fs.existsSync(sqlPath)) {
+      floor = measureDeflate(sqlPath);
+      fs.rmSync(sqlPath);
+      log(`zlib level 9 alone on database.sql: ${fmt(floor.seconds)} s (${fmt(floor.cpuSeconds)} s CPU), ${fmt(floor.mb)} MB`);
+    }
     const dumpFile = path.join(dataDir, "pg_dump.sql");
     const dump = timed(`pg_dump --inserts -d '${url}' -f '${dumpFile}'`);
     dump.bytes = fs.statSync(dumpFile).size;
@@ -240,6 +281,7 @@ async function main() {
       exports,
       pgDump: { seconds: dump.seconds, mb: mb(dump.bytes), peakMb: (dump.peakKb ?? 0) / 1024 },
       pgDumpGzip9: { seconds: dumpGz.seconds, mb: mb(dumpGz.bytes) },
+      deflateFloor: floor,
     };
   } finally {
     if (!flags.has("keep-files")) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -252,6 +294,7 @@ async function main() {
     exports: Record<string, ExportRun>;
     pgDump: { seconds: number; mb: number; peakMb: number };
     pgDumpGzip9: { seconds: number; mb: number };
+    deflateFloor?: { seconds: number; cpuSeconds: number; mb: number };
   };
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const report = [
@@ -268,11 +311,16 @@ async function main() {
         `| /exports/database.zip via server.js (zlib 9) | ${fmt(e.seconds)} s | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
     ),
     `| pg_dump --inserts | ${fmt(r.pgDump.seconds)} s | ${fmt(r.pgDump.mb)} MB SQL | pg_dump ${fmt(r.pgDump.peakMb)} MB |`,
-    `| pg_dump --inserts \\| gzip -9 | ${fmt(r.pgDumpGzip9.seconds)} s | ${fmt(r.pgDumpGzip9.mb)} MB gz | |`,
+    ...(r.pgDumpGzip9.seconds > 0 ? [`| pg_dump --inserts \\| gzip -9 | ${fmt(r.pgDumpGzip9.seconds)} s | ${fmt(r.pgDumpGzip9.mb)} MB gz | |`] : []),
+    ...(r.deflateFloor
+      ? [`| zlib level 9 alone on database.sql (one stream, from a file) | ${fmt(r.deflateFloor.seconds)} s (${fmt(r.deflateFloor.cpuSeconds)} s CPU) | ${fmt(r.deflateFloor.mb)} MB deflate | |`]
+      : []),
     "",
     ...Object.entries(r.exports).map(
       ([, e]) =>
-        `export time / pg_dump --inserts ${fmt(e.seconds / r.pgDump.seconds, 2)}x; / pg_dump | gzip -9 ${fmt(e.seconds / r.pgDumpGzip9.seconds, 2)}x.`,
+        `export time / pg_dump --inserts ${fmt(e.seconds / r.pgDump.seconds, 2)}x` +
+        (r.pgDumpGzip9.seconds > 0 ? `; / pg_dump | gzip -9 ${fmt(e.seconds / r.pgDumpGzip9.seconds, 2)}x` : "") +
+        (r.deflateFloor ? `; / zlib 9 alone ${fmt(e.seconds / r.deflateFloor.seconds, 2)}x (zlib 9 alone / pg_dump --inserts ${fmt(r.deflateFloor.seconds / r.pgDump.seconds, 2)}x).` : "."),
     ),
     "",
   ].join("\n");

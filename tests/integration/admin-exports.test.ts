@@ -155,6 +155,9 @@ async function seedVariedData() {
     null,
   );
   await db.insert(favorites).values({ userId: author.id, workId: work.id });
+  // More favorites than one batch holds: the keyset on a two-column key crosses batches.
+  const liked = await insertWorks(Array.from({ length: 1200 }, (_, i) => ({ userId: user.id, title: `收藏${i}` })));
+  await db.insert(favorites).values(liked.map((workId) => ({ userId: author.id, workId })));
   await db.insert(txtImports).values({
     userId: user.id,
     fileName: "导入'测试'.txt",
@@ -230,6 +233,7 @@ describe("database.zip", () => {
     expect(sqlText).toMatch(/SELECT setval\(pg_get_serial_sequence\('public\."works"', 'id'\), \d+, true\);/);
     // Read in batches: the 2,502 chapters come in several statements.
     expect(sqlText.match(/INSERT INTO public\."chapters"/g)!.length).toBeGreaterThanOrEqual(3);
+    expect(sqlText.match(/INSERT INTO public\."favorites"/g)!.length).toBeGreaterThanOrEqual(2);
     expect(sqlText.trimEnd().endsWith("COMMIT;")).toBe(true);
   });
 

@@ -191,17 +191,18 @@ function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
  * The keyset query of one batch, as text with $n parameters (for either driver).
  * PostgreSQL builds the whole statement (`INSERT ... VALUES` and the rows joined by
  * ",\n", ending in ";\n") as one value, so the server receives one buffer per batch and
- * passes it on as it is. It also returns the batch's row count and its last key (the
- * greatest, which the next batch starts after).
+ * passes it on as it is. It also returns the row count and, when the batch is full, the
+ * key of its last row (numbered in key order, which the index scan already gives, so no
+ * sort), where the next batch starts.
  */
 function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
   const { exprs, casts } = cursorColumns(table);
-  const keys = exprs.map((_, i) => `o${i}`);
-  let rows = `select ${exprs.map((e, i) => `${e} as o${i}`).join(", ")}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
-  if (after) rows += ` where (${exprs.join(", ")}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
-  rows += ` order by ${exprs.join(", ")} limit ${limit}`;
-  const lastKey = keys.map((k, i) => `(array_agg(${k}::text order by ${keys.map((o) => `${o} desc`).join(", ")}))[1] as k${i}`);
-  const statement = `${quoteLiteral(insertHeader(table))} || string_agg(r, E',\\n' order by ${keys.join(", ")}) || E';\\n'`;
+  const order = exprs.join(", ");
+  let rows = `select ${exprs.map((e, i) => `${e} as o${i}`).join(", ")}, row_number() over (order by ${order}) as i, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
+  if (after) rows += ` where (${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
+  rows += ` order by ${order} limit ${limit}`;
+  const lastKey = exprs.map((_, i) => `min(o${i}::text) filter (where i = ${limit}) as k${i}`);
+  const statement = `${quoteLiteral(insertHeader(table))} || string_agg(r, E',\\n' order by i) || E';\\n'`;
   const text = `select count(*)::text as n, ${lastKey.join(", ")}, ${statement} as s from (${rows}) b`;
   return { text, params: after ?? [] };
 }
@@ -234,7 +235,7 @@ function insertHeader(table: TableInfo): string {
   return `INSERT INTO public.${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(", ")})${overriding} VALUES\n`;
 }
 
-/** One batch: its row count, the cursor values of its last row, the statement as UTF-8. */
+/** One batch: its row count, the key of its last row (when full), the statement as UTF-8. */
 interface Batch {
   rows: number;
   lastKey: string[];
