@@ -386,6 +386,26 @@ describe("the browser going away", () => {
     // The fake sent far more than the 30 characters read: only what left the app is charged.
     expect(sent).toBeLessThan(countChars("无尽的故事，") * fake.requests[0].chunksSent + 1);
   });
+
+  it("a response stream cancelled by its reader ends the generation the same way", async () => {
+    const user = await writer(50_000);
+    const { projectId, plotId } = await readyProject(user.id);
+    fake.enqueue({ forever: true, chunks: ["无尽的故事，"], delayMs: 15 });
+    const response = await post(user.cookie, { projectId, plotId });
+    // What the server does when the socket closes under a streamed body: the body is
+    // cancelled (not only the request aborted). Nothing may be written after that.
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let read = "";
+    while (!read.includes("event: text")) read += (await reader.read()).value ?? "";
+    await reader.cancel();
+    await fake.requests[0].closed;
+    expect(fake.requests[0].aborted).toBe(true);
+    const [version] = await waitFor(() => db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId)));
+    expect(version.endReason).toBe("aborted");
+    const [row] = await aiRows(user.id);
+    expect(Number(row.amount)).toBe(-(tokensForChars(Number(row.promptChars)) + tokensForChars(countChars(version.content))));
+    expect(await tokensOf(user.id)).toBe(50_000 + Number(row.amount));
+  });
 });
 
 describe("two generations of one user at once", () => {

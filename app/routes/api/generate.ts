@@ -66,9 +66,11 @@ export async function action({ request }: Route.ActionArgs) {
     return json({ error: message }, status);
   }
 
+  // Open until the generation ends or the reader cancels (the socket closed): after
+  // that nothing may be enqueued, or the enqueue throws.
+  let open = true;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      let open = true;
       const send = (chunk: Uint8Array) => {
         if (open) controller.enqueue(chunk);
       };
@@ -92,6 +94,7 @@ export async function action({ request }: Route.ActionArgs) {
         .finally(close);
     },
     cancel() {
+      open = false;
       generation.abort();
     },
   });
