@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { dropPgDatabase, ensurePgDatabase, pgUrlFor } from "./lib-db";
+import { busy, describeBusy, describeMachine } from "./lib-machine";
 import { freePort, memoryOf, sampleRss, startServer, stopServer } from "./lib-server";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
@@ -54,6 +55,7 @@ function buildGb18030File(): string {
   return gb;
 }
 
+const machineBefore = busy();
 const file = buildGb18030File();
 const bytes = fs.readFileSync(file);
 console.log(`TXT: ${(bytes.length / 1024 / 1024).toFixed(1)} MB GB18030, ${CHAPTERS} chapters`);
@@ -213,3 +215,4 @@ if (!usePglite && fs.existsSync(buildEntry)) {
 
 if (!usePglite) await dropPgDatabase(dbName);
 fs.rmSync(tmp, { recursive: true, force: true });
+console.log(`\n${describeMachine()}\n${describeBusy(machineBefore, busy())}`);
