@@ -488,8 +488,11 @@ export interface GenerationContext {
     additionalNotes: string;
     characterIds: string[];
   }[];
-  /** The saved text of the plot asked for (null when the project has no such plot). */
-  plotContent: string | null;
+  /**
+   * Whether the text the page showed (`readGenerationContext`'s `content`) differs from the
+   * plot's saved text; null when the project has no such plot or no text was given.
+   */
+  contentChanged: boolean | null;
   prompts: Record<string, { system: string; user: string }>;
   /**
    * The site's default API configuration (site_configs default_api_provider) and the
@@ -503,7 +506,8 @@ const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(
 /**
  * Everything a generation's prompt and provider are made of, in one query (it runs
  * before the first byte of every generation): the project's setting, its characters
- * and plots in order with each plot's characters, the saved text of `plotId`, the
+ * and plots in order with each plot's characters, whether `content` differs from the
+ * saved text of `plotId` (compared in the database: the text does not travel back), the
  * P01/P03 templates and the default API configuration.
  *
  * With `userId` the project must be that user's (写作项目不存在 otherwise). Without it
@@ -511,7 +515,11 @@ const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(
  * is still being looked up; the caller must then compare `ownerId` with the session's
  * user before using anything (`loadGenerationContext` below does both).
  */
-export async function readGenerationContext(projectId: string, plotId?: string, userId?: string): Promise<GenerationContext> {
+export async function readGenerationContext(
+  projectId: string,
+  options: { plotId?: string; content?: string; userId?: string } = {},
+): Promise<GenerationContext> {
+  const { plotId, content, userId } = options;
   if (!isUuid(projectId)) throw notFound();
   const plot = plotId && isUuid(plotId) ? plotId : null;
   const rows = rowsOf<{
@@ -520,7 +528,7 @@ export async function readGenerationContext(projectId: string, plotId?: string, 
     theme: string;
     characters: unknown;
     plots: unknown;
-    plot_content: string | null;
+    content_changed: boolean | null;
     prompts: unknown;
     api_config: unknown;
   }>(
@@ -540,7 +548,11 @@ export async function readGenerationContext(projectId: string, plotId?: string, 
                      where pc.plot_id = pl.id), '[]'::json))
                  order by pl.position, pl.created_at)
           from writing_plots pl where pl.project_id = p.id), '[]'::json) as plots,
-        ${plot ? sql`(select pl.content from writing_plots pl where pl.id = ${plot} and pl.project_id = p.id)` : sql`null`} as plot_content,
+        ${
+          plot && content !== undefined
+            ? sql`(select pl.content is distinct from ${content} from writing_plots pl where pl.id = ${plot} and pl.project_id = p.id)`
+            : sql`null::boolean`
+        } as content_changed,
         coalesce((
           select json_object_agg(pr.code, json_build_object('system', pr.system_content, 'user', pr.user_content))
           from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts,
@@ -559,7 +571,7 @@ export async function readGenerationContext(projectId: string, plotId?: string, 
     theme: row.theme,
     characters: json(row.characters),
     plots: json(row.plots),
-    plotContent: row.plot_content,
+    contentChanged: row.content_changed,
     prompts: json(row.prompts),
     apiConfig: json(row.api_config),
   };
@@ -573,16 +585,18 @@ export async function readGenerationContext(projectId: string, plotId?: string, 
 export async function loadGenerationContext(
   userId: string,
   projectId: string,
-  options: { kind?: WritingKind; plotId?: string; read?: Promise<GenerationContext> } = {},
+  options: { kind?: WritingKind; plotId?: string; content?: string; read?: Promise<GenerationContext> } = {},
 ): Promise<GenerationContext> {
-  const context = await (options.read ?? readGenerationContext(projectId, options.plotId, userId));
+  const { read, plotId, content } = options;
+  const context = await (read ?? readGenerationContext(projectId, { plotId, content, userId }));
   if (context.ownerId !== userId || (options.kind && context.kind !== options.kind)) throw notFound();
   return context;
 }
 
 /**
- * `applyEditsBeforeGeneration` on a context already read (no read of its own): saves
- * what changed and returns the context as the generation must see it.
+ * `applyEditsBeforeGeneration` on a context already read with the same `content` (no
+ * read of its own): saves what changed and returns the context as the generation must
+ * see it.
  */
 export async function applyEditsToContext(
   userId: string,
@@ -597,9 +611,9 @@ export async function applyEditsToContext(
     result = { ...result, theme: edits.theme };
   }
   const plot = plotId && isUuid(plotId) ? plotId : null;
-  if (edits.content !== undefined && plot && context.plotContent !== null && edits.content !== context.plotContent) {
+  if (edits.content !== undefined && plot && context.contentChanged) {
     await savePlotContent(userId, projectId, plot, edits.content);
-    result = { ...result, plotContent: edits.content };
+    result = { ...result, contentChanged: false };
   }
   return result;
 }

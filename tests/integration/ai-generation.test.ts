@@ -400,7 +400,10 @@ describe("the browser going away", () => {
     await reader.cancel();
     await fake.requests[0].closed;
     expect(fake.requests[0].aborted).toBe(true);
-    const [version] = await waitFor(() => db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId)));
+    const [version] = await waitFor(async () => {
+      const rows = await db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId));
+      return rows.length > 0 ? rows : null;
+    });
     expect(version.endReason).toBe("aborted");
     const [row] = await aiRows(user.id);
     expect(Number(row.amount)).toBe(-(tokensForChars(Number(row.promptChars)) + tokensForChars(countChars(version.content))));

@@ -337,9 +337,9 @@ export async function startGeneration(
   let context: GenerationContext;
   if (typeof user === "string") {
     userId = user;
-    context = await loadGenerationContext(userId, input.projectId, { kind, plotId: input.plotId });
+    context = await loadGenerationContext(userId, input.projectId, { kind, plotId: input.plotId, content: input.content });
   } else {
-    const read = readGenerationContext(input.projectId, input.plotId);
+    const read = readGenerationContext(input.projectId, { plotId: input.plotId, content: input.content });
     read.catch(() => {}); // awaited below unless the session fails first
     const sessionUser = await user;
     if (!sessionUser) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
