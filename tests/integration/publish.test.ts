@@ -85,10 +85,19 @@ describe("publish wizard action", () => {
       { title: "第二章", wordCount: 3 },
     ]);
     expect(result.preview.totalWords).toBe(5);
+    // A refused publish shows the staged chapter list again.
+    const refused = (await submit(publishForm({ title: "", type: "multi_chapter", importToken: result.preview.token }))) as Failure;
+    expect(refused.init.status).toBe(400);
+    expect(refused.data.preview).toEqual(result.preview);
     const response = (await submit(publishForm({ title: "预览后发布", type: "multi_chapter", importToken: result.preview.token }))) as Response;
     expect(response.status).toBe(302);
     const [work] = await db.select().from(works).where(eq(works.title, "预览后发布"));
-    expect(work.chapterCount).toBe(2);
+    expect([work.chapterCount, work.wordCount]).toEqual([2, 5]);
+    const stored = await db.select({ title: chapters.title, content: chapters.content, order: chapters.order }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    expect(stored).toEqual([
+      { title: "第一章", content: "甲乙", order: 1 },
+      { title: "第二章", content: "丙丁戊", order: 2 },
+    ]);
     // The staged import is used up.
     expect(await db.select().from(txtImports).where(eq(txtImports.id, result.preview.token))).toEqual([]);
   });
