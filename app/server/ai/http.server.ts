@@ -1,3 +1,5 @@
+import http from "node:http";
+import https from "node:https";
 import { AiError, errorForStatus } from "./errors.server";
 import { AI_MESSAGES } from "./messages";
 import { StreamTextDecoder, type WireFormat } from "./sse.server";
@@ -36,19 +38,67 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * A provider's answer as node:http gives it. The provider is called with node:http, not
+ * fetch: fetch's Request, Headers and web streams cost about 2 ms of CPU per call here,
+ * several times the whole HTTP exchange, and every generation makes one before its
+ * first byte (docs/benchmarks.md, Streaming). Redirects are not followed (a 3xx is an
+ * error like any other status), and no compression is asked for.
+ */
+interface UpstreamResponse {
+  status: number;
+  ok: boolean;
+  /** The body's chunks; rejects when the connection fails or the call is aborted. */
+  body: AsyncIterator<Buffer>;
+}
+
+/** POSTs `body`; resolves with the response head, rejects when the connection fails or `signal` aborts. */
+function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch (error) {
+      return reject(error);
+    }
+    const client = target.protocol === "https:" ? https : target.protocol === "http:" ? http : null;
+    if (!client) return reject(new TypeError(`unsupported protocol ${target.protocol}`));
+    if (signal.aborted) return reject(new Error("aborted"));
+    const payload = Buffer.from(body);
+    const request = client.request(
+      target,
+      { method: "POST", headers: { "User-Agent": "inkstone", ...headers, "Content-Length": String(payload.length) } },
+      (response) => {
+        // Failures reach the reader through the iterator; nobody may be reading then.
+        response.on("error", () => {});
+        const status = response.statusCode ?? 0;
+        resolve({ status, ok: status >= 200 && status < 300, body: response[Symbol.asyncIterator]() });
+      },
+    );
+    // Destroying the request ends the response too (its iterator rejects); once the
+    // response was read to the end it is a no-op, so a reused connection is safe.
+    const onAbort = () => request.destroy();
+    signal.addEventListener("abort", onAbort, { once: true });
+    request.on("close", () => {
+      signal.removeEventListener("abort", onAbort);
+      reject(new Error("connection closed")); // no-op once the answer came
+    });
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
 /** Reads at most `limit` bytes of a body as text (error bodies, non-streamed answers). */
-async function readText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+async function readText(response: UpstreamResponse, limit: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await response.body.next();
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      await response.body.return?.();
       throw new AiError(AI_MESSAGES.unreadable, "unreadable", response.status, "body too large");
     }
     text += decoder.decode(value, { stream: true });
@@ -117,14 +167,14 @@ async function open(request: UpstreamRequest, signal: AbortSignal | undefined, s
   for (let attempt = 1; ; attempt++) {
     const call = new Call(signal);
     call.arm("first-byte", streamed ? timings.firstByteMs : timings.completeMs);
-    let response: Response;
+    let response: UpstreamResponse;
     try {
-      response = await fetch(request.url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", ...request.headers },
-        body: JSON.stringify(request.body),
-        signal: call.controller.signal,
-      });
+      response = await post(
+        request.url,
+        { "Content-Type": "application/json", ...request.headers },
+        JSON.stringify(request.body),
+        call.controller.signal,
+      );
     } catch (error) {
       call.end();
       const failure = call.failure(error);
@@ -171,15 +221,14 @@ export async function streamText(
   const { call, response } = await open(request, signal, true, timings);
   return (async function* read() {
     const decoder = new StreamTextDecoder(format);
-    const reader = response.body?.getReader();
+    const reader = response.body;
     let first = true;
     try {
-      if (!reader) throw new AiError(AI_MESSAGES.unreadable, "unreadable", response.status, "no body");
       while (!decoder.done) {
         if (!first) call.arm("idle", timings.idleMs);
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: IteratorResult<Buffer>;
         try {
-          result = await reader.read();
+          result = await reader.next();
         } catch (error) {
           throw call.failure(error);
         }
