@@ -77,9 +77,10 @@ describe("publish wizard action", () => {
   });
 
   it("previews a TXT first, then publishes the previewed chapters without the file", async () => {
-    const txt = new File(["####\n第一章\n甲乙\n####\n第二章\n丙丁戊\n####\n空章\n\n"], "a.txt", { type: "text/plain" });
+    const txt = new File(["####\n第一章\n甲乙\n####\n第二章\n丙丁戊\n####\n空章\n\n"], "西游记 第一册.txt", { type: "text/plain" });
     const form = publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt });
-    const result = (await submit(form)) as { preview: { token: string; chapters: { title: string; wordCount: number }[]; totalWords: number } };
+    const result = (await submit(form)) as { preview: { token: string; fileName: string; chapters: { title: string; wordCount: number }[]; totalWords: number } };
+    expect(result.preview.fileName).toBe("西游记 第一册.txt");
     expect(result.preview.chapters).toEqual([
       { title: "第一章", wordCount: 2 },
       { title: "第二章", wordCount: 3 },
