@@ -173,6 +173,26 @@ interface ExportRun {
   idleRssMb: number;
   peakRssMb: number;
   highWaterMb: number;
+  /** CPU seconds (user + system) of the server process and of its PostgreSQL backends. */
+  serverCpu: number;
+  postgresCpu: number;
+}
+
+/** CPU seconds used so far by a process (all its threads), from /proc. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return 0; // gone
+  }
+}
+
+/** CPU seconds so far of each PostgreSQL backend connected to the database. */
+function backendCpu(url: string): Map<number, number> {
+  const out = spawnSync("psql", ["-qAt", "-d", url, "-c", "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"], { encoding: "utf8" }).stdout;
+  return new Map(out.split("\n").filter(Boolean).map((pid) => [Number(pid), cpuOf(Number(pid))]));
 }
 
 /** Starts `script` as the server, downloads /exports/database.zip with the token, stops it. */
@@ -190,6 +210,8 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
     await waitForHealth(base, server);
     await new Promise((r) => setTimeout(r, 1000));
     const idle = memoryOf(server.pid!);
+    const serverCpu = cpuOf(server.pid!);
+    const backendsBefore = backendCpu(url);
     const sampler = sampleRss(server.pid!, 50);
     const started = performance.now();
     const response = await fetch(`${base}/exports/database.zip`, { headers: { Authorization: `Bearer ${token}` } });
@@ -202,6 +224,9 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
     }
     await new Promise<void>((r) => file.end(() => r()));
     const seconds = (performance.now() - started) / 1000;
+    const serverCpuUsed = cpuOf(server.pid!) - serverCpu;
+    let postgresCpu = 0;
+    for (const [pid, cpu] of backendCpu(url)) postgresCpu += cpu - (backendsBefore.get(pid) ?? 0);
     const peakRss = Math.max(idle.rss, sampler.stop());
     const after = memoryOf(server.pid!);
     const listing = spawnSync("unzip", ["-l", out], { encoding: "utf8" }).stdout;
@@ -221,6 +246,8 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
       idleRssMb: mb(idle.rss),
       peakRssMb: mb(peakRss),
       highWaterMb: mb(after.hwm),
+      serverCpu: serverCpuUsed,
+      postgresCpu,
     };
   } finally {
     server.kill("SIGTERM");
@@ -255,7 +282,7 @@ async function main() {
   try {
     exports.server = await measureExport(snapshotBuild(dataDir), url, token, dataDir);
     const e = exports.server;
-    log(`export via server.js: ${fmt(e.seconds)} s, zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
+    log(`export via server.js: ${fmt(e.seconds)} s (CPU: server ${fmt(e.serverCpu)} s, PostgreSQL ${fmt(e.postgresCpu)} s), zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
     let floor: ReturnType<typeof measureDeflate> | undefined;
     const sqlPath = path.join(dataDir, "database.sql");
     if (fs.existsSync(sqlPath)) {
@@ -308,7 +335,7 @@ async function main() {
     "|---|---|---|---|",
     ...Object.entries(r.exports).map(
       ([, e]) =>
-        `| /exports/database.zip via server.js (zlib 9) | ${fmt(e.seconds)} s | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
+        `| /exports/database.zip via server.js (zlib 9) | ${fmt(e.seconds)} s (CPU: server ${fmt(e.serverCpu)} s, PostgreSQL ${fmt(e.postgresCpu)} s) | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
     ),
     `| pg_dump --inserts | ${fmt(r.pgDump.seconds)} s | ${fmt(r.pgDump.mb)} MB SQL | pg_dump ${fmt(r.pgDump.peakMb)} MB |`,
     ...(r.pgDumpGzip9.seconds > 0 ? [`| pg_dump --inserts \\| gzip -9 | ${fmt(r.pgDumpGzip9.seconds)} s | ${fmt(r.pgDumpGzip9.mb)} MB gz | |`] : []),

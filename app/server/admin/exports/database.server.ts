@@ -189,11 +189,13 @@ function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
 
 /**
  * The keyset query of one batch, as text with $n parameters (for either driver).
- * PostgreSQL builds the whole statement (`INSERT ... VALUES` and the rows joined by
- * ",\n", ending in ";\n") as one value, so the server receives one buffer per batch and
- * passes it on as it is. It also returns the row count and, when the batch is full, the
- * key of its last row (numbered in key order, which the index scan already gives, so no
- * sort), where the next batch starts.
+ * PostgreSQL joins the batch's rows into one value (separated by ",\n"), so the server
+ * receives one buffer per batch and passes it on as it is. It also returns the row count
+ * and, when the batch is full, the key of its last row (rows are numbered in key order,
+ * which the index scan already gives, so nothing is sorted), where the next batch starts.
+ * string_agg is fed by the ordered subquery, so the rows come out in key order in practice
+ * (PostgreSQL does not promise it, and a restore does not depend on it; an ORDER BY inside
+ * the aggregate would sort every batch again).
  */
 function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
   const { exprs, casts } = cursorColumns(table);
@@ -202,8 +204,7 @@ function batchQuery(table: TableInfo, after: string[] | null, limit: number): { 
   if (after) rows += ` where (${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
   rows += ` order by ${order} limit ${limit}`;
   const lastKey = exprs.map((_, i) => `min(o${i}::text) filter (where i = ${limit}) as k${i}`);
-  const statement = `${quoteLiteral(insertHeader(table))} || string_agg(r, E',\\n' order by i) || E';\\n'`;
-  const text = `select count(*)::text as n, ${lastKey.join(", ")}, ${statement} as s from (${rows}) b`;
+  const text = `select count(*)::text as n, ${lastKey.join(", ")}, string_agg(r, E',\\n') as s from (${rows}) b`;
   return { text, params: after ?? [] };
 }
 
@@ -235,11 +236,11 @@ function insertHeader(table: TableInfo): string {
   return `INSERT INTO public.${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(", ")})${overriding} VALUES\n`;
 }
 
-/** One batch: its row count, the key of its last row (when full), the statement as UTF-8. */
+/** One batch: its row count, the key of its last row (when full), its rows as UTF-8. */
 interface Batch {
   rows: number;
   lastKey: string[];
-  statement: Uint8Array;
+  values: Uint8Array;
 }
 
 /** How the export reads: counts and batches, on one snapshot or batch by batch. */
@@ -272,7 +273,7 @@ async function withPostgresReader<T>(fn: (reader: Reader) => Promise<T>): Promis
         return {
           rows,
           lastKey: row.slice(1, -1).map((cell) => cell?.toString("utf8") ?? ""),
-          statement: row[row.length - 1]!,
+          values: row[row.length - 1]!,
         };
       },
     });
@@ -286,7 +287,6 @@ async function withPgliteReader<T>(fn: (reader: Reader) => Promise<T>): Promise<
       for (const statement of EXPORT_SETTINGS) await tx.execute(sql.raw(statement));
       return rowsOf<R>(await tx.execute(query));
     });
-  const encoder = new TextEncoder();
   return fn({
     async count(table) {
       const [row] = await run<{ n: string }>(sql.raw(countQuery(table)));
@@ -297,7 +297,7 @@ async function withPgliteReader<T>(fn: (reader: Reader) => Promise<T>): Promise<
       const rows = Number(row.n);
       if (rows === 0) return null;
       const keys = Object.keys(row).filter((k) => /^k\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-      return { rows, lastKey: keys.map((k) => row[k]), statement: encoder.encode(row.s) };
+      return { rows, lastKey: keys.map((k) => row[k]), values: encoder.encode(row.s) };
     },
   });
 }
@@ -317,6 +317,9 @@ export async function writeDatabaseSql(
   const withReader = databaseKind === "postgres" ? withPostgresReader : withPgliteReader;
   return withReader((reader) => writeTables(write, onProgress, reader, tables));
 }
+
+const encoder = new TextEncoder();
+const STATEMENT_END = encoder.encode(";\n");
 
 async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, tables: TableInfo[]) {
   const counts: number[] = [];
@@ -352,6 +355,8 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       doneWeight += expected + 1;
       continue;
     }
+    // Each batch is one statement: the header, its rows, the terminator.
+    const header = encoder.encode(insertHeader(table));
     let limit = MAX_BATCH_ROWS;
     let rowsDone = 0;
     const read = (after: string[] | null) => {
@@ -367,11 +372,13 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       if (!batch) break;
       const last = batch.rows < limit;
       // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
-      const average = Math.max(1, batch.statement.byteLength / batch.rows);
+      const average = Math.max(1, batch.values.byteLength / batch.rows);
       limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
       // The next batch is read while this one is compressed and sent.
       next = last ? Promise.resolve(null) : read(batch.lastKey);
-      await write(batch.statement);
+      await write(header);
+      await write(batch.values);
+      await write(STATEMENT_END);
       rowsDone += batch.rows;
       totalRows += batch.rows;
       onProgress({
