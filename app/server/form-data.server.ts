@@ -67,17 +67,8 @@ export async function readUploadForm(
   tooLarge: string,
 ): Promise<{ form: FormData; files: Map<string, Upload> }> {
   const files = new Map<string, Upload>();
-  if (!isMultipartRequest(request)) {
-    const form = await readFormData(request, maxBytes, tooLarge);
-    for (const [name, value] of Array.from(form.entries())) {
-      if (!(value instanceof File)) continue;
-      form.delete(name);
-      if (value.size > 0 && !files.has(name)) {
-        files.set(name, { name: value.name, type: value.type, size: value.size, chunks: [new Uint8Array(await value.arrayBuffer())] });
-      }
-    }
-    return { form, files };
-  }
+  // A URL-encoded form carries no files.
+  if (!isMultipartRequest(request)) return { form: await readFormData(request, maxBytes, tooLarge), files };
   const declared = Number(request.headers.get("Content-Length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw new DomainError(tooLarge, 413);
   const form = new FormData();
