@@ -1,4 +1,4 @@
-// npm run bench:stream [-- --only=postgres|pglite --streams=20 --rounds=5 --chars=20000 --chunks=500 --delay=2 --build | --app-dir=PATH]
+// npm run bench:stream [-- --only=postgres|pglite --streams=20 --rounds=5 --chars=20000 --chunks=500 --delay=2 --ids-only --build | --app-dir=PATH]
 //
 // Streaming generation through the app versus straight from the test provider
 // (tests/fakes/ai-provider.ts), with `streams` concurrent streams of `chars` characters
@@ -38,6 +38,8 @@ const ROUNDS = Number(flags.get("rounds") ?? 5);
 const CHARS = Number(flags.get("chars") ?? 20_000);
 const CHUNKS = Number(flags.get("chunks") ?? 500);
 const DELAY = Number(flags.get("delay") ?? 2);
+/** --ids-only: post only projectId and plotId (as the benchmark did before 2026-11-22 06:00). */
+const IDS_ONLY = flags.has("ids-only");
 
 interface Writer {
   cookie: string;
@@ -129,8 +131,10 @@ async function viaApp(base: string, writer: Writer, content: string): Promise<Sa
   const body = new FormData();
   body.set("projectId", writer.projectId);
   body.set("plotId", writer.plotId);
-  body.set("theme", writer.theme);
-  body.set("content", content);
+  if (!IDS_ONLY) {
+    body.set("theme", writer.theme);
+    body.set("content", content);
+  }
   const started = performance.now();
   const response = await fetch(`${base}/api/generate`, {
     method: "POST",
@@ -169,16 +173,28 @@ interface Round {
   app: Sample[];
   directWall: number;
   appWall: number;
+  /** CPU time (user + system) the server process used during the app streams. */
+  serverCpu: number;
 }
 
-async function round(fake: FakeAiProvider, base: string, writers: Writer[], content: string): Promise<Round> {
+/**
+ * CPU time a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). Unlike
+ * latencies, it hardly depends on what else runs on the machine.
+ */
+function cpuTimeMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+async function round(fake: FakeAiProvider, base: string, writers: Writer[], content: string, serverPid: number): Promise<Round> {
   let t = performance.now();
   const d = await Promise.all(writers.map(() => direct(fake)));
   const directWall = performance.now() - t;
+  const cpu = cpuTimeMs(serverPid);
   t = performance.now();
   const a = await Promise.all(writers.map((w) => viaApp(base, w, content)));
   const appWall = performance.now() - t;
-  return { direct: d, app: a, directWall, appWall };
+  return { direct: d, app: a, directWall, appWall, serverCpu: cpuTimeMs(serverPid) - cpu };
 }
 
 function ensureBuild() {
@@ -226,7 +242,7 @@ function render(backend: Backend, rounds: Round[], load: string): string {
   const lines = [
     `### ${backend}`,
     "",
-    `${ROUNDS} rounds × ${STREAMS} concurrent streams of ${CHARS.toLocaleString("en")} characters in ${CHUNKS} chunks, ${DELAY} ms apart (after one warm-up round); ${a.length} app streams, ${bad} incomplete or wrongly charged.`,
+    `${ROUNDS} rounds × ${STREAMS} concurrent streams of ${CHARS.toLocaleString("en")} characters in ${CHUNKS} chunks, ${DELAY} ms apart (after one warm-up round), posting ${IDS_ONLY ? "only the ids" : "the ids, setting and plot text as the page does"}; ${a.length} app streams, ${bad} incomplete or wrongly charged.`,
     "",
     load,
     "",
@@ -235,6 +251,7 @@ function render(backend: Backend, rounds: Round[], load: string): string {
     `| direct | ${fmt(p(d.map((s) => s.ttfb), 50))} | ${fmt(p(d.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...d.map((s) => s.ttfb)))} | ${fmt(dRate, 0)} | ${fmt(p(d.map(rate), 10), 0)} | ${fmt(dAgg, 0)} |`,
     `| through the app | ${fmt(p(a.map((s) => s.ttfb), 50))} | ${fmt(p(a.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...a.map((s) => s.ttfb)))} | ${fmt(aRate, 0)} | ${fmt(p(a.map(rate), 10), 0)} | ${fmt(aAgg, 0)} |`,
     "",
+    `- server CPU (user + system) per app stream: ${fmt(rounds.reduce((s, r) => s + r.serverCpu, 0) / a.length)} ms, streaming included (clock ticks of 10 ms, summed over the rounds)`,
     `- added time to first byte at p50: ${fmt(added)} ms — target < 10 ms: ${added < 10 ? "met" : "**missed**"}`,
     `- sustained throughput, per stream p50: ${fmt((aRate / dRate) * 100, 0)}% of direct; aggregate: ${fmt((aAgg / dAgg) * 100, 0)}% — target ≥ 90%: ${aRate / dRate >= 0.9 ? "met" : "**missed**"}`,
     "",
@@ -275,9 +292,9 @@ async function main() {
       let after = before;
       try {
         log("warm-up round");
-        await round(fake, base, writers, text);
+        await round(fake, base, writers, text, server.pid!);
         for (let i = 1; i <= ROUNDS; i++) {
-          const r = await round(fake, base, writers, text);
+          const r = await round(fake, base, writers, text, server.pid!);
           rounds.push(r);
           log(
             `round ${i}: direct TTFB p50 ${fmt(p(r.direct.map((s) => s.ttfb), 50))} ms, app ${fmt(p(r.app.map((s) => s.ttfb), 50))} ms; ` +
