@@ -1,11 +1,13 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { apiConfigs, prompts, siteConfigs } from "~/db/schema";
+import { siteConfigs } from "~/db/schema";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { subscribe, type LiveEvent } from "~/server/events.server";
 import { getDisplayConfig, getDisplayConfigValue } from "~/server/site-config.server";
 import { loader as layoutLoader } from "~/routes/shell/layout";
+import { createUser } from "../fixtures/accounts";
+import { insertWorks } from "../fixtures/works";
 
 /** Resolves with the next event of `topic` (rejects after `ms`). */
 async function nextEvent(topic: string, ms = 5000): Promise<LiveEvent> {
@@ -25,7 +27,7 @@ async function siteTitleOnPage(): Promise<string> {
   return (result as unknown as { data: { site: { title: string } } }).data.site.title;
 }
 
-describe("the site configuration's table announces every change", () => {
+describe("the tables behind visitors' pages announce every change", () => {
   it("raises `site` for a write made with plain SQL, on commit only", async () => {
     const rolledBack = nextEvent("site", 500);
     await db
@@ -41,14 +43,14 @@ describe("the site configuration's table announces every change", () => {
     expect(await committed).toEqual({ topic: "site", kind: "site" });
   });
 
-  it("raises `ai-config` when API configurations or prompts change", async () => {
-    const configChanged = nextEvent("ai-config");
-    await db.insert(apiConfigs).values({ name: "事件测试", provider: "openai", endpoint: "http://127.0.0.1:9/v1", apiKey: "k", model: "m" });
-    expect(await configChanged).toEqual({ topic: "ai-config", kind: "ai-config" });
-
-    const promptChanged = nextEvent("ai-config");
-    await db.update(prompts).set({ title: "改过的标题" }).where(eq(prompts.code, "P01"));
-    expect(await promptChanged).toEqual({ topic: "ai-config", kind: "ai-config" });
+  it("raises `work` once for a statement inserting works (no work id: nobody follows a new work)", async () => {
+    const author = await createUser();
+    const inserted = nextEvent("work");
+    await insertWorks([
+      { userId: author.id, title: "新书一" },
+      { userId: author.id, title: "新书二" },
+    ]);
+    expect(await inserted).toEqual({ topic: "work", kind: "work" });
   });
 });
 
