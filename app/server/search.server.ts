@@ -214,23 +214,53 @@ export async function searchWorks(input: {
     // One at a time: drizzle's queries start on `then`, so two queries started together
     // may reach the connection in either order, and the settings must come first.
     await usePlan(tx, PLAN.bitmap);
-    const counted = await countUpTo(cap, candidateTested);
+
+    // One statement counts the matches up to the cap + 1 and, when there are no more than
+    // the cap (a precise query), also returns the page's cards: the matches are read once
+    // and numbered newest first, and a page past the end is clamped to the last one here.
+    const matches = tx.$with("matches").as(
+      tx
+        .select({ matchId: sql<number>`${works.id}`.as("match_id"), matchCreated: sql`${works.createdAt}`.as("match_created") })
+        .from(candidates)
+        .where(candidateTested)
+        .limit(cap + 1),
+    );
+    const matchCount = tx.$with("counted").as(tx.select({ n: sql<number>`count(*)::int`.as("n") }).from(matches));
+    const ranked = tx.$with("ranked").as(
+      tx
+        .select({
+          rankedId: sql<number>`match_id`.as("ranked_id"),
+          rank: sql<number>`row_number() over (order by match_created desc, match_id desc)`.as("rank"),
+        })
+        .from(matches),
+    );
+    const firstOfPage = sql`(least(${Math.max(1, input.page)}, greatest(1, ceil((select n from counted) / ${pageSize}::numeric))) - 1) * ${pageSize}`;
+    const firstRows = await tx
+      .with(matches, matchCount, ranked)
+      .select({ ...workCardColumns, counted: sql<number>`(select n from counted)`.mapWith(Number) })
+      .from(ranked)
+      .innerJoin(works, eq(works.id, ranked.rankedId))
+      .innerJoin(profiles, eq(profiles.id, works.userId))
+      .where(and(sql`${ranked.rank} > ${firstOfPage}`, sql`${ranked.rank} <= ${firstOfPage} + ${pageSize}`));
+    const counted = firstRows[0]?.counted ?? 0; // no rows: no matches (the page is clamped)
     const totalCapped = counted > cap;
     const total = Math.min(counted, cap);
     const pageCount = pageCountOf(total, pageSize);
     // A page past the end shows the last page instead.
     const page = Math.min(Math.max(1, input.page), pageCount);
-    if (counted === 0) return { works: [], total, totalCapped, page, pageCount, query };
+    if (!totalCapped) {
+      const cards = firstRows.map(({ counted: _counted, ...card }) => card as WorkCard);
+      return { works: newestFirst(cards), total, totalCapped, page, pageCount, query };
+    }
 
-    // Which plan reads fewer rows: sorting the m matches, or walking the newest works
-    // until `needed` matches, about needed × works / m rows. Up to the cap, m is known
-    // and small: sort. Past it, the first pages (needed <= cap / 8) walk at most
-    // cap / 8 × works / cap rows. Deeper pages first count the gram index's candidates
-    // (no ILIKE, no visibility: cheaper, and an upper bound of m) up to 10 × cap: the
-    // walk when there are more, else a sort of at most that many.
+    // Past the cap, which plan reads fewer rows: sorting the m matches, or walking the
+    // newest works until `needed` matches, about needed × works / m rows. The first pages
+    // (needed <= cap / 8) walk at most cap / 8 × works / cap rows. Deeper pages first
+    // count the gram index's candidates (no ILIKE, no visibility: cheaper, and an upper
+    // bound of m) up to 10 × cap: the walk when there are more, else a sort of at most
+    // that many.
     const needed = page * pageSize;
-    let walk = false;
-    if (totalCapped) walk = needed <= Math.ceil(cap / 8) || (await countUpTo(10 * cap)) > 10 * cap;
+    const walk = needed <= Math.ceil(cap / 8) || (await countUpTo(10 * cap)) > 10 * cap;
     // The walk tests each row with ILIKE alone, which never calls work_search_grams.
     const pageIds = tx
       // Spelt as SQL: drizzle refuses a table's column when selecting from a subquery.
@@ -249,12 +279,12 @@ export async function searchWorks(input: {
     // The page's cards in the same statement: its 12 ids drive primary-key lookups. No
     // ORDER BY outside (it would sort again what is already sorted): sorted here instead.
     const page12 = pageIds.as("page");
-    const rows = await tx
+    const pageRows = await tx
       .select(workCardColumns)
       .from(page12)
       .innerJoin(works, eq(works.id, page12.id))
       .innerJoin(profiles, eq(profiles.id, works.userId));
-    return { works: newestFirst(rows as WorkCard[]), total, totalCapped, page, pageCount, query };
+    return { works: newestFirst(pageRows as WorkCard[]), total, totalCapped, page, pageCount, query };
   });
   if (!("ids" in found)) return found;
   // After the transaction, with the planner's own settings, and without holding two
