@@ -71,7 +71,7 @@ export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes 
             chunks.length = 0;
             return;
           }
-          chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          chunks.push(Buffer.from(chunk)); // a copy: the stream may reuse what it handed over
         },
         finish() {
           if (overflow || startedAt !== generation) return;
