@@ -79,13 +79,18 @@ describe("publish / subscribe", () => {
 
   it("announces every change to a work (a database trigger), including its deletion", async () => {
     const author = await createUser();
-    const [id] = await insertWorks([{ userId: author.id, title: "会变的书" }]);
     const sub = await collector("work");
-    await db.update(works).set({ title: "改过名的书" }).where(eq(works.id, id));
-    expect(await sub.next()).toEqual({ topic: "work", workId: id });
-    await db.delete(works).where(eq(works.id, id));
-    expect(await sub.next()).toEqual({ topic: "work", workId: id });
-    sub.unsubscribe();
+    try {
+      // A new work: one event per statement, without an id (nobody follows it yet).
+      const [id] = await insertWorks([{ userId: author.id, title: "会变的书" }]);
+      expect(await sub.next()).toEqual({ topic: "work", kind: "work" });
+      await db.update(works).set({ title: "改过名的书" }).where(eq(works.id, id));
+      expect(await sub.next()).toEqual({ topic: "work", workId: id });
+      await db.delete(works).where(eq(works.id, id));
+      expect(await sub.next()).toEqual({ topic: "work", workId: id });
+    } finally {
+      sub.unsubscribe();
+    }
   });
 
   it("a purchase tells the buyer's pages on commit", async () => {
@@ -145,17 +150,17 @@ describe("/api/events", () => {
     const controller = new AbortController();
     const headers: Record<string, string> = {};
     if (userId) headers.Cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
-    const response = await loader({
-      request: new Request("http://localhost/api/events", { headers, signal: controller.signal }),
-      params: {},
-      context: {},
-    } as never);
-    return { response, controller };
+    const request = new Request("http://localhost/api/events", { headers, signal: controller.signal });
+    const response = await loader({ request, params: {}, context: {} } as never);
+    // The caller keeps `request` until it aborts: Node's Request follows the controller's
+    // signal through a weak reference, so a Request already collected by the GC would
+    // never see the abort (as on a server, where the socket's close cancels the stream).
+    return { response, controller, request };
   }
 
   it("gives a visitor changes to the site's configuration, and nothing of any user", async () => {
     const someone = await createUser();
-    const { response, controller } = await open(null);
+    const { response, controller, request } = await open(null);
     expect(response.status).toBe(200);
     const sse = sseReader(response.body!);
     expect(await sse.next()).toContain(": connected");
@@ -167,6 +172,7 @@ describe("/api/events", () => {
     expect(await sse.nextChange()).toEqual({ kind: "site" });
 
     controller.abort();
+    expect(request.signal.aborted).toBe(true);
     expect(await sse.done()).toBe(true);
     expect(listenerCount("site")).toBe(0);
   });
@@ -179,7 +185,7 @@ describe("/api/events", () => {
       { userId: author.id, title: "关注的书" },
       { userId: author.id, title: "无关的书" },
     ]);
-    const { response, controller } = await open(reader.id);
+    const { response, controller, request } = await open(reader.id);
     expect(response.headers.get("Content-Type")).toBe("text/event-stream; charset=utf-8");
     expect(response.headers.get("Cache-Control")).toContain("no-cache");
     const sse = sseReader(response.body!);
@@ -204,6 +210,7 @@ describe("/api/events", () => {
     expect(await sse.nextChange()).toEqual({ kind: "work", workId: followedWork });
 
     controller.abort();
+    expect(request.signal.aborted).toBe(true);
     expect(await sse.done()).toBe(true);
     expect(listenerCount(`user:${reader.id}`)).toBe(0);
     expect(listenerCount("work")).toBe(0);
