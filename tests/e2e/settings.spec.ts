@@ -149,8 +149,12 @@ test.describe("/settings", () => {
     await expect(page.getByRole("status")).toHaveText("设置已保存");
     await expect(r18).toHaveAttribute("aria-checked", "true");
     await expect(ai).toHaveAttribute("aria-checked", "true");
+    // The page shows the new state at once; wait for the server to have saved it before
+    // reloading, or the reload can cancel the save.
+    const saved = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/settings"));
     await ai.click();
     await expect(ai).toHaveAttribute("aria-checked", "false");
+    await saved;
 
     await visit("/settings?tab=display");
     await expect(r18).toHaveAttribute("aria-checked", "true");
