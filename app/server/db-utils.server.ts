@@ -15,3 +15,36 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = "23505";
+
+/**
+ * Rows sent to the database as JSON, in batches: at most 1,000 rows and about 48K
+ * characters of text a batch (`charsOf` says how many a row carries). The JSON then
+ * stays under 128 KB, which V8 allocates in the young generation and frees within
+ * milliseconds; a larger string goes to the large-object space, freed only by a full
+ * collection (with batches of 128K characters a server taking eight 10 MB imports in a
+ * row peaked about 40 MB higher). The rows may be produced while they are stored (a TXT
+ * being parsed): each batch is let go once `insert` has stored it. Returns the row count.
+ */
+export async function insertJsonBatches<T>(rows: Iterable<T>, charsOf: (row: T) => number, insert: (json: string) => Promise<unknown>): Promise<number> {
+  let batch: T[] = [];
+  let chars = 0;
+  let count = 0;
+  const flush = async () => {
+    const json = JSON.stringify(batch);
+    batch = [];
+    chars = 0;
+    await insert(json);
+  };
+  for (const row of rows) {
+    const size = charsOf(row);
+    if (batch.length > 0 && (batch.length >= JSON_BATCH_ROWS || chars + size > JSON_BATCH_CHARS)) await flush();
+    batch.push(row);
+    chars += size;
+    count += 1;
+  }
+  if (batch.length > 0) await flush();
+  return count;
+}
+
+const JSON_BATCH_ROWS = 1000;
+const JSON_BATCH_CHARS = 48 * 1024;

@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { txtImports } from "~/db/schema";
 import { DEFAULT_SEPARATOR, WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { countWords } from "~/utils/text";
-import { rowsOf } from "./db-utils.server";
+import { insertJsonBatches, rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { uploadBytes, type Upload } from "./form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "./images.server";
@@ -47,10 +47,6 @@ function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ParsedChapt
   })();
 }
 
-// Characters of content sent to the database per statement when staging an import (as
-// for chapters in works.server.ts: JSON under 128 KB stays in V8's young generation).
-const STAGE_BATCH_CHARS = 48 * 1024;
-
 /**
  * Parses an uploaded TXT and keeps the result for the publish step, so the author sees
  * the chapter list (titles, count, words) before publishing, with or without JavaScript.
@@ -66,23 +62,20 @@ export async function previewTxt(userId: string, file: Upload, separator: string
     // Forget this user's drafts older than a day.
     await tx.delete(txtImports).where(and(eq(txtImports.userId, userId), lt(txtImports.createdAt, new Date(Date.now() - 86_400_000))));
     await tx.execute(sql`create temporary table staged_chapter (n int, title text, content text, word_count int) on commit drop`);
-    let batch: { n: number; title: string; content: string; word_count: number }[] = [];
-    let chars = 0;
-    const flush = async () => {
-      const json = JSON.stringify(batch);
-      batch = [];
-      chars = 0;
-      await tx.execute(sql`
-        insert into staged_chapter select r.n, r.title, r.content, r.word_count
-        from jsonb_to_recordset(${json}::jsonb) as r(n int, title text, content text, word_count int)`);
-    };
-    for (const { title, content, wordCount } of parsed) {
-      batch.push({ n: chapters.length, title, content, word_count: wordCount });
-      chapters.push({ title, wordCount });
-      chars += content.length;
-      if (chars >= STAGE_BATCH_CHARS) await flush();
-    }
-    if (batch.length > 0) await flush();
+    const staged = (function* () {
+      for (const { title, content, wordCount } of parsed) {
+        chapters.push({ title, wordCount });
+        yield { n: chapters.length - 1, title, content, word_count: wordCount };
+      }
+    })();
+    await insertJsonBatches(
+      staged,
+      (r) => r.content.length,
+      (json) =>
+        tx.execute(sql`
+          insert into staged_chapter select r.n, r.title, r.content, r.word_count
+          from jsonb_to_recordset(${json}::jsonb) as r(n int, title text, content text, word_count int)`),
+    );
     const inserted = await tx.execute(sql`
       insert into ${txtImports} (user_id, file_name, separator, chapters)
       select ${userId}, ${file.name.slice(0, 200)}, ${sep},

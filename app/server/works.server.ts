@@ -4,6 +4,7 @@ import { chapters, favorites, profiles, workPurchases, works } from "~/db/schema
 import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { pageCountOf } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
+import { insertJsonBatches } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { SessionUser } from "./session.server";
@@ -16,46 +17,30 @@ export interface ChapterInput {
   content: string;
 }
 
-const CHAPTER_BATCH = 1000;
-// Characters of content per batch: the statement's JSON stays under 128 KB, so V8
-// allocates it in the young generation, which frees it within milliseconds (a larger
-// string goes to the large-object space, freed only by a full collection: with batches
-// of 128K characters a server taking eight 10 MB imports in a row peaked about 40 MB
-// higher). 1,000 chapters of a 10 MB TXT made 4 MB of JSON.
-const CHAPTER_BATCH_CHARS = 48 * 1024;
-
 function notFound(): DomainError {
   return new DomainError(WORK_MESSAGES.notFound, 404);
 }
 
 /**
- * Inserts chapters in batches of at most a thousand rows and about CHAPTER_BATCH_CHARS
- * characters, each batch one statement with one JSON parameter (no statement carries
- * thousands of bind parameters or megabytes of JSON). The chapters may be produced as
- * they are inserted (a TXT being parsed): each batch is let go once stored. Returns how
- * many were inserted.
+ * Inserts chapters in JSON batches (insertJsonBatches: no statement carries thousands
+ * of bind parameters or megabytes of JSON). The chapters may be produced as they are
+ * inserted (a TXT being parsed). Returns how many were inserted.
  */
-async function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInput>, firstOrder: number): Promise<number> {
+function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInput>, firstOrder: number): Promise<number> {
   let order = firstOrder;
-  let rows: { title: string; content: string; order: number; word_count: number }[] = [];
-  let chars = 0;
-  const flush = async () => {
-    const json = JSON.stringify(rows);
-    rows = [];
-    chars = 0;
-    await tx.execute(sql`
-      insert into ${chapters} (work_id, title, content, "order", word_count)
-      select ${workId}, r.title, r.content, r."order", r.word_count
-      from jsonb_to_recordset(${json}::jsonb)
-        as r(title text, content text, "order" int, word_count int)`);
-  };
-  for (const c of list) {
-    if (rows.length > 0 && (rows.length >= CHAPTER_BATCH || chars + c.content.length > CHAPTER_BATCH_CHARS)) await flush();
-    rows.push({ title: c.title, content: c.content, order: order++, word_count: countWords(c.content) });
-    chars += c.content.length;
-  }
-  if (rows.length > 0) await flush();
-  return order - firstOrder;
+  const rows = (function* () {
+    for (const c of list) yield { title: c.title, content: c.content, order: order++, word_count: countWords(c.content) };
+  })();
+  return insertJsonBatches(
+    rows,
+    (r) => r.content.length,
+    (json) =>
+      tx.execute(sql`
+        insert into ${chapters} (work_id, title, content, "order", word_count)
+        select ${workId}, r.title, r.content, r."order", r.word_count
+        from jsonb_to_recordset(${json}::jsonb)
+          as r(title text, content text, "order" int, word_count int)`),
+  );
 }
 
 /** DECISIONS D5: word_count and chapter_count follow every chapter write. */
