@@ -14,10 +14,11 @@ import JSZip from "jszip";
 import postgres from "postgres";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { formatDateTime } from "~/components/admin/format";
-import { db } from "~/db/client.server";
+import { databaseKind, db } from "~/db/client.server";
 import { chapters, creditTransactions, favorites, prompts, rateLimits, redeemCodes, siteConfigs, tokenTransactions, txtImports, works } from "~/db/schema";
 import { rowsOf } from "~/server/db-utils.server";
-import { describeTables, quoteIdent } from "~/server/admin/exports/database.server";
+import { describeTables, quoteIdent, type ExportProgress } from "~/server/admin/exports/database.server";
+import { createDatabaseZip } from "~/server/admin/exports/database-zip.server";
 import { generateRedeemCodes } from "~/server/admin/redeem-codes.server";
 import { parseTxtChapters } from "~/server/txt.server";
 import { createWork } from "~/server/works.server";
@@ -220,6 +221,15 @@ describe("database.zip", () => {
 
   it("is compressed, and holds TRUNCATE ... CASCADE then INSERTs for every table in dependency order", async () => {
     expect(zipBytes.length).toBeLessThan(sqlText.length / 5);
+    // database.sql spans several deflate blocks; Info-ZIP's unzip checks the archive and its CRC.
+    expect(Buffer.byteLength(sqlText)).toBeGreaterThan(3 * 1024 * 1024);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-zip-")), "database.zip");
+    fs.writeFileSync(file, zipBytes);
+    try {
+      expect((await run("unzip", ["-tq", file])).stdout).toMatch(/No errors detected/);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
     const tables = (await describeTables()).map((t) => t.name);
     for (const table of tables) expect(sqlText).toContain(`TRUNCATE TABLE public.${quoteIdent(table)} CASCADE;`);
     const at = (needle: string) => sqlText.indexOf(needle);
@@ -327,5 +337,44 @@ describe("database.zip", () => {
     const zip = await JSZip.loadAsync(Buffer.concat(data));
     const text = await zip.file("database.sql")!.async("string");
     expect(text.length).toBeGreaterThan(sqlText.length * 0.9);
+  }, 120_000);
+
+  it("stops when the download is closed midway, and releases the database", async () => {
+    /** Transactions open on this database other than this query's own. */
+    const openTransactions = async () =>
+      Number(
+        rowsOf<{ n: string }>(
+          await db.execute(sql`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null`),
+        )[0].n,
+      );
+    const waitFor = async (check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error("timed out");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const progress: ExportProgress[] = [];
+    // Small blocks, one in flight: the export is held back after a few dozen KB unread.
+    const zip = createDatabaseZip((p) => progress.push(p), { blockSize: 32 * 1024, blocksInFlight: 1 });
+    const first = await zip.chunks.next();
+    expect(first.done).toBe(false);
+    if (databaseKind === "postgres") {
+      // The export's snapshot transaction is open, waiting for the reader.
+      await waitFor(async () => (await openTransactions()) === 1);
+    } else {
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    zip.cancel();
+    expect(await zip.chunks.next()).toEqual({ value: undefined, done: true });
+    if (databaseKind === "postgres") await waitFor(async () => (await openTransactions()) === 0);
+    // It stopped partway through the tables.
+    expect(progress.at(-1)!.percent).toBeLessThan(90);
+    const stoppedAt = progress.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(progress.length).toBe(stoppedAt);
+    // The database is free: the next export runs to its end.
+    const again = await JSZip.loadAsync(await downloadZip());
+    expect((await again.file("database.sql")!.async("string")).trimEnd().endsWith("COMMIT;")).toBe(true);
   }, 120_000);
 });
