@@ -63,16 +63,55 @@ async function openPostgres(url: string): Promise<Opened> {
   } finally {
     await migrator.end();
   }
+  const prepare = process.env.DATABASE_PREPARE !== "0";
   const client = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     onnotice: () => {},
-    // No JIT: this app's statements are short, and the high COST of work_search_grams
-    // (drizzle/0007) makes estimates of common searches large enough to trigger a JIT
-    // compile that takes longer than the query itself (docs/decisions/012).
-    connection: { jit: "off" },
+    connection: {
+      // No JIT: this app's statements are short, and the high COST of work_search_grams
+      // (drizzle/0007) makes estimates of common searches large enough to trigger a JIT
+      // compile that takes longer than the query itself (docs/decisions/012).
+      jit: "off",
+      // Prepared statements (below) are planned for their parameters every time, as the
+      // unnamed ones were: a generic plan could pick the wrong search strategy.
+      ...(prepare ? { plan_cache_mode: "force_custom_plan" } : {}),
+    },
   });
-  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  const db = drizzlePostgres({ client: prepare ? preparingClient(client) : client, schema }) as unknown as Database;
+  // Raw access (LISTEN, the export's raw rows) gets the client itself.
+  (db as unknown as { $client: postgres.Sql }).$client = client;
   return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+}
+
+/**
+ * postgres.js as drizzle sees it, but with every statement that has parameters prepared
+ * on its connection (docs/decisions/031). Drizzle runs its statements unnamed, and
+ * postgres.js sends an unnamed statement with parameters in two round trips: it first
+ * asks the server for the parameter types, then binds and runs. A prepared statement is
+ * described once per connection and then runs in one round trip.
+ * DATABASE_PREPARE=0 turns this off (e.g. behind a pooler without prepared statements).
+ */
+function preparingClient(sql: postgres.Sql): postgres.Sql {
+  type Scope = (...args: unknown[]) => unknown;
+  const methods = sql as unknown as Record<string, Scope | undefined>;
+  // begin (the pool) and savepoint (a transaction) hand their callback a client of their
+  // own: it is wrapped the same way.
+  const scoped = (name: "begin" | "savepoint") => {
+    const open = methods[name];
+    if (!open) return undefined;
+    return (...args: unknown[]) => {
+      const callback = args.pop() as (client: postgres.Sql) => unknown;
+      return open.call(sql, ...args, (inner: postgres.Sql) => callback(preparingClient(inner)));
+    };
+  };
+  const wrapper = {
+    options: sql.options,
+    unsafe: (query: string, parameters?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+      sql.unsafe(query, parameters as never, { ...options, prepare: true }),
+    begin: scoped("begin"),
+    savepoint: scoped("savepoint"),
+  };
+  return wrapper as unknown as postgres.Sql;
 }
 
 async function open(): Promise<Opened> {

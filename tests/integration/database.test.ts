@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { credits, favorites, profiles, prompts, siteConfigs, users, works } from "~/db/schema";
-import { pgErrorCode } from "~/server/db-utils.server";
+import { pgErrorCode, rowsOf } from "~/server/db-utils.server";
 import { seedDefaults } from "~/server/defaults.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
@@ -100,5 +100,31 @@ describe("database layer", () => {
     await db.update(works).set({ description: "八戒" }).where(eq(works.id, id));
     expect(await read()).toContain("八戒");
     expect(await read()).not.toContain("悟空");
+  });
+});
+
+// docs/decisions/031: on PostgreSQL, statements with parameters run as prepared statements
+// (one round trip each once prepared), still planned for their actual parameters.
+if (process.env.DATABASE_URL) describe("statements on PostgreSQL", () => {
+  const preparedLike = async (executor: Pick<typeof db, "execute">, text: string) =>
+    rowsOf<{ statement: string }>(
+      await executor.execute(sql`select statement from pg_prepared_statements where statement like ${`%${text}%`}`),
+    ).map((r) => r.statement);
+
+  it("are prepared on their connection, in transactions and savepoints too, and planned for their parameters", async () => {
+    const seen = await db.transaction(async (tx) => {
+      const [mode] = rowsOf<{ plan_cache_mode: string }>(await tx.execute(sql`show plan_cache_mode`));
+      const [outer] = rowsOf<{ a: string }>(await tx.execute(sql`select ${"悟空"}::text as prepared_probe_a`));
+      const inner = await tx.transaction(async (sp) => {
+        const [row] = rowsOf<{ b: number }>(await sp.execute(sql`select ${41}::int + 1 as prepared_probe_b`));
+        return { row, statements: await preparedLike(sp, "prepared_probe_b") };
+      });
+      return { mode, outer, inner, statements: await preparedLike(tx, "prepared_probe_a") };
+    });
+    expect(seen.mode.plan_cache_mode).toBe("force_custom_plan");
+    expect(seen.outer).toEqual({ prepared_probe_a: "悟空" });
+    expect(seen.inner.row).toEqual({ prepared_probe_b: 42 });
+    expect(seen.statements).toEqual(["select $1::text as prepared_probe_a"]);
+    expect(seen.inner.statements).toEqual(["select $1::int + 1 as prepared_probe_b"]);
   });
 });
