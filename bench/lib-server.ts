@@ -18,12 +18,13 @@ export function freePort(): Promise<number> {
 /**
  * Starts `node server.js` in `cwd` on `port` with `env` (NODE_ENV as the caller sets it;
  * server.js defaults it to production), its output in `logFile` (or discarded), and
- * waits up to 60 s for /healthz to answer 200.
+ * waits up to 60 s for /healthz to answer 200. BENCH_SERVER_FLAGS adds Node flags to the
+ * server alone (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", which NODE_OPTIONS refuses).
  */
 export async function startServer(options: { cwd: string; env: NodeJS.ProcessEnv; port: number; logFile?: string }): Promise<ChildProcess> {
   const { cwd, env, port, logFile } = options;
   const out = logFile ? fs.openSync(logFile, "w") : "ignore";
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? []), "server.js"], {
     cwd,
     env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", out, out],

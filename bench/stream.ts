@@ -197,6 +197,29 @@ async function round(fake: FakeAiProvider, base: string, writers: Writer[], cont
   return { direct: d, app: a, directWall, appWall, serverCpu: cpuTimeMs(serverPid) - cpu };
 }
 
+/**
+ * Steady load: `streams` clients, each running streams back to back, their first starts
+ * spread evenly over one stream's duration, so that 20 streams are always in flight and a
+ * new one starts every `duration / streams` ms (as when 20 writers are generating, not
+ * pressing 生成 in the same millisecond). Each client runs `rounds + 2` streams; its first
+ * and last are not counted (fewer than `streams` may be in flight then).
+ */
+async function steady(run: (i: number) => Promise<Sample>, count: number, duration: number, serverPid?: number) {
+  const spacing = duration / count;
+  const cpu = serverPid ? cpuTimeMs(serverPid) : 0;
+  const started = performance.now();
+  const perClient = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * spacing));
+      const samples: Sample[] = [];
+      for (let k = 0; k < ROUNDS + 2; k++) samples.push(await run(i));
+      return samples.slice(1, -1);
+    }),
+  );
+  const wall = performance.now() - started;
+  return { samples: perClient.flat(), wall, serverCpu: serverPid ? cpuTimeMs(serverPid) - cpu : 0 };
+}
+
 function ensureBuild() {
   if (flags.has("app-dir")) return;
   const built = fs.existsSync(path.join(ROOT, "build/server/index.js"));
@@ -228,33 +251,73 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const p = (xs: number[], q: number) => percentile(sorted(xs), q);
 const rate = (s: Sample) => (s.span > 0 ? (s.chars / s.span) * 1000 : NaN);
 
-function render(backend: Backend, rounds: Round[], load: string): string {
-  const d = rounds.flatMap((r) => r.direct);
-  const a = rounds.flatMap((r) => r.app);
+interface SteadyRun {
+  samples: Sample[];
+  wall: number;
+  serverCpu: number;
+}
+
+interface SteadyRuns {
+  direct: SteadyRun;
+  app: SteadyRun;
+  /** ms between two starts. */
+  spacing: number;
+}
+
+const row = (label: string, xs: Sample[], aggregate: number) =>
+  `| ${label} | ${fmt(p(xs.map((s) => s.ttfb), 50))} | ${fmt(p(xs.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...xs.map((s) => s.ttfb)))} | ${fmt(p(xs.map(rate), 50), 0)} | ${fmt(p(xs.map(rate), 10), 0)} | ${fmt(aggregate, 0)} |`;
+
+/** The table and the verdicts of one way of loading the server. */
+function compare(d: Sample[], a: Sample[], dAgg: number, aAgg: number, serverCpuPerStream: number): string[] {
   const added = p(a.map((s) => s.ttfb), 50) - p(d.map((s) => s.ttfb), 50);
   const dRate = p(d.map(rate), 50);
   const aRate = p(a.map(rate), 50);
-  const aggregate = (r: Round[], key: "directWall" | "appWall") =>
-    (r.length * STREAMS * CHARS) / (r.reduce((s, x) => s + x[key], 0) / 1000);
-  const dAgg = aggregate(rounds, "directWall");
-  const aAgg = aggregate(rounds, "appWall");
   const bad = a.filter((s) => !s.ok).length + d.filter((s) => !s.ok).length;
-  const lines = [
-    `### ${backend}`,
-    "",
-    `${ROUNDS} rounds × ${STREAMS} concurrent streams of ${CHARS.toLocaleString("en")} characters in ${CHUNKS} chunks, ${DELAY} ms apart (after one warm-up round), posting ${IDS_ONLY ? "only the ids" : "the ids, setting and plot text as the page does"}; ${a.length} app streams, ${bad} incomplete or wrongly charged.`,
-    "",
-    load,
+  return [
+    `${a.length} app streams, ${bad} incomplete or wrongly charged.`,
     "",
     "| | TTFB p50 ms | TTFB p90 ms | TTFB max ms | per-stream chars/s p50 | per-stream chars/s p10 | aggregate chars/s |",
     "| --- | --: | --: | --: | --: | --: | --: |",
-    `| direct | ${fmt(p(d.map((s) => s.ttfb), 50))} | ${fmt(p(d.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...d.map((s) => s.ttfb)))} | ${fmt(dRate, 0)} | ${fmt(p(d.map(rate), 10), 0)} | ${fmt(dAgg, 0)} |`,
-    `| through the app | ${fmt(p(a.map((s) => s.ttfb), 50))} | ${fmt(p(a.map((s) => s.ttfb), 90))} | ${fmt(Math.max(...a.map((s) => s.ttfb)))} | ${fmt(aRate, 0)} | ${fmt(p(a.map(rate), 10), 0)} | ${fmt(aAgg, 0)} |`,
+    row("direct", d, dAgg),
+    row("through the app", a, aAgg),
     "",
-    `- server CPU (user + system) per app stream: ${fmt(rounds.reduce((s, r) => s + r.serverCpu, 0) / a.length)} ms, streaming included (clock ticks of 10 ms, summed over the rounds)`,
+    `- server CPU (user + system) per app stream: ${fmt(serverCpuPerStream)} ms, streaming included (clock ticks of 10 ms)`,
     `- added time to first byte at p50: ${fmt(added)} ms — target < 10 ms: ${added < 10 ? "met" : "**missed**"}`,
     `- sustained throughput, per stream p50: ${fmt((aRate / dRate) * 100, 0)}% of direct; aggregate: ${fmt((aAgg / dAgg) * 100, 0)}% — target ≥ 90%: ${aRate / dRate >= 0.9 ? "met" : "**missed**"}`,
     "",
+  ];
+}
+
+function render(backend: Backend, rounds: Round[], steadyRuns: SteadyRuns, load: string): string {
+  const aggregate = (r: Round[], key: "directWall" | "appWall") =>
+    (r.length * STREAMS * CHARS) / (r.reduce((s, x) => s + x[key], 0) / 1000);
+  const burst = rounds.flatMap((r) => r.app);
+  const steadyAgg = (run: SteadyRun) => ((run.samples.length + 2 * STREAMS) * CHARS) / (run.wall / 1000);
+  const lines = [
+    `### ${backend}`,
+    "",
+    `${STREAMS} concurrent streams of ${CHARS.toLocaleString("en")} characters in ${CHUNKS} chunks, ${DELAY} ms apart, posting ${IDS_ONLY ? "only the ids" : "the ids, setting and plot text as the page does"}.`,
+    "",
+    load,
+    "",
+    `#### Steady: ${STREAMS} streams always in flight, a new one every ${fmt(steadyRuns.spacing)} ms (${ROUNDS} counted per client)`,
+    "",
+    ...compare(
+      steadyRuns.direct.samples,
+      steadyRuns.app.samples,
+      steadyAgg(steadyRuns.direct),
+      steadyAgg(steadyRuns.app),
+      steadyRuns.app.serverCpu / (steadyRuns.app.samples.length + 2 * STREAMS),
+    ),
+    `#### Burst: all ${STREAMS} started in the same millisecond, ${ROUNDS} rounds (after one warm-up round)`,
+    "",
+    ...compare(
+      rounds.flatMap((r) => r.direct),
+      burst,
+      aggregate(rounds, "directWall"),
+      aggregate(rounds, "appWall"),
+      rounds.reduce((s, r) => s + r.serverCpu, 0) / burst.length,
+    ),
   ];
   return lines.join("\n");
 }
@@ -288,6 +351,7 @@ async function main() {
       const server = await startServer({ cwd: appDir, env, port, logFile: path.join(RESULTS_DIR, "stream-server.log") });
       const base = `http://127.0.0.1:${port}`;
       const rounds: Round[] = [];
+      let steadyRuns: SteadyRuns | undefined;
       const before = busy();
       let after = before;
       try {
@@ -301,13 +365,20 @@ async function main() {
               `chars/s p50 direct ${fmt(p(r.direct.map(rate), 50), 0)}, app ${fmt(p(r.app.map(rate), 50), 0)}`,
           );
         }
+        // Steady load: each stream's start spread over one direct stream's duration.
+        const directStreams = rounds.flatMap((r) => r.direct);
+        const duration = p(directStreams.map((x) => x.ttfb + x.span), 50);
+        log(`steady load: ${STREAMS} clients, a start every ${fmt(duration / STREAMS)} ms`);
+        const steadyDirect = await steady(() => direct(fake), STREAMS, duration);
+        const steadyApp = await steady((i) => viaApp(base, writers[i], text), STREAMS, duration, server.pid!);
+        steadyRuns = { direct: steadyDirect, app: steadyApp, spacing: duration / STREAMS };
         after = busy();
       } finally {
         await stopServer(server);
         fs.rmSync(dataDir, { recursive: true, force: true });
         if (backend === "postgres") await dropPgDatabase(PG_DATABASE);
       }
-      sections.push(render(backend, rounds, describeBusy(before, after)));
+      sections.push(render(backend, rounds, steadyRuns!, describeBusy(before, after)));
     }
   } finally {
     await fake.close();
