@@ -59,13 +59,34 @@ export function sessionExpiry(): Date {
   return new Date(Date.now() + SESSION_DAYS * 24 * 3600 * 1000);
 }
 
+/**
+ * Cookie headers whose signature was checked, with the session id each carries: the
+ * check (an HMAC on libuv's thread pool) costs a thread hop on every signed-in request,
+ * and a browser sends the same header again and again. Only headers that verified are
+ * kept, only short ones, and at most VERIFIED_MAX (the oldest go first), so junk
+ * headers cannot fill it. An ended session is still refused by the database lookup.
+ */
+const verified = new Map<string, string>();
+const VERIFIED_MAX = 10_000;
+const VERIFIED_HEADER_MAX = 1_024;
+
 /** Reads the signed session id; a missing, unsigned or tampered cookie gives null. */
 export async function readSessionId(
   request: Request,
   cookie = userCookie,
 ): Promise<string | null> {
-  const value = await cookie.parse(request.headers.get("Cookie"));
-  return typeof value === "string" && value.length > 0 && value.length < 100 ? value : null;
+  const header = request.headers.get("Cookie");
+  if (!header) return null;
+  const key = `${cookie.name}\n${header}`;
+  const known = verified.get(key);
+  if (known !== undefined) return known;
+  const value = await cookie.parse(header);
+  const id = typeof value === "string" && value.length > 0 && value.length < 100 ? value : null;
+  if (id && header.length <= VERIFIED_HEADER_MAX) {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+    verified.set(key, id);
+  }
+  return id;
 }
 
 export interface SessionUser {

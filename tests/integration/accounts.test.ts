@@ -197,6 +197,10 @@ describe("sessions", () => {
     const u = await createUser();
     const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), u.id));
     const [name, value] = cookie.split("=");
+    // The genuine cookie, read twice (the second time its checked signature is reused).
+    for (let i = 0; i < 2; i++) {
+      expect((await getSessionUser(new Request("http://localhost/", { headers: { Cookie: cookie } })))?.id).toBe(u.id);
+    }
     const tampered = `${name}=${value.slice(0, -3)}abc`;
     expect(await getSessionUser(new Request("http://localhost/", { headers: { Cookie: tampered } }))).toBeNull();
     const [row] = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, u.id));
@@ -210,6 +214,9 @@ describe("sessions", () => {
     const a = cookiePair(await createUserSession(new Request("http://localhost/"), u.id));
     const b = cookiePair(await createUserSession(new Request("http://localhost/"), u.id));
     expect(a).not.toBe(b);
+    for (const cookie of [a, b]) {
+      expect((await getSessionUser(new Request("http://localhost/", { headers: { Cookie: cookie } })))?.id).toBe(u.id);
+    }
     await destroyAllUserSessions(u.id);
     for (const cookie of [a, b]) {
       expect(await getSessionUser(new Request("http://localhost/", { headers: { Cookie: cookie } }))).toBeNull();
