@@ -117,8 +117,15 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
   private entry: EntryRecord | null = null;
   private block: Buffer | null = null;
   private blockLength = 0;
+  /**
+   * Block buffers whose deflate has finished, to fill again: allocating a new 1 MB buffer
+   * for every block would have the garbage collector run a full collection every few
+   * blocks (V8 counts the memory of buffers towards its collection triggers).
+   */
+  private readonly spare: Buffer[] = [];
   /** The end of the entry's data so far (up to 32 KB), the next block's dictionary. */
-  private history: Buffer | null = null;
+  private readonly history = Buffer.allocUnsafe(WINDOW);
+  private historyLength = 0;
 
   private finished = false;
   private failure: Error | null = null;
@@ -158,7 +165,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     };
     this.entry = entry;
     this.entries.push(entry);
-    this.history = null;
+    this.historyLength = 0;
     this.push({
       later: () => {
         entry.offset = this.offset;
@@ -175,7 +182,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     const data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
     let at = 0;
     while (at < data.byteLength) {
-      this.block ??= Buffer.allocUnsafe(this.blockSize);
+      this.block ??= this.spare.pop() ?? Buffer.allocUnsafe(this.blockSize);
       const n = Math.min(data.byteLength - at, this.blockSize - this.blockLength);
       this.block.set(data.subarray(at, at + n), this.blockLength);
       this.blockLength += n;
@@ -191,7 +198,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     if (!entry) throw new Error("no entry started");
     await this.flushBlock(true);
     this.entry = null;
-    this.history = null;
+    this.historyLength = 0;
     // When its turn comes, every block of the entry has been read: the sizes are known.
     this.push({ later: () => this.dataDescriptor(entry) });
   }
@@ -213,7 +220,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     this.queue.length = 0;
     this.blocksQueued = 0;
     this.block = null;
-    this.history = null;
+    this.spare.length = 0;
     this.wakeReader?.();
     this.wakeWriter?.();
   }
@@ -229,32 +236,35 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
 
   private async flushBlock(last: boolean): Promise<void> {
     const entry = this.entry!;
-    const input = this.block ? this.block.subarray(0, this.blockLength) : Buffer.alloc(0);
-    const dictionary = this.history ?? undefined;
+    const buffer = this.block;
+    const input = buffer ? buffer.subarray(0, this.blockLength) : Buffer.alloc(0);
     this.block = null;
     this.blockLength = 0;
     if (input.byteLength === 0 && !last) return;
     entry.crc = crc32(input, entry.crc);
     entry.size += input.byteLength;
-    // The next block's dictionary: the last 32 KB of the data so far (a block is at least 32 KB).
-    if (!last) this.history = input.byteLength >= WINDOW ? input.subarray(input.byteLength - WINDOW) : input;
     await this.roomForBlock();
     const block = deflateRawAsync(input, {
       level: this.level,
       memLevel: this.memLevel,
-      dictionary,
+      // zlib copies the dictionary when the deflate is created (here, synchronously).
+      dictionary: this.historyLength > 0 ? this.history.subarray(0, this.historyLength) : undefined,
       // Not final and byte-aligned, so the next block's bits simply follow.
       finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
-      // One output buffer for the whole block: the thread pool hands back once.
-      chunkSize: this.blockSize + 64 * 1024,
+      // One output buffer for a block of text (SQL deflates to well under 3/4 of its size),
+      // so the thread pool hands back once; incompressible data takes a second round.
+      chunkSize: Math.ceil((this.blockSize * 3) / 4),
     }).then((out) => {
       entry.compressedSize += out.byteLength;
+      if (buffer && !this.closed && this.spare.length <= this.blocksInFlight) this.spare.push(buffer);
       return out as Uint8Array;
     });
     // A block abandoned by destroy() must not become an unhandled rejection.
     block.catch(noop);
     this.blocksQueued++;
     this.push({ block });
+    // The next block's dictionary: the last 32 KB of the data so far (a block is at least 32 KB).
+    if (!last) this.historyLength = input.copy(this.history, 0, Math.max(0, input.byteLength - WINDOW));
   }
 
   /** Waits while as many blocks as allowed are deflating or waiting to be read. */
