@@ -1,14 +1,17 @@
-// npm run bench:export [-- --rows=1000000 --fresh --build --keep-files --no-gzip --no-floor]
+// npm run bench:export [-- --rows=1000000 --runs=3 --fresh --build --build-dir=PATH --keep-files --no-gzip --no-floor]
 //
 // The database export (/exports/database.zip) of a PostgreSQL database with `rows`
 // chapters of about 1 KB each, downloaded from the production server (node server.js)
-// with an admin API token: wall time, bytes, and the server's resident memory (sampled
-// every 50 ms, plus the kernel's high-water mark). The anchor is `pg_dump --inserts` of
-// the same database (and, for a like-for-like comparison of compression,
-// `pg_dump --inserts | gzip -9`), and the floor: the same database.sql deflated by zlib
-// alone (level 9, one stream, from a file), which no export of this zip can beat.
+// with an admin API token: wall time, bytes, CPU, and the server's resident memory
+// (sampled every 50 ms, plus the kernel's high-water mark). The anchor is `pg_dump
+// --inserts` of the same database, run right after each export (--runs=N pairs, 3 by
+// default), and, for a like-for-like comparison of compression, `pg_dump --inserts |
+// gzip -9` once. Two floors, measured once on the export's own database.sql read from a
+// file in a fresh process with nothing else running: zlib level 9 as one stream (what
+// the export did before it deflated in blocks), and the export's zip writer alone
+// (level 9 blocks on several cores), which no export of this zip can beat.
 // Targets (issue 6): server peak under 200 MB, time within 2x of pg_dump --inserts.
-// --no-gzip and --no-floor leave those two anchors out (quicker runs while iterating).
+// --no-gzip and --no-floor leave those anchors out (quicker runs while iterating).
 //
 // The database inkstone_bench_export is kept between runs (seeding a million rows takes
 // a while); --fresh drops and re-seeds it. Seeding runs in a child process that closes
@@ -128,42 +131,79 @@ interface TimedRun {
   seconds: number;
   bytes: number;
   peakKb?: number;
+  /** CPU seconds of the command itself (user + system), and of the whole machine meanwhile. */
+  cpuSeconds?: number;
+  machineCpu?: number;
+}
+
+/** CPU seconds the whole machine has spent busy so far (every core, from /proc/stat). */
+function machineCpu(): number {
+  const [, ...ticks] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ = 100
 }
 
 function timed(command: string, env: NodeJS.ProcessEnv = process.env): TimedRun {
-  // GNU time: elapsed seconds and the peak resident set of the command (KB); with a pipe,
-  // the shell's children are measured separately, so the pipe runs inside `sh -c`.
-  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", "sh", "-c", command], { env, encoding: "utf8" });
+  // GNU time: elapsed seconds, peak resident set (KB) and CPU of the command; with a
+  // pipe, the shell's children are measured separately, so the pipe runs inside `sh -c`.
+  const machineBefore = machineCpu();
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M %U %S", "sh", "-c", command], { env, encoding: "utf8" });
+  const machine = machineCpu() - machineBefore;
   if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}`);
-  const [seconds, peakKb] = result.stderr.trim().split("\n").pop()!.split(" ").map(Number);
-  return { seconds, bytes: 0, peakKb };
+  const [seconds, peakKb, user, system] = result.stderr.trim().split("\n").pop()!.split(" ").map(Number);
+  return { seconds, bytes: 0, peakKb, cpuSeconds: user + system, machineCpu: machine };
+}
+
+interface Floor {
+  seconds: number;
+  cpuSeconds: number;
+  mb: number;
 }
 
 /**
- * The floor: the same database.sql deflated by zlib in this process (level 9, memLevel 9,
- * as the export does), read from a file, nothing else running in the process. Deflate is
- * one sequential stream, so no export that writes this zip can finish faster.
+ * The floors, each in a fresh process reading database.sql from a file with nothing else
+ * running: zlib level 9 (memLevel 9) as one stream, the way the export deflated before;
+ * and the export's own zip writer (level 9 blocks on several cores).
  */
-function measureDeflate(sqlPath: string): { seconds: number; cpuSeconds: number; mb: number } {
-  const script = `
-    const fs = require("node:fs"), zlib = require("node:zlib");
-    const { pipeline, Writable } = require("node:stream");
-    const cpu = process.cpuUsage(), t = performance.now();
-    let bytes = 0;
-    pipeline(
-      fs.createReadStream(process.argv[1], { highWaterMark: 1 << 20 }),
+function measureFloor(kind: "one-stream" | "zip-writer", sqlPath: string): Floor {
+  const result = spawnSync(process.execPath, ["--import", "tsx", SCRIPT, `--floor-child=${kind}`, sqlPath], { cwd: ROOT, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`floor ${kind} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split("\n").pop()!) as Floor;
+}
+
+async function floorChild(kind: string, sqlPath: string) {
+  const zlib = await import("node:zlib");
+  const { pipeline } = await import("node:stream/promises");
+  const { Writable } = await import("node:stream");
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let bytes = 0;
+  const input = fs.createReadStream(sqlPath, { highWaterMark: 1 << 20 });
+  if (kind === "one-stream") {
+    await pipeline(
+      input,
       zlib.createDeflateRaw({ level: 9, memLevel: 9, chunkSize: 256 * 1024 }),
-      new Writable({ write(c, _e, cb) { bytes += c.length; cb(); } }),
-      (err) => {
-        if (err) throw err;
-        const used = process.cpuUsage(cpu);
-        console.log(JSON.stringify({ seconds: (performance.now() - t) / 1000, cpuSeconds: (used.user + used.system) / 1e6, bytes }));
-      },
-    );`;
-  const result = spawnSync(process.execPath, ["-e", script, sqlPath], { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`deflate floor failed: ${result.stderr}`);
-  const { seconds, cpuSeconds, bytes } = JSON.parse(result.stdout) as { seconds: number; cpuSeconds: number; bytes: number };
-  return { seconds, cpuSeconds, mb: mb(bytes) };
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          callback();
+        },
+      }),
+    );
+  } else {
+    const { ZipWriter } = await import("~/server/admin/exports/zip-writer.server");
+    const zip = new ZipWriter({ level: 9, memLevel: 9 });
+    const reading = (async () => {
+      for await (const chunk of zip) bytes += chunk.byteLength;
+    })();
+    await zip.startEntry("database.sql");
+    for await (const chunk of input) await zip.write(chunk as Buffer);
+    await zip.endEntry();
+    await zip.finish();
+    await reading;
+  }
+  const used = process.cpuUsage(cpu);
+  console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, mb: mb(bytes) }));
 }
 
 interface ExportRun {
@@ -173,9 +213,11 @@ interface ExportRun {
   idleRssMb: number;
   peakRssMb: number;
   highWaterMb: number;
-  /** CPU seconds (user + system) of the server process and of its PostgreSQL backends. */
+  /** CPU seconds (user + system) of the server process, its PostgreSQL backends, the download (curl), the whole machine. */
   serverCpu: number;
   postgresCpu: number;
+  clientCpu: number;
+  machineCpu: number;
 }
 
 /** CPU seconds used so far by a process (all its threads), from /proc. */
@@ -195,8 +237,11 @@ function backendCpu(url: string): Map<number, number> {
   return new Map(out.split("\n").filter(Boolean).map((pid) => [Number(pid), cpuOf(Number(pid))]));
 }
 
-/** Starts `script` as the server, downloads /exports/database.zip with the token, stops it. */
-async function measureExport(appDir: string, url: string, token: string, dataDir: string): Promise<ExportRun> {
+/**
+ * Starts server.js from `appDir`, downloads /exports/database.zip with the token, stops
+ * it. With `keepSql`, database.sql is unzipped beside it (for the floors).
+ */
+async function measureExport(appDir: string, url: string, token: string, dataDir: string, keepSql: boolean): Promise<ExportRun> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, ["server.js"], {
@@ -212,18 +257,21 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
     const idle = memoryOf(server.pid!);
     const serverCpu = cpuOf(server.pid!);
     const backendsBefore = backendCpu(url);
+    const machineBefore = machineCpu();
     const sampler = sampleRss(server.pid!, 50);
     const started = performance.now();
-    const response = await fetch(`${base}/exports/database.zip`, { headers: { Authorization: `Bearer ${token}` } });
-    if (!response.ok || !response.body) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
-    const file = fs.createWriteStream(out);
-    let bytes = 0;
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.byteLength;
-      if (!file.write(chunk)) await new Promise<void>((r) => file.once("drain", () => r()));
-    }
-    await new Promise<void>((r) => file.end(() => r()));
+    // Downloaded the way a script does it, with curl, under GNU time for its CPU.
+    const download = spawn("/usr/bin/time", ["-f", "%U %S", "curl", "-sSf", "-H", `Authorization: Bearer ${token}`, "-o", out, `${base}/exports/database.zip`], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    download.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => download.once("exit", resolve));
     const seconds = (performance.now() - started) / 1000;
+    const machine = machineCpu() - machineBefore;
+    if (code !== 0) throw new Error(`export failed: ${stderr}`);
+    const [clientUser, clientSystem] = stderr.trim().split("\n").pop()!.split(" ").map(Number);
+    const bytes = fs.statSync(out).size;
     const serverCpuUsed = cpuOf(server.pid!) - serverCpu;
     let postgresCpu = 0;
     for (const [pid, cpu] of backendCpu(url)) postgresCpu += cpu - (backendsBefore.get(pid) ?? 0);
@@ -234,7 +282,7 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
     // The archive must be complete and intact: test every entry's CRC.
     const check = spawnSync("unzip", ["-tq", out], { encoding: "utf8" });
     if (check.status !== 0) throw new Error(`database.zip is damaged: ${check.stdout} ${check.stderr}`);
-    if (!flags.has("no-floor")) {
+    if (keepSql) {
       const sqlFile = fs.openSync(path.join(dataDir, "database.sql"), "w");
       spawnSync("unzip", ["-p", out, "database.sql"], { stdio: ["ignore", sqlFile, "inherit"] });
       fs.closeSync(sqlFile);
@@ -248,6 +296,8 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
       highWaterMb: mb(after.hwm),
       serverCpu: serverCpuUsed,
       postgresCpu,
+      clientCpu: clientUser + clientSystem,
+      machineCpu: machine,
     };
   } finally {
     server.kill("SIGTERM");
@@ -257,7 +307,20 @@ async function measureExport(appDir: string, url: string, token: string, dataDir
   }
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+interface Pair {
+  export: ExportRun;
+  pgDump: TimedRun;
+}
+
 async function main() {
+  const floorKind = flags.get("floor-child");
+  if (floorKind) return floorChild(floorKind, process.argv[process.argv.length - 1]);
   if (process.argv.includes("--seed-child")) return seed();
 
   const machineBefore = busy();
@@ -276,52 +339,53 @@ async function main() {
   if (flags.has("build") || !fs.existsSync(path.join(ROOT, "build/server/index.js"))) {
     spawnSync("npx", ["react-router", "build"], { cwd: ROOT, stdio: "inherit" });
   }
+  const runs = Math.max(1, Number(flags.get("runs") ?? 3));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-export-"));
-  const exports: Record<string, ExportRun> = {};
-  let result: Record<string, unknown>;
+  const pairs: Pair[] = [];
+  const floors: { oneStream?: Floor; zipWriter?: Floor } = {};
+  const dumpGz: TimedRun = { seconds: 0, bytes: 0 };
   try {
-    exports.server = await measureExport(snapshotBuild(dataDir), url, token, dataDir);
-    const e = exports.server;
-    log(`export via server.js: ${fmt(e.seconds)} s (CPU: server ${fmt(e.serverCpu)} s, PostgreSQL ${fmt(e.postgresCpu)} s), zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
-    let floor: ReturnType<typeof measureDeflate> | undefined;
+    const appDir = snapshotBuild(dataDir);
+    const dumpFile = path.join(dataDir, "pg_dump.sql");
+    for (let run = 1; run <= runs; run++) {
+      const keepSql = run === 1 && !flags.has("no-floor");
+      const e = await measureExport(appDir, url, token, dataDir, keepSql);
+      log(`run ${run}: export via server.js ${fmt(e.seconds)} s (CPU: server ${fmt(e.serverCpu)} s, PostgreSQL ${fmt(e.postgresCpu)} s, curl ${fmt(e.clientCpu)} s, machine ${fmt(e.machineCpu)} s), zip ${fmt(e.zipMb)} MB (database.sql ${fmt(e.sqlMb)} MB), server peak RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB)`);
+      const dump = timed(`pg_dump --inserts -d '${url}' -f '${dumpFile}'`);
+      dump.bytes = fs.statSync(dumpFile).size;
+      fs.rmSync(dumpFile);
+      log(`run ${run}: pg_dump --inserts ${fmt(dump.seconds)} s (CPU: pg_dump ${fmt(dump.cpuSeconds ?? 0)} s, machine ${fmt(dump.machineCpu ?? 0)} s), ${fmt(mb(dump.bytes))} MB; export / pg_dump ${fmt(e.seconds / dump.seconds, 2)}x`);
+      pairs.push({ export: e, pgDump: dump });
+    }
     const sqlPath = path.join(dataDir, "database.sql");
     if (fs.existsSync(sqlPath)) {
-      floor = measureDeflate(sqlPath);
+      floors.oneStream = measureFloor("one-stream", sqlPath);
+      log(`floor, zlib level 9 as one stream: ${fmt(floors.oneStream.seconds)} s (${fmt(floors.oneStream.cpuSeconds)} s CPU), ${fmt(floors.oneStream.mb)} MB`);
+      floors.zipWriter = measureFloor("zip-writer", sqlPath);
+      log(`floor, the zip writer alone (level 9 blocks): ${fmt(floors.zipWriter.seconds)} s (${fmt(floors.zipWriter.cpuSeconds)} s CPU), ${fmt(floors.zipWriter.mb)} MB`);
       fs.rmSync(sqlPath);
-      log(`zlib level 9 alone on database.sql: ${fmt(floor.seconds)} s (${fmt(floor.cpuSeconds)} s CPU), ${fmt(floor.mb)} MB`);
     }
-    const dumpFile = path.join(dataDir, "pg_dump.sql");
-    const dump = timed(`pg_dump --inserts -d '${url}' -f '${dumpFile}'`);
-    dump.bytes = fs.statSync(dumpFile).size;
-    fs.rmSync(dumpFile);
-    log(`pg_dump --inserts: ${fmt(dump.seconds)} s, ${fmt(mb(dump.bytes))} MB, peak ${fmt((dump.peakKb ?? 0) / 1024)} MB`);
-    // The gzip anchor takes minutes; --no-gzip leaves it out (reported as 0).
-    const dumpGz: TimedRun = { seconds: 0, bytes: 0 };
+    // The gzip anchor takes a minute or more; --no-gzip leaves it out.
     if (!flags.has("no-gzip")) {
       Object.assign(dumpGz, timed(`pg_dump --inserts -d '${url}' | gzip -9 > '${dumpFile}.gz'`));
       dumpGz.bytes = fs.statSync(`${dumpFile}.gz`).size;
       log(`pg_dump --inserts | gzip -9: ${fmt(dumpGz.seconds)} s, ${fmt(mb(dumpGz.bytes))} MB`);
     }
-    result = {
-      rows: chapters,
-      databaseMb: mb(size),
-      exports,
-      pgDump: { seconds: dump.seconds, mb: mb(dump.bytes), peakMb: (dump.peakKb ?? 0) / 1024 },
-      pgDumpGzip9: { seconds: dumpGz.seconds, mb: mb(dumpGz.bytes) },
-      deflateFloor: floor,
-    };
   } finally {
     if (!flags.has("keep-files")) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
   const machineAfter = busy();
-  const r = result as {
-    rows: number;
-    databaseMb: number;
-    exports: Record<string, ExportRun>;
-    pgDump: { seconds: number; mb: number; peakMb: number };
-    pgDumpGzip9: { seconds: number; mb: number };
-    deflateFloor?: { seconds: number; cpuSeconds: number; mb: number };
+  const exportMedian = median(pairs.map((p) => p.export.seconds));
+  const dumpMedian = median(pairs.map((p) => p.pgDump.seconds));
+  const zipMb = pairs[0].export.zipMb;
+  const result = {
+    rows: chapters,
+    databaseMb: mb(size),
+    runs: pairs.map((p) => ({ export: p.export, pgDump: { seconds: p.pgDump.seconds, mb: mb(p.pgDump.bytes), peakMb: (p.pgDump.peakKb ?? 0) / 1024, cpuSeconds: p.pgDump.cpuSeconds, machineCpu: p.pgDump.machineCpu } })),
+    median: { exportSeconds: exportMedian, pgDumpSeconds: dumpMedian, ratio: median(pairs.map((p) => p.export.seconds / p.pgDump.seconds)) },
+    pgDumpGzip9: { seconds: dumpGz.seconds, mb: mb(dumpGz.bytes) },
+    floors,
   };
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const report = [
@@ -329,31 +393,35 @@ async function main() {
     "",
     `Machine: ${describeMachine()}. ${describeBusy(machineBefore, machineAfter)}`,
     "",
-    `PostgreSQL database with ${r.rows.toLocaleString()} chapters of about 1 KB (${fmt(r.databaseMb, 0)} MB on disk).`,
+    `PostgreSQL database with ${chapters.toLocaleString()} chapters of about 1 KB (${fmt(mb(size), 0)} MB on disk). Each run: the export, then pg_dump --inserts.`,
     "",
-    "| | wall time | output | peak memory |",
-    "|---|---|---|---|",
-    ...Object.entries(r.exports).map(
-      ([, e]) =>
-        `| /exports/database.zip via server.js (zlib 9) | ${fmt(e.seconds)} s (CPU: server ${fmt(e.serverCpu)} s, PostgreSQL ${fmt(e.postgresCpu)} s) | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | server RSS ${fmt(e.peakRssMb)} MB (idle ${fmt(e.idleRssMb)} MB, high-water ${fmt(e.highWaterMb)} MB) |`,
+    "| run | export wall | CPU: server / PostgreSQL / curl / whole machine | server RSS idle → peak (high-water) | output | pg_dump --inserts wall | CPU: pg_dump / whole machine | export / pg_dump |",
+    "|---|---|---|---|---|---|---|---|",
+    ...pairs.map(
+      ({ export: e, pgDump: d }, i) =>
+        `| ${i + 1} | ${fmt(e.seconds)} s | ${fmt(e.serverCpu)} / ${fmt(e.postgresCpu)} / ${fmt(e.clientCpu)} / ${fmt(e.machineCpu)} s | ${fmt(e.idleRssMb)} → **${fmt(e.peakRssMb)} MB** (${fmt(e.highWaterMb)}) | ${fmt(e.zipMb)} MB zip (${fmt(e.sqlMb)} MB SQL) | ${fmt(d.seconds)} s | ${fmt(d.cpuSeconds ?? 0)} / ${fmt(d.machineCpu ?? 0)} s | ${fmt(e.seconds / d.seconds, 2)}x |`,
     ),
-    `| pg_dump --inserts | ${fmt(r.pgDump.seconds)} s | ${fmt(r.pgDump.mb)} MB SQL | pg_dump ${fmt(r.pgDump.peakMb)} MB |`,
-    ...(r.pgDumpGzip9.seconds > 0 ? [`| pg_dump --inserts \\| gzip -9 | ${fmt(r.pgDumpGzip9.seconds)} s | ${fmt(r.pgDumpGzip9.mb)} MB gz | |`] : []),
-    ...(r.deflateFloor
-      ? [`| zlib level 9 alone on database.sql (one stream, from a file) | ${fmt(r.deflateFloor.seconds)} s (${fmt(r.deflateFloor.cpuSeconds)} s CPU) | ${fmt(r.deflateFloor.mb)} MB deflate | |`]
+    "",
+    `Median: export ${fmt(exportMedian)} s, pg_dump --inserts ${fmt(dumpMedian)} s (${fmt(mb(pairs[0].pgDump.bytes))} MB SQL); median ratio ${fmt(result.median.ratio, 2)}x. Server peak RSS ${fmt(Math.min(...pairs.map((p) => p.export.peakRssMb)))}-${fmt(Math.max(...pairs.map((p) => p.export.peakRssMb)))} MB.`,
+    ...(floors.oneStream && floors.zipWriter
+      ? [
+          "",
+          "Floors (database.sql of run 1 from a file, a fresh process, nothing else in it):",
+          "",
+          "| | wall | CPU | output |",
+          "|---|---|---|---|",
+          `| zlib level 9 as one stream (how the export deflated before) | ${fmt(floors.oneStream.seconds)} s | ${fmt(floors.oneStream.cpuSeconds)} s | ${fmt(floors.oneStream.mb)} MB |`,
+          `| the export's zip writer alone (level 9, 1 MB blocks on several cores) | ${fmt(floors.zipWriter.seconds)} s | ${fmt(floors.zipWriter.cpuSeconds)} s | ${fmt(floors.zipWriter.mb)} MB (zip) |`,
+          "",
+          `The export's zip is ${fmt((zipMb / floors.oneStream.mb - 1) * 100, 3)}% larger than one deflate stream of the same SQL. Zip writer floor / pg_dump --inserts (median) ${fmt(floors.zipWriter.seconds / dumpMedian, 2)}x.`,
+        ]
       : []),
-    "",
-    ...Object.entries(r.exports).map(
-      ([, e]) =>
-        `export time / pg_dump --inserts ${fmt(e.seconds / r.pgDump.seconds, 2)}x` +
-        (r.pgDumpGzip9.seconds > 0 ? `; / pg_dump | gzip -9 ${fmt(e.seconds / r.pgDumpGzip9.seconds, 2)}x` : "") +
-        (r.deflateFloor ? `; / zlib 9 alone ${fmt(e.seconds / r.deflateFloor.seconds, 2)}x (zlib 9 alone / pg_dump --inserts ${fmt(r.deflateFloor.seconds / r.pgDump.seconds, 2)}x).` : "."),
-    ),
+    ...(dumpGz.seconds > 0 ? ["", `pg_dump --inserts | gzip -9: ${fmt(dumpGz.seconds)} s, ${fmt(mb(dumpGz.bytes))} MB; median export / that ${fmt(exportMedian / dumpGz.seconds, 2)}x.`] : []),
     "",
   ].join("\n");
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(path.join(RESULTS_DIR, `export-${stamp}.md`), report);
-  fs.writeFileSync(path.join(RESULTS_DIR, `export-${stamp}.json`), JSON.stringify(r, null, 2));
+  fs.writeFileSync(path.join(RESULTS_DIR, `export-${stamp}.json`), JSON.stringify(result, null, 2));
   console.log(report);
 }
 
