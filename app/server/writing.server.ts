@@ -503,6 +503,12 @@ export interface GenerationContext {
 
 const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
+/** What the session lookup gives a generation: who, and the balance as a hint. */
+export interface SessionTokens {
+  id: string;
+  tokens: number;
+}
+
 /**
  * Everything a generation's prompt and provider are made of, in one query (it runs
  * before the first byte of every generation): the project's setting, its characters
@@ -510,29 +516,43 @@ const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(
  * saved text of `plotId` (compared in the database: the text does not travel back), the
  * P01/P03 templates and the default API configuration.
  *
- * With `userId` the project must be that user's (写作项目不存在 otherwise). Without it
- * the project is read by its id alone, so the read can run while the caller's session
- * is still being looked up; the caller must then compare `ownerId` with the session's
- * user before using anything (`loadGenerationContext` below does both).
+ * With `userId` the project must be that user's (写作项目不存在 otherwise).
  */
 export async function readGenerationContext(
   projectId: string,
   options: { plotId?: string; content?: string; userId?: string } = {},
 ): Promise<GenerationContext> {
-  const { plotId, content, userId } = options;
-  if (!isUuid(projectId)) throw notFound();
+  const { context } = await readContextRow(projectId, options);
+  if (!context) throw notFound();
+  return context;
+}
+
+/**
+ * The same, with the session (/api/generate): one statement looks the session up
+ * (`sessionUser`, null for no live session) and reads the project by its id alone. The
+ * caller must refuse without a session first (请先登录 comes before every other message),
+ * then compare `ownerId` with the session's user before using anything
+ * (`loadGenerationContext` below does that). `context` is null when there is no such
+ * project.
+ */
+export async function readSessionGenerationContext(
+  sessionId: string,
+  projectId: string,
+  options: { plotId?: string; content?: string } = {},
+): Promise<{ sessionUser: SessionTokens | null; context: GenerationContext | null }> {
+  return readContextRow(projectId, { ...options, sessionId });
+}
+
+async function readContextRow(
+  projectId: string,
+  options: { plotId?: string; content?: string; userId?: string; sessionId?: string },
+): Promise<{ sessionUser: SessionTokens | null; context: GenerationContext | null }> {
+  const { plotId, content, userId, sessionId } = options;
   const plot = plotId && isUuid(plotId) ? plotId : null;
-  const rows = rowsOf<{
-    owner_id: string;
-    kind: WritingKind;
-    theme: string;
-    characters: unknown;
-    plots: unknown;
-    content_changed: boolean | null;
-    prompts: unknown;
-    api_config: unknown;
-  }>(
-    await db.execute(sql`
+  // Not a project id: no project, but the session is still looked up.
+  const project = isUuid(projectId) ? projectId : null;
+  if (!project && sessionId === undefined) return { sessionUser: null, context: null };
+  const contextQuery = sql`
       select p.user_id as owner_id, p.kind, p.theme,
         coalesce((
           select json_agg(json_build_object('id', c.id, 'name', c.name, 'personality', c.personality,
@@ -561,35 +581,63 @@ export async function readGenerationContext(
           from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
           where sc.key = 'default_api_provider') as api_config
       from writing_projects p
-      where p.id = ${projectId}${userId ? sql` and p.user_id = ${userId}` : sql``}`),
+      where p.id = ${project}${userId ? sql` and p.user_id = ${userId}` : sql``}`;
+  type Row = {
+    session_user?: unknown;
+    owner_id: string | null;
+    kind: WritingKind;
+    theme: string;
+    characters: unknown;
+    plots: unknown;
+    content_changed: boolean | null;
+    prompts: unknown;
+    api_config: unknown;
+  };
+  const rows = rowsOf<Row>(
+    await db.execute(
+      sessionId === undefined
+        ? contextQuery
+        : // One row whether or not the project exists, so the session always comes back.
+          sql`
+      select (select json_build_object('id', pr.id, 'tokens', pr.tokens)
+              from sessions s join profiles pr on pr.id = s.user_id
+              where s.id = ${sessionId} and s.expires_at > now()) as session_user, ctx.*
+      from (select 1) as one left join lateral (${contextQuery}) as ctx on true`,
+    ),
   );
   const row = rows[0];
-  if (!row) throw notFound();
+  const sessionUser = row?.session_user ? json<{ id: string; tokens: number | string }>(row.session_user) : null;
   return {
-    ownerId: row.owner_id,
-    kind: row.kind,
-    theme: row.theme,
-    characters: json(row.characters),
-    plots: json(row.plots),
-    contentChanged: row.content_changed,
-    prompts: json(row.prompts),
-    apiConfig: json(row.api_config),
+    sessionUser: sessionUser ? { id: sessionUser.id, tokens: Number(sessionUser.tokens) } : null,
+    context:
+      row && row.owner_id
+        ? {
+            ownerId: row.owner_id,
+            kind: row.kind,
+            theme: row.theme,
+            characters: json(row.characters),
+            plots: json(row.plots),
+            contentChanged: row.content_changed,
+            prompts: json(row.prompts),
+            apiConfig: json(row.api_config),
+          }
+        : null,
   };
 }
 
 /**
  * The generation context of the user's own project (写作项目不存在 for anything else, or
- * for a project of another kind than `kind`). `read` is a read already under way
- * (`readGenerationContext` started before the user was known); it is checked the same.
+ * for a project of another kind than `kind`). `read` is what `readSessionGenerationContext`
+ * read before the user was known (null: no such project); it is checked the same.
  */
 export async function loadGenerationContext(
   userId: string,
   projectId: string,
-  options: { kind?: WritingKind; plotId?: string; content?: string; read?: Promise<GenerationContext> } = {},
+  options: { kind?: WritingKind; plotId?: string; content?: string; read?: GenerationContext | null } = {},
 ): Promise<GenerationContext> {
   const { read, plotId, content } = options;
-  const context = await (read ?? readGenerationContext(projectId, { plotId, content, userId }));
-  if (context.ownerId !== userId || (options.kind && context.kind !== options.kind)) throw notFound();
+  const context = read === undefined ? await readGenerationContext(projectId, { plotId, content, userId }) : read;
+  if (!context || context.ownerId !== userId || (options.kind && context.kind !== options.kind)) throw notFound();
   return context;
 }
 

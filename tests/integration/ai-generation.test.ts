@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
@@ -6,6 +7,7 @@ import { action } from "~/routes/api/generate";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import { aiTimings } from "~/server/ai/timings.server";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
+import { destroyAllUserSessions } from "~/server/session.server";
 import { createProject, saveCharacter, savePlot, saveTheme } from "~/server/writing.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
@@ -104,6 +106,13 @@ describe("section 5's preconditions, in order, before anything is charged", () =
     expect((await post(owner.cookie, { projectId, plotId }, { origin: "https://evil.example" })).status).toBe(403);
     expect(await errorOf(await post(other.cookie, { projectId, plotId }))).toEqual({ status: 404, error: "写作项目不存在" });
     expect(await errorOf(await post(owner.cookie, { projectId: "not-a-uuid" }))).toEqual({ status: 404, error: "写作项目不存在" });
+    expect(await errorOf(await post(owner.cookie, { projectId: randomUUID(), plotId }))).toEqual({ status: 404, error: "写作项目不存在" });
+    // A genuine cookie whose session has ended: 请先登录, before any message about the project.
+    const ended = await writer();
+    await destroyAllUserSessions(ended.id);
+    expect(await errorOf(await post(ended.cookie, { projectId, plotId }))).toEqual({ status: 401, error: "请先登录" });
+    expect(await errorOf(await post(ended.cookie, { projectId: randomUUID(), plotId }))).toEqual({ status: 401, error: "请先登录" });
+    expect(await errorOf(await post(ended.cookie, { projectId: "not-a-uuid" }))).toEqual({ status: 401, error: "请先登录" });
     expect(fake.requests).toHaveLength(0);
     expect(await aiRows(owner.id)).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { generationErrorResponse, startGeneration } from "~/server/ai/generation
 import { generateSchema, WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
-import { getSessionUser } from "~/server/session.server";
+import { getSessionUser, readSessionId } from "~/server/session.server";
 import type { Route } from "./+types/generate";
 
 /**
@@ -38,28 +38,32 @@ export async function loader() {
 export async function action({ request }: Route.ActionArgs) {
   if (request.method !== "POST") return json({ error: "请使用 POST" }, 405);
   if (!isSameOriginPost(request)) return json({ error: "请求来源无效" }, 403);
-  // The session is looked up while the body is read and the project loaded (see
-  // startGeneration); its answer still comes first: 请先登录 before any other message.
-  const session = getSessionUser(request);
-  session.catch(() => {}); // awaited below on every path
+  // The signed cookie is read while the body is read; the session itself is looked up
+  // in the statement that reads the project (startGeneration). Its answer still comes
+  // first: 请先登录 before any other message.
+  const cookieSession = readSessionId(request);
+  cookieSession.catch(() => {}); // awaited below on every path
+  const needLogin = () => json({ error: WRITING_MESSAGES.needLogin }, 401);
   let form: FormData;
   try {
     form = await readFormData(request, MAX_BODY_BYTES, "请求内容过大");
   } catch (error) {
-    if (!(await session)) return json({ error: WRITING_MESSAGES.needLogin }, 401);
+    if (!(await getSessionUser(request))) return needLogin();
     if (error instanceof DomainError) return json({ error: error.message }, error.status);
     throw error;
   }
+  const sessionId = await cookieSession;
+  if (!sessionId) return needLogin();
   const parsed = generateSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) {
-    if (!(await session)) return json({ error: WRITING_MESSAGES.needLogin }, 401);
+    if (!(await getSessionUser(request))) return needLogin();
     const issue = parsed.error.issues[0];
     return json({ error: issue?.message ?? WRITING_MESSAGES.projectMissing }, issue?.path[0] === "projectId" ? 404 : 400);
   }
 
   let generation;
   try {
-    generation = await startGeneration(session, parsed.data, request.signal);
+    generation = await startGeneration({ sessionId }, parsed.data, request.signal);
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
     const { message, status } = generationErrorResponse(error);

@@ -11,7 +11,7 @@ import {
 import {
   applyEditsToContext,
   loadGenerationContext,
-  readGenerationContext,
+  readSessionGenerationContext,
   saveGeneratedVersion,
   type GenerationContext,
   type WritingKind,
@@ -296,10 +296,9 @@ function readAhead(upstream: AsyncGenerator<string, void, undefined>): AsyncGene
   })();
 }
 
-/** The signed-in user as the session lookup gives it: the balance is a hint, not the check. */
-export interface GenerationUser {
-  id: string;
-  tokens: number;
+/** The signed-in session of /api/generate: its id from the signed cookie, looked up with the project. */
+export interface GenerationSession {
+  sessionId: string;
 }
 
 export interface GenerationInput {
@@ -315,10 +314,10 @@ export interface GenerationInput {
  * reservation and the provider's answer. Throws DomainError (login, the user's input or
  * balance), AiError (configuration or provider) or GenerationFailure.
  *
- * `user` is the user's id, or the session lookup still under way (/api/generate): the
- * project, its prompt templates and the default API configuration are then read in
- * the same round trip as the session, and handed out only if the project is the
- * session user's (请先登录 when there is no session, 写作项目不存在 when not theirs).
+ * `user` is the user's id, or the session of /api/generate: the session, the project, its
+ * prompt templates and the default API configuration are then read in one statement,
+ * and the project is used only if it is the session user's (请先登录 when there is no
+ * live session, before any other message; 写作项目不存在 when it is not theirs).
  *
  * When the session's balance is known, the provider is called while the reservation
  * runs (one round trip less before the first byte). The reservation stays the only
@@ -327,7 +326,7 @@ export interface GenerationInput {
  * the provider is called only for a user who could pay when the request came in.
  */
 export async function startGeneration(
-  user: string | Promise<GenerationUser | null>,
+  user: string | GenerationSession,
   input: GenerationInput,
   signal?: AbortSignal,
   kind?: WritingKind,
@@ -339,13 +338,11 @@ export async function startGeneration(
     userId = user;
     context = await loadGenerationContext(userId, input.projectId, { kind, plotId: input.plotId, content: input.content });
   } else {
-    const read = readGenerationContext(input.projectId, { plotId: input.plotId, content: input.content });
-    read.catch(() => {}); // awaited below unless the session fails first
-    const sessionUser = await user;
-    if (!sessionUser) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
-    userId = sessionUser.id;
-    balanceHint = sessionUser.tokens;
-    context = await loadGenerationContext(userId, input.projectId, { kind, read });
+    const read = await readSessionGenerationContext(user.sessionId, input.projectId, { plotId: input.plotId, content: input.content });
+    if (!read.sessionUser) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
+    userId = read.sessionUser.id;
+    balanceHint = read.sessionUser.tokens;
+    context = await loadGenerationContext(userId, input.projectId, { kind, read: read.context });
   }
   if (input.theme !== undefined || input.content !== undefined) {
     context = await applyEditsToContext(userId, input.projectId, input.plotId, context, input);
