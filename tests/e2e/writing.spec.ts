@@ -122,7 +122,11 @@ test("free writing: setting, characters, plots, streamed generation charged exac
   await page.getByRole("link", { name: "草稿面板" }).click();
   const draft = page.getByPlaceholder("在此粘贴你的文本");
   await draft.fill("灵感：雨夜、旧信、一盏灯笼。");
+  // The address already says tab=draft: wait for the save itself before reloading, or
+  // the reload can cancel it.
+  const draftSaved = page.waitForResponse((r) => r.request().method() === "POST" && (r.request().postData() ?? "").includes("save-draft"));
   await page.getByRole("button", { name: "保存草稿" }).click();
+  expect((await draftSaved).ok()).toBe(true);
   await expect(page).toHaveURL(/tab=draft/);
   await page.reload();
   await expect(page.getByPlaceholder("在此粘贴你的文本")).toHaveValue("灵感：雨夜、旧信、一盏灯笼。");
