@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { createCookie, redirect } from "react-router";
 import { db } from "~/db/client.server";
 import { credits, profiles, sessions, users } from "~/db/schema";
@@ -117,6 +117,11 @@ export function getSessionUser(request: Request): Promise<SessionUser | null> {
   return user;
 }
 
+/** The condition for a live session: this id, not expired. Every session lookup uses it. */
+export function liveSession(id: string | SQLWrapper): SQL {
+  return and(eq(sessions.id, id), gt(sessions.expiresAt, sql`now()`))!;
+}
+
 /**
  * The session lookup, built once: it runs on every signed-in request, and building a
  * drizzle query costs more CPU than PostgreSQL takes to answer it.
@@ -135,7 +140,7 @@ const sessionUserQuery = db
   .from(sessions)
   .innerJoin(profiles, eq(profiles.id, sessions.userId))
   .leftJoin(credits, eq(credits.userId, sessions.userId))
-  .where(and(eq(sessions.id, sql.placeholder("id")), gt(sessions.expiresAt, sql`now()`)))
+  .where(liveSession(sql.placeholder("id")))
   .prepare("session_user");
 
 async function lookUpSessionUser(request: Request): Promise<SessionUser | null> {

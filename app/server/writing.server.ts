@@ -2,6 +2,8 @@ import { and, asc, count, desc, eq, inArray, max, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import {
   plotVersions,
+  profiles,
+  sessions,
   writingCharacters,
   writingPlotCharacters,
   writingPlots,
@@ -10,6 +12,7 @@ import {
 import { WRITING_LIMITS, WRITING_MESSAGES, type CharacterInput, type PlotInput } from "~/schemas/writing";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
+import { liveSession } from "./session.server";
 
 /**
  * Writing projects of the AI tools (DECISIONS D7): each user's projects of each kind
@@ -599,9 +602,9 @@ async function readContextRow(
         ? contextQuery
         : // One row whether or not the project exists, so the session always comes back.
           sql`
-      select (select json_build_object('id', pr.id, 'tokens', pr.tokens)
-              from sessions s join profiles pr on pr.id = s.user_id
-              where s.id = ${sessionId} and s.expires_at > now()) as session_user, ctx.*
+      select (select json_build_object('id', ${profiles.id}, 'tokens', ${profiles.tokens})
+              from ${sessions} join ${profiles} on ${profiles.id} = ${sessions.userId}
+              where ${liveSession(sessionId)}) as session_user, ctx.*
       from (select 1) as one left join lateral (${contextQuery}) as ctx on true`,
     ),
   );
