@@ -521,7 +521,7 @@ export interface SessionTokens {
  *
  * With `userId` the project must be that user's (写作项目不存在 otherwise).
  */
-export async function readGenerationContext(
+async function readGenerationContext(
   projectId: string,
   options: { plotId?: string; content?: string; userId?: string } = {},
 ): Promise<GenerationContext> {
