@@ -20,6 +20,8 @@ interface Entry {
   data: Buffer;
   /** How the data is handed to write(): one piece, or pieces of this size. */
   pieces?: number;
+  /** Hand the pieces over this many at a time, as one array (as the export does a batch's rows). */
+  perCall?: number;
 }
 
 async function readAll(zip: ZipWriter): Promise<Buffer> {
@@ -34,7 +36,13 @@ async function makeZip(entries: Entry[], options: ZipWriterOptions = {}): Promis
   for (const entry of entries) {
     await zip.startEntry(entry.name, new Date("2026-11-22T08:30:42Z"));
     const step = entry.pieces ?? Math.max(1, entry.data.length);
-    for (let at = 0; at < entry.data.length; at += step) await zip.write(entry.data.subarray(at, at + step));
+    const pieces: Buffer[] = [];
+    for (let at = 0; at < entry.data.length; at += step) pieces.push(entry.data.subarray(at, at + step));
+    if (entry.perCall) {
+      for (let i = 0; i < pieces.length; i += entry.perCall) await zip.write(pieces.slice(i, i + entry.perCall));
+    } else {
+      for (const piece of pieces) await zip.write(piece);
+    }
     await zip.endEntry();
   }
   await zip.finish();
@@ -129,7 +137,8 @@ describe("ZipWriter", () => {
     const { deflateRawSync } = await import("node:zlib");
     const line = (i: number) => `(${i}, '第${i}章', '${"春眠不觉晓处处闻啼鸟夜来风雨声花落知多少".slice(i % 7, (i % 7) + 9)}${i * 7919}'),\n`;
     const data = Buffer.from(Array.from({ length: 40_000 }, (_, i) => line(i)).join(""));
-    const entries = [{ name: "database.sql", data, pieces: 100_000 }];
+    // Pieces of 1,000 bytes, 700 to a call: calls and pieces both cross block boundaries.
+    const entries = [{ name: "database.sql", data, pieces: 1000, perCall: 700 }];
     const { file } = await makeZip(entries, { blockSize: 64 * 1024 });
     await checkWithUnzip(file, entries);
     const [entry] = await readWithPython(file);
@@ -201,6 +210,21 @@ describe("ZipWriter", () => {
     zip.destroy();
     await expect(writing).rejects.toThrow(/closed/);
     await expect(zip.write("more")).rejects.toThrow(/closed/);
+    expect(await zip.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it("stops within a call of many pieces when destroyed", async () => {
+    const zip = new ZipWriter({ blockSize: 32 * 1024, blocksInFlight: 1 });
+    await zip.startEntry("rows.sql");
+    const rows = Array.from({ length: 100 }, () => randomBytes(8 * 1024)); // 25 blocks in one call
+    const writing = zip.write(rows);
+    void writing.catch(() => {});
+    const first = await zip.next(); // the local header
+    expect(Buffer.from(first.value!).readUInt32LE(0)).toBe(0x04034b50);
+    const second = await zip.next(); // the first block; the writer now waits on the second
+    expect(second.done).toBe(false);
+    zip.destroy();
+    await expect(writing).rejects.toThrow(/closed/);
     expect(await zip.next()).toEqual({ value: undefined, done: true });
   });
 

@@ -169,12 +169,16 @@ function literalExpression(column: ColumnInfo): string {
 }
 
 /**
- * One row as `(literal, literal, ...)`. concat() builds it in one pass; a chain of `||`
- * would copy the growing text (a whole chapter) once per column.
+ * One row as `(literal, literal, ...),` and a newline: the separator comes with the row,
+ * and the statement's last row is cut before it. concat() builds the row in one pass; a
+ * chain of `||` would copy the growing text (a whole chapter) once per column.
  */
 function rowLiteralExpression(table: TableInfo): string {
-  return `concat('(', ${table.columns.map(literalExpression).join(`, ', ', `)}, ')')`;
+  return `concat('(', ${table.columns.map(literalExpression).join(`, ', ', `)}, E'),\n')`;
 }
+
+/** The bytes that end every row literal: `,` and a newline. */
+const ROW_SEPARATOR_BYTES = 2;
 
 /** Keyset cursor: the primary key (or, for a table without one, the physical row id). */
 function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
@@ -188,23 +192,18 @@ function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
 }
 
 /**
- * The keyset query of one batch, as text with $n parameters (for either driver).
- * PostgreSQL joins the batch's rows into one value (separated by ",\n"), so the server
- * receives one buffer per batch and passes it on as it is. It also returns the row count
- * and, when the batch is full, the key of its last row (rows are numbered in key order,
- * which the index scan already gives, so nothing is sorted), where the next batch starts.
- * string_agg is fed by the ordered subquery, so the rows come out in key order in practice
- * (PostgreSQL does not promise it, and a restore does not depend on it; an ORDER BY inside
- * the aggregate would sort every batch again).
+ * The keyset query of one batch, as text with $n parameters (for either driver): the
+ * cursor's columns and the row literal, row by row in key order. Rows come one by one
+ * rather than joined into one value by PostgreSQL: a joined value of a megabyte arrives in
+ * many socket reads that the driver has to copy into one buffer, while a row of a few
+ * kilobytes is a slice of the read it arrived in.
  */
 function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
   const { exprs, casts } = cursorColumns(table);
   const order = exprs.join(", ");
-  let rows = `select ${exprs.map((e, i) => `${e} as o${i}`).join(", ")}, row_number() over (order by ${order}) as i, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
-  if (after) rows += ` where (${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
-  rows += ` order by ${order} limit ${limit}`;
-  const lastKey = exprs.map((_, i) => `min(o${i}::text) filter (where i = ${limit}) as k${i}`);
-  const text = `select count(*)::text as n, ${lastKey.join(", ")}, string_agg(r, E',\\n') as s from (${rows}) b`;
+  let text = `select ${exprs.map((e, i) => `${e}::text as o${i}`).join(", ")}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
+  if (after) text += ` where (${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`;
+  text += ` order by ${order} limit ${limit}`;
   return { text, params: after ?? [] };
 }
 
@@ -229,18 +228,18 @@ const EXPORT_SETTINGS = [
 ];
 
 /** The SQL text goes out as strings (headers) and as the row literals' UTF-8 bytes. */
-export type SqlWriter = (chunk: string | Uint8Array) => Promise<void>;
+export type SqlWriter = (chunk: string | Uint8Array | readonly Uint8Array[]) => Promise<void>;
 
 function insertHeader(table: TableInfo): string {
   const overriding = table.columns.some((c) => c.identity === "a") ? " OVERRIDING SYSTEM VALUE" : "";
   return `INSERT INTO public.${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(", ")})${overriding} VALUES\n`;
 }
 
-/** One batch: its row count, the key of its last row (when full), its rows as UTF-8. */
+/** One batch: the key of its last row, its row literals as UTF-8 (in key order). */
 interface Batch {
-  rows: number;
   lastKey: string[];
-  values: Uint8Array;
+  rows: Uint8Array[];
+  bytes: number;
 }
 
 /** How the export reads: counts and batches, on one snapshot or batch by batch. */
@@ -267,14 +266,17 @@ async function withPostgresReader<T>(fn: (reader: Reader) => Promise<T>): Promis
         return Number(row.n);
       },
       async batch(text, params) {
-        const [row] = (await tx.unsafe(text, params).raw()) as unknown as (Buffer | null)[][];
-        const rows = Number(row[0]!.toString("latin1"));
-        if (rows === 0) return null;
-        return {
-          rows,
-          lastKey: row.slice(1, -1).map((cell) => cell?.toString("utf8") ?? ""),
-          values: row[row.length - 1]!,
-        };
+        const result = (await tx.unsafe(text, params).raw()) as unknown as Buffer[][];
+        if (result.length === 0) return null;
+        const rows: Uint8Array[] = new Array(result.length);
+        let bytes = 0;
+        for (let i = 0; i < result.length; i++) {
+          const literal = result[i][result[i].length - 1];
+          rows[i] = literal;
+          bytes += literal.byteLength;
+        }
+        const last = result[result.length - 1];
+        return { lastKey: last.slice(0, -1).map((cell) => cell.toString("utf8")), rows, bytes };
       },
     });
   })) as T;
@@ -293,11 +295,12 @@ async function withPgliteReader<T>(fn: (reader: Reader) => Promise<T>): Promise<
       return Number(row.n);
     },
     async batch(text, params) {
-      const [row] = await run<Record<string, string>>(drizzleQuery(text, params));
-      const rows = Number(row.n);
-      if (rows === 0) return null;
-      const keys = Object.keys(row).filter((k) => /^k\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-      return { rows, lastKey: keys.map((k) => row[k]), values: encoder.encode(row.s) };
+      const result = await run<Record<string, string>>(drizzleQuery(text, params));
+      if (result.length === 0) return null;
+      const rows = result.map((row) => encoder.encode(row.r));
+      const last = result[result.length - 1];
+      const keys = Object.keys(last).filter((k) => /^o\d+$/.test(k)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+      return { lastKey: keys.map((k) => last[k]), rows, bytes: rows.reduce((sum, r) => sum + r.byteLength, 0) };
     },
   });
 }
@@ -370,17 +373,21 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
     for (;;) {
       const batch = await next;
       if (!batch) break;
-      const last = batch.rows < limit;
+      const count = batch.rows.length;
+      const last = count < limit;
       // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
-      const average = Math.max(1, batch.values.byteLength / batch.rows);
+      const average = Math.max(1, batch.bytes / count);
       limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
       // The next batch is read while this one is compressed and sent.
       next = last ? Promise.resolve(null) : read(batch.lastKey);
+      // The statement: its header, its rows, and the last row's separator turned into `;`.
+      const final = batch.rows[count - 1];
+      batch.rows[count - 1] = final.subarray(0, final.byteLength - ROW_SEPARATOR_BYTES);
+      batch.rows.push(STATEMENT_END);
       await write(header);
-      await write(batch.values);
-      await write(STATEMENT_END);
-      rowsDone += batch.rows;
-      totalRows += batch.rows;
+      await write(batch.rows);
+      rowsDone += count;
+      totalRows += count;
       onProgress({
         stage: "tables",
         label,

@@ -174,20 +174,27 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     });
   }
 
-  /** Adds data to the current entry; resolves when the writer may go on (back-pressure). */
-  async write(chunk: string | Uint8Array): Promise<void> {
+  /**
+   * Adds data to the current entry: a piece, or several in order (the rows of a batch,
+   * copied without joining them first). Resolves when the writer may go on
+   * (back-pressure).
+   */
+  async write(chunk: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
     this.assertOpen();
-    const entry = this.entry;
-    if (!entry) throw new Error("no entry started");
-    const data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    let at = 0;
-    while (at < data.byteLength) {
-      this.block ??= this.spare.pop() ?? Buffer.allocUnsafe(this.blockSize);
-      const n = Math.min(data.byteLength - at, this.blockSize - this.blockLength);
-      this.block.set(data.subarray(at, at + n), this.blockLength);
-      this.blockLength += n;
-      at += n;
-      if (this.blockLength === this.blockSize) await this.flushBlock(false);
+    if (!this.entry) throw new Error("no entry started");
+    const pieces: readonly Uint8Array[] =
+      typeof chunk === "string" ? [Buffer.from(chunk, "utf8")] : chunk instanceof Uint8Array ? [chunk] : chunk;
+    for (const piece of pieces) {
+      let at = 0;
+      while (at < piece.byteLength) {
+        this.block ??= this.spare.pop() ?? Buffer.allocUnsafe(this.blockSize);
+        const n = Math.min(piece.byteLength - at, this.blockSize - this.blockLength);
+        this.block.set(n === piece.byteLength ? piece : piece.subarray(at, at + n), this.blockLength);
+        this.blockLength += n;
+        at += n;
+        // Throws once the writer is destroyed (a cancelled download): the rest is dropped.
+        if (this.blockLength === this.blockSize) await this.flushBlock(false);
+      }
     }
   }
 
