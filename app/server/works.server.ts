@@ -17,6 +17,12 @@ export interface ChapterInput {
   content: string;
 }
 
+/**
+ * Inserts a new work's chapters itself (from `order` 1) and returns how many: for
+ * chapters the database already holds, such as a staged TXT import.
+ */
+export type ChapterInserter = (tx: Executor, workId: number) => Promise<number>;
+
 function notFound(): DomainError {
   return new DomainError(WORK_MESSAGES.notFound, 404);
 }
@@ -58,12 +64,12 @@ export async function refreshWorkCounts(tx: Executor, workId: number): Promise<v
 /**
  * Publishes a work with its chapters in one transaction: any failure leaves nothing.
  * `chapterList` is what the type needs: the body as 正文, the parsed TXT, or the
- * series' first chapter.
+ * series' first chapter; or an inserter for chapters the database already holds.
  */
 export async function createWork(
   userId: string,
   input: Omit<PublishInput, "content" | "chapterTitle" | "chapterContent" | "separator" | "importToken">,
-  chapterList: Iterable<ChapterInput>,
+  chapterList: Iterable<ChapterInput> | ChapterInserter,
   coverUrl: string | null,
 ): Promise<Work> {
   if (Array.isArray(chapterList) && chapterList.length === 0) throw new DomainError(WORK_MESSAGES.content, 400);
@@ -83,7 +89,9 @@ export async function createWork(
         price: 0,
       })
       .returning();
-    if ((await insertChapters(tx, work.id, chapterList, 1)) === 0) throw new DomainError(WORK_MESSAGES.content, 400);
+    const inserted =
+      typeof chapterList === "function" ? await chapterList(tx, work.id) : await insertChapters(tx, work.id, chapterList, 1);
+    if (inserted === 0) throw new DomainError(WORK_MESSAGES.content, 400);
     await refreshWorkCounts(tx, work.id);
     const [fresh] = await tx.select().from(works).where(eq(works.id, work.id));
     return fresh;

@@ -94,13 +94,37 @@ describe("publish wizard action", () => {
     expect(response.status).toBe(302);
     const [work] = await db.select().from(works).where(eq(works.title, "预览后发布"));
     expect([work.chapterCount, work.wordCount]).toEqual([2, 5]);
-    const stored = await db.select({ title: chapters.title, content: chapters.content, order: chapters.order }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    const stored = await db
+      .select({ title: chapters.title, content: chapters.content, order: chapters.order, wordCount: chapters.wordCount })
+      .from(chapters)
+      .where(eq(chapters.workId, work.id))
+      .orderBy(chapters.order);
     expect(stored).toEqual([
-      { title: "第一章", content: "甲乙", order: 1 },
-      { title: "第二章", content: "丙丁戊", order: 2 },
+      { title: "第一章", content: "甲乙", order: 1, wordCount: 2 },
+      { title: "第二章", content: "丙丁戊", order: 2, wordCount: 3 },
     ]);
     // The staged import is used up.
     expect(await db.select().from(txtImports).where(eq(txtImports.id, result.preview.token))).toEqual([]);
+  });
+
+  it("publishes an import staged before word counts were kept with it, counting them", async () => {
+    const txt = new File(["####\n第一章\n甲 乙\n####\n第二章\n丙丁戊己\n"], "旧.txt");
+    const { preview } = (await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt }))) as { preview: { token: string } };
+    // As staged by the code of session 2: title and content only.
+    await db.execute(sql`
+      update ${txtImports} set chapters = (
+        select jsonb_agg(jsonb_build_object('title', e->>'title', 'content', e->>'content') order by n)
+        from jsonb_array_elements(chapters) with ordinality as x(e, n))
+      where id = ${preview.token}`);
+    const response = (await submit(publishForm({ title: "旧的预览", type: "multi_chapter", importToken: preview.token }))) as Response;
+    expect(response.status).toBe(302);
+    const [work] = await db.select().from(works).where(eq(works.title, "旧的预览"));
+    const stored = await db.select({ title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    expect(stored).toEqual([
+      { title: "第一章", wordCount: 2 },
+      { title: "第二章", wordCount: 4 },
+    ]);
+    expect([work.chapterCount, work.wordCount]).toEqual([2, 6]);
   });
 
   it("does not let one user publish another user's staged import", async () => {
