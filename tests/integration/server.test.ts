@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib-server";
 
 /**
  * The production server as a newcomer starts it (`npm start` = build, then `node
@@ -13,17 +13,6 @@ const root = path.resolve(import.meta.dirname, "../..");
 let server: ChildProcess;
 let origin: string;
 let output = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
