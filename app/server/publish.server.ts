@@ -129,32 +129,38 @@ async function stagedImport(userId: string, token: string) {
 }
 
 /**
- * Inserts a staged import's chapters straight from its JSON, in one statement: the text
- * never comes to this process (about 12 MB for a 10 MB GB18030 TXT, and as much again in
- * the JSON batches it would be sent back in). Imports staged before word counts were kept
- * in the JSON (none is more than a day old) are read as rows and inserted as parsed
- * chapters instead, so their counts come from countWords as always.
+ * Inserts a staged import's chapters straight from its JSON, in one statement that also
+ * deletes the staged row: the text never comes to this process (about 12 MB for a 10 MB
+ * GB18030 TXT, and as much again in the JSON batches it would be sent back in). Imports
+ * staged before word counts were kept in the JSON (none is more than a day old) are read
+ * as rows and inserted as parsed chapters instead, so their counts come from countWords
+ * as always.
  */
 async function stagedChapters(userId: string, token: string): Promise<ChapterInserter | ChapterInput[] | null> {
   const row = await stagedImport(userId, token);
   if (!row) return null;
-  const [{ counted }] = rowsOf<{ counted: boolean }>(
+  const [staged] = rowsOf<{ counted: boolean | null }>(
     await db.execute(sql`
       select not jsonb_path_exists(chapters, '$[*] ? (!exists(@.wordCount))') as counted
       from ${txtImports} where id = ${row.id}`),
   );
-  if (counted) {
+  if (!staged) return null; // published meanwhile by a second submission of the form
+  if (staged.counted) {
+    // The staged row is used up in the work's transaction: a second submission of the
+    // same form waits for the first and then finds nothing (a failed publish keeps it).
     return async (tx, workId) => {
       const [{ n }] = rowsOf<{ n: number }>(
         await tx.execute(sql`
-          with inserted as (
+          with staged as (
+            delete from ${txtImports} where id = ${row.id} and user_id = ${userId} returning chapters
+          ), inserted as (
             insert into ${chapterRows} (work_id, title, content, "order", word_count)
             select ${workId}, e.value->>'title', e.value->>'content', e.n, (e.value->>'wordCount')::int
-            from ${txtImports} t cross join lateral jsonb_array_elements(t.chapters) with ordinality as e(value, n)
-            where t.id = ${row.id}
+            from staged cross join lateral jsonb_array_elements(staged.chapters) with ordinality as e(value, n)
             returning 1)
           select count(*)::int as n from inserted`),
       );
+      if (n === 0) throw new DomainError(WORK_MESSAGES.txt, 400, "txt");
       return n;
     };
   }

@@ -107,6 +107,20 @@ describe("publish wizard action", () => {
     expect(await db.select().from(txtImports).where(eq(txtImports.id, result.preview.token))).toEqual([]);
   });
 
+  it("publishes a staged import once when the form is submitted twice at the same time", async () => {
+    const txt = new File(["####\n第一章\n甲乙\n####\n第二章\n丙丁\n"], "两次.txt");
+    const { preview } = (await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt }))) as { preview: { token: string } };
+    const form = () => publishForm({ title: "只发布一次", type: "multi_chapter", importToken: preview.token });
+    const results = await Promise.all([submit(form()), submit(form())]);
+    const published = results.filter((r) => r instanceof Response && r.status === 302);
+    const refused = results.filter((r) => !(r instanceof Response)) as Failure[];
+    expect([published.length, refused.length]).toEqual([1, 1]);
+    expect(refused[0].init.status).toBe(400);
+    expect(errorsOf(refused[0]).txt).toEqual(["请上传并解析TXT文件"]);
+    const made = await db.select().from(works).where(eq(works.title, "只发布一次"));
+    expect(made.map((w) => w.chapterCount)).toEqual([2]);
+  });
+
   it("publishes an import staged before word counts were kept with it, counting them", async () => {
     const txt = new File(["####\n第一章\n甲 乙\n####\n第二章\n丙丁戊己\n"], "旧.txt");
     const { preview } = (await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt }))) as { preview: { token: string } };
