@@ -137,15 +137,15 @@ async function stagedImport(userId: string, token: string) {
  * as always.
  */
 async function stagedChapters(userId: string, token: string): Promise<ChapterInserter | ChapterInput[] | null> {
-  const row = await stagedImport(userId, token);
+  if (!UUID.test(token)) return null;
+  // The staged row if `userId` staged it (gone: published meanwhile by a second
+  // submission of the form), and whether every chapter has its word count.
+  const [row] = await db
+    .select({ id: txtImports.id, counted: sql<boolean | null>`not jsonb_path_exists(${txtImports.chapters}, '$[*] ? (!exists(@.wordCount))')` })
+    .from(txtImports)
+    .where(and(eq(txtImports.id, token), eq(txtImports.userId, userId)));
   if (!row) return null;
-  const [staged] = rowsOf<{ counted: boolean | null }>(
-    await db.execute(sql`
-      select not jsonb_path_exists(chapters, '$[*] ? (!exists(@.wordCount))') as counted
-      from ${txtImports} where id = ${row.id}`),
-  );
-  if (!staged) return null; // published meanwhile by a second submission of the form
-  if (staged.counted) {
+  if (row.counted) {
     // The staged row is used up in the work's transaction: a second submission of the
     // same form waits for the first and then finds nothing (a failed publish keeps it).
     return async (tx, workId) => {
@@ -210,6 +210,8 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
     await deleteStoredImage(coverUrl).catch(() => {});
     throw error;
   }
+  // A staged import published from its JSON is gone already; this clears one that was
+  // published the old way or replaced by a file sent with the form.
   if (input.type === "multi_chapter" && input.importToken && UUID.test(input.importToken)) {
     await db.delete(txtImports).where(and(eq(txtImports.id, input.importToken), eq(txtImports.userId, userId)));
   }
