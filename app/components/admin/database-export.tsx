@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { FRAME_DATA, FRAME_ERROR, FRAME_PROGRESS } from "~/utils/export-frames";
 import { saveBlob } from "./download-link";
 import { Notice } from "./ui";
 
@@ -7,10 +8,6 @@ interface Progress {
   detail: string;
   percent: number;
 }
-
-const PROGRESS = 0x50;
-const DATA = 0x44;
-const ERROR = 0x45;
 
 /**
  * Reads the framed export response (see databaseExportFrames on the server): progress
@@ -41,9 +38,9 @@ async function readFrames(
       if (buffer.byteLength - offset - 5 < length) break;
       const payload = buffer.slice(offset + 5, offset + 5 + length);
       offset += 5 + length;
-      if (type === DATA) parts.push(payload);
-      else if (type === PROGRESS) onProgress(JSON.parse(decoder.decode(payload)) as Progress);
-      else if (type === ERROR) error = (JSON.parse(decoder.decode(payload)) as { message?: string }).message ?? "导出失败，请重试";
+      if (type === FRAME_DATA) parts.push(payload);
+      else if (type === FRAME_PROGRESS) onProgress(JSON.parse(decoder.decode(payload)) as Progress);
+      else if (type === FRAME_ERROR) error = (JSON.parse(decoder.decode(payload)) as { message?: string }).message ?? "导出失败，请重试";
     }
     buffer = buffer.slice(offset);
     if (done) break;

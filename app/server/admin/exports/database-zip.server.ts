@@ -1,4 +1,5 @@
 import { writeDatabaseSql, type ExportProgress, type SqlWriter } from "./database.server";
+import { FRAME_DATA, FRAME_ERROR, FRAME_PROGRESS } from "~/utils/export-frames";
 import { ZipWriter, type ZipWriterOptions } from "./zip-writer.server";
 
 /**
@@ -79,16 +80,7 @@ export function databaseZipStream(signal?: AbortSignal): ReadableStream<Uint8Arr
   });
 }
 
-/**
- * The same export for the page with JavaScript: one response carrying progress and the
- * zip bytes as frames — a type byte (P progress JSON, D data, E error JSON), a 4-byte
- * big-endian length, the payload — so progress and download share one request and the
- * export runs wherever that request lands, even behind a load balancer.
- */
-export const FRAME_PROGRESS = 0x50;
-export const FRAME_DATA = 0x44;
-export const FRAME_ERROR = 0x45;
-
+/** One frame: its type byte, the payload's length (4 bytes, big-endian), the payload. */
 function frame(type: number, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(5 + payload.byteLength);
   out[0] = type;
@@ -97,6 +89,13 @@ function frame(type: number, payload: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * The same export for the page with JavaScript: one response carrying progress and the
+ * zip bytes as frames — a type byte (P progress JSON, D data, E error JSON), a 4-byte
+ * big-endian length, the payload — so progress and download share one request and the
+ * export runs wherever that request lands, even behind a load balancer
+ * (~/utils/export-frames has the type bytes).
+ */
 export function databaseExportFrames(signal?: AbortSignal): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
