@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
+import { cachedPublic } from "./public-cache.server";
 import type { SessionUser } from "./session.server";
 
 export const SEARCH_PAGE_SIZE = 12;
@@ -166,15 +167,29 @@ async function usePlan(tx: Transaction, settings: Record<string, string>) {
   await tx.execute(sql`select ${sql.join(calls, sql`, `)}`);
 }
 
-/** The community search: public and paid works, newest first, 12 a page. */
-export async function searchWorks(input: {
+type SearchInput = {
   query: string;
   page: number;
   viewer: Viewer;
   pageSize?: number;
   /** Tests only: a smaller SEARCH_COUNT_CAP, to reach the capped paths with few works. */
   countCap?: number;
-}): Promise<SearchResult> {
+};
+
+/**
+ * The community search: public and paid works, newest first, 12 a page. The answer
+ * depends only on the query, the page and the viewer's two audience preferences, so it
+ * comes from the shared few-second copy (public-cache.server.ts, docs/decisions/060).
+ */
+export function searchWorks(input: SearchInput): Promise<SearchResult> {
+  if (input.countCap !== undefined) return searchWorksNow(input);
+  const showR18 = input.viewer?.showR18 ?? false;
+  const showAi = input.viewer?.showAi ?? true;
+  const key = JSON.stringify(["works", normalizeQuery(input.query), input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
+  return cachedPublic(key, () => searchWorksNow({ ...input, viewer: { showR18, showAi } }));
+}
+
+async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
   const query = normalizeQuery(input.query);
   const visible = [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(input.viewer)];

@@ -17,6 +17,10 @@ const baseUrl = inject("postgresBaseUrl");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-file-"));
 process.env.DATA_DIR = dataDir;
 process.env.SESSION_SECRET = "test-session-secret";
+// A test reads right after its own write, in the same tick that the write's change event
+// is still on its way: the few-second public caches (docs/decisions/060) are off here,
+// and tests/integration/public-cache.test.ts turns them on to test them.
+process.env.PAGE_CACHE = "0";
 
 let dropDatabase: (() => Promise<void>) | undefined;
 
