@@ -94,42 +94,74 @@ function decodeLoosely(chunks: readonly Uint8Array[], encoding: string): { text:
   return { text, invalid };
 }
 
-/**
- * Characters that do not occur in prose: C0 controls other than tab, newline, form feed
- * and carriage return, DEL, C1 controls, and U+FFFD. Many of them mean binary data or a
- * wrong guess of the encoding.
- */
-function countSuspicious(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20) {
-      if (c !== 0x09 && c !== 0x0a && c !== 0x0c && c !== 0x0d) n++;
-    } else if ((c >= 0x7f && c <= 0x9f) || c === 0xfffd) {
-      n++;
-    }
-  }
-  return n;
+/** The characters of a decoded text that tell binary data or a wrong encoding. */
+interface Tally {
+  length: number;
+  /** C0 controls other than tab, newline, form feed and carriage return, DEL, C1 controls. */
+  controls: number;
+  /** Characters outside ASCII. */
+  nonAscii: number;
+  /** Private-use characters and U+FFFD: what a wrong guess of the encoding decodes into. */
+  implausible: number;
 }
 
 /**
- * The pieces without a leading BOM, refusing binary data once the last piece has been
- * read (too many suspicious characters), before the consumer's own end-of-text checks.
+ * Adds a piece's characters to the tally, in one pass over its UTF-16 code units. Private
+ * use: U+E000-U+F8FF and planes 15-16 (high surrogates U+DB80-U+DBFF). Big5 read as
+ * GB18030 is valid but lands in GBK's user-defined (private-use) areas: its punctuation
+ * (，= A1 41, 。= A1 43) and whole lead-byte rows do; real GBK/GB18030 and UTF-8 novels
+ * have next to none (docs/decisions/055).
+ */
+function tally(t: Tally, text: string): void {
+  let controls = 0;
+  let nonAscii = 0;
+  let implausible = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (c < 0x20 ? c !== 0x09 && c !== 0x0a && c !== 0x0c && c !== 0x0d : c === 0x7f) controls++;
+      continue;
+    }
+    nonAscii++;
+    if (c <= 0x9f) controls++;
+    else if ((c >= 0xe000 && c <= 0xf8ff) || c === 0xfffd || (c >= 0xdb80 && c <= 0xdbff)) implausible++;
+  }
+  t.length += text.length;
+  t.controls += controls;
+  t.nonAscii += nonAscii;
+  t.implausible += implausible;
+}
+
+export const UNSUPPORTED_ENCODING_MESSAGE =
+  "无法识别文件的编码（可能是繁体 Big5 等编码）：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
+
+/**
+ * Refuses a text that is not prose: control characters (binary data), or private-use
+ * and replacement characters in more than 1% of its non-ASCII characters (a wrong
+ * encoding; at least 3, so a stray one in a short file passes). A text in a supported
+ * encoding has none of either, rare characters included (they are not private use).
+ */
+function checkTally(t: Tally): void {
+  if (t.controls >= 2 && t.controls > t.length * 0.001) throw notText();
+  if (t.implausible >= 3 && t.implausible > t.nonAscii * 0.01) throw new TxtImportError(UNSUPPORTED_ENCODING_MESSAGE);
+}
+
+/**
+ * The pieces without a leading BOM, refusing binary data or a wrong encoding once the
+ * last piece has been read (checkTally), before the consumer's own end-of-text checks.
  */
 function* checkedPieces(pieces: Iterable<string>): Generator<string> {
-  let length = 0;
-  let suspicious = 0;
+  const t: Tally = { length: 0, controls: 0, nonAscii: 0, implausible: 0 };
   let first = true;
   for (let piece of pieces) {
     if (first && piece.length > 0) {
       first = false;
       if (piece.charCodeAt(0) === 0xfeff) piece = piece.slice(1);
     }
-    length += piece.length;
-    suspicious += countSuspicious(piece);
+    tally(t, piece);
     yield piece;
   }
-  if (suspicious >= 2 && suspicious > length * 0.001) throw notText();
+  checkTally(t);
 }
 
 /** The first `n` bytes of the chunks (fewer if there are fewer). */
@@ -166,8 +198,9 @@ function decodesStrictly(chunks: readonly Uint8Array[], encoding: string): boole
  * (\r\n, \r or \n).
  *
  * Empty, oversized and binary-looking files are refused here, before any piece is read;
- * the proportion of control characters is known only at the end, so iterating the
- * pieces throws there for a file that turns out not to be text. The encoding is decided
+ * the proportions of control and private-use characters are known only at the end, so
+ * iterating the pieces throws there for a file that turns out not to be text or to be
+ * in another encoding (Big5: docs/decisions/055). The encoding is decided
  * by a first strict decoding that keeps nothing, so no piece is ever taken back.
  */
 export function decodedText(bytes: TxtBytes): Iterable<string> {

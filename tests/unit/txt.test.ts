@@ -9,6 +9,7 @@ import {
   TXT_MAX_BYTES,
   TXT_MAX_CHAPTERS,
   TxtImportError,
+  UNSUPPORTED_ENCODING_MESSAGE,
   decodeTxt,
   parseTxtChapters,
   readTxtChapters,
@@ -296,6 +297,28 @@ describe("decodeTxt", () => {
     for (const bytes of [png, pdf, noNul, withNul]) {
       expect(importError(() => decodeTxt(bytes)).message).toBe("文件不是有效的文本文件，请上传TXT格式的小说");
     }
+  });
+
+  it("refuses a Big5 file (valid GB18030 bytes that decode into private-use characters)", () => {
+    const big5 = fs.readFileSync(path.join(fixtureDir, "xiyouji-traditional.big5.txt"));
+    for (const read of [() => decodeTxt(big5), () => readTxtChapters(big5), () => readTxtChapters([big5.subarray(0, 100), big5.subarray(100)])]) {
+      expect(importError(read).message).toBe(UNSUPPORTED_ENCODING_MESSAGE);
+    }
+    expect(UNSUPPORTED_ENCODING_MESSAGE).toContain("UTF-8、GBK/GB18030 或带 BOM 的 UTF-16");
+  });
+
+  it("refuses a file that decodes into replacement characters in neither supported encoding", () => {
+    // Shift_JIS-like bytes: invalid as UTF-8 and as GB18030 (0x80 and 0xFF are never lead bytes).
+    const bytes = Buffer.concat([utf8("####\n第一章\n"), Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 2 ? 0x80 : 0xff)))]);
+    expect(importError(() => decodeTxt(bytes)).message).toBe(UNSUPPORTED_ENCODING_MESSAGE);
+  });
+
+  it("accepts rare characters and a few private-use ones in real text", () => {
+    const chapter = "####\n第一回\n" + "话说𠀀𪚥龘齉，孙悟空大闹天宫。\n".repeat(100);
+    // Three private-use characters (a font's own glyphs, as old GBK files sometimes have) in 1,400 Chinese ones.
+    const text = chapter + "\uE000\uE001\uE002\n";
+    expect(decodeTxt(utf8(text))).toBe(text);
+    expect(importError(() => decodeTxt(utf8("####\n第一回\n话说\uE000\uE001\uE002\n"))).message).toBe(UNSUPPORTED_ENCODING_MESSAGE);
   });
 
   it("decodes and parses a 10 MB GB18030 file with 3,000 chapters quickly", () => {
