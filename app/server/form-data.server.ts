@@ -59,7 +59,7 @@ export function uploadBytes(upload: Upload): Uint8Array {
  * in (@remix-run/multipart-parser), each file is kept as the chunks that arrived, and no
  * copy of the body, of a File or of an ArrayBuffer is made (request.formData() holds a
  * 10 MB upload four or five times over). Returns the text fields as FormData and each
- * file field's first non-empty file. Bodies over `maxBytes` get 413, malformed ones 400.
+ * file field's first chosen file (possibly empty). Bodies over `maxBytes` get 413, malformed ones 400.
  */
 export async function readUploadForm(
   request: Request,
@@ -78,7 +78,9 @@ export async function readUploadForm(
       if (!name) continue;
       if (!part.isFile) {
         form.append(name, part.text);
-      } else if (part.size > 0 && !files.has(name)) {
+      } else if ((part.size > 0 || part.filename) && !files.has(name)) {
+        // A chosen file that is empty is kept (to be refused as empty); a part with no
+        // file name is a file input left blank.
         files.set(name, { name: part.filename ?? "", type: part.mediaType ?? "", size: part.size, chunks: part.content });
       }
     }

@@ -285,6 +285,15 @@ test.describe("/submit", () => {
     await expect(body.getByText("未能从TXT文件中解析出任何章节，请检查章节分隔符", { exact: true })).toBeVisible();
     await expect(body.getByTestId("txt-preview")).toHaveCount(0);
 
+    // An empty file is called empty; a Big5 file is refused with the encodings that work.
+    await body.getByLabel(/^TXT 文件/).setInputFiles({ name: "空.txt", mimeType: "text/plain", buffer: Buffer.alloc(0) });
+    await parse();
+    await expect(body.getByText("TXT文件是空的", { exact: true })).toBeVisible();
+    await expect(body.getByText("请选择TXT文件", { exact: true })).toHaveCount(0);
+    await body.getByLabel(/^TXT 文件/).setInputFiles(XIYOUJI.replace("xiyouji-excerpt.gb18030.crlf", "xiyouji-traditional.big5"));
+    await parse();
+    await expect(body.getByText(/^无法识别文件的编码.*UTF-8、GBK\/GB18030 或带 BOM 的 UTF-16/)).toBeVisible();
+
     await body.getByLabel(/^TXT 文件/).setInputFiles(XIYOUJI);
     await parse();
     const preview = body.getByTestId("txt-preview");

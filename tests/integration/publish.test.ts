@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, txtImports, works } from "~/db/schema";
 import { action } from "~/routes/shell/works/submit";
+import { UNSUPPORTED_ENCODING_MESSAGE } from "~/server/txt.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 
 const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "../fixtures/corpus", name));
@@ -238,6 +239,18 @@ describe("publish wizard action", () => {
     expect(list.map((c) => c.order)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
     expect(list[699]).toEqual({ order: 700, title: "第700章", wordCount: 1200 });
     expect([work.chapterCount, work.wordCount]).toEqual([700, list.reduce((n, c) => n + c.wordCount, 0)]);
+  });
+
+  it("says a chosen TXT is empty, or in an unsupported encoding, rather than asking for a file", async () => {
+    const preview = (file?: File) => submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, file ? { txt: file } : {}));
+    expect(errorsOf(await preview()).txt).toEqual(["请选择TXT文件"]);
+    const empty = await preview(new File([], "空.txt", { type: "text/plain" }));
+    expect([(empty as Failure).init.status, errorsOf(empty).txt]).toEqual([400, ["TXT文件是空的"]]);
+    const published = await submit(publishForm({ type: "multi_chapter", title: "空文件" }, { txt: new File([], "空.txt") }));
+    expect(errorsOf(published).txt).toEqual(["TXT文件是空的"]);
+    const big5 = await preview(new File([corpus("xiyouji-traditional.big5.txt")], "繁体.txt"));
+    expect(errorsOf(big5).txt).toEqual([UNSUPPORTED_ENCODING_MESSAGE]);
+    expect(await db.select().from(txtImports).where(eq(txtImports.fileName, "繁体.txt"))).toEqual([]);
   });
 
   it("refuses a TXT that turns out not to be text at its end: nothing stored, not even the cover", async () => {
