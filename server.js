@@ -26,6 +26,10 @@ if (process.argv.includes("--migrate-only")) {
   process.exit(0);
 }
 
+// Staged TXT imports are deleted a day after they were made, whoever made them; every
+// process runs this (it is idempotent), so no one process has to be the one.
+build.entry.module.startTxtImportCleanup();
+
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
 const pageCache = process.env.PAGE_CACHE === "0" ? null : createPageCache();

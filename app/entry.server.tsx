@@ -5,10 +5,11 @@ import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext } from "react-router";
 import { ServerRouter } from "react-router";
 
-// Re-exported so server.js can close the database on shutdown, and drop its cached
-// visitor pages when public content changes.
+// Re-exported so server.js can close the database on shutdown, drop its cached visitor
+// pages when public content changes, and delete expired TXT imports every hour.
 export { closeDatabase } from "~/db/client.server";
 export { onPublicContentChange } from "~/server/events.server";
+export { startTxtImportCleanup } from "~/server/publish.server";
 
 export const streamTimeout = 5_000;
 

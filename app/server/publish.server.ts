@@ -1,5 +1,5 @@
-import { and, eq, lt, sql } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { and, eq, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
 import { chapters as chapterRows, txtImports } from "~/db/schema";
 import { DEFAULT_SEPARATOR, WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { countWords } from "~/utils/text";
@@ -18,6 +18,34 @@ export interface TxtPreview {
   separator: string;
   chapters: { title: string; wordCount: number }[];
   totalWords: number;
+}
+
+/**
+ * A staged import is kept for a day (TXT_IMPORT_LIFETIME): long enough to publish it,
+ * then deleted whoever staged it. SQL text, shared with the database export, which
+ * leaves out expired ones that are not deleted yet.
+ */
+export const TXT_IMPORT_LIFETIME = "24 hours";
+export const LIVE_TXT_IMPORT = `created_at > now() - interval '${TXT_IMPORT_LIFETIME}'`;
+
+/**
+ * Deletes every user's staged imports older than TXT_IMPORT_LIFETIME; how many. Run on
+ * each preview and by the server every hour (startTxtImportCleanup). Any number of
+ * processes may run it at once: a row two of them both delete is deleted once, the
+ * other skips it.
+ */
+export async function deleteExpiredTxtImports(executor: Executor = db): Promise<number> {
+  const deleted = await executor.execute(sql`delete from ${txtImports} where not (${sql.raw(LIVE_TXT_IMPORT)}) returning 1`);
+  return rowsOf(deleted).length;
+}
+
+/** Runs deleteExpiredTxtImports now and every hour (server.js); returns the stop function. */
+export function startTxtImportCleanup(everyMs = 3_600_000): () => void {
+  const run = () => deleteExpiredTxtImports().catch((error) => console.error("deleting expired TXT imports failed", error));
+  void run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** A TxtImportError's message as the TXT field's error. */
@@ -59,8 +87,7 @@ export async function previewTxt(userId: string, file: Upload, separator: string
   const parsed = streamTxtFile(file.chunks, sep);
   const chapters: { title: string; wordCount: number }[] = [];
   const token = await db.transaction(async (tx) => {
-    // Forget this user's drafts older than a day.
-    await tx.delete(txtImports).where(and(eq(txtImports.userId, userId), lt(txtImports.createdAt, new Date(Date.now() - 86_400_000))));
+    await deleteExpiredTxtImports(tx);
     await tx.execute(sql`create temporary table staged_chapter (n int, title text, content text, word_count int) on commit drop`);
     const staged = (function* () {
       for (const { title, content, wordCount } of parsed) {
@@ -124,7 +151,7 @@ async function stagedImport(userId: string, token: string) {
   const [row] = await db
     .select({ id: txtImports.id, fileName: txtImports.fileName, separator: txtImports.separator })
     .from(txtImports)
-    .where(and(eq(txtImports.id, token), eq(txtImports.userId, userId)));
+    .where(and(eq(txtImports.id, token), eq(txtImports.userId, userId), sql.raw(LIVE_TXT_IMPORT)));
   return row ?? null;
 }
 
@@ -143,7 +170,7 @@ async function stagedChapters(userId: string, token: string): Promise<ChapterIns
   const [row] = await db
     .select({ id: txtImports.id, counted: sql<boolean | null>`not jsonb_path_exists(${txtImports.chapters}, '$[*] ? (!exists(@.wordCount))')` })
     .from(txtImports)
-    .where(and(eq(txtImports.id, token), eq(txtImports.userId, userId)));
+    .where(and(eq(txtImports.id, token), eq(txtImports.userId, userId), sql.raw(LIVE_TXT_IMPORT)));
   if (!row) return null;
   if (row.counted) {
     // The staged row is used up in the work's transaction: a second submission of the

@@ -300,3 +300,53 @@ describe("publish wizard action", () => {
     });
   });
 });
+
+describe("staged TXT imports", () => {
+  const stage = async (owner: string, fileName: string, hoursAgo: number) => {
+    const [row] = await db
+      .insert(txtImports)
+      .values({ userId: owner, fileName, separator: "####", chapters: [{ title: "第一章", content: "正文", wordCount: 2 }], createdAt: new Date(Date.now() - hoursAgo * 3_600_000) })
+      .returning({ id: txtImports.id });
+    return row.id;
+  };
+  const names = async () => (await db.select({ name: txtImports.fileName }).from(txtImports)).map((r) => r.name);
+
+  it("are deleted after 24 hours, whoever staged them, when anyone previews a TXT", async () => {
+    const other = await createUser();
+    await stage(other.id, "别人的旧草稿.txt", 25);
+    await stage(other.id, "别人的新草稿.txt", 23);
+    const r = await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt: new File([corpus("xiyouji-excerpt.utf8.txt")], "西游.txt") }));
+    expect((r as { preview: unknown }).preview).not.toBeNull();
+    const left = await names();
+    expect(left).toContain("别人的新草稿.txt");
+    expect(left).not.toContain("别人的旧草稿.txt");
+  });
+
+  it("are deleted by the server's periodic cleanup, can no longer be published, and are left out of the database export", async () => {
+    const { startTxtImportCleanup } = await import("~/server/publish.server");
+    const { writeDatabaseSql } = await import("~/server/admin/exports/database.server");
+    const expired = await stage(userId, "过期草稿.txt", 24.5);
+    await stage(userId, "新鲜草稿.txt", 1);
+
+    // Not published from, not in the export, even before any cleanup ran.
+    const published = await submit(publishForm({ type: "multi_chapter", title: "过期导入", importToken: expired }));
+    expect(errorsOf(published).txt).toEqual(["请上传并解析TXT文件"]);
+    const decoder = new TextDecoder();
+    let dump = "";
+    await writeDatabaseSql(async (chunk) => {
+      for (const part of typeof chunk === "string" ? [chunk] : chunk instanceof Uint8Array ? [chunk] : chunk) {
+        dump += typeof part === "string" ? part : decoder.decode(part);
+      }
+    });
+    expect(dump).toContain("新鲜草稿.txt");
+    expect(dump).not.toContain("过期草稿.txt");
+
+    const stop = startTxtImportCleanup(60_000);
+    try {
+      await expect.poll(names).not.toContain("过期草稿.txt");
+    } finally {
+      stop();
+    }
+    expect(await names()).toContain("新鲜草稿.txt");
+  });
+});
