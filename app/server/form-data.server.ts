@@ -28,6 +28,9 @@ export async function readFormData(request: Request, maxBytes: number, tooLarge:
     parts.push(value);
   }
   const body = Buffer.concat(parts);
+  // No body at all is an empty form, whatever the content type (or none): a gateway's
+  // POST may carry its fields in the query string alone.
+  if (body.length === 0) return new FormData();
   try {
     return await new Response(body, { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } }).formData();
   } catch {

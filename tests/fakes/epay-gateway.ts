@@ -70,9 +70,12 @@ export interface GatewayOrder {
   status: "unpaid" | "paid";
 }
 
+/** POST-query: a POST with the fields in the query string, no body and no content type. */
+export type NotifyMethod = "GET" | "POST" | "POST-query";
+
 export interface NotifyRecord {
   outTradeNo: string;
-  method: "GET" | "POST";
+  method: NotifyMethod;
   tamper: Tamper;
   status: number;
   body: string;
@@ -82,7 +85,7 @@ export interface NotifyRecord {
 export interface Behaviour {
   notifyDelayMs: number;
   repeatNotifies: number;
-  notifyMethod: "GET" | "POST";
+  notifyMethod: NotifyMethod;
 }
 
 export interface FakeEpayGateway {
@@ -98,7 +101,7 @@ export interface FakeEpayGateway {
   /** The signed notify the gateway would send for an order (after `tamper`). */
   notifyParams: (outTradeNo: string, tamper?: Tamper) => Params;
   /** Sends one notify now and returns the app's answer. */
-  sendNotify: (outTradeNo: string, options?: { tamper?: Tamper; method?: "GET" | "POST" }) => Promise<NotifyRecord>;
+  sendNotify: (outTradeNo: string, options?: { tamper?: Tamper; method?: NotifyMethod }) => Promise<NotifyRecord>;
   /** Resolves when every notify started so far has been answered. */
   settled: () => Promise<void>;
   close: () => Promise<void>;
@@ -189,16 +192,16 @@ export async function startFakeEpayGateway(
 
   async function sendNotify(
     outTradeNo: string,
-    { tamper = "none", method = behaviour.notifyMethod }: { tamper?: Tamper; method?: "GET" | "POST" } = {},
+    { tamper = "none", method = behaviour.notifyMethod }: { tamper?: Tamper; method?: NotifyMethod } = {},
   ): Promise<NotifyRecord> {
     const order = orders.get(outTradeNo);
     if (!order) throw new Error(`no order ${outTradeNo}`);
     const params = new URLSearchParams(notifyParams(outTradeNo, tamper));
     const target = new URL(order.notifyUrl);
     let response: Response;
-    if (method === "GET") {
+    if (method !== "POST") {
       for (const [k, v] of params) target.searchParams.append(k, v);
-      response = await fetch(target, { redirect: "manual" });
+      response = await fetch(target, { method: method === "GET" ? "GET" : "POST", redirect: "manual" });
     } else {
       response = await fetch(target, { method: "POST", body: params, redirect: "manual" });
     }
@@ -341,7 +344,7 @@ ${
     }
     const notifyMatch = /^\/__control\/notify\/([^/]+)$/.exec(url.pathname);
     if (req.method === "POST" && notifyMatch) {
-      const input = JSON.parse((await readBody(req)) || "{}") as { tamper?: Tamper; method?: "GET" | "POST" };
+      const input = JSON.parse((await readBody(req)) || "{}") as { tamper?: Tamper; method?: NotifyMethod };
       const outTradeNo = decodeURIComponent(notifyMatch[1]);
       if (!orders.has(outTradeNo)) return json(404, { error: "no such order" });
       return json(200, await sendNotify(outTradeNo, input));

@@ -273,6 +273,19 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
     expect(await creditBalance(user.id)).toBe(7);
   });
 
+  it("accepts a POST notify whose fields are only in the query, with no body and no content type", async () => {
+    const [user] = await quickUsers(1);
+    const order = await openOrder(user.id, 3);
+    const record = await gateway.sendNotify(order.outTradeNo, { method: "POST-query" });
+    expect(record).toMatchObject({ method: "POST-query", status: 200, body: "success" });
+    expect(await creditBalance(user.id)).toBe(3);
+    // Forged in the same shape: still refused.
+    const [other] = await quickUsers(1);
+    const second = await openOrder(other.id, 4);
+    expect((await gateway.sendNotify(second.outTradeNo, { method: "POST-query", tamper: "wrong-sign" })).body).toBe("fail");
+    expect(await creditBalance(other.id)).toBe(0);
+  });
+
   it("never credits from the return URL, even with a correctly signed query", async () => {
     const [user] = await quickUsers(1);
     const order = await openOrder(user.id, 12);
