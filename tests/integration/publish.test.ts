@@ -305,7 +305,7 @@ describe("staged TXT imports", () => {
   const stage = async (owner: string, fileName: string, hoursAgo: number) => {
     const [row] = await db
       .insert(txtImports)
-      .values({ userId: owner, fileName, separator: "####", chapters: [{ title: "第一章", content: "正文", wordCount: 2 }], createdAt: new Date(Date.now() - hoursAgo * 3_600_000) })
+      .values({ userId: owner, fileName, separator: "####", chapters: [{ title: "第一章", content: "正文" }], createdAt: new Date(Date.now() - hoursAgo * 3_600_000) })
       .returning({ id: txtImports.id });
     return row.id;
   };
