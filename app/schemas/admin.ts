@@ -30,7 +30,7 @@ export const ADMIN_MESSAGES = {
   promptCodeExists: "提示词代码已存在",
   apiConfigIncomplete: "请填写完整信息",
   apiTestIncomplete: "请填写接口地址和API密钥",
-  apiConnectionFailed: "API连接失败，请检查配置",
+  apiConnectionFailed: "API连接失败",
   apiInvalidFormat: "API响应格式无效",
   apiConnected: "API连接成功",
   chatTestFailed: "云端API连接失败",

@@ -307,19 +307,59 @@ describe("API configs", () => {
     expect(sent.headers.authorization).toBe("Bearer good-key");
     expect(sent.stream).toBe(false);
     expect(sent.model).toBe("fake-model");
-    expect(await test({ endpoint: fake.openaiEndpoint, apiKey: "bad-key" })).toBe("API连接失败，请检查配置");
+    expect(await test({ endpoint: fake.openaiEndpoint, apiKey: "bad-key" })).toBe("API连接失败（HTTP 401）：API密钥无效或已过期");
     expect(await test({ endpoint: fake.openaiEndpoint, apiKey: "" })).toBe("请填写接口地址和API密钥");
   });
 
   it("tests a Gemini connection: candidates or promptFeedback required", async () => {
     fake.reset();
     expect(await test({ provider: "gemini", endpoint: fake.geminiEndpoint, apiKey: "good-key", model: "gemini-pro" })).toBe("API连接成功");
-    expect(fake.requests[0].path).toMatch(/\/v1beta\/models\/gemini-pro:generateContent\?key=good-key$/);
+    expect(fake.requests[0].path).toBe("/v1beta/models/gemini-pro:generateContent");
+    expect(fake.requests[0].headers["x-goog-api-key"]).toBe("good-key");
     fake.enqueue({ body: JSON.stringify({ nothing: true }), contentType: "application/json" });
     expect(await test({ provider: "gemini", endpoint: fake.geminiEndpoint, apiKey: "good-key", model: "gemini-pro" })).toBe("API响应格式无效");
     fake.enqueue({ body: JSON.stringify({ promptFeedback: { blockReason: "SAFETY" } }), contentType: "application/json" });
     expect(await test({ provider: "gemini", endpoint: fake.geminiEndpoint, apiKey: "good-key", model: "gemini-pro" })).toBe("API连接成功");
-    expect(await test({ provider: "gemini", endpoint: fake.geminiEndpoint, apiKey: "bad-key", model: "gemini-pro" })).toBe("API连接失败，请检查配置");
+    expect(await test({ provider: "gemini", endpoint: fake.geminiEndpoint, apiKey: "bad-key", model: "gemini-pro" })).toBe("API连接失败（HTTP 400）：API密钥无效或已过期");
+  });
+
+  it("says which failure it was, in Chinese: 401, 500, a closed port", async () => {
+    fake.reset();
+    fake.enqueue({ status: 500 }, { status: 500 }, { status: 500 });
+    expect(await test({ endpoint: fake.openaiEndpoint, apiKey: "good-key" })).toBe("API连接失败（HTTP 500）：API服务器错误");
+    expect(await test({ endpoint: fake.openaiEndpoint, apiKey: "bad-key" })).toBe("API连接失败（HTTP 401）：API密钥无效或已过期");
+    const closed = await startFakeAiProvider();
+    await closed.close();
+    const refused = await test({ endpoint: closed.openaiEndpoint, apiKey: "good-key" });
+    expect(refused).toBe("API连接失败：无法连接（连接被拒绝），请检查接口地址和端口");
+    expect(refused).not.toMatch(/[A-Za-z]{4,}/);
+    const chat = await callAction(await import("~/routes/admin/tests/openai"), post("/admin/tests/openai", { endpoint: closed.openaiEndpoint, apiKey: "k", model: "m" }));
+    expect(chat.data.test.message).toBe("云端API连接失败：无法连接（连接被拒绝），请检查接口地址和端口");
+  });
+
+  it("sends the path and headers generation sends, for a bare-host endpoint too (one request builder)", async () => {
+    const { providerFor } = await import("~/server/ai/config.server");
+    const origin = new URL(fake.openaiEndpoint).origin;
+    const sent = () => {
+      const r = fake.requests.at(-1)!;
+      return { path: r.path, authorization: r.headers.authorization, key: r.headers["x-goog-api-key"], type: r.headers["content-type"] };
+    };
+    for (const [provider, model] of [["openai", "fake-model"], ["gemini", "gemini-pro"]] as const) {
+      for (const endpoint of [origin, provider === "openai" ? fake.openaiEndpoint : fake.geminiEndpoint]) {
+        fake.reset();
+        expect(await test({ provider, endpoint, apiKey: "good-key", model })).toBe("API连接成功");
+        const fromTest = sent();
+        // Analysis makes the same non-streamed call generation streams.
+        await providerFor({ provider, endpoint, apiKey: "good-key", model }).complete({ system: "系统", user: "用户" });
+        expect(sent(), `${provider} ${endpoint}`).toEqual(fromTest);
+        expect(fromTest.path).not.toContain("key=");
+        expect(fromTest.path).toBe(provider === "openai" ? "/v1/chat/completions" : "/v1beta/models/gemini-pro:generateContent");
+      }
+    }
+    fake.reset();
+    const chat = await callAction(await import("~/routes/admin/tests/openai"), post("/admin/tests/openai", { endpoint: origin, apiKey: "good-key", model: "m" }));
+    expect(chat.data.test.ok).toBe(true);
+    expect(sent()).toMatchObject({ path: "/v1/chat/completions", authorization: "Bearer good-key" });
   });
 
   it("uses the stored key when testing a saved config with the key left blank", async () => {
@@ -375,7 +415,7 @@ describe("third-party chat test", () => {
 
   it("reports failures: HTTP errors, a reply without content, missing fields", async () => {
     const r1 = await callAction(await page(), post("/admin/tests/openai", { endpoint: fake.openaiEndpoint, apiKey: "bad-key", model: "m" }));
-    expect(r1.data.test.message).toMatch(/^云端API连接失败（HTTP 401）/);
+    expect(r1.data.test.message).toBe("云端API连接失败（HTTP 401）：API密钥无效或已过期");
     fake.enqueue({ body: JSON.stringify({ choices: [] }), contentType: "application/json" });
     const r2 = await callAction(await page(), post("/admin/tests/openai", { endpoint: fake.openaiEndpoint, apiKey: "k", model: "m" }));
     expect(r2.data.test.message).toBe("API响应格式无效");

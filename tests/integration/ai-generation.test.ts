@@ -240,6 +240,10 @@ describe("a generation, charged exactly", () => {
       expect(textOf(events)).toBe("秋风瑟瑟");
       expect(fake.requests[0].path).toContain(":streamGenerateContent?alt=sse");
       expect(done(events).charged).toBe(start(events).promptTokens + 1);
+      // Charged for exactly what was sent: system and user prompts joined in one part.
+      const sentChars = countChars(fake.requests[0].user);
+      expect((await aiRows(user.id))[0].promptChars).toBe(sentChars);
+      expect(start(events).promptTokens).toBe(tokensForChars(sentChars));
     } finally {
       await db.update(apiConfigs).set({ provider: "openai", endpoint: fake.openaiEndpoint }).where(eq(apiConfigs.id, configId));
     }
@@ -328,7 +332,7 @@ describe("failures refund everything", () => {
     // A fetch body that breaks off drops what it had queued but not yet handed over, so
     // the second chunk may or may not have been read before the error.
     expect(["一", "一二"]).toContain(textOf(events));
-    expect(events.at(-1)).toEqual({ event: "error", data: { message: "AI服务调用失败" } });
+    expect(events.at(-1)).toMatchObject({ event: "error", data: { message: expect.stringMatching(/^AI服务调用失败：[^A-Za-z]+$/) } });
     await expectNothingCharged(user.id, plotId, 5_000);
     const [plot] = await db.select().from(writingPlots).where(eq(writingPlots.id, plotId));
     expect(plot.content).toBe("");

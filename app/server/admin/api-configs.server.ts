@@ -2,6 +2,9 @@ import { desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { AiError, errorForStatus } from "../ai/errors.server";
+import { providerRequest } from "../ai/config.server";
+import type { ChatPrompt, ProviderConfig } from "../ai/provider.server";
 import { DomainError } from "../errors.server";
 import { getSiteConfigValue } from "../site-config.server";
 import { OutboundError, outboundRequest, parseOutboundUrl } from "./outbound.server";
@@ -125,20 +128,29 @@ export interface TestResult {
   message: string;
 }
 
-/** OpenAI-compatible: a base URL (…/v1) or the full …/chat/completions URL both work. */
-export function chatCompletionsUrl(endpoint: string): string {
-  const trimmed = endpoint.trim().replace(/\/+$/, "");
-  return /\/chat\/completions$/.test(trimmed) ? trimmed : `${trimmed}/chat/completions`;
+/**
+ * Sends a configuration's request for `prompt`, built by the same builder as generation
+ * (providerRequest: same path, same headers, the Gemini key in a header), through the
+ * guarded client. A non-2xx answer is an AiError with section 8's message for it.
+ */
+async function sendTest(config: ProviderConfig, prompt: ChatPrompt): Promise<unknown> {
+  const upstream = providerRequest(config, prompt);
+  const res = await outboundRequest(upstream.url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...upstream.headers },
+    body: JSON.stringify(upstream.body),
+  });
+  if (res.status < 200 || res.status >= 300) throw errorForStatus(res.status, res.text);
+  return parseJson(res.text);
 }
 
-/** Gemini: {endpoint}models/{model}:generateContent, the endpoint ending in a slash. */
-export function geminiGenerateUrl(endpoint: string, model: string, key: string): string {
-  const base = endpoint.trim().replace(/\/*$/, "/");
-  return `${base}models/${encodeURIComponent(model)}:generateContent?key=${encodeURIComponent(key)}`;
-}
-
+/** A failed test in Chinese: which failure (401, 500, unreachable, timeout...), after `fallback`. */
 function failure(error: unknown, fallback: string): TestResult {
-  if (error instanceof OutboundError) return { ok: false, message: `${fallback}：${error.message}` };
+  if (error instanceof AiError && error.upstreamStatus) {
+    console.warn("connectivity test: provider answered", error.upstreamStatus, error.detail);
+    return { ok: false, message: `${fallback}（HTTP ${error.upstreamStatus}）：${error.message}` };
+  }
+  if (error instanceof OutboundError || error instanceof AiError) return { ok: false, message: `${fallback}：${error.message}` };
   console.error("connectivity test failed", error);
   return { ok: false, message: ADMIN_MESSAGES.testFailed };
 }
@@ -161,23 +173,11 @@ export async function testApiConnection(input: { provider: ApiProvider; endpoint
   if (!input.endpoint || !input.apiKey) return { ok: false, message: ADMIN_MESSAGES.apiTestIncomplete };
   const model = input.model || (input.provider === "gemini" ? "gemini-pro" : "gpt-4-turbo-preview");
   try {
+    const body = await sendTest({ ...input, model }, { system: "你是一个乐于助人的助手。", user: "你好" });
     if (input.provider === "gemini") {
-      const res = await outboundRequest(geminiGenerateUrl(input.endpoint, model, input.apiKey), {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ contents: [{ parts: [{ text: "你好" }] }] }),
-      });
-      if (res.status < 200 || res.status >= 300) return { ok: false, message: ADMIN_MESSAGES.apiConnectionFailed };
-      const body = parseJson(res.text) as { candidates?: unknown; promptFeedback?: unknown } | null;
-      if (!body || (!body.candidates && !body.promptFeedback)) return { ok: false, message: ADMIN_MESSAGES.apiInvalidFormat };
-      return { ok: true, message: ADMIN_MESSAGES.apiConnected };
+      const answer = body as { candidates?: unknown; promptFeedback?: unknown } | null;
+      if (!answer || (!answer.candidates && !answer.promptFeedback)) return { ok: false, message: ADMIN_MESSAGES.apiInvalidFormat };
     }
-    const res = await outboundRequest(chatCompletionsUrl(input.endpoint), {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${input.apiKey}` },
-      body: JSON.stringify({ model, stream: false, messages: [{ role: "user", content: "你好" }], max_tokens: 16 }),
-    });
-    if (res.status < 200 || res.status >= 300) return { ok: false, message: ADMIN_MESSAGES.apiConnectionFailed };
     return { ok: true, message: ADMIN_MESSAGES.apiConnected };
   } catch (error) {
     return failure(error, ADMIN_MESSAGES.apiConnectionFailed);
@@ -190,24 +190,10 @@ export async function testApiConnection(input: { provider: ApiProvider; endpoint
  */
 export async function runChatTest(input: { endpoint: string; apiKey: string; model: string }): Promise<TestResult & { reply?: string }> {
   try {
-    const res = await outboundRequest(chatCompletionsUrl(input.endpoint), {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${input.apiKey}` },
-      body: JSON.stringify({
-        model: input.model,
-        stream: false,
-        messages: [
-          { role: "system", content: "你是一个乐于助人的助手。" },
-          { role: "user", content: "你好，请用一句话介绍你自己。" },
-        ],
-      }),
-    });
-    if (res.status < 200 || res.status >= 300) {
-      const body = parseJson(res.text) as { error?: { message?: unknown } } | null;
-      const detail = typeof body?.error?.message === "string" ? `：${body.error.message.slice(0, 200)}` : "";
-      return { ok: false, message: `${ADMIN_MESSAGES.chatTestFailed}（HTTP ${res.status}）${detail}` };
-    }
-    const body = parseJson(res.text) as { choices?: { message?: { content?: unknown } }[] } | null;
+    const body = (await sendTest(
+      { provider: "openai", ...input },
+      { system: "你是一个乐于助人的助手。", user: "你好，请用一句话介绍你自己。" },
+    )) as { choices?: { message?: { content?: unknown } }[] } | null;
     const content = body?.choices?.[0]?.message?.content;
     if (typeof content !== "string" || content === "") return { ok: false, message: ADMIN_MESSAGES.apiInvalidFormat };
     const reply = Array.from(content).slice(0, 50).join("");

@@ -2,6 +2,7 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { connectionProblem } from "../ai/errors.server";
 
 /**
  * Outgoing HTTP for the administrator's connectivity tests: the URL is typed by an
@@ -138,7 +139,7 @@ export function outboundRequest(
         response.on("end", () =>
           finish(() => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") })),
         );
-        response.on("error", (error) => finish(() => reject(new OutboundError(error.message, "network"))));
+        response.on("error", (error) => finish(() => reject(new OutboundError(connectionProblem(error), "network"))));
       },
     );
     const deadline = setTimeout(() => {
@@ -146,7 +147,7 @@ export function outboundRequest(
       finish(() => reject(new OutboundError(`请求超时（${Math.round(timeoutMs / 1000)}秒）`, "timeout")));
     }, timeoutMs);
     request.on("error", (error) =>
-      finish(() => reject(error instanceof OutboundError ? error : new OutboundError(error.message, "network"))),
+      finish(() => reject(error instanceof OutboundError ? error : new OutboundError(connectionProblem(error), "network"))),
     );
     if (body) request.write(body);
     request.end();

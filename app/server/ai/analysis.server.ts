@@ -164,14 +164,16 @@ export async function analyzeSource(
   const source = await resolveSource(viewer, input);
   const prompt = await renderPrompt("P02", { synopsis: source.text });
   const provider = await defaultProvider();
-  const promptTokens = tokensForChars(prompt.chars);
+  // Charged for the prompt as this provider sends it (Gemini joins the two parts).
+  const promptChars = provider.promptChars(prompt);
+  const promptTokens = tokensForChars(promptChars);
   const description = `作品分析：${source.title}`.slice(0, 200);
 
   const reservation = await reserveGenerationTokens(
     db,
     viewer.id,
     promptTokens,
-    { description, model: provider.model, plotId: null, promptChars: prompt.chars },
+    { description, model: provider.model, plotId: null, promptChars },
     { keep: 1 },
   );
   const refund = () =>

@@ -2,10 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
 import { AiError } from "./errors.server";
-import { GeminiProvider } from "./gemini.server";
+import type { UpstreamRequest } from "./http.server";
+import { GeminiProvider, geminiRequest } from "./gemini.server";
 import { AI_MESSAGES } from "./messages";
-import { OpenAiProvider } from "./openai.server";
-import type { AiProvider, ProviderConfig } from "./provider.server";
+import { OpenAiProvider, openaiRequest } from "./openai.server";
+import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
 
 /** The provider for a configuration row; an unknown provider name is refused. */
 export function providerFor(config: ProviderConfig): AiProvider {
@@ -14,6 +15,17 @@ export function providerFor(config: ProviderConfig): AiProvider {
   }
   if (config.provider === "openai") return new OpenAiProvider(config);
   if (config.provider === "gemini") return new GeminiProvider(config);
+  throw new AiError(AI_MESSAGES.unsupportedProvider, "config");
+}
+
+/**
+ * The HTTP request a configuration sends for `prompt`: the same builder the providers
+ * use, for the administrator's connectivity tests (which send it through their guarded
+ * client), so a test calls the path with the headers that generation will.
+ */
+export function providerRequest(config: ProviderConfig, prompt: ChatPrompt, stream = false): UpstreamRequest {
+  if (config.provider === "gemini") return geminiRequest(config, prompt, stream);
+  if (config.provider === "openai") return openaiRequest(config, prompt, stream);
   throw new AiError(AI_MESSAGES.unsupportedProvider, "config");
 }
 

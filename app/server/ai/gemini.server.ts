@@ -1,5 +1,6 @@
 import { completeText, streamText, type UpstreamRequest } from "./http.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
+import { countChars } from "./tokens";
 
 /**
  * {endpoint}models/{model}:{method}. The endpoint is the API version's base
@@ -13,6 +14,23 @@ export function geminiUrl(endpoint: string, model: string, method: "streamGenera
   base = base.replace(/models\/$/, "");
   const name = model.trim().replace(/^models\//, "");
   return `${base}models/${encodeURIComponent(name)}:${method}${method === "streamGenerateContent" ? "?alt=sse" : ""}`;
+}
+
+/** The one user part Gemini is sent: system and user prompts joined by a blank line. */
+export function geminiText(prompt: ChatPrompt): string {
+  return `${prompt.system}\n\n${prompt.user}`;
+}
+
+/**
+ * The request generation, analysis and the administrator's connectivity test all send
+ * (one builder): the key in the x-goog-api-key header, never in the URL.
+ */
+export function geminiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey" | "model">, prompt: ChatPrompt, stream: boolean): UpstreamRequest {
+  return {
+    url: geminiUrl(config.endpoint, config.model, stream ? "streamGenerateContent" : "generateContent"),
+    headers: { "x-goog-api-key": config.apiKey },
+    body: { contents: [{ role: "user", parts: [{ text: geminiText(prompt) }] }] },
+  };
 }
 
 /**
@@ -30,13 +48,11 @@ export class GeminiProvider implements AiProvider {
   }
 
   private request(prompt: ChatPrompt, stream: boolean): UpstreamRequest {
-    return {
-      url: geminiUrl(this.config.endpoint, this.config.model, stream ? "streamGenerateContent" : "generateContent"),
-      headers: { "x-goog-api-key": this.config.apiKey },
-      body: {
-        contents: [{ role: "user", parts: [{ text: `${prompt.system}\n\n${prompt.user}` }] }],
-      },
-    };
+    return geminiRequest(this.config, prompt, stream);
+  }
+
+  promptChars(prompt: ChatPrompt): number {
+    return countChars(geminiText(prompt));
   }
 
   stream(prompt: ChatPrompt, signal?: AbortSignal) {

@@ -348,8 +348,11 @@ export async function startGeneration(
     context = await applyEditsToContext(userId, input.projectId, input.plotId, context, input);
   }
   // The project's messages come before the configuration's.
-  const prepared = prepareFrom(userId, context, input.plotId);
+  const drafted = prepareFrom(userId, context, input.plotId);
   const provider = defaultProviderFrom(context.apiConfig);
+  // Charged for the prompt as this provider sends it (Gemini joins the two parts).
+  const chars = provider.promptChars(drafted.prompt);
+  const prepared: Prepared = { ...drafted, prompt: { ...drafted.prompt, chars }, promptTokens: tokensForChars(chars) };
 
   // The balance must cover the prompt and leave room for at least one token of output,
   // else nothing could be written.

@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { AiError, errorForStatus } from "./errors.server";
+import { AiError, errorForStatus, networkError } from "./errors.server";
 import { AI_MESSAGES } from "./messages";
 import { StreamTextDecoder, type WireFormat } from "./sse.server";
 import { aiTimings, backoffMs, type AiTimings } from "./timings.server";
@@ -144,8 +144,7 @@ class Call {
     if (this.timedOut === "first-byte") return new AiError(AI_MESSAGES.firstByteTimeout, "first-byte-timeout");
     if (this.timedOut === "idle") return new AiError(AI_MESSAGES.idleTimeout, "idle-timeout");
     if (error instanceof AiError) return error;
-    const detail = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
-    return new AiError(AI_MESSAGES.serviceFailed, "network", undefined, detail.trim());
+    return networkError(error);
   }
 
   end() {

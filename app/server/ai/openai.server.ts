@@ -1,5 +1,6 @@
 import { completeText, streamText, type UpstreamRequest } from "./http.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
+import { countChars } from "./tokens";
 
 /**
  * The chat-completions URL for an endpoint given as a base URL (".../v1"), a bare host
@@ -13,6 +14,29 @@ export function openaiUrl(endpoint: string): string {
   return `${trimmed}/chat/completions`;
 }
 
+/**
+ * The request generation, analysis and the administrator's connectivity tests all send
+ * (one builder, so a test checks what generation will do): the system and user prompts
+ * as two messages, the key as a bearer token.
+ */
+export function openaiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey" | "model">, prompt: ChatPrompt, stream: boolean): UpstreamRequest {
+  return {
+    url: openaiUrl(config.endpoint),
+    headers: {
+      Authorization: `Bearer ${config.apiKey}`,
+      Accept: stream ? "text/event-stream" : "application/json",
+    },
+    body: {
+      model: config.model,
+      messages: [
+        { role: "system", content: prompt.system },
+        { role: "user", content: prompt.user },
+      ],
+      stream,
+    },
+  };
+}
+
 /** Any server speaking the OpenAI chat-completions protocol (DECISIONS D7). */
 export class OpenAiProvider implements AiProvider {
   readonly kind = "openai" as const;
@@ -23,21 +47,11 @@ export class OpenAiProvider implements AiProvider {
   }
 
   private request(prompt: ChatPrompt, stream: boolean): UpstreamRequest {
-    return {
-      url: openaiUrl(this.config.endpoint),
-      headers: {
-        Authorization: `Bearer ${this.config.apiKey}`,
-        Accept: stream ? "text/event-stream" : "application/json",
-      },
-      body: {
-        model: this.config.model,
-        messages: [
-          { role: "system", content: prompt.system },
-          { role: "user", content: prompt.user },
-        ],
-        stream,
-      },
-    };
+    return openaiRequest(this.config, prompt, stream);
+  }
+
+  promptChars(prompt: ChatPrompt): number {
+    return countChars(prompt.system) + countChars(prompt.user);
   }
 
   stream(prompt: ChatPrompt, signal?: AbortSignal) {

@@ -18,6 +18,8 @@ export interface AiProvider {
    * aborting `signal`, closes the upstream connection.
    */
   stream(prompt: ChatPrompt, signal?: AbortSignal): Promise<AsyncGenerator<string, void, undefined>>;
+  /** The characters of the prompt as this provider sends it (what is charged). */
+  promptChars(prompt: ChatPrompt): number;
   /** A non-streamed answer (analysis). */
   complete(prompt: ChatPrompt, signal?: AbortSignal): Promise<string>;
 }
