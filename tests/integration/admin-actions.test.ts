@@ -438,6 +438,13 @@ describe("payment settings", () => {
     r = await callAction(page, post("/admin/payment", { method: "payment_api" }));
     expect(await config("payment_method_v2")).toBe("payment_api");
     expect(await config("store_url_v2")).toBe("https://shop.example.com/codes");
+    // A link typed while 支付接口 is chosen is kept (used once 兑换码 is chosen again), or refused if invalid.
+    r = await callAction(page, post("/admin/payment", { method: "payment_api", storeUrl: "https://shop.example.com/new" }));
+    expect(r.location).toBe("/admin/payment?notice=saved");
+    expect([await config("payment_method_v2"), await config("store_url_v2")]).toEqual(["payment_api", "https://shop.example.com/new"]);
+    r = await callAction(page, post("/admin/payment", { method: "payment_api", storeUrl: "ftp://x" }));
+    expect(r.status).toBe(400);
+    expect(await config("store_url_v2")).toBe("https://shop.example.com/new");
     expect((await callLoader(page, get("/admin/payment"))).data.method).toBe("payment_api");
   });
 

@@ -20,11 +20,14 @@ export async function loader({ request }: Route.LoaderArgs) {
 /** admin.md 2.8: redeem codes (with a store link to buy them) or the payment API. */
 export async function action({ request }: Route.ActionArgs) {
   await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: paymentMethodSchema });
+  const form = await request.formData();
+  const submission = parseWithZod(form, { schema: paymentMethodSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
+    // The store link is saved whichever method is chosen (it is used while 兑换码 is on):
+    // the page shows it in both, so what the operator typed is what is kept.
     const values: Record<string, string> = { payment_method_v2: submission.value.method };
-    if (submission.value.method === "redeem_code") values.store_url_v2 = submission.value.storeUrl;
+    if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
     await setSiteConfigs(values);
   } catch (error) {
     console.error("payment config failed", error);
@@ -55,11 +58,11 @@ export default function PaymentSettings({ loaderData, actionData }: Route.Compon
           </label>
           <FieldErrors errors={fields.method.errors} />
         </fieldset>
-        {/* Without JavaScript the link is always shown; it is saved only with 兑换码. */}
+        {/* Saved with either method; used only while 兑换码 is chosen. */}
         <label className={method === "redeem_code" ? "field" : "field admin-muted"}>
           <span>兑换码购买链接</span>
           <input {...getInputProps(fields.storeUrl, { type: "url" })} placeholder="https://" />
-          <span className="hint">用户在充值页点击“购买兑换码”时打开的商店地址</span>
+          <span className="hint">用户在充值页点击“购买兑换码”时打开的商店地址。选择支付接口时也会保存，切换回兑换码后生效。</span>
           <FieldErrors errors={fields.storeUrl.errors} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
