@@ -209,3 +209,19 @@ test("the writing tools are desktop only, and series continuation is in developm
   await visit("/series-writing");
   await expect(page.getByText("功能开发中")).toBeVisible();
 });
+
+test("short-piece imitation: a failed 分析 says why, with JavaScript and without", nojs, async ({ loggedInPage: page, visit }) => {
+  await visit("/short-writing");
+  await startProject(page, "短篇仿写");
+  const source = page.getByRole("region", { name: "参考作品" });
+  await source.getByRole("button", { name: "分析" }).click();
+  await expect(source.getByRole("alert")).toHaveText("请选择一篇参考作品或粘贴文本");
+  await source.getByRole("textbox", { name: "或粘贴参考文本" }).fill("长".repeat(20_001));
+  await source.getByRole("button", { name: "分析" }).click();
+  await expect(source.getByRole("alert")).toHaveText("参考作品需少于20000字");
+  // The provider fails (the test provider answers 500 to this marker, three times).
+  await source.getByRole("textbox", { name: "或粘贴参考文本" }).fill("〔fake:status:500〕林晚撑着伞走在河边。");
+  await source.getByRole("button", { name: "分析" }).click();
+  await expect(source.getByRole("alert")).toHaveText("API服务器错误");
+  await expect(page.getByRole("list", { name: "角色列表" }).getByRole("listitem")).toHaveCount(0);
+});

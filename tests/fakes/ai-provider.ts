@@ -16,7 +16,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
  * a recorded body from tests/fakes/provider-streams replayed byte for byte. Tests queue
  * scenarios (`enqueue`); a model name can pick one too (`replay:<file>`, `status:<code>`,
  * `forever`, `stall`, `disconnect`, `slow`, `html`), which is how the browser tests and a
- * person trying `npm run dev:ai` reach them through an ordinary API configuration.
+ * person trying `npm run dev:ai` reach them through an ordinary API configuration; so can
+ * the prompt, with `〔fake:status:500〕` anywhere in the text a user typed.
  *
  * Keys: any key works except "bad-key" (OpenAI 401; Gemini 400 API_KEY_INVALID, exactly
  * as the real services answer). Every request is recorded, with whether the client hung
@@ -400,7 +401,7 @@ export async function startFakeAiProvider(
       else if (format === "gemini" && stream && url.searchParams.get("alt") !== "sse") {
         // Without alt=sse Gemini streams a JSON array; the app always asks for SSE.
         scenario = { body: `[${geminiChunk(storyText(20), true)}]`, contentType: "application/json" };
-      } else scenario = queue.shift() ?? scenarioFromModel(model) ?? defaults;
+      } else scenario = queue.shift() ?? scenarioFromModel(model) ?? scenarioFromModel(/〔fake:([^〕]+)〕/.exec(record.user)?.[1] ?? "") ?? defaults;
 
       answer(req, res, record, scenario).catch((error) => {
         console.error("fake AI provider failed", error);

@@ -1,4 +1,4 @@
-import { Form, useLocation, useNavigation } from "react-router";
+import { Form, useFetcher, useLocation } from "react-router";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { formatWordCount } from "~/utils/format";
 import { HiddenFields } from "./hidden-fields";
@@ -36,12 +36,17 @@ export function SourcePanel({
   hasContent: boolean;
   actionData?: WritingActionData;
 }) {
-  const navigation = useNavigation();
+  // With JavaScript 分析 goes through a fetcher: its answer survives the revalidation
+  // that the balance change (reserved, then refunded on failure) triggers through live
+  // updates, which clears a navigation's actionData and with it the error. Without
+  // JavaScript it is an ordinary form post and the page shows actionData.
+  const fetcher = useFetcher<WritingActionData>();
   const location = useLocation();
   const query = useWritingParam("sourceQ");
-  const analysing = navigation.state !== "idle" && navigation.formData?.get("intent") === "analyze";
-  const fieldError = actionData?.intent === "analyze" ? actionData.result?.error?.sourceWorkId?.[0] : undefined;
-  const error = actionData?.intent === "analyze" ? (actionData.error ?? fieldError) : undefined;
+  const analysing = fetcher.state !== "idle";
+  const answer = fetcher.data ?? actionData;
+  const fieldError = answer?.intent === "analyze" ? answer.result?.error?.sourceWorkId?.[0] : undefined;
+  const error = answer?.intent === "analyze" ? (answer.error ?? fieldError) : undefined;
   return (
     <section className="writing-card" aria-labelledby="source-heading">
       <div className="card-head">
@@ -53,7 +58,7 @@ export function SourcePanel({
         <input type="search" name="sourceQ" defaultValue={query} placeholder="搜索免费的单章作品" aria-label="搜索免费的单章作品" />
         <button type="submit" className="btn btn-small">搜索</button>
       </Form>
-      <Form method="post" preventScrollReset>
+      <fetcher.Form method="post" preventScrollReset>
         <HiddenFields projectId={projectId} />
         <label className="field">
           <span>选择作品（单章，少于20000字）</span>
@@ -84,7 +89,7 @@ export function SourcePanel({
             {analysing ? "分析中..." : "分析"}
           </button>
         </div>
-      </Form>
+      </fetcher.Form>
     </section>
   );
 }
