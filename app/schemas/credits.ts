@@ -51,8 +51,18 @@ export const topUpSchema = z.object({
 /** The three forms of /credits share one action, told apart by `intent`. */
 export const creditsActionSchema = z.discriminatedUnion("intent", [redeemSchema, exchangeSchema, topUpSchema]);
 
+/**
+ * Why `value` (as typed) is not an exchange amount the balance allows, in the server's
+ * words; null when it is, or when nothing is typed yet.
+ */
+export function exchangeAmountProblem(value: string, balance: number): string | null {
+  if (value.trim() === "") return null;
+  const parsed = exchangeSchema.shape.amount.safeParse(value);
+  if (!parsed.success) return CREDITS_MESSAGES.exchangeAmount;
+  return parsed.data > balance ? CREDITS_MESSAGES.exchangeTooMuch : null;
+}
+
 /** Whether `value` (as typed) is an exchange amount the balance allows. */
 export function isValidExchangeAmount(value: string, balance: number): boolean {
-  const parsed = exchangeSchema.shape.amount.safeParse(value);
-  return parsed.success && parsed.data <= balance;
+  return value.trim() !== "" && exchangeAmountProblem(value, balance) === null;
 }

@@ -88,9 +88,17 @@ test.describe("/credits", () => {
     if (javaScriptEnabled) {
       // With JavaScript the confirm button follows the amount: 1 to the balance only.
       await expect(confirm).toBeDisabled();
-      for (const bad of ["0", "-5", "1.5", "101"]) {
+      const preview = dialog.getByTestId("exchange-preview");
+      // The reason beside the greyed-out button is the server's own message.
+      for (const [bad, reason] of [
+        ["0", "请输入有效的兑换数量（至少1积分的整数）"],
+        ["-5", "请输入有效的兑换数量（至少1积分的整数）"],
+        ["1.5", "请输入有效的兑换数量（至少1积分的整数）"],
+        ["101", "兑换数量不能超过当前积分余额"],
+      ]) {
         await amount.fill(bad);
         await expect(confirm, bad).toBeDisabled();
+        await expect(preview, bad).toHaveText(reason);
       }
       await amount.fill("30");
       await expect(confirm).toBeEnabled();

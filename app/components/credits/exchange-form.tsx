@@ -2,13 +2,14 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@co
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect, useState } from "react";
 import { Form, useNavigation } from "react-router";
-import { exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
+import { exchangeAmountProblem, exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
 import { formatTokens } from "~/utils/format";
 
 /**
  * 积分兑换 Tokens (user-side.md sections 4, 5): a whole number from 1 to the balance. With
- * JavaScript the confirm button is disabled outside that range and the tokens to receive
- * are shown as the amount is typed; the server refuses a bad amount either way.
+ * JavaScript the confirm button is disabled outside that range, with the reason beside it,
+ * and the tokens to receive are shown as the amount is typed; the server refuses a bad
+ * amount either way.
  */
 export function ExchangeForm({
   action,
@@ -34,6 +35,8 @@ export function ExchangeForm({
   });
   const [amount, setAmount] = useState(typeof fields.amount.initialValue === "string" ? fields.amount.initialValue : "");
   const valid = isValidExchangeAmount(amount, balance);
+  // Said beside the greyed-out button, in the server's words (0, -5, 1.5, over the balance).
+  const problem = exchangeAmountProblem(amount, balance);
   const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "exchange";
   return (
     <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
@@ -62,8 +65,8 @@ export function ExchangeForm({
         ) : null}
       </label>
       {hydrated ? (
-        <p className="exchange-preview" aria-live="polite">
-          {valid ? `将获得 ${formatTokens(Number(amount) * ratio)} Tokens（${Number(amount) * ratio}）` : " "}
+        <p className={problem ? "exchange-preview field-error" : "exchange-preview"} aria-live="polite" data-testid="exchange-preview">
+          {valid ? `将获得 ${formatTokens(Number(amount) * ratio)} Tokens（${Number(amount) * ratio}）` : (problem ?? " ")}
         </p>
       ) : null}
       {form.errors ? (
