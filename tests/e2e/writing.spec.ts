@@ -225,3 +225,38 @@ test("short-piece imitation: a failed 分析 says why, with JavaScript and witho
   await expect(source.getByRole("alert")).toHaveText("API服务器错误");
   await expect(page.getByRole("list", { name: "角色列表" }).getByRole("listitem")).toHaveCount(0);
 });
+
+test("the 正文 box is saved as it is typed: switching plot or reloading keeps it, leaving while unsaved asks first", async ({ loggedInPage: page, visit }) => {
+  await visit("/free-writing");
+  await startProject(page, "自由创作");
+  await addPlot(page, "甲段", []);
+  await addPlot(page, "乙段", []);
+  await page.getByRole("link", { name: "甲段", exact: true }).click();
+  const body = (title: string) => page.getByRole("region", { name: `正文：${title}` }).getByRole("textbox", { name: "情节正文" });
+
+  // Switching plot at once, before the pause that saves: the text goes with the switch.
+  await body("甲段").click();
+  await page.keyboard.type("甲段的开头，");
+  await page.getByRole("link", { name: "乙段", exact: true }).click();
+  await expect(body("乙段")).toHaveValue("");
+  await page.getByRole("link", { name: "甲段", exact: true }).click();
+  await expect(body("甲段")).toHaveValue("甲段的开头，");
+
+  // Typing on while a save comes back keeps every character; a reload shows them all.
+  await body("甲段").press("End");
+  await page.keyboard.type("接着写下去。");
+  await expect(page.getByTestId("content-autosave")).toHaveText("已自动保存");
+  await expect(body("甲段")).toHaveValue("甲段的开头，接着写下去。");
+  await page.reload();
+  await expect(body("甲段")).toHaveValue("甲段的开头，接着写下去。");
+
+  // Leaving with text not yet saved: the browser asks first.
+  await body("甲段").press("End");
+  await page.keyboard.type("还没保存");
+  const asked = page.waitForEvent("dialog");
+  const closing = page.close({ runBeforeUnload: true });
+  const dialog = await asked;
+  expect(dialog.type()).toBe("beforeunload");
+  await dialog.dismiss();
+  await closing;
+});

@@ -1,15 +1,14 @@
-import { useEffect, useRef } from "react";
 import { Form, useFetcher, useNavigation } from "react-router";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
+import { useAutosave } from "./use-autosave";
 
 /** The draft panel: free text kept with the project (saved by its button, or as you type with JavaScript). */
 export function DraftPanel({ draft, projectId, actionData }: { draft: string; projectId: string; actionData?: WritingActionData }) {
   const navigation = useNavigation();
   const autosave = useFetcher<WritingActionData>({ key: `draft-${projectId}` });
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
+  const { schedule } = useAutosave(() => autosave.state !== "idle");
   const saving = autosave.state !== "idle" || (navigation.state !== "idle" && navigation.formData?.get("intent") === "save-draft");
   const error = actionData?.intent === "save-draft" ? (actionData.result?.error?.draft?.[0] ?? actionData.error) : undefined;
   return (
@@ -32,10 +31,7 @@ export function DraftPanel({ draft, projectId, actionData }: { draft: string; pr
         placeholder="在此粘贴你的文本"
         onChange={(e) => {
           const value = e.currentTarget.value;
-          clearTimeout(timer.current);
-          timer.current = setTimeout(() => {
-            autosave.submit({ intent: "save-draft", projectId, draft: value, fetcher: "1" }, { method: "post" });
-          }, 800);
+          schedule(() => autosave.submit({ intent: "save-draft", projectId, draft: value, fetcher: "1" }, { method: "post" }));
         }}
       />
       {error ? <p className="form-error" role="alert">{error}</p> : null}

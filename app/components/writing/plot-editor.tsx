@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "react";
-import { Form, useNavigation, useRevalidator } from "react-router";
+import { Form, useFetcher, useNavigation, useRevalidator } from "react-router";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { HiddenFields } from "./hidden-fields";
 import type { PlotView } from "./plot-panel";
+import { useAutosave } from "./use-autosave";
 import { useGeneration } from "./use-generation";
 import { useWritingParam } from "./url";
 
@@ -43,11 +44,32 @@ export function PlotEditor({
   const posting = navigation.state !== "idle" && navigation.formData?.get("plotId") === plot.id;
   const generatingWithoutScript = posting && navigation.formData?.get("intent") === "generate";
 
+  // The text is saved as it is typed (as the draft is), one fetcher per plot.
+  const autosave = useFetcher<WritingActionData>({ key: `plot-content-${plot.id}` });
+  const { schedule, flush } = useAutosave(() => autosave.state !== "idle");
+  // The text last sent to the server for this plot: its own autosave coming back through
+  // revalidation must not overwrite what was typed since.
+  const sent = useRef({ plotId: plot.id, content: plot.content });
+
   // A new plot, or new text from the server (a version made current, a finished generation).
   useEffect(() => {
-    if (!streaming) setContent(plot.content);
+    // Text still waiting for the previous plot is saved now, for that plot.
+    if (sent.current.plotId !== plot.id) flush();
+    const samePlot = sent.current.plotId === plot.id;
+    const ownSave = samePlot && sent.current.content === plot.content;
+    sent.current = { plotId: plot.id, content: plot.content };
+    if (!streaming && !ownSave) setContent(plot.content);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [plot.id, plot.content]);
+
+  function onType(value: string) {
+    setContent(value);
+    const plotId = plot.id;
+    schedule(() => {
+      sent.current = { plotId, content: value };
+      autosave.submit({ intent: "save-content", projectId, selectedPlotId: plotId, plotId, content: value, fetcher: "1" }, { method: "post" });
+    });
+  }
 
   async function onGenerate(event: React.MouseEvent<HTMLButtonElement>) {
     event.preventDefault();
@@ -72,6 +94,7 @@ export function PlotEditor({
   const shownBalance = summary?.balance ?? (state.status === "streaming" ? state.balance : undefined) ?? balance;
   const error = state.status === "error" ? state.message : actionData?.intent === "generate" ? actionData.error : undefined;
   const contentError = actionData?.intent === "save-content" ? (actionData.result?.error?.content?.[0] ?? actionData.error) : undefined;
+  const autosaveError = autosave.data && !autosave.data.ok ? (autosave.data.result?.error?.content?.[0] ?? autosave.data.error) : undefined;
 
   return (
     <section className="writing-card plot-editor" aria-labelledby="editor-heading">
@@ -100,11 +123,14 @@ export function PlotEditor({
           rows={18}
           value={content}
           readOnly={streaming || generatingWithoutScript}
-          onChange={(e) => setContent(e.target.value)}
+          onChange={(e) => onType(e.target.value)}
           placeholder="点击“生成”，AI 会根据设定写出这段情节；也可以直接在这里写。"
           aria-busy={streaming}
         />
         {contentError ? <p className="form-error" role="alert">{contentError}</p> : null}
+        <span className="muted" aria-live="polite" data-testid="content-autosave">
+          {autosave.state !== "idle" ? "保存中..." : autosave.data?.ok ? "已自动保存" : autosaveError ?? ""}
+        </span>
         <div className="form-actions">
           {streaming ? (
             <button type="button" className="btn" onClick={stop}>

@@ -233,7 +233,7 @@ export async function writingAction(request: Request, kind: WritingKind) {
         const submission = parseWithZod(form, { schema: plotContentSchema });
         if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
         await savePlotContent(user.id, projectId, submission.value.plotId, submission.value.content);
-        return back({ plot: submission.value.plotId });
+        return form.get("fetcher") === "1" ? fetcherOk() : back({ plot: submission.value.plotId });
       }
       case "use-version": {
         const plotId = await useVersion(user.id, projectId, String(form.get("versionId") ?? ""));
