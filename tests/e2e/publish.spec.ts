@@ -317,6 +317,24 @@ test.describe("/submit", () => {
     }
   });
 
+  test("leaving with typed text asks first; submitting does not", async ({ loggedInPage: page, visit }) => {
+    await visit("/submit");
+    await openStep(page, "作品信息", true);
+    await page.getByLabel(/^作品标题/).fill("还没发布的作品");
+    const messages: string[] = [];
+    page.once("dialog", (d) => {
+      messages.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole("link", { name: "我的作品" }).click();
+    await expect.poll(() => messages).toEqual(["你有尚未保存的内容，确定要离开吗？"]);
+    await expect(page).toHaveURL(/\/submit$/);
+    await expect(page.getByLabel(/^作品标题/)).toHaveValue("还没发布的作品");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("link", { name: "我的作品" }).click();
+    await expect(page).toHaveURL(/\/my-works/);
+  });
+
   test("on a screen under 768 px asks for a computer instead", nojs, async ({ loggedInPage: page, visit }) => {
     await page.setViewportSize({ width: 767, height: 900 });
     await visit("/submit");

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, getTextareaProps, useForm, type Submission
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigation } from "react-router";
+import { useLeaveWarning } from "~/components/use-leave-warning";
 import { DEFAULT_SEPARATOR, publishSchema } from "~/schemas/work";
 
 interface Preview {
@@ -33,6 +34,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
   const navigation = useNavigation();
   const txtFetcher = useFetcher<{ result: SubmissionResult<string[]>; preview: Preview | null }>();
   const [step, setStep] = useState(0);
+  const leaveWarning = useLeaveWarning();
   const [form, fields] = useForm({
     id: "publish",
     lastResult,
@@ -93,6 +95,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
       encType="multipart/form-data"
       className="wizard"
       {...getFormProps(form)}
+      {...leaveWarning}
       onSubmit={(event) => {
         setAttempts((n) => n + 1);
         form.onSubmit(event);

@@ -7,6 +7,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { requireUser } from "~/server/session.server";
 import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
 import type { Route } from "./+types/edit";
+import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -46,6 +47,7 @@ export async function action({ request, params }: Route.ActionArgs) {
 }
 
 export default function EditWork({ actionData }: Route.ComponentProps) {
+  const leaveWarning = useLeaveWarning();
   const { work, chapters, chapter, back } = useLoaderData<typeof loader>();
   const submitGet = useSubmit();
   const navigation = useNavigation();
@@ -80,7 +82,7 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
             </Form>
           ) : null}
           {chapter ? (
-            <Form method="post" {...getFormProps(form)}>
+            <Form method="post" {...getFormProps(form)} {...leaveWarning}>
               <input type="hidden" name="chapterId" value={chapter.id} />
               {work.type === "series" ? <h2>{chapter.title}</h2> : null}
               <label className="field">

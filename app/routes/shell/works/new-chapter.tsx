@@ -6,6 +6,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { requireUser } from "~/server/session.server";
 import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
 import type { Route } from "./+types/new-chapter";
+import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -36,6 +37,7 @@ export async function action({ request, params }: Route.ActionArgs) {
 }
 
 export default function NewChapter({ actionData }: Route.ComponentProps) {
+  const leaveWarning = useLeaveWarning();
   const { work, allowed, back } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const [form, fields] = useForm({
@@ -54,7 +56,7 @@ export default function NewChapter({ actionData }: Route.ComponentProps) {
           <Link className="btn" to={back}>返回我的作品</Link>
         </>
       ) : (
-        <Form method="post" {...getFormProps(form)}>
+        <Form method="post" {...getFormProps(form)} {...leaveWarning}>
           <p className="muted">这将是第 {work.chapterCount + 1} 章。</p>
           <label className="field">
             <span>章节标题</span>
