@@ -1,8 +1,9 @@
 // The production server (`node server.js`) as the benchmarks run it: on a free loopback
 // port, ready once /healthz answers, stopped with SIGTERM, its memory read from /proc.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,10 +22,18 @@ export function freePort(): Promise<number> {
  * waits up to 60 s for /healthz to answer 200. BENCH_SERVER_FLAGS adds Node flags to the
  * server alone (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", which NODE_OPTIONS refuses).
  */
-export async function startServer(options: { cwd: string; env: NodeJS.ProcessEnv; port: number; logFile?: string }): Promise<ChildProcess> {
-  const { cwd, env, port, logFile } = options;
+export async function startServer(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  port: number;
+  logFile?: string;
+  /** Node flags of this benchmark's own, before BENCH_SERVER_FLAGS. */
+  nodeFlags?: string[];
+}): Promise<ChildProcess> {
+  const { cwd, env, port, logFile, nodeFlags = [] } = options;
   const out = logFile ? fs.openSync(logFile, "w") : "ignore";
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? []), "server.js"], {
+  const flags = [...nodeFlags, ...(process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? [])];
+  const child = spawn(process.execPath, [...flags, "server.js"], {
     cwd,
     env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", out, out],
@@ -88,4 +97,33 @@ export function sampleRss(pid: number, everyMs = 20): { stop: () => number } {
       return peak;
     },
   };
+}
+
+/** Registers (if asked) and signs in a reader over HTTP, as a browser would; returns the session cookie. */
+export async function signIn(origin: string, email: string, options: { register: boolean; password?: string }): Promise<string> {
+  const password = options.password ?? "bench-password-1";
+  const post = (to: string) =>
+    fetch(`${origin}${to}`, {
+      method: "POST",
+      body: new URLSearchParams({ email, password }),
+      headers: { Origin: origin },
+      redirect: "manual",
+    });
+  if (options.register) await post("/auth/register");
+  const login = await post("/auth/login");
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith("inkstone_session="));
+  if (!cookie) throw new Error(`login failed: ${login.status}`);
+  return cookie.split(";")[0];
+}
+
+/** Builds the app with `npx react-router build` if build/ is missing, or always when `force`. */
+export function ensureBuild(root: string, force: boolean, log: (line: string) => void) {
+  const built = fs.existsSync(path.join(root, "build/server/index.js"));
+  if (built && !force) {
+    log("using the existing build/ (pass --build to rebuild)");
+    return;
+  }
+  log("building: npx react-router build");
+  const r = spawnSync("npx", ["react-router", "build"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) throw new Error("react-router build failed");
 }

@@ -7,7 +7,7 @@
 //
 // Data is kept between runs: PostgreSQL database inkstone_bench_ssr, PGlite data dir
 // ./data/bench-pglite/ssr (DATA_DIR of the server). --fresh drops and re-seeds them.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +18,7 @@ import { works } from "~/db/schema";
 import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
 import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { freePort, startServer, stopServer } from "./lib-server";
+import { ensureBuild, freePort, signIn, startServer, stopServer } from "./lib-server";
 import { seedBench } from "./lib-seed";
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -133,7 +133,7 @@ async function main() {
   const duration = Number(flags.get("duration") ?? 10);
   const connections = Number(flags.get("connections") ?? 10);
 
-  ensureBuild();
+  ensureBuild(ROOT, flags.has("build"), log);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const sections: string[] = [];
   for (const backend of backends) {
@@ -179,7 +179,7 @@ async function main() {
     let busyAfter = busyBefore;
     const results: RouteResult[] = [];
     try {
-      const cookie = await signIn(`http://127.0.0.1:${port}`);
+      const cookie = await signIn(`http://127.0.0.1:${port}`, `bench-ssr-${Date.now()}@example.com`, { register: true });
       for (const route of routes) {
         const url = `http://127.0.0.1:${port}${route.path}`;
         const headers: Record<string, string> = route.signedIn ? { Cookie: cookie } : {};
@@ -256,33 +256,7 @@ function render(
   return lines.join("\n");
 }
 
-/** Registers and signs in a reader over HTTP, as a browser would; returns the session cookie. */
-async function signIn(origin: string): Promise<string> {
-  const email = `bench-ssr-${Date.now()}@example.com`;
-  const post = (to: string) =>
-    fetch(`${origin}${to}`, {
-      method: "POST",
-      body: new URLSearchParams({ email, password: "bench-password-1" }),
-      headers: { Origin: origin },
-      redirect: "manual",
-    });
-  await post("/auth/register");
-  const login = await post("/auth/login");
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith("inkstone_session="));
-  if (!cookie) throw new Error(`login failed: ${login.status}`);
-  return cookie.split(";")[0];
-}
 
-function ensureBuild() {
-  const built = fs.existsSync(path.join(ROOT, "build/server/index.js"));
-  if (built && !flags.has("build")) {
-    log("using the existing build/ (pass --build to rebuild)");
-    return;
-  }
-  log("building: npx react-router build");
-  const r = spawnSync("npx", ["react-router", "build"], { cwd: ROOT, stdio: "inherit" });
-  if (r.status !== 0) throw new Error("react-router build failed");
-}
 
 
 // Last, so every declaration above is initialised before it runs.
