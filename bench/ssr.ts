@@ -1,4 +1,4 @@
-// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --connections=10 --fresh --build]
+// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --rounds=5 --connections=10 --fresh --build]
 //
 // Throughput and tail latency of the production server (node server.js) over loopback,
 // measured with autocannon, on PostgreSQL and on PGlite. For each backend: seed works
@@ -132,6 +132,7 @@ async function main() {
   const worksWanted = Number(flags.get("works") ?? 10_000);
   const duration = Number(flags.get("duration") ?? 10);
   const connections = Number(flags.get("connections") ?? 10);
+  const rounds = Math.max(1, Number(flags.get("rounds") ?? 5));
 
   ensureBuild(ROOT, flags.has("build"), log);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
@@ -180,27 +181,43 @@ async function main() {
     const results: RouteResult[] = [];
     try {
       const cookie = await signIn(`http://127.0.0.1:${port}`, `bench-ssr-${Date.now()}@example.com`, { register: true });
+      // Each route is checked and warmed up (JIT, caches, pool) first; then the routes
+      // are measured in `rounds` interleaved slices of duration / rounds seconds each, so
+      // that other processes' bursts on a shared machine fall on all of them alike and the
+      // ratio to /healthz holds within the run.
+      const bodies: number[] = [];
+      const headersOf = (route: (typeof routes)[number]): Record<string, string> => (route.signedIn ? { Cookie: cookie } : {});
       for (const route of routes) {
         const url = `http://127.0.0.1:${port}${route.path}`;
-        const headers: Record<string, string> = route.signedIn ? { Cookie: cookie } : {};
-        const res = await fetch(url, { headers });
+        const res = await fetch(url, { headers: headersOf(route) });
         const body = await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${route.path} answered ${res.status}`);
         if (route.signedIn && !new TextDecoder().decode(body).includes("退出登录")) throw new Error(`${route.path}: not signed in`);
-        // Warm up (JIT, caches, pool), then measure.
-        await autocannon({ url, connections, duration: 2, headers });
-        const r = await autocannon({ url, connections, duration, headers });
+        bodies.push(body.byteLength);
+        await autocannon({ url, connections, duration: 2, headers: headersOf(route) });
+      }
+      const slices: AutocannonResult[][] = routes.map(() => []);
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, route] of routes.entries()) {
+          const url = `http://127.0.0.1:${port}${route.path}`;
+          slices[i].push(await autocannon({ url, connections, duration: duration / rounds, headers: headersOf(route) }));
+        }
+      }
+      for (const [i, route] of routes.entries()) {
+        const parts = slices[i];
+        const sum = (f: (r: AutocannonResult) => number) => parts.reduce((n, r) => n + f(r), 0);
+        const p50s = parts.map((r) => r.latency.p50).sort((a, b) => a - b);
         const row: RouteResult = {
           path: route.path,
           signedIn: route.signedIn,
-          bytes: body.byteLength,
-          rps: r.requests.average,
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          max: r.latency.max,
-          requests: r.requests.total,
-          errors: r.errors,
-          non2xx: r.non2xx,
+          bytes: bodies[i],
+          rps: sum((r) => r.requests.total) / sum((r) => r.duration),
+          p50: p50s[Math.floor(p50s.length / 2)],
+          p99: Math.max(...parts.map((r) => r.latency.p99)),
+          max: Math.max(...parts.map((r) => r.latency.max)),
+          requests: sum((r) => r.requests.total),
+          errors: sum((r) => r.errors),
+          non2xx: sum((r) => r.non2xx),
         };
         results.push(row);
         log(`${route.path}${route.signedIn ? " (signed in)" : ""}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`);
@@ -210,7 +227,7 @@ async function main() {
       await stopServer(server);
       if (backend === "postgres" && env.DATA_DIR) fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
     }
-    sections.push(render(backend, seed, results, { duration, connections, busy: describeBusy(busyBefore, busyAfter) }));
+    sections.push(render(backend, seed, results, { duration, rounds, connections, busy: describeBusy(busyBefore, busyAfter) }));
   }
   const report = [`Machine: ${describeMachine()}.`, "", ...sections].join("\n");
   console.log(report);
@@ -223,13 +240,13 @@ function render(
   backend: Backend,
   seed: SeedInfo,
   results: RouteResult[],
-  opts: { duration: number; connections: number; busy: string },
+  opts: { duration: number; rounds: number; connections: number; busy: string },
 ): string {
   const lines: string[] = [];
   lines.push(`### ${backend} — ${seed.works.toLocaleString("en")} works`);
   lines.push("");
   lines.push(
-    `${opts.connections} connections, ${opts.duration} s per route after a 2 s warm-up; search query “${seed.query}” matches ${seed.queryMatches.toLocaleString("en")} works ` +
+    `${opts.connections} connections, ${opts.duration} s per route (in ${opts.rounds} interleaved rounds) after a 2 s warm-up; search query “${seed.query}” matches ${seed.queryMatches.toLocaleString("en")} works ` +
       `(${((seed.queryMatches / seed.works) * 100).toFixed(1)}%).`,
   );
   lines.push("");
@@ -247,8 +264,10 @@ function render(
     lines.push("");
     for (const r of results.filter((r) => r.path.startsWith("/works"))) {
       const ratio = r.rps / health.rps;
+      // Issue 2: visitors at least 50%; issue 12: a signed-in full render at least 30%.
+      const target = r.signedIn ? 0.3 : 0.5;
       lines.push(
-        `- \`${decodeURIComponent(r.path)}\` (${r.signedIn ? "signed in" : "visitor"}): ${(ratio * 100).toFixed(0)}% of /healthz throughput — target ≥ 50%: ${ratio >= 0.5 ? "met" : "**missed**"}`,
+        `- \`${decodeURIComponent(r.path)}\` (${r.signedIn ? "signed in" : "visitor"}): ${(ratio * 100).toFixed(0)}% of /healthz throughput — target ≥ ${target * 100}%: ${ratio >= target ? "met" : "**missed**"}`,
       );
     }
   }
