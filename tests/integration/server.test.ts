@@ -22,6 +22,9 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1" };
   delete env.NODE_ENV;
+  // The server runs with its caches on, as in production (tests/setup/per-file.ts turns
+  // them off for this process).
+  delete env.PAGE_CACHE;
   server = spawn(process.execPath, ["server.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   server.stdout!.on("data", (chunk) => (output += chunk));
   server.stderr!.on("data", (chunk) => (output += chunk));
