@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation, useNavigate } from "react-router";
 import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth";
 import { authHref, stripAuth } from "./shell/auth-links";
+import { Dialog } from "./ui/dialog";
 
 export type AuthMode = "login" | "register";
 
@@ -68,76 +69,62 @@ export function AuthDialog({
     ? "/"
     : location.pathname + stripAuth(location.search);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") navigate(closeHref, { replace: true });
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [closeHref, navigate]);
-
   const busy = fetcher.state !== "idle";
   const title = mode === "login" ? "登录" : "注册";
   return (
-    <div className="modal-backdrop" role="presentation">
-      <div className="modal auth-dialog" role="dialog" aria-modal="true" aria-labelledby="auth-title">
-        <Link to={closeHref} className="modal-close" aria-label="关闭" replace>
-          ×
-        </Link>
-        <h2 id="auth-title">{mode === "login" ? "登录砚台" : "注册砚台账号"}</h2>
-        {mode === "login" && (registered || stateEmail) ? (
-          <p className="notice notice-success" role="status">
-            注册成功，请登录
+    <Dialog title={mode === "login" ? "登录砚台" : "注册砚台账号"} closeHref={closeHref} className="auth-dialog">
+      {mode === "login" && (registered || stateEmail) ? (
+        <p className="notice notice-success" role="status">
+          注册成功，请登录
+        </p>
+      ) : null}
+      <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
+        <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
+        {hydrated && mode === "register" ? <input type="hidden" name="enhanced" value="1" /> : null}
+        <label className="field">
+          <span>邮箱</span>
+          <input
+            {...getInputProps(fields.email, { type: "email" })}
+            key={fields.email.key}
+            autoComplete="email"
+            placeholder="you@example.com"
+            autoFocus={!fields.email.initialValue}
+          />
+          {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
+        </label>
+        <label className="field">
+          <span>密码</span>
+          <input
+            {...getInputProps(fields.password, { type: "password" })}
+            key={fields.password.key}
+            autoComplete={mode === "login" ? "current-password" : "new-password"}
+            placeholder={mode === "register" ? `至少 ${PASSWORD_MIN_LENGTH} 个字符` : ""}
+            autoFocus={Boolean(fields.email.initialValue)}
+          />
+          {fields.password.errors ? (
+            <span className="field-error">{fields.password.errors[0]}</span>
+          ) : null}
+        </label>
+        {form.errors ? (
+          <p className="form-error" role="alert">
+            {form.errors[0]}
           </p>
         ) : null}
-        <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
-          <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
-          {hydrated && mode === "register" ? <input type="hidden" name="enhanced" value="1" /> : null}
-          <label className="field">
-            <span>邮箱</span>
-            <input
-              {...getInputProps(fields.email, { type: "email" })}
-              key={fields.email.key}
-              autoComplete="email"
-              placeholder="you@example.com"
-              autoFocus={!fields.email.initialValue}
-            />
-            {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
-          </label>
-          <label className="field">
-            <span>密码</span>
-            <input
-              {...getInputProps(fields.password, { type: "password" })}
-              key={fields.password.key}
-              autoComplete={mode === "login" ? "current-password" : "new-password"}
-              placeholder={mode === "register" ? `至少 ${PASSWORD_MIN_LENGTH} 个字符` : ""}
-              autoFocus={Boolean(fields.email.initialValue)}
-            />
-            {fields.password.errors ? (
-              <span className="field-error">{fields.password.errors[0]}</span>
-            ) : null}
-          </label>
-          {form.errors ? (
-            <p className="form-error" role="alert">
-              {form.errors[0]}
-            </p>
-          ) : null}
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-            {busy ? `${title}中...` : title}
-          </button>
-        </fetcher.Form>
-        <p className="auth-switch">
-          {mode === "login" ? (
-            <>
-              还没有账号？<Link to={authHref(location, "register", redirectTo)} replace>立即注册</Link>
-            </>
-          ) : (
-            <>
-              已有账号？<Link to={authHref(location, "login", redirectTo)} replace>去登录</Link>
-            </>
-          )}
-        </p>
-      </div>
-    </div>
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? `${title}中...` : title}
+        </button>
+      </fetcher.Form>
+      <p className="auth-switch">
+        {mode === "login" ? (
+          <>
+            还没有账号？<Link to={authHref(location, "register", redirectTo)} replace>立即注册</Link>
+          </>
+        ) : (
+          <>
+            已有账号？<Link to={authHref(location, "login", redirectTo)} replace>去登录</Link>
+          </>
+        )}
+      </p>
+    </Dialog>
   );
 }

@@ -2,11 +2,11 @@ import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect, useLoaderData } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
-import { CreditsModal } from "~/components/credits/credits-modal";
 import { ExchangeForm } from "~/components/credits/exchange-form";
 import { CreditHistory, TokenHistory } from "~/components/credits/history";
 import { RedeemForm } from "~/components/credits/redeem-form";
 import { TopUpForm } from "~/components/credits/top-up-form";
+import { Dialog } from "~/components/ui/dialog";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { Pagination } from "~/components/ui/pagination";
 import { CREDITS_MESSAGES, creditsActionSchema } from "~/schemas/credits";
@@ -156,17 +156,17 @@ export default function Credits({ actionData }: Route.ComponentProps) {
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => here({ page: String(p) })} />
 
       {dialog === "redeem" ? (
-        <CreditsModal title="兑换码充值" closeHref={closeHref}>
+        <Dialog className="credits-dialog" title="兑换码充值" closeHref={closeHref}>
           <RedeemForm action={here({ dialog: "redeem" })} lastResult={reply("redeem")} storeUrl={storeUrl} />
-        </CreditsModal>
+        </Dialog>
       ) : dialog === "exchange" ? (
-        <CreditsModal title="积分兑换 Tokens" closeHref={closeHref}>
+        <Dialog className="credits-dialog" title="积分兑换 Tokens" closeHref={closeHref}>
           <ExchangeForm action={here({ dialog: "exchange" })} lastResult={reply("exchange")} balance={credits} ratio={ratio} />
-        </CreditsModal>
+        </Dialog>
       ) : dialog === "topup" ? (
-        <CreditsModal title="在线充值" closeHref={closeHref}>
+        <Dialog className="credits-dialog" title="在线充值" closeHref={closeHref}>
           <TopUpForm action={here({ dialog: "topup" })} lastResult={reply("topup")} />
-        </CreditsModal>
+        </Dialog>
       ) : null}
     </section>
   );
