@@ -59,7 +59,7 @@ export default defineConfig({
   },
   projects: [
     { name: "chromium", use: { ...chromium } },
-    // DECISIONS D2: the key forms work without JavaScript. Tests tagged @nojs run here too.
+    // docs/product.md D2: the key forms work without JavaScript. Tests tagged @nojs run here too.
     { name: "chromium-nojs", grep: /@nojs/, use: { ...chromium, javaScriptEnabled: false } },
   ],
   webServer: [

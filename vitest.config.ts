@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// Its own config, without the reactRouter() plugin (STACK.md).
+// Its own config, without the reactRouter() plugin, which would take over vitest runs.
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {

@@ -15,7 +15,7 @@ export default [
   // The reader's resource routes: the next batch of paragraphs, saving the position.
   route("works/:id/paragraphs", "routes/shell/reader/paragraphs.ts"),
   route("works/:id/progress", "routes/shell/reader/progress.ts"),
-  // DECISIONS D4: /work/:id is an old spelling of /works/:id.
+  // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 
   // Pages inside the navigation shell
@@ -49,7 +49,7 @@ export default [
     route("settings/password", "routes/shell/settings/password.tsx"),
   ]),
 
-  // Administrator back office (DECISIONS D8): its own login form and session; every page
+  // Administrator back office (docs/product.md D8): its own login form and session; every page
   // and action below checks the admin session itself.
   route("xbbadmin", "routes/admin/login.tsx"),
   ...prefix("admin", [
@@ -76,7 +76,7 @@ export default [
       route("account", "routes/admin/account.tsx"),
       route("api-tokens", "routes/admin/api-tokens.tsx"),
     ]),
-    // DECISIONS D4: /admin and unknown paths under it go to the dashboard.
+    // docs/product.md D4: /admin and unknown paths under it go to the dashboard.
     index("routes/admin/catch-all.ts", { id: "admin-index" }),
     route("*", "routes/admin/catch-all.ts"),
   ]),
@@ -89,6 +89,6 @@ export default [
     route("*", "routes/exports/not-found.ts"),
   ]),
 
-  // DECISIONS D4: unknown user-side paths go to the home page.
+  // docs/product.md D4: unknown user-side paths go to the home page.
   route("*", "routes/public/catch-all.ts"),
 ] satisfies RouteConfig;

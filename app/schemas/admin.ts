@@ -3,7 +3,7 @@ import { normalizeLinesIn } from "~/utils/text";
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "./auth";
 
 /**
- * Schemas of the administrator back office (admin.md sections 5 and 8), shared by the
+ * Schemas of the administrator back office (docs/product.md: Rules, Messages), shared by the
  * forms (Conform on the client) and the actions (on the server).
  */
 
@@ -75,7 +75,7 @@ export const adminLoginSchema = z.object({
   redirectTo: z.string().max(2000).optional(),
 });
 
-/** A new password: non-empty (admin.md 5) and at least as long as a user's. */
+/** A new password: non-empty (docs/product.md: Rules) and at least as long as a user's. */
 export const newPasswordField = password("请输入新密码").refine(
   (v) => v.length >= PASSWORD_MIN_LENGTH,
   `密码至少需要 ${PASSWORD_MIN_LENGTH} 个字符`,
@@ -117,7 +117,7 @@ export const PROMPT_TYPE_LABELS: Record<(typeof PROMPT_TYPES)[number], string> =
   imitate: "短篇仿写",
   continue: "连载续写",
 };
-/** The {|id|} placeholders substituted at generation (admin.md section 3). */
+/** The {|id|} placeholders substituted at generation (docs/product.md: Prompts). */
 export const PROMPT_VARIABLES: { id: string; label: string }[] = [
   { id: "synopsis", label: "故事梗概" },
   { id: "character-setting", label: "角色设定" },

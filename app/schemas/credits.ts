@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** user-side.md sections 5 and 8: the credits page's messages. */
+/** docs/product.md: Rules, Messages: the credits page's messages. */
 export const CREDITS_MESSAGES = {
   redeemRequired: "请输入兑换码",
   redeemFailed: "兑换失败，请重试",

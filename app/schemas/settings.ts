@@ -4,7 +4,7 @@ import { newPasswordSchema, PASSWORD_MAX_BYTES } from "./auth";
 export const NICKNAME_MAX = 30;
 export const PIXIV_ID_MAX = 32;
 
-/** user-side.md sections 5 and 8: the settings pages' messages. */
+/** docs/product.md: Rules, Messages: the settings pages' messages. */
 export const SETTINGS_MESSAGES = {
   nicknameRequired: "请输入昵称",
   nicknameTooLong: `昵称不能超过${NICKNAME_MAX}个字符`,

@@ -30,7 +30,7 @@ const trimmed = (message: string, max: number, maxMessage: string) =>
 /** A textarea's text, with the CRLF line breaks browsers post stored as LF. */
 const multiline = <T extends z.ZodType>(schema: T) => z.preprocess(normalizeLinesIn, schema);
 
-/** The five wizard steps as one form (DECISIONS D3: public or private only at publish). */
+/** The five wizard steps as one form (docs/product.md D3: public or private only at publish). */
 export const publishSchema = z
   .object({
     status: z.enum(["completed", "ongoing"], { error: "请选择作品状态" }),
@@ -66,7 +66,7 @@ export const publishSchema = z
 
 export type PublishInput = z.infer<typeof publishSchema>;
 
-/** A price in whole credits, at least 1 (user-side.md section 5). */
+/** A price in whole credits, at least 1 (docs/product.md: Rules). */
 export const priceSchema = z
   .string({ error: WORK_MESSAGES.price })
   .trim()

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { normalizeLines, normalizeLinesIn } from "~/utils/text";
 
-/** Limits of the writing tools (user-side.md sections 5 and 9). */
+/** Limits of the writing tools (docs/product.md: Rules, Constants). */
 export const WRITING_LIMITS = {
   projectName: 50,
   projectsPerKind: 50,

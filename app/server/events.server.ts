@@ -3,7 +3,7 @@ import { databaseKind, db, type Executor } from "~/db/client.server";
 import { favorites, workPurchases } from "~/db/schema";
 
 /**
- * Live updates (DECISIONS D9). Every app process LISTENs on one PostgreSQL channel and
+ * Live updates (docs/product.md D9). Every app process LISTENs on one PostgreSQL channel and
  * hands each notification to the subscribers of its topic in this process; publishing
  * is a `pg_notify`, so an event raised by any process reaches the browsers connected to
  * every process. Inside a transaction the notification is delivered on commit (and never
@@ -135,7 +135,7 @@ export const HEARTBEAT_MS = 20_000;
 
 /**
  * The `/api/events` stream: `site` events for everyone (branding, terms and privacy
- * refresh live, DECISIONS D9), and for a signed-in user also their own `user:<id>`
+ * refresh live, docs/product.md D9), and for a signed-in user also their own `user:<id>`
  * events and `work` events for works in their library (followed or purchased). Nothing
  * else: other users' events never reach this stream. Ends, and unsubscribes, when
  * `signal` aborts.

@@ -2,7 +2,7 @@ import type { Metadata, SharpOptions } from "sharp";
 import { getStorage, keyFromUrl, newKey } from "./storage.server";
 
 /**
- * DECISIONS D10: every uploaded image is decoded and re-encoded here, which strips its
+ * docs/product.md D10: every uploaded image is decoded and re-encoded here, which strips its
  * metadata and refuses non-images, SVG (it can carry script) and decompression bombs.
  */
 
@@ -15,7 +15,7 @@ async function loadSharp(): Promise<typeof import("sharp").default> {
 }
 
 export const COVER_MAX_BYTES = 5 * 1024 * 1024;
-/** Avatars larger than this are compressed, and must end up no larger (user-side spec 5). */
+/** Avatars larger than this are compressed, and must end up no larger (docs/product.md: Rules). */
 export const AVATAR_MAX_BYTES = 500 * 1024;
 /** What an avatar upload may weigh before compression (a phone photo is 3-12 MB). */
 export const AVATAR_INPUT_MAX_BYTES = 20 * 1024 * 1024;
@@ -23,7 +23,7 @@ export const HERO_MAX_BYTES = 2 * 1024 * 1024;
 export const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 export const MAX_INPUT_PIXELS = 40_000_000;
 
-/** The cover display size (user-side spec 9); the 2x file is twice that. */
+/** The cover display size (docs/product.md: Constants); the 2x file is twice that. */
 export const COVER_WIDTH = 200;
 export const COVER_HEIGHT = 275;
 export const AVATAR_MAX_SIDE = 800;
@@ -171,7 +171,7 @@ const AVATAR_OUTPUT: Record<"jpeg" | "png" | "webp", Pick<ProcessedAvatar, "cont
 };
 
 /**
- * The avatar rule (user-side spec 5, DECISIONS D10): JPG, PNG or WebP; always
+ * The avatar rule (docs/product.md: Rules, D10): JPG, PNG or WebP; always
  * re-encoded (upright, metadata stripped). Up to 500KB it keeps its format and size;
  * over that (before or after re-encoding) it becomes a JPEG of at most 800 px on its
  * longest side at quality 60, which must then fit in 500KB. `maxBytes` exists for tests.

@@ -7,14 +7,14 @@ import { notifyUserChanged } from "./events.server";
 import { configInt, getSiteConfigValue } from "./site-config.server";
 
 /**
- * Every change of a credits balance goes through this module (DECISIONS D1, D6): one
+ * Every change of a credits balance goes through this module (docs/product.md D1, D6): one
  * transaction that moves the balance with a conditional UPDATE (never read, compute,
  * write) and writes the ledger row beside it. The CHECK (balance >= 0) on `credits` is
  * the last line of defence. Purchase is here; redeem, token exchange, admin adjustment
  * and payment crediting belong beside it, built from `debit` and `credit` below.
  */
 
-/** user-side.md section 8, purchase messages (and the gate's own refusals). */
+/** docs/product.md: Messages, purchase messages (and the gate's own refusals). */
 export const LEDGER_MESSAGES = {
   insufficient: "积分余额不足",
   userMissing: "用户不存在",
@@ -130,7 +130,7 @@ export interface AdminAdjustment {
 }
 
 /**
- * An administrator sets a user's credits balance to `newBalance` (admin.md section 2):
+ * An administrator sets a user's credits balance to `newBalance` (docs/product.md: Back office):
  * in one transaction, lock the user's credits row, take the difference, move the balance
  * by it through credit/debit (so the ledger row 管理员调整 is written beside it, a
  * recharge for a rise and a consume for a fall), and announce the change on commit. The
@@ -161,7 +161,7 @@ export async function adjustCreditBalance(adminId: string, userId: string, newBa
   return result;
 }
 
-// ---- Tokens of AI generation (DECISIONS D6, D7) ----------------------------------------
+// ---- Tokens of AI generation (docs/product.md D6, D7) ----------------------------------------
 //
 // A generation is charged in three moves, each one transaction with its ledger row:
 // reserve the prompt's cost (the generation's token_transactions row is written here),
@@ -367,7 +367,7 @@ export async function redeemCode(userId: string, code: string): Promise<RedeemRe
   });
 }
 
-/** user-side.md section 8, token exchange. */
+/** docs/product.md: Messages, token exchange. */
 export const EXCHANGE_MESSAGES = {
   amount: "请输入有效的兑换数量（至少1积分的整数）",
   debitFailed: "扣除积分失败",
@@ -377,7 +377,7 @@ export const EXCHANGE_MESSAGES = {
   badRatio: "积分兑换比例配置有误，请联系管理员",
 } as const;
 
-/** The default of credits_to_tokens_ratio (user-side.md section 9). */
+/** The default of credits_to_tokens_ratio (docs/product.md: Constants). */
 export const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
 
 /** A step of the exchange that failed unexpectedly; its message names the step. */
@@ -458,7 +458,7 @@ export type PaymentCreditResult =
   | { status: "amount-mismatch" };
 
 /**
- * Credits a paid order exactly once (DECISIONS D6), in one transaction: a conditional
+ * Credits a paid order exactly once (docs/product.md D6), in one transaction: a conditional
  * UPDATE moves the order from pending to paid, only when the amount the gateway reports
  * (`paidCents`, whole cents) equals the order's; it must change exactly one row, and only
  * then are the credits added with the recharge row 在线充值 and the live update sent on

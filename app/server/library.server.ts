@@ -28,7 +28,7 @@ export interface LibraryPage {
 }
 
 /**
- * What the viewer may see of a work in a list (DECISIONS D5, user-side.md section 6):
+ * What the viewer may see of a work in a list (docs/product.md: D5, Roles):
  * the r18 / AI preferences, and private works only for their owner — or, in the
  * purchased list, for the buyer (decision 005: buyers keep what they paid for).
  */

@@ -20,7 +20,7 @@ export type MyWorksOutcome =
 
 const firstMessage = (result: SubmissionResult) => Object.values(result.error ?? {}).flat()[0] ?? "操作失败";
 
-/** Price, visibility and delete actions on an owned work (DECISIONS D3). */
+/** Price, visibility and delete actions on an owned work (docs/product.md D3). */
 export async function runMyWorksAction(userId: string, form: FormData): Promise<MyWorksOutcome> {
   const submission = parseWithZod(form, { schema: myWorksActionSchema });
   if (submission.status !== "success") {

@@ -9,7 +9,7 @@ import { hashPassword, verifyPassword } from "./password.server";
 import { hitRateLimit } from "./rate-limit.server";
 
 /**
- * The account settings of user-side.md section 2 (/settings): what the profile pages
+ * The account settings of docs/product.md: Screens (/settings): what the profile pages
  * show and the single-field updates they make. Every function takes the signed-in user's
  * id from the session, never from the form.
  */
@@ -68,7 +68,7 @@ export async function setDisplayPreference(userId: string, preference: DisplayPr
 const PASSWORD_RULE = { limit: 10, windowSeconds: 15 * 60 };
 
 /**
- * Changes the password (user-side.md section 4): the current one must verify (当前密码错误),
+ * Changes the password (docs/product.md: States and actions): the current one must verify (当前密码错误),
  * then the new hash is stored and every session of the user is deleted in the same
  * transaction, so no browser stays signed in with the old password.
  */
@@ -89,7 +89,7 @@ export async function changePassword(userId: string, currentPassword: string, ne
 }
 
 /**
- * Replaces the avatar (DECISIONS D10): the upload is checked and re-encoded by
+ * Replaces the avatar (docs/product.md D10): the upload is checked and re-encoded by
  * images.server (JPG, PNG or WebP; over 500KB it is compressed, and refused if still too
  * large), stored, and saved on the profile; the old file is removed only after that
  * commit, and the new one if the save fails. Returns the new URL. ImageError on refusal.

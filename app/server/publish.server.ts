@@ -205,7 +205,7 @@ export interface PublishFiles {
   txt: Upload | null;
 }
 
-/** The chapters a publish creates, by type (user-side.md section 5, "Publish"). */
+/** The chapters a publish creates, by type (docs/product.md: Rules, "Publish"). */
 async function chaptersFor(userId: string, input: PublishInput, files: PublishFiles): Promise<Iterable<ChapterInput> | ChapterInserter> {
   if (input.type === "single_chapter") return [{ title: "正文", content: input.content ?? "" }];
   if (input.type === "series") {

@@ -5,7 +5,7 @@ import { getChapterByOrder } from "./chapters.server";
 import { DomainError } from "./errors.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
 
-/** user-side.md section 9: the reader renders 50 paragraphs at a time. */
+/** docs/product.md: Constants: the reader renders 50 paragraphs at a time. */
 export const PARAGRAPH_BATCH = 50;
 /**
  * A batch also stops once it holds this many characters (at least one paragraph), and a

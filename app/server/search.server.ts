@@ -116,7 +116,7 @@ export function substringMatch(query: string): SQL | undefined {
   return sql`(${ilikeMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
 }
 
-/** DECISIONS D5: what a viewer may see in listings, besides visibility. */
+/** docs/product.md D5: what a viewer may see in listings, besides visibility. */
 export function audienceFilter(viewer: Pick<SessionUser, "showR18" | "showAi"> | null): SQL[] {
   if (!viewer) return [eq(works.rating, "all_ages")];
   const filters: SQL[] = [];

@@ -5,7 +5,7 @@ import { AwsClient } from "aws4fetch";
 import { dataDir } from "./env.server";
 
 /**
- * DECISIONS D10: where uploaded files live. Keys are relative paths such as
+ * docs/product.md D10: where uploaded files live. Keys are relative paths such as
  * `covers/<userId>/<random>.webp`; the app serves them at urlFor(key).
  */
 export interface FileStorage {

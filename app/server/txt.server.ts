@@ -5,7 +5,7 @@ export const TXT_MAX_BYTES = 20 * 1024 * 1024;
 export const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
 /** Most chapters one import may create. */
 export const TXT_MAX_CHAPTERS = 10_000;
-/** The chapter separator of user-side.md section 9, shared with the publish form. */
+/** The chapter separator of docs/product.md: Constants, shared with the publish form. */
 export const DEFAULT_CHAPTER_SEPARATOR = DEFAULT_SEPARATOR;
 export const SEPARATOR_MAX_LENGTH = 20;
 export const CHAPTER_TITLE_MAX_LENGTH = 200;
@@ -257,7 +257,7 @@ function capTitle(title: string): string {
 const isBlank = (line: string) => !/\S/.test(line);
 
 /**
- * Splits text into chapters (user-side spec, section 5, Publish):
+ * Splits text into chapters (docs/product.md: Rules, Publish):
  * - a chapter starts at every line that begins with the separator, in column one
  *   (indented lines are paragraphs: Chinese prose indents every paragraph);
  * - the title is the first non-blank line after the separator line, and the rest is the

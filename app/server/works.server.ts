@@ -49,7 +49,7 @@ function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInpu
   );
 }
 
-/** DECISIONS D5: word_count and chapter_count follow every chapter write. */
+/** docs/product.md D5: word_count and chapter_count follow every chapter write. */
 export async function refreshWorkCounts(tx: Executor, workId: number): Promise<void> {
   await tx
     .update(works)
@@ -113,7 +113,7 @@ export type ListingAction =
   | { intent: "put-on-shelf" };
 
 /**
- * DECISIONS D3: paid→free (public, 0); free→paid (public-vip, price); take down
+ * docs/product.md D3: paid→free (public, 0); free→paid (public-vip, price); take down
  * (private, 0); put on shelf (private→public, 0). Only the owner; checked in the UPDATE.
  */
 export async function updateListing(userId: string, workId: number, action: ListingAction): Promise<Work> {
@@ -256,7 +256,7 @@ export async function isFavorited(userId: string, workId: number): Promise<boole
 export type WorkGate = "ok" | "login-for-r18" | "enable-r18";
 
 /**
- * Who may open a work page (DECISIONS D5, user-side.md section 6): private works only
+ * Who may open a work page (docs/product.md: D5, Roles): private works only
  * their owner (others get 404); r18 works need a signed-in user with show_r18 on.
  * Paid content is a separate check (canReadContent).
  */

@@ -15,7 +15,7 @@ import { DomainError } from "./errors.server";
 import { liveSession } from "./session.server";
 
 /**
- * Writing projects of the AI tools (DECISIONS D7): each user's projects of each kind
+ * Writing projects of the AI tools (docs/product.md D7): each user's projects of each kind
  * (free writing, short-piece imitation), with their overall setting, characters, plots
  * in order, each plot's current text and versions, and the draft. Every function takes
  * the user's id and refuses anything of another user as if it did not exist.

@@ -1,4 +1,4 @@
-/** DECISIONS D6: tokens abbreviated with K from 1,000 and M from 1,000,000, one decimal. */
+/** docs/product.md D6: tokens abbreviated with K from 1,000 and M from 1,000,000, one decimal. */
 export function formatTokens(n: number): string {
   const sign = n < 0 ? "-" : "";
   const a = Math.abs(n);

@@ -147,7 +147,7 @@ test.describe("/my-works", () => {
 
     await work.getByRole("button", { name: "上架" }).click();
     await expect(page.getByText("暂无未公开作品")).toBeVisible();
-    // Back on the shelf it is public and free (DECISIONS D3).
+    // Back on the shelf it is public and free (docs/product.md D3).
     await openTab(page, "免费");
     await expect(work.getByRole("heading", { name: title })).toBeVisible();
     await expect(work.getByText(/^付费 \d+ 积分$/)).toHaveCount(0);

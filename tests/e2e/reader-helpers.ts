@@ -76,7 +76,7 @@ export async function publishWork(author: Author, seed: WorkSeed): Promise<numbe
   return Number(match![1]);
 }
 
-/** Makes the author's work paid (DECISIONS D3: free → public-vip with a price). */
+/** Makes the author's work paid (docs/product.md D3: free → public-vip with a price). */
 export async function setPrice(author: Author, workId: number, price: number): Promise<void> {
   const response = await author.request.post("/my-works", {
     form: { intent: "set-price", workId: String(workId), price: String(price), back: "/my-works?tab=paid" },

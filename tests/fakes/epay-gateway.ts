@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 
 /**
  * A test payment gateway speaking the epay (易支付) protocol as the platform does
- * (../shared/PROTOCOLS.md), written independently of the app's own signing code:
+ * (docs/protocols.md), written independently of the app's own signing code:
  *
  *   GET|POST /submit.php   the page the app sends the payer to: checks pid and sign, shows
  *                          the order with 确认支付 / 取消支付 (plain forms, no JavaScript)

@@ -266,7 +266,7 @@ describe("Gemini", () => {
   });
 });
 
-describe("backoff (DECISIONS D7)", () => {
+describe("backoff (docs/product.md D7)", () => {
   it("starts at 1 s, doubles, adds up to 1 s of jitter and stops at 10 s", () => {
     const timings = { ...saved };
     expect(backoffMs(1, timings, () => 0)).toBe(1_000);

@@ -66,7 +66,7 @@ function errorsOf(result: unknown): string[] {
   return Object.values(init.data?.result?.error ?? {}).flatMap((v) => v ?? []);
 }
 
-describe("epay signing (PROTOCOLS.md)", () => {
+describe("epay signing (docs/protocols.md)", () => {
   it("signs the non-empty parameters except sign and sign_type, sorted by byte, with the key appended", () => {
     const params = {
       pid: "1001",

@@ -110,7 +110,7 @@ const paragraphs = (who: Who, kind: Kind, chapter = 1) =>
     fixture.ids[kind],
   );
 
-/** Who may read each kind of work (user-side.md section 6, DECISIONS D5). */
+/** Who may read each kind of work (docs/product.md: Roles, D5). */
 const MATRIX: Record<Kind, Record<Who, "read" | "404" | "login-for-r18" | "enable-r18" | "locked">> = {
   public: { visitor: "read", other: "read", r18Reader: "read", owner: "read", buyer: "read" },
   paid: { visitor: "locked", other: "locked", r18Reader: "locked", owner: "read", buyer: "read" },

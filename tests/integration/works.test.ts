@@ -59,7 +59,7 @@ describe("createWork", () => {
     expect(list.map((c) => [c.title, c.order])).toEqual([["正文", 1]]);
   });
 
-  it("stores the author's AI choice as ticked (DECISIONS D5)", async () => {
+  it("stores the author's AI choice as ticked (docs/product.md D5)", async () => {
     const off = await single(owner.id);
     expect(off.isAiGenerated).toBe(false);
     const on = await createWork(owner.id, { ...base, isAiGenerated: true, title: "AI", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "文" }], null);
@@ -84,7 +84,7 @@ describe("createWork", () => {
   });
 });
 
-describe("listing actions (DECISIONS D3)", () => {
+describe("listing actions (docs/product.md D3)", () => {
   it("moves a work between free, paid and private, always with a consistent price", async () => {
     const work = await single(owner.id);
     expect((await updateListing(owner.id, work.id, { intent: "set-price", price: 30 })).visibility).toBe("public-vip");

@@ -50,7 +50,7 @@ async function readFrames(
 }
 
 /**
- * admin.md 2.4: one export button, a progress bar with stage, detail and percentage, and
+ * docs/product.md: Back office: one export button, a progress bar with stage, detail and percentage, and
  * an error box. Without JavaScript the button is a plain link to /exports/database.zip.
  */
 export function DatabaseExport() {
@@ -80,7 +80,7 @@ export function DatabaseExport() {
       if (failure) throw new Error(failure);
       saveBlob(new Blob(parts as BlobPart[], { type: "application/zip" }), "database.zip");
       setProgress({ label: "导出完成", detail: "database.zip 已开始下载", percent: 100 });
-      // admin.md 4: the progress is cleared 2 seconds after the end.
+      // docs/product.md: States and actions: the progress is cleared 2 seconds after the end.
       clearTimer.current = setTimeout(() => setProgress(null), 2000);
     } catch (e) {
       setProgress(null);

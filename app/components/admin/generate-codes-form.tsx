@@ -5,7 +5,7 @@ import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schem
 import { FieldErrors, FormErrors, useAdminForm } from "./ui";
 
 /**
- * admin.md 2.15: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
+ * docs/product.md: Back office: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
  * 10). With JavaScript the confirm button is disabled outside the range and while the
  * codes are being generated; the server checks the same rules either way.
  */

@@ -3,7 +3,7 @@ export interface AdminNavItem {
   label: string;
 }
 
-/** A menu group: one link, or several under a heading that folds (admin.md section 2). */
+/** A menu group: one link, or several under a heading that folds (docs/product.md: Back office). */
 export interface AdminNavGroup {
   label: string;
   to?: string;

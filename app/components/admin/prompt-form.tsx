@@ -15,7 +15,7 @@ export interface PromptValues {
 }
 
 /**
- * The prompt create/edit form (admin.md 2.7). The {|placeholder|} variables are listed
+ * The prompt create/edit form (docs/product.md: Back office). The {|placeholder|} variables are listed
  * beside the editor; with JavaScript a click inserts one at the cursor of the user prompt.
  */
 export function PromptForm({

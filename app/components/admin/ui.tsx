@@ -4,7 +4,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import type { z } from "zod";
 
-/** Green box for successes, red box for errors (admin.md section 8). */
+/** Green box for successes, red box for errors (docs/product.md: Messages). */
 export function Notice({ kind, children, testId }: { kind: "success" | "error"; children: ReactNode; testId?: string }) {
   return (
     <div className={`admin-notice admin-notice-${kind}`} role={kind === "error" ? "alert" : "status"} data-testid={testId}>

@@ -6,7 +6,7 @@ import { exchangeAmountProblem, exchangeSchema, isValidExchangeAmount } from "~/
 import { formatTokens } from "~/utils/format";
 
 /**
- * 积分兑换 Tokens (user-side.md sections 4, 5): a whole number from 1 to the balance. With
+ * 积分兑换 Tokens (docs/product.md: States and actions, Rules): a whole number from 1 to the balance. With
  * JavaScript the confirm button is disabled outside that range, with the reason beside it,
  * and the tokens to receive are shown as the amount is typed; the server refuses a bad
  * amount either way.

@@ -27,7 +27,7 @@ const TOKEN_TYPE_LABELS: Record<TokenRow["type"], string> = {
   admin: "管理员调整",
 };
 
-/** user-side.md section 2: recharge rows green with +, consume rows red with -. */
+/** docs/product.md: Screens: recharge rows green with +, consume rows red with -. */
 export function CreditHistory({ rows }: { rows: CreditRow[] }) {
   if (rows.length === 0) return <p className="empty-state">暂无积分记录</p>;
   return (
@@ -55,7 +55,7 @@ export function CreditHistory({ rows }: { rows: CreditRow[] }) {
   );
 }
 
-/** Where tokens came from and went (DECISIONS D6): grants, exchanges, each generation. */
+/** Where tokens came from and went (docs/product.md D6): grants, exchanges, each generation. */
 export function TokenHistory({ rows }: { rows: TokenRow[] }) {
   if (rows.length === 0) return <p className="empty-state">暂无 Tokens 记录</p>;
   return (

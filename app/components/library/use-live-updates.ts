@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { useNavigation, useRevalidator } from "react-router";
 
 /**
- * Live updates (DECISIONS D9): listen to /api/events and reload the page's data when the
+ * Live updates (docs/product.md D9): listen to /api/events and reload the page's data when the
  * server says something changed: the site's branding, terms or privacy for everyone;
  * for a signed-in user also their balance, favourites, purchases and the works in their
  * library. Bursts are coalesced; after a reconnect the page reloads once, in case an

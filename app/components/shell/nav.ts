@@ -10,7 +10,7 @@ export interface NavSection {
   items: NavItem[];
 }
 
-/** user-side.md section 2, "Navigation shell". */
+/** docs/product.md: Screens, "Navigation shell". */
 export const NAV_SECTIONS: NavSection[] = [
   {
     items: [

@@ -22,7 +22,7 @@ function ActionButton({ workId, intent, back, label }: { workId: number; intent:
   );
 }
 
-/** The owner's controls on a work (DECISIONS D3), each a plain form. */
+/** The owner's controls on a work (docs/product.md D3), each a plain form. */
 export function OwnerControls({ work, back, error }: { work: WorkCardData & { status: string }; back: string; error?: string }) {
   const submit = useSubmit();
   const paid = work.visibility === "public-vip";

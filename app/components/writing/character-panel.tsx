@@ -66,7 +66,7 @@ function CharacterForm({
   );
 }
 
-/** The character list (user-side.md section 2): add, edit, delete after confirmation. */
+/** The character list (docs/product.md: Screens): add, edit, delete after confirmation. */
 export function CharacterPanel({
   characters,
   projectId,

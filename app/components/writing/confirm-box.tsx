@@ -2,7 +2,7 @@ import { Form, Link } from "react-router";
 import { HiddenFields } from "./hidden-fields";
 
 /**
- * A deletion asks first (user-side.md section 5). The question is part of the page (a
+ * A deletion asks first (docs/product.md: Rules). The question is part of the page (a
  * link opens it), so it works the same with and without JavaScript.
  */
 export function ConfirmBox({

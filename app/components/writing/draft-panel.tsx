@@ -8,7 +8,7 @@ import { useAutosave } from "./use-autosave";
 export function DraftPanel({ draft, projectId, actionData }: { draft: string; projectId: string; actionData?: WritingActionData }) {
   const navigation = useNavigation();
   const autosave = useFetcher<WritingActionData>({ key: `draft-${projectId}` });
-  const { schedule } = useAutosave(() => autosave.state !== "idle");
+  const { schedule, waiting } = useAutosave(() => autosave.state !== "idle");
   const saving = autosave.state !== "idle" || (navigation.state !== "idle" && navigation.formData?.get("intent") === "save-draft");
   const error = actionData?.intent === "save-draft" ? (actionData.result?.error?.draft?.[0] ?? actionData.error) : undefined;
   return (
@@ -19,7 +19,7 @@ export function DraftPanel({ draft, projectId, actionData }: { draft: string; pr
           <label htmlFor="writing-draft">草稿</label>
         </h2>
         <span className="muted" aria-live="polite">
-          {saving ? "保存中..." : autosave.data?.ok ? "已自动保存" : ""}
+          {saving ? "保存中..." : waiting ? "未保存" : autosave.data?.ok ? "已自动保存" : ""}
         </span>
       </div>
       <textarea

@@ -13,7 +13,7 @@ export type Estimate = { promptTokens: number } | { blocked: string } | null;
 const NOTICES: Record<string, string> = { "tokens-exhausted": AI_MESSAGES.tokensExhausted, limit: AI_MESSAGES.lengthLimit };
 
 /**
- * The selected plot's text with 保存 and 生成 (user-side.md sections 2 and 4). Before
+ * The selected plot's text with 保存 and 生成 (docs/product.md: Screens, States and actions). Before
  * generating it shows the estimated prompt cost beside the balance; while streaming the
  * button reads 生成中... and the text grows as it arrives; afterwards it shows what was
  * charged. On an error the text goes back to what it was. Without JavaScript 生成 posts
@@ -46,7 +46,7 @@ export function PlotEditor({
 
   // The text is saved as it is typed (as the draft is), one fetcher per plot.
   const autosave = useFetcher<WritingActionData>({ key: `plot-content-${plot.id}` });
-  const { schedule, flush } = useAutosave(() => autosave.state !== "idle");
+  const { schedule, flush, waiting } = useAutosave(() => autosave.state !== "idle");
   // The text last sent to the server for this plot: its own autosave coming back through
   // revalidation must not overwrite what was typed since.
   const sent = useRef({ plotId: plot.id, content: plot.content });
@@ -129,7 +129,7 @@ export function PlotEditor({
         />
         {contentError ? <p className="form-error" role="alert">{contentError}</p> : null}
         <span className="muted" aria-live="polite" data-testid="content-autosave">
-          {autosave.state !== "idle" ? "保存中..." : autosave.data?.ok ? "已自动保存" : autosaveError ?? ""}
+          {autosave.state !== "idle" ? "保存中..." : waiting ? "未保存" : autosave.data?.ok ? "已自动保存" : autosaveError ?? ""}
         </span>
         <div className="form-actions">
           {streaming ? (

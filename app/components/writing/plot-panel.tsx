@@ -120,7 +120,7 @@ function PlotForm({
 }
 
 /**
- * The plot list (user-side.md section 2): add, edit, delete after confirmation, select,
+ * The plot list (docs/product.md: Screens): add, edit, delete after confirmation, select,
  * reorder. Up/down buttons are forms (no JavaScript needed); with JavaScript a plot can
  * also be dragged, and the new order is saved in the background.
  */

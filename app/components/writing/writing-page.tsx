@@ -16,7 +16,7 @@ const TEXT = {
 } as const;
 
 /**
- * /free-writing and /short-writing (user-side.md section 2): desktop only, two tabs (the
+ * /free-writing and /short-writing (docs/product.md: Screens): desktop only, two tabs (the
  * writing panel and the draft panel), projects kept on the server.
  */
 export function WritingPage({ data, actionData }: { data: WritingLoaderData; actionData?: WritingActionData }) {

@@ -15,7 +15,7 @@ export const admins = pgTable("admins", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** Administrator sessions are kept apart from user sessions (DECISIONS D8). */
+/** Administrator sessions are kept apart from user sessions (docs/product.md D8). */
 export const adminSessions = pgTable(
   "admin_sessions",
   {

@@ -42,7 +42,7 @@ export const works = pgTable(
     check("works_description_length", sql`char_length(${t.description}) <= 5000`),
     check("works_counts_nonnegative", sql`${t.wordCount} >= 0 and ${t.chapterCount} >= 0`),
     check("works_price_nonnegative", sql`${t.price} >= 0`),
-    // DECISIONS D3: public-vip is paid (price >= 1); public and private are free.
+    // docs/product.md D3: public-vip is paid (price >= 1); public and private are free.
     check(
       "works_price_matches_visibility",
       sql`(${t.visibility} = 'public-vip' and ${t.price} >= 1) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,

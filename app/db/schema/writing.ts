@@ -17,7 +17,7 @@ import { users } from "./users";
 import { works } from "./works";
 
 /**
- * AI-assisted writing (DECISIONS D7): characters, plots, generated plot contents and
+ * AI-assisted writing (docs/product.md D7): characters, plots, generated plot contents and
  * drafts live on the server, per user and writing project, so nothing is lost on reload
  * or on another device.
  */

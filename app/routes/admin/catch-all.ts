@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
 
-/** DECISIONS D4: /admin and unknown paths under it go to the dashboard (which checks the session). */
+/** docs/product.md D4: /admin and unknown paths under it go to the dashboard (which checks the session). */
 export function loader() {
   return redirect("/admin/dashboard");
 }

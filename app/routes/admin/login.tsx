@@ -25,7 +25,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 const hide = { hideFields: ["password"] };
 
-/** DECISIONS D8: the password is checked on the server against the admins table. */
+/** docs/product.md D8: the password is checked on the server against the admins table. */
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const submission = parseWithZod(form, { schema: adminLoginSchema });

@@ -17,7 +17,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   return { method: config.payment_method_v2 === "payment_api" ? "payment_api" : "redeem_code", storeUrl: config.store_url_v2 };
 }
 
-/** admin.md 2.8: redeem codes (with a store link to buy them) or the payment API. */
+/** docs/product.md: Back office: redeem codes (with a store link to buy them) or the payment API. */
 export async function action({ request }: Route.ActionArgs) {
   await requireAdmin(request);
   const form = await request.formData();

@@ -3,7 +3,7 @@ import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/events";
 
 /**
- * GET /api/events: live updates as Server-Sent Events (DECISIONS D9): changes to the
+ * GET /api/events: live updates as Server-Sent Events (docs/product.md D9): changes to the
  * site's configuration for every visitor, and the signed-in user's own changes.
  * Heartbeats keep proxies from closing an idle stream; closing the tab aborts the
  * request, which unsubscribes. server.js does not compress text/event-stream, so each

@@ -13,7 +13,7 @@ function notFound() {
 }
 
 /**
- * DECISIONS D10: stored uploads at /files/<key>. A key names one content forever (a new
+ * docs/product.md D10: stored uploads at /files/<key>. A key names one content forever (a new
  * upload gets a new random key), so responses are cacheable for a year.
  */
 export async function loader({ request, params }: Route.LoaderArgs) {

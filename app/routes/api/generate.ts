@@ -8,7 +8,7 @@ import type { Route } from "./+types/generate";
 
 /**
  * POST /api/generate: generates the selected plot's text and streams it back as
- * Server-Sent Events while it arrives (DECISIONS D7). Form fields: projectId, plotId,
+ * Server-Sent Events while it arrives (docs/product.md D7). Form fields: projectId, plotId,
  * and optionally theme and content (what the page shows, saved first if changed).
  *
  *   event: start  data: {"model","promptTokens","balance"}       once the provider answered

@@ -1,4 +1,4 @@
-/** DECISIONS D4: an unknown resource path is a 404, not a redirect. */
+/** docs/product.md D4: an unknown resource path is a 404, not a redirect. */
 function notFound() {
   return new Response("Not Found", { status: 404, headers: { "Content-Type": "text/plain" } });
 }

@@ -4,7 +4,7 @@ import { handleNotify, notifyAnswer, type NotifyOutcome } from "~/server/payment
 import type { Route } from "./+types/notify";
 
 /**
- * /api/notify: the epay gateway's server-to-server payment notification (DECISIONS D6),
+ * /api/notify: the epay gateway's server-to-server payment notification (docs/product.md D6),
  * as a GET (what the epay platform sends) or a POST form (what some clones send). It is
  * authenticated by its signature, not by a session or an Origin. The body is the plain
  * text `success` only once the order is paid and credited (or was already), and `fail`

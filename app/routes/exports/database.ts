@@ -4,7 +4,7 @@ import { downloadHeaders } from "~/server/admin/exports/download.server";
 import type { Route } from "./+types/database";
 
 /**
- * GET /exports/database.zip: the whole database, streamed as it is read (DECISIONS D8).
+ * GET /exports/database.zip: the whole database, streamed as it is read (docs/product.md D8).
  * For scripts (`curl -fOJ -H "Authorization: Bearer ..."`) and browsers without
  * JavaScript; the export page with JavaScript uses /exports/database/progress.
  */

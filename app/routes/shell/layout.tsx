@@ -40,7 +40,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 export default function ShellLayout() {
   const { user, site, auth } = useLoaderData<typeof loader>();
-  // DECISIONS D9: branding, terms and privacy for everyone; the balance in the top bar,
+  // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
   useLiveUpdates(Boolean(user));
   return (

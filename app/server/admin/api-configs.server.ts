@@ -11,8 +11,8 @@ import { OutboundError, outboundRequest, parseOutboundUrl } from "./outbound.ser
 import { setSiteConfigs } from "./site-settings.server";
 
 /**
- * AI provider connections (admin.md 2.11). The API key is written here and read by the
- * generation code on the server; it never goes back to the browser (DECISIONS D1): the
+ * AI provider connections (docs/product.md: Back office). The API key is written here and read by the
+ * generation code on the server; it never goes back to the browser (docs/product.md D1): the
  * table shows 20 stars, and editing with the key left blank keeps the stored one.
  */
 export const MASKED_KEY = "*".repeat(20);
@@ -164,7 +164,7 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The configuration dialog's connectivity test, run from the server (admin.md 7):
+ * The configuration dialog's connectivity test, run from the server (docs/product.md: Back office):
  * openai: POST chat/completions with the bearer key and stream false; gemini:
  * generateContent with the key, success when the answer has candidates or
  * promptFeedback. 15 s at most.
@@ -185,7 +185,7 @@ export async function testApiConnection(input: { provider: ApiProvider; endpoint
 }
 
 /**
- * The third-party chat-interface test (admin.md 2.16, DECISIONS D7): endpoint, key and
+ * The third-party chat-interface test (docs/product.md: Back office, D7): endpoint, key and
  * model from the form, a system and a user message, and the reply's first 50 characters.
  */
 export async function runChatTest(input: { endpoint: string; apiKey: string; model: string }): Promise<TestResult & { reply?: string }> {

@@ -6,7 +6,7 @@ import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { getAdmin } from "./session.server";
 
 /**
- * DECISIONS D8: scripts pull the exports with `Authorization: Bearer <token>`. A token
+ * docs/product.md D8: scripts pull the exports with `Authorization: Bearer <token>`. A token
  * is shown once when created; the database keeps only its SHA-256, so a leaked database
  * export does not leak working tokens. Tokens are accepted on the export routes only.
  */

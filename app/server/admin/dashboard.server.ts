@@ -12,7 +12,7 @@ export interface DashboardStats {
 }
 
 /**
- * admin.md 2.1: counts of profiles and of works by visibility, plus today's new users,
+ * docs/product.md: Back office: counts of profiles and of works by visibility, plus today's new users,
  * purchases and tokens spent on generation (from the token ledger), in one round trip.
  */
 export async function getDashboardStats(): Promise<DashboardStats> {

@@ -8,7 +8,7 @@ import { connectionProblem } from "../ai/errors.server";
  * Outgoing HTTP for the administrator's connectivity tests: the URL is typed by an
  * administrator, so the request must not become a way into the cloud metadata service
  * or other link-local addresses. Loopback and private networks stay allowed on purpose:
- * a self-hosted Ollama or vLLM (DECISIONS D7) usually lives there.
+ * a self-hosted Ollama or vLLM (docs/product.md D7) usually lives there.
  *
  * The address is checked when the socket connects (a custom DNS lookup), so a name that
  * resolves to a forbidden address, or changes between check and use, is refused too.

@@ -10,7 +10,7 @@ export const PROMPTS_PAGE_SIZE = 20;
 
 export type Prompt = typeof prompts.$inferSelect;
 
-/** admin.md 7, prompts: 20 a page, newest first. */
+/** docs/product.md: Back office, prompts: 20 a page, newest first. */
 export async function listPrompts(page: number) {
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(prompts);
   const pageCount = pageCountOf(total, PROMPTS_PAGE_SIZE);

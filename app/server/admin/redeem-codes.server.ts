@@ -8,7 +8,7 @@ import { DomainError } from "../errors.server";
 
 export const CODES_PAGE_SIZE = 20;
 
-/** DECISIONS D6: 10 digits, the first 1-9, from the cryptographic generator. */
+/** docs/product.md D6: 10 digits, the first 1-9, from the cryptographic generator. */
 export function newRedeemCode(): string {
   let code = String(randomInt(1, 10));
   for (let i = 0; i < 9; i++) code += String(randomInt(0, 10));
@@ -19,7 +19,7 @@ function statusWhere(status: CodeStatusFilter): SQL | undefined {
   return status === "all" ? undefined : eq(redeemCodes.status, status);
 }
 
-/** admin.md 2.15: filtered by status, newest first, 20 a page, with the user's e-mail. */
+/** docs/product.md: Back office: filtered by status, newest first, 20 a page, with the user's e-mail. */
 export async function listRedeemCodes({ status, page }: { status: CodeStatusFilter; page: number }) {
   const where = statusWhere(status);
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(redeemCodes).where(where);

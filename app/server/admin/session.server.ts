@@ -7,7 +7,7 @@ import { safeRedirectPath } from "~/utils/redirect";
 import { isSecureRequest, makeSessionCookie, newSessionId, readSessionId } from "../session.server";
 
 /**
- * DECISIONS D8: the administrator session is its own cookie and its own table, apart
+ * docs/product.md D8: the administrator session is its own cookie and its own table, apart
  * from users' sessions: a signed-in user holds no admin cookie, and an admin session id
  * is looked up only in admin_sessions.
  */

@@ -8,7 +8,7 @@ import { getSiteConfig, invalidateDisplayConfig } from "../site-config.server";
  * Writes of the site configuration (site_configs, key/value). Every change is one
  * upsert statement; the table's trigger (drizzle/0009_config_events.sql) announces it
  * on the live-updates channel as the topic `site`, so open pages showing branding,
- * terms or privacy refresh (DECISIONS D9) and every process drops its cached copy.
+ * terms or privacy refresh (docs/product.md D9) and every process drops its cached copy.
  */
 export async function setSiteConfigs(values: Record<string, string>, executor: Executor = db): Promise<void> {
   const entries = Object.entries(values);
@@ -32,7 +32,7 @@ export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "log
 };
 
 /**
- * Stores a new site image (re-encoded by images.server, DECISIONS D10), points the
+ * Stores a new site image (re-encoded by images.server, docs/product.md D10), points the
  * configuration at it, then removes the previous file. Returns the new URL.
  */
 export async function replaceSiteImage(kind: SiteImageKind, bytes: Uint8Array): Promise<string> {
@@ -49,7 +49,7 @@ export async function replaceSiteImage(kind: SiteImageKind, bytes: Uint8Array): 
   return url;
 }
 
-/** Removing sets the stored value to empty (admin.md 4) and deletes the file. */
+/** Removing sets the stored value to empty (docs/product.md: States and actions) and deletes the file. */
 export async function removeSiteImage(kind: SiteImageKind): Promise<void> {
   const key = IMAGE_CONFIG_KEYS[kind];
   const previous = (await getSiteConfig([key]))[key];
@@ -61,7 +61,7 @@ export const PAYMENT_KEYS = ["payment_method_v2", "store_url_v2", "payment_gatew
 
 /**
  * The payment interface settings as the browser may see them: the merchant key only as
- * "set or not" and its last 4 characters (DECISIONS D1: the key never leaves the server).
+ * "set or not" and its last 4 characters (docs/product.md D1: the key never leaves the server).
  */
 export async function getPaymentApiSettings() {
   const config = await getSiteConfig(["payment_gateway_url", "merchant_pid", "merchant_key"] as const);

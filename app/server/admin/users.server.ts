@@ -63,7 +63,7 @@ export async function updateUserNickname(userId: string, nickname: string): Prom
 }
 
 /**
- * Sets a user's password (admin.md: reset password) and ends every session of that
+ * Sets a user's password (docs/product.md: Back office, users) and ends every session of that
  * user, so whoever was signed in with the old password is signed out everywhere.
  */
 export async function resetUserPassword(userId: string, password: string): Promise<void> {

@@ -49,7 +49,7 @@ function jsonText(reply: string): string {
 }
 
 /**
- * Reads P02's answer (user-side.md section 7): JSON with message "success", a 角色设定
+ * Reads P02's answer (docs/product.md: Prompts): JSON with message "success", a 角色设定
  * list (姓名 性格 外貌 其他) and a 大纲 list (标题 出场角色 概要 环境). A reply wrapped in
  * ``` fences or with words around the JSON is accepted. Section 8's analysis messages:
  * AI返回内容为空, AI返回格式错误 (not JSON, or the lists are missing), AI分析失败 (a

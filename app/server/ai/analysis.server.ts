@@ -37,7 +37,7 @@ export interface SourceOption {
 }
 
 /**
- * The reference-work picker (user-side.md section 5): single_chapter works under 20,000
+ * The reference-work picker (docs/product.md: Rules): single_chapter works under 20,000
  * characters that the user may read in full: their own, those they bought, and free
  * ones (those they follow, and any free work matching `query`).
  */

@@ -51,7 +51,7 @@ function upstreamDetail(body: string): string {
 
 /**
  * Maps a non-2xx provider answer to section 8's messages. Gemini answers a bad key with
- * 400 API_KEY_INVALID (PROTOCOLS.md), which is the invalid-key message too.
+ * 400 API_KEY_INVALID (docs/protocols.md), which is the invalid-key message too.
  */
 export function errorForStatus(status: number, body = ""): AiError {
   const detail = upstreamDetail(body);

@@ -26,7 +26,7 @@ import { generationValues } from "./render";
 import { affordablePrefix, countChars, tokensForChars } from "./tokens";
 
 /**
- * One generation of a plot's text (user-side.md sections 4, 5, 8, 9; DECISIONS D7):
+ * One generation of a plot's text (docs/product.md: States and actions, Rules, Messages, Constants, D7):
  *
  * 1. `startGeneration` checks section 5's preconditions in order, renders P01 (free
  *    writing) or P03 (imitation), finds the default provider, checks the balance covers

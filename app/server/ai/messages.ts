@@ -1,5 +1,5 @@
 /**
- * The AI-writing messages of user-side.md section 8 (generation and analysis), in the
+ * The AI-writing messages of docs/product.md: Messages (generation and analysis), in the
  * Chinese the product shows. Plain constants: the pages and the server share them.
  */
 export const AI_MESSAGES = {
@@ -25,7 +25,7 @@ export const AI_MESSAGES = {
   emptyOutput: "AI返回内容为空",
   tokensExhausted: "Tokens已用完，生成已停止。已生成的内容已保留，请充值后继续。",
   lengthLimit: "已达到本次生成的长度上限，生成已停止。",
-  // Analysis (user-side.md section 8, analysis row).
+  // Analysis (docs/product.md: Messages, analysis row).
   analysisPromptMissing: "提示词配置缺失",
   workContentEmpty: "作品内容为空",
   analysisEmpty: "AI返回内容为空",

@@ -37,7 +37,7 @@ export function openaiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey"
   };
 }
 
-/** Any server speaking the OpenAI chat-completions protocol (DECISIONS D7). */
+/** Any server speaking the OpenAI chat-completions protocol (docs/product.md D7). */
 export class OpenAiProvider implements AiProvider {
   readonly kind = "openai" as const;
   readonly model: string;

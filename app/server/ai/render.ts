@@ -1,6 +1,6 @@
 /**
- * Prompt templates mark their variable parts with {|name|} (admin.md section 3). The
- * names the product fills (user-side.md section 7) are below; `theme` is the name the
+ * Prompt templates mark their variable parts with {|name|} (docs/product.md: Prompts). The
+ * names the product fills (docs/product.md: Prompts) are below; `theme` is the name the
  * admin document uses in its example, taken as the synopsis.
  */
 export const PLACEHOLDERS = [

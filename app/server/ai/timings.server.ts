@@ -1,5 +1,5 @@
 /**
- * Time limits and the retry schedule of provider calls (DECISIONS D7). One object per
+ * Time limits and the retry schedule of provider calls (docs/product.md D7). One object per
  * process, read at each call: the environment sets it for a server, tests shorten it.
  */
 export interface AiTimings {

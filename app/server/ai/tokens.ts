@@ -1,5 +1,5 @@
 /**
- * Token arithmetic (user-side.md section 9, DECISIONS D7): 1 token per 4 characters,
+ * Token arithmetic (docs/product.md: Constants, D7): 1 token per 4 characters,
  * rounded up. A character is a Unicode code point, so an emoji counts once, as a reader
  * would count it. A generation costs tokensFor(prompt) + tokensFor(output), each rounded
  * up on its own.

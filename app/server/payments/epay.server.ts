@@ -6,13 +6,13 @@ import { creditPaymentOrder } from "../ledger.server";
 import { getSiteConfig } from "../site-config.server";
 
 /**
- * Online top-up through an epay (易支付) gateway (DECISIONS D6, ../shared/PROTOCOLS.md):
+ * Online top-up through an epay (易支付) gateway (docs/product.md D6, docs/protocols.md):
  * the order is created here, the browser is sent to the gateway's submit page with a
  * signature computed here, and only the gateway's signed notify (/api/notify) marks the
  * order paid and credits it. The merchant key never leaves the server.
  */
 
-/** user-side.md section 8, payment messages. */
+/** docs/product.md: Messages, payment messages. */
 export const PAYMENT_MESSAGES = {
   notConfigured: "支付接口未配置",
   incomplete: "支付配置不完整",
@@ -189,7 +189,7 @@ export function notifyAnswer(outcome: NotifyOutcome): "success" | "fail" {
 }
 
 /**
- * Handles one notify (DECISIONS D6): every field present and single; the merchant
+ * Handles one notify (docs/product.md D6): every field present and single; the merchant
  * configured and the pid ours; the signature right (constant-time compare); trade_status
  * TRADE_SUCCESS; money parsed as whole cents; then the order is marked paid and credited
  * in one transaction that must change exactly one pending row. A repeat for an order

@@ -12,7 +12,7 @@ import type { Route } from "./+types/image";
 const MB = 1024 * 1024;
 
 /**
- * admin.md 2.5, 2.6 and 2.12: the default cover, the logo and the hero image. The sizes
+ * docs/product.md: Back office: the default cover, the logo and the hero image. The sizes
  * are images.server's HERO_MAX_BYTES and SITE_IMAGE_MAX_BYTES (which enforce them again);
  * written out here because this table is also used in the browser.
  */
@@ -38,7 +38,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   return { kind, url: await getSiteConfigValue(IMAGE_CONFIG_KEYS[kind]), ...KINDS[kind] };
 }
 
-/** Upload (re-encoded on the server, DECISIONS D10) or remove (the stored value becomes empty). */
+/** Upload (re-encoded on the server, docs/product.md D10) or remove (the stored value becomes empty). */
 export async function action({ request }: Route.ActionArgs) {
   await requireAdmin(request);
   const kind = kindOf(request);

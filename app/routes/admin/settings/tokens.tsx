@@ -16,7 +16,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   return { ratio: config.credits_to_tokens_ratio || "100", initialTokens: config.initial_tokens || "0" };
 }
 
-/** admin.md 2.9: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
+/** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
 export async function action({ request }: Route.ActionArgs) {
   await requireAdmin(request);
   const submission = parseWithZod(await request.formData(), { schema: tokensSchema });

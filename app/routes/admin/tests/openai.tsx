@@ -14,7 +14,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   return null;
 }
 
-/** DECISIONS D7: endpoint, key and model come from the form; the call is made by the server. */
+/** docs/product.md D7: endpoint, key and model come from the form; the call is made by the server. */
 export async function action({ request }: Route.ActionArgs) {
   await requireAdmin(request);
   const hide = { hideFields: ["apiKey"] };

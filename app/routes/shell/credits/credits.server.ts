@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { creditTransactions, tokenTransactions } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
 
-/** user-side.md section 9: the credit history shows 10 rows a page (the token history too). */
+/** docs/product.md: Constants: the credit history shows 10 rows a page (the token history too). */
 export const HISTORY_PAGE_SIZE = 10;
 
 /** One page of the user's credit transactions, newest first (a page past the end shows the last). */

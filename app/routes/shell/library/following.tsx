@@ -16,7 +16,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 // Live: the shell layout's event stream reloads this page's data when the user's
-// favourites change or a followed work changes (DECISIONS D9).
+// favourites change or a followed work changes (docs/product.md D9).
 export default function Following() {
   const { items, hidden, page, pageCount, defaultCoverUrl } = useLoaderData<typeof loader>();
   return (

@@ -16,7 +16,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 // Live: the shell layout's event stream reloads this page's data when the user's
-// purchases change or a bought work changes (DECISIONS D9).
+// purchases change or a bought work changes (docs/product.md D9).
 export default function Purchased() {
   const { items, hidden, page, pageCount, defaultCoverUrl } = useLoaderData<typeof loader>();
   return (

@@ -1,7 +1,7 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/work-redirect";
 
-/** DECISIONS D4: `/work/:id` is an old spelling of the reader's `/works/:id`. */
+/** docs/product.md D4: `/work/:id` is an old spelling of the reader's `/works/:id`. */
 function target(request: Request, id: string | undefined): string {
   return `/works/${encodeURIComponent(id ?? "")}${new URL(request.url).search}`;
 }

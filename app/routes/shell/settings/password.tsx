@@ -19,7 +19,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 /**
- * user-side.md section 4: after a password change every session of the user ends (in
+ * docs/product.md: States and actions: after a password change every session of the user ends (in
  * changePassword's transaction) and this browser is sent to the login dialog.
  */
 export async function action({ request }: Route.ActionArgs) {

@@ -8,7 +8,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   return null;
 }
 
-/** Series continuation: a placeholder (user-side.md sections 1 and 2). */
+/** Series continuation: a placeholder (docs/product.md: Roles, Screens). */
 export default function SeriesWriting() {
   return (
     <section className="coming-soon">

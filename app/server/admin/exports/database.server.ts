@@ -4,7 +4,7 @@ import { rowsOf } from "../../db-utils.server";
 import { LIVE_TXT_IMPORT } from "../../publish.server";
 
 /**
- * DECISIONS D8: the whole database as database.sql inside database.zip. For every table
+ * docs/product.md D8: the whole database as database.sql inside database.zip. For every table
  * of the public schema, in foreign-key order, a TRUNCATE ... CASCADE, then INSERTs, then
  * the identity sequences; all in one transaction, so `psql -v ON_ERROR_STOP=1 -f
  * database.sql` into an empty database migrated to the same schema gives identical rows.

@@ -24,7 +24,7 @@ export interface WorkTxt {
  * (parseTxtChapters with the #### separator) turns back into the same chapters. Read
  * and written in batches, so a long novel does not sit in memory. The checks come
  * first, so a missing work or empty content is an error response, not a broken file:
- * 无法加载导出：作品不存在, 未找到章节内容, 作品内容为空 (admin.md section 8).
+ * 无法加载导出：作品不存在, 未找到章节内容, 作品内容为空 (docs/product.md: Messages).
  */
 export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
   if (!Number.isSafeInteger(workId) || workId <= 0) throw new DomainError(ADMIN_MESSAGES.workMissing, 404);

@@ -8,7 +8,7 @@ import { webStreamFrom } from "./download.server";
 export const UNUSED_CODES_NAME = "未使用兑换码";
 
 /**
- * admin.md 9: the unused redeem codes as an .xlsx named 未使用兑换码, one sheet of the
+ * docs/product.md: Constants: the unused redeem codes as an .xlsx named 未使用兑换码, one sheet of the
  * same name, columns 兑换码, 积分, 创建时间 (Asia/Shanghai local time). Written with
  * exceljs's streaming writer from keyset batches, so the codes never sit in memory all
  * at once. None at all is 暂无未使用的兑换码 (404), checked before any byte is sent.
