@@ -2,13 +2,13 @@ import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { myWorksActionSchema } from "~/schemas/work";
+import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { DomainError } from "./errors.server";
 import { deleteWork, tabOfVisibility, updateListing } from "./works.server";
 
 /** Where to go back to after an action: the same page of /my-works, or the given path. */
 function backTo(form: FormData, fallback: string): string {
-  const back = String(form.get("back") ?? "");
-  return back.startsWith("/my-works") || /^\/works\/\d+$/.test(back) ? back : fallback;
+  return safeRedirectPath(form.get("back"), fallback, (path) => isUnder("/my-works")(path) || /^\/works\/\d+$/.test(path));
 }
 
 /** The owner's intents on a work, from /my-works and from the reader page. */

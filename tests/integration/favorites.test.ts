@@ -109,6 +109,11 @@ describe("the favourite form (reader action)", () => {
     const off = (await post(id, { on: "0", back: "https://evil.example/" }, cookie)) as Response;
     expect(off.headers.get("Location")).toBe(`/works/${id}`);
     expect(await followed(user.id, id)).toBe(false);
+
+    for (const back of ["/.//evil.example", "/admin/../..//evil.example", "/\t/evil.example"]) {
+      const again = (await post(id, { on: "0", back }, cookie)) as Response;
+      expect([back, again.headers.get("Location")]).toEqual([back, `/works/${id}`]);
+    }
   });
 
   it("with JavaScript answers the new state; refusals come back as messages", async () => {

@@ -13,6 +13,10 @@ const root = path.resolve(import.meta.dirname, "../..");
 let server: ChildProcess;
 let origin: string;
 let output = "";
+// The server creates this administrator at start (app/server/defaults.server.ts).
+const ADMIN = { ADMIN_EMAIL: "server-admin@example.com", ADMIN_PASSWORD: "server-admin-password" };
+/** Targets that resolve to another host somewhere along the way (docs/architecture.md#redirects). */
+const OFF_SITE = ["//evil.example", "/\\evil.example", "/.//evil.example", "/admin/../..//evil.example", "/%2e%2e//evil.example", "https://evil.example/", "/\t/evil.example"];
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
@@ -20,7 +24,7 @@ beforeAll(async () => {
   }
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...ADMIN };
   delete env.NODE_ENV;
   // The server runs with its caches on, as in production (tests/setup/per-file.ts turns
   // them off for this process).
@@ -90,6 +94,31 @@ describe("node server.js", () => {
     expect(cookie).toMatch(/^inkstone_session=[^;]+;.*HttpOnly/i);
     const page = await fetch(`${origin}/credits`, { headers: { Cookie: cookie.split(";")[0] } });
     expect(page.status).toBe(200);
+  });
+
+  it("sends a user and an administrator back only to this site after login, however the target is spelled", async () => {
+    const email = `redirect-${Date.now()}@example.com`;
+    const post = (to: string, fields: Record<string, string>) =>
+      fetch(`${origin}${to}`, { method: "POST", body: new URLSearchParams(fields), headers: { Origin: origin }, redirect: "manual" });
+    expect((await post("/auth/register", { email, password: "a-good-password" })).status).toBe(302);
+    const userLocations: string[] = [];
+    const adminLocations: string[] = [];
+    for (const redirectTo of [...OFF_SITE, "/works?page=2"]) {
+      userLocations.push((await post("/auth/login", { email, password: "a-good-password", redirectTo })).headers.get("Location")!);
+      const admin = await post("/xbbadmin", { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD, redirectTo });
+      adminLocations.push(admin.headers.get("Location")!);
+    }
+    expect(userLocations).toEqual([...OFF_SITE.map(() => "/"), "/works?page=2"]);
+    expect(adminLocations).toEqual([...OFF_SITE, "/works?page=2"].map(() => "/admin/dashboard"));
+
+    // A signed-in administrator opening the login page is sent on, to the same safe place.
+    const login = await post("/xbbadmin", { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD, redirectTo: "/admin/users" });
+    expect(login.headers.get("Location")).toBe("/admin/users");
+    const cookie = login.headers.getSetCookie()[0].split(";")[0];
+    for (const redirectTo of OFF_SITE) {
+      const page = await fetch(`${origin}/xbbadmin?redirectTo=${encodeURIComponent(redirectTo)}`, { headers: { Cookie: cookie }, redirect: "manual" });
+      expect([redirectTo, page.headers.get("Location")]).toEqual([redirectTo, "/admin/dashboard"]);
+    }
   });
 
   it("keeps visitors' pages a few seconds, never for a cookie, and drops them when a work is published", async () => {

@@ -134,6 +134,13 @@ describe("listing actions (docs/product.md D3)", () => {
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/my-works?tab=paid");
     expect((await workRow(work.id)).price).toBe(12);
+
+    for (const back of ["/my-works/../..//evil.example", "/my-works/..//evil.example?tab=paid", "/my-worksx"]) {
+      const again = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "13", back }) } as never)) as Response;
+      expect([back, again.headers.get("Location")]).toEqual([back, "/my-works?tab=paid"]);
+    }
+    const kept = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "14", back: "/my-works?tab=paid&page=2" }) } as never)) as Response;
+    expect(kept.headers.get("Location")).toBe("/my-works?tab=paid&page=2");
   });
 
   it("answers the owner's controls on the reader page, refusals included", async () => {

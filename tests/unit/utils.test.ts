@@ -1,22 +1,60 @@
 import { describe, expect, it } from "vitest";
 import { formatTokens, formatWordCount } from "~/utils/format";
 import { pageItems, parsePage } from "~/utils/pagination";
-import { safeRedirectPath } from "~/utils/redirect";
+import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { normalizeQuery, queryGrams } from "~/server/search.server";
 
 describe("safeRedirectPath", () => {
   it.each([
     ["/my-works", "/my-works"],
     ["/works?q=西游&page=2", "/works?q=%E8%A5%BF%E6%B8%B8&page=2"],
+    ["/works/3#chapter-2", "/works/3#chapter-2"],
+    ["/settings/../my-works?tab=paid", "/my-works?tab=paid"],
+    ["/%2F%2Fevil.example", "/%2F%2Fevil.example"],
     ["https://evil.example/", "/"],
+    ["http:/evil.example", "/"],
     ["//evil.example", "/"],
+    ["///evil.example", "/"],
     ["/\\evil.example", "/"],
+    ["\\/evil.example", "/"],
+    ["/.//evil.example", "/"],
+    ["/./..//evil.example", "/"],
+    ["/admin/../..//evil.example", "/"],
+    ["/a/..//evil.example/x?y#z", "/"],
+    ["/%2e%2e//evil.example", "/"],
+    ["/%2e/%2fevil.example", "/%2fevil.example"],
+    ["%2F%2Fevil.example", "/"],
     ["javascript:alert(1)", "/"],
+    [" /my-works", "/"],
+    ["/\t/evil.example", "/"],
+    ["/\n/evil.example", "/"],
+    ["/\t\t/evil.example", "/"],
+    ["/ok\nSet-Cookie:x", "/"],
+    ["/ok\r\nLocation://evil", "/"],
     ["", "/"],
     [undefined, "/"],
-    ["/ok\nSet-Cookie:x", "/"],
-  ])("%s -> %s", (input, expected) => {
+    [42, "/"],
+  ])("%j -> %s", (input, expected) => {
     expect(safeRedirectPath(input)).toBe(expected);
+  });
+
+  it("keeps a target to the allowed pages, after resolving it", () => {
+    const admin = (target: string) => safeRedirectPath(target, "/admin/dashboard", isUnder("/admin"));
+    expect(admin("/admin/users?page=2")).toBe("/admin/users?page=2");
+    expect(admin("/admin")).toBe("/admin");
+    expect(admin("/administrator")).toBe("/admin/dashboard");
+    expect(admin("/admin/../my-works")).toBe("/admin/dashboard");
+    expect(admin("/admin/../..//evil.example")).toBe("/admin/dashboard");
+    expect(admin("/admin/..//evil.example")).toBe("/admin/dashboard");
+  });
+
+  it("answers only paths that resolve to themselves on this site", () => {
+    const nasty = ["//evil", "/\\evil", "/.//evil", "/admin/../..//evil", "%2F%2Fevil", "https://evil", "javascript:x", "/\t/evil"];
+    for (const target of nasty) {
+      const path = safeRedirectPath(target, "/fallback");
+      const resolved = new URL(path, "https://inkstone.example/some/page");
+      expect([target, resolved.origin]).toEqual([target, "https://inkstone.example"]);
+    }
   });
 });
 

@@ -7,14 +7,13 @@ import { adminLogin } from "~/server/admin/auth.server";
 import { createAdminSession, getAdmin } from "~/server/admin/session.server";
 import { DomainError } from "~/server/errors.server";
 import { clientAddressOf } from "~/server/request.server";
-import { safeRedirectPath } from "~/utils/redirect";
+import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/login";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];
 
 function adminTarget(value: unknown): string {
-  const target = safeRedirectPath(value, "/admin/dashboard");
-  return target.startsWith("/admin") ? target : "/admin/dashboard";
+  return safeRedirectPath(value, "/admin/dashboard", isUnder("/admin"));
 }
 
 export async function loader({ request }: Route.LoaderArgs) {

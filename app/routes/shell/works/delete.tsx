@@ -3,6 +3,7 @@ import { asRouteError } from "~/server/errors.server";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { requireUser } from "~/server/session.server";
 import { getOwnedWork } from "~/server/works.server";
+import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
@@ -11,8 +12,8 @@ export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" 
 export async function loader({ request, params }: Route.LoaderArgs) {
   const user = await requireUser(request);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const back = new URL(request.url).searchParams.get("back") ?? "/my-works";
-  return { work: { id: work.id, title: work.title, chapterCount: work.chapterCount }, back: back.startsWith("/my-works") ? back : "/my-works" };
+  const back = safeRedirectPath(new URL(request.url).searchParams.get("back"), "/my-works", isUnder("/my-works"));
+  return { work: { id: work.id, title: work.title, chapterCount: work.chapterCount }, back };
 }
 
 export async function action({ request, params }: Route.ActionArgs) {
