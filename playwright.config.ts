@@ -96,8 +96,9 @@ export default defineConfig({
       HOST: "127.0.0.1",
       DATA_DIR: path.join(runDir, "data"),
       PGLITE_DIR: path.join(runDir, "data", "pglite"),
-      // Every test comes from 127.0.0.1; the per-e-mail limit stays at its default.
+      // Every test comes from 127.0.0.1; the per-e-mail limits stay at their defaults.
       RATE_LIMIT_PER_ADDRESS: "100000",
+      LOGIN_ADDRESS_LIMIT: "100000",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       E2E_AI_PORT: String(aiPort),
       E2E_GATEWAY_PORT: String(gatewayPort),

@@ -217,6 +217,8 @@ async function soak(backend: Backend, options: { minutes: number; idle: number; 
     // Sign-ins from one address, many times: out of the login rate limit's way.
     RATE_LIMIT_PER_ADDRESS: "1000000",
     RATE_LIMIT_PER_EMAIL: "1000000",
+    LOGIN_LOCK_AFTER: "1000000",
+    LOGIN_ADDRESS_LIMIT: "1000000",
   };
   delete env.PGLITE_DIR;
   if (backend === "postgres") {

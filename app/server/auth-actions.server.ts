@@ -9,9 +9,6 @@ import { createUserSession, isSecureRequest } from "./session.server";
 
 const hide = { hideFields: ["password"] };
 
-function statusOf(error: AuthError) {
-  return error.message === AUTH_MESSAGES.tooManyAttempts ? 429 : 400;
-}
 
 /** POST /auth/login: a session and a redirect, or the form's errors. */
 export async function loginAction(request: Request, context: unknown) {
@@ -26,7 +23,7 @@ export async function loginAction(request: Request, context: unknown) {
     if (error instanceof AuthError) {
       return data(
         submission.reply({ ...hide, formErrors: error.message ? [error.message] : undefined, fieldErrors: error.fieldErrors }),
-        { status: statusOf(error) },
+        { status: error.status },
       );
     }
     console.error("login failed", error);
@@ -54,7 +51,7 @@ export async function registerAction(request: Request, context: unknown) {
     if (error instanceof AuthError) {
       return data(
         submission.reply({ ...hide, formErrors: error.message ? [error.message] : undefined, fieldErrors: error.fieldErrors }),
-        { status: statusOf(error) },
+        { status: error.status },
       );
     }
     console.error("register failed", error);

@@ -8,7 +8,9 @@ import { loginSchema, registerSchema } from "~/schemas/auth";
 import { envInt } from "./env.server";
 import { pgErrorCode, UNIQUE_VIOLATION } from "./db-utils.server";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.server";
-import { hitRateLimit, resetRateLimit, type RateLimitRule } from "./rate-limit.server";
+import { DomainError } from "./errors.server";
+import { attemptLogin } from "./login-failures.server";
+import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { configInt, getSiteConfigValue } from "./site-config.server";
 
 export const AUTH_MESSAGES = {
@@ -24,6 +26,7 @@ export class AuthError extends Error {
   constructor(
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
+    readonly status: 400 | 429 = 400,
   ) {
     super(message);
     this.name = "AuthError";
@@ -31,6 +34,7 @@ export class AuthError extends Error {
 }
 
 const WINDOW = 15 * 60;
+/** Registration attempts; failed logins are counted by login-failures.server.ts. */
 function rules() {
   return {
     perEmail: { limit: envInt("RATE_LIMIT_PER_EMAIL", 10), windowSeconds: WINDOW } as RateLimitRule,
@@ -38,13 +42,13 @@ function rules() {
   };
 }
 
-async function checkRateLimits(kind: "login" | "register", email: string, clientAddress: string) {
+async function checkRegisterLimits(email: string, clientAddress: string) {
   const { perEmail, perAddress } = rules();
   const [emailOk, addressOk] = [
-    await hitRateLimit(`${kind}:email:${email}`, perEmail),
-    await hitRateLimit(`${kind}:addr:${clientAddress}`, perAddress),
+    await hitRateLimit(`register:email:${email}`, perEmail),
+    await hitRateLimit(`register:addr:${clientAddress}`, perAddress),
   ];
-  if (!emailOk || !addressOk) throw new AuthError(AUTH_MESSAGES.tooManyAttempts);
+  if (!emailOk || !addressOk) throw new AuthError(AUTH_MESSAGES.tooManyAttempts, {}, 429);
 }
 
 function fieldErrorsOf(issues: { path: PropertyKey[]; message: string }[]) {
@@ -66,16 +70,23 @@ export async function login(form: FormData, clientAddress: string): Promise<Auth
   const parsed = loginSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
   const { email, password } = parsed.data;
-  await checkRateLimits("login", email, clientAddress);
-  const [user] = await db
-    .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
-    .from(users)
-    .where(eq(users.email, email));
-  // Hash even for an unknown e-mail, so the response time does not reveal which exist.
-  const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user || !ok) throw new AuthError(AUTH_MESSAGES.invalidCredentials);
-  await resetRateLimit(`login:email:${email}`);
-  return { id: user.id, email: user.email };
+  let account: AuthenticatedUser | null;
+  try {
+    account = await attemptLogin("login", email, clientAddress, async () => {
+      const [user] = await db
+        .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.email, email));
+      // Hash even for an unknown e-mail, so the response time does not reveal which exist.
+      const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+      return user && ok ? { id: user.id, email: user.email } : null;
+    });
+  } catch (error) {
+    if (error instanceof DomainError) throw new AuthError(error.message, {}, 429);
+    throw error;
+  }
+  if (!account) throw new AuthError(AUTH_MESSAGES.invalidCredentials);
+  return account;
 }
 
 /**
@@ -86,7 +97,7 @@ export async function register(form: FormData, clientAddress: string): Promise<A
   const parsed = registerSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
   const { email, password } = parsed.data;
-  await checkRateLimits("register", email, clientAddress);
+  await checkRegisterLimits(email, clientAddress);
   const passwordHash = await hashPassword(password);
   const initialTokens = configInt(await getSiteConfigValue("initial_tokens"), 0);
   try {

@@ -82,7 +82,7 @@ describe("/xbbadmin login", () => {
     }
   });
 
-  it("is rate-limited per e-mail: the 11th attempt in 15 minutes is refused even with the right password", async () => {
+  it("locks an e-mail at one client address after 10 failed attempts in 15 minutes, even with the right password", async () => {
     const other = await createAdmin();
     const login = await import("~/routes/admin/login");
     for (let i = 0; i < 10; i++) {

@@ -2,38 +2,31 @@ import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { admins } from "~/db/schema";
 import { ADMIN_MESSAGES, adminLoginSchema, adminPasswordSchema } from "~/schemas/admin";
-import { envInt } from "../env.server";
 import { DomainError } from "../errors.server";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../password.server";
-import { hitRateLimit, resetRateLimit } from "../rate-limit.server";
+import { attemptLogin } from "../login-failures.server";
 import { destroyOtherAdminSessions } from "./session.server";
 
-const WINDOW = 15 * 60;
-
 /**
- * /xbbadmin's check: e-mail and password against the admins table, rate-limited per
- * e-mail and per client address like the user login. Any mismatch is 密码错误 (the
+ * /xbbadmin's check: e-mail and password against the admins table, with failed attempts
+ * counted like the user login's (login-failures.server.ts). Any mismatch is 密码错误 (the
  * form does not say whether the e-mail is an administrator's).
  */
 export async function adminLogin(input: unknown, clientAddress: string): Promise<{ id: string; email: string }> {
   const parsed = adminLoginSchema.safeParse(input);
   if (!parsed.success) throw new DomainError(ADMIN_MESSAGES.wrongPassword, 400);
   const { email, password } = parsed.data;
-  const perEmail = { limit: envInt("RATE_LIMIT_PER_EMAIL", 10), windowSeconds: WINDOW };
-  const perAddress = { limit: envInt("RATE_LIMIT_PER_ADDRESS", 50), windowSeconds: WINDOW };
-  const emailOk = await hitRateLimit(`admin-login:email:${email}`, perEmail);
-  const addressOk = await hitRateLimit(`admin-login:addr:${clientAddress}`, perAddress);
-  if (!emailOk || !addressOk) throw new DomainError(ADMIN_MESSAGES.tooManyAttempts, 429);
-
-  const [admin] = await db
-    .select({ id: admins.id, email: admins.email, passwordHash: admins.passwordHash })
-    .from(admins)
-    .where(eq(admins.email, email));
-  // Hash even for an unknown e-mail, so the response time does not reveal which exist.
-  const ok = await verifyPassword(password, admin?.passwordHash ?? (await dummyPasswordHash()));
-  if (!admin || !ok) throw new DomainError(ADMIN_MESSAGES.wrongPassword, 400);
-  await resetRateLimit(`admin-login:email:${email}`);
-  return { id: admin.id, email: admin.email };
+  const account = await attemptLogin("admin-login", email, clientAddress, async () => {
+    const [admin] = await db
+      .select({ id: admins.id, email: admins.email, passwordHash: admins.passwordHash })
+      .from(admins)
+      .where(eq(admins.email, email));
+    // Hash even for an unknown e-mail, so the response time does not reveal which exist.
+    const ok = await verifyPassword(password, admin?.passwordHash ?? (await dummyPasswordHash()));
+    return admin && ok ? { id: admin.id, email: admin.email } : null;
+  });
+  if (!account) throw new DomainError(ADMIN_MESSAGES.wrongPassword, 400);
+  return account;
 }
 
 /**
