@@ -47,6 +47,13 @@ test("a buyer buys through the dialog (购买中..., 购买成功) and the work 
   await paywall.getByRole("link", { name: "购买作品" }).click();
   const dialog = purchaseDialog(page);
   await expect(dialog).toContainText("确认花费 15 积分购买");
+  // The one modal dialog: focus moves in (its first action), and Escape closes it and
+  // gives focus back to the link that opened it.
+  await expect(dialog.getByRole("link", { name: "取消" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(purchaseDialog(page)).toHaveCount(0);
+  await expect(paywall.getByRole("link", { name: "购买作品" })).toBeFocused();
+  await paywall.getByRole("link", { name: "购买作品" }).click();
   // Hold the purchase a moment to see the processing state.
   await page.route(new RegExp(`/works/${id}(\\.data)?\\?purchase=1`), async (route) => {
     if (route.request().method() === "POST") await new Promise((r) => setTimeout(r, 600));
@@ -54,6 +61,10 @@ test("a buyer buys through the dialog (购买中..., 购买成功) and the work 
   });
   await dialog.getByRole("button", { name: "确认购买" }).click();
   await expect(dialog.getByRole("button", { name: "购买中..." })).toBeDisabled();
+  // While the purchase runs the dialog cannot be closed.
+  await expect(dialog.getByRole("link", { name: "关闭" })).toHaveCount(0);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeVisible();
   await expect(dialog.getByText("购买成功，正在打开作品...")).toBeVisible();
 
   await expect(page).toHaveURL(`/works/${id}`);

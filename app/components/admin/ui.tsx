@@ -1,8 +1,9 @@
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useForm, type SubmissionResult } from "@conform-to/react";
 import { useEffect, useState, type ReactNode } from "react";
-import { isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
+import { isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import type { z } from "zod";
+import { Dialog } from "~/components/ui/dialog";
 
 /** Green box for successes, red box for errors (docs/product.md: Messages). */
 export function Notice({ kind, children, testId }: { kind: "success" | "error"; children: ReactNode; testId?: string }) {
@@ -105,26 +106,15 @@ export function PendingBar() {
   );
 }
 
-/** A dialog drawn by the server from the URL (?dialog=...), so it works without JavaScript. */
+/**
+ * A back-office dialog drawn by the server from the URL (?dialog=...): the site's one
+ * Dialog (focus kept inside, Escape closes, the page behind inert), with admin widths.
+ */
 export function AdminDialog({ title, closeHref, children, wide }: { title: string; closeHref: string; children: ReactNode; wide?: boolean }) {
-  const navigate = useNavigate();
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") navigate(closeHref, { replace: true, preventScrollReset: true });
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [closeHref, navigate]);
   return (
-    <div className="modal-backdrop">
-      <div className={wide ? "modal admin-modal admin-modal-wide" : "modal admin-modal"} role="dialog" aria-modal="true" aria-labelledby="admin-dialog-title">
-        <Link className="modal-close" to={closeHref} aria-label="关闭" preventScrollReset replace>
-          ×
-        </Link>
-        <h2 id="admin-dialog-title">{title}</h2>
-        {children}
-      </div>
-    </div>
+    <Dialog title={title} closeHref={closeHref} className={wide ? "admin-modal admin-modal-wide" : "admin-modal"}>
+      {children}
+    </Dialog>
   );
 }
 

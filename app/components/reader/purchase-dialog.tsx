@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useNavigate } from "react-router";
+import { Dialog } from "~/components/ui/dialog";
 
 interface PurchaseAnswer {
   intent: "purchase" | "favorite";
@@ -52,56 +53,40 @@ export function PurchaseDialog({
     return () => clearTimeout(timer);
   }, [state, navigate, work.id]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape" && state !== "processing") navigate(closeHref, { replace: true });
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [closeHref, navigate, state]);
-
   return (
-    <div className="modal-backdrop" role="presentation">
-      <div className="modal purchase-dialog" role="dialog" aria-modal="true" aria-labelledby="purchase-title">
-        {state !== "processing" ? (
-          <Link to={closeHref} className="modal-close" aria-label="关闭" replace>
-            ×
+    <Dialog title="购买作品" closeHref={closeHref} closable={state !== "processing"} className="purchase-dialog">
+      {state === "success" ? (
+        <>
+          <p className="notice notice-success" role="status">
+            {answer?.ok && !answer.already ? "购买成功" : "你已购买过该作品"}，正在打开作品...
+          </p>
+          <Link to={`/works/${work.id}`} className="btn btn-primary btn-block" replace>
+            开始阅读
           </Link>
-        ) : null}
-        <h2 id="purchase-title">购买作品</h2>
-        {state === "success" ? (
-          <>
-            <p className="notice notice-success" role="status">
-              {answer?.ok && !answer.already ? "购买成功" : "你已购买过该作品"}，正在打开作品...
+        </>
+      ) : (
+        <fetcher.Form method="post" action={`/works/${work.id}?purchase=1`}>
+          <input type="hidden" name="intent" value="purchase" />
+          {hydrated ? <input type="hidden" name="enhanced" value="1" /> : null}
+          <p>
+            确认花费 <strong>{work.price}</strong> 积分购买《{work.title}》？
+          </p>
+          <p className="muted">当前积分余额：{balance}</p>
+          {error ? (
+            <p className="form-error" role="alert">
+              {error}
             </p>
-            <Link to={`/works/${work.id}`} className="btn btn-primary btn-block" replace>
-              开始阅读
+          ) : null}
+          <div className="form-actions">
+            <Link to={closeHref} className="btn" replace>
+              取消
             </Link>
-          </>
-        ) : (
-          <fetcher.Form method="post" action={`/works/${work.id}?purchase=1`}>
-            <input type="hidden" name="intent" value="purchase" />
-            {hydrated ? <input type="hidden" name="enhanced" value="1" /> : null}
-            <p>
-              确认花费 <strong>{work.price}</strong> 积分购买《{work.title}》？
-            </p>
-            <p className="muted">当前积分余额：{balance}</p>
-            {error ? (
-              <p className="form-error" role="alert">
-                {error}
-              </p>
-            ) : null}
-            <div className="form-actions">
-              <Link to={closeHref} className="btn" replace>
-                取消
-              </Link>
-              <button type="submit" className="btn btn-primary" disabled={state === "processing"}>
-                {state === "processing" ? "购买中..." : state === "error" ? "重新购买" : "确认购买"}
-              </button>
-            </div>
-          </fetcher.Form>
-        )}
-      </div>
-    </div>
+            <button type="submit" className="btn btn-primary" disabled={state === "processing"}>
+              {state === "processing" ? "购买中..." : state === "error" ? "重新购买" : "确认购买"}
+            </button>
+          </div>
+        </fetcher.Form>
+      )}
+    </Dialog>
   );
 }
