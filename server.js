@@ -1,5 +1,7 @@
 // Production server: static assets, the React Router request handler, and a clean
 // shutdown that closes the database (an open PGlite or postgres.js keeps Node alive).
+import fs from "node:fs";
+import path from "node:path";
 import v8 from "node:v8";
 import compression from "compression";
 import express from "express";
@@ -58,7 +60,18 @@ app.use(
   }),
 );
 app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y" }));
-app.use(express.static("build/client", { maxAge: "1h", index: false }));
+// The other files of build/client (public/: favicon.ico ...) are fixed once built: list
+// them at start, so that a page request does not cost a stat of the disk and a 404 error
+// object inside express.static (12% of the server's CPU under load on /healthz).
+const publicFiles = new Set(
+  fs
+    .readdirSync("build/client", { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => `/${path.relative("build/client", path.join(entry.parentPath ?? entry.path, entry.name)).split(path.sep).join("/")}`)
+    .filter((file) => !file.startsWith("/assets/")),
+);
+const servePublic = express.static("build/client", { maxAge: "1h", index: false });
+app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
 app.all(
   "*",
   createRequestHandler({

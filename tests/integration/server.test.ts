@@ -66,6 +66,22 @@ describe("node server.js", () => {
     expect([health.status, await health.text()]).toEqual([200, "ok"]);
   });
 
+  it("serves the built public files and assets, and pages for every other path", async () => {
+    const icon = await fetch(`${origin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("Cache-Control")).toBe("public, max-age=3600");
+    expect((await icon.arrayBuffer()).byteLength).toBe(fs.statSync(path.join(root, "public/favicon.ico")).size);
+    const html = await (await fetch(`${origin}/`)).text();
+    const script = html.match(/\/assets\/[\w.-]+\.js/)?.[0];
+    expect(script).toBeTruthy();
+    const asset = await fetch(`${origin}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("Cache-Control")).toContain("immutable");
+    // Not a file: the site's own answer (unknown user-side paths go to the home page).
+    const missing = await fetch(`${origin}/favicon.ico.bak`, { redirect: "manual" });
+    expect(missing.status).toBe(302);
+  });
+
   it("streams live events to a visitor as they are written, and ends when the client goes away", async () => {
     const controller = new AbortController();
     const response = await fetch(`${origin}/api/events`, { signal: controller.signal });
