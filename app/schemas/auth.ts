@@ -4,7 +4,8 @@ export const PASSWORD_MIN_LENGTH = 8;
 /** Limited in bytes: scrypt cost is per byte and a Chinese character is 3 bytes. */
 export const PASSWORD_MAX_BYTES = 256;
 
-const email = z
+/** An e-mail as every form reads it: trimmed, checked, lower-cased. */
+export const emailSchema = z
   .string({ error: "请输入邮箱" })
   .trim()
   .min(1, "请输入邮箱")
@@ -18,6 +19,8 @@ const password = z
   .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, "密码过长");
 
 export const redirectToField = z.string().max(2000).optional();
+
+const email = emailSchema;
 
 export const loginSchema = z.object({
   email,
