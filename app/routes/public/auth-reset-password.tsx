@@ -1,7 +1,7 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
+import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
 import { asRouteError, DomainError } from "~/server/errors.server";
@@ -82,24 +82,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
       <p className="muted">设置新密码后，所有设备上的登录都会失效，需要用新密码重新登录。</p>
       <Form method="post" {...getFormProps(form)}>
         <input type="hidden" name="token" value={loaderData.token} />
-        <label className="field">
-          <span>新密码</span>
-          <input
-            {...getInputProps(fields.newPassword, { type: "password" })}
-            key={fields.newPassword.key}
-            required={false}
-            minLength={undefined}
-            autoComplete="new-password"
-            placeholder={`至少 ${PASSWORD_MIN_LENGTH} 个字符`}
-            autoFocus
-          />
-          {fields.newPassword.errors ? <span className="field-error" role="alert">{fields.newPassword.errors[0]}</span> : null}
-        </label>
-        <label className="field">
-          <span>确认新密码</span>
-          <input {...getInputProps(fields.confirmPassword, { type: "password" })} key={fields.confirmPassword.key} required={false} autoComplete="new-password" />
-          {fields.confirmPassword.errors ? <span className="field-error" role="alert">{fields.confirmPassword.errors[0]}</span> : null}
-        </label>
+        <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} autoFocus />
         {form.errors ? (
           <p className="form-error" role="alert">
             {form.errors[0]}
