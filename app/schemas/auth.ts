@@ -20,16 +20,14 @@ const password = z
 
 export const redirectToField = z.string().max(2000).optional();
 
-const email = emailSchema;
-
 export const loginSchema = z.object({
-  email,
+  email: emailSchema,
   password,
   redirectTo: redirectToField,
 });
 
 export const registerSchema = z.object({
-  email,
+  email: emailSchema,
   password: password.refine(
     (v) => v.length >= PASSWORD_MIN_LENGTH,
     `密码至少需要 ${PASSWORD_MIN_LENGTH} 个字符`,
