@@ -28,6 +28,8 @@ export default [
     route("payment/success", "routes/public/payment-success.tsx"),
     route("auth/login", "routes/public/auth-login.tsx"),
     route("auth/register", "routes/public/auth-register.tsx"),
+    route("auth/forgot-password", "routes/public/auth-forgot-password.tsx"),
+    route("auth/reset-password", "routes/public/auth-reset-password.tsx"),
 
     // Signed-in pages (each loader and action checks the session itself).
     route("following", "routes/shell/library/following.tsx"),

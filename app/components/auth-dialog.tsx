@@ -8,6 +8,8 @@ import { Dialog } from "./ui/dialog";
 
 export type AuthMode = "login" | "register";
 
+export const REGISTERED_NOTICE = "注册成功，请登录";
+
 type RegisterResult = { registered: true; email: string };
 type AuthResult = SubmissionResult<string[]> | RegisterResult;
 
@@ -22,13 +24,14 @@ function isRegistered(result: unknown): result is RegisterResult {
 export function AuthDialog({
   mode,
   redirectTo,
-  registered = false,
+  notice = null,
   prefillEmail = "",
   lastResult,
 }: {
   mode: AuthMode;
   redirectTo: string;
-  registered?: boolean;
+  /** A success to show above the login form (注册成功，请登录, 密码已重置…). */
+  notice?: string | null;
   prefillEmail?: string;
   lastResult?: SubmissionResult<string[]>;
 }) {
@@ -73,9 +76,9 @@ export function AuthDialog({
   const title = mode === "login" ? "登录" : "注册";
   return (
     <Dialog title={mode === "login" ? "登录砚台" : "注册砚台账号"} closeHref={closeHref} className="auth-dialog">
-      {mode === "login" && (registered || stateEmail) ? (
+      {mode === "login" && (notice || stateEmail) ? (
         <p className="notice notice-success" role="status">
-          注册成功，请登录
+          {notice ?? REGISTERED_NOTICE}
         </p>
       ) : null}
       <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
@@ -105,6 +108,11 @@ export function AuthDialog({
             <span className="field-error">{fields.password.errors[0]}</span>
           ) : null}
         </label>
+        {mode === "login" ? (
+          <p className="auth-forgot">
+            <Link to="/auth/forgot-password">忘记密码？</Link>
+          </p>
+        ) : null}
         {form.errors ? (
           <p className="form-error" role="alert">
             {form.errors[0]}

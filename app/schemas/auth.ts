@@ -4,7 +4,8 @@ export const PASSWORD_MIN_LENGTH = 8;
 /** Limited in bytes: scrypt cost is per byte and a Chinese character is 3 bytes. */
 export const PASSWORD_MAX_BYTES = 256;
 
-const email = z
+/** An e-mail as every form reads it: trimmed, checked, lower-cased. */
+export const emailSchema = z
   .string({ error: "请输入邮箱" })
   .trim()
   .min(1, "请输入邮箱")
@@ -20,13 +21,13 @@ const password = z
 export const redirectToField = z.string().max(2000).optional();
 
 export const loginSchema = z.object({
-  email,
+  email: emailSchema,
   password,
   redirectTo: redirectToField,
 });
 
 export const registerSchema = z.object({
-  email,
+  email: emailSchema,
   password: password.refine(
     (v) => v.length >= PASSWORD_MIN_LENGTH,
     `密码至少需要 ${PASSWORD_MIN_LENGTH} 个字符`,

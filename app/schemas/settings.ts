@@ -41,22 +41,30 @@ export const pixivIdSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, SETTINGS_MESSAGES.pixivFormat),
 });
 
+/** A new password and its confirmation: the password change and the reset by e-mail. */
+export const newPasswordFields = {
+  newPassword: z
+    .string({ error: SETTINGS_MESSAGES.newPasswordRequired })
+    .min(1, SETTINGS_MESSAGES.newPasswordRequired)
+    .pipe(newPasswordSchema),
+  confirmPassword: z.string({ error: SETTINGS_MESSAGES.confirmRequired }).min(1, SETTINGS_MESSAGES.confirmRequired),
+};
+
+/** The refinement that the two new passwords match, reported by the confirmation field. */
+export const newPasswordsMatch: [(v: { newPassword: string; confirmPassword: string }) => boolean, { path: string[]; message: string }] = [
+  (v) => v.newPassword === v.confirmPassword,
+  { path: ["confirmPassword"], message: SETTINGS_MESSAGES.passwordsDiffer },
+];
+
 export const passwordChangeSchema = z
   .object({
     currentPassword: z
       .string({ error: SETTINGS_MESSAGES.currentPasswordRequired })
       .min(1, SETTINGS_MESSAGES.currentPasswordRequired)
       .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, SETTINGS_MESSAGES.currentPasswordWrong),
-    newPassword: z
-      .string({ error: SETTINGS_MESSAGES.newPasswordRequired })
-      .min(1, SETTINGS_MESSAGES.newPasswordRequired)
-      .pipe(newPasswordSchema),
-    confirmPassword: z.string({ error: SETTINGS_MESSAGES.confirmRequired }).min(1, SETTINGS_MESSAGES.confirmRequired),
+    ...newPasswordFields,
   })
-  .refine((v) => v.newPassword === v.confirmPassword, {
-    path: ["confirmPassword"],
-    message: SETTINGS_MESSAGES.passwordsDiffer,
-  });
+  .refine(...newPasswordsMatch);
 
 /** 浏览与显示: each toggle is its own small form that posts the value it sets. */
 export const displayPreferenceSchema = z.object({

@@ -1,12 +1,13 @@
 import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { profiles, sessions, users } from "~/db/schema";
+import { profiles, users } from "~/db/schema";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
 import { pgErrorCode, UNIQUE_VIOLATION } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { deleteStoredImage, storeAvatar } from "./images.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { hitRateLimit } from "./rate-limit.server";
+import { destroyAllUserSessions } from "./session.server";
 
 /**
  * The account settings of docs/product.md: Screens (/settings): what the profile pages
@@ -84,7 +85,7 @@ export async function changePassword(userId: string, currentPassword: string, ne
   const passwordHash = await hashPassword(newPassword);
   await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-    await tx.delete(sessions).where(eq(sessions.userId, userId));
+    await destroyAllUserSessions(userId, tx);
   });
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { createCookie, redirect } from "react-router";
-import { db } from "~/db/client.server";
+import { db, type Executor } from "~/db/client.server";
 import { credits, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
 import { dataDir } from "./env.server";
@@ -168,9 +168,12 @@ export async function destroyUserSession(request: Request): Promise<string> {
   return userCookie.serialize("", { maxAge: 0, expires: new Date(0), secure: isSecureRequest(request) });
 }
 
-/** Ends every session of a user, in every process (password change, admin reset). */
-export async function destroyAllUserSessions(userId: string): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.userId, userId));
+/**
+ * Ends every session of a user, in every process (password change, admin reset, reset
+ * by e-mail); pass the transaction that changes the password, so both commit together.
+ */
+export async function destroyAllUserSessions(userId: string, executor: Executor = db): Promise<void> {
+  await executor.delete(sessions).where(eq(sessions.userId, userId));
 }
 
 export function loginRedirectUrl(request: Request, mode: "login" | "register" = "login"): string {

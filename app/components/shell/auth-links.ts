@@ -6,6 +6,7 @@ export function authHref(
 ): string {
   const params = new URLSearchParams(location.search);
   params.delete("registered");
+  params.delete("reset");
   params.set("auth", mode);
   params.set("redirectTo", redirectTo ?? location.pathname + stripAuth(location.search));
   return `${location.pathname}?${params.toString()}`;
@@ -14,7 +15,7 @@ export function authHref(
 /** The same search string without the dialog's parameters. */
 export function stripAuth(search: string): string {
   const params = new URLSearchParams(search);
-  for (const key of ["auth", "redirectTo", "registered"]) params.delete(key);
+  for (const key of ["auth", "redirectTo", "registered", "reset"]) params.delete(key);
   const s = params.toString();
   return s ? `?${s}` : "";
 }

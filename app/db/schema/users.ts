@@ -67,3 +67,22 @@ export const rateLimits = pgTable("rate_limits", {
   windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
   count: bigint("count", { mode: "number" }).notNull(),
 });
+
+/**
+ * Password reset links (docs/decisions/067): only the SHA-256 of the token is kept, so a
+ * copy of the database opens no account. One live row per user at most: a new request
+ * replaces the older ones; a used row stays until the next request, to say 已使用.
+ */
+export const passwordResetTokens = pgTable(
+  "password_reset_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [index("password_reset_tokens_user_id_idx").on(t.userId)],
+);

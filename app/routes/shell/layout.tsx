@@ -1,8 +1,9 @@
 import { data, Outlet, useLoaderData } from "react-router";
-import { AuthDialog, type AuthMode } from "~/components/auth-dialog";
+import { AuthDialog, REGISTERED_NOTICE, type AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
+import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfig } from "~/server/site-config.server";
@@ -32,7 +33,12 @@ export async function loader({ request }: Route.LoaderArgs) {
     auth: auth && {
       mode: auth,
       redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
-      registered: url.searchParams.get("registered") === "1",
+      notice:
+        url.searchParams.get("reset") === "1"
+          ? PASSWORD_RESET_MESSAGES.resetDone
+          : url.searchParams.get("registered") === "1"
+            ? REGISTERED_NOTICE
+            : null,
       prefillEmail: typeof prefillEmail === "string" ? prefillEmail : "",
     },
   });
@@ -63,7 +69,7 @@ export default function ShellLayout() {
         <AuthDialog
           mode={auth.mode}
           redirectTo={auth.redirectTo}
-          registered={auth.registered}
+          notice={auth.notice}
           prefillEmail={auth.prefillEmail}
         />
       ) : null}

@@ -1,8 +1,8 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
-import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
 import { passwordChangeSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { DomainError } from "~/server/errors.server";
 import { changePassword } from "~/server/profile.server";
@@ -61,16 +61,7 @@ export default function Password({ actionData }: Route.ComponentProps) {
           <input {...getInputProps(fields.currentPassword, { type: "password" })} key={fields.currentPassword.key} required={false} autoComplete="current-password" autoFocus />
           {fields.currentPassword.errors ? <span className="field-error" role="alert">{fields.currentPassword.errors[0]}</span> : null}
         </label>
-        <label className="field">
-          <span>新密码</span>
-          <input {...getInputProps(fields.newPassword, { type: "password" })} key={fields.newPassword.key} required={false} minLength={undefined} autoComplete="new-password" placeholder={`至少 ${PASSWORD_MIN_LENGTH} 个字符`} />
-          {fields.newPassword.errors ? <span className="field-error" role="alert">{fields.newPassword.errors[0]}</span> : null}
-        </label>
-        <label className="field">
-          <span>确认新密码</span>
-          <input {...getInputProps(fields.confirmPassword, { type: "password" })} key={fields.confirmPassword.key} required={false} autoComplete="new-password" />
-          {fields.confirmPassword.errors ? <span className="field-error" role="alert">{fields.confirmPassword.errors[0]}</span> : null}
-        </label>
+        <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} />
         {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "修改密码"}</button>

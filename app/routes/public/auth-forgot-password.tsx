@@ -1,0 +1,86 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { readFormData } from "~/server/form-data.server";
+import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
+import { clientAddressOf } from "~/server/request.server";
+import type { Route } from "./+types/auth-forgot-password";
+
+export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" }];
+
+/** The form holds one e-mail; anything much larger is not from it. */
+const FORM_MAX_BYTES = 16 * 1024;
+
+export function loader({ request }: Route.LoaderArgs) {
+  return { sent: new URL(request.url).searchParams.get("sent") === "1" };
+}
+
+/**
+ * docs/product.md: Accounts: the answer is the same whether or not the e-mail has an
+ * account (POST, redirect, GET to ?sent=1); only the rate limit, counted alike for every
+ * e-mail, can refuse.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await readFormData(request, FORM_MAX_BYTES, "提交的内容过大").catch(asRouteError);
+  const submission = parseWithZod(form, { schema: passwordResetRequestSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  try {
+    await requestPasswordReset(submission.value.email, clientAddressOf(context), siteOrigin(request));
+  } catch (error) {
+    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
+    console.error("password reset request failed", error);
+    return data(submission.reply({ formErrors: [PASSWORD_RESET_MESSAGES.requestFailed] }), { status: 500 });
+  }
+  return redirect("/auth/forgot-password?sent=1");
+}
+
+export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "forgot-password",
+    lastResult: actionData,
+    constraint: getZodConstraint(passwordResetRequestSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordResetRequestSchema }),
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <section className="auth-page">
+      <h1>忘记密码</h1>
+      {loaderData.sent && !actionData ? (
+        <p className="notice notice-success" role="status">
+          {PASSWORD_RESET_MESSAGES.requestSent}
+        </p>
+      ) : (
+        <p className="muted">输入注册时使用的邮箱，我们会给你发送一封重置密码的邮件。</p>
+      )}
+      <Form method="post" action="/auth/forgot-password" {...getFormProps(form)}>
+        <label className="field">
+          <span>邮箱</span>
+          <input
+            {...getInputProps(fields.email, { type: "email" })}
+            key={fields.email.key}
+            autoComplete="email"
+            placeholder="you@example.com"
+            autoFocus={!loaderData.sent}
+          />
+          {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
+        </label>
+        {form.errors ? (
+          <p className="form-error" role="alert">
+            {form.errors[0]}
+          </p>
+        ) : null}
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? "发送中..." : loaderData.sent ? "重新发送" : "发送重置链接"}
+        </button>
+      </Form>
+      <p className="auth-switch">
+        想起密码了？<Link to="/?auth=login">去登录</Link>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,97 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { NewPasswordFields } from "~/components/settings/new-password-fields";
+import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
+import { authEmailCookie } from "~/server/auth-flash.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { readFormData } from "~/server/form-data.server";
+import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
+import { destroyUserSession, isSecureRequest } from "~/server/session.server";
+import type { Route } from "./+types/auth-reset-password";
+
+export const meta: Route.MetaFunction = () => [{ title: "重置密码 - 砚台" }];
+
+// The page carries a live token in its URL and form: never kept by a cache.
+export function headers(): HeadersInit {
+  return { "Cache-Control": "no-store" };
+}
+
+const HIDE = { hideFields: ["newPassword", "confirmPassword"] };
+const FORM_MAX_BYTES = 16 * 1024;
+
+/** Reads the link's state only; the token is taken by the POST. */
+export async function loader({ request }: Route.LoaderArgs) {
+  const token = new URL(request.url).searchParams.get("token") ?? "";
+  if (!token) return { token: "", problem: PASSWORD_RESET_MESSAGES.linkMissing };
+  const state = await resetLinkState(token);
+  if (state === "valid") return { token, problem: null };
+  return { token: "", problem: resetLinkMessage(state) };
+}
+
+/**
+ * docs/product.md: Accounts: the new password is set, every session of the user ends,
+ * and this browser goes to the login dialog with the e-mail filled in and a notice.
+ */
+export async function action({ request }: Route.ActionArgs) {
+  const form = await readFormData(request, FORM_MAX_BYTES, "提交的内容过大").catch(asRouteError);
+  const submission = parseWithZod(form, { schema: passwordResetSchema });
+  if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
+  let email: string;
+  try {
+    ({ email } = await resetPassword(submission.value.token, submission.value.newPassword));
+  } catch (error) {
+    if (error instanceof DomainError) return data(submission.reply({ ...HIDE, formErrors: [error.message] }), { status: error.status });
+    console.error("password reset failed", error);
+    return data(submission.reply({ ...HIDE, formErrors: [PASSWORD_RESET_MESSAGES.resetFailed] }), { status: 500 });
+  }
+  const headers = new Headers();
+  // Whoever was signed in on this browser is signed out too: the dialog must open.
+  headers.append("Set-Cookie", await destroyUserSession(request));
+  headers.append("Set-Cookie", await authEmailCookie.serialize(email, { secure: isSecureRequest(request) }));
+  return redirect("/?auth=login&reset=1", { headers });
+}
+
+export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "reset-password",
+    lastResult: actionData,
+    constraint: getZodConstraint(passwordResetSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordResetSchema }),
+  });
+  if (loaderData.problem) {
+    return (
+      <section className="auth-page">
+        <h1>重置密码</h1>
+        <p className="notice notice-error" role="alert">
+          {loaderData.problem}
+        </p>
+        <Link className="btn btn-primary btn-block" to="/auth/forgot-password">
+          重新申请重置链接
+        </Link>
+      </section>
+    );
+  }
+  const busy = navigation.state === "submitting";
+  return (
+    <section className="auth-page">
+      <h1>重置密码</h1>
+      <p className="muted">设置新密码后，所有设备上的登录都会失效，需要用新密码重新登录。</p>
+      <Form method="post" {...getFormProps(form)}>
+        <input type="hidden" name="token" value={loaderData.token} />
+        <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} autoFocus />
+        {form.errors ? (
+          <p className="form-error" role="alert">
+            {form.errors[0]}
+          </p>
+        ) : null}
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? "保存中..." : "重置密码"}
+        </button>
+      </Form>
+    </section>
+  );
+}
