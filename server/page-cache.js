@@ -103,11 +103,17 @@ function nonceOf(policy) {
  * The headers and body to send for a kept page, with a nonce of its own: the policy's
  * nonce and every `nonce="…"` attribute carrying it are replaced (entry.server makes
  * nonces the same way: 16 random bytes, base64). A page without a nonce is sent as kept.
+ *
+ * @param {{ status: number, headers: [string, string][], body: Buffer, nonce: string | null }} entry
+ * @param {string} [nonce]
+ * @returns {{ status: number, headers: [string, string][], body: Buffer }}
  */
 export function replayOf(entry, nonce = randomBytes(16).toString("base64")) {
   if (!entry.nonce) return { status: entry.status, headers: entry.headers, body: entry.body };
   const headers = entry.headers.map(([name, value]) =>
-    name.toLowerCase() === "content-security-policy" ? [name, value.replaceAll(`'nonce-${entry.nonce}'`, `'nonce-${nonce}'`)] : [name, value],
+    /** @type {[string, string]} */ (
+      name.toLowerCase() === "content-security-policy" ? [name, value.replaceAll(`'nonce-${entry.nonce}'`, `'nonce-${nonce}'`)] : [name, value]
+    ),
   );
   const kept = Buffer.from(`nonce="${entry.nonce}"`);
   const fresh = Buffer.from(`nonce="${nonce}"`);
