@@ -19,6 +19,7 @@ v8.setFlagsFromString("--heap-growing-percent=50");
 process.env.NODE_ENV ??= "production";
 const { createRequestHandler } = await import("./server/request-handler.js");
 const { createPageCache } = await import("./server/page-cache.js");
+const { errorPage } = await import("./server/error-page.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
@@ -80,6 +81,8 @@ app.all(
     getLoadContext: (req) => ({ clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown" }),
   }),
 );
+// What Express itself fails on, in Chinese and without a stack trace (server/error-page.js).
+app.use(errorPage);
 
 const server = app.listen(port, host, () => {
   console.log(`砚台 listening on http://${host === "0.0.0.0" ? "localhost" : host}:${port}`);

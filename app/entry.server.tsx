@@ -2,8 +2,11 @@ import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import type { EntryContext } from "react-router";
-import { ServerRouter } from "react-router";
+import type { EntryContext, HandleErrorFunction } from "react-router";
+import { isRouteErrorResponse, ServerRouter } from "react-router";
+import { contentSecurityPolicy, createNonce, originOf } from "~/server/csp.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import { NonceContext } from "~/utils/nonce";
 
 // Re-exported so server.js can close the database on shutdown, drop its cached visitor
 // pages when public content changes, and delete expired TXT imports every hour.
@@ -13,37 +16,109 @@ export { startTxtImportCleanup } from "~/server/publish.server";
 
 export const streamTimeout = 5_000;
 
-export default function handleRequest(
+/** The page whose top-up form posts to an action that redirects to the payment gateway. */
+const TOP_UP_ROUTE_ID = "routes/shell/credits/credits";
+
+/**
+ * Origins besides this one that a form on the page may be sent to. Chromium applies
+ * form-action to the redirects that follow a form post, so the top-up form needs the
+ * configured gateway; it is read fresh (like every payment setting) and only for that page.
+ */
+async function formTargetsOf(routerContext: EntryContext): Promise<string[]> {
+  if (!routerContext.staticHandlerContext.matches.some((match) => match.route.id === TOP_UP_ROUTE_ID)) return [];
+  const gateway = originOf(await getSiteConfigValue("payment_gateway_url"));
+  return gateway ? [gateway] : [];
+}
+
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   routerContext: EntryContext,
 ) {
+  // One nonce per render; a page replayed from the visitor cache gets a new one there
+  // (server/page-cache.js, docs/decisions/066-content-security-policy.md).
+  const nonce = createNonce();
+  const formTargets = await formTargetsOf(routerContext);
   return new Promise((resolve, reject) => {
     let shellRendered = false;
     const userAgent = request.headers.get("user-agent");
     // Bots and no-JS clients get the whole document at once.
     const readyOption = (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? "onAllReady" : "onShellReady";
-    const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} />, {
-      [readyOption]() {
-        shellRendered = true;
-        const body = new PassThrough();
-        const stream = createReadableStreamFromReadable(body);
-        responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-        responseHeaders.set("X-Content-Type-Options", "nosniff");
-        responseHeaders.set("Referrer-Policy", "same-origin");
-        responseHeaders.set("X-Frame-Options", "DENY");
-        resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
-        pipe(body);
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceContext.Provider value={nonce}>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      </NonceContext.Provider>,
+      {
+        nonce,
+        [readyOption]() {
+          shellRendered = true;
+          const body = new PassThrough();
+          const stream = createReadableStreamFromReadable(body);
+          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
+          responseHeaders.set("X-Content-Type-Options", "nosniff");
+          responseHeaders.set("Referrer-Policy", "same-origin");
+          responseHeaders.set("X-Frame-Options", "DENY");
+          resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
+          pipe(body);
+        },
+        onShellError(error: unknown) {
+          // React Router reports it through handleError and renders the error boundary.
+          reject(error);
+        },
+        onError(error: unknown) {
+          responseStatusCode = 500;
+          if (shellRendered) logUnexpectedError(error, request);
+        },
       },
-      onShellError(error: unknown) {
-        reject(error);
-      },
-      onError(error: unknown) {
-        responseStatusCode = 500;
-        if (shellRendered) console.error(error);
-      },
-    });
+    );
     setTimeout(abort, streamTimeout + 1000);
   });
+}
+
+/**
+ * Every error no route turned into a response (a failed query, a bug) arrives here once:
+ * it is logged with the request it broke, and the visitor sees the root error boundary's
+ * 出错了 page (app/root.tsx), never the error itself (docs/architecture.md#forms-and-errors).
+ */
+export const handleError: HandleErrorFunction = (error, { request, params }) => {
+  // A client that went away, or a 4xx (an unknown address): nothing went wrong here.
+  if (request.signal.aborted) return;
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  // React Router wraps some errors in a 500 response; the cause is what to log.
+  const cause = isRouteErrorResponse(error) ? ((error as { error?: unknown }).error ?? error) : error;
+  logUnexpectedError(cause, request, params);
+};
+
+function logUnexpectedError(error: unknown, request: Request, params: Record<string, string | undefined> = {}) {
+  const path = new URL(request.url).pathname;
+  console.error(`unexpected error: ${request.method} ${path} (route ${routePattern(path, params)})`, error);
+}
+
+/**
+ * The matched route's path, rebuilt from the URL and the route params: /works/12 with
+ * { id: "12" } is /works/:id. handleError is not told the route, and the pattern groups
+ * the log lines of one route whatever the ids (without ids or query strings in the key).
+ */
+export function routePattern(path: string, params: Record<string, string | undefined>): string {
+  const names = new Map<string, string>();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && name !== "*") names.set(value, `:${name}`);
+  }
+  const splat = params["*"];
+  let pattern = path.replace(/\.data$/, "");
+  if (splat) pattern = pattern.endsWith(`/${splat}`) ? `${pattern.slice(0, -splat.length)}*` : pattern;
+  return pattern
+    .split("/")
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // a malformed escape is logged as it came
+      }
+      return names.get(decoded) ?? segment;
+    })
+    .join("/");
 }

@@ -7,6 +7,7 @@ import {
   Scripts,
   ScrollRestoration,
 } from "react-router";
+import { useNonce } from "~/utils/nonce";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 
@@ -16,12 +17,15 @@ export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.
 const themeScript = `try{var t=localStorage.getItem("inkstone-theme");if(t==="dark")document.documentElement.dataset.theme="dark"}catch(e){}`;
 
 export function Layout({ children }: { children: React.ReactNode }) {
+  // The CSP allows inline scripts only with this page's nonce (app/entry.server.tsx);
+  // <Scripts/> and <ScrollRestoration/> take it from React Router's context.
+  const nonce = useNonce();
   return (
     <html lang="zh-CN">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeScript }} />
         <Meta />
         <Links />
       </head>

@@ -9,11 +9,16 @@
 // change (the live events `work` and `site`, raised by database triggers from any
 // process), so a change shows at once; the TTL bounds what no event announces (an
 // author's new nickname on a card).
+//
+// A kept page is not replayed byte for byte: its Content-Security-Policy nonce is
+// replaced by a fresh one on every replay, so no two answers share a nonce
+// (docs/decisions/066-content-security-policy.md).
+import { randomBytes } from "node:crypto";
 
 const DEFAULT_PATHS = new Set(["/", "/works"]);
 
 export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes = 512 * 1024, paths = DEFAULT_PATHS } = {}) {
-  /** @type {Map<string, { status: number, headers: [string, string][], body: Buffer, storedAt: number }>} */
+  /** @type {Map<string, { status: number, headers: [string, string][], body: Buffer, nonce: string | null, storedAt: number }>} */
   const entries = new Map();
   let generation = 0;
   let enabled = false;
@@ -80,10 +85,44 @@ export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes 
             status: response.status,
             headers: [...response.headers],
             body: Buffer.concat(chunks, bytes),
+            nonce: nonceOf(response.headers.get("Content-Security-Policy")),
             storedAt: Date.now(),
           });
         },
       };
     },
   };
+}
+
+/** The `'nonce-…'` source of a Content-Security-Policy, or null. */
+function nonceOf(policy) {
+  return policy?.match(/'nonce-([A-Za-z0-9+/=_-]+)'/)?.[1] ?? null;
+}
+
+/**
+ * The headers and body to send for a kept page, with a nonce of its own: the policy's
+ * nonce and every `nonce="…"` attribute carrying it are replaced (entry.server makes
+ * nonces the same way: 16 random bytes, base64). A page without a nonce is sent as kept.
+ *
+ * @param {{ status: number, headers: [string, string][], body: Buffer, nonce: string | null }} entry
+ * @param {string} [nonce]
+ * @returns {{ status: number, headers: [string, string][], body: Buffer }}
+ */
+export function replayOf(entry, nonce = randomBytes(16).toString("base64")) {
+  if (!entry.nonce) return { status: entry.status, headers: entry.headers, body: entry.body };
+  const headers = entry.headers.map(([name, value]) =>
+    /** @type {[string, string]} */ (
+      name.toLowerCase() === "content-security-policy" ? [name, value.replaceAll(`'nonce-${entry.nonce}'`, `'nonce-${nonce}'`)] : [name, value]
+    ),
+  );
+  const kept = Buffer.from(`nonce="${entry.nonce}"`);
+  const fresh = Buffer.from(`nonce="${nonce}"`);
+  const parts = [];
+  let from = 0;
+  for (let at = entry.body.indexOf(kept); at !== -1; at = entry.body.indexOf(kept, from)) {
+    parts.push(entry.body.subarray(from, at), fresh);
+    from = at + kept.length;
+  }
+  parts.push(entry.body.subarray(from));
+  return { status: entry.status, headers, body: Buffer.concat(parts) };
 }

@@ -8,6 +8,7 @@
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createRequestHandler as createReactRouterHandler } from "react-router";
+import { replayOf } from "./page-cache.js";
 
 /** Builds the Fetch Request the app sees from an Express request. */
 function toFetchRequest(req, res) {
@@ -72,12 +73,13 @@ async function sendResponse(res, response, recorder = null) {
   }
 }
 
-/** Answers from a page kept by server/page-cache.js. */
+/** Answers from a page kept by server/page-cache.js, with a fresh CSP nonce. */
 function sendCached(res, entry) {
-  res.status(entry.status);
-  for (const [key, value] of entry.headers) res.append(key, value);
+  const { status, headers, body } = replayOf(entry);
+  res.status(status);
+  for (const [key, value] of headers) res.append(key, value);
   res.set("X-Page-Cache", "hit");
-  res.end(res.req.method === "HEAD" ? undefined : entry.body);
+  res.end(res.req.method === "HEAD" ? undefined : body);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPageCache } from "../../server/page-cache.js";
+import { createPageCache, replayOf } from "../../server/page-cache.js";
 
 const visitor = (url: string, headers: Record<string, string> = {}, method = "GET") => ({ method, headers, originalUrl: url });
 const html = (body: string, init: ResponseInit = {}) =>
@@ -74,5 +74,24 @@ describe("the visitor page cache", () => {
     expect([cache.lookup("/1"), cache.size]).toEqual([null, 2]);
     store(cache, "/big", html("x"), "12345678901");
     expect(cache.lookup("/big")).toBeNull();
+  });
+
+  it("replays a kept page with a nonce of its own in the policy and in every nonce attribute", () => {
+    const cache = createPageCache();
+    cache.enable();
+    const policy = "default-src 'self'; script-src 'self' 'nonce-OLD+/nonce=='";
+    const body = `<link nonce="OLD+/nonce=="><script nonce="OLD+/nonce==">1</script><p>OLD+/nonce== 页面</p>`;
+    expect(store(cache, "/", html("x", { headers: { "Content-Security-Policy": policy } }), body)).toBe(true);
+    const entry = cache.lookup("/")!;
+    const first = replayOf(entry);
+    const fresh = /'nonce-([^']+)'/.exec(new Map(first.headers).get("content-security-policy")!)![1];
+    expect(fresh).not.toBe("OLD+/nonce==");
+    expect(first.body.toString()).toBe(`<link nonce="${fresh}"><script nonce="${fresh}">1</script><p>OLD+/nonce== 页面</p>`);
+    expect(replayOf(entry, "NEW").body.toString()).toBe(`<link nonce="NEW"><script nonce="NEW">1</script><p>OLD+/nonce== 页面</p>`);
+    // The kept entry itself is unchanged, for the next replay.
+    expect(entry.body.toString()).toBe(body);
+
+    expect(store(cache, "/works", html("x"), "<p>无策略</p>")).toBe(true);
+    expect(replayOf(cache.lookup("/works")!).body.toString()).toBe("<p>无策略</p>");
   });
 });

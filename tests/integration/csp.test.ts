@@ -1,0 +1,149 @@
+import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { freePort, startServer, stopServer } from "../../bench/lib-server";
+import { handleError, routePattern } from "~/entry.server";
+
+/**
+ * The Content-Security-Policy and the error pages of `node server.js` as a browser gets
+ * them (docs/decisions/066-content-security-policy.md), on this test file's own database,
+ * with the visitor page cache on as in production. Needs the build (`npm test` makes it).
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const BUCKET = "https://covers.example-cdn.com";
+let server: ChildProcess;
+let origin: string;
+let logFile: string;
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
+    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
+  }
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  logFile = path.join(process.env.DATA_DIR!, "server.log");
+  const env: NodeJS.ProcessEnv = { ...process.env, S3_PUBLIC_URL: `${BUCKET}/inkstone` };
+  delete env.NODE_ENV;
+  delete env.PAGE_CACHE;
+  server = await startServer({ cwd: root, env, port, logFile });
+}, 70_000);
+
+afterAll(async () => {
+  if (server) await stopServer(server);
+});
+
+function directives(policy: string | null): Map<string, string[]> {
+  expect(policy).toBeTruthy();
+  return new Map(
+    policy!.split(";").map((part) => {
+      const [name, ...sources] = part.trim().split(/\s+/);
+      return [name, sources] as const;
+    }),
+  );
+}
+
+/** The nonce of a page's policy, after checking that every script and nonce in the page carries it. */
+function nonceOf(response: Response, html: string): string {
+  const csp = directives(response.headers.get("Content-Security-Policy"));
+  const nonce = csp.get("script-src")?.find((source) => source.startsWith("'nonce-"))?.slice("'nonce-".length, -1);
+  expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+  const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+  expect(new Set(html.match(/nonce="[^"]*"/g))).toEqual(new Set([`nonce="${nonce}"`]));
+  return nonce!;
+}
+
+describe("the Content-Security-Policy of node server.js", () => {
+  it("lets scripts run only from the site or with the page's nonce, and allows the bucket's images", async () => {
+    const response = await fetch(`${origin}/terms`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    nonceOf(response, html);
+    const csp = directives(response.headers.get("Content-Security-Policy"));
+    expect(csp.get("script-src")?.slice(0, 1)).toEqual(["'self'"]);
+    expect(csp.get("script-src")).toHaveLength(2);
+    expect(csp.get("default-src")).toEqual(["'self'"]);
+    expect(csp.get("style-src")).toEqual(["'self'"]);
+    expect(csp.get("img-src")).toEqual(["'self'", "blob:", BUCKET]);
+    expect(csp.get("connect-src")).toEqual(["'self'"]);
+    expect(csp.get("object-src")).toEqual(["'none'"]);
+    expect(csp.get("base-uri")).toEqual(["'none'"]);
+    expect(csp.get("form-action")).toEqual(["'self'"]);
+    expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
+    // Nothing in the site's markup needs 'unsafe-inline': no handler attributes, no
+    // javascript: URLs, no style attributes or <style> elements.
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    expect(html).not.toMatch(/javascript:/i);
+    expect(html).not.toMatch(/\sstyle=|<style/i);
+  });
+
+  it("gives every answer its own nonce, a page replayed from the visitor cache too", async () => {
+    const seen = new Set<string>();
+    let replays = 0;
+    for (let i = 0; i < 4; i += 1) {
+      const response = await fetch(`${origin}/works`);
+      const html = await response.text();
+      const nonce = nonceOf(response, html);
+      expect(seen.has(nonce)).toBe(false);
+      seen.add(nonce);
+      if (response.headers.get("X-Page-Cache") === "hit") replays += 1;
+    }
+    expect(replays).toBeGreaterThan(0);
+  });
+
+  it("sends the policy with the error page of a missing work", async () => {
+    const response = await fetch(`${origin}/works/999999`);
+    expect(response.status).toBe(404);
+    const html = await response.text();
+    nonceOf(response, html);
+    expect(html).toContain("作品不存在");
+  });
+
+  it("answers a path Express cannot decode with a Chinese 400 page, no stack trace and nothing logged", async () => {
+    const response = await fetch(`${origin}/%E0%A4%A`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("Content-Security-Policy")).toContain("default-src 'none'");
+    const html = await response.text();
+    expect(html).toContain("请求无效");
+    expect(html).not.toMatch(/Error|at \w+ \(/);
+    expect(fs.readFileSync(logFile, "utf8")).not.toMatch(/URIError|Error/);
+  });
+});
+
+describe("handleError", () => {
+  it("logs an unexpected error with the method, path and route pattern, and nothing for a gone client or a 404", () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const failure = new Error("connection refused");
+      handleError(failure, {
+        request: new Request("http://127.0.0.1/works/12/edit.data?x=secret", { method: "POST" }),
+        params: { id: "12" },
+        context: {},
+      });
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(logged.mock.calls[0]).toEqual(["unexpected error: POST /works/12/edit.data (route /works/:id/edit)", failure]);
+
+      const gone = new AbortController();
+      gone.abort();
+      handleError(new Error("aborted"), { request: new Request("http://127.0.0.1/works", { signal: gone.signal }), params: {}, context: {} });
+      const notFound = Object.assign(new Error("No route matches URL"), {});
+      handleError({ status: 404, statusText: "Not Found", internal: true, data: "", error: notFound }, {
+        request: new Request("http://127.0.0.1/nowhere"),
+        params: {},
+        context: {},
+      });
+      expect(logged).toHaveBeenCalledTimes(1);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("names the route by its pattern, with splats and encoded ids", () => {
+    expect(routePattern("/files/covers/1/a.webp", { "*": "covers/1/a.webp" })).toBe("/files/*");
+    expect(routePattern("/admin/users/7", { id: "7" })).toBe("/admin/users/:id");
+    expect(routePattern("/works/%E8%A5%BF", { id: "西" })).toBe("/works/:id");
+    expect(routePattern("/works", {})).toBe("/works");
+  });
+});
