@@ -17,6 +17,7 @@ v8.setFlagsFromString("--heap-growing-percent=50");
 process.env.NODE_ENV ??= "production";
 const { createRequestHandler } = await import("./server/request-handler.js");
 const { createPageCache } = await import("./server/page-cache.js");
+const { requestContext } = await import("./server/request-context.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
@@ -64,7 +65,7 @@ app.all(
   createRequestHandler({
     build,
     pageCache,
-    getLoadContext: (req) => ({ clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown" }),
+    getLoadContext: (req) => requestContext(req.ip ?? req.socket.remoteAddress ?? "unknown"),
   }),
 );
 

@@ -6,15 +6,17 @@ import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
 import { passwordChangeSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { DomainError } from "~/server/errors.server";
 import { changePassword } from "~/server/profile.server";
-import { destroyUserSession, requireUser } from "~/server/session.server";
+import { destroyUserSession } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/password";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
 const HIDE = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireUser(request);
+// No data, but a loader: a client-side navigation then asks the server, whose
+// signed-in guard runs (server middleware runs only when the server is asked).
+export async function loader() {
   return null;
 }
 
@@ -22,8 +24,8 @@ export async function loader({ request }: Route.LoaderArgs) {
  * docs/product.md: States and actions: after a password change every session of the user ends (in
  * changePassword's transaction) and this browser is sent to the login dialog.
  */
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
   const submission = parseWithZod(await request.formData(), { schema: passwordChangeSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
   try {
