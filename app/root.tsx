@@ -7,8 +7,12 @@ import {
   Scripts,
   ScrollRestoration,
 } from "react-router";
+import { checkQueryMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
+
+/** Every request's query string is checked once, here (docs/architecture.md#forms-and-errors). */
+export const middleware: Route.MiddlewareFunction[] = [checkQueryMiddleware];
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 

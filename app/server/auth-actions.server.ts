@@ -5,13 +5,14 @@ import { safeRedirectPath } from "~/utils/redirect";
 import { AUTH_MESSAGES, AuthError, authenticateLogin, register } from "./auth.server";
 import { authEmailCookie } from "./auth-flash.server";
 import { createUserSession, isSecureRequest } from "./session.server";
+import { readForm } from "./form-data.server";
 
 const hide = { hideFields: ["password"] };
 
 
 /** POST /auth/login: a session and a redirect, or the form's errors. */
 export async function loginAction(request: Request, clientAddress: string) {
-  const form = await request.clone().formData();
+  const form = await readForm(request.clone());
   const submission = parseWithZod(form, { schema: loginSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   try {
@@ -35,7 +36,7 @@ export async function loginAction(request: Request, clientAddress: string) {
  * the browser is sent to the login dialog with the e-mail remembered in a short cookie.
  */
 export async function registerAction(request: Request, clientAddress: string) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: registerSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   try {

@@ -1,4 +1,6 @@
-import { createContext, type RouterContext, type RouterContextProvider } from "react-router";
+import { createContext, type MiddlewareFunction, type RouterContext, type RouterContextProvider } from "react-router";
+import { asRouteError } from "./errors.server";
+import { checkQueryString } from "./form-data.server";
 
 /**
  * The client's address as the server saw it, for rate limits. server.js puts it on the
@@ -14,3 +16,16 @@ export const clientAddressContext: RouterContext<string> = (registry[CLIENT_ADDR
 export function clientAddressOf(context: Readonly<RouterContextProvider>): string {
   return context.get(clientAddressContext) || "unknown";
 }
+
+/**
+ * On the root route: a query string with a control character or bytes that are not
+ * UTF-8 answers 400 with a Chinese message before any loader or action reads it
+ * (docs/architecture.md#forms-and-errors).
+ */
+export const checkQueryMiddleware: MiddlewareFunction<Response> = ({ request }) => {
+  try {
+    checkQueryString(new URL(request.url));
+  } catch (error) {
+    asRouteError(error);
+  }
+};

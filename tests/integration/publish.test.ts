@@ -9,6 +9,7 @@ import { action } from "~/routes/shell/works/submit";
 import { UNSUPPORTED_ENCODING_MESSAGE } from "~/server/txt.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
+import { FORM_MESSAGES } from "~/server/form-data.server";
 
 const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "../fixtures/corpus", name));
 
@@ -226,7 +227,7 @@ describe("publish wizard action", () => {
     });
     const r = (await callThroughRoutes(action, { request })) as Failure;
     expect(r.init.status).toBe(400);
-    expect(errorsOf(r)[""]).toEqual(["表单数据无效"]);
+    expect(errorsOf(r)[""]).toEqual([FORM_MESSAGES.malformed]);
   });
 
   it("stores a long TXT in several batches with every chapter in order and the counts right", async () => {

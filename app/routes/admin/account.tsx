@@ -7,6 +7,7 @@ import { changeAdminPassword } from "~/server/admin/auth.server";
 import { adminContext } from "~/server/guards.server";
 import { DomainError } from "~/server/errors.server";
 import type { Route } from "./+types/account";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
 
@@ -19,7 +20,7 @@ const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"]
 
 export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
-  const submission = parseWithZod(await request.formData(), { schema: adminPasswordSchema });
+  const submission = parseWithZod(await readForm(request), { schema: adminPasswordSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   try {
     await changeAdminPassword(admin.id, admin.sessionId, submission.value);

@@ -7,6 +7,7 @@ import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
 import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/api-tokens";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
@@ -28,7 +29,7 @@ export async function loader({ request }: Route.LoaderArgs) {
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
-  const submission = parseWithZod(await request.formData(), { schema: apiTokenActionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: apiTokenActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), created: null }, { status: 400 });
   const value = submission.value;
   if (value.intent === "revoke") {

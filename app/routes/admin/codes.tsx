@@ -10,6 +10,7 @@ import { generateRedeemCodes, listRedeemCodes } from "~/server/admin/redeem-code
 import { DomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/codes";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
@@ -30,7 +31,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 /** Generates codes; on success back to page 1 with 兑换码生成成功！ for 3 s. */
 export async function action({ request }: Route.ActionArgs) {
   const status = statusOf(new URL(request.url));
-  const submission = parseWithZod(await request.formData(), { schema: generateCodesSchema });
+  const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
     await generateRedeemCodes(submission.value.quantity, submission.value.amount);

@@ -7,6 +7,7 @@ import { paymentMethodSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 
@@ -17,7 +18,7 @@ export async function loader() {
 
 /** docs/product.md: Back office: redeem codes (with a store link to buy them) or the payment API. */
 export async function action({ request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: paymentMethodSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {

@@ -9,6 +9,7 @@ import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/prompts";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
 
@@ -38,7 +39,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 /** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
 export async function action({ request }: Route.ActionArgs) {
-  const submission = parseWithZod(await request.formData(), { schema: promptActionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: promptActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const value = submission.value;
   try {

@@ -10,6 +10,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
 import { formatTokens } from "~/utils/format";
 import type { Route } from "./+types/user-edit";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
 
@@ -24,7 +25,7 @@ export async function loader({ params }: Route.LoaderArgs) {
 /** Nickname, credits balance (with its 管理员调整 ledger row) and password reset. */
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: userActionSchema });
   const intent = String(form.get("intent") ?? "");
   if (submission.status !== "success") {

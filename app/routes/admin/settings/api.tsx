@@ -16,6 +16,7 @@ import {
 } from "~/server/admin/api-configs.server";
 import { DomainError } from "~/server/errors.server";
 import type { Route } from "./+types/api";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
 
@@ -34,7 +35,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  const submission = parseWithZod(await request.formData(), { schema: apiConfigActionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: apiConfigActionSchema });
   const hide = { hideFields: ["apiKey"] };
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const value = submission.value;

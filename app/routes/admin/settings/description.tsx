@@ -5,6 +5,7 @@ import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];
 
@@ -13,7 +14,7 @@ export async function loader() {
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  const submission = parseWithZod(await request.formData(), { schema: descriptionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await setSiteConfigs({ site_description: submission.value.description });

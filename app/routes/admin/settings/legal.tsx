@@ -7,6 +7,7 @@ import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { sanitizeRichText } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
+import { readForm } from "~/server/form-data.server";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
@@ -33,7 +34,7 @@ export async function loader({ request }: Route.LoaderArgs) {
  */
 export async function action({ request }: Route.ActionArgs) {
   const page = pageOf(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: legalSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
   if (form.get("intent") === "preview") {

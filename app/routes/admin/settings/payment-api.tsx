@@ -5,6 +5,7 @@ import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } fro
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import type { Route } from "./+types/payment-api";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 
@@ -15,7 +16,7 @@ export async function loader() {
 
 export async function action({ request }: Route.ActionArgs) {
   const hide = { hideFields: ["merchantKey"] };
-  const submission = parseWithZod(await request.formData(), { schema: paymentApiSchema });
+  const submission = parseWithZod(await readForm(request), { schema: paymentApiSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   const current = await getPaymentApiSettings();
   if (!submission.value.merchantKey && !current.merchantKeySet) {

@@ -6,6 +6,7 @@ import { tokensSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
@@ -16,7 +17,7 @@ export async function loader() {
 
 /** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
 export async function action({ request }: Route.ActionArgs) {
-  const submission = parseWithZod(await request.formData(), { schema: tokensSchema });
+  const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await setSiteConfigs({

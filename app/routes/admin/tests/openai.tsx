@@ -5,6 +5,7 @@ import { AdminErrorBox, FieldErrors, FormErrors, Notice, useAdminForm } from "~/
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
 import type { Route } from "./+types/openai";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 
@@ -15,7 +16,7 @@ export async function loader() {
 /** docs/product.md D7: endpoint, key and model come from the form; the call is made by the server. */
 export async function action({ request }: Route.ActionArgs) {
   const hide = { hideFields: ["apiKey"] };
-  const submission = parseWithZod(await request.formData(), { schema: chatTestSchema });
+  const submission = parseWithZod(await readForm(request), { schema: chatTestSchema });
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const test = await runChatTest(submission.value);
   return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });

@@ -21,6 +21,7 @@ import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/credits";
 import { listCreditHistory, listTokenHistory } from "./credits.server";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
 
@@ -72,7 +73,7 @@ function failed(intent: Intent, result: SubmissionResult<string[]>, status: numb
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const formData = await request.formData();
+  const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: creditsActionSchema });
   const intent = (["redeem", "exchange", "topup"] as const).find((i) => i === formData.get("intent")) ?? "redeem";
   if (submission.status !== "success") return failed(intent, submission.reply(), 400);

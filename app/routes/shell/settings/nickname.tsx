@@ -7,6 +7,7 @@ import { redirectWithFlash } from "~/server/flash.server";
 import { updateNickname } from "~/server/profile.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/nickname";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -17,7 +18,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: nicknameSchema });
+  const submission = parseWithZod(await readForm(request), { schema: nicknameSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await updateNickname(user.id, submission.value.nickname);

@@ -9,6 +9,7 @@ import { changePassword } from "~/server/profile.server";
 import { destroyUserSession } from "~/server/session.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/password";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
@@ -26,7 +27,7 @@ export async function loader() {
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: passwordChangeSchema });
+  const submission = parseWithZod(await readForm(request), { schema: passwordChangeSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
   try {
     await changePassword(user.id, submission.value.currentPassword, submission.value.newPassword);

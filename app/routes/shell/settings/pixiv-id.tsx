@@ -8,6 +8,7 @@ import { redirectWithFlash } from "~/server/flash.server";
 import { getAccountSettings, updatePixivId } from "~/server/profile.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/pixiv-id";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
@@ -19,7 +20,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: pixivIdSchema });
+  const submission = parseWithZod(await readForm(request), { schema: pixivIdSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await updatePixivId(user.id, submission.value.pixivId);

@@ -9,6 +9,7 @@ import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/settings";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 
@@ -25,7 +26,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 /** 浏览与显示: each toggle posts here. */
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: displayPreferenceSchema });
+  const submission = parseWithZod(await readForm(request), { schema: displayPreferenceSchema });
   if (submission.status !== "success") {
     return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: SETTINGS_MESSAGES.saveFailed });
   }

@@ -5,6 +5,7 @@ import { getOwnedWork } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 
@@ -18,7 +19,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const form = await request.formData();
+  const form = await readForm(request);
   form.set("intent", "delete");
   form.set("workId", String(params.id));
   return handleMyWorksAction(user.id, form);

@@ -7,6 +7,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/edit";
+import { readForm } from "~/server/form-data.server";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
@@ -32,7 +33,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: editChapterSchema });
+  const submission = parseWithZod(await readForm(request), { schema: editChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     const workId = Number(params.id);

@@ -8,6 +8,7 @@ import { listMyWorks, type MyWorksTab } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
+import { readForm } from "~/server/form-data.server";
 
 const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
   { id: "paid", label: "付费", empty: "暂无付费作品" },
@@ -33,7 +34,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  return handleMyWorksAction(user.id, await request.formData());
+  return handleMyWorksAction(user.id, await readForm(request));
 }
 
 export default function MyWorks({ actionData }: Route.ComponentProps) {

@@ -6,6 +6,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/new-chapter";
+import { readForm } from "~/server/form-data.server";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
@@ -22,7 +23,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await request.formData(), { schema: newChapterSchema });
+  const submission = parseWithZod(await readForm(request), { schema: newChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     const workId = Number(params.id);
