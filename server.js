@@ -20,6 +20,7 @@ process.env.NODE_ENV ??= "production";
 const { createRequestHandler } = await import("./server/request-handler.js");
 const { createPageCache } = await import("./server/page-cache.js");
 const { errorPage } = await import("./server/error-page.js");
+const { requestContext } = await import("./server/request-context.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
@@ -78,7 +79,7 @@ app.all(
   createRequestHandler({
     build,
     pageCache,
-    getLoadContext: (req) => ({ clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown" }),
+    getLoadContext: (req) => requestContext(req.ip ?? req.socket.remoteAddress ?? "unknown"),
   }),
 );
 // What Express itself fails on, in Chinese and without a stack trace (server/error-page.js).

@@ -25,34 +25,39 @@ export default [
     route("terms", "routes/public/legal.tsx", { id: "terms" }),
     route("privacy", "routes/public/legal.tsx", { id: "privacy" }),
     route("refund", "routes/public/refund.tsx"),
-    route("payment/success", "routes/public/payment-success.tsx"),
     route("auth/login", "routes/public/auth-login.tsx"),
     route("auth/register", "routes/public/auth-register.tsx"),
     route("auth/forgot-password", "routes/public/auth-forgot-password.tsx"),
     route("auth/reset-password", "routes/public/auth-reset-password.tsx"),
 
-    // Signed-in pages (each loader and action checks the session itself).
-    route("following", "routes/shell/library/following.tsx"),
-    route("purchased", "routes/shell/library/purchased.tsx"),
+    // The reader: visitors read free works (docs/product.md D5).
     route("works/:id", "routes/shell/reader/work.tsx"),
-    route("my-works", "routes/shell/works/my-works.tsx"),
-    route("submit", "routes/shell/works/submit.tsx"),
-    route("works/:id/edit", "routes/shell/works/edit.tsx"),
-    route("works/:id/new-chapter", "routes/shell/works/new-chapter.tsx"),
-    route("works/:id/delete", "routes/shell/works/delete.tsx"),
-    route("free-writing", "routes/shell/writing/free-writing.tsx"),
-    route("short-writing", "routes/shell/writing/short-writing.tsx"),
-    route("series-writing", "routes/shell/writing/series-writing.tsx"),
-    route("credits", "routes/shell/credits/credits.tsx"),
-    route("settings", "routes/shell/settings/settings.tsx"),
-    route("settings/avatar", "routes/shell/settings/avatar.tsx"),
-    route("settings/nickname", "routes/shell/settings/nickname.tsx"),
-    route("settings/pixiv-id", "routes/shell/settings/pixiv-id.tsx"),
-    route("settings/password", "routes/shell/settings/password.tsx"),
+
+    // Signed-in pages: the layout's middleware redirects a visitor to the login dialog
+    // before any loader or action below runs (docs/architecture.md#guards).
+    layout("routes/shell/signed-in.tsx", [
+      route("following", "routes/shell/library/following.tsx"),
+      route("purchased", "routes/shell/library/purchased.tsx"),
+      route("payment/success", "routes/shell/credits/payment-success.tsx"),
+      route("my-works", "routes/shell/works/my-works.tsx"),
+      route("submit", "routes/shell/works/submit.tsx"),
+      route("works/:id/edit", "routes/shell/works/edit.tsx"),
+      route("works/:id/new-chapter", "routes/shell/works/new-chapter.tsx"),
+      route("works/:id/delete", "routes/shell/works/delete.tsx"),
+      route("free-writing", "routes/shell/writing/free-writing.tsx"),
+      route("short-writing", "routes/shell/writing/short-writing.tsx"),
+      route("series-writing", "routes/shell/writing/series-writing.tsx"),
+      route("credits", "routes/shell/credits/credits.tsx"),
+      route("settings", "routes/shell/settings/settings.tsx"),
+      route("settings/avatar", "routes/shell/settings/avatar.tsx"),
+      route("settings/nickname", "routes/shell/settings/nickname.tsx"),
+      route("settings/pixiv-id", "routes/shell/settings/pixiv-id.tsx"),
+      route("settings/password", "routes/shell/settings/password.tsx"),
+    ]),
   ]),
 
-  // Administrator back office (docs/product.md D8): its own login form and session; every page
-  // and action below checks the admin session itself.
+  // Administrator back office (docs/product.md D8): its own login form and session; the
+  // admin layout's middleware checks the session before any page or action below it runs.
   route("xbbadmin", "routes/admin/login.tsx"),
   ...prefix("admin", [
     route("logout", "routes/admin/logout.ts"),
@@ -84,10 +89,12 @@ export default [
   ]),
   // Files for administrators and their scripts (admin session or bearer API token).
   ...prefix("exports", [
-    route("works/:id/txt", "routes/exports/work-txt.ts"),
-    route("redeem-codes/unused.xlsx", "routes/exports/unused-codes.ts"),
-    route("database.zip", "routes/exports/database.ts"),
-    route("database/progress", "routes/exports/database-progress.ts"),
+    layout("routes/exports/layout.ts", [
+      route("works/:id/txt", "routes/exports/work-txt.ts"),
+      route("redeem-codes/unused.xlsx", "routes/exports/unused-codes.ts"),
+      route("database.zip", "routes/exports/database.ts"),
+      route("database/progress", "routes/exports/database-progress.ts"),
+    ]),
     route("*", "routes/exports/not-found.ts"),
   ]),
 

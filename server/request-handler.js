@@ -84,7 +84,8 @@ function sendCached(res, entry) {
 
 /**
  * The Express middleware that serves every request through the React Router build.
- * `getLoadContext(req)` gives the context loaders and actions receive. With a
+ * `getLoadContext(req)` gives the request context (a RouterContextProvider, see
+ * server/request-context.js) that middleware, loaders and actions receive. With a
  * `pageCache` (server/page-cache.js), pages that are the same for every visitor
  * without a cookie are answered from it while fresh.
  */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { cookiePair } from "../fixtures/accounts";
+import { runRoute } from "./route-chain";
 
 /** Helpers shared by the admin-*.test.ts files (imported, never run by itself). */
 
@@ -73,12 +74,14 @@ type RouteModule = {
   action?: (args: never) => unknown;
 };
 
+/** The loader of `mod` for `req`, behind the middleware of the routes the path matches (route-chain.ts). */
 export function callLoader(mod: RouteModule, req: Request, params: Record<string, string> = {}) {
-  return settle(() => mod.loader!({ request: req, params, context: { clientAddress: "127.0.0.1" } } as never));
+  return settle(() => runRoute("loader", mod, req, params));
 }
 
+/** The action of `mod` for `req`, behind the middleware of the routes the path matches (route-chain.ts). */
 export function callAction(mod: RouteModule, req: Request, params: Record<string, string> = {}) {
-  return settle(() => mod.action!({ request: req, params, context: { clientAddress: "127.0.0.1" } } as never));
+  return settle(() => runRoute("action", mod, req, params));
 }
 
 /** The first error message of a Conform reply (form-level or any field). */

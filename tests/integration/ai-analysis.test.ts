@@ -13,6 +13,7 @@ import { analysisReply, startFakeAiProvider, type FakeAiProvider } from "../fake
 import { userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { aiRows, aiRowsSum, tokensOf, writer } from "./ai-helpers";
+import { callThroughRoutes } from "./route-chain";
 
 let fake: FakeAiProvider;
 beforeAll(async () => {
@@ -94,11 +95,9 @@ describe("analysis (分析): P02 fills the characters and plots", () => {
     const project = await createProject(user.id, "short", "失败");
     await saveCharacter(user.id, project.id, { name: "留下", personality: "x", appearance: "y", other: "" });
     fake.enqueue(scenario);
-    const result = (await shortAction({
+    const result = (await callThroughRoutes(shortAction, {
       request: userRequest(user.cookie, "/short-writing", { intent: "analyze", projectId: project.id, sourceText: SOURCE }),
-      params: {},
-      context: {},
-    } as never)) as { data: { intent: string; error: string } };
+    })) as { data: { intent: string; error: string } };
     expect(result.data).toEqual({ intent: "analyze", error: message });
     expect(await tokensOf(user.id)).toBe(50_000);
     expect(await aiRowsSum(user.id)).toBe(0);
@@ -108,11 +107,9 @@ describe("analysis (分析): P02 fills the characters and plots", () => {
   it("needs a source, and the balance for the prompt", async () => {
     const user = await writer(3);
     const project = await createProject(user.id, "short", "无源");
-    const empty = (await shortAction({
+    const empty = (await callThroughRoutes(shortAction, {
       request: userRequest(user.cookie, "/short-writing", { intent: "analyze", projectId: project.id, sourceText: "  " }),
-      params: {},
-      context: {},
-    } as never)) as { data: { result: { error: Record<string, string[]> } } };
+    })) as { data: { result: { error: Record<string, string[]> } } };
     expect(empty.data.result.error).toEqual({ sourceWorkId: ["请选择一篇参考作品或粘贴文本"] });
     expect((await domainError(analyzeSource(viewer(user.id), project.id, { sourceText: SOURCE }))).message).toBe("Tokens余额不足，请充值");
     expect(fake.requests).toHaveLength(0);

@@ -24,6 +24,7 @@ import {
   writer,
   type SseEvent,
 } from "./ai-helpers";
+import { callThroughRoutes } from "./route-chain";
 
 let fake: FakeAiProvider;
 let configId: string;
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 async function post(cookie: string | null, fields: Record<string, string>, options: { origin?: string; signal?: AbortSignal } = {}) {
-  return (await action({ request: generateRequest(cookie, fields, options), params: {}, context: {} } as never)) as Response;
+  return (await callThroughRoutes(action, { request: generateRequest(cookie, fields, options) })) as Response;
 }
 
 async function errorOf(response: Response): Promise<{ status: number; error: string }> {

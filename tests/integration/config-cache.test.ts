@@ -8,6 +8,7 @@ import { getDisplayConfig, getDisplayConfigValue } from "~/server/site-config.se
 import { loader as layoutLoader } from "~/routes/shell/layout";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
+import { callThroughRoutes } from "./route-chain";
 
 /** Resolves with the next event of `topic` (rejects after `ms`). */
 async function nextEvent(topic: string, ms = 5000): Promise<LiveEvent> {
@@ -23,7 +24,7 @@ async function nextEvent(topic: string, ms = 5000): Promise<LiveEvent> {
 }
 
 async function siteTitleOnPage(): Promise<string> {
-  const result = await layoutLoader({ request: new Request("http://localhost/works"), params: {}, context: {} } as never);
+  const result = await callThroughRoutes(layoutLoader, { request: new Request("http://localhost/works") });
   return (result as unknown as { data: { site: { title: string } } }).data.site.title;
 }
 

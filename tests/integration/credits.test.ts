@@ -6,11 +6,12 @@ import { action, loader } from "~/routes/shell/credits/credits";
 import { exchangeCreditsForTokens } from "~/server/ledger.server";
 import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { fund, quickUsers, setConfig } from "../fixtures/ledger";
+import { callThroughRoutes } from "./route-chain";
 
 type LoaderData = Awaited<ReturnType<typeof loader>> extends { data: infer D } ? D : never;
 
 async function load(cookie: string, path = "/credits") {
-  const result = (await loader({ request: userRequest(cookie, path), params: {}, context: {} } as never)) as unknown as {
+  const result = (await callThroughRoutes(loader, { request: userRequest(cookie, path) })) as unknown as {
     data: LoaderData;
     init: ResponseInit | null;
   };
@@ -33,7 +34,7 @@ async function insertHistory(userId: string, count: number) {
 
 describe("/credits", () => {
   it("sends a visitor to the login dialog, remembering /credits", async () => {
-    await expect(loader({ request: new Request("http://localhost/credits"), params: {}, context: {} } as never)).rejects.toSatisfy(
+    await expect(callThroughRoutes(loader, { request: new Request("http://localhost/credits") })).rejects.toSatisfy(
       (r: unknown) => r instanceof Response && r.headers.get("Location") === `/?auth=login&redirectTo=${encodeURIComponent("/credits")}`,
     );
   });
@@ -107,11 +108,9 @@ describe("/credits", () => {
     const [user] = await quickUsers(1);
     await fund(user.id, 5);
     const cookie = await sessionCookieFor(user.id);
-    const response = (await action({
+    const response = (await callThroughRoutes(action, {
       request: userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount: "5" }),
-      params: {},
-      context: {},
-    } as never)) as Response;
+    })) as Response;
     const flash = cookiePair(response.headers.get("Set-Cookie"));
     expect(flash).toMatch(/^inkstone_flash=/);
 
@@ -123,7 +122,7 @@ describe("/credits", () => {
     const dataRequest = (cookieHeader: string) => {
       const request = userRequest(cookieHeader, "/credits?tab=tokens");
       request.headers.set("Sec-Fetch-Dest", "empty");
-      return loader({ request, params: {}, context: {} } as never) as unknown as Promise<{ data: LoaderData; init: ResponseInit | null }>;
+      return callThroughRoutes(loader, { request }) as unknown as Promise<{ data: LoaderData; init: ResponseInit | null }>;
     };
     const first = await dataRequest(`${cookie}; ${flash}`);
     expect(first.data.notice?.text).toBe("兑换成功：5 积分已兑换为 500 Tokens");

@@ -7,7 +7,7 @@ import { databaseKind, db } from "~/db/client.server";
 import { paymentOrders } from "~/db/schema";
 import { action as creditsAction } from "~/routes/shell/credits/credits";
 import { action as notifyAction, loader as notifyLoader } from "~/routes/api/notify";
-import { loader as paymentSuccessLoader } from "~/routes/public/payment-success";
+import { loader as paymentSuccessLoader } from "~/routes/shell/credits/payment-success";
 import {
   createPaymentOrder,
   epaySign,
@@ -20,6 +20,7 @@ import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, creditLedger, quickUsers, setConfig } from "../fixtures/ledger";
 import { gatewaySign, startFakeEpayGateway, type FakeEpayGateway, type Tamper } from "../fakes/epay-gateway";
+import { callThroughRoutes } from "./route-chain";
 
 const KEY = "test-merchant-key-为了测试";
 const md5 = (text: string) => createHash("md5").update(text, "utf8").digest("hex");
@@ -37,13 +38,12 @@ async function startNotifyServer() {
       headers,
       body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
     });
-    const args = { request, params: {}, context: {} } as never;
     const response =
       new URL(url).pathname !== "/api/notify"
         ? new Response("not found", { status: 404 })
         : req.method === "GET"
-          ? await notifyLoader(args)
-          : await notifyAction(args);
+          ? await callThroughRoutes(notifyLoader, { request })
+          : await callThroughRoutes(notifyAction, { request });
     res.writeHead(response.status, { "Content-Type": response.headers.get("Content-Type") ?? "text/plain" });
     res.end(Buffer.from(await response.arrayBuffer()));
   });
@@ -181,7 +181,7 @@ describe("creating an order", () => {
     await setConfig({ payment_method_v2: "payment_api", payment_gateway_url: gatewayUrl, merchant_pid: "1001", merchant_key: KEY });
     const cookie = await sessionCookieFor(user.id);
     const post = (amount: string) =>
-      creditsAction({ request: userRequest(cookie, "/credits?dialog=topup", { intent: "topup", amount }), params: {}, context: {} } as never);
+      callThroughRoutes(creditsAction, { request: userRequest(cookie, "/credits?dialog=topup", { intent: "topup", amount }) });
     for (const amount of ["0", "-5", "1.5", "1e12", "abc", "", "0.99"]) {
       expect(errorsOf(await post(amount)), amount).toEqual(["请输入有效的充值金额"]);
     }
@@ -252,14 +252,12 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
 
     // The return page reads the order from the database, for its own user only.
     const cookie = await sessionCookieFor(user.id);
-    const page = await paymentSuccessLoader({ request: userRequest(cookie, `/payment/success${returnUrl.search}`), params: {}, context: {} } as never);
+    const page = await callThroughRoutes(paymentSuccessLoader, { request: userRequest(cookie, `/payment/success${returnUrl.search}`) });
     expect(page.order).toMatchObject({ outTradeNo: order.outTradeNo, amount: 10, status: "paid" });
     const [stranger] = await quickUsers(1);
-    const other = await paymentSuccessLoader({
+    const other = await callThroughRoutes(paymentSuccessLoader, {
       request: userRequest(await sessionCookieFor(stranger.id), `/payment/success${returnUrl.search}`),
-      params: {},
-      context: {},
-    } as never);
+    });
     expect(other.order).toBeNull();
   });
 
@@ -292,7 +290,7 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
     const query = new URLSearchParams(gateway.notifyParams(order.outTradeNo));
     const cookie = await sessionCookieFor(user.id);
     for (let i = 0; i < 3; i++) {
-      const page = await paymentSuccessLoader({ request: userRequest(cookie, `/payment/success?${query}`), params: {}, context: {} } as never);
+      const page = await callThroughRoutes(paymentSuccessLoader, { request: userRequest(cookie, `/payment/success?${query}`) });
       expect(page.order).toMatchObject({ status: "pending" });
     }
     expect(await creditBalance(user.id)).toBe(0);

@@ -18,6 +18,7 @@ import { credit, purchaseWork } from "~/server/ledger.server";
 import { createUserSession, getSessionUser } from "~/server/session.server";
 import { cookiePair, createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
+import { callThroughRoutes } from "./route-chain";
 
 /** Collects events of a topic; `next()` waits for the next one (or fails after 5 s). */
 async function collector(topic: string) {
@@ -151,7 +152,7 @@ describe("/api/events", () => {
     const headers: Record<string, string> = {};
     if (userId) headers.Cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
     const request = new Request("http://localhost/api/events", { headers, signal: controller.signal });
-    const response = await loader({ request, params: {}, context: {} } as never);
+    const response = await callThroughRoutes(loader, { request });
     // The caller keeps `request` until it aborts: Node's Request follows the controller's
     // signal through a weak reference, so a Request already collected by the GC would
     // never see the abort (as on a server, where the socket's close cancels the stream).

@@ -14,6 +14,7 @@ import {
 import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, creditLedger, fund, quickUsers, setConfig, tokenBalance, tokenLedger } from "../fixtures/ledger";
+import { callThroughRoutes } from "./route-chain";
 
 async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
   try {
@@ -27,7 +28,7 @@ async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
 
 async function postExchange(cookie: string, amount: string) {
   const request = userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount });
-  return action({ request, params: {}, context: {} } as never);
+  return callThroughRoutes(action, { request });
 }
 
 function errorsOf(result: unknown): string[] {

@@ -10,6 +10,7 @@ import { createUserSession, getSessionUser } from "~/server/session.server";
 import { DomainError } from "~/server/errors.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
+import { callThroughRoutes } from "./route-chain";
 
 async function viewerOf(userId: string) {
   const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
@@ -86,11 +87,10 @@ describe("the favourite form (reader action)", () => {
   async function post(workId: number, fields: Record<string, string>, cookie?: string) {
     const { action } = await import("~/routes/shell/reader/work");
     try {
-      return await action({
+      return await callThroughRoutes(action, {
         request: postRequest(`/works/${workId}`, { intent: "favorite", ...fields }, cookie ? { Cookie: cookie } : {}),
         params: { id: String(workId) },
-        context: {},
-      } as never);
+      });
     } catch (thrown) {
       return thrown;
     }
@@ -197,16 +197,14 @@ describe("/following and /purchased", () => {
     expect(other).toBeGreaterThan(0);
 
     const { loader } = await import("~/routes/shell/library/purchased");
-    const data = await loader({
+    const data = await callThroughRoutes(loader, {
       request: new Request("http://localhost/purchased", { headers: { Cookie: cookie } }),
-      params: {},
-      context: {},
-    } as never);
+    });
     expect(data.items.map((i) => i.work.title)).toEqual(["已买"]);
 
     const { loader: following } = await import("~/routes/shell/library/following");
     await expect(
-      following({ request: new Request("http://localhost/following"), params: {}, context: {} } as never),
+      callThroughRoutes(following, { request: new Request("http://localhost/following") }),
     ).rejects.toMatchObject({ status: 302 });
   });
 });

@@ -9,6 +9,7 @@ import { loginAction } from "~/server/auth-actions.server";
 import { clearLoginFailures, slowdownSeconds } from "~/server/login-failures.server";
 import { createUser, postRequest } from "../fixtures/accounts";
 import { createAdmin, errorsOf, settle } from "./admin-fixtures";
+import { requestContext, runRoute } from "./route-chain";
 
 /** docs/decisions/046-login-lockout.md: nobody can lock someone else out. */
 
@@ -16,7 +17,7 @@ type Reply = { init?: { status: number }; data?: { error?: Record<string, string
 
 /** The user login as the browser posts it, from one client address: the status and message. */
 async function userLogin(email: string, password: string, clientAddress: string) {
-  const result = (await loginAction(postRequest("/auth/login", { email, password }), { clientAddress })) as Response | Reply;
+  const result = (await loginAction(postRequest("/auth/login", { email, password }), clientAddress)) as Response | Reply;
   if (result instanceof Response) return { status: result.status, message: "" };
   return { status: result.init!.status, message: Object.values(result.data?.error ?? {}).flat()[0] ?? "" };
 }
@@ -98,7 +99,7 @@ describe("login lockout", () => {
     const attempt = (password: string, clientAddress: string) => {
       const body = new URLSearchParams({ email: admin.email, password });
       const request = new Request("http://localhost/xbbadmin", { method: "POST", headers: { Origin: "http://localhost" }, body });
-      return settle(() => login.action({ request, params: {}, context: { clientAddress } } as never));
+      return settle(() => runRoute("action", login, request, {}, requestContext(clientAddress)));
     };
     for (let i = 0; i < 10; i++) expect((await attempt(WRONG, "198.51.100.80")).status).toBe(400);
     const refused = await attempt(admin.password, "198.51.100.80");

@@ -8,6 +8,8 @@ import { chapters, txtImports, works } from "~/db/schema";
 import { action } from "~/routes/shell/works/submit";
 import { UNSUPPORTED_ENCODING_MESSAGE } from "~/server/txt.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { callThroughRoutes } from "./route-chain";
+import { FORM_MESSAGES } from "~/server/form-data.server";
 
 const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "../fixtures/corpus", name));
 
@@ -28,7 +30,7 @@ function publishForm(fields: Record<string, string>, files: Record<string, File>
 }
 
 async function submit(form: FormData) {
-  return (await action({ request: userRequest(cookie, "/submit", form), params: {}, context: {} } as never)) as unknown;
+  return (await callThroughRoutes(action, { request: userRequest(cookie, "/submit", form) })) as unknown;
 }
 
 type Failure = { init: { status: number }; data: { result: { error?: Record<string, string[]> }; preview: unknown } };
@@ -147,7 +149,7 @@ describe("publish wizard action", () => {
     const { preview } = (await submit(publishForm({ intent: "preview-txt", type: "multi_chapter" }, { txt }))) as { preview: { token: string } };
     const other = await createUser();
     const otherCookie = await sessionCookieFor(other.id);
-    const r = await action({ request: userRequest(otherCookie, "/submit", publishForm({ type: "multi_chapter", importToken: preview.token })), params: {}, context: {} } as never);
+    const r = await callThroughRoutes(action, { request: userRequest(otherCookie, "/submit", publishForm({ type: "multi_chapter", importToken: preview.token })) });
     expect(errorsOf(r).txt).toEqual(["请上传并解析TXT文件"]);
   });
 
@@ -187,7 +189,7 @@ describe("publish wizard action", () => {
       headers: { Cookie: cookie, Origin: "http://localhost", "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(50 * 1024 * 1024) },
       body: "--x--",
     });
-    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    const r = (await callThroughRoutes(action, { request })) as Failure;
     expect(r.init.status).toBe(413);
     expect(errorsOf(r)[""]?.[0]).toContain("20MB");
   });
@@ -211,7 +213,7 @@ describe("publish wizard action", () => {
       body,
       duplex: "half",
     } as RequestInit);
-    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    const r = (await callThroughRoutes(action, { request })) as Failure;
     expect(r.init.status).toBe(413);
     expect(errorsOf(r)[""]?.[0]).toContain("20MB");
     expect(sent).toBeLessThan(40);
@@ -223,9 +225,9 @@ describe("publish wizard action", () => {
       headers: { Cookie: cookie, Origin: "http://localhost", "Content-Type": "multipart/form-data; boundary=x" },
       body: "--x\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nabc",
     });
-    const r = (await action({ request, params: {}, context: {} } as never)) as Failure;
+    const r = (await callThroughRoutes(action, { request })) as Failure;
     expect(r.init.status).toBe(400);
-    expect(errorsOf(r)[""]).toEqual(["表单数据无效"]);
+    expect(errorsOf(r)[""]).toEqual([FORM_MESSAGES.malformed]);
   });
 
   it("stores a long TXT in several batches with every chapter in order and the counts right", async () => {
@@ -295,7 +297,7 @@ describe("publish wizard action", () => {
   });
 
   it("sends a visitor to the login dialog", async () => {
-    await expect(action({ request: new Request("http://localhost/submit", { method: "POST", body: new FormData() }), params: {}, context: {} } as never)).rejects.toMatchObject({
+    await expect(callThroughRoutes(action, { request: new Request("http://localhost/submit", { method: "POST", body: new FormData() }) })).rejects.toMatchObject({
       status: 302,
     });
   });

@@ -6,6 +6,7 @@ import { credit, LEDGER_MESSAGES, LedgerError, purchaseErrorMessage, purchaseWor
 import { createUserSession } from "~/server/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
+import { runRoute } from "./route-chain";
 
 /** Gives a user credits the way the app does: through the ledger, with its row. */
 async function fund(userId: string, amount: number) {
@@ -211,10 +212,10 @@ describe("the reader's purchase action", () => {
   }
 
   async function callAction(workId: number, fields: Record<string, string>, headers: Record<string, string> = {}) {
-    const { action } = await import("~/routes/shell/reader/work");
+    const work = await import("~/routes/shell/reader/work");
     const request = postRequest(`/works/${workId}?purchase=1`, fields, headers);
     try {
-      return await action({ request, params: { id: String(workId) }, context: {} } as never);
+      return await runRoute("action", work, request);
     } catch (thrown) {
       return thrown;
     }

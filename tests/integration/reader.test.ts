@@ -16,6 +16,7 @@ import {
 import { createUserSession } from "~/server/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
+import { runRoute } from "./route-chain";
 
 type Kind = "public" | "paid" | "private" | "r18";
 type Who = "visitor" | "other" | "r18Reader" | "owner" | "buyer";
@@ -81,15 +82,15 @@ interface Outcome {
 
 /** Calls a loader as the router would and captures what the browser could receive. */
 type AnyLoader = (args: never) => unknown;
-const loaders: Record<string, () => Promise<AnyLoader>> = {
-  work: async () => (await import("~/routes/shell/reader/work")).loader as AnyLoader,
-  paragraphs: async () => (await import("~/routes/shell/reader/paragraphs")).loader as AnyLoader,
+const modules = {
+  work: () => import("~/routes/shell/reader/work"),
+  paragraphs: () => import("~/routes/shell/reader/paragraphs"),
 };
 
-async function callLoader(module: keyof typeof loaders, path: string, who: Who, id: number): Promise<Outcome> {
-  const loader = (await loaders[module]()) as unknown as (args: unknown) => Promise<unknown>;
+async function callLoader(module: keyof typeof modules, path: string, who: Who, id: number): Promise<Outcome> {
+  const mod = await modules[module]();
   try {
-    const result = await loader({ request: get(path, who), params: { id: String(id) }, context: {} });
+    const result = await runRoute("loader", mod, get(path, who), { id: String(id) });
     if (result instanceof Response) return { status: result.status, body: await result.text() };
     return { status: 200, body: JSON.stringify(result), data: result as Record<string, unknown> };
   } catch (thrown) {
@@ -168,10 +169,8 @@ describe("reader permissions", () => {
   it("a missing work and a malformed id are 404", async () => {
     const missing = await callLoader("work", "/works/99999999", "other", 99999999);
     expect(missing.status).toBe(404);
-    const { loader } = await import("~/routes/shell/reader/work");
-    await expect(
-      loader({ request: get("/works/abc", "visitor"), params: { id: "abc" }, context: {} } as never),
-    ).rejects.toMatchObject({ init: { status: 404 } });
+    const work = await import("~/routes/shell/reader/work");
+    await expect(runRoute("loader", work, get("/works/abc", "visitor"))).rejects.toMatchObject({ init: { status: 404 } });
   });
 
   it("a missing chapter is 404 and says 章节不存在", async () => {
@@ -182,8 +181,8 @@ describe("reader permissions", () => {
   });
 
   it("/work/:id redirects permanently to /works/:id, keeping the query", async () => {
-    const { loader } = await import("~/routes/shell/reader/work-redirect");
-    const response = loader({ request: get("/work/12?chapter=3", "visitor"), params: { id: "12" }, context: {} } as never);
+    const redirect = await import("~/routes/shell/reader/work-redirect");
+    const response = (await runRoute("loader", redirect, get("/work/12?chapter=3", "visitor"))) as Response;
     expect(response.status).toBe(301);
     expect(response.headers.get("Location")).toBe("/works/12?chapter=3");
   });
@@ -225,25 +224,23 @@ describe("reading progress", () => {
     const cookie = await session(reader.id);
     const [id] = await insertWorks([{ userId: (await createUser()).id, title: "长篇" }]);
     await addChapters(id, ["甲", Array.from({ length: 130 }, (_, i) => `第${i}段`).join("\n")]);
-    const { loader } = await import("~/routes/shell/reader/work");
+    const workPage = await import("~/routes/shell/reader/work");
     const open = (query: string) =>
-      loader({
-        request: new Request(`http://localhost/works/${id}${query}`, { headers: { Cookie: cookie } }),
-        params: { id: String(id) },
-        context: {},
-      } as never) as Promise<Record<string, unknown>>;
+      runRoute("loader", workPage, new Request(`http://localhost/works/${id}${query}`, { headers: { Cookie: cookie } })) as Promise<
+        Record<string, unknown>
+      >;
 
     await open("?chapter=2&from=50");
     const work = await open("");
     expect(work.progress).toEqual({ href: `/works/${id}?chapter=2&from=50#p-50`, chapterTitle: "第2章" });
 
     // Scrolling saves a finer position; reloading the same batch keeps it.
-    const { action } = await import("~/routes/shell/reader/progress");
-    const saved = await action({
-      request: postRequest(`/works/${id}/progress`, { chapter: "2", paragraph: "73" }, { Cookie: cookie }),
-      params: { id: String(id) },
-      context: {},
-    } as never);
+    const progress = await import("~/routes/shell/reader/progress");
+    const saved = (await runRoute(
+      "action",
+      progress,
+      postRequest(`/works/${id}/progress`, { chapter: "2", paragraph: "73" }, { Cookie: cookie }),
+    )) as Response;
     expect(saved.status).toBe(204);
     await open("?chapter=2&from=50");
     expect((await open("")).progress).toMatchObject({ href: progressHref(id, { chapterOrder: 2, paragraph: 73 }) });
@@ -259,13 +256,9 @@ describe("reading progress", () => {
     const cookie = await session(reader.id);
     const [paid] = await insertWorks([{ userId: owner.id, title: "锁住", visibility: "public-vip", price: 3 }]);
     await addChapters(paid, ["正文"]);
-    const { action } = await import("~/routes/shell/reader/progress");
+    const progress = await import("~/routes/shell/reader/progress");
     const post = (headers: Record<string, string>) =>
-      action({
-        request: postRequest(`/works/${paid}/progress`, { chapter: "1", paragraph: "0" }, headers),
-        params: { id: String(paid) },
-        context: {},
-      } as never);
+      runRoute("action", progress, postRequest(`/works/${paid}/progress`, { chapter: "1", paragraph: "0" }, headers)) as Promise<Response>;
 
     expect((await post({})).status).toBe(401);
     expect((await post({ Cookie: cookie, Origin: "https://evil.example" })).status).toBe(403);

@@ -8,6 +8,7 @@ import { action } from "~/routes/shell/credits/credits";
 import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance as balanceOf, creditLedger as ledgerOf, quickUsers } from "../fixtures/ledger";
+import { callThroughRoutes } from "./route-chain";
 
 const createUser = async () => (await quickUsers(1))[0];
 
@@ -36,7 +37,7 @@ async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
 /** Posts the /credits redeem form as the user; returns the action's Response or data. */
 async function postRedeem(cookie: string, code: string) {
   const request = userRequest(cookie, "/credits?dialog=redeem", { intent: "redeem", code });
-  return action({ request, params: {}, context: {} } as never);
+  return callThroughRoutes(action, { request });
 }
 
 function fieldError(result: unknown, field: string): string | undefined {
@@ -179,7 +180,7 @@ describe("the redeem form (/credits action)", () => {
       body: new URLSearchParams({ intent: "redeem", code: "1234567890" }),
       headers: { Origin: "http://localhost" },
     });
-    await expect(action({ request, params: {}, context: {} } as never)).rejects.toSatisfy(
+    await expect(callThroughRoutes(action, { request })).rejects.toSatisfy(
       (r: unknown) => r instanceof Response && r.status === 302 && r.headers.get("Location")!.startsWith("/?auth=login"),
     );
   });

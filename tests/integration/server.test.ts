@@ -112,6 +112,22 @@ describe("node server.js", () => {
     expect(page.status).toBe(200);
   });
 
+  it("answers a control character in the query, or a body that is not a form, with 400 and a Chinese page", async () => {
+    for (const query of ["?q=%00", "?q=%FF"]) {
+      const page = await fetch(`${origin}/works${query}`);
+      expect(page.status, query).toBe(400);
+      expect(await page.text()).toMatch(/网址中的参数(包含不允许的控制字符|不是有效的 UTF-8 文本)/);
+    }
+    const json = await fetch(`${origin}/auth/login`, {
+      method: "POST",
+      body: JSON.stringify({ email: "a@example.com", password: "a-good-password" }),
+      headers: { Origin: origin, "Content-Type": "application/json" },
+      redirect: "manual",
+    });
+    expect(json.status).toBe(400);
+    expect(await json.text()).toContain("提交的内容不是表单");
+  });
+
   it("sends a user and an administrator back only to this site after login, however the target is spelled", async () => {
     const email = `redirect-${Date.now()}@example.com`;
     const post = (to: string, fields: Record<string, string>) =>

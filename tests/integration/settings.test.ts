@@ -12,12 +12,13 @@ import { login } from "~/server/auth.server";
 import { getStorage, keyFromUrl } from "~/server/storage.server";
 import { createUser, formOf, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { quickUsers } from "../fixtures/ledger";
+import { callThroughRoutes } from "./route-chain";
 
 type Action = (args: never) => Promise<unknown>;
 
 async function post(handler: Action, cookie: string, path: string, body: FormData | Record<string, string>) {
   try {
-    return await handler({ request: userRequest(cookie, path, body), params: {}, context: {} } as never);
+    return await callThroughRoutes(handler, { request: userRequest(cookie, path, body) });
   } catch (thrown) {
     if (thrown instanceof Response) return thrown;
     throw thrown;
@@ -47,14 +48,14 @@ function expectRedirect(result: unknown, location: string) {
 
 describe("/settings", () => {
   it("sends a visitor to the login dialog, remembering /settings", async () => {
-    await expect(settingsLoader({ request: new Request("http://localhost/settings"), params: {}, context: {} } as never)).rejects.toSatisfy(
+    await expect(callThroughRoutes(settingsLoader, { request: new Request("http://localhost/settings") })).rejects.toSatisfy(
       (r: unknown) => r instanceof Response && r.headers.get("Location") === `/?auth=login&redirectTo=${encodeURIComponent("/settings")}`,
     );
   });
 
   it("shows the profile: nickname, read-only e-mail, pixiv ID, display preferences", async () => {
     const [user] = await quickUsers(1);
-    const result = (await settingsLoader({ request: userRequest(await sessionCookieFor(user.id), "/settings"), params: {}, context: {} } as never)) as unknown as {
+    const result = (await callThroughRoutes(settingsLoader, { request: userRequest(await sessionCookieFor(user.id), "/settings") })) as unknown as {
       data: { tab: string; settings: Record<string, unknown> };
     };
     expect(result.data.tab).toBe("profile");
@@ -166,7 +167,7 @@ describe("/settings/password", () => {
     expect(await db.select().from(sessions).where(eq(sessions.userId, user.id))).toEqual([]);
     expect(await db.select().from(sessions).where(eq(sessions.userId, bystander.id))).toHaveLength(1);
     // The old cookie no longer works; the new password does, the old one not.
-    await expect(settingsLoader({ request: userRequest(cookie, "/settings"), params: {}, context: {} } as never)).rejects.toBeInstanceOf(Response);
+    await expect(callThroughRoutes(settingsLoader, { request: userRequest(cookie, "/settings") })).rejects.toBeInstanceOf(Response);
     await expect(login(formOf({ email: user.email, password: "brand-new-password" }), "10.0.0.2")).resolves.toMatchObject({ id: user.id });
     await expect(login(formOf({ email: user.email, password: user.password }), "10.0.0.2")).rejects.toThrow("邮箱或密码错误");
   });

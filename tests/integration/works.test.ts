@@ -12,6 +12,7 @@ import {
   updateListing,
 } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { callThroughRoutes, runRoute } from "./route-chain";
 
 type Created = Awaited<ReturnType<typeof createWork>>;
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -117,7 +118,7 @@ describe("listing actions (docs/product.md D3)", () => {
     const work = await single(owner.id);
     const cookie = await sessionCookieFor(owner.id);
     const { action } = await import("~/routes/shell/works/my-works");
-    const result = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price }) } as never)) as unknown as {
+    const result = (await callThroughRoutes(action, { request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price }) })) as unknown as {
       init: { status: number };
       data: { result: { error: Record<string, string[]> } };
     };
@@ -130,16 +131,16 @@ describe("listing actions (docs/product.md D3)", () => {
     const work = await single(owner.id);
     const cookie = await sessionCookieFor(owner.id);
     const { action } = await import("~/routes/shell/works/my-works");
-    const response = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "12" }) } as never)) as Response;
+    const response = (await callThroughRoutes(action, { request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "12" }) })) as Response;
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/my-works?tab=paid");
     expect((await workRow(work.id)).price).toBe(12);
 
     for (const back of ["/my-works/../..//evil.example", "/my-works/..//evil.example?tab=paid", "/my-worksx"]) {
-      const again = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "13", back }) } as never)) as Response;
+      const again = (await callThroughRoutes(action, { request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "13", back }) })) as Response;
       expect([back, again.headers.get("Location")]).toEqual([back, "/my-works?tab=paid"]);
     }
-    const kept = (await action({ request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "14", back: "/my-works?tab=paid&page=2" }) } as never)) as Response;
+    const kept = (await callThroughRoutes(action, { request: userRequest(cookie, "/my-works", { intent: "set-price", workId: String(work.id), price: "14", back: "/my-works?tab=paid&page=2" }) })) as Response;
     expect(kept.headers.get("Location")).toBe("/my-works?tab=paid&page=2");
   });
 
@@ -147,10 +148,9 @@ describe("listing actions (docs/product.md D3)", () => {
     const work = await single(owner.id);
     const { action } = await import("~/routes/shell/reader/work");
     const post = async (userId: string, fields: Record<string, string>) =>
-      (await action({
+      (await callThroughRoutes(action, {
         request: userRequest(await sessionCookieFor(userId), `/works/${work.id}`, { workId: String(work.id), back: `/works/${work.id}`, ...fields }),
-        params: { id: String(work.id) },
-      } as never)) as unknown;
+      })) as unknown;
     const refused = (await post(owner.id, { intent: "set-price", price: "0" })) as { init: { status: number }; data: unknown };
     expect([refused.init.status, refused.data]).toEqual([400, { intent: "owner", error: "请输入有效的价格（至少1积分）" }]);
     const stranger = (await post(other.id, { intent: "set-price", price: "9" })) as { init: { status: number }; data: unknown };
@@ -205,9 +205,8 @@ describe("chapters", () => {
     const [first] = await chaptersOf(work.id);
     const edit = await import("~/routes/shell/works/edit");
     const added = await import("~/routes/shell/works/new-chapter");
-    const params = { id: String(work.id) };
-    await edit.action({ request: userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), content: "一\r\n二" }), params } as never);
-    await added.action({ request: userRequest(cookie, `/works/${work.id}/new-chapter`, { title: "第二章", content: "三\r\n\r\n四" }), params } as never);
+    await runRoute("action", edit, userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), content: "一\r\n二" }));
+    await runRoute("action", added, userRequest(cookie, `/works/${work.id}/new-chapter`, { title: "第二章", content: "三\r\n\r\n四" }));
     expect((await chaptersOf(work.id)).map((c) => c.content)).toEqual(["一\n二", "三\n\n四"]);
   });
 
@@ -247,14 +246,14 @@ describe("routes refuse other users' works", () => {
     const work = await series(owner.id);
     const cookie = await sessionCookieFor(other.id);
     const mod = await import(`~/routes/shell/works/${page}.tsx`);
-    await expect(mod.loader({ request: userRequest(cookie, `/works/${work.id}/${page}`), params: { id: String(work.id) } })).rejects.toMatchObject({
+    await expect(runRoute("loader", mod, userRequest(cookie, `/works/${work.id}/${page}`))).rejects.toMatchObject({
       init: { status: 404 },
     });
   });
 
   it.each(["abc", "0", "-1", "99999999999"])("GET /works/%s/edit is a 404", async (id) => {
     const cookie = await sessionCookieFor(owner.id);
-    const { loader } = await import("~/routes/shell/works/edit");
-    await expect(loader({ request: userRequest(cookie, `/works/${id}/edit`), params: { id } } as never)).rejects.toMatchObject({ init: { status: 404 } });
+    const edit = await import("~/routes/shell/works/edit");
+    await expect(runRoute("loader", edit, userRequest(cookie, `/works/${id}/edit`))).rejects.toMatchObject({ init: { status: 404 } });
   });
 });

@@ -26,6 +26,7 @@ import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { aiRows, readyProject, tokensOf, writer } from "./ai-helpers";
+import { callThroughRoutes } from "./route-chain";
 
 let fake: FakeAiProvider;
 beforeAll(async () => {
@@ -48,7 +49,7 @@ async function domainError(p: Promise<unknown>): Promise<DomainError> {
 async function post(cookie: string, fields: Record<string, string | string[]>, path = "/free-writing") {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
-  const response = await freeAction({ request: userRequest(cookie, path, form), params: {}, context: {} } as never);
+  const response = await callThroughRoutes(freeAction, { request: userRequest(cookie, path, form) });
   return response as unknown;
 }
 
@@ -96,7 +97,7 @@ describe("projects, per user", () => {
 
   it("the page opens the latest project, or offers to start one; a stale id goes back to the list", async () => {
     const user = await writer();
-    const empty = (await freeLoader({ request: userRequest(user.cookie, "/free-writing"), params: {}, context: {} } as never)) as {
+    const empty = (await callThroughRoutes(freeLoader, { request: userRequest(user.cookie, "/free-writing") })) as {
       workspace: unknown;
     };
     expect(empty.workspace).toBeNull();
@@ -104,13 +105,11 @@ describe("projects, per user", () => {
     const created = await post(user.cookie, { intent: "create-project", name: "  我的故事 " });
     const url = location(created)!;
     expect(url).toMatch(/^\/free-writing\?project=[0-9a-f-]{36}$/);
-    const redirected = await freeLoader({ request: userRequest(user.cookie, "/free-writing"), params: {}, context: {} } as never).catch((r) => r);
+    const redirected = await callThroughRoutes(freeLoader, { request: userRequest(user.cookie, "/free-writing") }).catch((r) => r);
     expect(location(redirected)).toBe(url);
-    const stale = await freeLoader({
+    const stale = await callThroughRoutes(freeLoader, {
       request: userRequest(user.cookie, "/free-writing?project=00000000-0000-4000-8000-000000000000"),
-      params: {},
-      context: {},
-    } as never).catch((r) => r);
+    }).catch((r) => r);
     expect(location(stale)).toBe("/free-writing");
   });
 
@@ -236,11 +235,9 @@ describe("plot text and versions", () => {
     const [row] = await aiRows(user.id);
     expect(await tokensOf(user.id)).toBe(20_000 + Number(row.amount));
 
-    const page = (await freeLoader({
+    const page = (await callThroughRoutes(freeLoader, {
       request: userRequest(user.cookie, location(result)!),
-      params: {},
-      context: {},
-    } as never)) as { workspace: { generated: { tokensCharged: number }; plots: { content: string }[] } };
+    })) as { workspace: { generated: { tokensCharged: number }; plots: { content: string }[] } };
     expect(page.workspace.generated).toEqual({ tokensCharged: -Number(row.amount) });
     expect(page.workspace.plots[0].content).toBe("第一句。第二句。");
   });
@@ -260,7 +257,7 @@ describe("plot text and versions", () => {
     const { projectId, plotId } = await readyProject(user.id);
     const load = async () =>
       (
-        (await freeLoader({ request: userRequest(user.cookie, `/free-writing?project=${projectId}&plot=${plotId}`), params: {}, context: {} } as never)) as {
+        (await callThroughRoutes(freeLoader, { request: userRequest(user.cookie, `/free-writing?project=${projectId}&plot=${plotId}`) })) as {
           workspace: { estimate: unknown };
         }
       ).workspace.estimate;

@@ -4,22 +4,23 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/admin/auth.server";
-import { requireAdmin } from "~/server/admin/session.server";
+import { adminContext } from "~/server/guards.server";
 import { DomainError } from "~/server/errors.server";
 import type { Route } from "./+types/account";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const admin = await requireAdmin(request);
+export async function loader({ context }: Route.LoaderArgs) {
+  const admin = context.get(adminContext);
   return { email: admin.email };
 }
 
 const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
 
-export async function action({ request }: Route.ActionArgs) {
-  const admin = await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: adminPasswordSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const admin = context.get(adminContext);
+  const submission = parseWithZod(await readForm(request), { schema: adminPasswordSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   try {
     await changeAdminPassword(admin.id, admin.sessionId, submission.value);

@@ -5,13 +5,13 @@ import { formatDateTime } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
-import { requireAdmin } from "~/server/admin/session.server";
+import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/api-tokens";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const tokens = await listApiTokens();
   const now = Date.now();
   return {
@@ -27,9 +27,9 @@ export async function loader({ request }: Route.LoaderArgs) {
  * Create (the token is in this one response and nowhere else: only its hash is kept) or
  * revoke. No redirect after creating, or the token would be lost.
  */
-export async function action({ request }: Route.ActionArgs) {
-  const admin = await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: apiTokenActionSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const admin = context.get(adminContext);
+  const submission = parseWithZod(await readForm(request), { schema: apiTokenActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), created: null }, { status: 400 });
   const value = submission.value;
   if (value.intent === "revoke") {

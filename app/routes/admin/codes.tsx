@@ -7,10 +7,10 @@ import { AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { CODE_STATUS_FILTERS, generateCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
 import { generateRedeemCodes, listRedeemCodes } from "~/server/admin/redeem-codes.server";
-import { requireAdmin } from "~/server/admin/session.server";
 import { DomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/codes";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
@@ -22,7 +22,6 @@ function statusOf(url: URL): CodeStatusFilter {
 }
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const url = new URL(request.url);
   const status = statusOf(url);
   const result = await listRedeemCodes({ status, page: parsePage(url.searchParams.get("page")) });
@@ -31,9 +30,8 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 /** Generates codes; on success back to page 1 with 兑换码生成成功！ for 3 s. */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
   const status = statusOf(new URL(request.url));
-  const submission = parseWithZod(await request.formData(), { schema: generateCodesSchema });
+  const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
     await generateRedeemCodes(submission.value.quantity, submission.value.amount);

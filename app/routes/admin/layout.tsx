@@ -1,14 +1,19 @@
 import { Form, Link, Outlet } from "react-router";
 import { AdminSidebar } from "~/components/admin/sidebar";
 import { PendingBar } from "~/components/admin/ui";
-import { requireAdmin } from "~/server/admin/session.server";
+import { adminContext, requireAdminMiddleware } from "~/server/guards.server";
 import type { Route } from "./+types/layout";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理后台 - 砚台" }, { name: "robots", content: "noindex" }];
 
-/** The shell only; every child page checks the admin session itself (STYLE: loaders run in parallel). */
-export async function loader({ request }: Route.LoaderArgs) {
-  const admin = await requireAdmin(request);
+/**
+ * The admin session is checked here, before any loader or action of a page below runs
+ * (docs/architecture.md#guards): a page view without one goes to /xbbadmin, a post gets 401.
+ */
+export const middleware: Route.MiddlewareFunction[] = [requireAdminMiddleware];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const admin = context.get(adminContext);
   return { email: admin.email };
 }
 

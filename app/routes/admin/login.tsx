@@ -9,6 +9,7 @@ import { DomainError } from "~/server/errors.server";
 import { clientAddressOf } from "~/server/request.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/login";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];
 
@@ -26,7 +27,7 @@ const hide = { hideFields: ["password"] };
 
 /** docs/product.md D8: the password is checked on the server against the admins table. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: adminLoginSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   try {

@@ -1,12 +1,10 @@
 import { DatabaseExport } from "~/components/admin/database-export";
 import { AdminErrorBox } from "~/components/admin/ui";
-import { requireAdmin } from "~/server/admin/session.server";
 import type { Route } from "./+types/migration";
 
 export const meta: Route.MetaFunction = () => [{ title: "数据库导出 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   return null;
 }
 

@@ -4,23 +4,21 @@ import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { paymentMethodSchema } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   const config = await getSiteConfig(["payment_method_v2", "store_url_v2"] as const);
   return { method: config.payment_method_v2 === "payment_api" ? "payment_api" : "redeem_code", storeUrl: config.store_url_v2 };
 }
 
 /** docs/product.md: Back office: redeem codes (with a store link to buy them) or the payment API. */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: paymentMethodSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {

@@ -6,10 +6,10 @@ import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/component
 import { Pagination } from "~/components/ui/pagination";
 import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
 import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
-import { requireAdmin } from "~/server/admin/session.server";
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/prompts";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
 
@@ -24,7 +24,6 @@ function dialogOf(url: URL): Dialog | null {
 }
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const url = new URL(request.url);
   const dialog = dialogOf(url);
   try {
@@ -40,8 +39,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 /** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: promptActionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: promptActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const value = submission.value;
   try {

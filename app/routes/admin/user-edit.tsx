@@ -4,17 +4,17 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
+import { adminContext } from "~/server/guards.server";
 import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
 import { formatTokens } from "~/utils/format";
 import type { Route } from "./+types/user-edit";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
 
-export async function loader({ request, params }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader({ params }: Route.LoaderArgs) {
   try {
     return { user: await getUserForAdmin(params.id) };
   } catch (error) {
@@ -23,9 +23,9 @@ export async function loader({ request, params }: Route.LoaderArgs) {
 }
 
 /** Nickname, credits balance (with its 管理员调整 ledger row) and password reset. */
-export async function action({ request, params }: Route.ActionArgs) {
-  const admin = await requireAdmin(request);
-  const form = await request.formData();
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const admin = context.get(adminContext);
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: userActionSchema });
   const intent = String(form.get("intent") ?? "");
   if (submission.status !== "success") {

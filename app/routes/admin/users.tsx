@@ -2,7 +2,6 @@ import { Form, Link } from "react-router";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
 import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { requireAdmin } from "~/server/admin/session.server";
 import { listUsers } from "~/server/admin/users.server";
 import { normalizeQuery } from "~/server/search.server";
 import { formatTokens } from "~/utils/format";
@@ -12,7 +11,6 @@ import type { Route } from "./+types/users";
 export const meta: Route.MetaFunction = () => [{ title: "用户管理 - 管理后台" }];
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const url = new URL(request.url);
   const query = normalizeQuery(url.searchParams.get("q"));
   const result = await listUsers({ query, page: parsePage(url.searchParams.get("page")) });

@@ -3,7 +3,6 @@ import { DownloadLink } from "~/components/admin/download-link";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
 import { AdminErrorBox } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { requireAdmin } from "~/server/admin/session.server";
 import { listWorksForAdmin } from "~/server/admin/works.server";
 import { normalizeQuery } from "~/server/search.server";
 import { WORK_TYPE_LABELS } from "~/utils/format";
@@ -15,7 +14,6 @@ export const meta: Route.MetaFunction = () => [{ title: "作品管理 - 管理�
 const VISIBILITY_LABELS = { public: "免费", "public-vip": "付费", private: "未公开" } as const;
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const url = new URL(request.url);
   const query = normalizeQuery(url.searchParams.get("q"));
   const result = await listWorksForAdmin({ query, page: parsePage(url.searchParams.get("page")) });

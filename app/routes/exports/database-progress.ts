@@ -1,13 +1,13 @@
-import { requireExportAccess } from "~/server/admin/api-tokens.server";
 import { databaseExportFrames } from "~/server/admin/exports/database-zip.server";
+import { exportAccessContext } from "~/server/guards.server";
 import type { Route } from "./+types/database-progress";
 
 /**
  * GET /exports/database/progress: the same export as /exports/database.zip, framed with
  * progress (see databaseExportFrames), for the export page's progress bar.
  */
-export async function loader({ request }: Route.LoaderArgs) {
-  const access = await requireExportAccess(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const access = context.get(exportAccessContext);
   console.info(`database export (with progress) started by admin ${access.adminId} (${access.via})`);
   return new Response(databaseExportFrames(request.signal), {
     headers: {

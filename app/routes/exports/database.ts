@@ -1,6 +1,6 @@
-import { requireExportAccess } from "~/server/admin/api-tokens.server";
 import { databaseZipStream } from "~/server/admin/exports/database-zip.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { exportAccessContext } from "~/server/guards.server";
 import type { Route } from "./+types/database";
 
 /**
@@ -8,8 +8,8 @@ import type { Route } from "./+types/database";
  * For scripts (`curl -fOJ -H "Authorization: Bearer ..."`) and browsers without
  * JavaScript; the export page with JavaScript uses /exports/database/progress.
  */
-export async function loader({ request }: Route.LoaderArgs) {
-  const access = await requireExportAccess(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const access = context.get(exportAccessContext);
   console.info(`database export started by admin ${access.adminId} (${access.via})`);
   return new Response(databaseZipStream(request.signal), {
     headers: downloadHeaders("database.zip", "database.zip", "application/zip"),

@@ -2,6 +2,7 @@ import { useActionData, useLoaderData } from "react-router";
 import { AuthDialog } from "~/components/auth-dialog";
 import { loginAction } from "~/server/auth-actions.server";
 import { safeRedirectPath } from "~/utils/redirect";
+import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-login";
 
 export const meta: Route.MetaFunction = () => [{ title: "登录 - 砚台" }];
@@ -16,7 +17,7 @@ export function loader({ request }: Route.LoaderArgs) {
 }
 
 export function action({ request, context }: Route.ActionArgs) {
-  return loginAction(request, context);
+  return loginAction(request, clientAddressOf(context));
 }
 
 /** Without JavaScript a failed login lands here and shows the dialog with its errors. */

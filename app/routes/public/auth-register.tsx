@@ -2,6 +2,7 @@ import { useActionData, useLoaderData } from "react-router";
 import { AuthDialog } from "~/components/auth-dialog";
 import { registerAction } from "~/server/auth-actions.server";
 import { safeRedirectPath } from "~/utils/redirect";
+import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-register";
 
 export const meta: Route.MetaFunction = () => [{ title: "注册 - 砚台" }];
@@ -12,7 +13,7 @@ export function loader({ request }: Route.LoaderArgs) {
 }
 
 export function action({ request, context }: Route.ActionArgs) {
-  return registerAction(request, context);
+  return registerAction(request, clientAddressOf(context));
 }
 
 /** Without JavaScript a failed registration lands here and shows the dialog with its errors. */

@@ -6,5 +6,5 @@ export function loader() {
 }
 
 export function action() {
-  return new Response("Not Found", { status: 404 });
+  return new Response("页面不存在", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 }

@@ -95,7 +95,12 @@ function unauthorized(message: string): never {
  * Who may download an export: a request with an Authorization header is judged by its
  * bearer token alone; otherwise the admin session cookie decides. Anything else is 401.
  */
-export async function requireExportAccess(request: Request): Promise<{ adminId: string; via: "session" | "token" }> {
+export interface ExportAccess {
+  adminId: string;
+  via: "session" | "token";
+}
+
+export async function requireExportAccess(request: Request): Promise<ExportAccess> {
   const header = request.headers.get("Authorization");
   if (header !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -42,9 +42,10 @@ export function adminLoginUrl(request: Request): string {
 }
 
 /**
- * The signed-in administrator, checked in every /admin loader and action (a layout's
- * loader does not protect its children). A page view without an admin session goes to
- * the login form; anything else (a posted form, a script) gets 401 and changes nothing.
+ * The signed-in administrator, checked by the admin layout's middleware before every
+ * /admin loader and action (app/server/guards.server.ts). A page view without an admin
+ * session goes to the login form; anything else (a posted form, a script) gets 401 and
+ * changes nothing.
  */
 export async function requireAdmin(request: Request): Promise<SessionAdmin> {
   const admin = await getAdmin(request);

@@ -14,16 +14,15 @@ import {
   testApiConnection,
   updateApiConfig,
 } from "~/server/admin/api-configs.server";
-import { requireAdmin } from "~/server/admin/session.server";
 import { DomainError } from "~/server/errors.server";
 import type { Route } from "./+types/api";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const url = new URL(request.url);
   const mode = url.searchParams.get("dialog");
   const id = url.searchParams.get("id") ?? "";
@@ -36,8 +35,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: apiConfigActionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: apiConfigActionSchema });
   const hide = { hideFields: ["apiKey"] };
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const value = submission.value;

@@ -2,21 +2,19 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   return { description: await getSiteConfigValue("site_description") };
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: descriptionSchema });
+  const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await setSiteConfigs({ site_description: submission.value.description });

@@ -3,11 +3,11 @@ import { useState } from "react";
 import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { sanitizeRichText } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
+import { readForm } from "~/server/form-data.server";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
@@ -23,7 +23,6 @@ export const meta: Route.MetaFunction = ({ location }) => [
 ];
 
 export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
   const page = pageOf(request);
   const content = await getSiteConfigValue(page.key);
   return { title: page.title, path: page.path, content, preview: sanitizeRichText(content) };
@@ -34,9 +33,8 @@ export async function loader({ request }: Route.LoaderArgs) {
  * on the server, the same function the public page uses), without saving.
  */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
   const page = pageOf(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const submission = parseWithZod(form, { schema: legalSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
   if (form.get("intent") === "preview") {

@@ -3,22 +3,20 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import type { Route } from "./+types/payment-api";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 
 /** The merchant key never reaches the browser: only whether it is set, and its last 4 characters. */
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   return { settings: await getPaymentApiSettings() };
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
   const hide = { hideFields: ["merchantKey"] };
-  const submission = parseWithZod(await request.formData(), { schema: paymentApiSchema });
+  const submission = parseWithZod(await readForm(request), { schema: paymentApiSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   const current = await getPaymentApiSettings();
   if (!submission.value.merchantKey && !current.merchantKeySet) {

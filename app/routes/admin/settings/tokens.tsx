@@ -3,23 +3,21 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { tokensSchema } from "~/schemas/admin";
-import { requireAdmin } from "~/server/admin/session.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   const config = await getSiteConfig(["credits_to_tokens_ratio", "initial_tokens"] as const);
   return { ratio: config.credits_to_tokens_ratio || "100", initialTokens: config.initial_tokens || "0" };
 }
 
 /** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
-  const submission = parseWithZod(await request.formData(), { schema: tokensSchema });
+  const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await setSiteConfigs({

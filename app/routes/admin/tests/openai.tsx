@@ -4,21 +4,19 @@ import { data, Form, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, useAdminForm } from "~/components/admin/ui";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
-import { requireAdmin } from "~/server/admin/session.server";
 import type { Route } from "./+types/openai";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireAdmin(request);
+export async function loader() {
   return null;
 }
 
 /** docs/product.md D7: endpoint, key and model come from the form; the call is made by the server. */
 export async function action({ request }: Route.ActionArgs) {
-  await requireAdmin(request);
   const hide = { hideFields: ["apiKey"] };
-  const submission = parseWithZod(await request.formData(), { schema: chatTestSchema });
+  const submission = parseWithZod(await readForm(request), { schema: chatTestSchema });
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const test = await runChatTest(submission.value);
   return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });

@@ -15,20 +15,21 @@ import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } 
 import { createPaymentOrder, isOnlinePaymentEnabled, PAYMENT_MESSAGES } from "~/server/payments/epay.server";
 import { DomainError } from "~/server/errors.server";
 import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
-import { requireUser } from "~/server/session.server";
 import { getSiteConfig } from "~/server/site-config.server";
+import { userContext } from "~/server/guards.server";
 import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/credits";
 import { listCreditHistory, listTokenHistory } from "./credits.server";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
 
 /** The three forms, each in its dialog; `intent` tells the action which one posted. */
 type Intent = "redeem" | "exchange" | "topup";
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const url = new URL(request.url);
   const tab = url.searchParams.get("tab") === "tokens" ? "tokens" : "credits";
   const page = parsePage(url.searchParams.get("page"));
@@ -70,9 +71,9 @@ function failed(intent: Intent, result: SubmissionResult<string[]>, status: numb
   return data<ActionReply>({ intent, result }, { status });
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const formData = await request.formData();
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: creditsActionSchema });
   const intent = (["redeem", "exchange", "topup"] as const).find((i) => i === formData.get("intent")) ?? "redeem";
   if (submission.status !== "success") return failed(intent, submission.reply(), 400);

@@ -1,15 +1,15 @@
 import { useLoaderData } from "react-router";
 import { LibraryGrid } from "~/components/library/library-grid";
 import { listPurchased } from "~/server/library.server";
-import { requireUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
+import { userContext } from "~/server/guards.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/purchased";
 
 export const meta: Route.MetaFunction = () => [{ title: "已购买作品 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const page = parsePage(new URL(request.url).searchParams.get("page"));
   const [result, defaultCoverUrl] = await Promise.all([listPurchased(user, page), getDisplayConfigValue("default_cover_url")]);
   return { ...result, defaultCoverUrl };

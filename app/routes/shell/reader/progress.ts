@@ -2,6 +2,7 @@ import { isSameOriginPost } from "~/server/csrf.server";
 import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/progress";
+import { readForm } from "~/server/form-data.server";
 
 /** GET is not a thing here (resource routes answer unknown use with 404/405). */
 export function loader() {
@@ -17,7 +18,7 @@ export async function action({ request, params }: Route.ActionArgs) {
   if (!isSameOriginPost(request)) return new Response(null, { status: 403 });
   const user = await getSessionUser(request);
   if (!user) return new Response(null, { status: 401 });
-  const form = await request.formData();
+  const form = await readForm(request);
   const order = parseChapterOrder(String(form.get("chapter") ?? ""));
   if (order === null) return new Response(null, { status: 400 });
   const saved = await saveProgressFor(user, Number(params.id), order, parseFrom(String(form.get("paragraph") ?? "")));

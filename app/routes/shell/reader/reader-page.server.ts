@@ -19,6 +19,7 @@ import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.serve
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
+import { readForm } from "~/server/form-data.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { parsePage } from "~/utils/pagination";
 
@@ -129,7 +130,7 @@ export async function handleReaderAction(request: Request, idParam: string | und
   const user = await getSessionUser(request);
   if (!user) throw redirect(loginRedirectUrl(request));
   const workId = Number(idParam);
-  const form = await request.formData();
+  const form = await readForm(request);
   const enhanced = form.get("enhanced") === "1";
   const intent = form.get("intent");
 

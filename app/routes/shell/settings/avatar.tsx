@@ -6,19 +6,19 @@ import { redirectWithFlash } from "~/server/flash.server";
 import { fileField, readFormData } from "~/server/form-data.server";
 import { AVATAR_INPUT_MAX_BYTES, ImageError } from "~/server/images.server";
 import { replaceAvatar } from "~/server/profile.server";
-import { requireUser } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/avatar";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   return { avatarUrl: user.avatarUrl, nickname: user.nickname };
 }
 
 /** The upload (plus the multipart overhead) is refused before it is buffered if too large. */
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
   try {
     const form = await readFormData(request, AVATAR_INPUT_MAX_BYTES + 64 * 1024, "头像图片不能超过20MB");
     const file = fileField(form, "avatar");

@@ -5,19 +5,20 @@ import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { redirectWithFlash } from "~/server/flash.server";
 import { updateNickname } from "~/server/profile.server";
-import { requireUser } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/nickname";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   return { nickname: user.nickname };
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: nicknameSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: nicknameSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await updateNickname(user.id, submission.value.nickname);

@@ -6,15 +6,18 @@ import { SettingsSubPage } from "~/components/settings/settings-page";
 import { passwordChangeSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { DomainError } from "~/server/errors.server";
 import { changePassword } from "~/server/profile.server";
-import { destroyUserSession, requireUser } from "~/server/session.server";
+import { destroyUserSession } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/password";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
 const HIDE = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireUser(request);
+// No data, but a loader: a client-side navigation then asks the server, whose
+// signed-in guard runs (server middleware runs only when the server is asked).
+export async function loader() {
   return null;
 }
 
@@ -22,9 +25,9 @@ export async function loader({ request }: Route.LoaderArgs) {
  * docs/product.md: States and actions: after a password change every session of the user ends (in
  * changePassword's transaction) and this browser is sent to the login dialog.
  */
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: passwordChangeSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: passwordChangeSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
   try {
     await changePassword(user.id, submission.value.currentPassword, submission.value.newPassword);

@@ -6,20 +6,21 @@ import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settin
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { getAccountSettings, updatePixivId } from "~/server/profile.server";
-import { requireUser } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/pixiv-id";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const settings = await getAccountSettings(user.id).catch(asRouteError);
   return { pixivId: settings.pixivId ?? "" };
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: pixivIdSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: pixivIdSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     await updatePixivId(user.id, submission.value.pixivId);

@@ -7,13 +7,14 @@ import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { asRouteError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
-import { requireUser } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/settings";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const tab = new URL(request.url).searchParams.get("tab") === "display" ? "display" : "profile";
   const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request)]);
   return data(
@@ -23,9 +24,9 @@ export async function loader({ request }: Route.LoaderArgs) {
 }
 
 /** 浏览与显示: each toggle posts here. */
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: displayPreferenceSchema });
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: displayPreferenceSchema });
   if (submission.status !== "success") {
     return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: SETTINGS_MESSAGES.saveFailed });
   }

@@ -1,24 +1,25 @@
 import { Form, Link, useActionData, useLoaderData } from "react-router";
 import { asRouteError } from "~/server/errors.server";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
-import { requireUser } from "~/server/session.server";
 import { getOwnedWork } from "~/server/works.server";
+import { userContext } from "~/server/guards.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
+import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 
 /** The confirmation page for deleting without JavaScript. */
-export async function loader({ request, params }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
   const back = safeRedirectPath(new URL(request.url).searchParams.get("back"), "/my-works", isUnder("/my-works"));
   return { work: { id: work.id, title: work.title, chapterCount: work.chapterCount }, back };
 }
 
-export async function action({ request, params }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const form = await request.formData();
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const form = await readForm(request);
   form.set("intent", "delete");
   form.set("workId", String(params.id));
   return handleMyWorksAction(user.id, form);

@@ -4,15 +4,16 @@ import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } f
 import { editChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { getChapter, getChapterByOrder } from "~/server/chapters.server";
 import { asRouteError, DomainError } from "~/server/errors.server";
-import { requireUser } from "~/server/session.server";
 import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/edit";
+import { readForm } from "~/server/form-data.server";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
-export async function loader({ request, params }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
   const heads = work.type === "series" ? await listChapterHeads(work.id) : [];
   const chosen = Number(new URL(request.url).searchParams.get("chapter"));
@@ -30,9 +31,9 @@ export async function loader({ request, params }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, params }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: editChapterSchema });
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: editChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     const workId = Number(params.id);

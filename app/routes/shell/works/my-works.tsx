@@ -3,11 +3,12 @@ import { MyWorkCard } from "~/components/works/my-work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { normalizeQuery } from "~/server/search.server";
-import { requireUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { listMyWorks, type MyWorksTab } from "~/server/works.server";
+import { userContext } from "~/server/guards.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
+import { readForm } from "~/server/form-data.server";
 
 const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
   { id: "paid", label: "付费", empty: "暂无付费作品" },
@@ -17,8 +18,8 @@ const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
 
 export const meta: Route.MetaFunction = () => [{ title: "我的作品 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const url = new URL(request.url);
   const tabParam = url.searchParams.get("tab");
   const tab = (TABS.find((t) => t.id === tabParam)?.id ?? "paid") as MyWorksTab;
@@ -31,9 +32,9 @@ export async function loader({ request }: Route.LoaderArgs) {
   return { ...result, tab, sort, query, defaultCoverUrl, self: url.pathname + url.search };
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  return handleMyWorksAction(user.id, await request.formData());
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  return handleMyWorksAction(user.id, await readForm(request));
 }
 
 export default function MyWorks({ actionData }: Route.ComponentProps) {

@@ -3,15 +3,16 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { asRouteError, DomainError } from "~/server/errors.server";
-import { requireUser } from "~/server/session.server";
 import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/new-chapter";
+import { readForm } from "~/server/form-data.server";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
-export async function loader({ request, params }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
   return {
     work: { id: work.id, title: work.title, chapterCount: work.chapterCount },
@@ -20,9 +21,9 @@ export async function loader({ request, params }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, params }: Route.ActionArgs) {
-  const user = await requireUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: newChapterSchema });
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const submission = parseWithZod(await readForm(request), { schema: newChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     const workId = Number(params.id);

@@ -5,8 +5,8 @@ import { publishSchema } from "~/schemas/work";
 import { DomainError } from "~/server/errors.server";
 import { readUploadForm, type Upload } from "~/server/form-data.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
-import { requireUser } from "~/server/session.server";
 import { tabOfVisibility } from "~/server/works.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/submit";
 
 /** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */
@@ -15,8 +15,9 @@ const TOO_LARGE = "上传的文件过大：TXT 文件不能超过 20MB，封面�
 
 export const meta: Route.MetaFunction = () => [{ title: "上传作品 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireUser(request);
+// No data, but a loader: a client-side navigation then asks the server, whose
+// signed-in guard runs (server middleware runs only when the server is asked).
+export async function loader() {
   return null;
 }
 
@@ -24,8 +25,8 @@ function formError(message: string, field = "") {
   return { status: "error" as const, error: { [field]: [message] } };
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  const user = await requireUser(request);
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
   let form: FormData;
   let files: Map<string, Upload>;
   try {

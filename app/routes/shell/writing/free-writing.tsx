@@ -1,16 +1,17 @@
 import { useLoaderData } from "react-router";
 import { WritingPage } from "~/components/writing/writing-page";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/free-writing";
 import { writingAction, writingLoader } from "./writing-page.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "自由创作 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  return writingLoader(request, "free");
+export async function loader({ request, context }: Route.LoaderArgs) {
+  return writingLoader(request, context.get(userContext), "free");
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  return writingAction(request, "free");
+export async function action({ request, context }: Route.ActionArgs) {
+  return writingAction(request, context.get(userContext), "free");
 }
 
 export default function FreeWriting({ actionData }: Route.ComponentProps) {

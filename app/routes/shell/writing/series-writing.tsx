@@ -1,10 +1,10 @@
-import { requireUser } from "~/server/session.server";
 import type { Route } from "./+types/series-writing";
 
 export const meta: Route.MetaFunction = () => [{ title: "连载续写 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  await requireUser(request);
+// No data, but a loader: a client-side navigation then asks the server, whose
+// signed-in guard runs (server middleware runs only when the server is asked).
+export async function loader() {
   return null;
 }
 

@@ -1,16 +1,17 @@
 import { useLoaderData } from "react-router";
 import { WritingPage } from "~/components/writing/writing-page";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/short-writing";
 import { writingAction, writingLoader } from "./writing-page.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "短篇仿写 - 砚台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  return writingLoader(request, "short");
+export async function loader({ request, context }: Route.LoaderArgs) {
+  return writingLoader(request, context.get(userContext), "short");
 }
 
-export async function action({ request }: Route.ActionArgs) {
-  return writingAction(request, "short");
+export async function action({ request, context }: Route.ActionArgs) {
+  return writingAction(request, context.get(userContext), "short");
 }
 
 export default function ShortWriting({ actionData }: Route.ComponentProps) {

@@ -17,7 +17,7 @@ import { AiError } from "~/server/ai/errors.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
-import { requireUser } from "~/server/session.server";
+import type { SessionUser } from "~/server/session.server";
 import {
   applyEditsBeforeGeneration,
   createProject,
@@ -66,8 +66,7 @@ function pageUrl(kind: WritingKind, projectId?: string, extra: Record<string, st
   return `${PATHS[kind]}${query ? `?${query}` : ""}`;
 }
 
-export async function writingLoader(request: Request, kind: WritingKind) {
-  const user = await requireUser(request);
+export async function writingLoader(request: Request, user: SessionUser, kind: WritingKind) {
   const url = new URL(request.url);
   const projects = await listProjects(user.id, kind);
   const projectId = param(url, "project");
@@ -159,8 +158,7 @@ function failed(intent: string, error: unknown, fallback: string = WRITING_MESSA
   return data<WritingActionData>({ intent, error: fallback }, { status: 500 });
 }
 
-export async function writingAction(request: Request, kind: WritingKind) {
-  const user = await requireUser(request);
+export async function writingAction(request: Request, user: SessionUser, kind: WritingKind) {
   let form: FormData;
   try {
     form = await readFormData(request, MAX_BODY_BYTES, "提交的内容过大");

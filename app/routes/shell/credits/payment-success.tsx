@@ -1,6 +1,6 @@
 import { Link, useLoaderData } from "react-router";
 import { getOwnPaymentOrder } from "~/server/payment-orders.server";
-import { requireUser } from "~/server/session.server";
+import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];
@@ -9,8 +9,8 @@ export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" 
  * The gateway's return page. Its query string proves nothing: the order's state is
  * read from the database, where only the verified notify marks it paid.
  */
-export async function loader({ request }: Route.LoaderArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
   const outTradeNo = new URL(request.url).searchParams.get("out_trade_no") ?? "";
   const order = await getOwnPaymentOrder(user.id, outTradeNo);
   return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status } };

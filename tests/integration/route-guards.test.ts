@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { requireAdminMiddleware, requireExportAccessMiddleware, requireUserMiddleware } from "~/server/guards.server";
+import { settle } from "./admin-fixtures";
+import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
+
+/**
+ * Which routes are guarded is read from app/routes.ts itself (docs/architecture.md#guards):
+ * a page is signed-in, back office or export by the layout it sits under. Every other
+ * route must be on the PUBLIC list below, so a page added outside the guards fails here
+ * until someone decides it is public; a guard removed from its layout fails the requests.
+ */
+
+const GUARDS = {
+  user: { layout: "routes/shell/signed-in.tsx", middleware: requireUserMiddleware },
+  admin: { layout: "routes/admin/layout.tsx", middleware: requireAdminMiddleware },
+  export: { layout: "routes/exports/layout.ts", middleware: requireExportAccessMiddleware },
+} as const;
+type Guard = keyof typeof GUARDS;
+
+/** Routes anyone may call, each on purpose (path patterns as in app/routes.ts). */
+const PUBLIC = new Set([
+  "/healthz",
+  "/auth/logout", // ends the session, if any; a POST only
+  "/home",
+  "/files/*", // covers and avatars
+  "/api/events", // site changes for everyone, the user's own when signed in
+  "/api/generate", // answers 401 itself before anything else (the session is read with the project)
+  "/api/notify", // the payment gateway, authenticated by its signature
+  "/api/*",
+  "/works/:id/paragraphs", // the reader: visitors read free works (docs/product.md D5)
+  "/works/:id/progress", // answers 401 to a visitor itself
+  "/work/:id",
+  "/",
+  "/works",
+  "/terms",
+  "/privacy",
+  "/refund",
+  "/auth/login",
+  "/auth/register",
+  "/works/:id",
+  "/xbbadmin",
+  "/admin/logout",
+  "/admin",
+  "/admin/*",
+  "/exports/*",
+  "/*",
+]);
+
+interface Leaf {
+  pattern: string;
+  node: RouteNode;
+  guards: Guard[];
+}
+
+/** Every route that answers a URL (no children), with the guard layouts above it. */
+function leaves(node: RouteNode, prefix: string, guards: Guard[]): Leaf[] {
+  const pattern = node.path ? `${prefix.replace(/\/$/, "")}/${node.path}` : prefix || "/";
+  const own = (Object.keys(GUARDS) as Guard[]).filter((g) => GUARDS[g].layout === node.file);
+  const above = [...guards, ...own];
+  if (node.children.length === 0) return [{ pattern, node, guards: above }];
+  return node.children.flatMap((child) => leaves(child, pattern, above));
+}
+
+const ALL = leaves(routeTree, "", []);
+const under = (guard: Guard) => ALL.filter((leaf) => leaf.guards.includes(guard));
+const urlOf = (pattern: string) => `http://localhost${pattern.replace(/:\w+/g, "1").replace("*", "x")}`;
+
+describe("app/routes.ts", () => {
+  it("puts every route either under a guard or on the public list", () => {
+    const unguarded = ALL.filter((leaf) => leaf.guards.length === 0).map((leaf) => leaf.pattern);
+    expect(unguarded.filter((p) => !PUBLIC.has(p)), "routes outside every guard and not on the public list").toEqual([]);
+    expect([...PUBLIC].filter((p) => !unguarded.includes(p)), "public entries that are no unguarded route").toEqual([]);
+  });
+
+  it("has the signed-in pages under the signed-in guard and the back office under the admin guard", () => {
+    const signedIn = under("user").map((l) => l.pattern);
+    for (const page of ["/following", "/purchased", "/my-works", "/submit", "/works/:id/edit", "/credits", "/settings/password", "/payment/success"]) {
+      expect(signedIn).toContain(page);
+    }
+    expect(under("admin").map((l) => l.pattern)).toContain("/admin/users/:id");
+    expect(under("export").map((l) => l.pattern)).toContain("/exports/database.zip");
+  });
+
+  it("has each guard's middleware on its layout", async () => {
+    for (const guard of Object.values(GUARDS)) {
+      const layout = await import(/* @vite-ignore */ `../../app/${guard.layout}`);
+      expect(layout.middleware, guard.layout).toContain(guard.middleware);
+    }
+  });
+
+  it("gives every guarded page a loader, so a client-side navigation asks the server (and its guard)", async () => {
+    for (const leaf of [...under("user"), ...under("admin")]) {
+      expect(typeof (await importRoute(leaf.node)).loader, leaf.pattern).toBe("function");
+    }
+  });
+});
+
+describe("signed-in pages refuse a visitor", () => {
+  for (const leaf of under("user")) {
+    it(`${leaf.pattern}: GET and POST go to the login dialog, coming back to the page`, async () => {
+      const mod = await importRoute(leaf.node);
+      const url = urlOf(leaf.pattern);
+      const path = new URL(url).pathname;
+      const login = `/?auth=login&redirectTo=${encodeURIComponent(path)}`;
+      const get = await settle(() => runRoute("loader", mod, new Request(url)));
+      expect([get.status, get.location]).toEqual([302, login]);
+      if (mod.action) {
+        const post = new Request(url, { method: "POST", headers: { Origin: "http://localhost" }, body: new URLSearchParams({ intent: "x" }) });
+        const posted = await settle(() => runRoute("action", mod, post));
+        expect([posted.status, posted.location]).toEqual([302, login]);
+      }
+    });
+  }
+});
+
+describe("back-office pages refuse a request without an admin session", () => {
+  for (const leaf of under("admin")) {
+    it(`${leaf.pattern}: GET goes to /xbbadmin, POST gets 401`, async () => {
+      const mod = await importRoute(leaf.node);
+      const url = urlOf(leaf.pattern);
+      const get = await settle(() => runRoute("loader", mod, new Request(url)));
+      expect([get.status, get.location]).toEqual([302, `/xbbadmin?redirectTo=${encodeURIComponent(new URL(url).pathname)}`]);
+      if (mod.action) {
+        const post = new Request(url, { method: "POST", headers: { Origin: "http://localhost" }, body: new URLSearchParams({ intent: "x" }) });
+        const posted = await settle(() => runRoute("action", mod, post));
+        expect([posted.status, posted.data]).toEqual([401, ADMIN_MESSAGES.unauthorized]);
+      }
+    });
+  }
+});
+
+describe("exports refuse a request without an admin session or API token", () => {
+  for (const leaf of under("export")) {
+    it(`${leaf.pattern}: 401 with WWW-Authenticate`, async () => {
+      const mod = await importRoute(leaf.node);
+      const r = await settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern))));
+      expect(r.status).toBe(401);
+      expect(r.response!.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    });
+  }
+});
