@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RouterContextProvider } from "react-router";
 import { freePort, startServer, stopServer } from "../../bench/lib-server";
 import { handleError, routePattern } from "~/entry.server";
 
@@ -120,19 +121,19 @@ describe("handleError", () => {
       handleError(failure, {
         request: new Request("http://127.0.0.1/works/12/edit.data?x=secret", { method: "POST" }),
         params: { id: "12" },
-        context: {},
+        context: new RouterContextProvider(),
       });
       expect(logged).toHaveBeenCalledTimes(1);
       expect(logged.mock.calls[0]).toEqual(["unexpected error: POST /works/12/edit.data (route /works/:id/edit)", failure]);
 
       const gone = new AbortController();
       gone.abort();
-      handleError(new Error("aborted"), { request: new Request("http://127.0.0.1/works", { signal: gone.signal }), params: {}, context: {} });
+      handleError(new Error("aborted"), { request: new Request("http://127.0.0.1/works", { signal: gone.signal }), params: {}, context: new RouterContextProvider() });
       const notFound = Object.assign(new Error("No route matches URL"), {});
       handleError({ status: 404, statusText: "Not Found", internal: true, data: "", error: notFound }, {
         request: new Request("http://127.0.0.1/nowhere"),
         params: {},
-        context: {},
+        context: new RouterContextProvider(),
       });
       expect(logged).toHaveBeenCalledTimes(1);
     } finally {

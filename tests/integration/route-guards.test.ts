@@ -38,6 +38,8 @@ const PUBLIC = new Set([
   "/refund",
   "/auth/login",
   "/auth/register",
+  "/auth/forgot-password",
+  "/auth/reset-password",
   "/works/:id",
   "/xbbadmin",
   "/admin/logout",

@@ -2,8 +2,8 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
+import { DomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
 import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
 import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-forgot-password";
@@ -23,7 +23,7 @@ export function loader({ request }: Route.LoaderArgs) {
  * e-mail, can refuse.
  */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await readFormData(request, FORM_MAX_BYTES, "提交的内容过大").catch(asRouteError);
+  const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
   const submission = parseWithZod(form, { schema: passwordResetRequestSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {

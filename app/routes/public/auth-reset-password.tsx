@@ -4,8 +4,8 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
+import { DomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
 import { destroyUserSession, isSecureRequest } from "~/server/session.server";
 import type { Route } from "./+types/auth-reset-password";
@@ -34,7 +34,7 @@ export async function loader({ request }: Route.LoaderArgs) {
  * and this browser goes to the login dialog with the e-mail filled in and a notice.
  */
 export async function action({ request }: Route.ActionArgs) {
-  const form = await readFormData(request, FORM_MAX_BYTES, "提交的内容过大").catch(asRouteError);
+  const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
   const submission = parseWithZod(form, { schema: passwordResetSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
   let email: string;
