@@ -22,13 +22,14 @@ export const AUTH_MESSAGES = {
 } as const;
 
 /** A failure the user should read: field errors or one form-level message. */
-export class AuthError extends Error {
+/** A refused login or registration: its messages by field (or the form's), and 400 or 429. */
+export class AuthError extends DomainError {
   constructor(
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
-    readonly status: 400 | 429 = 400,
+    status: 400 | 429 = 400,
   ) {
-    super(message);
+    super(message, status);
     this.name = "AuthError";
   }
 }

@@ -6,8 +6,8 @@ import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminFo
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
 import { adminContext } from "~/server/guards.server";
-import type { Route } from "./+types/api-tokens";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/api-tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 

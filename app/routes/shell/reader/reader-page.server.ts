@@ -1,6 +1,6 @@
 import { data, redirect } from "react-router";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { FAVORITE_MESSAGES, setFavorite } from "~/server/favorites.server";
+import { asRouteError, replyOnDomainError } from "~/server/errors.server";
+import { setFavorite } from "~/server/favorites.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
 import {
   getProgress,
@@ -136,17 +136,14 @@ export async function handleReaderAction(request: Request, idParam: string | und
 
   if (intent === "favorite") {
     const on = form.get("on") === "1";
-    try {
-      await setFavorite(user, workId, on);
-    } catch (error) {
-      if (error instanceof DomainError) {
-        return data<ReaderActionData>({ intent: "favorite", error: error.message }, { status: error.status });
-      }
-      console.error("favorite failed", error);
-      return data<ReaderActionData>({ intent: "favorite", error: FAVORITE_MESSAGES.failed }, { status: 500 });
-    }
-    if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
-    return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+    return replyOnDomainError(
+      async () => {
+        await setFavorite(user, workId, on);
+        if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
+        return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+      },
+      (error): ReaderActionData => ({ intent: "favorite", error: error.message }),
+    );
   }
 
   if (intent === "purchase") {

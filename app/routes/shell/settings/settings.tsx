@@ -8,8 +8,8 @@ import { asRouteError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
 import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/settings";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/settings";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 

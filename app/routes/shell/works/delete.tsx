@@ -4,8 +4,8 @@ import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { getOwnedWork } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
-import type { Route } from "./+types/delete";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/delete";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 

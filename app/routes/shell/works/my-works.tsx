@@ -7,8 +7,8 @@ import { getDisplayConfigValue } from "~/server/site-config.server";
 import { listMyWorks, type MyWorksTab } from "~/server/works.server";
 import { userContext } from "~/server/guards.server";
 import { parsePage } from "~/utils/pagination";
-import type { Route } from "./+types/my-works";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/my-works";
 
 const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
   { id: "paid", label: "付费", empty: "暂无付费作品" },
