@@ -13,8 +13,7 @@ export const CHAPTER_TITLE_MAX_LENGTH = 200;
 
 export const NO_CHAPTERS_MESSAGE = "未能从TXT文件中解析出任何章节，请检查章节分隔符";
 
-/** A TXT import refused for a reason the author can act on; `message` is shown as is. */
-/** A TXT that cannot be imported as it is (encoding, separators, size): 400 with the reason. */
+/** A TXT import refused for a reason the author can act on (400); `message` is shown as is. */
 export class TxtImportError extends DomainError {
   constructor(message: string) {
     super(message, 400);
