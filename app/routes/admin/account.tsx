@@ -4,9 +4,9 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/admin/auth.server";
-import { adminContext } from "~/server/guards.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/account";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];

@@ -5,8 +5,8 @@ import { formatDateTime } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
-import { adminContext } from "~/server/guards.server";
 import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/api-tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];

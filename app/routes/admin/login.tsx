@@ -6,9 +6,9 @@ import { adminLoginSchema } from "~/schemas/admin";
 import { adminLogin } from "~/server/admin/auth.server";
 import { createAdminSession, getAdmin } from "~/server/admin/session.server";
 import { replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
 import { clientAddressOf } from "~/server/request.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
-import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/login";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];

@@ -5,8 +5,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { paymentMethodSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
-import { getSiteConfig } from "~/server/site-config.server";
 import { readForm } from "~/server/form-data.server";
+import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];

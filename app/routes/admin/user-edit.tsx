@@ -4,12 +4,12 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
-import { adminContext } from "~/server/guards.server";
 import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
 import { formatTokens } from "~/utils/format";
-import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];

@@ -3,8 +3,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
 import { readForm } from "~/server/form-data.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];

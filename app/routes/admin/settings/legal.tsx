@@ -4,9 +4,9 @@ import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
 import { sanitizeRichText } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
-import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/legal";
 
 const PAGES = {

@@ -4,8 +4,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { tokensSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
-import { getSiteConfig } from "~/server/site-config.server";
 import { readForm } from "~/server/form-data.server";
+import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];

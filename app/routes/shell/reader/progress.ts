@@ -1,7 +1,7 @@
 import { isSameOriginPost } from "~/server/csrf.server";
+import { readForm } from "~/server/form-data.server";
 import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
-import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/progress";
 
 /** GET is not a thing here (resource routes answer unknown use with 404/405). */

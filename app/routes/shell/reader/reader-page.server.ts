@@ -1,7 +1,13 @@
 import { data, redirect } from "react-router";
+import { getChapterByOrder } from "~/server/chapters.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { setFavorite } from "~/server/favorites.server";
+import { readForm } from "~/server/form-data.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
+import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
+import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
+import { getWorkForViewer, isFavorited } from "~/server/works.server";
 import {
   getProgress,
   neighbours,
@@ -14,12 +20,6 @@ import {
   splitParagraphs,
   tableOfContents,
 } from "~/server/reading.server";
-import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
-import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
-import { getChapterByOrder } from "~/server/chapters.server";
-import { getWorkForViewer, isFavorited } from "~/server/works.server";
-import { readForm } from "~/server/form-data.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { parsePage } from "~/utils/pagination";
 

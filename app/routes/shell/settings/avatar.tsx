@@ -4,9 +4,9 @@ import { SETTINGS_MESSAGES } from "~/schemas/settings";
 import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { fileField, readFormData } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { AVATAR_INPUT_MAX_BYTES } from "~/server/images.server";
 import { replaceAvatar } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/avatar";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];

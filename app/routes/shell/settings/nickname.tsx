@@ -4,9 +4,9 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
 import { redirectWithFlash } from "~/server/flash.server";
-import { updateNickname } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { updateNickname } from "~/server/profile.server";
 import type { Route } from "./+types/nickname";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];

@@ -5,10 +5,10 @@ import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
 import { passwordChangeSchema } from "~/schemas/settings";
 import { replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { changePassword } from "~/server/profile.server";
 import { destroyUserSession } from "~/server/session.server";
-import { userContext } from "~/server/guards.server";
-import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/password";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];

@@ -5,9 +5,9 @@ import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
-import { getAccountSettings, updatePixivId } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { getAccountSettings, updatePixivId } from "~/server/profile.server";
 import type { Route } from "./+types/pixiv-id";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];

@@ -4,9 +4,9 @@ import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } f
 import { editChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { getChapter, getChapterByOrder } from "~/server/chapters.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 

@@ -3,9 +3,9 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 

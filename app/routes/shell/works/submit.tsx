@@ -4,9 +4,9 @@ import { PublishWizard } from "~/components/works/publish-wizard";
 import { publishSchema } from "~/schemas/work";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readUploadForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
 import { tabOfVisibility } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/submit";
 
 /** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */
