@@ -15,20 +15,18 @@ import { configInt, getSiteConfigValue } from "./site-config.server";
 
 export const AUTH_MESSAGES = {
   invalidCredentials: "邮箱或密码错误",
-  loginFailed: "登录失败，请重试",
   emailTaken: "该邮箱已被注册",
-  registerFailed: "注册失败，请重试",
   tooManyAttempts: "尝试次数过多，请稍后再试",
 } as const;
 
-/** A failure the user should read: field errors or one form-level message. */
-export class AuthError extends Error {
+/** A refused login or registration: its messages by field (or the form's), and 400 or 429. */
+export class AuthError extends DomainError {
   constructor(
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
-    readonly status: 400 | 429 = 400,
+    status: 400 | 429 = 400,
   ) {
-    super(message);
+    super(message, status);
     this.name = "AuthError";
   }
 }

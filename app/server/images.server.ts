@@ -1,4 +1,5 @@
 import type { Metadata, SharpOptions } from "sharp";
+import { DomainError } from "./errors.server";
 import { getStorage, keyFromUrl, newKey } from "./storage.server";
 
 /**
@@ -29,10 +30,10 @@ export const COVER_HEIGHT = 275;
 export const AVATAR_MAX_SIDE = 800;
 export const AVATAR_JPEG_QUALITY = 60;
 
-/** A refused image; `message` is shown to the user as is. */
-export class ImageError extends Error {
+/** A refused image: 400, and `message` is shown to the user as is. */
+export class ImageError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super(message, 400);
     this.name = "ImageError";
   }
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_SEPARATOR } from "~/schemas/work";
 import { countWords } from "~/utils/text";
+import { DomainError } from "./errors.server";
 /** Largest TXT file accepted for a multi-chapter import. */
 export const TXT_MAX_BYTES = 20 * 1024 * 1024;
 export const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
@@ -12,10 +13,10 @@ export const CHAPTER_TITLE_MAX_LENGTH = 200;
 
 export const NO_CHAPTERS_MESSAGE = "未能从TXT文件中解析出任何章节，请检查章节分隔符";
 
-/** A TXT import refused for a reason the author can act on; `message` is shown as is. */
-export class TxtImportError extends Error {
+/** A TXT import refused for a reason the author can act on (400); `message` is shown as is. */
+export class TxtImportError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super(message, 400);
     this.name = "TxtImportError";
   }
 }

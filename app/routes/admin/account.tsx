@@ -4,10 +4,10 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/admin/auth.server";
-import { adminContext } from "~/server/guards.server";
-import { DomainError } from "~/server/errors.server";
-import type { Route } from "./+types/account";
+import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
+import type { Route } from "./+types/account";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
 
@@ -22,17 +22,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
   const submission = parseWithZod(await readForm(request), { schema: adminPasswordSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
-  try {
-    await changeAdminPassword(admin.id, admin.sessionId, submission.value);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      const errors = error.field ? { fieldErrors: { [error.field]: [error.message] } } : { formErrors: [error.message] };
-      return data(submission.reply({ ...hide, ...errors }), { status: error.status });
-    }
-    console.error("admin password change failed", error);
-    return data(submission.reply({ ...hide, formErrors: ["保存失败，请重试"] }), { status: 500 });
-  }
-  return redirect("/admin/account?notice=password-changed");
+  return replyOnDomainError(
+    async () => {
+      await changeAdminPassword(admin.id, admin.sessionId, submission.value);
+      return redirect("/admin/account?notice=password-changed");
+    },
+    (error) => submission.reply({ ...hide, ...formErrorsOf(error) }),
+  );
 }
 
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {

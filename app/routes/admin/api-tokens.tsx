@@ -5,9 +5,9 @@ import { formatDateTime } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
+import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/api-tokens";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 

@@ -7,10 +7,10 @@ import { AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { CODE_STATUS_FILTERS, generateCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
 import { generateRedeemCodes, listRedeemCodes } from "~/server/admin/redeem-codes.server";
-import { DomainError } from "~/server/errors.server";
+import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
-import type { Route } from "./+types/codes";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/codes";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
@@ -33,16 +33,13 @@ export async function action({ request }: Route.ActionArgs) {
   const status = statusOf(new URL(request.url));
   const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  try {
-    await generateRedeemCodes(submission.value.quantity, submission.value.amount);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data({ result: submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } }) }, { status: error.status });
-    }
-    console.error("generate codes failed", error);
-    return data({ result: submission.reply({ formErrors: ["创建失败，请重试"] }) }, { status: 500 });
-  }
-  return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
+  return replyOnDomainError(
+    async () => {
+      await generateRedeemCodes(submission.value.quantity, submission.value.amount);
+      return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
+    },
+    (error) => ({ result: submission.reply(formErrorsOf(error)) }),
+  );
 }
 
 export default function Codes({ loaderData, actionData }: Route.ComponentProps) {

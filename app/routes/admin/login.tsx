@@ -5,11 +5,11 @@ import { FieldErrors, FormErrors, useAdminForm } from "~/components/admin/ui";
 import { adminLoginSchema } from "~/schemas/admin";
 import { adminLogin } from "~/server/admin/auth.server";
 import { createAdminSession, getAdmin } from "~/server/admin/session.server";
-import { DomainError } from "~/server/errors.server";
+import { replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
 import { clientAddressOf } from "~/server/request.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/login";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];
 
@@ -30,17 +30,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: adminLoginSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
-  try {
-    const admin = await adminLogin(submission.value, clientAddressOf(context));
-    const cookie = await createAdminSession(request, admin.id);
-    return redirect(adminTarget(submission.value.redirectTo), { headers: { "Set-Cookie": cookie } });
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data(submission.reply({ ...hide, formErrors: [error.message] }), { status: error.status });
-    }
-    console.error("admin login failed", error);
-    return data(submission.reply({ ...hide, formErrors: ["登录失败，请重试"] }), { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      const admin = await adminLogin(submission.value, clientAddressOf(context));
+      const cookie = await createAdminSession(request, admin.id);
+      return redirect(adminTarget(submission.value.redirectTo), { headers: { "Set-Cookie": cookie } });
+    },
+    (error) => submission.reply({ ...hide, formErrors: [error.message] }),
+  );
 }
 
 export default function AdminLogin({ loaderData, actionData }: Route.ComponentProps) {

@@ -5,9 +5,9 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { paymentMethodSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 
@@ -21,16 +21,11 @@ export async function action({ request }: Route.ActionArgs) {
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: paymentMethodSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    // The store link is saved whichever method is chosen (it is used while 兑换码 is on):
-    // the page shows it in both, so what the operator typed is what is kept.
-    const values: Record<string, string> = { payment_method_v2: submission.value.method };
-    if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
-    await setSiteConfigs(values);
-  } catch (error) {
-    console.error("payment config failed", error);
-    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
-  }
+  // The store link is saved whichever method is chosen (it is used while 兑换码 is on):
+  // the page shows it in both, so what the operator typed is what is kept.
+  const values: Record<string, string> = { payment_method_v2: submission.value.method };
+  if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
+  await setSiteConfigs(values);
   return redirect("/admin/payment?notice=saved");
 }
 

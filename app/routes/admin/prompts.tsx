@@ -6,10 +6,10 @@ import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/component
 import { Pagination } from "~/components/ui/pagination";
 import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
 import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
-import type { Route } from "./+types/prompts";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/prompts";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
 
@@ -42,24 +42,20 @@ export async function action({ request }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: promptActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const value = submission.value;
-  try {
-    if (value.intent === "delete") {
-      await deletePrompt(value.id);
-      return redirect("/admin/prompts?notice=deleted");
-    }
-    const { code, title, systemContent, userContent, type, isSystem } = value;
-    const input = { code, title, systemContent, userContent, type, isSystem };
-    if (value.intent === "create") await createPrompt(input);
-    else await updatePrompt(value.id, input);
-    return redirect("/admin/prompts?notice=saved");
-  } catch (error) {
-    if (error instanceof DomainError) {
-      const errors = error.field ? { fieldErrors: { [error.field]: [error.message] } } : { formErrors: [error.message] };
-      return data({ result: submission.reply(errors) }, { status: error.status });
-    }
-    console.error("prompt action failed", error);
-    return data({ result: submission.reply({ formErrors: [value.intent === "delete" ? "删除失败，请重试" : "保存失败，请重试"] }) }, { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      if (value.intent === "delete") {
+        await deletePrompt(value.id);
+        return redirect("/admin/prompts?notice=deleted");
+      }
+      const { code, title, systemContent, userContent, type, isSystem } = value;
+      const input = { code, title, systemContent, userContent, type, isSystem };
+      if (value.intent === "create") await createPrompt(input);
+      else await updatePrompt(value.id, input);
+      return redirect("/admin/prompts?notice=saved");
+    },
+    (error) => ({ result: submission.reply(formErrorsOf(error)) }),
+  );
 }
 
 export default function Prompts({ loaderData, actionData }: Route.ComponentProps) {

@@ -4,22 +4,18 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
-import { adminContext } from "~/server/guards.server";
 import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { orRouteError, replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
 import { formatTokens } from "~/utils/format";
 import type { Route } from "./+types/user-edit";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
 
 export async function loader({ params }: Route.LoaderArgs) {
-  try {
-    return { user: await getUserForAdmin(params.id) };
-  } catch (error) {
-    asRouteError(error);
-  }
+  return orRouteError(async () => ({ user: await getUserForAdmin(params.id) }));
 }
 
 /** Nickname, credits balance (with its 管理员调整 ledger row) and password reset. */
@@ -32,25 +28,22 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return data({ intent, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }
   const value = submission.value;
-  try {
-    await getUserForAdmin(params.id);
-    if (value.intent === "nickname") {
-      await updateUserNickname(params.id, value.nickname);
-      return redirect(`/admin/users/${params.id}?notice=nickname-set`);
-    }
-    if (value.intent === "balance") {
-      await adjustCreditBalance(admin.id, params.id, value.balance);
-      return redirect(`/admin/users/${params.id}?notice=balance-set`);
-    }
-    await resetUserPassword(params.id, value.password);
-    return redirect(`/admin/users/${params.id}?notice=password-reset`);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data({ intent, result: submission.reply({ formErrors: [error.message], hideFields: ["password"] }) }, { status: error.status });
-    }
-    console.error("admin user action failed", error);
-    return data({ intent, result: submission.reply({ formErrors: ["保存失败，请重试"], hideFields: ["password"] }) }, { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      await getUserForAdmin(params.id);
+      if (value.intent === "nickname") {
+        await updateUserNickname(params.id, value.nickname);
+        return redirect(`/admin/users/${params.id}?notice=nickname-set`);
+      }
+      if (value.intent === "balance") {
+        await adjustCreditBalance(admin.id, params.id, value.balance);
+        return redirect(`/admin/users/${params.id}?notice=balance-set`);
+      }
+      await resetUserPassword(params.id, value.password);
+      return redirect(`/admin/users/${params.id}?notice=password-reset`);
+    },
+    (error) => ({ intent, result: submission.reply({ formErrors: [error.message], hideFields: ["password"] }) }),
+  );
 }
 
 export default function UserEdit({ loaderData: { user }, actionData }: Route.ComponentProps) {

@@ -13,7 +13,6 @@ export async function loader({ request }: Route.LoaderArgs) {
     return new Response(body, { headers: downloadHeaders(`${UNUSED_CODES_NAME}.xlsx`, "unused-redeem-codes.xlsx", XLSX) });
   } catch (error) {
     if (error instanceof DomainError) return textResponse(error.message, error.status);
-    console.error("unused codes export failed", error);
-    return textResponse("导出失败，请重试", 500);
+    throw error;
   }
 }

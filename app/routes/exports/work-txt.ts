@@ -14,7 +14,6 @@ export async function loader({ request, params }: Route.LoaderArgs) {
     });
   } catch (error) {
     if (error instanceof DomainError) return textResponse(error.message, error.status);
-    console.error("work TXT export failed", error);
-    return textResponse("导出失败，请重试", 500);
+    throw error;
   }
 }

@@ -3,6 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { connectionProblem } from "../ai/errors.server";
+import { DomainError } from "../errors.server";
 
 /**
  * Outgoing HTTP for the administrator's connectivity tests: the URL is typed by an
@@ -17,12 +18,16 @@ import { connectionProblem } from "../ai/errors.server";
 export const OUTBOUND_TIMEOUT_MS = 15_000;
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
-export class OutboundError extends Error {
+/**
+ * A request to an address the administrator entered that was refused or failed: 400 for
+ * the address itself, 502 or 504 for what the other end did.
+ */
+export class OutboundError extends DomainError {
   constructor(
     message: string,
     readonly reason: "invalid-url" | "forbidden-address" | "timeout" | "network" | "too-large",
   ) {
-    super(message);
+    super(message, reason === "timeout" ? 504 : reason === "network" || reason === "too-large" ? 502 : 400);
     this.name = "OutboundError";
   }
 }

@@ -1,3 +1,4 @@
+import { DomainError } from "../errors.server";
 import { AI_MESSAGES } from "./messages";
 
 export type AiErrorKind =
@@ -18,21 +19,15 @@ export type AiErrorKind =
  * A failed call to the AI provider, with the message the user reads (section 8) and the
  * HTTP status our own route answers with (a gateway error: the fault is upstream).
  */
-export class AiError extends Error {
+export class AiError extends DomainError {
   constructor(
     message: string,
     readonly kind: AiErrorKind,
     readonly upstreamStatus?: number,
     readonly detail?: string,
   ) {
-    super(message);
+    super(message, kind === "config" ? 503 : kind === "first-byte-timeout" || kind === "idle-timeout" ? 504 : 502);
     this.name = "AiError";
-  }
-
-  get httpStatus(): number {
-    if (this.kind === "config") return 503;
-    if (this.kind === "first-byte-timeout" || this.kind === "idle-timeout") return 504;
-    return 502;
   }
 }
 

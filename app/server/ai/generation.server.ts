@@ -428,7 +428,6 @@ export async function startGeneration(
 /** The message and status for any failure of a generation, for the route and the page. */
 export function generationErrorResponse(error: unknown): { message: string; status: number } {
   if (error instanceof DomainError) return { message: error.message, status: error.status };
-  if (error instanceof AiError) return { message: error.message, status: error.httpStatus };
   if (error instanceof GenerationFailure) return { message: error.message, status: error.status };
   console.error("generation failed", error);
   return { message: AI_MESSAGES.generationFailed, status: 500 };

@@ -14,9 +14,9 @@ import {
   testApiConnection,
   updateApiConfig,
 } from "~/server/admin/api-configs.server";
-import { DomainError } from "~/server/errors.server";
-import type { Route } from "./+types/api";
+import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/api";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
 
@@ -39,34 +39,30 @@ export async function action({ request }: Route.ActionArgs) {
   const hide = { hideFields: ["apiKey"] };
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const value = submission.value;
-  try {
-    switch (value.intent) {
-      case "create":
-        await createApiConfig(value);
-        return redirect("/admin/settings/api?notice=saved");
-      case "update":
-        await updateApiConfig(value.id, value);
-        return redirect("/admin/settings/api?notice=saved");
-      case "delete":
-        await deleteApiConfig(value.id);
-        return redirect("/admin/settings/api?notice=deleted");
-      case "set-default":
-        await setDefaultApiConfig(value.id);
-        return redirect("/admin/settings/api?notice=default-set");
-      case "test": {
-        const apiKey = value.apiKey || (value.id ? await storedApiKey(value.id) : "");
-        const test = await testApiConnection({ ...value, apiKey });
-        return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+  return replyOnDomainError(
+    async () => {
+      switch (value.intent) {
+        case "create":
+          await createApiConfig(value);
+          return redirect("/admin/settings/api?notice=saved");
+        case "update":
+          await updateApiConfig(value.id, value);
+          return redirect("/admin/settings/api?notice=saved");
+        case "delete":
+          await deleteApiConfig(value.id);
+          return redirect("/admin/settings/api?notice=deleted");
+        case "set-default":
+          await setDefaultApiConfig(value.id);
+          return redirect("/admin/settings/api?notice=default-set");
+        case "test": {
+          const apiKey = value.apiKey || (value.id ? await storedApiKey(value.id) : "");
+          const test = await testApiConnection({ ...value, apiKey });
+          return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+        }
       }
-    }
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data({ result: submission.reply({ ...hide, formErrors: [error.message] }), test: null }, { status: error.status });
-    }
-    console.error("api config action failed", error);
-    const fallback = value.intent === "delete" ? "删除失败，请重试" : value.intent === "set-default" ? "设置失败，请重试" : "保存失败，请重试";
-    return data({ result: submission.reply({ ...hide, formErrors: [fallback] }), test: null }, { status: 500 });
-  }
+    },
+    (error) => ({ result: submission.reply({ ...hide, formErrors: [error.message] }), test: null }),
+  );
 }
 
 export default function ApiSettings({ loaderData, actionData }: Route.ComponentProps) {

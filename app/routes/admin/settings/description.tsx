@@ -3,9 +3,9 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];
 
@@ -16,12 +16,7 @@ export async function loader() {
 export async function action({ request }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    await setSiteConfigs({ site_description: submission.value.description });
-  } catch (error) {
-    console.error("site description failed", error);
-    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
-  }
+  await setSiteConfigs({ site_description: submission.value.description });
   return redirect("/admin/settings/description?notice=saved");
 }
 

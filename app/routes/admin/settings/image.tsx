@@ -2,9 +2,9 @@ import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
 import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
-import { DomainError } from "~/server/errors.server";
+import { replyOnDomainError } from "~/server/errors.server";
 import { fileField, readFormData } from "~/server/form-data.server";
-import { ImageError, type SiteImageKind } from "~/server/images.server";
+import type { SiteImageKind } from "~/server/images.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/image";
 
@@ -40,25 +40,22 @@ export async function loader({ request }: Route.LoaderArgs) {
 export async function action({ request }: Route.ActionArgs) {
   const kind = kindOf(request);
   const { path, maxBytes, tooLarge } = KINDS[kind];
-  try {
-    // The multipart body may be a little larger than the file itself.
-    const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
-    if (form.get("intent") === "remove") {
-      await removeSiteImage(kind);
-      return redirect(`${path}?notice=removed`);
-    }
-    const file = fileField(form, "image");
-    if (!file) return data({ error: "请选择图片文件" }, { status: 400 });
-    if (file.size > maxBytes) return data({ error: tooLarge }, { status: 413 });
-    await replaceSiteImage(kind, new Uint8Array(await file.arrayBuffer()));
-    return redirect(`${path}?notice=uploaded`);
-  } catch (error) {
-    if (error instanceof DomainError || error instanceof ImageError) {
-      return data({ error: error.message }, { status: error instanceof DomainError ? error.status : 400 });
-    }
-    console.error("site image failed", kind, error);
-    return data({ error: "上传失败，请重试" }, { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      // The multipart body may be a little larger than the file itself.
+      const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
+      if (form.get("intent") === "remove") {
+        await removeSiteImage(kind);
+        return redirect(`${path}?notice=removed`);
+      }
+      const file = fileField(form, "image");
+      if (!file) return data({ error: "请选择图片文件" }, { status: 400 });
+      if (file.size > maxBytes) return data({ error: tooLarge }, { status: 413 });
+      await replaceSiteImage(kind, new Uint8Array(await file.arrayBuffer()));
+      return redirect(`${path}?notice=uploaded`);
+    },
+    (error) => ({ error: error.message }),
+  );
 }
 
 export default function ImageSettings({ loaderData, actionData }: Route.ComponentProps) {

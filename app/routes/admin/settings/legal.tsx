@@ -4,10 +4,10 @@ import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
 import { sanitizeRichText } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
-import { readForm } from "~/server/form-data.server";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
@@ -40,12 +40,7 @@ export async function action({ request }: Route.ActionArgs) {
   if (form.get("intent") === "preview") {
     return { result: submission.reply(), preview: sanitizeRichText(submission.value.content) };
   }
-  try {
-    await setSiteConfigs({ [page.key]: submission.value.content });
-  } catch (error) {
-    console.error("legal text failed", error);
-    return data({ result: submission.reply({ formErrors: ["保存失败，请重试"] }), preview: null }, { status: 500 });
-  }
+  await setSiteConfigs({ [page.key]: submission.value.content });
   return redirect(`${page.path}?notice=saved`);
 }
 

@@ -4,8 +4,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
-import type { Route } from "./+types/payment-api";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/payment-api";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 
@@ -22,12 +22,7 @@ export async function action({ request }: Route.ActionArgs) {
   if (!submission.value.merchantKey && !current.merchantKeySet) {
     return data(submission.reply({ ...hide, fieldErrors: { merchantKey: [ADMIN_MESSAGES.merchantKey] } }), { status: 400 });
   }
-  try {
-    await savePaymentApiSettings(submission.value);
-  } catch (error) {
-    console.error("payment api config failed", error);
-    return data(submission.reply({ ...hide, formErrors: ["保存失败，请重试"] }), { status: 500 });
-  }
+  await savePaymentApiSettings(submission.value);
   return redirect("/admin/settings/payment-api?notice=saved");
 }
 

@@ -4,9 +4,9 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
 import { tokensSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
@@ -19,15 +19,10 @@ export async function loader() {
 export async function action({ request }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    await setSiteConfigs({
-      credits_to_tokens_ratio: String(submission.value.ratio),
-      initial_tokens: String(submission.value.initialTokens),
-    });
-  } catch (error) {
-    console.error("tokens config failed", error);
-    return data(submission.reply({ formErrors: ["保存失败，请重试"] }), { status: 500 });
-  }
+  await setSiteConfigs({
+    credits_to_tokens_ratio: String(submission.value.ratio),
+    initial_tokens: String(submission.value.initialTokens),
+  });
   return redirect("/admin/settings/tokens?notice=saved");
 }
 

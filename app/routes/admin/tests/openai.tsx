@@ -4,8 +4,8 @@ import { data, Form, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, useAdminForm } from "~/components/admin/ui";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
-import type { Route } from "./+types/openai";
 import { readForm } from "~/server/form-data.server";
+import type { Route } from "./+types/openai";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 

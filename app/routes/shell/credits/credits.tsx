@@ -10,18 +10,18 @@ import { Dialog } from "~/components/ui/dialog";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { Pagination } from "~/components/ui/pagination";
 import { CREDITS_MESSAGES, creditsActionSchema } from "~/schemas/credits";
+import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/ledger.server";
-import { createPaymentOrder, isOnlinePaymentEnabled, PAYMENT_MESSAGES } from "~/server/payments/epay.server";
-import { DomainError } from "~/server/errors.server";
+import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/payments/epay.server";
 import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
 import { getSiteConfig } from "~/server/site-config.server";
-import { userContext } from "~/server/guards.server";
 import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/credits";
 import { listCreditHistory, listTokenHistory } from "./credits.server";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
 
@@ -105,14 +105,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
   }
 
-  try {
-    const order = await createPaymentOrder(user.id, value.amount, new URL(request.url).origin);
-    return redirect(order.redirectUrl);
-  } catch (error) {
-    if (!(error instanceof DomainError)) console.error("top-up failed", error);
-    const message = error instanceof DomainError ? error.message : PAYMENT_MESSAGES.orderFailed;
-    return failed(intent, submission.reply({ formErrors: [message] }), error instanceof DomainError ? error.status : 500);
-  }
+  return replyOnDomainError(
+    async () => redirect((await createPaymentOrder(user.id, value.amount, new URL(request.url).origin)).redirectUrl),
+    (error): ActionReply => ({ intent, result: submission.reply({ formErrors: [error.message] }) }),
+  );
 }
 
 export default function Credits({ actionData }: Route.ComponentProps) {

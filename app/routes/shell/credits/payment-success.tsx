@@ -1,6 +1,6 @@
 import { Link, useLoaderData } from "react-router";
-import { getOwnPaymentOrder } from "~/server/payment-orders.server";
 import { userContext } from "~/server/guards.server";
+import { getOwnPaymentOrder } from "~/server/payment-orders.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];

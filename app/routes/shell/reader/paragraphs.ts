@@ -17,8 +17,8 @@ export async function loader({ request, params }: Route.LoaderArgs) {
     const { batch } = await readChapter(Number(params.id), viewer, order, parseFrom(url.searchParams.get("from")));
     return Response.json(batch, { headers: { "Cache-Control": "private, no-store" } });
   } catch (error) {
+    // A refusal in the reader's JSON; anything else is for entry.server's handleError.
     if (error instanceof DomainError) return Response.json({ error: error.message }, { status: error.status });
-    console.error("paragraphs failed", error);
-    return Response.json({ error: READER_MESSAGES.loadFailed }, { status: 500 });
+    throw error;
   }
 }

@@ -1,8 +1,8 @@
 import { isSameOriginPost } from "~/server/csrf.server";
+import { readForm } from "~/server/form-data.server";
 import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/progress";
-import { readForm } from "~/server/form-data.server";
 
 /** GET is not a thing here (resource routes answer unknown use with 404/405). */
 export function loader() {

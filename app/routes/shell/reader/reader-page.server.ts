@@ -1,7 +1,13 @@
 import { data, redirect } from "react-router";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { FAVORITE_MESSAGES, setFavorite } from "~/server/favorites.server";
+import { getChapterByOrder } from "~/server/chapters.server";
+import { asRouteError, replyOnDomainError } from "~/server/errors.server";
+import { setFavorite } from "~/server/favorites.server";
+import { readForm } from "~/server/form-data.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
+import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
+import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
+import { getWorkForViewer, isFavorited } from "~/server/works.server";
 import {
   getProgress,
   neighbours,
@@ -14,12 +20,6 @@ import {
   splitParagraphs,
   tableOfContents,
 } from "~/server/reading.server";
-import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
-import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
-import { getChapterByOrder } from "~/server/chapters.server";
-import { getWorkForViewer, isFavorited } from "~/server/works.server";
-import { readForm } from "~/server/form-data.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { parsePage } from "~/utils/pagination";
 
@@ -136,17 +136,14 @@ export async function handleReaderAction(request: Request, idParam: string | und
 
   if (intent === "favorite") {
     const on = form.get("on") === "1";
-    try {
-      await setFavorite(user, workId, on);
-    } catch (error) {
-      if (error instanceof DomainError) {
-        return data<ReaderActionData>({ intent: "favorite", error: error.message }, { status: error.status });
-      }
-      console.error("favorite failed", error);
-      return data<ReaderActionData>({ intent: "favorite", error: FAVORITE_MESSAGES.failed }, { status: 500 });
-    }
-    if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
-    return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+    return replyOnDomainError(
+      async () => {
+        await setFavorite(user, workId, on);
+        if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
+        return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+      },
+      (error): ReaderActionData => ({ intent: "favorite", error: error.message }),
+    );
   }
 
   if (intent === "purchase") {

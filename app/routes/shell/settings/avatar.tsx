@@ -1,12 +1,12 @@
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
-import { DomainError } from "~/server/errors.server";
+import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { fileField, readFormData } from "~/server/form-data.server";
-import { AVATAR_INPUT_MAX_BYTES, ImageError } from "~/server/images.server";
-import { replaceAvatar } from "~/server/profile.server";
 import { userContext } from "~/server/guards.server";
+import { AVATAR_INPUT_MAX_BYTES } from "~/server/images.server";
+import { replaceAvatar } from "~/server/profile.server";
 import type { Route } from "./+types/avatar";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
@@ -19,18 +19,16 @@ export async function loader({ context }: Route.LoaderArgs) {
 /** The upload (plus the multipart overhead) is refused before it is buffered if too large. */
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  try {
-    const form = await readFormData(request, AVATAR_INPUT_MAX_BYTES + 64 * 1024, "头像图片不能超过20MB");
-    const file = fileField(form, "avatar");
-    if (!file) return data({ error: SETTINGS_MESSAGES.avatarRequired }, { status: 400 });
-    await replaceAvatar(user.id, new Uint8Array(await file.arrayBuffer()));
-  } catch (error) {
-    if (error instanceof ImageError) return data({ error: error.message }, { status: 422 });
-    if (error instanceof DomainError) return data({ error: error.message }, { status: error.status });
-    console.error("avatar upload failed", error);
-    return data({ error: "上传失败，请重试" }, { status: 500 });
-  }
-  return redirectWithFlash(request, "/settings", { kind: "success", text: "头像已更新" });
+  return replyOnDomainError(
+    async () => {
+      const form = await readFormData(request, AVATAR_INPUT_MAX_BYTES + 64 * 1024, "头像图片不能超过20MB");
+      const file = fileField(form, "avatar");
+      if (!file) return data({ error: SETTINGS_MESSAGES.avatarRequired }, { status: 400 });
+      await replaceAvatar(user.id, new Uint8Array(await file.arrayBuffer()));
+      return redirectWithFlash(request, "/settings", { kind: "success", text: "头像已更新" });
+    },
+    (error) => ({ error: error.message }),
+  );
 }
 
 export default function Avatar({ actionData }: Route.ComponentProps) {

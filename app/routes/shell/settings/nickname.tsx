@@ -2,12 +2,12 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
-import { NICKNAME_MAX, nicknameSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
+import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
 import { redirectWithFlash } from "~/server/flash.server";
-import { updateNickname } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/nickname";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { updateNickname } from "~/server/profile.server";
+import type { Route } from "./+types/nickname";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -20,12 +20,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: nicknameSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    await updateNickname(user.id, submission.value.nickname);
-  } catch (error) {
-    console.error("nickname update failed", error);
-    return data(submission.reply({ formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
-  }
+  await updateNickname(user.id, submission.value.nickname);
   return redirectWithFlash(request, "/settings", { kind: "success", text: "昵称已更新" });
 }
 

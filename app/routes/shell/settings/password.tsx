@@ -3,13 +3,13 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
-import { passwordChangeSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { DomainError } from "~/server/errors.server";
+import { passwordChangeSchema } from "~/schemas/settings";
+import { replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { changePassword } from "~/server/profile.server";
 import { destroyUserSession } from "~/server/session.server";
-import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/password";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
@@ -29,19 +29,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: passwordChangeSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
-  try {
-    await changePassword(user.id, submission.value.currentPassword, submission.value.newPassword);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      const field = error.field ?? "currentPassword";
-      return data(submission.reply({ ...HIDE, fieldErrors: { [field]: [error.message] } }), { status: error.status });
-    }
-    console.error("password change failed", error);
-    return data(submission.reply({ ...HIDE, formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
-  }
-  return redirect(`/?auth=login&redirectTo=${encodeURIComponent("/settings")}`, {
-    headers: { "Set-Cookie": await destroyUserSession(request) },
-  });
+  return replyOnDomainError(
+    async () => {
+      await changePassword(user.id, submission.value.currentPassword, submission.value.newPassword);
+      return redirect(`/?auth=login&redirectTo=${encodeURIComponent("/settings")}`, {
+        headers: { "Set-Cookie": await destroyUserSession(request) },
+      });
+    },
+    (error) => submission.reply({ ...HIDE, fieldErrors: { [error.field ?? "currentPassword"]: [error.message] } }),
+  );
 }
 
 export default function Password({ actionData }: Route.ComponentProps) {

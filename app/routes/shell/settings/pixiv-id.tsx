@@ -3,12 +3,12 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
-import { getAccountSettings, updatePixivId } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/pixiv-id";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { getAccountSettings, updatePixivId } from "~/server/profile.server";
+import type { Route } from "./+types/pixiv-id";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
@@ -22,16 +22,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: pixivIdSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    await updatePixivId(user.id, submission.value.pixivId);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data(submission.reply({ fieldErrors: { pixivId: [error.message] } }), { status: error.status });
-    }
-    console.error("pixiv id update failed", error);
-    return data(submission.reply({ formErrors: [SETTINGS_MESSAGES.saveFailed] }), { status: 500 });
-  }
-  return redirectWithFlash(request, "/settings", { kind: "success", text: "pixiv ID 已更新" });
+  return replyOnDomainError(
+    async () => {
+      await updatePixivId(user.id, submission.value.pixivId);
+      return redirectWithFlash(request, "/settings", { kind: "success", text: "pixiv ID 已更新" });
+    },
+    (error) => submission.reply({ fieldErrors: { pixivId: [error.message] } }),
+  );
 }
 
 export default function PixivId({ actionData }: Route.ComponentProps) {

@@ -6,10 +6,10 @@ import { FlashMessage } from "~/components/ui/flash-message";
 import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { asRouteError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
-import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/settings";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
+import type { Route } from "./+types/settings";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 

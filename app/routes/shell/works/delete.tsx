@@ -1,11 +1,11 @@
 import { Form, Link, useActionData, useLoaderData } from "react-router";
 import { asRouteError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { getOwnedWork } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
-import { readForm } from "~/server/form-data.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 

@@ -3,11 +3,11 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } from "react-router";
 import { editChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { getChapter, getChapterByOrder } from "~/server/chapters.server";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/edit";
+import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
+import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
@@ -35,16 +35,15 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: editChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    const workId = Number(params.id);
-    await updateChapterContent(user.id, workId, submission.value.chapterId, submission.value.content);
-    const work = await getOwnedWork(user.id, workId);
-    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
-  } catch (error) {
-    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
-    console.error("chapter update failed", error);
-    return data(submission.reply({ formErrors: ["保存失败"] }), { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      const workId = Number(params.id);
+      await updateChapterContent(user.id, workId, submission.value.chapterId, submission.value.content);
+      const work = await getOwnedWork(user.id, workId);
+      return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+    },
+    (error) => submission.reply({ formErrors: [error.message] }),
+  );
 }
 
 export default function EditWork({ actionData }: Route.ComponentProps) {

@@ -1,14 +1,14 @@
 import { Form, Link, useLoaderData, useNavigation } from "react-router";
 import { MyWorkCard } from "~/components/works/my-work-card";
 import { Pagination } from "~/components/ui/pagination";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { normalizeQuery } from "~/server/search.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { listMyWorks, type MyWorksTab } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
-import { readForm } from "~/server/form-data.server";
 
 const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
   { id: "paid", label: "付费", empty: "暂无付费作品" },

@@ -2,11 +2,11 @@ import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
-import { asRouteError, DomainError } from "~/server/errors.server";
-import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
-import type { Route } from "./+types/new-chapter";
+import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
+import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
@@ -25,16 +25,15 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: newChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    const workId = Number(params.id);
-    await addChapter(user.id, workId, submission.value);
-    const work = await getOwnedWork(user.id, workId);
-    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
-  } catch (error) {
-    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
-    console.error("add chapter failed", error);
-    return data(submission.reply({ formErrors: ["保存失败"] }), { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      const workId = Number(params.id);
+      await addChapter(user.id, workId, submission.value);
+      const work = await getOwnedWork(user.id, workId);
+      return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+    },
+    (error) => submission.reply({ formErrors: [error.message] }),
+  );
 }
 
 export default function NewChapter({ actionData }: Route.ComponentProps) {

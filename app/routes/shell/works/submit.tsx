@@ -2,11 +2,11 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { PublishWizard } from "~/components/works/publish-wizard";
 import { publishSchema } from "~/schemas/work";
-import { DomainError } from "~/server/errors.server";
-import { readUploadForm, type Upload } from "~/server/form-data.server";
+import { replyOnDomainError } from "~/server/errors.server";
+import { readUploadForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
 import { tabOfVisibility } from "~/server/works.server";
-import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/submit";
 
 /** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */
@@ -27,14 +27,12 @@ function formError(message: string, field = "") {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  let form: FormData;
-  let files: Map<string, Upload>;
-  try {
-    ({ form, files } = await readUploadForm(request, UPLOAD_MAX, TOO_LARGE));
-  } catch (error) {
-    if (error instanceof DomainError) return data({ result: formError(error.message), preview: null }, { status: error.status });
-    throw error;
-  }
+  const read = await replyOnDomainError(
+    () => readUploadForm(request, UPLOAD_MAX, TOO_LARGE),
+    (error) => ({ result: formError(error.message), preview: null }),
+  );
+  if (!("form" in read)) return read;
+  const { form, files } = read;
   const token = String(form.get("importToken") ?? "");
   const staged = async (): Promise<TxtPreview | null> => (token ? getTxtPreview(user.id, token) : null);
 
@@ -44,37 +42,26 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!file) {
       return data({ result: submission.reply({ fieldErrors: { txt: ["请选择TXT文件"] } }), preview: null }, { status: 400 });
     }
-    try {
-      const preview = await previewTxt(user.id, file, String(form.get("separator") ?? ""));
-      return { result: submission.reply({ resetForm: false }), preview };
-    } catch (error) {
-      if (error instanceof DomainError) {
-        return data({ result: submission.reply({ fieldErrors: { txt: [error.message] } }), preview: null }, { status: error.status });
-      }
-      throw error;
-    }
+    return replyOnDomainError(
+      async () => ({ result: submission.reply({ resetForm: false }), preview: await previewTxt(user.id, file, String(form.get("separator") ?? "")) }),
+      (error) => ({ result: submission.reply({ fieldErrors: { txt: [error.message] } }), preview: null }),
+    );
   }
 
   const submission = parseWithZod(form, { schema: publishSchema });
   if (submission.status !== "success") {
     return data({ result: submission.reply(), preview: await staged() }, { status: 400 });
   }
-  try {
-    const work = await publishWork(user.id, submission.value, {
-      cover: files.get("cover") ?? null,
-      txt: files.get("txt") ?? null,
-    });
-    return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
-  } catch (error) {
-    if (error instanceof DomainError) {
-      return data(
-        { result: submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } }), preview: await staged() },
-        { status: error.status },
-      );
-    }
-    console.error("publish failed", error);
-    return data({ result: submission.reply({ formErrors: ["作品创建失败，请重试"] }), preview: await staged() }, { status: 500 });
-  }
+  return replyOnDomainError(
+    async () => {
+      const work = await publishWork(user.id, submission.value, {
+        cover: files.get("cover") ?? null,
+        txt: files.get("txt") ?? null,
+      });
+      return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
+    },
+    async (error) => ({ result: submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } }), preview: await staged() }),
+  );
 }
 
 export default function SubmitPage({ actionData }: Route.ComponentProps) {

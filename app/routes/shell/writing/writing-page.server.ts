@@ -9,13 +9,11 @@ import {
   projectNameSchema,
   sourceSchema,
   themeSchema,
-  WRITING_MESSAGES,
 } from "~/schemas/writing";
 import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
-import { AiError } from "~/server/ai/errors.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
-import { DomainError } from "~/server/errors.server";
+import { DomainError, replyOnDomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import type { SessionUser } from "~/server/session.server";
 import {
@@ -102,7 +100,7 @@ export async function writingLoader(request: Request, user: SessionUser, kind: W
     try {
       estimate = { promptTokens: (await prepareGeneration(user.id, project.id, plot.id, kind)).promptTokens };
     } catch (error) {
-      if (error instanceof DomainError || error instanceof AiError) estimate = { blocked: error.message };
+      if (error instanceof DomainError) estimate = { blocked: error.message };
       else throw error;
     }
   }
@@ -151,20 +149,13 @@ export interface WritingActionData {
   ok?: boolean;
 }
 
-function failed(intent: string, error: unknown, fallback: string = WRITING_MESSAGES.saveFailed) {
-  if (error instanceof DomainError) return data<WritingActionData>({ intent, error: error.message }, { status: error.status });
-  if (error instanceof AiError) return data<WritingActionData>({ intent, error: error.message }, { status: error.httpStatus });
-  console.error(`writing action ${intent} failed`, error);
-  return data<WritingActionData>({ intent, error: fallback }, { status: 500 });
-}
+/** A refusal the page shows beside the control that was used (the answer of replyOnDomainError). */
+const refused = (intent: string) => (error: DomainError): WritingActionData => ({ intent, error: error.message });
 
 export async function writingAction(request: Request, user: SessionUser, kind: WritingKind) {
-  let form: FormData;
-  try {
-    form = await readFormData(request, MAX_BODY_BYTES, "提交的内容过大");
-  } catch (error) {
-    return failed("", error);
-  }
+  const read = await replyOnDomainError(() => readFormData(request, MAX_BODY_BYTES, "提交的内容过大"), refused(""));
+  if (!(read instanceof FormData)) return read;
+  const form = read;
   const intent = String(form.get("intent") ?? "");
   const projectId = String(form.get("projectId") ?? "");
   const plot = String(form.get("selectedPlotId") ?? "") || undefined;
@@ -172,7 +163,7 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
   const back = (extra: Record<string, string | undefined> = {}) => redirect(pageUrl(kind, projectId, { plot, tab, ...extra }));
   const fetcherOk = () => (form.get("fetcher") === "1" ? data<WritingActionData>({ intent, ok: true }) : back());
 
-  try {
+  return replyOnDomainError(async () => {
     switch (intent) {
       case "create-project": {
         const submission = parseWithZod(form, { schema: projectNameSchema });
@@ -247,10 +238,8 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
         return back({ plot: "" });
       }
     }
-  } catch (error) {
-    return failed(intent, error, intent === "analyze" ? "AI分析失败" : undefined);
-  }
-  return data<WritingActionData>({ intent, error: "未知操作" }, { status: 400 });
+    return data<WritingActionData>({ intent, error: "未知操作" }, { status: 400 });
+  }, refused(intent));
 }
 
 /**
