@@ -10,12 +10,10 @@ export const PASSWORD_RESET_MESSAGES = {
   // The same answer whether or not the e-mail has an account (docs/decisions/067).
   requestSent: `如果该邮箱已注册，我们已发送重置链接，请在${RESET_LINK_MINUTES}分钟内查收`,
   tooManyRequests: "请求过于频繁，请稍后再试",
-  requestFailed: "发送失败，请重试",
   linkMissing: "重置链接不完整，请从邮件中重新打开链接，或重新申请",
   linkUnknown: "重置链接无效或已被新的链接取代，请重新申请",
   linkExpired: `重置链接已过期（有效期${RESET_LINK_MINUTES}分钟），请重新申请`,
   linkUsed: "该重置链接已使用过，请重新申请",
-  resetFailed: "重置失败，请重试",
   resetDone: "密码已重置，请用新密码登录",
 } as const;
 

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
-import { DomainError } from "~/server/errors.server";
+import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
 import { clientAddressOf } from "~/server/request.server";
@@ -26,14 +26,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
   const submission = parseWithZod(form, { schema: passwordResetRequestSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  try {
-    await requestPasswordReset(submission.value.email, clientAddressOf(context), siteOrigin(request));
-  } catch (error) {
-    if (error instanceof DomainError) return data(submission.reply({ formErrors: [error.message] }), { status: error.status });
-    console.error("password reset request failed", error);
-    return data(submission.reply({ formErrors: [PASSWORD_RESET_MESSAGES.requestFailed] }), { status: 500 });
-  }
-  return redirect("/auth/forgot-password?sent=1");
+  return replyOnDomainError(
+    async () => {
+      await requestPasswordReset(submission.value.email, clientAddressOf(context), siteOrigin(request));
+      return redirect("/auth/forgot-password?sent=1");
+    },
+    (error) => submission.reply({ formErrors: [error.message] }),
+  );
 }
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {

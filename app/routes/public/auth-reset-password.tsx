@@ -4,7 +4,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
-import { DomainError } from "~/server/errors.server";
+import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
 import { destroyUserSession, isSecureRequest } from "~/server/session.server";
@@ -37,19 +37,17 @@ export async function action({ request }: Route.ActionArgs) {
   const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
   const submission = parseWithZod(form, { schema: passwordResetSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
-  let email: string;
-  try {
-    ({ email } = await resetPassword(submission.value.token, submission.value.newPassword));
-  } catch (error) {
-    if (error instanceof DomainError) return data(submission.reply({ ...HIDE, formErrors: [error.message] }), { status: error.status });
-    console.error("password reset failed", error);
-    return data(submission.reply({ ...HIDE, formErrors: [PASSWORD_RESET_MESSAGES.resetFailed] }), { status: 500 });
-  }
-  const headers = new Headers();
-  // Whoever was signed in on this browser is signed out too: the dialog must open.
-  headers.append("Set-Cookie", await destroyUserSession(request));
-  headers.append("Set-Cookie", await authEmailCookie.serialize(email, { secure: isSecureRequest(request) }));
-  return redirect("/?auth=login&reset=1", { headers });
+  return replyOnDomainError(
+    async () => {
+      const { email } = await resetPassword(submission.value.token, submission.value.newPassword);
+      const headers = new Headers();
+      // Whoever was signed in on this browser is signed out too: the dialog must open.
+      headers.append("Set-Cookie", await destroyUserSession(request));
+      headers.append("Set-Cookie", await authEmailCookie.serialize(email, { secure: isSecureRequest(request) }));
+      return redirect("/?auth=login&reset=1", { headers });
+    },
+    (error) => submission.reply({ ...HIDE, formErrors: [error.message] }),
+  );
 }
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
