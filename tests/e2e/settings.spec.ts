@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { expect, logIn, newCredentials, registerUser, test } from "./fixtures";
+import { expect, freshUser, logIn, test } from "./fixtures";
 import { expectLoginDialog, submitAuthDialog } from "./fixtures/auth-dialog";
 
 const nojs = { tag: "@nojs" };
@@ -71,6 +71,7 @@ test.describe("/settings", () => {
     browser,
     baseURL,
     playwright,
+    logInAs,
   }) => {
     const pixivId = `px${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
     await visit("/settings/pixiv-id");
@@ -81,10 +82,10 @@ test.describe("/settings", () => {
     await expect(page.getByTestId("settings-pixiv-id")).toHaveText(pixivId);
 
     const request = await playwright.request.newContext({ baseURL });
-    const second = await registerUser(request, baseURL!, newCredentials());
+    const second = await freshUser(request, baseURL!);
     await request.dispose();
     const context = await browser.newContext();
-    await logIn(context, baseURL!, second);
+    await logInAs(context, second);
     const other = await context.newPage();
     await visit("/settings/pixiv-id", other);
     await other.getByLabel("pixiv ID").fill(pixivId);
