@@ -81,9 +81,7 @@ test.describe("/settings", () => {
     await expect(page).toHaveURL(/\/settings$/);
     await expect(page.getByTestId("settings-pixiv-id")).toHaveText(pixivId);
 
-    const request = await playwright.request.newContext({ baseURL });
-    const second = await freshUser(request, baseURL!);
-    await request.dispose();
+    const second = await freshUser(playwright, baseURL!);
     const context = await browser.newContext();
     await logInAs(context, second);
     const other = await context.newPage();
