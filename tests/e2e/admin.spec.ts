@@ -13,12 +13,23 @@ import type { BrowserContext, Page } from "@playwright/test";
 import sharp from "sharp";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { expect, test, waitForHydration } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 
 process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
 process.env.ADMIN_PASSWORD ??= "e2e-admin-password";
 const ADMIN = { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD };
 
+/**
+ * Signs a context in as the administrator: with a session the seed made (account-pool.ts)
+ * while there are any, else through /xbbadmin. Signing in itself is the subject of the
+ * "login" tests, which use the form.
+ */
 async function adminLogIn(context: BrowserContext, baseURL: string) {
+  const session = claimAdminSession();
+  if (session) {
+    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
+    return;
+  }
   const origin = new URL(baseURL).origin;
   const response = await context.request.post("/xbbadmin", {
     form: { email: ADMIN.email, password: ADMIN.password, redirectTo: "/admin/dashboard" },

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { expect, type APIRequestContext, type Page, type PlaywrightWorkerArgs } from "@playwright/test";
-import { newCredentials, registerUser, type Credentials, type SeedFacts } from "./fixtures";
+import { signedInRequest, type Credentials, type SeedFacts } from "./fixtures";
 
 function sameOrigin(baseURL: string) {
   const origin = new URL(baseURL).origin;
@@ -23,16 +23,9 @@ export interface Author {
   baseURL: string;
 }
 
-/** Registers a fresh author and logs an API client in as them. */
+/** A fresh author (its own account) and an API client signed in as them. */
 export async function newAuthor(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string): Promise<Author> {
-  const request = await playwright.request.newContext({ baseURL });
-  const credentials = await registerUser(request, baseURL, newCredentials());
-  const response = await request.post("/auth/login", {
-    form: { email: credentials.email, password: credentials.password, redirectTo: "/" },
-    headers: sameOrigin(baseURL),
-    maxRedirects: 0,
-  });
-  expect(response.status(), "author login").toBe(302);
+  const { credentials, request } = await signedInRequest(playwright, baseURL);
   return { credentials, request, baseURL };
 }
 

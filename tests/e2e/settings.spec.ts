@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { expect, logIn, newCredentials, registerUser, test } from "./fixtures";
+import { expect, freshUser, logIn, test } from "./fixtures";
 import { expectLoginDialog, submitAuthDialog } from "./fixtures/auth-dialog";
 
 const nojs = { tag: "@nojs" };
@@ -71,6 +71,7 @@ test.describe("/settings", () => {
     browser,
     baseURL,
     playwright,
+    logInAs,
   }) => {
     const pixivId = `px${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
     await visit("/settings/pixiv-id");
@@ -80,11 +81,9 @@ test.describe("/settings", () => {
     await expect(page).toHaveURL(/\/settings$/);
     await expect(page.getByTestId("settings-pixiv-id")).toHaveText(pixivId);
 
-    const request = await playwright.request.newContext({ baseURL });
-    const second = await registerUser(request, baseURL!, newCredentials());
-    await request.dispose();
+    const second = await freshUser(playwright, baseURL!);
     const context = await browser.newContext();
-    await logIn(context, baseURL!, second);
+    await logInAs(context, second);
     const other = await context.newPage();
     await visit("/settings/pixiv-id", other);
     await other.getByLabel("pixiv ID").fill(pixivId);

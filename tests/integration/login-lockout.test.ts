@@ -130,15 +130,18 @@ describe("npm run admin:unlock", () => {
     let output = "";
     child.stdout.on("data", (c) => (output += c));
     child.stderr.on("data", (c) => (output += c));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    // "close", not "exit": the output may still be on its way when the process exits.
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     return { code, output };
   }
 
   it("refuses anything but one e-mail, with its usage", async () => {
-    for (const args of [[], ["not-an-email"], ["a@example.com", "b@example.com"], ["--email", "a@example.com"]]) {
-      const { code, output } = await unlock(...args);
-      expect([args, code, output.trim()]).toEqual([args, 2, "用法：npm run admin:unlock -- user@example.com"]);
+    const cases = [[], ["not-an-email"], ["a@example.com", "b@example.com"], ["--email", "a@example.com"]];
+    // Four separate processes that touch nothing shared: started together, not in turn.
+    const results = await Promise.all(cases.map((args) => unlock(...args)));
+    for (const [i, { code, output }] of results.entries()) {
+      expect([cases[i], code, output.trim()]).toEqual([cases[i], 2, "用法：npm run admin:unlock -- user@example.com"]);
     }
   }, 60_000);
 

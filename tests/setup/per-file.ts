@@ -3,14 +3,26 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, inject, vi } from "vitest";
 
 /**
  * Every test file gets its own database before any app module is imported: a copy of
  * the migrated PGlite template, or a PostgreSQL database cloned from the template.
+ *
+ * A worker process runs many files one after another (isolate: false in
+ * vitest.config.ts, docs/decisions/068): each file still starts from fresh app modules
+ * (so a fresh database client, caches and event bus) and the environment it found;
+ * only node_modules stay loaded.
  */
-const holder = globalThis as { __inkstoneDb?: unknown };
-delete holder.__inkstoneDb;
+vi.resetModules();
+const environment = { ...process.env };
+// The app keeps its process-wide singletons (database client, event hub, storage) on
+// globalThis so that they survive module reloads: a new file starts without them.
+const holder = globalThis as Record<string, unknown> & { __inkstoneDb?: unknown };
+const dropSingletons = () => {
+  for (const name of Object.keys(holder)) if (name.startsWith("__inkstone")) delete holder[name];
+};
+dropSingletons();
 
 const template = inject("postgresTemplate");
 const baseUrl = inject("postgresBaseUrl");
@@ -50,7 +62,9 @@ beforeAll(async () => {
 afterAll(async () => {
   const client = await import("~/db/client.server");
   await client.closeDatabase();
-  delete holder.__inkstoneDb;
+  dropSingletons();
   await dropDatabase?.();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name];
+  Object.assign(process.env, environment);
 });
