@@ -11,8 +11,8 @@ import { afterAll, beforeAll, inject, vi } from "vitest";
  *
  * A worker process runs many files one after another (isolate: false in
  * vitest.config.ts, docs/decisions/068): each file still starts from fresh app modules
- * (so a fresh database client, caches and event bus) and the environment it found;
- * only node_modules stay loaded.
+ * (so a fresh database client, caches and event bus), the environment it found and
+ * real timers and console; only node_modules stay loaded.
  */
 vi.resetModules();
 const environment = { ...process.env };
@@ -60,6 +60,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Nothing a file spied on or faked reaches the next file in this worker.
+  vi.restoreAllMocks();
+  vi.useRealTimers();
   const client = await import("~/db/client.server");
   await client.closeDatabase();
   dropSingletons();
