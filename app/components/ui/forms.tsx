@@ -19,8 +19,8 @@ function firstMessage(errors: string[] | string | null | undefined) {
 /**
  * One field's first error, next to the field. Pass the Conform `field`; `errors` is for
  * messages Conform does not hold (a plain action reply), and then `id` is what an input's
- * aria-describedby should name. `alert` makes it announce itself as it appears: used where
- * the message comes from the server and nothing else moves the focus to it.
+ * aria-describedby should name. `alert` (role="alert") makes it announce itself as it
+ * appears: the settings and credits forms, the favourite button and the price form use it.
  */
 export function FieldError({
   field,
