@@ -5,6 +5,7 @@ import { Link, useFetcher, useLocation, useNavigate } from "react-router";
 import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth";
 import { authHref, stripAuth } from "./shell/auth-links";
 import { Dialog } from "./ui/dialog";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export type AuthMode = "login" | "register";
 
@@ -93,7 +94,7 @@ export function AuthDialog({
             placeholder="you@example.com"
             autoFocus={!fields.email.initialValue}
           />
-          {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
+          <FieldError field={fields.email} />
         </label>
         <label className="field">
           <span>密码</span>
@@ -104,20 +105,14 @@ export function AuthDialog({
             placeholder={mode === "register" ? `至少 ${PASSWORD_MIN_LENGTH} 个字符` : ""}
             autoFocus={Boolean(fields.email.initialValue)}
           />
-          {fields.password.errors ? (
-            <span className="field-error">{fields.password.errors[0]}</span>
-          ) : null}
+          <FieldError field={fields.password} />
         </label>
         {mode === "login" ? (
           <p className="auth-forgot">
             <Link to="/auth/forgot-password">忘记密码？</Link>
           </p>
         ) : null}
-        {form.errors ? (
-          <p className="form-error" role="alert">
-            {form.errors[0]}
-          </p>
-        ) : null}
+        <FormError form={form} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? `${title}中...` : title}
         </button>

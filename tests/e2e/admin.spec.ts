@@ -417,8 +417,12 @@ test.describe("key forms, with and without JavaScript", () => {
 
   test("tokens configuration refuses a ratio of 0 @nojs", async ({ page, javaScriptEnabled }) => {
     await open(page, "/admin/settings/tokens", javaScriptEnabled);
-    await page.getByLabel("积分兑换比例（1 积分可兑换的 Tokens 数）").fill("0");
+    const ratio = page.getByLabel("积分兑换比例（1 积分可兑换的 Tokens 数）");
+    await ratio.fill("0");
     await page.getByRole("button", { name: "保存" }).click();
     await expect(page.getByText("请输入有效的积分兑换比例")).toBeVisible();
+    // The message is tied to its input: a screen reader reads it with the field.
+    await expect(ratio).toHaveAttribute("aria-invalid", "true");
+    await expect(ratio).toHaveAccessibleDescription("请输入有效的积分兑换比例");
   });
 });

@@ -53,6 +53,9 @@ test.describe("/settings", () => {
     await field.fill("   ");
     await page.getByRole("button", { name: "保存" }).click();
     await expect(page.getByRole("alert")).toHaveText("请输入昵称");
+    // The message is tied to its input: a screen reader reads it with the field.
+    await expect(field).toHaveAttribute("aria-invalid", "true");
+    await expect(field).toHaveAccessibleDescription("请输入昵称");
     await field.fill("砚".repeat(31));
     await page.getByRole("button", { name: "保存" }).click();
     await expect(page.getByRole("alert")).toHaveText("昵称不能超过30个字符");

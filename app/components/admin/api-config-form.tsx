@@ -42,7 +42,7 @@ export function ApiConfigForm({
   return (
     <Form method="post" action={action} {...getFormProps(form)}>
       {initial ? <input type="hidden" name="id" value={initial.id} /> : null}
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       {test ? (
         <Notice kind={test.ok ? "success" : "error"} testId="api-test-result">
           {test.message}
@@ -51,7 +51,7 @@ export function ApiConfigForm({
       <label className="field">
         <span>名称</span>
         <input {...getInputProps(f.name, { type: "text" })} maxLength={100} />
-        <FieldErrors errors={f.name.errors} />
+        <FieldErrors field={f.name} />
       </label>
       <label className="field">
         <span>服务商</span>
@@ -67,7 +67,7 @@ export function ApiConfigForm({
           placeholder={provider === "gemini" ? "https://generativelanguage.googleapis.com/v1beta/" : "https://api.openai.com/v1"}
           inputMode="url"
         />
-        <FieldErrors errors={f.endpoint.errors} />
+        <FieldErrors field={f.endpoint} />
       </label>
       <label className="field">
         <span>API密钥</span>
@@ -77,7 +77,7 @@ export function ApiConfigForm({
           autoComplete="off"
           placeholder={initial ? "已保存（留空则保持不变）" : ""}
         />
-        <FieldErrors errors={f.apiKey.errors} />
+        <FieldErrors field={f.apiKey} />
       </label>
       <label className="field">
         <span>模型</span>

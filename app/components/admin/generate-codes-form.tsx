@@ -22,7 +22,7 @@ export function GenerateCodesForm({ action, closeHref, lastResult }: { action: s
   return (
     <Form method="post" action={action} {...getFormProps(form)}>
       <input type="hidden" name="intent" value="generate" />
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <label className="field">
         <span>数量</span>
         <input
@@ -33,7 +33,7 @@ export function GenerateCodesForm({ action, closeHref, lastResult }: { action: s
           onChange={(e) => setQuantity(e.currentTarget.value)}
         />
         <span className="hint">每次最多生成{CODE_BATCH_MAX}个</span>
-        <FieldErrors errors={fields.quantity.errors} />
+        <FieldErrors field={fields.quantity} />
       </label>
       <fieldset className="admin-fieldset">
         <legend>面额</legend>
@@ -45,7 +45,7 @@ export function GenerateCodesForm({ action, closeHref, lastResult }: { action: s
             </label>
           ))}
         </div>
-        <FieldErrors errors={fields.amount.errors} />
+        <FieldErrors field={fields.amount} />
       </fieldset>
       <div className="admin-dialog-actions">
         <Link className="btn" to={closeHref} preventScrollReset>

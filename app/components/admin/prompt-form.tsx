@@ -52,14 +52,14 @@ export function PromptForm({
     <Form method="post" action={action} {...getFormProps(form)} className="admin-prompt-form">
       <input type="hidden" name="intent" value={initial?.id ? "update" : "create"} />
       {initial?.id ? <input type="hidden" name="id" value={initial.id} /> : null}
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <div className="admin-prompt-grid">
         <div>
           <div className="admin-form-row">
             <label className="field">
               <span>提示词代码</span>
               <input {...getInputProps(fields.code, { type: "text" })} placeholder="如 P04" maxLength={50} />
-              <FieldErrors id={fields.code.errorId} errors={fields.code.errors} />
+              <FieldErrors field={fields.code} />
             </label>
             <label className="field">
               <span>类型</span>
@@ -70,23 +70,23 @@ export function PromptForm({
                   </option>
                 ))}
               </select>
-              <FieldErrors id={fields.type.errorId} errors={fields.type.errors} />
+              <FieldErrors field={fields.type} />
             </label>
           </div>
           <label className="field">
             <span>标题</span>
             <input {...getInputProps(fields.title, { type: "text" })} maxLength={200} />
-            <FieldErrors id={fields.title.errorId} errors={fields.title.errors} />
+            <FieldErrors field={fields.title} />
           </label>
           <label className="field">
             <span>系统提示词</span>
             <textarea {...getTextareaProps(fields.systemContent)} rows={5} />
-            <FieldErrors id={fields.systemContent.errorId} errors={fields.systemContent.errors} />
+            <FieldErrors field={fields.systemContent} />
           </label>
           <label className="field">
             <span>用户提示词</span>
             <textarea {...getTextareaProps(fields.userContent)} rows={10} ref={userContentRef} />
-            <FieldErrors id={fields.userContent.errorId} errors={fields.userContent.errors} />
+            <FieldErrors field={fields.userContent} />
           </label>
           <label className="checkbox">
             <input {...getInputProps(fields.isSystem, { type: "checkbox" })} />

@@ -4,6 +4,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import type { z } from "zod";
 import { Dialog } from "~/components/ui/dialog";
+import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
 
 /** Green box for successes, red box for errors (docs/product.md: Messages). */
 export function Notice({ kind, children, testId }: { kind: "success" | "error"; children: ReactNode; testId?: string }) {
@@ -14,20 +15,17 @@ export function Notice({ kind, children, testId }: { kind: "success" | "error"; 
   );
 }
 
-/** Errors of one field, under it. */
-export function FieldErrors({ id, errors }: { id?: string; errors?: string[] }) {
-  if (!errors || errors.length === 0) return null;
-  return (
-    <div className="field-error" id={id}>
-      {errors[0]}
-    </div>
-  );
+/**
+ * Errors of one field, under it: the site's FieldError (app/components/ui/forms.tsx) as a
+ * block. Pass the Conform `field` so the input's aria-describedby finds the message.
+ */
+export function FieldErrors({ field, id, errors }: { field?: ErrorMeta; id?: string; errors?: string[] }) {
+  return <FieldError field={field} id={id} errors={errors} as="div" />;
 }
 
-/** Form-level errors (messages that belong to no field) in the red box. */
-export function FormErrors({ errors }: { errors?: string[] }) {
-  if (!errors || errors.length === 0) return null;
-  return <Notice kind="error">{errors[0]}</Notice>;
+/** Form-level errors (messages that belong to no field): the site's FormError in the red box. */
+export function FormErrors({ form, errors }: { form?: ErrorMeta; errors?: string[] }) {
+  return <FormError form={form} errors={errors} as="div" className="admin-notice admin-notice-error" />;
 }
 
 /**

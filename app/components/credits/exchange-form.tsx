@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { Form, useNavigation } from "react-router";
 import { exchangeAmountProblem, exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
 import { formatTokens } from "~/utils/format";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 /**
  * 积分兑换 Tokens (docs/product.md: States and actions, Rules): a whole number from 1 to the balance. With
@@ -58,22 +59,14 @@ export function ExchangeForm({
           onChange={(e) => setAmount(e.currentTarget.value)}
           autoFocus
         />
-        {fields.amount.errors ? (
-          <span className="field-error" role="alert">
-            {fields.amount.errors[0]}
-          </span>
-        ) : null}
+        <FieldError field={fields.amount} alert />
       </label>
       {hydrated ? (
         <p className={problem ? "exchange-preview field-error" : "exchange-preview"} aria-live="polite" data-testid="exchange-preview">
           {valid ? `将获得 ${formatTokens(Number(amount) * ratio)} Tokens（${Number(amount) * ratio}）` : (problem ?? " ")}
         </p>
       ) : null}
-      {form.errors ? (
-        <p className="form-error" role="alert">
-          {form.errors[0]}
-        </p>
-      ) : null}
+      <FormError form={form} />
       <button type="submit" className="btn btn-primary btn-block" disabled={busy || (hydrated && !valid)}>
         {busy ? "兑换中..." : "确认兑换"}
       </button>

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@co
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, useNavigation } from "react-router";
 import { REDEEM_CODE_MAX, redeemSchema } from "~/schemas/credits";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 /** 兑换码充值: the code is required; what the server says about it is shown by the field. */
 export function RedeemForm({
@@ -38,17 +39,9 @@ export function RedeemForm({
           placeholder="请输入10位兑换码"
           autoFocus
         />
-        {fields.code.errors ? (
-          <span className="field-error" role="alert">
-            {fields.code.errors[0]}
-          </span>
-        ) : null}
+        <FieldError field={fields.code} alert />
       </label>
-      {form.errors ? (
-        <p className="form-error" role="alert">
-          {form.errors[0]}
-        </p>
-      ) : null}
+      <FormError form={form} />
       <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
         {busy ? "兑换中..." : "立即兑换"}
       </button>

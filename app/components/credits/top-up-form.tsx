@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@co
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useNavigation } from "react-router";
 import { TOP_UP_MAX, topUpSchema } from "~/schemas/credits";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 /**
  * 在线充值: a whole number of yuan (1 yuan = 1 credit). The server creates the order and
@@ -35,21 +36,13 @@ export function TopUpForm({ action, lastResult }: { action: string; lastResult?:
           placeholder="请输入整数金额"
           autoFocus
         />
-        {fields.amount.errors ? (
-          <span className="field-error" role="alert">
-            {fields.amount.errors[0]}
-          </span>
-        ) : null}
+        <FieldError field={fields.amount} alert />
       </label>
       <p className="muted">
         1 元 = 1 积分，最少 1 元。支付完成后积分自动到账。充值即表示你已阅读
         <Link to="/refund" target="_blank">《退款政策》</Link>。
       </p>
-      {form.errors ? (
-        <p className="form-error" role="alert">
-          {form.errors[0]}
-        </p>
-      ) : null}
+      <FormError form={form} />
       <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
         {busy ? "正在创建订单..." : "前往支付"}
       </button>

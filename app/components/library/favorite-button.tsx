@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
+import { FieldError } from "~/components/ui/forms";
 
 interface FavoriteAnswer {
   intent: "favorite" | "purchase";
@@ -53,11 +54,7 @@ export function FavoriteButton({
       <button type="submit" className={on ? `${className} active` : className} aria-pressed={on}>
         {on ? "★ 已关注" : "☆ 关注"}
       </button>
-      {error ? (
-        <span className="field-error" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <FieldError errors={error} alert />
     </fetcher.Form>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useNavigate } from "react-router";
 import { Dialog } from "~/components/ui/dialog";
+import { FormError } from "~/components/ui/forms";
 
 interface PurchaseAnswer {
   intent: "purchase" | "favorite";
@@ -72,11 +73,7 @@ export function PurchaseDialog({
             确认花费 <strong>{work.price}</strong> 积分购买《{work.title}》？
           </p>
           <p className="muted">当前积分余额：{balance}</p>
-          {error ? (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
-          ) : null}
+          <FormError errors={error} />
           <div className="form-actions">
             <Link to={closeHref} className="btn" replace>
               取消

@@ -1,5 +1,6 @@
 import { getInputProps, type FieldMetadata } from "@conform-to/react";
 import { PASSWORD_MIN_LENGTH } from "~/schemas/auth";
+import { FieldError } from "~/components/ui/forms";
 
 /**
  * 新密码 and 确认新密码, for the forms built on `newPasswordFields`
@@ -28,12 +29,12 @@ export function NewPasswordFields({
           placeholder={`至少 ${PASSWORD_MIN_LENGTH} 个字符`}
           autoFocus={autoFocus}
         />
-        {newPassword.errors ? <span className="field-error" role="alert">{newPassword.errors[0]}</span> : null}
+        <FieldError field={newPassword} alert />
       </label>
       <label className="field">
         <span>确认新密码</span>
         <input {...getInputProps(confirmPassword, { type: "password" })} key={confirmPassword.key} required={false} autoComplete="new-password" />
-        {confirmPassword.errors ? <span className="field-error" role="alert">{confirmPassword.errors[0]}</span> : null}
+        <FieldError field={confirmPassword} alert />
       </label>
     </>
   );

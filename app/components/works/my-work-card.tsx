@@ -1,5 +1,6 @@
 import { Form, Link, useSubmit } from "react-router";
 import { WorkCard, type WorkCardData } from "~/components/work-card";
+import { FieldError } from "~/components/ui/forms";
 
 /**
  * Where the owner's forms post: the page they are on (a /my-works page with its tab,
@@ -72,11 +73,7 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       >
         删除
       </Link>
-      {error ? (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FieldError errors={error} alert as="p" />
     </div>
   );
 }

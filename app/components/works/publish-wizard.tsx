@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigation } from "react-router";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { DEFAULT_SEPARATOR, publishSchema } from "~/schemas/work";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 interface Preview {
   token: string;
@@ -138,7 +139,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
           })}
         </div>
         <p className="hint">连载中的作品只能选择“连载”；已完结的作品可选单章或多章节。</p>
-        {errors.type ? <p className="field-error">{errors.type[0]}</p> : null}
+        <FieldError field={fields.type} errors={errors.type} as="p" />
       </fieldset>
 
       <fieldset className={sectionClass(1)}>
@@ -146,12 +147,12 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
         <label className="field">
           <span>作品标题</span>
           <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} maxLength={200} placeholder="请输入作品标题" />
-          {fields.title.errors ? <span className="field-error">{fields.title.errors[0]}</span> : null}
+          <FieldError field={fields.title} />
         </label>
         <label className="field">
           <span>作品简介</span>
           <textarea {...getTextareaProps(fields.description)} key={fields.description.key} rows={5} maxLength={5000} placeholder="请输入作品简介" />
-          {fields.description.errors ? <span className="field-error">{fields.description.errors[0]}</span> : null}
+          <FieldError field={fields.description} />
         </label>
         <div className="choice-row" role="radiogroup" aria-label="作品分级">
           {[["all_ages", "全年龄"], ["r18", "R-18"]].map(([value, label]) => (
@@ -200,7 +201,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
                 移除封面，使用默认封面
               </button>
             ) : null}
-            {errors.cover ? <p className="field-error">{errors.cover[0]}</p> : null}
+            <FieldError errors={errors.cover} as="p" />
             {!hydrated ? <p className="hint">不上传则使用默认封面。若提交失败，请重新选择封面文件。</p> : null}
           </div>
         </div>
@@ -213,7 +214,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
           <label className="field">
             <span>正文</span>
             <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={18} placeholder="请输入正文内容" />
-            {fields.content.errors ? <span className="field-error">{fields.content.errors[0]}</span> : null}
+            <FieldError field={fields.content} />
           </label>
         </div>
         <div className={bodyClass("multi_chapter")}>
@@ -230,7 +231,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
             onClick={(e) => { if (hydrated) { e.preventDefault(); parseTxt(); } }}>
             {txtFetcher.state !== "idle" ? "解析中..." : "解析TXT"}
           </button>
-          {txtErrors ? <p className="field-error">{txtErrors[0]}</p> : null}
+          <FieldError errors={txtErrors} as="p" />
           <input type="hidden" name="importToken" value={preview?.token ?? ""} />
           {preview ? (
             <div className="txt-preview" data-testid="txt-preview">
@@ -258,12 +259,12 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
           <label className="field">
             <span>章节内容</span>
             <textarea {...getTextareaProps(fields.chapterContent)} key={fields.chapterContent.key} rows={16} />
-            {fields.chapterContent.errors ? <span className="field-error">{fields.chapterContent.errors[0]}</span> : null}
+            <FieldError field={fields.chapterContent} />
           </label>
         </div>
       </fieldset>
 
-      {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+      <FormError form={form} />
       <div className="wizard-nav">
         {hydrated && step > 0 ? <button type="button" className="btn" onClick={() => setStep(step - 1)}>上一步</button> : null}
         {hydrated && step < STEPS.length - 1 ? <button type="button" className="btn btn-primary" onClick={() => setStep(step + 1)}>下一步</button> : null}

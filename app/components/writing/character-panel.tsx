@@ -6,6 +6,7 @@ import type { WritingActionData } from "~/routes/shell/writing/writing-page.serv
 import { ConfirmBox } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export interface CharacterView {
   id: string;
@@ -43,7 +44,7 @@ function CharacterForm({
     <label className="field">
       <span>{label}</span>
       {rows ? <textarea {...getTextareaProps(meta)} key={meta.key} rows={rows} /> : <input {...getInputProps(meta, { type: "text" })} key={meta.key} />}
-      {meta.errors ? <span className="field-error">{meta.errors[0]}</span> : null}
+      <FieldError field={meta} />
     </label>
   );
   return (
@@ -55,7 +56,7 @@ function CharacterForm({
       {field("性格", fields.personality, 2)}
       {field("外貌", fields.appearance, 2)}
       {field("其他（选填）", fields.other, 2)}
-      {actionData?.intent === "save-character" && actionData.error ? <p className="form-error" role="alert">{actionData.error}</p> : null}
+      {actionData?.intent === "save-character" ? <FormError errors={actionData.error} /> : null}
       <div className="form-actions">
         <Link to={closeHref} className="btn" preventScrollReset>取消</Link>
         <button type="submit" name="intent" value="save-character" className="btn btn-primary" disabled={saving}>

@@ -3,6 +3,7 @@ import type { WritingActionData } from "~/routes/shell/writing/writing-page.serv
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import { useAutosave } from "./use-autosave";
+import { FormError } from "~/components/ui/forms";
 
 /** The draft panel: free text kept with the project (saved by its button, or as you type with JavaScript). */
 export function DraftPanel({ draft, projectId, actionData }: { draft: string; projectId: string; actionData?: WritingActionData }) {
@@ -34,7 +35,7 @@ export function DraftPanel({ draft, projectId, actionData }: { draft: string; pr
           schedule(() => autosave.submit({ intent: "save-draft", projectId, draft: value, fetcher: "1" }, { method: "post" }));
         }}
       />
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      <FormError errors={error} />
       <div className="form-actions">
         <button type="submit" name="intent" value="save-draft" className="btn btn-primary">
           保存草稿

@@ -7,6 +7,7 @@ import type { PlotView } from "./plot-panel";
 import { useAutosave } from "./use-autosave";
 import { useGeneration } from "./use-generation";
 import { useWritingParam } from "./url";
+import { FormError } from "~/components/ui/forms";
 
 export type Estimate = { promptTokens: number } | { blocked: string } | null;
 
@@ -127,7 +128,7 @@ export function PlotEditor({
           placeholder="点击“生成”，AI 会根据设定写出这段情节；也可以直接在这里写。"
           aria-busy={streaming}
         />
-        {contentError ? <p className="form-error" role="alert">{contentError}</p> : null}
+        <FormError errors={contentError} />
         <span className="muted" aria-live="polite" data-testid="content-autosave">
           {autosave.state !== "idle" ? "保存中..." : waiting ? "未保存" : autosave.data?.ok ? "已自动保存" : autosaveError ?? ""}
         </span>
@@ -145,11 +146,7 @@ export function PlotEditor({
           </button>
         </div>
       </Form>
-      {error ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormError errors={error} />
       {summary ? (
         <p className="notice notice-success" role="status" data-testid="charge">
           本次消耗 {summary.charged} Tokens（提示词 {summary.promptTokens} + 正文 {summary.outputTokens}）

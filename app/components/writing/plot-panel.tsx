@@ -8,6 +8,7 @@ import type { CharacterView } from "./character-panel";
 import { ConfirmBox } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export interface PlotView {
   id: string;
@@ -56,7 +57,6 @@ function PlotForm({
   });
   const saving = navigation.state !== "idle" && navigation.formData?.get("intent") === "save-plot";
   const chosen = new Set(plot?.characterIds ?? []);
-  const error = (meta: { errors?: string[] }) => (meta.errors ? <span className="field-error">{meta.errors[0]}</span> : null);
   return (
     <Form method="post" {...getFormProps(form)} className="panel-form" preventScrollReset aria-label={plot ? "编辑情节" : "添加情节"}>
       <h3>{plot ? `编辑情节：${plot.title}` : "添加情节"}</h3>
@@ -65,17 +65,17 @@ function PlotForm({
       <label className="field">
         <span>标题</span>
         <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />
-        {error(fields.title)}
+        <FieldError field={fields.title} />
       </label>
       <label className="field">
         <span>概要</span>
         <textarea {...getTextareaProps(fields.summary)} key={fields.summary.key} rows={3} />
-        {error(fields.summary)}
+        <FieldError field={fields.summary} />
       </label>
       <label className="field">
         <span>环境</span>
         <textarea {...getTextareaProps(fields.environment)} key={fields.environment.key} rows={2} />
-        {error(fields.environment)}
+        <FieldError field={fields.environment} />
       </label>
       <label className="field">
         <span>预计字数</span>
@@ -90,7 +90,7 @@ function PlotForm({
           step={1}
           aria-invalid={fields.expectedWords.errors ? true : undefined}
         />
-        {error(fields.expectedWords)}
+        <FieldError field={fields.expectedWords} />
       </label>
       <fieldset className="field character-picks">
         <legend>出场角色（选填）</legend>
@@ -101,14 +101,14 @@ function PlotForm({
             {c.name}
           </label>
         ))}
-        {error(fields.characterIds)}
+        <FieldError field={fields.characterIds} />
       </fieldset>
       <label className="field">
         <span>补充说明（选填）</span>
         <textarea {...getTextareaProps(fields.additionalNotes)} key={fields.additionalNotes.key} rows={2} />
-        {error(fields.additionalNotes)}
+        <FieldError field={fields.additionalNotes} />
       </label>
-      {actionData?.intent === "save-plot" && actionData.error ? <p className="form-error" role="alert">{actionData.error}</p> : null}
+      {actionData?.intent === "save-plot" ? <FormError errors={actionData.error} /> : null}
       <div className="form-actions">
         <Link to={closeHref} className="btn" preventScrollReset>取消</Link>
         <button type="submit" name="intent" value="save-plot" className="btn btn-primary" disabled={saving}>

@@ -3,6 +3,7 @@ import type { WritingActionData } from "~/routes/shell/writing/writing-page.serv
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { ConfirmBox } from "./confirm-box";
 import { useWritingHref, useWritingParam } from "./url";
+import { FieldError } from "~/components/ui/forms";
 
 /**
  * The user's projects of this tool: switch between them (a link each), create one with
@@ -49,12 +50,12 @@ export function ProjectBar({
           </Form>
         </details>
       ) : null}
-      {renameError ? <span className="field-error">{renameError}</span> : null}
+      <FieldError errors={renameError} />
       <Form method="post" className="inline-form project-new" preventScrollReset>
         <input type="text" name="name" placeholder="新项目名称" maxLength={WRITING_LIMITS.projectName} aria-label="新项目名称" />
         <button type="submit" name="intent" value="create-project" className="btn btn-small btn-primary">新建项目</button>
       </Form>
-      {createError ? <span className="field-error">{createError}</span> : null}
+      <FieldError errors={createError} />
       {current ? (
         <Link to={href({ confirm: "project", edit: null })} className="btn btn-small btn-danger" preventScrollReset>
           删除项目

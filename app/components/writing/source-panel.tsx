@@ -3,6 +3,7 @@ import type { WritingActionData } from "~/routes/shell/writing/writing-page.serv
 import { formatWordCount } from "~/utils/format";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingParam } from "./url";
+import { FormError } from "~/components/ui/forms";
 
 export interface SourceOption {
   id: number;
@@ -82,7 +83,7 @@ export function SourcePanel({
           <span>或粘贴参考文本</span>
           <textarea name="sourceText" rows={5} placeholder="在此粘贴参考文本（少于20000字）" />
         </label>
-        {error ? <p className="form-error" role="alert">{error}</p> : null}
+        <FormError errors={error} />
         <div className="form-actions">
           {hasContent ? <span className="hint">分析会替换当前的角色和情节。</span> : null}
           <button type="submit" name="intent" value="analyze" className="btn btn-primary" disabled={analysing}>

@@ -2,6 +2,7 @@ import { Form, useFetcher } from "react-router";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
+import { FormError } from "~/components/ui/forms";
 
 /**
  * The overall setting (整体设定), the prompt's synopsis. Saved with its button, and with
@@ -48,7 +49,7 @@ export function ThemePanel({
             }
           }}
         />
-        {error ? <p className="form-error" role="alert">{error}</p> : null}
+        <FormError errors={error} />
         <div className="form-actions">
           <button type="submit" name="intent" value="save-theme" className="btn btn-small">保存设定</button>
         </div>

@@ -39,22 +39,22 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
       <h1>修改密码</h1>
       <p className="hint">当前管理员：{loaderData.email}。修改后，此管理员在其他设备上的登录将失效。</p>
       <QueryNotice ms={5000} />
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card">
         <label className="field">
           <span>当前密码</span>
           <input {...getInputProps(fields.currentPassword, { type: "password" })} autoComplete="current-password" />
-          <FieldErrors errors={fields.currentPassword.errors} />
+          <FieldErrors field={fields.currentPassword} />
         </label>
         <label className="field">
           <span>新密码</span>
           <input {...getInputProps(fields.newPassword, { type: "password" })} autoComplete="new-password" />
-          <FieldErrors errors={fields.newPassword.errors} />
+          <FieldErrors field={fields.newPassword} />
         </label>
         <label className="field">
           <span>确认新密码</span>
           <input {...getInputProps(fields.confirmPassword, { type: "password" })} autoComplete="new-password" />
-          <FieldErrors errors={fields.confirmPassword.errors} />
+          <FieldErrors field={fields.confirmPassword} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "修改密码"}

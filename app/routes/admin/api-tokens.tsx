@@ -60,13 +60,13 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
           <code className="admin-token">{actionData.created.token}</code>
         </Notice>
       ) : null}
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card admin-inline-form">
         <input type="hidden" name="intent" value="create" />
         <label className="field">
           <span>名称</span>
           <input {...getInputProps(f.name, { type: "text" })} placeholder="如：每日备份脚本" maxLength={100} />
-          <FieldErrors errors={f.name.errors} />
+          <FieldErrors field={f.name} />
         </label>
         <label className="field">
           <span>有效期</span>

@@ -51,18 +51,18 @@ export default function AdminLogin({ loaderData, actionData }: Route.ComponentPr
     <main className="admin-login">
       <div className="admin-login-card">
         <h1>管理员登录</h1>
-        <FormErrors errors={form.errors} />
+        <FormErrors form={form} />
         <Form method="post" {...getFormProps(form)}>
           <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
           <label className="field">
             <span>邮箱</span>
             <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username" autoFocus />
-            <FieldErrors id={fields.email.errorId} errors={fields.email.errors} />
+            <FieldErrors field={fields.email} />
           </label>
           <label className="field">
             <span>密码</span>
             <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
-            <FieldErrors id={fields.password.errorId} errors={fields.password.errors} />
+            <FieldErrors field={fields.password} />
           </label>
           <button type="submit" className="btn btn-primary btn-block" disabled={navigation.state === "submitting"}>
             {navigation.state === "submitting" ? "登录中..." : "登录"}

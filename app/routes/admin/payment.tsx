@@ -37,7 +37,7 @@ export default function PaymentSettings({ loaderData, actionData }: Route.Compon
     <section className="admin-page">
       <h1>支付配置</h1>
       <QueryNotice />
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card">
         <fieldset className="admin-fieldset">
           <legend>支付方式</legend>
@@ -49,14 +49,14 @@ export default function PaymentSettings({ loaderData, actionData }: Route.Compon
             <input type="radio" name={fields.method.name} value="payment_api" defaultChecked={loaderData.method === "payment_api"} onChange={() => setMethod("payment_api")} />
             支付接口（易支付）
           </label>
-          <FieldErrors errors={fields.method.errors} />
+          <FieldErrors field={fields.method} />
         </fieldset>
         {/* Saved with either method; used only while 兑换码 is chosen. */}
         <label className={method === "redeem_code" ? "field" : "field admin-muted"}>
           <span>兑换码购买链接</span>
           <input {...getInputProps(fields.storeUrl, { type: "url" })} placeholder="https://" />
           <span className="hint">用户在充值页点击“购买兑换码”时打开的商店地址。选择支付接口时也会保存，切换回兑换码后生效。</span>
-          <FieldErrors errors={fields.storeUrl.errors} />
+          <FieldErrors field={fields.storeUrl} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "保存"}

@@ -88,13 +88,13 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
 
       <div className="admin-card">
         <h2>修改昵称</h2>
-        <FormErrors errors={nicknameForm.errors} />
+        <FormErrors form={nicknameForm} />
         <Form method="post" {...getFormProps(nicknameForm)}>
           <input type="hidden" name="intent" value="nickname" />
           <label className="field">
             <span>昵称</span>
             <input {...getInputProps(nf.nickname, { type: "text" })} maxLength={30} />
-            <FieldErrors id={nf.nickname.errorId} errors={nf.nickname.errors} />
+            <FieldErrors field={nf.nickname} />
           </label>
           <button type="submit" className="btn btn-primary" disabled={busy}>保存昵称</button>
         </Form>
@@ -103,13 +103,13 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
       <div className="admin-card">
         <h2>设置积分余额</h2>
         <p className="hint">将记录一条“管理员调整”的积分流水，金额为新旧余额之差。</p>
-        <FormErrors errors={balanceForm.errors} />
+        <FormErrors form={balanceForm} />
         <Form method="post" {...getFormProps(balanceForm)}>
           <input type="hidden" name="intent" value="balance" />
           <label className="field">
             <span>新的积分余额</span>
             <input {...getInputProps(bf.balance, { type: "text" })} inputMode="numeric" />
-            <FieldErrors id={bf.balance.errorId} errors={bf.balance.errors} />
+            <FieldErrors field={bf.balance} />
           </label>
           <button type="submit" className="btn btn-primary" disabled={busy}>保存余额</button>
         </Form>
@@ -118,13 +118,13 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
       <div className="admin-card">
         <h2>重置密码</h2>
         <p className="hint">重置后该用户在所有设备上的登录都会失效。</p>
-        <FormErrors errors={passwordForm.errors} />
+        <FormErrors form={passwordForm} />
         <Form method="post" {...getFormProps(passwordForm)}>
           <input type="hidden" name="intent" value="password" />
           <label className="field">
             <span>新密码</span>
             <input {...getInputProps(pf.password, { type: "password" })} autoComplete="new-password" />
-            <FieldErrors id={pf.password.errorId} errors={pf.password.errors} />
+            <FieldErrors field={pf.password} />
           </label>
           <button type="submit" className="btn btn-primary" disabled={busy}>重置密码</button>
         </Form>

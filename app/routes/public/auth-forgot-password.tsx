@@ -7,6 +7,7 @@ import { readForm } from "~/server/form-data.server";
 import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
 import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-forgot-password";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" }];
 
@@ -66,13 +67,9 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
             placeholder="you@example.com"
             autoFocus={!loaderData.sent}
           />
-          {fields.email.errors ? <span className="field-error">{fields.email.errors[0]}</span> : null}
+          <FieldError field={fields.email} />
         </label>
-        {form.errors ? (
-          <p className="form-error" role="alert">
-            {form.errors[0]}
-          </p>
-        ) : null}
+        <FormError form={form} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? "发送中..." : loaderData.sent ? "重新发送" : "发送重置链接"}
         </button>

@@ -9,6 +9,7 @@ import { readForm } from "~/server/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
 import { destroyUserSession, isSecureRequest } from "~/server/session.server";
 import type { Route } from "./+types/auth-reset-password";
+import { FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "重置密码 - 砚台" }];
 
@@ -81,11 +82,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
       <Form method="post" {...getFormProps(form)}>
         <input type="hidden" name="token" value={loaderData.token} />
         <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} autoFocus />
-        {form.errors ? (
-          <p className="form-error" role="alert">
-            {form.errors[0]}
-          </p>
-        ) : null}
+        <FormError form={form} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? "保存中..." : "重置密码"}
         </button>

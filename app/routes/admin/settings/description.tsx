@@ -31,8 +31,15 @@ export default function DescriptionSettings({ loaderData, actionData }: Route.Co
       <Form method="post" className="admin-card">
         <label className="field">
           <span>首页展示的站点简介</span>
-          <textarea name="description" rows={10} defaultValue={loaderData.description} maxLength={SITE_DESCRIPTION_MAX} />
-          <FieldErrors errors={errors?.description ?? undefined} />
+          <textarea
+            name="description"
+            rows={10}
+            defaultValue={loaderData.description}
+            maxLength={SITE_DESCRIPTION_MAX}
+            aria-invalid={errors?.description ? true : undefined}
+            aria-describedby={errors?.description ? "description-error" : undefined}
+          />
+          <FieldErrors id="description-error" errors={errors?.description ?? undefined} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "保存"}

@@ -63,10 +63,12 @@ export default function LegalSettings({ loaderData, actionData }: Route.Componen
             <textarea
               name="content"
               rows={20}
+              aria-invalid={errors?.content ? true : undefined}
+              aria-describedby={errors?.content ? "legal-content-error" : undefined}
               defaultValue={submitted ?? loaderData.content}
               onChange={(e) => setText(e.currentTarget.value)}
             />
-            <FieldErrors errors={errors?.content ?? undefined} />
+            <FieldErrors id="legal-content-error" errors={errors?.content ?? undefined} />
           </label>
           <div className="admin-dialog-actions admin-left">
             <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>

@@ -37,17 +37,17 @@ export default function PaymentApiSettings({ loaderData: { settings }, actionDat
     <section className="admin-page">
       <h1>支付接口配置</h1>
       <QueryNotice />
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card">
         <label className="field">
           <span>支付网关地址</span>
           <input {...getInputProps(fields.gatewayUrl, { type: "url" })} placeholder="https://pay.example.com/submit.php" />
-          <FieldErrors errors={fields.gatewayUrl.errors} />
+          <FieldErrors field={fields.gatewayUrl} />
         </label>
         <label className="field">
           <span>商户PID</span>
           <input {...getInputProps(fields.merchantPid, { type: "text" })} />
-          <FieldErrors errors={fields.merchantPid.errors} />
+          <FieldErrors field={fields.merchantPid} />
         </label>
         <label className="field">
           <span>商户密钥</span>
@@ -55,7 +55,7 @@ export default function PaymentApiSettings({ loaderData: { settings }, actionDat
           <span className="hint" data-testid="merchant-key-state">
             {settings.merchantKeySet ? `已设置${settings.merchantKeyLast4 ? `，末四位 ${settings.merchantKeyLast4}` : ""}` : "未设置"}
           </span>
-          <FieldErrors errors={fields.merchantKey.errors} />
+          <FieldErrors field={fields.merchantKey} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "保存"}

@@ -33,17 +33,17 @@ export default function TokensSettings({ loaderData, actionData }: Route.Compone
     <section className="admin-page">
       <h1>Tokens配置</h1>
       <QueryNotice />
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card">
         <label className="field">
           <span>积分兑换比例（1 积分可兑换的 Tokens 数）</span>
           <input {...getInputProps(fields.ratio, { type: "text" })} inputMode="numeric" />
-          <FieldErrors errors={fields.ratio.errors} />
+          <FieldErrors field={fields.ratio} />
         </label>
         <label className="field">
           <span>新用户初始 Tokens</span>
           <input {...getInputProps(fields.initialTokens, { type: "text" })} inputMode="numeric" />
-          <FieldErrors errors={fields.initialTokens.errors} />
+          <FieldErrors field={fields.initialTokens} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "保存"}

@@ -30,7 +30,7 @@ export default function ChatTest({ actionData }: Route.ComponentProps) {
     <section className="admin-page">
       <h1>AI对话接口测试</h1>
       <p className="hint">向兼容 OpenAI 的对话接口发送一条测试消息（由服务器发出），检查接口是否可用。</p>
-      <FormErrors errors={form.errors} />
+      <FormErrors form={form} />
       {actionData?.test && !busy ? (
         <Notice kind={actionData.test.ok ? "success" : "error"} testId="chat-test-result">
           {actionData.test.message}
@@ -40,12 +40,12 @@ export default function ChatTest({ actionData }: Route.ComponentProps) {
         <label className="field">
           <span>接口地址</span>
           <input {...getInputProps(fields.endpoint, { type: "text" })} placeholder="https://dashscope.aliyuncs.com/compatible-mode/v1" inputMode="url" />
-          <FieldErrors errors={fields.endpoint.errors} />
+          <FieldErrors field={fields.endpoint} />
         </label>
         <label className="field">
           <span>API密钥</span>
           <input {...getInputProps(fields.apiKey, { type: "password" })} autoComplete="off" />
-          <FieldErrors errors={fields.apiKey.errors} />
+          <FieldErrors field={fields.apiKey} />
         </label>
         <label className="field">
           <span>模型</span>

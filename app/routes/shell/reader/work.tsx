@@ -9,6 +9,7 @@ import { authHref } from "~/components/shell/auth-links";
 import { OwnerControls } from "~/components/works/my-work-card";
 import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./reader-page.server";
 import type { Route } from "./+types/work";
+import { FieldError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = ({ data }) => {
   if (!data) return [{ title: "作品 - 砚台" }];
@@ -102,11 +103,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               )}
             </div>
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
-            {favoriteError ? (
-              <p className="field-error" role="alert">
-                {favoriteError}
-              </p>
-            ) : null}
+            <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
           {locked ? (
             <div className="paywall" data-testid="paywall">

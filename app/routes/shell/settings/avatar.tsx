@@ -8,6 +8,7 @@ import { userContext } from "~/server/guards.server";
 import { AVATAR_INPUT_MAX_BYTES } from "~/server/images.server";
 import { replaceAvatar } from "~/server/profile.server";
 import type { Route } from "./+types/avatar";
+import { FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
 
@@ -50,7 +51,7 @@ export default function Avatar({ actionData }: Route.ComponentProps) {
           <input type="file" name="avatar" accept="image/jpeg,image/png,image/webp" />
           <span className="muted">支持 JPG、PNG、WebP 格式。超过 500KB 的图片会自动压缩（最长边 800 像素）。</span>
         </label>
-        {actionData?.error ? <p className="form-error" role="alert">{actionData.error}</p> : null}
+        <FormError errors={actionData?.error} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "上传中..." : "上传头像"}</button>
           <Link className="btn" to="/settings">取消</Link>

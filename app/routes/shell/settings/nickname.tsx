@@ -8,6 +8,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { updateNickname } from "~/server/profile.server";
 import type { Route } from "./+types/nickname";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -44,9 +45,9 @@ export default function Nickname({ actionData }: Route.ComponentProps) {
           <span>昵称</span>
           <input {...getInputProps(fields.nickname, { type: "text" })} key={fields.nickname.key} required={false} maxLength={NICKNAME_MAX * 2} autoComplete="nickname" autoFocus />
           <span className="muted">1-{NICKNAME_MAX} 个字符</span>
-          {fields.nickname.errors ? <span className="field-error" role="alert">{fields.nickname.errors[0]}</span> : null}
+          <FieldError field={fields.nickname} alert />
         </label>
-        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <FormError form={form} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
           <Link className="btn" to="/settings">取消</Link>

@@ -10,6 +10,7 @@ import { userContext } from "~/server/guards.server";
 import { changePassword } from "~/server/profile.server";
 import { destroyUserSession } from "~/server/session.server";
 import type { Route } from "./+types/password";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
@@ -58,10 +59,10 @@ export default function Password({ actionData }: Route.ComponentProps) {
         <label className="field">
           <span>当前密码</span>
           <input {...getInputProps(fields.currentPassword, { type: "password" })} key={fields.currentPassword.key} required={false} autoComplete="current-password" autoFocus />
-          {fields.currentPassword.errors ? <span className="field-error" role="alert">{fields.currentPassword.errors[0]}</span> : null}
+          <FieldError field={fields.currentPassword} alert />
         </label>
         <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} />
-        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <FormError form={form} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "修改密码"}</button>
           <Link className="btn" to="/settings">取消</Link>

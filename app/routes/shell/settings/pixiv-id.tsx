@@ -9,6 +9,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { getAccountSettings, updatePixivId } from "~/server/profile.server";
 import type { Route } from "./+types/pixiv-id";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
@@ -51,9 +52,9 @@ export default function PixivId({ actionData }: Route.ComponentProps) {
         <label className="field">
           <span>pixiv ID</span>
           <input {...getInputProps(fields.pixivId, { type: "text" })} key={fields.pixivId.key} required={false} pattern={undefined} maxLength={PIXIV_ID_MAX} autoComplete="off" autoFocus />
-          {fields.pixivId.errors ? <span className="field-error" role="alert">{fields.pixivId.errors[0]}</span> : null}
+          <FieldError field={fields.pixivId} alert />
         </label>
-        {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+        <FormError form={form} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
           <Link className="btn" to="/settings">取消</Link>

@@ -6,6 +6,7 @@ import { handleMyWorksAction } from "~/server/my-works-actions.server";
 import { getOwnedWork } from "~/server/works.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
+import { FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 
@@ -35,7 +36,7 @@ export default function DeleteWork() {
       <p>
         确定要删除《{work.title}》吗？它的 {work.chapterCount} 个章节会一起删除，删除后无法恢复。
       </p>
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      <FormError errors={error} />
       <Form method="post">
         <input type="hidden" name="back" value={back} />
         <button type="submit" className="btn btn-danger">确认删除</button>{" "}

@@ -9,6 +9,7 @@ import { userContext } from "~/server/guards.server";
 import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -88,9 +89,9 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
               <label className="field">
                 <span>正文</span>
                 <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={24} />
-                {fields.content.errors ? <span className="field-error">{fields.content.errors[0]}</span> : null}
+                <FieldError field={fields.content} />
               </label>
-              {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+              <FormError form={form} />
               <div className="form-actions">
                 <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
                   {navigation.state === "submitting" ? "保存中..." : "保存"}

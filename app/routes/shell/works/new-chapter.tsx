@@ -8,6 +8,7 @@ import { userContext } from "~/server/guards.server";
 import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
+import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -61,14 +62,14 @@ export default function NewChapter({ actionData }: Route.ComponentProps) {
           <label className="field">
             <span>章节标题</span>
             <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} maxLength={200} />
-            {fields.title.errors ? <span className="field-error">{fields.title.errors[0]}</span> : null}
+            <FieldError field={fields.title} />
           </label>
           <label className="field">
             <span>章节内容</span>
             <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={20} />
-            {fields.content.errors ? <span className="field-error">{fields.content.errors[0]}</span> : null}
+            <FieldError field={fields.content} />
           </label>
-          {form.errors ? <p className="form-error" role="alert">{form.errors[0]}</p> : null}
+          <FormError form={form} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
               {navigation.state === "submitting" ? "保存中..." : "保存"}
