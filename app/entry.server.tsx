@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { Transform, type TransformCallback } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
@@ -53,7 +53,7 @@ export default async function handleRequest(
         nonce,
         [readyOption]() {
           shellRendered = true;
-          const body = new PassThrough();
+          const body = new Coalescer();
           const stream = createReadableStreamFromReadable(body);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
@@ -121,4 +121,37 @@ export function routePattern(path: string, params: Record<string, string | undef
       return names.get(decoded) ?? segment;
     })
     .join("/");
+}
+
+/**
+ * React writes a page in chunks of about 2 KB; each chunk then crosses a web stream, a
+ * Node stream, compression and the socket. Chunks written in the same turn of the event
+ * loop go on as one buffer, so a page rendered at once travels as one chunk, while
+ * content that streams in later (a suspended part) still goes out as it comes.
+ */
+class Coalescer extends Transform {
+  private chunks: Buffer[] = [];
+  private scheduled = false;
+
+  _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    this.chunks.push(chunk);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.release());
+    }
+    callback();
+  }
+
+  _flush(callback: TransformCallback) {
+    this.release();
+    callback();
+  }
+
+  private release() {
+    this.scheduled = false;
+    if (this.chunks.length === 0) return;
+    const chunks = this.chunks;
+    this.chunks = [];
+    this.push(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  }
 }
