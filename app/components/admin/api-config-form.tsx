@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } fr
 import { useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { apiConfigActionSchema, MODEL_PLACEHOLDERS } from "~/schemas/admin";
-import { FieldErrors, FormErrors, Notice, useAdminForm } from "./ui";
+import { FieldErrors, FormErrors, Notice } from "./ui";
+import { useSchemaForm } from "~/components/ui/forms";
 
 export interface ApiConfigValues {
   id: string;
@@ -31,7 +32,7 @@ export function ApiConfigForm({
   test?: { ok: boolean; message: string } | null;
 }) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(apiConfigActionSchema, {
+  const [form, fields] = useSchemaForm(apiConfigActionSchema, {
     id: initial ? `api-config-${initial.id}` : "api-config-new",
     lastResult,
     defaultValue: initial ? { ...initial } : { provider: "openai" },

@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/
 import { useEffect, useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schemas/admin";
-import { FieldErrors, FormErrors, useAdminForm } from "./ui";
+import { FieldErrors, FormErrors } from "./ui";
+import { useSchemaForm } from "~/components/ui/forms";
 
 /**
  * docs/product.md: Back office: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
@@ -11,7 +12,7 @@ import { FieldErrors, FormErrors, useAdminForm } from "./ui";
  */
 export function GenerateCodesForm({ action, closeHref, lastResult }: { action: string; closeHref: string; lastResult?: SubmissionResult<string[]> }) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(generateCodesSchema, { id: "generate-codes", lastResult, defaultValue: { quantity: "1", amount: "10" } });
+  const [form, fields] = useSchemaForm(generateCodesSchema, { id: "generate-codes", lastResult, defaultValue: { quantity: "1", amount: "10" } });
   const [quantity, setQuantity] = useState(String(fields.quantity.initialValue ?? "1"));
   // Only a page with JavaScript can enable the button again, so only it may disable it.
   const [hydrated, setHydrated] = useState(false);

@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type Sub
 import { useRef } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { PROMPT_TYPE_LABELS, PROMPT_TYPES, PROMPT_VARIABLES, promptSchema } from "~/schemas/admin";
-import { FieldErrors, FormErrors, useAdminForm } from "./ui";
+import { FieldErrors, FormErrors } from "./ui";
+import { useSchemaForm } from "~/components/ui/forms";
 
 export interface PromptValues {
   id?: number;
@@ -31,7 +32,7 @@ export function PromptForm({
 }) {
   const navigation = useNavigation();
   const userContentRef = useRef<HTMLTextAreaElement>(null);
-  const [form, fields] = useAdminForm(promptSchema, {
+  const [form, fields] = useSchemaForm(promptSchema, {
     id: initial?.id ? `prompt-${initial.id}` : "prompt-new",
     lastResult,
     defaultValue: initial

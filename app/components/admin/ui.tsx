@@ -1,8 +1,5 @@
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { useForm, type SubmissionResult } from "@conform-to/react";
 import { useEffect, useState, type ReactNode } from "react";
 import { isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
-import type { z } from "zod";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
 
@@ -26,27 +23,6 @@ export function FieldErrors({ field, id, errors }: { field?: ErrorMeta; id?: str
 /** Form-level errors (messages that belong to no field): the site's FormError in the red box. */
 export function FormErrors({ form, errors }: { form?: ErrorMeta; errors?: string[] }) {
   return <FormError form={form} errors={errors} as="div" className="admin-notice admin-notice-error" />;
-}
-
-/**
- * Conform set up the house way: the same zod schema validates on the client (when
- * JavaScript runs) and in the action; the server's reply is shown after a post.
- */
-export function useAdminForm<S extends z.ZodType>(
-  schema: S,
-  options: { id: string; lastResult?: SubmissionResult<string[]> | null; defaultValue?: Record<string, unknown> },
-) {
-  return useForm({
-    id: options.id,
-    lastResult: options.lastResult ?? undefined,
-    defaultValue: options.defaultValue as never,
-    constraint: getZodConstraint(schema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema });
-    },
-  });
 }
 
 /** The "?notice=..." shown after a redirect: fixed messages only, never text from the URL. */

@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/admin/auth.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
@@ -33,7 +34,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(adminPasswordSchema, { id: "admin-password", lastResult: actionData });
+  const [form, fields] = useSchemaForm(adminPasswordSchema, { id: "admin-password", lastResult: actionData });
   return (
     <section className="admin-page">
       <h1>修改密码</h1>

@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
-import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
 import { readForm } from "~/server/form-data.server";
@@ -46,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function ApiTokens({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(apiTokenActionSchema, { id: "api-token", lastResult: actionData?.result, defaultValue: { expiresIn: "90" } });
+  const [form, fields] = useSchemaForm(apiTokenActionSchema, { id: "api-token", lastResult: actionData?.result, defaultValue: { expiresIn: "90" } });
   const f = fields as unknown as Record<"name" | "expiresIn", typeof fields.intent>;
   const example = `curl -fOJ -H "Authorization: Bearer <令牌>" ${loaderData.origin}/exports/database.zip`;
   return (

@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { FieldErrors, FormErrors, useAdminForm } from "~/components/admin/ui";
+import { FieldErrors, FormErrors } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { adminLoginSchema } from "~/schemas/admin";
 import { adminLogin } from "~/server/admin/auth.server";
 import { createAdminSession, getAdmin } from "~/server/admin/session.server";
@@ -42,7 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function AdminLogin({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(adminLoginSchema, {
+  const [form, fields] = useSchemaForm(adminLoginSchema, {
     id: "admin-login",
     lastResult: actionData,
     defaultValue: { redirectTo: loaderData.redirectTo },

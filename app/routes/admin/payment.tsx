@@ -2,7 +2,8 @@ import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { paymentMethodSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
@@ -31,7 +32,7 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function PaymentSettings({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(paymentMethodSchema, { id: "payment-method", lastResult: actionData, defaultValue: loaderData });
+  const [form, fields] = useSchemaForm(paymentMethodSchema, { id: "payment-method", lastResult: actionData, defaultValue: loaderData });
   const [method, setMethod] = useState(loaderData.method);
   return (
     <section className="admin-page">

@@ -2,7 +2,8 @@ import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatDateTime, formatNumber } from "~/components/admin/format";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
 import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
@@ -50,17 +51,17 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
   const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
-  const [nicknameForm, nicknameFields] = useAdminForm(nicknameSchema, {
+  const [nicknameForm, nicknameFields] = useSchemaForm(nicknameSchema, {
     id: "user-nickname",
     lastResult: resultFor("nickname"),
     defaultValue: { intent: "nickname", nickname: user.nickname },
   });
-  const [balanceForm, balanceFields] = useAdminForm(balanceSchema, {
+  const [balanceForm, balanceFields] = useSchemaForm(balanceSchema, {
     id: "user-balance",
     lastResult: resultFor("balance"),
     defaultValue: { intent: "balance", balance: String(user.credits) },
   });
-  const [passwordForm, passwordFields] = useAdminForm(resetPasswordSchema, {
+  const [passwordForm, passwordFields] = useSchemaForm(resetPasswordSchema, {
     id: "user-password",
     lastResult: resultFor("password"),
     defaultValue: { intent: "password" },

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
 import { replyOnDomainError } from "~/server/errors.server";
@@ -7,12 +7,12 @@ import { readForm } from "~/server/form-data.server";
 import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
 import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-forgot-password";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" }];
 
 /** The form holds one e-mail; anything much larger is not from it. */
-const FORM_MAX_BYTES = 16 * 1024;
+const RESET_FORM_MAX_BYTES = 16 * 1024;
 
 export function loader({ request }: Route.LoaderArgs) {
   return { sent: new URL(request.url).searchParams.get("sent") === "1" };
@@ -24,7 +24,7 @@ export function loader({ request }: Route.LoaderArgs) {
  * e-mail, can refuse.
  */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
+  const form = await readForm(request, RESET_FORM_MAX_BYTES);
   const submission = parseWithZod(form, { schema: passwordResetRequestSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   return replyOnDomainError(
@@ -38,14 +38,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    id: "forgot-password",
-    lastResult: actionData,
-    constraint: getZodConstraint(passwordResetRequestSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordResetRequestSchema }),
-  });
+  const [form, fields] = useSchemaForm(passwordResetRequestSchema, { id: "forgot-password", lastResult: actionData });
   const busy = navigation.state === "submitting";
   return (
     <section className="auth-page">

@@ -1,5 +1,5 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
@@ -9,7 +9,7 @@ import { readForm } from "~/server/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
 import { destroyUserSession, isSecureRequest } from "~/server/session.server";
 import type { Route } from "./+types/auth-reset-password";
-import { FormError } from "~/components/ui/forms";
+import { FormError, useSchemaForm } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "重置密码 - 砚台" }];
 
@@ -19,7 +19,8 @@ export function headers(): HeadersInit {
 }
 
 const HIDE = { hideFields: ["newPassword", "confirmPassword"] };
-const FORM_MAX_BYTES = 16 * 1024;
+/** The form holds a token and two passwords; anything much larger is not from it. */
+const RESET_FORM_MAX_BYTES = 16 * 1024;
 
 /** Reads the link's state only; the token is taken by the POST. */
 export async function loader({ request }: Route.LoaderArgs) {
@@ -35,7 +36,7 @@ export async function loader({ request }: Route.LoaderArgs) {
  * and this browser goes to the login dialog with the e-mail filled in and a notice.
  */
 export async function action({ request }: Route.ActionArgs) {
-  const form = await readForm(request, FORM_MAX_BYTES, "提交的内容过大");
+  const form = await readForm(request, RESET_FORM_MAX_BYTES);
   const submission = parseWithZod(form, { schema: passwordResetSchema });
   if (submission.status !== "success") return data(submission.reply(HIDE), { status: 400 });
   return replyOnDomainError(
@@ -53,14 +54,7 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    id: "reset-password",
-    lastResult: actionData,
-    constraint: getZodConstraint(passwordResetSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordResetSchema }),
-  });
+  const [form, fields] = useSchemaForm(passwordResetSchema, { id: "reset-password", lastResult: actionData });
   if (loaderData.problem) {
     return (
       <section className="auth-page">

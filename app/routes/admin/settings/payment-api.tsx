@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
@@ -28,7 +29,7 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function PaymentApiSettings({ loaderData: { settings }, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(paymentApiSchema, {
+  const [form, fields] = useSchemaForm(paymentApiSchema, {
     id: "payment-api",
     lastResult: actionData,
     defaultValue: { gatewayUrl: settings.gatewayUrl, merchantPid: settings.merchantPid },

@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { tokensSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
@@ -28,7 +29,7 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function TokensSettings({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(tokensSchema, { id: "tokens", lastResult: actionData, defaultValue: loaderData });
+  const [form, fields] = useSchemaForm(tokensSchema, { id: "tokens", lastResult: actionData, defaultValue: loaderData });
   return (
     <section className="admin-page">
       <h1>Tokens配置</h1>

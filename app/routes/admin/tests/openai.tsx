@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, Notice, useAdminForm } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, Notice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
 import { readForm } from "~/server/form-data.server";
@@ -24,7 +25,7 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function ChatTest({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useAdminForm(chatTestSchema, { id: "chat-test", lastResult: actionData?.result, defaultValue: { model: "qwen-plus" } });
+  const [form, fields] = useSchemaForm(chatTestSchema, { id: "chat-test", lastResult: actionData?.result, defaultValue: { model: "qwen-plus" } });
   const busy = navigation.state === "submitting";
   return (
     <section className="admin-page">

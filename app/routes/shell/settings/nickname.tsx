@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
@@ -8,7 +8,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { updateNickname } from "~/server/profile.server";
 import type { Route } from "./+types/nickname";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -28,15 +28,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Nickname({ actionData }: Route.ComponentProps) {
   const { nickname } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    id: "nickname",
-    lastResult: actionData,
-    defaultValue: { nickname },
-    constraint: getZodConstraint(nicknameSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: nicknameSchema }),
-  });
+  const [form, fields] = useSchemaForm(nicknameSchema, { id: "nickname", lastResult: actionData, defaultValue: { nickname } });
   const busy = navigation.state === "submitting";
   return (
     <SettingsSubPage title="修改昵称">

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
@@ -10,7 +10,7 @@ import { userContext } from "~/server/guards.server";
 import { changePassword } from "~/server/profile.server";
 import { destroyUserSession } from "~/server/session.server";
 import type { Route } from "./+types/password";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
@@ -43,14 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Password({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    id: "password",
-    lastResult: actionData,
-    constraint: getZodConstraint(passwordChangeSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordChangeSchema }),
-  });
+  const [form, fields] = useSchemaForm(passwordChangeSchema, { id: "password", lastResult: actionData });
   const busy = navigation.state === "submitting";
   return (
     <SettingsSubPage title="修改密码">

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
@@ -9,7 +9,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { getAccountSettings, updatePixivId } from "~/server/profile.server";
 import type { Route } from "./+types/pixiv-id";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
@@ -35,15 +35,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function PixivId({ actionData }: Route.ComponentProps) {
   const { pixivId } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    id: "pixiv-id",
-    lastResult: actionData,
-    defaultValue: { pixivId },
-    constraint: getZodConstraint(pixivIdSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: pixivIdSchema }),
-  });
+  const [form, fields] = useSchemaForm(pixivIdSchema, { id: "pixiv-id", lastResult: actionData, defaultValue: { pixivId } });
   const busy = navigation.state === "submitting";
   return (
     <SettingsSubPage title="设置 pixiv ID">
