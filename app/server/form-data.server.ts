@@ -48,18 +48,33 @@ function fieldText(bytes: Uint8Array, messages: { notUtf8: string; control: stri
   return text;
 }
 
-/** `a%20b+c` as bytes: percent escapes decoded, `+` a space (the URL standard's form decoding). */
+/** The value of a hex digit's character code, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/**
+ * `a%20b+c` as bytes: percent escapes decoded, `+` a space (the URL standard's form
+ * decoding). Character by character, without slices or regular expressions: an autosaved
+ * chapter arrives as up to a few MB of escapes.
+ */
 function percentDecode(raw: string): Uint8Array {
-  const bytes = Buffer.alloc(raw.length);
+  const bytes = Buffer.allocUnsafe(raw.length);
   let length = 0;
   for (let i = 0; i < raw.length; i++) {
     const code = raw.charCodeAt(i);
-    if (code === 0x25 && i + 2 < raw.length && /^[0-9A-Fa-f]{2}$/.test(raw.slice(i + 1, i + 3))) {
-      bytes[length++] = parseInt(raw.slice(i + 1, i + 3), 16);
-      i += 2;
-    } else {
-      bytes[length++] = code === 0x2b ? 0x20 : code;
+    if (code === 0x25 && i + 2 < raw.length) {
+      const high = hexValue(raw.charCodeAt(i + 1));
+      const low = hexValue(raw.charCodeAt(i + 2));
+      if (high !== -1 && low !== -1) {
+        bytes[length++] = high * 16 + low;
+        i += 2;
+        continue;
+      }
     }
+    bytes[length++] = code === 0x2b ? 0x20 : code;
   }
   return bytes.subarray(0, length);
 }
