@@ -25,7 +25,13 @@ test("follow from the reader, find it on /following with 继续阅读, unfollow 
   await expect(page.getByText("还没有关注的作品")).toBeVisible();
 
   await visit(`/works/${id}`);
+  // The button shows 已关注 while the request is still running: wait for the server's
+  // answer before leaving the page, or the navigation may cancel the follow.
+  const followed = page.waitForResponse(
+    (answer) => answer.request().method() === "POST" && new URL(answer.url()).pathname.startsWith(`/works/${id}`),
+  );
   await page.getByRole("button", { name: "☆ 关注" }).click();
+  await followed;
   await expect(page.getByRole("button", { name: "★ 已关注" })).toHaveAttribute("aria-pressed", "true");
   await expect(page).toHaveURL(`/works/${id}`);
   await visit(`/works/${id}?chapter=2`);
