@@ -19,7 +19,3 @@ export function formatDateTime(value: Date | string | null | undefined): string 
   if (Number.isNaN(date.getTime())) return "";
   return dateTimeFormat.format(date);
 }
-
-export function formatNumber(n: number): string {
-  return n.toLocaleString("zh-CN");
-}

@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import { Pagination } from "~/components/ui/pagination";
 import { LockIcon } from "./lock-icon";
+import { formatNumber } from "~/utils/format";
 
 export interface TocChapter {
   id: number;
@@ -49,7 +50,7 @@ export function TableOfContents({
                   <LockIcon size={14} className="toc-lock" /> {c.title}
                 </span>
               )}
-              <small className="muted toc-words">{c.wordCount.toLocaleString("zh-CN")} 字</small>
+              <small className="muted toc-words">{formatNumber(c.wordCount)} 字</small>
               {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
             </li>
           ))}

@@ -5,6 +5,7 @@ import { Form, useFetcher, useNavigation } from "react-router";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { DEFAULT_SEPARATOR, publishSchema } from "~/schemas/work";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { formatNumber } from "~/utils/format";
 
 interface Preview {
   token: string;
@@ -236,13 +237,13 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
           {preview ? (
             <div className="txt-preview" data-testid="txt-preview">
               <p>
-                《{preview.fileName}》解析出 <strong>{preview.chapters.length}</strong> 个章节，共 {preview.totalWords.toLocaleString("zh-CN")} 字
+                《{preview.fileName}》解析出 <strong>{preview.chapters.length}</strong> 个章节，共 {formatNumber(preview.totalWords)} 字
               </p>
               <ol className="chapter-preview-list">
                 {preview.chapters.slice(0, 500).map((c, i) => (
                   <li key={i}>
                     <span>{c.title}</span>
-                    <small>{c.wordCount.toLocaleString("zh-CN")} 字</small>
+                    <small>{formatNumber(c.wordCount)} 字</small>
                   </li>
                 ))}
               </ol>

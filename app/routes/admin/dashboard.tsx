@@ -1,7 +1,6 @@
 import { AdminErrorBox } from "~/components/admin/ui";
-import { formatNumber } from "~/components/admin/format";
+import { formatNumber, formatTokens } from "~/utils/format";
 import { getDashboardStats } from "~/server/admin/dashboard.server";
-import { formatTokens } from "~/utils/format";
 import type { Route } from "./+types/dashboard";
 
 export const meta: Route.MetaFunction = () => [{ title: "仪表盘 - 管理后台" }];

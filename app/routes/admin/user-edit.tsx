@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { formatDateTime, formatNumber } from "~/components/admin/format";
+import { formatDateTime } from "~/components/admin/format";
+import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
@@ -10,7 +11,6 @@ import { orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
-import { formatTokens } from "~/utils/format";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];

@@ -1,10 +1,10 @@
 import { Form, Link } from "react-router";
-import { formatDateTime, formatNumber } from "~/components/admin/format";
+import { formatDateTime } from "~/components/admin/format";
+import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { listUsers } from "~/server/admin/users.server";
 import { normalizeQuery } from "~/server/search.server";
-import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/users";
 

@@ -1,11 +1,11 @@
 import { Form } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
-import { formatDateTime, formatNumber } from "~/components/admin/format";
+import { formatDateTime } from "~/components/admin/format";
+import { WORK_TYPE_LABELS, formatNumber } from "~/utils/format";
 import { AdminErrorBox } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { listWorksForAdmin } from "~/server/admin/works.server";
 import { normalizeQuery } from "~/server/search.server";
-import { WORK_TYPE_LABELS } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
 
