@@ -17,13 +17,13 @@ export const adminContext = createContext<SessionAdmin>();
 export const exportAccessContext = createContext<ExportAccess>();
 
 /** A visitor's page view goes to the login dialog (and comes back after); see requireUser. */
-export const requireUserMiddleware: MiddlewareFunction<Response> = async ({ request, context }) => {
-  context.set(userContext, await requireUser(request));
+export const requireUserMiddleware: MiddlewareFunction<Response> = async ({ request, url, context }) => {
+  context.set(userContext, await requireUser(request, url));
 };
 
 /** No admin session: a page view goes to /xbbadmin, anything else gets 401 (requireAdmin). */
-export const requireAdminMiddleware: MiddlewareFunction<Response> = async ({ request, context }) => {
-  context.set(adminContext, await requireAdmin(request));
+export const requireAdminMiddleware: MiddlewareFunction<Response> = async ({ request, url, context }) => {
+  context.set(adminContext, await requireAdmin(request, url));
 };
 
 /** An admin session or a bearer API token, else 401 with WWW-Authenticate (requireExportAccess). */

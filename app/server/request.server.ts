@@ -24,6 +24,8 @@ export function clientAddressOf(context: Readonly<RouterContextProvider>): strin
  */
 export const checkQueryMiddleware: MiddlewareFunction<Response> = ({ request }) => {
   try {
+    // The raw address: the `url` argument has been re-encoded by React Router, which
+    // turns bytes that are not UTF-8 into U+FFFD before anyone could refuse them.
     checkQueryString(new URL(request.url));
   } catch (error) {
     asRouteError(error);

@@ -176,15 +176,15 @@ export async function destroyAllUserSessions(userId: string, executor: Executor 
   await executor.delete(sessions).where(eq(sessions.userId, userId));
 }
 
-export function loginRedirectUrl(request: Request, mode: "login" | "register" = "login"): string {
-  const url = new URL(request.url);
+/** `url` is the page asked for (a loader's `url`, without React Router's `.data` suffix). */
+export function loginRedirectUrl(url: URL, mode: "login" | "register" = "login"): string {
   const target = safeRedirectPath(url.pathname + url.search);
   return `/?auth=${mode}&redirectTo=${encodeURIComponent(target)}`;
 }
 
 /** The signed-in user, or a redirect to the login dialog that comes back here after. */
-export async function requireUser(request: Request): Promise<SessionUser> {
+export async function requireUser(request: Request, url = new URL(request.url)): Promise<SessionUser> {
   const user = await getSessionUser(request);
-  if (!user) throw redirect(loginRedirectUrl(request));
+  if (!user) throw redirect(loginRedirectUrl(url));
   return user;
 }

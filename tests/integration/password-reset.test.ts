@@ -63,7 +63,7 @@ function tokenOf(link: URL): string {
 
 /** GET of the reset page: the problem it shows, or null with the form. */
 async function resetPage(query: string) {
-  const result = await settle(() => resetRoute.loader({ request: new Request(`http://localhost/auth/reset-password${query}`), params: {}, context: requestContext() } as never));
+  const result = await settle(() => resetRoute.loader({ request: new Request(`http://localhost/auth/reset-password${query}`), url: new URL(`http://localhost/auth/reset-password${query}`), params: {}, context: requestContext() } as never));
   return result.data as { token: string; problem: string | null };
 }
 
@@ -87,7 +87,7 @@ describe("forgot password: the request", () => {
       expect(answer).toMatchObject({ status: 302, location: "/auth/forgot-password?sent=1" });
       expect(answer.response!.headers.get("Set-Cookie")).toBeNull();
     }
-    const page = await settle(() => forgotRoute.loader({ request: new Request("http://localhost/auth/forgot-password?sent=1"), params: {}, context: requestContext() } as never));
+    const page = await settle(() => forgotRoute.loader({ request: new Request("http://localhost/auth/forgot-password?sent=1"), url: new URL("http://localhost/auth/forgot-password?sent=1"), params: {}, context: requestContext() } as never));
     expect(page.data).toEqual({ sent: true });
 
     const mail = await smtp.nextMessageTo(user.email);
@@ -216,7 +216,7 @@ describe("forgot password: the link", () => {
 
     // The page it lands on: the login dialog with the notice and the e-mail filled in.
     const landing = await settle(() =>
-      shellLoader({ request: new Request("http://localhost/?auth=login&reset=1", { headers: { Cookie: cookiePair(emailCookie!) } }), params: {}, context: requestContext() } as never),
+      shellLoader({ request: new Request("http://localhost/?auth=login&reset=1", { headers: { Cookie: cookiePair(emailCookie!) } }), url: new URL("http://localhost/?auth=login&reset=1"), params: {}, context: requestContext() } as never),
     );
     expect(landing.data.auth).toMatchObject({ mode: "login", notice: "密码已重置，请用新密码登录", prefillEmail: user.email });
   });

@@ -112,6 +112,16 @@ describe("node server.js", () => {
     expect(page.status).toBe(200);
   });
 
+  it("sends a visitor's client-side navigation to a signed-in page to login with the page's own address", async () => {
+    // A navigation with JavaScript asks for `/following.data?page=2`; the guard must name
+    // `/following?page=2`, not React Router's data address (decision 070).
+    const answer = await fetch(`${origin}/following.data?page=2`, { redirect: "manual" });
+    const body = await answer.text();
+    const target = answer.headers.get("X-Remix-Redirect") ?? body;
+    expect(target).toContain(`redirectTo=${encodeURIComponent("/following?page=2")}`);
+    expect(target).not.toContain(".data");
+  });
+
   it("answers a control character in the query, or a body that is not a form, with 400 and a Chinese page", async () => {
     for (const query of ["?q=%00", "?q=%FF"]) {
       const page = await fetch(`${origin}/works${query}`);

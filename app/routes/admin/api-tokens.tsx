@@ -12,7 +12,7 @@ import type { Route } from "./+types/api-tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
+export async function loader({ request, url }: Route.LoaderArgs) {
   const tokens = await listApiTokens();
   const now = Date.now();
   return {
@@ -20,7 +20,7 @@ export async function loader({ request }: Route.LoaderArgs) {
       ...t,
       state: t.revokedAt ? "已撤销" : t.expiresAt && t.expiresAt.getTime() <= now ? "已过期" : "有效",
     })),
-    origin: new URL(request.url).origin,
+    origin: url.origin,
   };
 }
 

@@ -21,16 +21,15 @@ function statusOf(url: URL): CodeStatusFilter {
   return (CODE_STATUS_FILTERS as readonly string[]).includes(s ?? "") ? (s as CodeStatusFilter) : "all";
 }
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ url }: Route.LoaderArgs) {
   const status = statusOf(url);
   const result = await listRedeemCodes({ status, page: parsePage(url.searchParams.get("page")) });
   return { ...result, status, generating: url.searchParams.get("dialog") === "generate" };
 }
 
 /** Generates codes; on success back to page 1 with 兑换码生成成功！ for 3 s. */
-export async function action({ request }: Route.ActionArgs) {
-  const status = statusOf(new URL(request.url));
+export async function action({ request, url }: Route.ActionArgs) {
+  const status = statusOf(url);
   const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   return replyOnDomainError(

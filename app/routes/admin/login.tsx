@@ -18,8 +18,8 @@ function adminTarget(value: unknown): string {
   return safeRedirectPath(value, "/admin/dashboard", isUnder("/admin"));
 }
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const redirectTo = adminTarget(new URL(request.url).searchParams.get("redirectTo"));
+export async function loader({ request, url }: Route.LoaderArgs) {
+  const redirectTo = adminTarget(url.searchParams.get("redirectTo"));
   if (await getAdmin(request)) throw redirect(redirectTo);
   return { redirectTo };
 }

@@ -23,8 +23,7 @@ function dialogOf(url: URL): Dialog | null {
   return null;
 }
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ url }: Route.LoaderArgs) {
   const dialog = dialogOf(url);
   try {
     const [list, prompt] = await Promise.all([

@@ -10,8 +10,7 @@ import type { Route } from "./+types/users";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户管理 - 管理后台" }];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ url }: Route.LoaderArgs) {
   const query = normalizeQuery(url.searchParams.get("q"));
   const result = await listUsers({ query, page: parsePage(url.searchParams.get("page")) });
   return { ...result, query };

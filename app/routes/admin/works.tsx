@@ -13,8 +13,7 @@ export const meta: Route.MetaFunction = () => [{ title: "作品管理 - 管理�
 
 const VISIBILITY_LABELS = { public: "免费", "public-vip": "付费", private: "未公开" } as const;
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ url }: Route.LoaderArgs) {
   const query = normalizeQuery(url.searchParams.get("q"));
   const result = await listWorksForAdmin({ query, page: parsePage(url.searchParams.get("page")) });
   return { ...result, query };

@@ -14,8 +14,8 @@ export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" 
 /** The form holds one e-mail; anything much larger is not from it. */
 const RESET_FORM_MAX_BYTES = 16 * 1024;
 
-export function loader({ request }: Route.LoaderArgs) {
-  return { sent: new URL(request.url).searchParams.get("sent") === "1" };
+export function loader({ request, url }: Route.LoaderArgs) {
+  return { sent: url.searchParams.get("sent") === "1" };
 }
 
 /**

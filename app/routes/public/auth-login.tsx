@@ -12,8 +12,8 @@ export const meta: Route.MetaFunction = () => [{ title: "登录 - 砚台" }];
  * must not redirect: it also runs after a failed post without JavaScript, and a redirect
  * would throw the form's errors away. A plain GET shows the dialog here.
  */
-export function loader({ request }: Route.LoaderArgs) {
-  return { redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo")) };
+export function loader({ request, url }: Route.LoaderArgs) {
+  return { redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")) };
 }
 
 export function action({ request, context }: Route.ActionArgs) {

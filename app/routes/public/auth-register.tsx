@@ -8,8 +8,8 @@ import type { Route } from "./+types/auth-register";
 export const meta: Route.MetaFunction = () => [{ title: "注册 - 砚台" }];
 
 /** Like /auth/login: no redirect, so a failed post without JavaScript keeps its errors. */
-export function loader({ request }: Route.LoaderArgs) {
-  return { redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo")) };
+export function loader({ request, url }: Route.LoaderArgs) {
+  return { redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")) };
 }
 
 export function action({ request, context }: Route.ActionArgs) {

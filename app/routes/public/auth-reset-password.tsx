@@ -23,8 +23,8 @@ const HIDE = { hideFields: ["newPassword", "confirmPassword"] };
 const RESET_FORM_MAX_BYTES = 16 * 1024;
 
 /** Reads the link's state only; the token is taken by the POST. */
-export async function loader({ request }: Route.LoaderArgs) {
-  const token = new URL(request.url).searchParams.get("token") ?? "";
+export async function loader({ request, url }: Route.LoaderArgs) {
+  const token = url.searchParams.get("token") ?? "";
   if (!token) return { token: "", problem: PASSWORD_RESET_MESSAGES.linkMissing };
   const state = await resetLinkState(token);
   if (state === "valid") return { token, problem: null };

@@ -8,15 +8,15 @@ const PAGES = {
   privacy: { key: "privacy_content", title: "隐私政策" },
 } as const;
 
-function pageOf(request: Request) {
-  return new URL(request.url).pathname.startsWith("/privacy") ? PAGES.privacy : PAGES.terms;
+function pageOf(url: URL) {
+  return url.pathname.startsWith("/privacy") ? PAGES.privacy : PAGES.terms;
 }
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `${data?.title ?? "用户协议"} - 砚台` }];
 
 /** /terms and /privacy: site configuration HTML, sanitised on the way out. */
-export async function loader({ request }: Route.LoaderArgs) {
-  const page = pageOf(request);
+export async function loader({ request, url }: Route.LoaderArgs) {
+  const page = pageOf(url);
   const html = sanitizeRichText(await getDisplayConfigValue(page.key));
   return { title: page.title, html };
 }

@@ -11,8 +11,7 @@ export const meta: Route.MetaFunction = ({ data }) => [
   { title: data?.query ? `搜索“${data.query}” - 砚台` : "全部作品 - 砚台" },
 ];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ request, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request);
   const [result, defaultCoverUrl] = await Promise.all([
     searchWorks({

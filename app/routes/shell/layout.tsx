@@ -10,8 +10,7 @@ import { getDisplayConfig } from "~/server/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/layout";
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ request, url }: Route.LoaderArgs) {
   const [user, site] = await Promise.all([
     getSessionUser(request),
     getDisplayConfig(["site_title", "logo_url"] as const),

@@ -35,8 +35,7 @@ export async function getAdmin(request: Request): Promise<SessionAdmin | null> {
   return row ? { ...row, sessionId } : null;
 }
 
-export function adminLoginUrl(request: Request): string {
-  const url = new URL(request.url);
+export function adminLoginUrl(url: URL): string {
   const target = safeRedirectPath(url.pathname + url.search, "/admin/dashboard");
   return `/xbbadmin?redirectTo=${encodeURIComponent(target)}`;
 }
@@ -47,10 +46,10 @@ export function adminLoginUrl(request: Request): string {
  * session goes to the login form; anything else (a posted form, a script) gets 401 and
  * changes nothing.
  */
-export async function requireAdmin(request: Request): Promise<SessionAdmin> {
+export async function requireAdmin(request: Request, url = new URL(request.url)): Promise<SessionAdmin> {
   const admin = await getAdmin(request);
   if (admin) return admin;
-  if (request.method === "GET" || request.method === "HEAD") throw redirect(adminLoginUrl(request));
+  if (request.method === "GET" || request.method === "HEAD") throw redirect(adminLoginUrl(url));
   throw data(ADMIN_MESSAGES.unauthorized, { status: 401 });
 }
 

@@ -22,8 +22,7 @@ export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后�
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ url }: Route.LoaderArgs) {
   const mode = url.searchParams.get("dialog");
   const id = url.searchParams.get("id") ?? "";
   const configs = await listApiConfigs();

@@ -21,8 +21,8 @@ const KINDS = {
   hero: { title: "首页主图", hint: "建议尺寸 1200×800 像素，最大 2MB", path: "/admin/settings/hero", maxBytes: 2 * MB, tooLarge: "图片大小不能超过2MB" },
 } as const;
 
-function kindOf(request: Request): SiteImageKind {
-  const last = new URL(request.url).pathname.split("/").pop();
+function kindOf(url: URL): SiteImageKind {
+  const last = url.pathname.split("/").pop();
   return last === "logo" || last === "hero" ? last : "cover";
 }
 
@@ -31,14 +31,14 @@ export const meta: Route.MetaFunction = ({ location }) => {
   return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : "默认封面"} - 管理后台` }];
 };
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const kind = kindOf(request);
+export async function loader({ request, url }: Route.LoaderArgs) {
+  const kind = kindOf(url);
   return { kind, url: await getSiteConfigValue(IMAGE_CONFIG_KEYS[kind]), ...KINDS[kind] };
 }
 
 /** Upload (re-encoded on the server, docs/product.md D10) or remove (the stored value becomes empty). */
-export async function action({ request }: Route.ActionArgs) {
-  const kind = kindOf(request);
+export async function action({ request, url }: Route.ActionArgs) {
+  const kind = kindOf(url);
   const { path, maxBytes, tooLarge } = KINDS[kind];
   return replyOnDomainError(
     async () => {

@@ -14,16 +14,16 @@ const PAGES = {
   privacy: { key: "privacy_content", title: "隐私政策", path: "/admin/settings/privacy" },
 } as const;
 
-function pageOf(request: Request) {
-  return new URL(request.url).pathname.endsWith("/privacy") ? PAGES.privacy : PAGES.terms;
+function pageOf(url: URL) {
+  return url.pathname.endsWith("/privacy") ? PAGES.privacy : PAGES.terms;
 }
 
 export const meta: Route.MetaFunction = ({ location }) => [
   { title: `${location.pathname.endsWith("/privacy") ? "隐私政策" : "用户协议"} - 管理后台` },
 ];
 
-export async function loader({ request }: Route.LoaderArgs) {
-  const page = pageOf(request);
+export async function loader({ request, url }: Route.LoaderArgs) {
+  const page = pageOf(url);
   const content = await getSiteConfigValue(page.key);
   return { title: page.title, path: page.path, content, preview: sanitizeRichText(content) };
 }
@@ -32,8 +32,8 @@ export async function loader({ request }: Route.LoaderArgs) {
  * Save, or preview: the preview is the text as the public page will show it (sanitized
  * on the server, the same function the public page uses), without saving.
  */
-export async function action({ request }: Route.ActionArgs) {
-  const page = pageOf(request);
+export async function action({ request, url }: Route.ActionArgs) {
+  const page = pageOf(url);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: legalSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });

@@ -28,9 +28,8 @@ export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" 
 /** The three forms, each in its dialog; `intent` tells the action which one posted. */
 type Intent = "redeem" | "exchange" | "topup";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const url = new URL(request.url);
   const tab = url.searchParams.get("tab") === "tokens" ? "tokens" : "credits";
   const page = parsePage(url.searchParams.get("page"));
   const [creditHistory, tokenHistory, config, onlinePayment, ratio, flash] = await Promise.all([
@@ -71,7 +70,7 @@ function failed(intent: Intent, result: SubmissionResult<string[]>, status: numb
   return data<ActionReply>({ intent, result }, { status });
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: creditsActionSchema });
@@ -106,7 +105,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   return replyOnDomainError(
-    async () => redirect((await createPaymentOrder(user.id, value.amount, new URL(request.url).origin)).redirectUrl),
+    async () => redirect((await createPaymentOrder(user.id, value.amount, url.origin)).redirectUrl),
     (error): ActionReply => ({ intent, result: submission.reply({ formErrors: [error.message] }) }),
   );
 }

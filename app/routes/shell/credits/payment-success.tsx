@@ -9,9 +9,9 @@ export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" 
  * The gateway's return page. Its query string proves nothing: the order's state is
  * read from the database, where only the verified notify marks it paid.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const outTradeNo = new URL(request.url).searchParams.get("out_trade_no") ?? "";
+  const outTradeNo = url.searchParams.get("out_trade_no") ?? "";
   const order = await getOwnPaymentOrder(user.id, outTradeNo);
   return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status } };
 }

@@ -8,9 +8,9 @@ import type { Route } from "./+types/purchased";
 
 export const meta: Route.MetaFunction = () => [{ title: "已购买作品 - 砚台" }];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const page = parsePage(new URL(request.url).searchParams.get("page"));
+  const page = parsePage(url.searchParams.get("page"));
   const [result, defaultCoverUrl] = await Promise.all([listPurchased(user, page), getDisplayConfigValue("default_cover_url")]);
   return { ...result, defaultCoverUrl };
 }

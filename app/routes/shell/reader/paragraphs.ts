@@ -8,8 +8,7 @@ import type { Route } from "./+types/paragraphs";
  * for the reader's progressive loading. The same gates as the page (readChapter): a
  * paid work's text reaches only its owner and buyers.
  */
-export async function loader({ request, params }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export async function loader({ request, url, params }: Route.LoaderArgs) {
   const order = parseChapterOrder(url.searchParams.get("chapter"));
   if (order === null) return Response.json({ error: READER_MESSAGES.chapterMissing }, { status: 404 });
   try {

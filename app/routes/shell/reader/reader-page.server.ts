@@ -29,8 +29,7 @@ import { parsePage } from "~/utils/pagination";
  * batch reach only viewers with `canReadContent` (owner, buyer, or a free work), after
  * the private (404) and r18 gates of getWorkForViewer.
  */
-export async function loadReaderPage(request: Request, idParam: string | undefined) {
-  const url = new URL(request.url);
+export async function loadReaderPage(request: Request, url: URL, idParam: string | undefined) {
   const viewer = await getSessionUser(request);
   const view = await getWorkForViewer(Number(idParam), viewer).catch(asRouteError);
   const { work, author, isOwner, purchased, gate, canReadContent } = view;
@@ -126,9 +125,9 @@ export type ReaderActionData =
  * Follow / unfollow and purchase. With JavaScript (`enhanced=1`) the answer is data for
  * the fetcher; without it, a redirect (POST, redirect, GET) back to the page.
  */
-export async function handleReaderAction(request: Request, idParam: string | undefined) {
+export async function handleReaderAction(request: Request, url: URL, idParam: string | undefined) {
   const user = await getSessionUser(request);
-  if (!user) throw redirect(loginRedirectUrl(request));
+  if (!user) throw redirect(loginRedirectUrl(url));
   const workId = Number(idParam);
   const form = await readForm(request);
   const enhanced = form.get("enhanced") === "1";

@@ -22,12 +22,12 @@ export function headers(): HeadersInit {
   return { "Cache-Control": "private, no-store" };
 }
 
-export async function loader({ request, params }: Route.LoaderArgs) {
-  return loadReaderPage(request, params.id);
+export async function loader({ request, url, params }: Route.LoaderArgs) {
+  return loadReaderPage(request, url, params.id);
 }
 
-export async function action({ request, params }: Route.ActionArgs) {
-  return handleReaderAction(request, params.id);
+export async function action({ request, url, params }: Route.ActionArgs) {
+  return handleReaderAction(request, url, params.id);
 }
 
 export default function WorkPage({ actionData }: Route.ComponentProps) {

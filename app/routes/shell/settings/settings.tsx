@@ -13,9 +13,9 @@ import type { Route } from "./+types/settings";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const tab = new URL(request.url).searchParams.get("tab") === "display" ? "display" : "profile";
+  const tab = url.searchParams.get("tab") === "display" ? "display" : "profile";
   const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request)]);
   return data(
     { tab, settings, notice: flash.notice },

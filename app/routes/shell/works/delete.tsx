@@ -11,10 +11,10 @@ import { FormError } from "~/components/ui/forms";
 export const meta: Route.MetaFunction = () => [{ title: "删除作品 - 砚台" }];
 
 /** The confirmation page for deleting without JavaScript. */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const back = safeRedirectPath(new URL(request.url).searchParams.get("back"), "/my-works", isUnder("/my-works"));
+  const back = safeRedirectPath(url.searchParams.get("back"), "/my-works", isUnder("/my-works"));
   return { work: { id: work.id, title: work.title, chapterCount: work.chapterCount }, back };
 }
 

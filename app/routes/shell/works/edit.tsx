@@ -13,11 +13,11 @@ import { FieldError, FormError } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
   const heads = work.type === "series" ? await listChapterHeads(work.id) : [];
-  const chosen = Number(new URL(request.url).searchParams.get("chapter"));
+  const chosen = Number(url.searchParams.get("chapter"));
   const chapter =
     work.type === "single_chapter"
       ? await getChapterByOrder(work.id, 1)

@@ -18,9 +18,8 @@ const TABS: { id: MyWorksTab; label: string; empty: string }[] = [
 
 export const meta: Route.MetaFunction = () => [{ title: "我的作品 - 砚台" }];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const url = new URL(request.url);
   const tabParam = url.searchParams.get("tab");
   const tab = (TABS.find((t) => t.id === tabParam)?.id ?? "paid") as MyWorksTab;
   const sort = url.searchParams.get("sort") === "oldest" ? "oldest" : "newest";

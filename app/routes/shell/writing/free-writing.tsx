@@ -6,8 +6,8 @@ import { writingAction, writingLoader } from "./writing-page.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "自由创作 - 砚台" }];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  return writingLoader(request, context.get(userContext), "free");
+export async function loader({ url, context }: Route.LoaderArgs) {
+  return writingLoader(url, context.get(userContext), "free");
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -6,8 +6,8 @@ import { writingAction, writingLoader } from "./writing-page.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "短篇仿写 - 砚台" }];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  return writingLoader(request, context.get(userContext), "short");
+export async function loader({ url, context }: Route.LoaderArgs) {
+  return writingLoader(url, context.get(userContext), "short");
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -64,8 +64,7 @@ function pageUrl(kind: WritingKind, projectId?: string, extra: Record<string, st
   return `${PATHS[kind]}${query ? `?${query}` : ""}`;
 }
 
-export async function writingLoader(request: Request, user: SessionUser, kind: WritingKind) {
-  const url = new URL(request.url);
+export async function writingLoader(url: URL, user: SessionUser, kind: WritingKind) {
   const projects = await listProjects(user.id, kind);
   const projectId = param(url, "project");
   if (!projectId && projects.length > 0) throw redirect(pageUrl(kind, projects[0].id));
