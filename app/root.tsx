@@ -8,12 +8,15 @@ import {
   ScrollRestoration,
 } from "react-router";
 import { useNonce } from "~/utils/nonce";
-import { checkQueryMiddleware } from "~/server/request.server";
+import { checkQueryMiddleware, lastResortMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 
-/** Every request's query string is checked once, here (docs/architecture.md#forms-and-errors). */
-export const middleware: Route.MiddlewareFunction[] = [checkQueryMiddleware];
+/**
+ * Every request's query string is checked once, here, and a resource route's crash is
+ * answered in Chinese (docs/architecture.md#forms-and-errors).
+ */
+export const middleware: Route.MiddlewareFunction[] = [lastResortMiddleware, checkQueryMiddleware];
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 

@@ -31,3 +31,24 @@ export const checkQueryMiddleware: MiddlewareFunction<Response> = ({ request }) 
     asRouteError(error);
   }
 };
+
+/** What a resource route that crashed answers, instead of React Router's English text. */
+export const SERVER_ERROR_MESSAGE = "服务器暂时无法处理这个请求，请稍后重试。";
+
+/**
+ * On the root route: a resource route (a download, the generation stream, the progress
+ * beacon) that throws something unexpected gets React Router's last-resort answer, a
+ * 500 with the English text "Unexpected Server Error" (after handleError in
+ * entry.server logged it). The caller gets the same status with a Chinese message.
+ * Pages are not touched: their errors render the root ErrorBoundary.
+ */
+export const lastResortMiddleware: MiddlewareFunction<Response> = async (_args, next) => {
+  const response = await next();
+  if (response.status !== 500 || response.headers.get("Content-Type") !== "text/plain") return response;
+  const text = await response.clone().text();
+  if (!text.startsWith("Unexpected Server Error")) return response;
+  return new Response(SERVER_ERROR_MESSAGE, {
+    status: 500,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
+};
