@@ -26,8 +26,17 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
 const trustProxy = process.env.TRUST_PROXY === "1";
 
-// Importing the build opens the database, migrating it and writing defaults first.
-const build = await import("./build/server/index.js");
+// Importing the build opens the database, migrating it and writing defaults first. With
+// PGlite it first takes the data directory's lock: a second process on the same directory
+// stops here with one message naming the holder (docs/decisions/075).
+let build;
+try {
+  build = await import("./build/server/index.js");
+} catch (error) {
+  if (error?.code !== "EDATADIRLOCKED") throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 
 // `node server.js --migrate-only`: migrate and exit (the container's first step).
 if (process.argv.includes("--migrate-only")) {

@@ -10,6 +10,7 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { dataDir, databaseUrl } from "~/server/env.server";
+import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -41,12 +42,29 @@ export function pgliteDir(): string {
 }
 
 async function openPglite(): Promise<Opened> {
-  const dir = pgliteDir();
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
-  await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
-  return { db, kind: "pglite", close: () => client.close() };
+  const dir = path.resolve(pgliteDir());
+  // This process owns the directory until it closes it: a second server or a script on
+  // the same directory refuses to start, naming this one (data-dir-lock.server.ts).
+  const unlock = await lockDataDir(dir);
+  try {
+    const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+    const db = drizzlePglite({ client, schema }) as unknown as Database;
+    await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+    return {
+      db,
+      kind: "pglite",
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          await unlock();
+        }
+      },
+    };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
 }
 
 const MIGRATION_LOCK = 7_320_001;

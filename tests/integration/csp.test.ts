@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { freePort, startServer, stopServer } from "../../bench/lib-server";
 import { handleError, routePattern } from "~/entry.server";
+import { childDatabase } from "../fixtures/server-database";
 
 /**
  * The Content-Security-Policy and the error pages of `node server.js` as a browser gets
@@ -16,6 +17,7 @@ const BUCKET = "https://covers.example-cdn.com";
 let server: ChildProcess;
 let origin: string;
 let logFile: string;
+let removeDatabase = () => {};
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
@@ -27,11 +29,14 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, S3_PUBLIC_URL: `${BUCKET}/inkstone` };
   delete env.NODE_ENV;
   delete env.PAGE_CACHE;
-  server = await startServer({ cwd: root, env, port, logFile });
+  const database = childDatabase(env);
+  removeDatabase = database.remove;
+  server = await startServer({ cwd: root, env: database.env, port, logFile });
 }, 70_000);
 
 afterAll(async () => {
   if (server) await stopServer(server);
+  removeDatabase();
 });
 
 function directives(policy: string | null): Map<string, string[]> {
