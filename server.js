@@ -59,9 +59,28 @@ if (pageCache) {
   );
 }
 
+// How long a stopping server waits for requests in flight (docs/decisions/076).
+const graceMs = Math.max(Number(process.env.SHUTDOWN_GRACE_MS) || 20_000, 1000);
+let stopping = false;
+/** Responses in flight. */
+const inFlight = new Set();
+
 const app = express();
 app.disable("x-powered-by");
 if (trustProxy) app.set("trust proxy", true);
+// Requests in flight, for the shutdown: while stopping, every answer closes its
+// connection, and a connection left idle is closed at once.
+app.use((req, res, next) => {
+  inFlight.add(res);
+  const done = () => {
+    if (!inFlight.delete(res)) return;
+    if (stopping) setImmediate(() => server.closeIdleConnections());
+  };
+  res.once("finish", done);
+  res.once("close", done);
+  if (stopping) res.setHeader("Connection", "close");
+  next();
+});
 // gzip level 1: a 29 KB page compresses in a fifth of the CPU of the default level 6, to
 // a body 6% larger (docs/decisions/061-gzip-level.md).
 app.use(
@@ -98,15 +117,33 @@ const server = app.listen(port, host, () => {
   console.log(`砚台 listening on http://${host === "0.0.0.0" ? "localhost" : host}:${port}`);
 });
 
-let stopping = false;
+// SIGTERM / SIGINT: stop accepting connections, end the live-update streams, let the
+// requests in flight finish (a TXT publish that commits is answered), stop generation
+// streams shortly before the grace period ends (they settle and send `done`), close the
+// database, exit 0. A second signal exits at once. docs/decisions/076.
 async function shutdown(signal) {
-  if (stopping) return;
+  if (stopping) {
+    console.error(`${signal} again: exiting now, ${inFlight.size} requests cut`);
+    process.exit(1);
+  }
   stopping = true;
-  console.log(`${signal}: shutting down`);
-  server.close();
-  server.closeAllConnections?.();
+  console.log(`${signal}: shutting down, waiting up to ${graceMs} ms for ${inFlight.size} requests`);
+  for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  const lifecycle = build.entry.module;
+  lifecycle.beginShutdown("draining");
+  const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
+  let timer;
+  const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
+  if (await Promise.race([closed.then(() => false), timedOut])) {
+    console.error(`shutdown: ${inFlight.size} requests still running after ${graceMs} ms; closing their connections`);
+    server.closeAllConnections();
+  }
+  clearTimeout(deadline);
+  clearTimeout(timer);
   try {
-    await build.entry.module.closeDatabase?.();
+    await lifecycle.closeDatabase();
   } finally {
     process.exit(0);
   }

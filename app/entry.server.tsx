@@ -8,9 +8,10 @@ import { contentSecurityPolicy, createNonce, originOf } from "~/server/csp.serve
 import { getSiteConfigValue } from "~/server/site-config.server";
 import { NonceContext } from "~/utils/nonce";
 
-// Re-exported so server.js can close the database on shutdown, drop its cached visitor
-// pages when public content changes, and delete expired TXT imports every hour.
+// Re-exported so server.js can shut down in order and close the database, drop its cached
+// visitor pages when public content changes, and delete expired TXT imports every hour.
 export { closeDatabase } from "~/db/client.server";
+export { beginShutdown } from "~/server/lifecycle.server";
 export { onPublicContentChange } from "~/server/events.server";
 export { startTxtImportCleanup } from "~/server/publish.server";
 
