@@ -9,7 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { dataDir, databaseUrl } from "~/server/env.server";
+import { dataDir, databaseUrl, envInt } from "~/server/env.server";
 import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
 
@@ -85,7 +85,16 @@ async function openPostgres(url: string): Promise<Opened> {
   const client = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     onnotice: () => {},
+    // Fail fast while PostgreSQL is away, and come back at once (docs/decisions/078): a
+    // connection attempt gives up after DATABASE_CONNECT_TIMEOUT seconds (the driver's
+    // default is 30), and a new one is tried 0.1 s after the last failed, where the
+    // driver's default backoff grew to 20 s (recovery lagged up to 9 s after a restart).
+    connect_timeout: envInt("DATABASE_CONNECT_TIMEOUT", 2) || 2,
+    backoff: () => 0.1,
     connection: {
+      // A statement that runs longer than DATABASE_STATEMENT_TIMEOUT_MS (30 s) is
+      // cancelled by PostgreSQL rather than holding a connection of the pool.
+      statement_timeout: envInt("DATABASE_STATEMENT_TIMEOUT_MS", 30_000),
       // No JIT: this app's statements are short, and the high COST of work_search_grams
       // (drizzle/0007) makes estimates of common searches large enough to trigger a JIT
       // compile that takes longer than the query itself (docs/decisions/012).
