@@ -8,12 +8,12 @@ import {
   ScrollRestoration,
 } from "react-router";
 import { useNonce } from "~/utils/nonce";
-import { checkQueryMiddleware } from "~/server/request.server";
+import { checkQueryMiddleware, nameRouteMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 
 /** Every request's query string is checked once, here (docs/architecture.md#forms-and-errors). */
-export const middleware: Route.MiddlewareFunction[] = [checkQueryMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, checkQueryMiddleware];
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 

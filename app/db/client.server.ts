@@ -9,7 +9,8 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { dataDir, databaseUrl, envInt } from "~/server/env.server";
+import { databaseUrl, envInt, pgliteDir } from "~/server/env.server";
+import { countWhile, dbPoolSize, dbTransactionsOpen } from "~/server/metrics.server";
 import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
 
@@ -36,13 +37,8 @@ function migrationsFolder(): string {
   return found;
 }
 
-/** The data directory of the embedded database. */
-export function pgliteDir(): string {
-  return process.env.PGLITE_DIR ?? path.join(dataDir(), "pglite");
-}
-
 async function openPglite(): Promise<Opened> {
-  const dir = path.resolve(pgliteDir());
+  const dir = pgliteDir();
   // This process owns the directory until it closes it: a second server or a script on
   // the same directory refuses to start, naming this one (data-dir-lock.server.ts).
   const unlock = await lockDataDir(dir);
@@ -83,7 +79,7 @@ async function openPostgres(url: string): Promise<Opened> {
   }
   const prepare = process.env.DATABASE_PREPARE !== "0";
   const client = postgres(url, {
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: envInt("DATABASE_POOL_SIZE", 10) || 10,
     onnotice: () => {},
     // Fail fast while PostgreSQL is away, and come back at once (docs/decisions/078): a
     // connection attempt gives up after DATABASE_CONNECT_TIMEOUT seconds (the driver's
@@ -144,6 +140,10 @@ function preparingClient(sql: postgres.Sql): postgres.Sql {
 async function open(): Promise<Opened> {
   const url = databaseUrl();
   const opened = url ? await openPostgres(url) : await openPglite();
+  // Pool use for /metrics: its size, and the transactions holding a connection of it.
+  dbPoolSize.set(url ? envInt("DATABASE_POOL_SIZE", 10) : 1);
+  const transaction = opened.db.transaction.bind(opened.db);
+  opened.db.transaction = ((work, config) => countWhile(dbTransactionsOpen, transaction(work, config))) as typeof transaction;
   const { seedDefaults } = await import("~/server/defaults.server");
   await seedDefaults(opened.db);
   return opened;

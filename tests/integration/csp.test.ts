@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { freePort, startServer, stopServer } from "../../bench/lib-server";
 import { handleError, routePattern } from "~/entry.server";
+import { logger } from "~/server/logger.server";
 import { childDatabase } from "../fixtures/server-database";
 
 /**
@@ -119,8 +120,8 @@ describe("the Content-Security-Policy of node server.js", () => {
 });
 
 describe("handleError", () => {
-  it("logs an unexpected error with the method, path and route pattern, and nothing for a gone client or a 404", () => {
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+  it("logs an unexpected error with the method and route pattern, and nothing for a gone client or a 404", () => {
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
     try {
       const failure = new Error("connection refused");
       handleError(failure, {
@@ -129,7 +130,7 @@ describe("handleError", () => {
         context: new RouterContextProvider(),
       });
       expect(logged).toHaveBeenCalledTimes(1);
-      expect(logged.mock.calls[0]).toEqual(["unexpected error: POST /works/12/edit.data (route /works/:id/edit)", failure]);
+      expect(logged.mock.calls[0]).toEqual([{ err: failure, method: "POST", route: "/works/:id/edit" }, "unexpected error: POST /works/:id/edit"]);
 
       const gone = new AbortController();
       gone.abort();

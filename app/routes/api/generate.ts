@@ -4,6 +4,7 @@ import { generateSchema, WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import { onShutdown } from "~/server/lifecycle.server";
+import { generationStreams } from "~/server/metrics.server";
 import { getSessionUser, readSessionId } from "~/server/session.server";
 import type { Route } from "./+types/generate";
 
@@ -92,6 +93,7 @@ export async function action({ request }: Route.ActionArgs) {
       // A server shutting down lets the generation run through its grace period, then
       // stops it: what was sent is settled and saved, and `done` says "aborted".
       const offShutdown = onShutdown("deadline", () => generation.abort());
+      generationStreams.inc();
       generation
         .run((text) => send(event("text", text)))
         .then((result) => {
@@ -101,6 +103,7 @@ export async function action({ request }: Route.ActionArgs) {
         .catch((error) => send(event("error", { message: generationErrorResponse(error).message })))
         .finally(() => {
           offShutdown();
+          generationStreams.dec();
           close();
         });
     },
