@@ -1,5 +1,6 @@
 // Production server: static assets, the React Router request handler, and a clean
 // shutdown that closes the database (an open PGlite or postgres.js keeps Node alive).
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import v8 from "node:v8";
@@ -26,8 +27,22 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
 const trustProxy = process.env.TRUST_PROXY === "1";
 
-// Importing the build opens the database, migrating it and writing defaults first.
-const build = await import("./build/server/index.js");
+// Importing the build opens the database, migrating it and writing defaults first. With
+// PGlite it first takes the data directory's lock: a second process on the same directory
+// stops here with one message naming the holder (docs/decisions/075).
+let build;
+try {
+  build = await import("./build/server/index.js");
+} catch (error) {
+  if (error?.code !== "EDATADIRLOCKED") throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+// Every log line from here on is a JSON line through pino, with the request id of the
+// request it was written for; console calls too (docs/decisions/079).
+const { logger, requestScope, observeRequest, metricsText } = build.entry.module;
+build.entry.module.routeConsoleToLogger();
 
 // `node server.js --migrate-only`: migrate and exit (the container's first step).
 if (process.argv.includes("--migrate-only")) {
@@ -50,9 +65,69 @@ if (pageCache) {
   );
 }
 
+// How long a stopping server waits for requests in flight (docs/decisions/076).
+const graceMs = Math.max(Number(process.env.SHUTDOWN_GRACE_MS) || 20_000, 1000);
+let stopping = false;
+/** Responses in flight. */
+const inFlight = new Set();
+
 const app = express();
 app.disable("x-powered-by");
 if (trustProxy) app.set("trust proxy", true);
+// A request id (the proxy's X-Request-Id behind TRUST_PROXY=1, else a fresh one), sent
+// back and kept for the log lines written while serving the request.
+const REQUEST_ID = /^[\w.:-]{8,100}$/;
+// Every request: counted in flight for the shutdown (while stopping, every answer closes
+// its connection, and a connection left idle is closed at once), then one log line
+// (method, route pattern, status, duration, user id; never the query string, cookies or
+// bodies) and the request metrics.
+app.use((req, res, next) => {
+  const started = process.hrtime.bigint();
+  const forwarded = trustProxy ? req.get("X-Request-Id") : undefined;
+  const scope = { id: forwarded && REQUEST_ID.test(forwarded) ? forwarded : randomUUID() };
+  res.setHeader("X-Request-Id", scope.id);
+  inFlight.add(res);
+  const done = () => {
+    if (!inFlight.delete(res)) return;
+    if (stopping) setImmediate(() => server.closeIdleConnections());
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = scope.route ?? routeOutsideApp(req, res);
+    const status = res.writableFinished ? res.statusCode : 499;
+    observeRequest(req.method, route, status, seconds);
+    logger.info({ req_id: scope.id, method: req.method, route, status, ms: Math.round(seconds * 10_000) / 10, user: scope.userId }, "request");
+  };
+  res.once("finish", done);
+  res.once("close", done);
+  if (stopping) res.setHeader("Connection", "close");
+  requestScope.run(scope, next);
+});
+
+/** The route label of an answer the app did not give: a built file, a cached page, /metrics. */
+function routeOutsideApp(req, res) {
+  if (res.getHeader("X-Page-Cache") === "hit") return req.path;
+  if (req.path.startsWith("/assets/")) return "/assets/*";
+  if (publicFiles.has(req.path)) return "static";
+  if (req.path === "/metrics") return "/metrics";
+  return "unmatched";
+}
+
+// Prometheus metrics, only with METRICS_TOKEN set and then only for its bearer.
+const metricsToken = process.env.METRICS_TOKEN?.trim() ? Buffer.from(process.env.METRICS_TOKEN.trim()) : null;
+if (metricsToken) {
+  app.get("/metrics", async (req, res, next) => {
+    const given = Buffer.from(/^Bearer (.+)$/i.exec(req.get("Authorization") ?? "")?.[1]?.trim() ?? "");
+    if (given.length !== metricsToken.length || !timingSafeEqual(given, metricsToken)) {
+      res.status(401).set("WWW-Authenticate", 'Bearer realm="metrics"').type("text/plain").send("unauthorized");
+      return;
+    }
+    try {
+      const { contentType, body } = await metricsText();
+      res.set("Cache-Control", "no-store").type(contentType).send(body);
+    } catch (error) {
+      next(error);
+    }
+  });
+}
 // gzip level 1: a 29 KB page compresses in a fifth of the CPU of the default level 6, to
 // a body 6% larger (docs/decisions/061-gzip-level.md).
 app.use(
@@ -89,15 +164,33 @@ const server = app.listen(port, host, () => {
   console.log(`砚台 listening on http://${host === "0.0.0.0" ? "localhost" : host}:${port}`);
 });
 
-let stopping = false;
+// SIGTERM / SIGINT: stop accepting connections, end the live-update streams, let the
+// requests in flight finish (a TXT publish that commits is answered), stop generation
+// streams shortly before the grace period ends (they settle and send `done`), close the
+// database, exit 0. A second signal exits at once. docs/decisions/076.
 async function shutdown(signal) {
-  if (stopping) return;
+  if (stopping) {
+    console.error(`${signal} again: exiting now, ${inFlight.size} requests cut`);
+    process.exit(1);
+  }
   stopping = true;
-  console.log(`${signal}: shutting down`);
-  server.close();
-  server.closeAllConnections?.();
+  console.log(`${signal}: shutting down, waiting up to ${graceMs} ms for ${inFlight.size} requests`);
+  for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  const lifecycle = build.entry.module;
+  lifecycle.beginShutdown("draining");
+  const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
+  let timer;
+  const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
+  if (await Promise.race([closed.then(() => false), timedOut])) {
+    console.error(`shutdown: ${inFlight.size} requests still running after ${graceMs} ms; closing their connections`);
+    server.closeAllConnections();
+  }
+  clearTimeout(deadline);
+  clearTimeout(timer);
   try {
-    await build.entry.module.closeDatabase?.();
+    await lifecycle.closeDatabase();
   } finally {
     process.exit(0);
   }

@@ -5,12 +5,16 @@ import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { contentSecurityPolicy, createNonce, originOf } from "~/server/csp.server";
+import { logger } from "~/server/logger.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import { NonceContext } from "~/utils/nonce";
 
-// Re-exported so server.js can close the database on shutdown, drop its cached visitor
-// pages when public content changes, and delete expired TXT imports every hour.
+// Re-exported so server.js can shut down in order and close the database, drop its cached
+// visitor pages when public content changes, and delete expired TXT imports every hour.
 export { closeDatabase } from "~/db/client.server";
+export { beginShutdown } from "~/server/lifecycle.server";
+export { logger, requestScope, routeConsoleToLogger } from "~/server/logger.server";
+export { metricsText, observeRequest } from "~/server/metrics.server";
 export { onPublicContentChange } from "~/server/events.server";
 export { startTxtImportCleanup } from "~/server/publish.server";
 
@@ -93,7 +97,9 @@ export const handleError: HandleErrorFunction = (error, { request, params }) => 
 
 function logUnexpectedError(error: unknown, request: Request, params: Record<string, string | undefined> = {}) {
   const path = new URL(request.url).pathname;
-  console.error(`unexpected error: ${request.method} ${path} (route ${routePattern(path, params)})`, error);
+  const route = routePattern(path, params);
+  // With the request id (logger.server.ts), never the query string, cookies or a query's parameters.
+  logger.error({ err: error, method: request.method, route }, `unexpected error: ${request.method} ${route}`);
 }
 
 /**

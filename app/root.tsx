@@ -8,15 +8,16 @@ import {
   ScrollRestoration,
 } from "react-router";
 import { useNonce } from "~/utils/nonce";
-import { checkQueryMiddleware, lastResortMiddleware } from "~/server/request.server";
+import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 
 /**
- * Every request's query string is checked once, here, and a resource route's crash is
- * answered in Chinese (docs/architecture.md#forms-and-errors).
+ * Every request's route is named for its log line and metrics, its query string is
+ * checked once, here, and a resource route's crash is answered in Chinese
+ * (docs/architecture.md#forms-and-errors).
  */
-export const middleware: Route.MiddlewareFunction[] = [lastResortMiddleware, checkQueryMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware];
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 

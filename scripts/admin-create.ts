@@ -28,8 +28,9 @@ if (password.length < PASSWORD_MIN_LENGTH) {
   process.exit(2);
 }
 
+const { openDatabase } = await import("./lib/database");
+const client = await openDatabase();
 const { createOrResetAdmin } = await import("~/server/admins.server");
-const client = await import("~/db/client.server");
 try {
   const created = await createOrResetAdmin(email, password);
   console.log(created ? `已创建管理员 ${email}` : `管理员 ${email} 已存在，已重设密码`);

@@ -1,6 +1,6 @@
 // `npm run check:ledger`: reconciles every balance with its ledger and reports any
-// difference (exit code 1 when there is one). With PGlite, stop the server first: two
-// processes must never open the same data directory.
+// difference (exit code 1 when there is one). With PGlite it refuses while the
+// server holds the data directory: stop the server first (docs/decisions/075).
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
@@ -88,7 +88,8 @@ export function formatDifferences(differences: LedgerDifference[]): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const client = await import("~/db/client.server");
+  const { openDatabase } = await import("./lib/database");
+  const client = await openDatabase();
   let code = 0;
   try {
     const differences = await checkLedger(client.db);

@@ -1,6 +1,7 @@
 // Migrates the database (PGlite under ./data, or DATABASE_URL) and writes missing defaults.
-// Never run it against a PGlite directory a running server has open.
-const client = await import("~/db/client.server");
+// With PGlite it refuses while a server holds the data directory (docs/decisions/075).
+import { openDatabase } from "./lib/database";
+
+const client = await openDatabase();
 console.log(`数据库已迁移（${client.databaseKind}）`);
 await client.closeDatabase();
-export {};

@@ -1,8 +1,10 @@
 // npm run seed:demo: a few demo accounts and works of every type, rating and price, for
-// trying the site by hand. Safe to run twice. Stop the server first when using PGlite.
+// trying the site by hand. Safe to run twice. With PGlite it refuses while the server
+// runs: stop the server first.
 import { eq } from "drizzle-orm";
+import { openDatabase } from "./lib/database";
 
-const { db, closeDatabase } = await import("~/db/client.server");
+const { db, closeDatabase } = await openDatabase();
 const { chapters, credits, users, works } = await import("~/db/schema");
 const { register } = await import("~/server/auth.server");
 const { countWords } = await import("~/utils/text");

@@ -9,7 +9,9 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { dataDir, databaseUrl } from "~/server/env.server";
+import { databaseUrl, envInt, pgliteDir } from "~/server/env.server";
+import { countWhile, dbPoolSize, dbTransactionsOpen } from "~/server/metrics.server";
+import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -35,18 +37,30 @@ function migrationsFolder(): string {
   return found;
 }
 
-/** The data directory of the embedded database. */
-export function pgliteDir(): string {
-  return process.env.PGLITE_DIR ?? path.join(dataDir(), "pglite");
-}
-
 async function openPglite(): Promise<Opened> {
   const dir = pgliteDir();
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
-  await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
-  return { db, kind: "pglite", close: () => client.close() };
+  // This process owns the directory until it closes it: a second server or a script on
+  // the same directory refuses to start, naming this one (data-dir-lock.server.ts).
+  const unlock = await lockDataDir(dir);
+  try {
+    const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+    const db = drizzlePglite({ client, schema }) as unknown as Database;
+    await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+    return {
+      db,
+      kind: "pglite",
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          await unlock();
+        }
+      },
+    };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
 }
 
 const MIGRATION_LOCK = 7_320_001;
@@ -65,9 +79,18 @@ async function openPostgres(url: string): Promise<Opened> {
   }
   const prepare = process.env.DATABASE_PREPARE !== "0";
   const client = postgres(url, {
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: envInt("DATABASE_POOL_SIZE", 10) || 10,
     onnotice: () => {},
+    // Fail fast while PostgreSQL is away, and come back at once (docs/decisions/078): a
+    // connection attempt gives up after DATABASE_CONNECT_TIMEOUT seconds (the driver's
+    // default is 30), and a new one is tried 0.1 s after the last failed, where the
+    // driver's default backoff grew to 20 s (recovery lagged up to 9 s after a restart).
+    connect_timeout: envInt("DATABASE_CONNECT_TIMEOUT", 2) || 2,
+    backoff: () => 0.1,
     connection: {
+      // A statement that runs longer than DATABASE_STATEMENT_TIMEOUT_MS (30 s) is
+      // cancelled by PostgreSQL rather than holding a connection of the pool.
+      statement_timeout: envInt("DATABASE_STATEMENT_TIMEOUT_MS", 30_000),
       // No JIT: this app's statements are short, and the high COST of work_search_grams
       // (drizzle/0007) makes estimates of common searches large enough to trigger a JIT
       // compile that takes longer than the query itself (docs/decisions/012).
@@ -117,6 +140,10 @@ function preparingClient(sql: postgres.Sql): postgres.Sql {
 async function open(): Promise<Opened> {
   const url = databaseUrl();
   const opened = url ? await openPostgres(url) : await openPglite();
+  // Pool use for /metrics: its size, and the transactions holding a connection of it.
+  dbPoolSize.set(url ? envInt("DATABASE_POOL_SIZE", 10) : 1);
+  const transaction = opened.db.transaction.bind(opened.db);
+  opened.db.transaction = ((work, config) => countWhile(dbTransactionsOpen, transaction(work, config))) as typeof transaction;
   const { seedDefaults } = await import("~/server/defaults.server");
   await seedDefaults(opened.db);
   return opened;

@@ -5,6 +5,11 @@ export function dataDir(): string {
   return path.resolve(process.env.DATA_DIR ?? "./data");
 }
 
+/** The data directory of the embedded database (PGLITE_DIR, else DATA_DIR/pglite). */
+export function pgliteDir(): string {
+  return path.resolve(process.env.PGLITE_DIR ?? path.join(dataDir(), "pglite"));
+}
+
 export function databaseUrl(): string | undefined {
   const url = process.env.DATABASE_URL?.trim();
   return url ? url : undefined;

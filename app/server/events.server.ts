@@ -1,6 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { databaseKind, db, type Executor } from "~/db/client.server";
 import { favorites, workPurchases } from "~/db/schema";
+import { onShutdown } from "./lifecycle.server";
+import { liveStreams } from "./metrics.server";
 
 /**
  * Live updates (docs/product.md D9). Every app process LISTENs on one PostgreSQL channel and
@@ -165,10 +167,16 @@ export function liveEventStream(userId: string | null, signal: AbortSignal, hear
       const sendEvent = (event: LiveEvent) =>
         send(`event: change\ndata: ${JSON.stringify({ kind: event.kind ?? event.topic, workId: event.workId })}\n\n`);
       const heartbeat = setInterval(() => send(`: ping ${Date.now()}\n\n`), heartbeatMs);
+      // A process shutting down ends the stream; the browser reconnects (retry: below),
+      // to another process or to this one's successor.
+      const offShutdown = onShutdown("draining", () => cleanup());
+      liveStreams.inc();
       cleanup = () => {
         if (closed) return;
         closed = true;
+        liveStreams.dec();
         clearInterval(heartbeat);
+        offShutdown();
         for (const unsubscribe of unsubscribers) unsubscribe();
         signal.removeEventListener("abort", cleanup);
         try {

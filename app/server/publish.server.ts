@@ -7,8 +7,10 @@ import { insertJsonBatches, rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { uploadBytes, type Upload } from "./form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "./images.server";
+import { onShutdown } from "./lifecycle.server";
 import { streamTxtChapters, TxtImportError, type ParsedChapter, type TxtBytes } from "./txt.server";
-import { createWork, type ChapterInput, type ChapterInserter, type Work } from "./works.server";
+import { createWork, getOwnedWork, type ChapterInput, type ChapterInserter, type Work } from "./works.server";
+import { deleteOldFormTokens, oncePerFormToken, type RecordResult } from "./form-tokens.server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,11 +43,14 @@ export async function deleteExpiredTxtImports(executor: Executor = db): Promise<
 
 /** Runs deleteExpiredTxtImports now and every hour (server.js); returns the stop function. */
 export function startTxtImportCleanup(everyMs = 3_600_000): () => void {
-  const run = () => deleteExpiredTxtImports().catch((error) => console.error("deleting expired TXT imports failed", error));
+  const run = () =>
+    Promise.all([deleteExpiredTxtImports(), deleteOldFormTokens()]).catch((error) => console.error("hourly clean-up failed", error));
   void run();
   const timer = setInterval(run, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
+  const stop = () => clearInterval(timer);
+  onShutdown("draining", stop);
+  return stop;
 }
 
 /** A TxtImportError's message as the TXT field's error. */
@@ -218,7 +223,19 @@ async function chaptersFor(userId: string, input: PublishInput, files: PublishFi
 }
 
 /** Publishes a work from the wizard: chapters, cover, then one transaction for the rows. */
-export async function publishWork(userId: string, input: PublishInput, files: PublishFiles): Promise<Work> {
+export async function publishWork(userId: string, input: PublishInput, files: PublishFiles, formToken: string | null = null): Promise<Work> {
+  // The same form sent twice (a double click, a retry after a cut connection) gives the
+  // work the first one created (docs/decisions/077).
+  return oncePerFormToken(
+    userId,
+    "publish",
+    formToken,
+    (record) => publishOnce(userId, input, files, record),
+    (workId) => getOwnedWork(userId, Number(workId)),
+  );
+}
+
+async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
   if (files.cover) {
@@ -231,7 +248,7 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
   }
   let work: Work;
   try {
-    work = await createWork(userId, input, chapterList, coverUrl);
+    work = await createWork(userId, input, chapterList, coverUrl, record);
   } catch (error) {
     // A TXT refused at its end (or any failure) leaves no cover behind either.
     await deleteStoredImage(coverUrl).catch(() => {});

@@ -1,5 +1,6 @@
 import { createContext, type MiddlewareFunction, type RouterContext, type RouterContextProvider } from "react-router";
 import { asRouteError } from "./errors.server";
+import { requestScope } from "./logger.server";
 import { checkQueryString } from "./form-data.server";
 
 /**
@@ -51,4 +52,13 @@ export const lastResortMiddleware: MiddlewareFunction<Response> = async (_args, 
     status: 500,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
   });
+};
+
+/**
+ * On the root route: names the matched route's pattern (`/works/:id`, never the URL with
+ * its ids or query string) for the request's log line and metrics (logger.server.ts).
+ */
+export const nameRouteMiddleware: MiddlewareFunction<Response> = ({ pattern }) => {
+  const scope = requestScope.getStore();
+  if (scope) scope.route = `/${(pattern ?? "").replace(/^\/+/, "")}`;
 };

@@ -6,6 +6,7 @@ import { createCookie, redirect } from "react-router";
 import { db, type Executor } from "~/db/client.server";
 import { credits, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
+import { requestScope } from "./logger.server";
 import { dataDir } from "./env.server";
 
 const SESSION_DAYS = 30;
@@ -147,6 +148,9 @@ async function lookUpSessionUser(request: Request): Promise<SessionUser | null> 
   const id = await readSessionId(request);
   if (!id) return null;
   const [row] = await sessionUserQuery.execute({ id });
+  // Who is asking, for the request's log line.
+  const scope = requestScope.getStore();
+  if (scope && row) scope.userId = row.id;
   return row ?? null;
 }
 

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
-import { dataDir } from "./env.server";
+import { dataDir, envInt } from "./env.server";
+import { DomainError } from "./errors.server";
 
 /**
  * docs/product.md D10: where uploaded files live. Keys are relative paths such as
@@ -14,6 +15,23 @@ export interface FileStorage {
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
   urlFor(key: string): string;
+  /** Throws when a file cannot be written now (a full or read-only disk): /healthz asks. */
+  probe?(): Promise<void>;
+}
+
+/** What a user reads when an upload fails for lack of space (disk full, quota, S3 507). */
+export const STORAGE_FULL_MESSAGE = "存储空间不足，请稍后再试或联系管理员";
+
+export class StorageFullError extends DomainError {
+  constructor() {
+    super(STORAGE_FULL_MESSAGE, 503);
+    this.name = "StorageFullError";
+  }
+}
+
+function isOutOfSpace(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || (error instanceof Error && /HTTP 507\b/.test(error.message));
 }
 
 export interface StoredFile {
@@ -132,7 +150,38 @@ export class LocalStorage implements FileStorage {
     assertValidKey(key);
     return publicUrlFor(key);
   }
+
+  /** When the last probe passed: /healthz is asked often, and a disk fills slowly. */
+  private probedAt = 0;
+
+  /**
+   * Writes and removes a small file, and checks the free space: below STORAGE_MIN_FREE_MB
+   * (default 16) the next upload may fail half-way. A pass holds for PROBE_VALID_MS, so
+   * that a load balancer's checks stay as cheap as the database ping; a failure is
+   * checked again every time.
+   */
+  async probe(): Promise<void> {
+    if (Date.now() - this.probedAt < PROBE_VALID_MS) return;
+    await this.probeNow();
+    this.probedAt = Date.now();
+  }
+
+  private async probeNow(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    const file = path.join(this.root, `.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      await fs.writeFile(file, "ok", { flag: "wx" });
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+    const stats = await fs.statfs(this.root);
+    const free = stats.bavail * stats.bsize;
+    const minimum = envInt("STORAGE_MIN_FREE_MB", 16) * 1024 * 1024;
+    if (free < minimum) throw Object.assign(new Error(`only ${Math.floor(free / 1024 / 1024)} MB free`), { code: "ENOSPC" });
+  }
 }
+
+const PROBE_VALID_MS = 5_000;
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -245,9 +294,39 @@ export function s3ConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Config 
 }
 
 const holder = globalThis as { __inkstoneStorage?: { signature: string; storage: FileStorage } };
+const guarded = new WeakMap<FileStorage, FileStorage>();
 
-/** The configured storage: S3 when S3_BUCKET is set, else `${DATA_DIR}/uploads`. */
-export function getStorage(): FileStorage {
+/**
+ * The storage as the app uses it: a write that fails for lack of space is a
+ * StorageFullError (存储空间不足), which the forms show, instead of an unexpected error.
+ */
+function withSpaceErrors(storage: FileStorage): FileStorage {
+  let wrapped = guarded.get(storage);
+  if (!wrapped) {
+    wrapped = {
+      put: async (key, bytes, contentType) => {
+        try {
+          await storage.put(key, bytes, contentType);
+        } catch (error) {
+          if (isOutOfSpace(error)) {
+            console.error(`storage full: writing ${key} failed`, (error as Error).message);
+            throw new StorageFullError();
+          }
+          throw error;
+        }
+      },
+      get: (key) => storage.get(key),
+      delete: (key) => storage.delete(key),
+      urlFor: (key) => storage.urlFor(key),
+      probe: () => storage.probe?.() ?? Promise.resolve(),
+    };
+    guarded.set(storage, wrapped);
+  }
+  return wrapped;
+}
+
+/** The configured storage itself: S3 when S3_BUCKET is set, else `${DATA_DIR}/uploads`. */
+export function configuredStorage(): FileStorage {
   const s3 = s3ConfigFromEnv();
   const signature = s3 ? `s3:${JSON.stringify(s3)}` : `local:${dataDir()}`;
   if (holder.__inkstoneStorage?.signature !== signature) {
@@ -255,4 +334,9 @@ export function getStorage(): FileStorage {
     holder.__inkstoneStorage = { signature, storage };
   }
   return holder.__inkstoneStorage.storage;
+}
+
+/** The configured storage, with lack of space reported as StorageFullError. */
+export function getStorage(): FileStorage {
+  return withSpaceErrors(configuredStorage());
 }

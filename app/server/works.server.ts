@@ -7,6 +7,7 @@ import { countWords } from "~/utils/text";
 import { insertJsonBatches } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
+import type { RecordResult } from "./form-tokens.server";
 import type { SessionUser } from "./session.server";
 
 export type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi"> | null;
@@ -71,6 +72,8 @@ export async function createWork(
   input: Omit<PublishInput, "content" | "chapterTitle" | "chapterContent" | "separator" | "importToken">,
   chapterList: Iterable<ChapterInput> | ChapterInserter,
   coverUrl: string | null,
+  /** Records the publish form's token with the new work (form-tokens.server.ts). */
+  record?: RecordResult,
 ): Promise<Work> {
   if (Array.isArray(chapterList) && chapterList.length === 0) throw new DomainError(WORK_MESSAGES.content, 400);
   return db.transaction(async (tx) => {
@@ -93,6 +96,7 @@ export async function createWork(
       typeof chapterList === "function" ? await chapterList(tx, work.id) : await insertChapters(tx, work.id, chapterList, 1);
     if (inserted === 0) throw new DomainError(WORK_MESSAGES.content, 400);
     await refreshWorkCounts(tx, work.id);
+    await record?.(tx, work.id);
     const [fresh] = await tx.select().from(works).where(eq(works.id, work.id));
     return fresh;
   });
@@ -182,7 +186,7 @@ export async function updateChapterContent(
 }
 
 /** Appends a chapter to an ongoing series: order = max + 1, under a row lock on the work. */
-export async function addChapter(userId: string, workId: number, input: ChapterInput): Promise<number> {
+export async function addChapter(userId: string, workId: number, input: ChapterInput, record?: RecordResult): Promise<number> {
   if (!input.title.trim() || !input.content.trim()) throw new DomainError(WORK_MESSAGES.chapter, 400);
   return db.transaction(async (tx) => {
     const [work] = await tx
@@ -199,6 +203,7 @@ export async function addChapter(userId: string, workId: number, input: ChapterI
       .values({ workId, title: input.title.trim(), content: input.content, order, wordCount: countWords(input.content) })
       .returning({ id: chapters.id });
     await refreshWorkCounts(tx, workId);
+    await record?.(tx, chapter.id);
     return chapter.id;
   });
 }

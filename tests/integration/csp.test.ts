@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { freePort, startServer, stopServer } from "../../bench/lib-server";
 import { handleError, routePattern } from "~/entry.server";
+import { logger } from "~/server/logger.server";
+import { childDatabase } from "../fixtures/server-database";
 
 /**
  * The Content-Security-Policy and the error pages of `node server.js` as a browser gets
@@ -16,6 +18,7 @@ const BUCKET = "https://covers.example-cdn.com";
 let server: ChildProcess;
 let origin: string;
 let logFile: string;
+let removeDatabase = () => {};
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
@@ -27,11 +30,14 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, S3_PUBLIC_URL: `${BUCKET}/inkstone` };
   delete env.NODE_ENV;
   delete env.PAGE_CACHE;
-  server = await startServer({ cwd: root, env, port, logFile });
+  const database = childDatabase(env);
+  removeDatabase = database.remove;
+  server = await startServer({ cwd: root, env: database.env, port, logFile });
 }, 70_000);
 
 afterAll(async () => {
   if (server) await stopServer(server);
+  removeDatabase();
 });
 
 function directives(policy: string | null): Map<string, string[]> {
@@ -114,8 +120,8 @@ describe("the Content-Security-Policy of node server.js", () => {
 });
 
 describe("handleError", () => {
-  it("logs an unexpected error with the method, path and route pattern, and nothing for a gone client or a 404", () => {
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+  it("logs an unexpected error with the method and route pattern, and nothing for a gone client or a 404", () => {
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
     try {
       const failure = new Error("connection refused");
       handleError(failure, {
@@ -124,7 +130,7 @@ describe("handleError", () => {
         context: new RouterContextProvider(),
       });
       expect(logged).toHaveBeenCalledTimes(1);
-      expect(logged.mock.calls[0]).toEqual(["unexpected error: POST /works/12/edit.data (route /works/:id/edit)", failure]);
+      expect(logged.mock.calls[0]).toEqual([{ err: failure, method: "POST", route: "/works/:id/edit" }, "unexpected error: POST /works/:id/edit"]);
 
       const gone = new AbortController();
       gone.abort();

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
+import { childDatabase } from "../fixtures/server-database";
 
 /**
  * The production server as a newcomer starts it (`npm start` = build, then `node
@@ -13,6 +14,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 let server: ChildProcess;
 let origin: string;
 let output = "";
+let removeDatabase = () => {};
 // The server creates this administrator at start (app/server/defaults.server.ts).
 const ADMIN = { ADMIN_EMAIL: "server-admin@example.com", ADMIN_PASSWORD: "server-admin-password" };
 /** Targets that resolve to another host somewhere along the way (docs/architecture.md#redirects). */
@@ -29,7 +31,9 @@ beforeAll(async () => {
   // The server runs with its caches on, as in production (tests/setup/per-file.ts turns
   // them off for this process).
   delete env.PAGE_CACHE;
-  server = spawn(process.execPath, ["server.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const database = childDatabase(env);
+  removeDatabase = database.remove;
+  server = spawn(process.execPath, ["server.js"], { cwd: root, env: database.env, stdio: ["ignore", "pipe", "pipe"] });
   server.stdout!.on("data", (chunk) => (output += chunk));
   server.stderr!.on("data", (chunk) => (output += chunk));
   const deadline = Date.now() + 50_000;
@@ -41,10 +45,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((r) => server.once("exit", r));
-  server.kill("SIGTERM");
-  await exited;
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  removeDatabase();
 });
 
 describe("node server.js", () => {

@@ -9,6 +9,7 @@ import {
   LocalStorage,
   S3Storage,
   StorageKeyError,
+  configuredStorage,
   getStorage,
   isValidKey,
   keyFromUrl,
@@ -58,7 +59,7 @@ const traversalKeys = [
 
 describe("local storage", () => {
   it("is the default, under DATA_DIR/uploads", () => {
-    const storage = getStorage();
+    const storage = configuredStorage();
     expect(storage).toBeInstanceOf(LocalStorage);
     expect((storage as LocalStorage).root).toBe(path.join(dataDir(), "uploads"));
   });
@@ -220,7 +221,7 @@ describe("S3 storage", () => {
       S3_REGION: s3.region,
       S3_FORCE_PATH_STYLE: "true",
     });
-    expect(getStorage()).toBeInstanceOf(S3Storage);
+    expect(configuredStorage()).toBeInstanceOf(S3Storage);
     const url = await storeCover(userId, png);
     expect(url.startsWith("/files/covers/")).toBe(true);
     expect(s3.objects.size).toBeGreaterThanOrEqual(2);
@@ -233,7 +234,7 @@ describe("S3 storage", () => {
     expect((await getFile(`covers/${userId}/missing.webp`)).status).toBe(404);
 
     for (const name of S3_ENV) delete process.env[name];
-    expect(getStorage()).toBeInstanceOf(LocalStorage);
+    expect(configuredStorage()).toBeInstanceOf(LocalStorage);
   });
 
   it("refuses an S3 configuration without credentials", () => {

@@ -2,14 +2,14 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@co
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useNavigation } from "react-router";
 import { TOP_UP_MAX, topUpSchema } from "~/schemas/credits";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 
 /**
  * 在线充值: a whole number of yuan (1 yuan = 1 credit). The server creates the order and
  * sends the browser to the payment gateway; the credits arrive when the gateway's notify
  * does. A full page navigation: the gateway is another site.
  */
-export function TopUpForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {
+export function TopUpForm({ action, lastResult, formToken }: { action: string; lastResult?: SubmissionResult<string[]>; formToken: string }) {
   const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "topup",
@@ -23,6 +23,7 @@ export function TopUpForm({ action, lastResult }: { action: string; lastResult?:
   return (
     <Form method="post" action={action} {...getFormProps(form)} reloadDocument>
       <input type="hidden" name="intent" value="topup" />
+      <FormTokenField token={formToken} />
       <label className="field">
         <span>充值金额（元）</span>
         <input

@@ -21,6 +21,14 @@ function firstMessage(errors: string[] | string | null | undefined) {
 }
 
 /**
+ * The hidden one-time token of a creating form (publish, new chapter, top-up): a repeated
+ * submission of the same form gives what the first one created (docs/decisions/077).
+ */
+export function FormTokenField({ token }: { token: string }) {
+  return <input type="hidden" name="formToken" value={token} />;
+}
+
+/**
  * One field's first error, next to the field. Pass the Conform `field`; `errors` is for
  * messages Conform does not hold (a plain action reply), and then `id` is what an input's
  * aria-describedby should name. `alert` (role="alert") makes it announce itself as it

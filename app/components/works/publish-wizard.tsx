@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigation } from "react-router";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { DEFAULT_SEPARATOR, publishSchema } from "~/schemas/work";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 import { formatNumber } from "~/utils/format";
 
 interface Preview {
@@ -31,7 +31,15 @@ function useHydrated() {
  * The five-step publish wizard. Without JavaScript it is one long form with every
  * section visible; with it, one step at a time with free movement between steps.
  */
-export function PublishWizard({ lastResult, preview: serverPreview }: { lastResult?: SubmissionResult<string[]>; preview: Preview | null }) {
+export function PublishWizard({
+  lastResult,
+  preview: serverPreview,
+  formToken,
+}: {
+  lastResult?: SubmissionResult<string[]>;
+  preview: Preview | null;
+  formToken: string;
+}) {
   const hydrated = useHydrated();
   const navigation = useNavigation();
   const txtFetcher = useFetcher<{ result: SubmissionResult<string[]>; preview: Preview | null }>();
@@ -103,6 +111,7 @@ export function PublishWizard({ lastResult, preview: serverPreview }: { lastResu
         form.onSubmit(event);
       }}
     >
+      <FormTokenField token={formToken} />
       {hydrated ? (
         <ol className="wizard-steps">
           {STEPS.map((label, i) => (

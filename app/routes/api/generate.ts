@@ -3,6 +3,8 @@ import { generationErrorResponse, startGeneration } from "~/server/ai/generation
 import { generateSchema, WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
+import { onShutdown } from "~/server/lifecycle.server";
+import { generationStreams } from "~/server/metrics.server";
 import { getSessionUser, readSessionId } from "~/server/session.server";
 import type { Route } from "./+types/generate";
 
@@ -88,6 +90,10 @@ export async function action({ request }: Route.ActionArgs) {
         }
       };
       send(event("start", generation.info));
+      // A server shutting down lets the generation run through its grace period, then
+      // stops it: what was sent is settled and saved, and `done` says "aborted".
+      const offShutdown = onShutdown("deadline", () => generation.abort());
+      generationStreams.inc();
       generation
         .run((text) => send(event("text", text)))
         .then((result) => {
@@ -95,7 +101,11 @@ export async function action({ request }: Route.ActionArgs) {
           send(event("done", summary));
         })
         .catch((error) => send(event("error", { message: generationErrorResponse(error).message })))
-        .finally(close);
+        .finally(() => {
+          offShutdown();
+          generationStreams.dec();
+          close();
+        });
     },
     cancel() {
       open = false;

@@ -1,7 +1,10 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { and, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { paymentOrders } from "~/db/schema";
+import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
 import { DomainError } from "../errors.server";
+import { oncePerFormToken, type RecordResult } from "../form-tokens.server";
 import { creditPaymentOrder } from "../ledger.server";
 import { getSiteConfig } from "../site-config.server";
 
@@ -127,25 +130,56 @@ export interface CreatedOrder {
  * gateway URL the browser is sent to. `origin` is this site's origin: the gateway calls
  * origin + /api/notify and sends the payer back to origin + /payment/success.
  */
-export async function createPaymentOrder(userId: string, amount: number, origin: string): Promise<CreatedOrder> {
+export async function createPaymentOrder(userId: string, amount: number, origin: string, formToken: string | null = null): Promise<CreatedOrder> {
   if (!Number.isSafeInteger(amount) || amount < 1) throw new DomainError("请输入有效的充值金额", 400, "amount");
   const config = await getPaymentApiConfig();
-  let outTradeNo = "";
-  for (let attempt = 0; !outTradeNo; attempt++) {
+  // The same top-up form sent twice sends the payer to the first one's order (docs/decisions/077).
+  return oncePerFormToken(
+    userId,
+    "top-up",
+    formToken,
+    async (record) => signedOrder(config, await insertOrder(userId, amount, record), amount, origin),
+    async (outTradeNo) => {
+      const [order] = await db
+        .select({ amount: paymentOrders.amount })
+        .from(paymentOrders)
+        .where(and(eq(paymentOrders.outTradeNo, outTradeNo), eq(paymentOrders.userId, userId)));
+      if (!order) throw new DomainError(PAYMENT_MESSAGES.orderFailed, 409);
+      return signedOrder(config, outTradeNo, Number(order.amount), origin);
+    },
+  );
+}
+
+/** A new pending order's number, recorded with the form's token in one transaction. */
+async function insertOrder(userId: string, amount: number, record: RecordResult): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
     const candidate = newOutTradeNo();
+    let inserted: boolean;
     try {
-      const inserted = await db
-        .insert(paymentOrders)
-        .values({ outTradeNo: candidate, userId, amount, status: "pending" })
-        .onConflictDoNothing({ target: paymentOrders.outTradeNo })
-        .returning({ outTradeNo: paymentOrders.outTradeNo });
-      if (inserted.length === 1) outTradeNo = candidate;
-      else if (attempt >= 2) throw new Error("three order numbers in a row were taken");
+      inserted = await db.transaction(async (tx) => {
+        const rows = await tx
+          .insert(paymentOrders)
+          .values({ outTradeNo: candidate, userId, amount, status: "pending" })
+          .onConflictDoNothing({ target: paymentOrders.outTradeNo })
+          .returning({ outTradeNo: paymentOrders.outTradeNo });
+        if (rows.length === 1) await record(tx, candidate);
+        return rows.length === 1;
+      });
     } catch (error) {
+      // The form's token taken meanwhile: oncePerFormToken answers with the first order.
+      if (pgErrorCode(error) === UNIQUE_VIOLATION) throw error;
       console.error("payment order insert failed", error);
       throw new DomainError(PAYMENT_MESSAGES.orderFailed, 409);
     }
+    if (inserted) return candidate;
+    if (attempt >= 2) {
+      console.error("payment order insert failed: three order numbers in a row were taken");
+      throw new DomainError(PAYMENT_MESSAGES.orderFailed, 409);
+    }
   }
+}
+
+function signedOrder(config: PaymentApiConfig, outTradeNo: string, amount: number, origin: string): CreatedOrder {
   const params: EpayParams = {
     pid: config.pid,
     type: "alipay",

@@ -16,6 +16,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/ledger.server";
 import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/payments/epay.server";
+import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import { formatTokens } from "~/utils/format";
@@ -58,6 +59,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
       storeUrl,
       ratio,
       dialog,
+      formToken: dialog === "topup" ? newFormToken() : "",
       notice: flash.notice,
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
@@ -105,13 +107,13 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   }
 
   return replyOnDomainError(
-    async () => redirect((await createPaymentOrder(user.id, value.amount, url.origin)).redirectUrl),
+    async () => redirect((await createPaymentOrder(user.id, value.amount, url.origin, formTokenOf(formData))).redirectUrl),
     (error): ActionReply => ({ intent, result: submission.reply({ formErrors: [error.message] }) }),
   );
 }
 
 export default function Credits({ actionData }: Route.ComponentProps) {
-  const { credits, tokens, tab, creditRows, tokenRows, page, pageCount, onlinePayment, storeUrl, ratio, dialog, notice } =
+  const { credits, tokens, tab, creditRows, tokenRows, page, pageCount, onlinePayment, storeUrl, ratio, dialog, formToken, notice } =
     useLoaderData<typeof loader>();
   const reply = (intent: Intent) => (actionData && actionData.intent === intent ? actionData.result : undefined);
   const here = (params: Record<string, string>) => `/credits?${new URLSearchParams({ tab, ...params })}`;
@@ -161,7 +163,7 @@ export default function Credits({ actionData }: Route.ComponentProps) {
         </Dialog>
       ) : dialog === "topup" ? (
         <Dialog className="credits-dialog" title="在线充值" closeHref={closeHref}>
-          <TopUpForm action={here({ dialog: "topup" })} lastResult={reply("topup")} />
+          <TopUpForm action={here({ dialog: "topup" })} lastResult={reply("topup")} formToken={formToken} />
         </Dialog>
       ) : null}
     </section>

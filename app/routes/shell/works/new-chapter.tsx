@@ -4,11 +4,12 @@ import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { addChapter, getOwnedWork, tabOfVisibility } from "~/server/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -19,17 +20,26 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     work: { id: work.id, title: work.title, chapterCount: work.chapterCount },
     allowed: work.type === "series" && work.status === "ongoing",
     back: `/my-works?tab=${tabOfVisibility(work.visibility)}`,
+    formToken: newFormToken(),
   };
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
-  const submission = parseWithZod(await readForm(request), { schema: newChapterSchema });
+  const form = await readForm(request);
+  const submission = parseWithZod(form, { schema: newChapterSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   return replyOnDomainError(
     async () => {
       const workId = Number(params.id);
-      await addChapter(user.id, workId, submission.value);
+      // The same form sent twice adds the chapter once (docs/decisions/077).
+      await oncePerFormToken(
+        user.id,
+        "chapter",
+        formTokenOf(form),
+        (record) => addChapter(user.id, workId, submission.value, record),
+        async (chapterId) => Number(chapterId),
+      );
       const work = await getOwnedWork(user.id, workId);
       return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
     },
@@ -39,7 +49,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function NewChapter({ actionData }: Route.ComponentProps) {
   const leaveWarning = useLeaveWarning();
-  const { work, allowed, back } = useLoaderData<typeof loader>();
+  const { work, allowed, back, formToken } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "new-chapter",
@@ -58,6 +68,7 @@ export default function NewChapter({ actionData }: Route.ComponentProps) {
         </>
       ) : (
         <Form method="post" {...getFormProps(form)} {...leaveWarning}>
+          <FormTokenField token={formToken} />
           <p className="muted">这将是第 {work.chapterCount + 1} 章。</p>
           <label className="field">
             <span>章节标题</span>

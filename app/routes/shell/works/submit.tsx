@@ -4,6 +4,7 @@ import { PublishWizard } from "~/components/works/publish-wizard";
 import { publishSchema } from "~/schemas/work";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readUploadForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
 import { tabOfVisibility } from "~/server/works.server";
@@ -18,7 +19,7 @@ export const meta: Route.MetaFunction = () => [{ title: "上传作品 - 砚台" 
 // No data, but a loader: a client-side navigation then asks the server, whose
 // signed-in guard runs (server middleware runs only when the server is asked).
 export async function loader() {
-  return null;
+  return { formToken: newFormToken() };
 }
 
 function formError(message: string, field = "") {
@@ -54,23 +55,22 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   return replyOnDomainError(
     async () => {
-      const work = await publishWork(user.id, submission.value, {
-        cover: files.get("cover") ?? null,
-        txt: files.get("txt") ?? null,
-      });
+      const uploads = { cover: files.get("cover") ?? null, txt: files.get("txt") ?? null };
+      // The same form sent twice gives the first one's work (docs/decisions/077).
+      const work = await publishWork(user.id, submission.value, uploads, formTokenOf(form));
       return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
     },
     async (error) => ({ result: submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } }), preview: await staged() }),
   );
 }
 
-export default function SubmitPage({ actionData }: Route.ComponentProps) {
+export default function SubmitPage({ actionData, loaderData }: Route.ComponentProps) {
   return (
     <section className="submit-page">
       <h1>上传作品</h1>
       <p className="desktop-only-notice">仅支持在电脑上上传作品</p>
       <div className="desktop-only">
-        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} />
+        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} formToken={loaderData.formToken} />
       </div>
     </section>
   );

@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import { eq, lt, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { formSubmissions } from "~/db/schema";
+import { pgErrorCode, UNIQUE_VIOLATION } from "./db-utils.server";
+import { DomainError } from "./errors.server";
+
+/**
+ * One-time form tokens (docs/decisions/077-one-time-form-tokens.md). A creating form (publish,
+ * new chapter, top-up order) carries a hidden `formToken` its loader made. The creation
+ * records the token in its own transaction, under a unique key; a second submission of
+ * the same form finds it and answers with what the first one created. Without a token
+ * (an old page, a script) the form creates as before.
+ */
+export const FORM_TOKEN_FIELD = "formToken";
+
+export type FormKind = "publish" | "chapter" | "top-up";
+
+export const FORM_TOKEN_MESSAGES = {
+  invalid: "表单已失效，请刷新页面后重试",
+  usedElsewhere: "这个表单已经提交过，请刷新页面后重试",
+} as const;
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** A fresh token for a form the page renders. */
+export function newFormToken(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+/** The form's token, null without one; a malformed one is a 400. */
+export function formTokenOf(form: FormData): string | null {
+  const value = form.get(FORM_TOKEN_FIELD);
+  if (value === null || value === "") return null;
+  if (typeof value !== "string" || !TOKEN_PATTERN.test(value)) throw new DomainError(FORM_TOKEN_MESSAGES.invalid, 400);
+  return value;
+}
+
+async function earlierResult(userId: string, kind: FormKind, token: string): Promise<string | null> {
+  const [row] = await db.select().from(formSubmissions).where(eq(formSubmissions.token, token));
+  if (!row) return null;
+  if (row.userId !== userId || row.kind !== kind) throw new DomainError(FORM_TOKEN_MESSAGES.usedElsewhere, 409);
+  return row.resultId;
+}
+
+/** Records what a form created, inside the creating transaction. */
+export type RecordResult = (tx: Executor, resultId: string | number) => Promise<void>;
+
+/**
+ * Runs `create` once per token: `create` gets `record`, to call in its transaction with
+ * what it made. A token already recorded (before, or by a concurrent submission that
+ * committed first, whose unique key then fails this one's transaction) gives
+ * `existing(resultId)` instead.
+ */
+export async function oncePerFormToken<T>(
+  userId: string,
+  kind: FormKind,
+  token: string | null,
+  create: (record: RecordResult) => Promise<T>,
+  existing: (resultId: string) => Promise<T>,
+): Promise<T> {
+  if (!token) return create(async () => {});
+  const before = await earlierResult(userId, kind, token);
+  if (before !== null) return existing(before);
+  const record: RecordResult = async (tx, resultId) => {
+    await tx.insert(formSubmissions).values({ token, userId, kind, resultId: String(resultId) });
+  };
+  try {
+    return await create(record);
+  } catch (error) {
+    if (pgErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+    const first = await earlierResult(userId, kind, token);
+    if (first === null) throw error;
+    return existing(first);
+  }
+}
+
+/** Forgets tokens older than a week (run with the hourly clean-up): forms are not kept open that long. */
+export async function deleteOldFormTokens(executor: Executor = db): Promise<void> {
+  await executor.delete(formSubmissions).where(lt(formSubmissions.createdAt, sql`now() - interval '7 days'`));
+}

@@ -1,0 +1,70 @@
+import client from "prom-client";
+
+/**
+ * Prometheus metrics (docs/decisions/079-logs-and-metrics.md), served by server.js at
+ * /metrics when METRICS_TOKEN is set. prom-client keeps one registry per process; each
+ * metric is made once even when this module is loaded again (dev reloads, tests).
+ */
+function metric<T extends client.Metric<string>>(name: string, make: () => T): T {
+  return (client.register.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+const defaultsKey = Symbol.for("inkstone.defaultMetrics");
+const shared = globalThis as unknown as Record<symbol, boolean>;
+if (!shared[defaultsKey]) {
+  shared[defaultsKey] = true;
+  client.collectDefaultMetrics({ prefix: "inkstone_" });
+}
+
+export const httpRequests = metric(
+  "inkstone_http_requests_total",
+  () => new client.Counter({ name: "inkstone_http_requests_total", help: "Requests answered, by method, route pattern and status.", labelNames: ["method", "route", "status"] }),
+);
+
+export const httpDuration = metric(
+  "inkstone_http_request_duration_seconds",
+  () =>
+    new client.Histogram({
+      name: "inkstone_http_request_duration_seconds",
+      help: "Time from the request's arrival to the end of its answer, by method and route pattern.",
+      labelNames: ["method", "route"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    }),
+);
+
+export const liveStreams = metric(
+  "inkstone_sse_connections",
+  () => new client.Gauge({ name: "inkstone_sse_connections", help: "Open live-update streams (/api/events)." }),
+);
+
+export const generationStreams = metric(
+  "inkstone_generation_streams",
+  () => new client.Gauge({ name: "inkstone_generation_streams", help: "AI generation streams in flight (/api/generate)." }),
+);
+
+export const dbPoolSize = metric(
+  "inkstone_db_pool_size",
+  () => new client.Gauge({ name: "inkstone_db_pool_size", help: "Connections the database pool may open (1 for PGlite)." }),
+);
+
+export const dbTransactionsOpen = metric(
+  "inkstone_db_transactions_open",
+  () => new client.Gauge({ name: "inkstone_db_transactions_open", help: "Transactions open, each holding a pooled connection." }),
+);
+
+/** One answered request, from server.js. */
+export function observeRequest(method: string, route: string, status: number, seconds: number): void {
+  httpRequests.inc({ method, route, status: String(status) });
+  httpDuration.observe({ method, route }, seconds);
+}
+
+/** The registry's text, for /metrics. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: client.register.contentType, body: await client.register.metrics() };
+}
+
+/** Counts `promise` as one in flight on `gauge` until it settles. */
+export function countWhile<T>(gauge: client.Gauge, promise: Promise<T>): Promise<T> {
+  gauge.inc();
+  return promise.finally(() => gauge.dec());
+}

@@ -1,0 +1,84 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { lockDataDir } from "~/db/data-dir-lock.server";
+import { runScript } from "../fixtures/processes";
+
+/**
+ * `npm run backup` and `npm run restore` for the embedded mode, as separate processes on
+ * a data directory of their own (a copy of the migrated PGlite template).
+ */
+let tmp: string;
+let env: NodeJS.ProcessEnv;
+let dataDir: string;
+const cover = () => path.join(dataDir, "uploads", "covers", "u1", "a.webp");
+
+async function adminEmails(dir: string): Promise<string[]> {
+  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+  try {
+    const { rows } = await client.query<{ email: string }>("select email from admins order by email");
+    return rows.map((r) => r.email);
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-backup-"));
+  dataDir = path.join(tmp, "data");
+  const template = inject("pgliteTemplateDir");
+  if (template) fs.cpSync(template, path.join(dataDir, "pglite"), { recursive: true });
+  env = { ...process.env, DATA_DIR: dataDir, PGLITE_DIR: path.join(dataDir, "pglite"), ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
+  delete env.DATABASE_URL;
+});
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe("npm run backup / restore", () => {
+  it("copies the database, uploads and session secret, and puts them back, keeping what was there aside", async () => {
+    expect((await runScript("scripts/admin-create.ts", env, ["--email", "before@example.com", "--password", "a-good-password"])).code).toBe(0);
+    fs.mkdirSync(path.dirname(cover()), { recursive: true });
+    fs.writeFileSync(cover(), "cover bytes");
+    fs.writeFileSync(path.join(dataDir, "session-secret"), "the-secret");
+
+    const made = await runScript("scripts/backup.ts", env, ["--to", path.join(tmp, "backups")]);
+    expect(made.code).toBe(0);
+    const backupDir = /备份完成：(.+)/.exec(made.output)![1].trim();
+    expect(path.basename(backupDir)).toMatch(/^inkstone-backup-\d{8}T\d{6}Z$/);
+    expect(fs.readdirSync(backupDir).sort()).toEqual(["inkstone-backup.json", "pglite", "session-secret", "uploads"]);
+
+    // Changes after the backup ...
+    expect((await runScript("scripts/admin-create.ts", env, ["--email", "after@example.com", "--password", "a-good-password"])).code).toBe(0);
+    fs.rmSync(cover());
+    fs.writeFileSync(path.join(dataDir, "session-secret"), "a-new-secret");
+    expect(await adminEmails(env.PGLITE_DIR!)).toEqual(["after@example.com", "before@example.com"]);
+
+    // ... are undone by the restore; the data it replaced is kept aside.
+    const restored = await runScript("scripts/restore.ts", env, [backupDir]);
+    expect([restored.code, restored.output]).toEqual([0, expect.stringContaining(`已从 ${backupDir} 恢复。`)]);
+    expect(await adminEmails(env.PGLITE_DIR!)).toEqual(["before@example.com"]);
+    expect(fs.readFileSync(cover(), "utf8")).toBe("cover bytes");
+    expect(fs.readFileSync(path.join(dataDir, "session-secret"), "utf8")).toBe("the-secret");
+    const aside = fs.readdirSync(dataDir).filter((name) => name.startsWith("pglite.before-restore-"));
+    expect(aside).toHaveLength(1);
+    expect(await adminEmails(path.join(dataDir, aside[0]))).toEqual(["after@example.com", "before@example.com"]);
+  }, 120_000);
+
+  it("refuses while another process has the database open, and a directory that is not a backup", async () => {
+    const unlock = await lockDataDir(env.PGLITE_DIR!); // this process stands in for the server
+    try {
+      const refused = await runScript("scripts/backup.ts", env, ["--to", path.join(tmp, "backups")]);
+      expect(refused.code).toBe(3);
+      expect(refused.output).toContain(`正被进程 ${process.pid}`);
+      const alsoRefused = await runScript("scripts/restore.ts", env, [fs.readdirSync(path.join(tmp, "backups")).map((d) => path.join(tmp, "backups", d))[0]]);
+      expect(alsoRefused.code).toBe(3);
+    } finally {
+      await unlock();
+    }
+    const notABackup = await runScript("scripts/restore.ts", env, [tmp]);
+    expect([notABackup.code, notABackup.output]).toEqual([2, expect.stringContaining("不是 npm run backup 做的备份")]);
+  }, 120_000);
+});

@@ -1,0 +1,85 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort } from "../../bench/lib-server";
+import { root, runScript, startServerProcess, type Child } from "../fixtures/processes";
+
+/**
+ * One process per PGlite data directory (docs/decisions/075): real `node server.js` and
+ * script processes on one directory. Runs on PGlite whatever the test backend is: the
+ * children get their own directory (a copy of the migrated template when there is one).
+ */
+let tmp: string;
+let env: NodeJS.ProcessEnv;
+let dir: string;
+let server: Child | undefined;
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
+    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
+  }
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-lock-"));
+  dir = path.join(tmp, "pglite");
+  const template = inject("pgliteTemplateDir");
+  if (template) fs.cpSync(template, dir, { recursive: true });
+  env = { ...process.env, DATA_DIR: tmp, PGLITE_DIR: dir, ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
+  delete env.DATABASE_URL;
+  delete env.NODE_ENV;
+});
+
+afterAll(async () => {
+  if (server && server.process.exitCode === null && server.process.signalCode === null) {
+    server.process.kill("SIGKILL");
+    await server.exited;
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("the PGlite data directory lock", () => {
+  it("refuses a second server and the scripts while a server runs, naming its pid", async () => {
+    const port = await freePort();
+    server = await startServerProcess(env, port);
+    const pid = server.process.pid!;
+
+    const second = await startServerProcess(env, await freePort()).then(
+      () => "started",
+      (error: Error) => error.message,
+    );
+    expect(second).toContain("exited early (1)");
+    expect(second).toContain(`数据目录 ${dir} 正被进程 ${pid}（node server.js）使用`);
+    expect(second).toContain("请先停止正在运行的服务器");
+    expect(second).toContain(`in use by process ${pid} (node server.js)`);
+    expect(second).not.toMatch(/\n\s+at /); // a message, not a stack trace
+
+    for (const script of ["scripts/migrate.ts", "scripts/check-ledger.ts"]) {
+      const { code, output } = await runScript(script, env);
+      expect([script, code]).toEqual([script, 3]);
+      expect(output).toContain(`正被进程 ${pid}（node server.js）使用`);
+      expect(output).toContain("请先停止服务器，再运行此脚本。");
+      expect(output).toContain("Stop the server first, then run this script.");
+    }
+    const unlock = await runScript("scripts/admin-unlock.ts", env, ["someone@example.com"]);
+    expect([unlock.code, unlock.output]).toEqual([3, expect.stringContaining(`进程 ${pid}`)]);
+
+    // The first server never noticed.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  it("takes over at once a lock left by a server killed with SIGKILL", async () => {
+    server!.process.kill("SIGKILL");
+    await server!.exited;
+    // Nobody cleaned up, and the lock is fresh: proper-lockfile alone would call it held
+    // for 30 s more. The script takes it because the pid that holds it is gone.
+    expect(Date.now() - fs.statSync(`${dir}.lock`).mtimeMs).toBeLessThan(10_000);
+    const { code, output } = await runScript("scripts/migrate.ts", env);
+    expect([code, output.trim()]).toEqual([0, "数据库已迁移（pglite）"]);
+    expect(fs.existsSync(`${dir}.lock`)).toBe(false);
+
+    // And the server starts on it again, then releases it on a clean stop.
+    server = await startServerProcess(env, await freePort());
+    server.process.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(fs.existsSync(`${dir}.lock`)).toBe(false);
+  }, 120_000);
+});

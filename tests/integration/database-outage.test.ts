@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import net from "node:net";
+import fs from "node:fs";
+import path from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort } from "../../bench/lib-server";
+import { root, startServerProcess, type Child } from "../fixtures/processes";
+
+/**
+ * PostgreSQL going away and coming back (docs/decisions/078), for `node server.js`
+ * connected through a TCP proxy the test can cut: refusing connections (PostgreSQL
+ * stopped) or taking them and never answering (a host that vanished). Needs a PostgreSQL
+ * server: the test run's, or 127.0.0.1:5432 when the run is on PGlite.
+ */
+const baseUrl = inject("postgresBaseUrl") || process.env.OUTAGE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const name = `inkstone_outage_${process.pid}_${randomBytes(3).toString("hex")}`;
+let admin: postgres.Sql;
+let server: Child;
+let origin: string;
+
+/** Forwards to PostgreSQL, or refuses, or swallows connections. */
+class Proxy {
+  private listener: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  private mode: "forward" | "hang" = "forward";
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  async open(mode: "forward" | "hang") {
+    this.mode = mode;
+    if (this.listener) return;
+    this.listener = net.createServer((client) => {
+      this.track(client);
+      if (this.mode === "hang") return;
+      const upstream = net.connect(this.target.port, this.target.host);
+      this.track(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    });
+    await new Promise<void>((resolve) => this.listener!.listen(this.port, "127.0.0.1", resolve));
+  }
+
+  private track(socket: net.Socket) {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+  }
+
+  /** Drops every connection; with `refuse`, stops listening too (connection refused). */
+  async cut(refuse = true) {
+    for (const socket of this.sockets) socket.destroy();
+    if (refuse && this.listener) {
+      const listener = this.listener;
+      this.listener = null;
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  }
+}
+
+let proxy: Proxy;
+
+async function timed(url: string): Promise<{ status: number; ms: number; body: string }> {
+  const started = performance.now();
+  const response = await fetch(`${origin}${url}`);
+  const body = await response.text();
+  return { status: response.status, ms: performance.now() - started, body };
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
+    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
+  }
+  admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  const template = inject("postgresTemplate");
+  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
+  const target = new URL(baseUrl);
+  proxy = new Proxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+  await proxy.open("forward");
+  const url = new URL(baseUrl);
+  url.host = `127.0.0.1:${proxy.port}`;
+  url.pathname = `/${name}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url.toString(), PAGE_CACHE: "0" };
+  delete env.NODE_ENV;
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  server = await startServerProcess(env, port);
+}, 120_000);
+
+afterAll(async () => {
+  if (server && server.process.exitCode === null) {
+    server.process.kill("SIGTERM");
+    await server.exited;
+  }
+  await proxy?.cut();
+  await admin?.unsafe(`drop database if exists ${name} with (force)`);
+  await admin?.end();
+});
+
+describe("PostgreSQL away", () => {
+  it("answers /healthz 503 and pages with the error page within 2 s, and recovers on the next request", async () => {
+    expect((await timed("/healthz")).status).toBe(200);
+    expect((await timed("/works?q=断线之前")).status).toBe(200);
+
+    // Stopped: connections refused.
+    await proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      const health = await timed("/healthz");
+      expect([health.status, health.body.split(":")[0]]).toEqual([503, "database unavailable"]);
+      expect(health.ms).toBeLessThan(2000);
+      const page = await timed(`/works?q=断线${i}`);
+      expect(page.status).toBe(500);
+      expect(page.body).toContain("出错了");
+      expect(page.ms).toBeLessThan(2000);
+    }
+
+    // Started again: the very next request succeeds (no backoff grown meanwhile).
+    await proxy.open("forward");
+    const back = await timed("/healthz");
+    expect([back.status, back.body]).toEqual([200, "ok"]);
+    expect((await timed("/works?q=恢复之后")).status).toBe(200);
+
+    // Gone without a word: connections taken and never answered.
+    await proxy.cut(false);
+    await proxy.open("hang");
+    await new Promise((r) => setTimeout(r, 300)); // the pool has seen its connections close
+    const hung = await timed("/healthz");
+    expect([hung.status, hung.body]).toEqual([503, "database unavailable: no answer within 1500 ms"]);
+    expect(hung.ms).toBeLessThan(2000);
+  }, 60_000);
+});

@@ -1,0 +1,78 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { plotVersions } from "~/db/schema";
+import { action } from "~/routes/api/generate";
+import { loader as eventsLoader } from "~/routes/api/events";
+import { aiTimings } from "~/server/ai/timings.server";
+import { countChars } from "~/server/ai/tokens";
+import { beginShutdown } from "~/server/lifecycle.server";
+import { sessionCookieFor, userRequest, createUser } from "../fixtures/accounts";
+import { configureFakeProvider } from "../fakes/ai-provider-config";
+import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import { generateRequest, readEvents, readyProject, tokensOf, writer, type SseEvent } from "./ai-helpers";
+import { callThroughRoutes } from "./route-chain";
+
+/**
+ * What the process's shutdown phases do to the streams it serves (docs/decisions/076):
+ * "draining" ends live-update streams and leaves generations running; "deadline" stops
+ * a generation where it is, which settles and sends its usual `done`. This file moves its
+ * process into shutdown, so it holds nothing else.
+ */
+let fake: FakeAiProvider;
+const saved = { ...aiTimings };
+
+beforeAll(async () => {
+  fake = await startFakeAiProvider();
+  await configureFakeProvider(fake.openaiEndpoint, { db });
+  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5, idleMs: 5_000, firstByteMs: 5_000 });
+});
+afterAll(async () => {
+  Object.assign(aiTimings, saved);
+  await fake.close();
+});
+
+describe("a shutting-down process", () => {
+  it("ends live-update streams at once, lets a generation run on, then stops it with its final event", async () => {
+    const user = await writer(50_000);
+    const { projectId, plotId } = await readyProject(user.id);
+    fake.enqueue({ forever: true, chunks: ["无尽的故事，"], delayMs: 15 });
+    const generation = (await callThroughRoutes(action, { request: generateRequest(user.cookie, { projectId, plotId }) })) as Response;
+    const received: SseEvent[] = [];
+    const readAll = readEvents(generation, (e) => received.push(e));
+
+    const visitor = await sessionCookieFor((await createUser()).id);
+    const live = (await callThroughRoutes(eventsLoader, { request: userRequest(visitor, "/api/events") })) as Response;
+    const liveReader = live.body!.getReader();
+    await liveReader.read(); // ": connected"
+
+    while (!received.some((e) => e.event === "text")) await new Promise((r) => setTimeout(r, 10));
+    beginShutdown("draining");
+    while (!(await liveReader.read()).done);
+
+    // Draining: the generation goes on.
+    const textsAtDrain = received.filter((e) => e.event === "text").length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received.filter((e) => e.event === "text").length).toBeGreaterThan(textsAtDrain);
+    expect(received.some((e) => e.event === "done")).toBe(false);
+
+    beginShutdown("deadline");
+    const events = await readAll;
+    const done = events.at(-1)!;
+    expect(done.event).toBe("done");
+    const summary = done.data as { reason: string; charged: number; outputChars: number; versionId: string; balance: number };
+    expect(summary.reason).toBe("aborted");
+    const sent = events.filter((e) => e.event === "text").map((e) => e.data as string).join("");
+    expect(summary.outputChars).toBe(countChars(sent));
+    const [version] = await db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId));
+    expect([version.id, version.content, version.endReason]).toEqual([summary.versionId, sent, "aborted"]);
+    expect(await tokensOf(user.id)).toBe(summary.balance);
+    expect(summary.balance).toBe(50_000 - summary.charged);
+  });
+
+  it("ends a live-update stream opened after the shutdown began at once", async () => {
+    const live = (await callThroughRoutes(eventsLoader, { request: new Request("http://localhost/api/events") })) as Response;
+    const text = await live.text();
+    expect(text).toContain("retry: 5000");
+  });
+});

@@ -1,0 +1,71 @@
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { works } from "~/db/schema";
+import { loader as healthz } from "~/routes/api/healthz";
+import { action as submitAction } from "~/routes/shell/works/submit";
+import { dataDir } from "~/server/env.server";
+import { configuredStorage, STORAGE_FULL_MESSAGE, type FileStorage } from "~/server/storage.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { callThroughRoutes } from "./route-chain";
+
+/**
+ * A full disk (docs/decisions/078): a storage stub whose writes fail as a full file system
+ * fails (ENOSPC), in place of the configured one. Users read 存储空间不足, /healthz says
+ * the storage cannot be written.
+ */
+const holder = globalThis as { __inkstoneStorage?: { signature: string; storage: FileStorage } };
+const noSpace = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
+
+function fullDisk(): FileStorage {
+  const real = configuredStorage();
+  return {
+    put: async () => {
+      throw noSpace();
+    },
+    get: (key) => real.get(key),
+    delete: (key) => real.delete(key),
+    urlFor: (key) => real.urlFor(key),
+    probe: async () => {
+      throw noSpace();
+    },
+  };
+}
+
+let cookie: string;
+beforeAll(async () => {
+  cookie = await sessionCookieFor((await createUser()).id);
+});
+afterEach(() => {
+  delete holder.__inkstoneStorage;
+});
+
+describe("a full disk", () => {
+  it("makes /healthz answer 503 naming the storage, and 200 again once there is room", async () => {
+    expect([(await healthz()).status]).toEqual([200]);
+    configuredStorage();
+    holder.__inkstoneStorage = { signature: `local:${dataDir()}`, storage: fullDisk() };
+    const full = await healthz();
+    expect([full.status, await full.text()]).toEqual([503, "storage unavailable: ENOSPC"]);
+    delete holder.__inkstoneStorage;
+    expect((await healthz()).status).toBe(200);
+  });
+
+  it("tells an author publishing with a cover 存储空间不足, and creates nothing", async () => {
+    holder.__inkstoneStorage = { signature: `local:${dataDir()}`, storage: fullDisk() };
+    const png = await sharp({ create: { width: 300, height: 400, channels: 3, background: "#336699" } }).png().toBuffer();
+    const form = new FormData();
+    const fields = { status: "completed", type: "single_chapter", title: "磁盘已满", description: "简介", rating: "all_ages", visibility: "public", content: "正文" };
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    form.set("cover", new File([png], "c.png", { type: "image/png" }));
+    const result = (await callThroughRoutes(submitAction, { request: userRequest(cookie, "/submit", form) })) as {
+      init: { status: number };
+      data: { result: { error: Record<string, string[]> } };
+    };
+    expect(result.init.status).toBe(503);
+    expect(Object.values(result.data.result.error).flat()).toEqual([STORAGE_FULL_MESSAGE]);
+    expect(STORAGE_FULL_MESSAGE).toMatch(/^存储空间不足/);
+    expect(await db.select().from(works).where(eq(works.title, "磁盘已满"))).toEqual([]);
+  });
+});
