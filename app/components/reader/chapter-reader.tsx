@@ -116,9 +116,9 @@ export function ChapterReader({
         </Link>
         <ThemeToggle />
       </div>
-      <h2 id="chapter-title" className="chapter-title">
+      <h1 id="chapter-title" className="chapter-title">
         {chapter.title}
-      </h2>
+      </h1>
       {batch.from > 0 ? (
         <p className="chapter-earlier">
           <Link to={chapterHref(chapter.order)}>从本章开头阅读</Link>
