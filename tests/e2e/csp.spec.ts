@@ -29,7 +29,7 @@ async function serveTermsWithHostileMarkup(page: Page, { dropPolicy = false } = 
     const html = await response.text();
     // The sanitized HTML sits in a dangerouslySetInnerHTML <div> (app/routes/public/legal.tsx),
     // which hydration leaves alone, as it would markup that came from the database.
-    const opening = /(<article class="prose" aria-label="用户协议"><div>)/;
+    const opening = /(<article class="prose" aria-labelledby="legal-title"><h1 id="legal-title" class="sr-only">用户协议<\/h1><div>)/;
     expect(html).toMatch(opening);
     const headers = { ...response.headers() };
     if (dropPolicy) delete headers["content-security-policy"];

@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 
 // The one dialog (app/components/ui/dialog.tsx) as keyboard and screen-reader users meet
@@ -90,6 +91,24 @@ test.describe("the dialog with JavaScript", () => {
     await expect(page.getByRole("dialog")).toHaveCount(0);
     await expect(page.getByRole("link", { name: "积分兑换 Tokens" })).toBeFocused();
   });
+});
+
+test("a back-office dialog: focus in, trapped, Escape closes and focus returns", async ({ page, context, baseURL, visit }) => {
+  const session = claimAdminSession();
+  expect(session, "an administrator session from the seed's pool").toBeTruthy();
+  await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+  await visit("/admin/prompts");
+  const opener = page.getByRole("link", { name: "新建提示词" });
+  await opener.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "新建提示词" });
+  await expect(dialog).toBeVisible();
+  expect(await focusInside(page)).toBe(true);
+  await expectFocusTrapped(page, dialog, "Tab");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(page).toHaveURL(/\/admin\/prompts\?page=1$/);
+  await expect(opener).toBeFocused();
 });
 
 test.describe("the dialog with and without JavaScript", () => {

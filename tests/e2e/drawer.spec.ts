@@ -1,55 +1,140 @@
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 
 const nojs = { tag: "@nojs" };
 
-test.describe("on a 375 px phone", () => {
-  test.use({ viewport: { width: 375, height: 740 } });
+/**
+ * The ☰ control: with JavaScript a button named 菜单 (aria-expanded); without it, the
+ * label of the checkbox named 菜单 (app/components/shell/nav-drawer.tsx).
+ */
+function menuControl(page: Page, javaScriptEnabled: boolean) {
+  return javaScriptEnabled ? page.getByRole("button", { name: "菜单" }) : page.locator("label.nav-open");
+}
 
-  test("the sidebar is a drawer: hidden, opened by 打开菜单, and it navigates", nojs, async ({
+/** The element that has focus, as a short description for messages. */
+function focused(page: Page) {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    return active ? `${active.tagName.toLowerCase()} ${active.textContent?.trim().slice(0, 20) ?? ""}` : "none";
+  });
+}
+
+function focusInSidebar(page: Page) {
+  return page.evaluate(() => Boolean(document.activeElement?.closest("aside.sidebar")));
+}
+
+test.describe("on a 390 px phone", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("the sidebar is a drawer: hidden, opened by the menu control, and it navigates", nojs, async ({
     loggedInPage: page,
     visit,
+    javaScriptEnabled,
   }) => {
-    const sidebar = page.getByRole("complementary", { name: "主导航" });
-    const menuButton = page.locator('label[aria-label="打开菜单"]');
+    const sidebar = page.locator("aside.sidebar");
+    const menu = menuControl(page, javaScriptEnabled);
 
     await visit("/");
     await expect(page.getByRole("heading", { name: "发现好故事" })).toBeVisible();
-    await expect(sidebar).not.toBeInViewport();
+    // Closed, the drawer is hidden: not on screen and not in the accessibility tree.
+    await expect(sidebar).toBeHidden();
+    await expect(page.getByRole("complementary", { name: "主导航" })).toHaveCount(0);
 
-    await menuButton.click();
+    await menu.click();
     await expect(sidebar).toBeInViewport({ ratio: 0.9 });
-    await sidebar.getByRole("link", { name: "我的作品" }).click();
+    if (javaScriptEnabled) await expect(menu).toHaveAttribute("aria-expanded", "true");
+    await page.getByRole("complementary", { name: "主导航" }).getByRole("link", { name: "我的作品" }).click();
 
     await expect(page).toHaveURL(/\/my-works$/);
     await expect(page.getByRole("heading", { name: "我的作品" })).toBeVisible();
     // The drawer is closed again on the new page.
-    await expect(sidebar).not.toBeInViewport();
+    await expect(sidebar).toBeHidden();
 
     // Tapping outside the open drawer closes it.
-    await menuButton.click();
+    await menu.click();
     await expect(sidebar).toBeInViewport({ ratio: 0.9 });
     await page.mouse.click(360, 400);
-    await expect(sidebar).not.toBeInViewport();
+    await expect(sidebar).toBeHidden();
   });
 
   test("a visitor opening a login-required entry from the drawer gets the login dialog", nojs, async ({
     page,
     visit,
+    javaScriptEnabled,
   }) => {
     const sidebar = page.getByRole("complementary", { name: "主导航" });
     await visit("/");
-    await expect(sidebar).not.toBeInViewport();
-    await page.locator('label[aria-label="打开菜单"]').click();
+    await expect(sidebar).toHaveCount(0);
+    await menuControl(page, javaScriptEnabled).click();
     await sidebar.getByRole("link", { name: "自由创作" }).click();
     const dialog = await expectLoginDialog(page);
     await expect(dialog).toBeInViewport();
     await expect(page).toHaveURL(/auth=login&redirectTo=%2Ffree-writing$/);
   });
+
+  test("by keyboard: skip link first, then the menu; the closed drawer takes no Tab stops", nojs, async ({
+    page,
+    visit,
+    javaScriptEnabled,
+  }) => {
+    await visit("/works?page=1");
+    const skip = page.getByRole("link", { name: "跳到正文" });
+    await page.keyboard.press("Tab");
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+
+    // The menu control is the next stop: a button, or without JavaScript its checkbox.
+    await page.keyboard.press("Tab");
+    const control = javaScriptEnabled
+      ? page.getByRole("button", { name: "菜单" })
+      : page.getByRole("checkbox", { name: "菜单" });
+    await expect(control).toBeFocused();
+
+    // Closed, Tab goes on to the page, never into the off-screen drawer.
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      expect(await focusInSidebar(page), `Tab #${i + 1} went to ${await focused(page)}`).toBe(false);
+    }
+
+    await control.focus();
+    await page.keyboard.press("Space");
+    const sidebar = page.getByRole("complementary", { name: "主导航" });
+    await expect(sidebar).toBeInViewport({ ratio: 0.9 });
+    if (javaScriptEnabled) {
+      await expect(control).toHaveAttribute("aria-expanded", "true");
+      // Focus moves into the drawer; Escape closes it and gives focus back to the button.
+      await expect(sidebar.getByRole("link").first()).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(sidebar).toHaveCount(0);
+      await expect(control).toBeFocused();
+      await expect(control).toHaveAttribute("aria-expanded", "false");
+    } else {
+      // The open drawer's links are the next stops.
+      await page.keyboard.press("Tab");
+      expect(await focusInSidebar(page), `focus went to ${await focused(page)}`).toBe(true);
+    }
+  });
+
+  test("the skip link moves focus to the page's main content", async ({ page, visit }) => {
+    await visit("/works?page=1");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("main")).toBeFocused();
+    await expect(page).toHaveURL(/\/works\?page=1#main$/);
+    // The next Tab stop is inside the main content.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest("main")))).toBe(true);
+  });
 });
 
-test("on a desktop the sidebar is always shown and there is no menu button", async ({ page }) => {
-  await page.goto("/");
+test("on a desktop the sidebar is always shown and there is no menu button", async ({ page, visit }) => {
+  await visit("/");
   await expect(page.getByRole("complementary", { name: "主导航" })).toBeInViewport();
-  await expect(page.locator('label[aria-label="打开菜单"]')).toBeHidden();
+  await expect(page.getByRole("button", { name: "菜单" })).toBeHidden();
+  // The first Tab stop is the skip link, the next one the sidebar's first link.
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "跳到正文" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  expect(await focusInSidebar(page), `focus went to ${await focused(page)}`).toBe(true);
 });

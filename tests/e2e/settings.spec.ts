@@ -38,7 +38,7 @@ test.describe("/settings", () => {
     await expect(page).toHaveURL(/\/settings\/nickname$/);
     await expect(page.getByRole("heading", { name: "修改昵称" })).toBeVisible();
 
-    await page.getByLabel("账户菜单").click();
+    await page.getByRole("banner").locator("summary", { hasText: "的账户菜单" }).click();
     await page.getByRole("banner").getByRole("link", { name: "设置" }).click();
     await expect(page).toHaveURL(/\/settings$/);
     await page.getByRole("link", { name: "浏览与显示" }).click();

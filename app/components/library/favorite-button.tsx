@@ -35,7 +35,8 @@ export function FavoriteButton({
 
   if (!signedIn) {
     return (
-      <Link className={className} to={authHref(location, "login")} aria-pressed={false}>
+      // A link to the login dialog, not a toggle: no aria-pressed (not allowed on links).
+      <Link className={className} to={authHref(location, "login")}>
         ☆ 关注
       </Link>
     );

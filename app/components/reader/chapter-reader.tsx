@@ -44,7 +44,17 @@ export function ChapterReader({
   const textRef = useRef<HTMLDivElement>(null);
   const chapterHref = (order: number) => `/works/${workId}?chapter=${order}`;
 
+  const titleRef = useRef<HTMLHeadingElement>(null);
+
   useEffect(() => setEnhanced(true), []);
+
+  // A chapter opened inside the site (上一章/下一章, the table of contents) puts focus on
+  // its title, so keyboard and screen-reader users go on from the top of the new text
+  // rather than from a link that is gone. On the page the browser loaded, focus stays
+  // where the browser put it: the root marks the document hydrated only after this runs.
+  useEffect(() => {
+    if (document.documentElement.dataset.hydrated === "true") titleRef.current?.focus({ preventScroll: true });
+  }, []);
 
   const loadMore = useCallback(async () => {
     if (nextFrom === null || state === "loading") return;
@@ -116,9 +126,9 @@ export function ChapterReader({
         </Link>
         <ThemeToggle />
       </div>
-      <h2 id="chapter-title" className="chapter-title">
+      <h1 id="chapter-title" className="chapter-title" ref={titleRef} tabIndex={-1}>
         {chapter.title}
-      </h2>
+      </h1>
       {batch.from > 0 ? (
         <p className="chapter-earlier">
           <Link to={chapterHref(chapter.order)}>从本章开头阅读</Link>

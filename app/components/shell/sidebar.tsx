@@ -1,23 +1,24 @@
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { authHref } from "./auth-links";
 import { NAV_SECTIONS } from "./nav";
-
-function closeDrawer() {
-  const toggle = document.getElementById("nav-toggle") as HTMLInputElement | null;
-  if (toggle) toggle.checked = false;
-}
+import { SIDEBAR_ID } from "./nav-drawer";
 
 export function Sidebar({
   site,
   signedIn,
+  open,
+  onNavigate,
 }: {
   site: { title: string; logoUrl: string };
   signedIn: boolean;
+  /** The phone drawer is open (nav-drawer.tsx); a desktop always shows the sidebar. */
+  open: boolean;
+  onNavigate: () => void;
 }) {
   const location = useLocation();
   const navigate = useNavigate();
   return (
-    <aside className="sidebar" aria-label="主导航">
+    <aside id={SIDEBAR_ID} className={open ? "sidebar open" : "sidebar"} aria-label="主导航">
       <a className="brand" href="/">
         {site.logoUrl ? (
           <img src={site.logoUrl} alt={site.title} height={48} />
@@ -40,7 +41,7 @@ export function Sidebar({
                     end={item.to === "/"}
                     className={({ isActive }) => (isActive ? "nav-link active" : "nav-link")}
                     onClick={(event) => {
-                      closeDrawer();
+                      onNavigate();
                       // Logged out: open the login dialog here instead of navigating.
                       if (item.requiresAuth && !signedIn) {
                         event.preventDefault();

@@ -1,3 +1,4 @@
+import type { KeyboardEvent, ReactNode } from "react";
 import { Form, Link, useLocation } from "react-router";
 import { formatTokens } from "~/utils/format";
 import { authHref } from "./auth-links";
@@ -10,13 +11,29 @@ interface TopBarUser {
   credits: number;
 }
 
-export function TopBar({ user, siteTitle }: { user: TopBarUser | null; siteTitle: string }) {
+/** Escape closes the avatar menu (a <details>) and puts focus back on its summary. */
+function closeOnEscape(event: KeyboardEvent<HTMLDetailsElement>) {
+  const details = event.currentTarget;
+  if (event.key !== "Escape" || !details.open) return;
+  event.preventDefault();
+  details.open = false;
+  details.querySelector("summary")?.focus();
+}
+
+export function TopBar({
+  user,
+  siteTitle,
+  menuButton,
+}: {
+  user: TopBarUser | null;
+  siteTitle: string;
+  /** The phone menu's button (components/shell/nav-drawer.tsx). */
+  menuButton: ReactNode;
+}) {
   const location = useLocation();
   return (
     <header className="top-bar">
-      <label htmlFor="nav-toggle" className="nav-open" aria-label="打开菜单" title="菜单">
-        ☰
-      </label>
+      {menuButton}
       <a className="top-bar-title" href="/">
         {siteTitle}
       </a>
@@ -31,14 +48,18 @@ export function TopBar({ user, siteTitle }: { user: TopBarUser | null; siteTitle
                 Tokens {formatTokens(user.tokens)}
               </span>
             </Link>
-            <details className="avatar-menu">
-              <summary aria-label="账户菜单">
+            <details className="avatar-menu" onKeyDown={closeOnEscape}>
+              {/* Named by the visible nickname (hidden visually on a phone), then what it is. */}
+              <summary>
                 {user.avatarUrl ? (
                   <img src={user.avatarUrl} alt="" className="avatar" />
                 ) : (
-                  <span className="avatar avatar-letter">{Array.from(user.nickname)[0] ?? "我"}</span>
+                  <span className="avatar avatar-letter" aria-hidden="true">
+                    {Array.from(user.nickname)[0] ?? "我"}
+                  </span>
                 )}
                 <span className="avatar-name">{user.nickname}</span>
+                <span className="sr-only">的账户菜单</span>
               </summary>
               <div className="menu">
                 <div className="menu-email">{user.email}</div>

@@ -86,7 +86,7 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
       {loaderData.tokens.length === 0 ? (
         <p className="empty-state">暂无令牌</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="API 令牌列表">
           <table className="admin-table">
             <thead>
               <tr>

@@ -73,7 +73,7 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       {codes.length === 0 ? (
         <p className="empty-state">暂无兑换码</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="兑换码列表">
           <table className="admin-table">
             <thead>
               <tr>

@@ -20,6 +20,9 @@ export async function loader({ context }: Route.LoaderArgs) {
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
   return (
     <div className="admin-shell">
+      <a className="skip-link" href="#main">
+        跳到正文
+      </a>
       <AdminSidebar />
       <div className="admin-main">
         <header className="admin-top">
@@ -32,7 +35,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
             </button>
           </Form>
         </header>
-        <main className="admin-content">
+        <main id="main" tabIndex={-1} className="admin-content">
           <Outlet />
         </main>
       </div>

@@ -73,7 +73,7 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
       {prompts.length === 0 ? (
         <p className="empty-state">暂无提示词</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="提示词列表">
           <table className="admin-table">
             <thead>
               <tr>

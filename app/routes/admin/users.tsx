@@ -33,7 +33,7 @@ export default function Users({ loaderData }: Route.ComponentProps) {
       {users.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的用户" : "暂无用户"}</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="用户列表">
           <table className="admin-table">
             <thead>
               <tr>

@@ -35,7 +35,7 @@ export default function Works({ loaderData }: Route.ComponentProps) {
       {works.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的作品" : "暂无作品"}</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="作品列表">
           <table className="admin-table">
             <thead>
               <tr>

@@ -24,7 +24,11 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 export default function LegalPage() {
   const { title, html } = useLoaderData<typeof loader>();
   return (
-    <article className="prose" aria-label={title}>
+    <article className="prose" aria-labelledby="legal-title">
+      {/* The configured text brings its own visible title (an h2 by default). */}
+      <h1 id="legal-title" className="sr-only">
+        {title}
+      </h1>
       {html ? <div dangerouslySetInnerHTML={{ __html: html }} /> : <p className="empty-state">暂无内容</p>}
     </article>
   );

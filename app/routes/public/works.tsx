@@ -30,7 +30,10 @@ export default function WorksSearch() {
   const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
   const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p) })}`;
   return (
-    <section className="works-search">
+    <section className="works-search" aria-labelledby="works-title">
+      <h1 id="works-title" className="sr-only">
+        {query ? "搜索作品" : "全部作品"}
+      </h1>
       <Form method="get" action="/works" className="search-box" role="search">
         <input
           type="search"

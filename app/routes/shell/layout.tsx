@@ -1,6 +1,7 @@
 import { data, Outlet, useLoaderData } from "react-router";
 import { AuthDialog, REGISTERED_NOTICE, type AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
+import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
@@ -48,14 +49,18 @@ export default function ShellLayout() {
   // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
   useLiveUpdates(Boolean(user));
+  const drawer = useNavDrawer();
   return (
     <div className="shell">
-      <input type="checkbox" id="nav-toggle" className="nav-toggle" aria-hidden="true" />
-      <Sidebar site={site} signedIn={Boolean(user)} />
-      <label htmlFor="nav-toggle" className="nav-backdrop" aria-hidden="true" />
+      <a className="skip-link" href="#main">
+        跳到正文
+      </a>
+      {drawer.toggle}
+      <Sidebar site={site} signedIn={Boolean(user)} open={drawer.open} onNavigate={drawer.close} />
+      {drawer.backdrop}
       <div className="shell-main">
-        <TopBar user={user} siteTitle={site.title} />
-        <main className="content">
+        <TopBar user={user} siteTitle={site.title} menuButton={drawer.button} />
+        <main id="main" tabIndex={-1} className="content">
           <Outlet />
         </main>
         <footer className="site-footer">

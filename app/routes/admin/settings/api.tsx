@@ -81,7 +81,7 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
       {configs.length === 0 ? (
         <p className="empty-state">暂无API配置</p>
       ) : (
-        <div className="admin-table-wrap">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="接口配置列表">
           <table className="admin-table">
             <thead>
               <tr>

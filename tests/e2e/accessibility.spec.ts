@@ -1,0 +1,161 @@
+/**
+ * axe-core over the main pages of every area (docs/decisions/071-accessibility.md): the
+ * visitor's pages, the signed-in pages, the back office and the error page, in the light
+ * and dark themes, on a desktop and on a 390 px phone. Any critical or serious violation
+ * fails. Pages are checked in a few tests (one per area and look) so the server is asked
+ * for little; each page is reported on its own (soft expectations).
+ *
+ * A new screen adds its address to one of the lists below, or calls
+ * expectNoSeriousViolations in its own spec.
+ */
+import type { BrowserContext, Page } from "@playwright/test";
+import { expect, test, waitForHydration } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
+import { marker, newAuthor, publishWork } from "./reader-helpers";
+
+/** The reader's theme switch keeps its choice here (app/components/reader/theme-toggle.tsx). */
+const THEME_KEY = "inkstone-theme";
+
+interface Look {
+  name: string;
+  viewport: { width: number; height: number };
+  dark: boolean;
+  /** Every page, or only the key pages (marked `key`) of each area. */
+  everyPage: boolean;
+}
+
+// Every page is checked in both themes and at both widths: all of them as a light desktop
+// and a dark phone, the key pages also as a dark desktop and a light phone. (All four for
+// every page passed too; on a shared CI machine axe costs several seconds a page.)
+const LOOKS: Look[] = [
+  { name: "desktop, light", viewport: { width: 1280, height: 800 }, dark: false, everyPage: true },
+  { name: "phone, dark", viewport: { width: 390, height: 844 }, dark: true, everyPage: true },
+  { name: "desktop, dark", viewport: { width: 1280, height: 800 }, dark: true, everyPage: false },
+  { name: "phone, light", viewport: { width: 390, height: 844 }, dark: false, everyPage: false },
+];
+
+interface Check {
+  url: string;
+  /** A key page: checked in every look. */
+  key?: boolean;
+}
+
+interface SharedWork {
+  id: number;
+  /** The author's session cookies: the signed-in pages are seen by someone with a work. */
+  cookies: Awaited<ReturnType<BrowserContext["cookies"]>>;
+}
+
+// One published work per worker, shared by its tests: a work page with chapters, a
+// chapter reader, and a /my-works with a card.
+let sharedWork: Promise<SharedWork> | undefined;
+function theWork(playwright: Parameters<typeof newAuthor>[0], baseURL: string): Promise<SharedWork> {
+  sharedWork ??= (async () => {
+    const author = await newAuthor(playwright, baseURL);
+    const id = await publishWork(author, {
+      title: `无障碍 ${marker("a11y")}`,
+      description: "给无障碍检查用的作品。",
+      chapters: [
+        { title: "第一章 起程", paragraphs: ["天刚亮，他就出发了。", "山路很长。"] },
+        { title: "第二章 渡河", paragraphs: ["河水很急。"] },
+      ],
+    });
+    const { cookies } = await author.request.storageState();
+    return { id, cookies };
+  })();
+  return sharedWork;
+}
+
+async function useLook(page: Page, look: Look) {
+  await page.setViewportSize(look.viewport);
+  if (look.dark) {
+    await page.addInitScript((key) => localStorage.setItem(key, "dark"), THEME_KEY);
+  }
+}
+
+/** Opens each address this look checks, waits for hydration, and runs axe on it. */
+async function checkPages(page: Page, look: Look, checks: Check[]) {
+  for (const { url } of checks.filter((check) => look.everyPage || check.key)) {
+    await page.goto(url);
+    await waitForHydration(page);
+    if (look.dark) await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+    await expectNoSeriousViolations(page, `${url} (${look.name})`);
+  }
+}
+
+for (const look of LOOKS) {
+  test.describe(`accessibility, ${look.name}`, () => {
+    // Up to 16 pages a test, each loaded, hydrated and analysed.
+    test.describe.configure({ timeout: 180_000 });
+
+    test("a visitor's pages", async ({ page, playwright, baseURL, facts }) => {
+      const work = await theWork(playwright, baseURL!);
+      await useLook(page, look);
+      await checkPages(page, look, [
+        { url: "/", key: true },
+        { url: `/works?q=${encodeURIComponent(facts.marker)}` },
+        { url: `/works/${work.id}`, key: true },
+        { url: `/works/${work.id}?chapter=1`, key: true },
+        { url: "/?auth=login", key: true },
+        { url: "/works?auth=register" },
+        { url: "/auth/forgot-password" },
+        { url: "/terms" },
+        { url: "/works/999999999", key: true },
+      ]);
+    });
+
+    test("a signed-in user's pages", async ({ page, context, playwright, baseURL, facts }) => {
+      const work = await theWork(playwright, baseURL!);
+      await context.addCookies(work.cookies);
+      await useLook(page, look);
+      await checkPages(page, look, [
+        { url: `/works/${work.id}`, key: true },
+        { url: `/works/${work.id}?chapter=2`, key: true },
+        { url: `/works?q=${encodeURIComponent(facts.marker)}` },
+        { url: "/following" },
+        { url: "/purchased" },
+        { url: "/credits", key: true },
+        { url: "/credits?dialog=redeem" },
+        { url: "/settings" },
+        { url: "/settings/nickname" },
+        { url: "/my-works", key: true },
+        { url: "/submit", key: true },
+        { url: `/works/${work.id}/edit` },
+        { url: "/free-writing", key: true },
+        { url: "/short-writing" },
+        { url: "/series-writing" },
+      ]);
+    });
+
+    test("the back office", async ({ page, context, baseURL }) => {
+      const session = claimAdminSession();
+      expect(session, "an administrator session from the seed's pool").toBeTruthy();
+      await useLook(page, look);
+      await checkPages(page, look, [{ url: "/xbbadmin", key: true }]);
+      await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+      await checkPages(page, look, [
+        { url: "/admin/dashboard", key: true },
+        { url: "/admin/users", key: true },
+        { url: "/admin/works" },
+        { url: "/admin/prompts" },
+        { url: "/admin/prompts?dialog=new", key: true },
+        { url: "/admin/codes" },
+        { url: "/admin/payment" },
+        { url: "/admin/settings/api" },
+        { url: "/admin/settings/terms" },
+        { url: "/admin/api-tokens" },
+      ]);
+    });
+  });
+}
+
+test("the check itself finds a serious problem when there is one", async ({ page }) => {
+  // No server: a page made in place with grey-on-grey text and an unnamed button.
+  await page.setContent(
+    `<!doctype html><html lang="zh-CN"><head><title>检查</title></head><body><main><h1>检查</h1>` +
+      `<p style="color:#aaa;background:#bbb">看不清的字</p><button></button></main></body></html>`,
+  );
+  const ids = (await seriousViolations(page)).map((violation) => violation.id);
+  expect(ids).toEqual(expect.arrayContaining(["color-contrast", "button-name"]));
+});
