@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test, waitForHydration } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
-import { marker, newAuthor, publishWork } from "./reader-helpers";
+import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 /** The reader's theme switch keeps its choice here (app/components/reader/theme-toggle.tsx). */
 const THEME_KEY = "inkstone-theme";
@@ -43,12 +43,14 @@ interface Check {
 
 interface SharedWork {
   id: number;
+  /** A second work of the same author, for sale: a visitor meets its paywall. */
+  paidId: number;
   /** The author's session cookies: the signed-in pages are seen by someone with a work. */
   cookies: Awaited<ReturnType<BrowserContext["cookies"]>>;
 }
 
-// One published work per worker, shared by its tests: a work page with chapters, a
-// chapter reader, and a /my-works with a card.
+// One free and one paid work per worker, shared by its tests: a work page with chapters,
+// a chapter reader, a paywall, and a /my-works with cards.
 let sharedWork: Promise<SharedWork> | undefined;
 function theWork(playwright: Parameters<typeof newAuthor>[0], baseURL: string): Promise<SharedWork> {
   sharedWork ??= (async () => {
@@ -61,8 +63,13 @@ function theWork(playwright: Parameters<typeof newAuthor>[0], baseURL: string): 
         { title: "第二章 渡河", paragraphs: ["河水很急。"] },
       ],
     });
+    const paidId = await publishWork(author, {
+      title: `付费无障碍 ${marker("a11y")}`,
+      chapters: [{ title: "第一章", paragraphs: ["要买了才能读。"] }],
+    });
+    await setPrice(author, paidId, 5);
     const { cookies } = await author.request.storageState();
-    return { id, cookies };
+    return { id, paidId, cookies };
   })();
   return sharedWork;
 }
@@ -97,6 +104,7 @@ for (const look of LOOKS) {
         { url: `/works?q=${encodeURIComponent(facts.marker)}` },
         { url: `/works/${work.id}`, key: true },
         { url: `/works/${work.id}?chapter=1`, key: true },
+        { url: `/works/${work.paidId}`, key: true },
         { url: "/?auth=login", key: true },
         { url: "/works?auth=register" },
         { url: "/auth/forgot-password" },
@@ -120,6 +128,7 @@ for (const look of LOOKS) {
         { url: "/settings" },
         { url: "/settings/nickname" },
         { url: "/my-works", key: true },
+        { url: "/my-works?tab=paid" },
         { url: "/submit", key: true },
         { url: `/works/${work.id}/edit` },
         { url: "/free-writing", key: true },
