@@ -6,3 +6,4 @@ export * from "./site";
 export * from "./admins";
 export * from "./reading";
 export * from "./writing";
+export * from "./comments";
