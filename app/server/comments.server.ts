@@ -135,13 +135,15 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
     .where(and(eq(commentMutes.workId, view.work.id), eq(commentMutes.userId, user.id)));
   if (muted) throw new DomainError(COMMENT_MESSAGES.muted, 403);
 
-  return db.transaction(async (tx) => {
-    if (input.parentId !== null) {
-      const parent = await commentById(input.parentId, tx).catch(() => null);
-      if (!parent || parent.chapterId !== chapter.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
-      if (parent.parentId !== null) throw new DomainError(COMMENT_MESSAGES.replyToReply, 400);
-      if (parent.hiddenAt) throw new DomainError(COMMENT_MESSAGES.replyToHidden, 400);
-      await limit(user.id);
+  // Checks first, then the limit (a refused post does not count), then the writes. The
+  // limit's counter is its own statement outside the transaction: PGlite has one connection.
+  if (input.parentId !== null) {
+    const parent = await commentById(input.parentId).catch(() => null);
+    if (!parent || parent.chapterId !== chapter.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+    if (parent.parentId !== null) throw new DomainError(COMMENT_MESSAGES.replyToReply, 400);
+    if (parent.hiddenAt) throw new DomainError(COMMENT_MESSAGES.replyToHidden, 400);
+    await limit(user.id);
+    return db.transaction(async (tx) => {
       const [row] = await tx
         .insert(chapterComments)
         .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body })
@@ -152,18 +154,25 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         .where(eq(chapterComments.id, parent.id))
         .returning({ paragraph: chapterComments.paragraphIndex });
       return { id: row.id, paragraph: top.paragraph };
-    }
+    });
+  }
 
+  const paragraph = input.paragraph;
+  if (paragraph !== null && splitParagraphs(chapter.content)[paragraph] === undefined) {
+    throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
+  }
+  await limit(user.id);
+  return db.transaction(async (tx) => {
     let anchor: { paragraphIndex: number; paragraphText: string } | null = null;
-    if (input.paragraph !== null) {
-      // Read the text under the re-anchoring lock, so an edit's re-anchoring sees this row.
+    if (paragraph !== null) {
+      // The text as it is now, under the re-anchoring lock: an edit's re-anchoring that
+      // runs after this commits sees this row and the words it was written on.
       await chapterLock(tx, chapter.id, "shared");
       const [current] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
-      const text = current ? splitParagraphs(current.content)[input.paragraph] : undefined;
+      const text = current ? splitParagraphs(current.content)[paragraph] : undefined;
       if (text === undefined) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
-      anchor = { paragraphIndex: input.paragraph, paragraphText: text };
+      anchor = { paragraphIndex: paragraph, paragraphText: text };
     }
-    await limit(user.id);
     const [row] = await tx
       .insert(chapterComments)
       .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, ...anchor })
