@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterComments, chapters, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import { reanchor } from "./comment-anchoring.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
@@ -15,8 +16,6 @@ import { getWorkForViewer, type Viewer } from "./works.server";
  * (getWorkForViewer: private 404, r18 gate, paid content); the server checks every rule.
  */
 
-export const COMMENT_MAX_CHARS = 500;
-export const REPORT_MAX_CHARS = 200;
 export const COMMENTS_PAGE_SIZE = 20;
 /** Comments and replies a user may post a minute, counted in the database (every process). */
 export const COMMENT_RATE: RateLimitRule = { limit: 10, windowSeconds: 60 };
@@ -37,6 +36,8 @@ export const COMMENT_MESSAGES = {
   locked: "购买本作品后才能查看和发表评论",
   muteSelf: "不能禁言自己",
 } as const;
+
+export { COMMENT_MAX_CHARS, REPORT_MAX_CHARS };
 
 export type CommentSort = "hot" | "new";
 

@@ -2,8 +2,8 @@ import { data, Form, isRouteErrorResponse, Link, redirect, useLocation } from "r
 import { threadHref } from "~/components/comments/comment-links";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError } from "~/components/ui/forms";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import {
-  COMMENT_MAX_CHARS,
   COMMENT_MESSAGES,
   listComments,
   parseCommentId,
@@ -246,7 +246,7 @@ function CommentItem({
               <input type="hidden" name="comment" value={c.id} />
               <label>
                 举报理由
-                <input name="reason" maxLength={200} required placeholder="例如：广告、人身攻击、剧透" />
+                <input name="reason" maxLength={REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
               </label>
               <button type="submit" className="btn btn-small">
                 提交举报
