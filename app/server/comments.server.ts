@@ -6,7 +6,7 @@ import { reanchor } from "./comment-anchoring.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
-import { READER_MESSAGES, splitParagraphs } from "./reading.server";
+import { splitParagraphs } from "./reading.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
 
 /**
@@ -20,11 +20,12 @@ export const COMMENTS_PAGE_SIZE = 20;
 /** Comments and replies a user may post a minute, counted in the database (every process). */
 export const COMMENT_RATE: RateLimitRule = { limit: 10, windowSeconds: 60 };
 
+// Literal texts, not READER_MESSAGES: works.server imports this module (a cycle at load time).
 export const COMMENT_MESSAGES = {
   empty: "评论内容不能为空",
   tooLong: `评论最多 ${COMMENT_MAX_CHARS} 字`,
   notFound: "评论不存在或已被删除",
-  chapterMissing: READER_MESSAGES.chapterMissing,
+  chapterMissing: "章节不存在",
   paragraphMissing: "这一段不存在，可能已被作者修改，请刷新后再试",
   replyToReply: "只能回复楼层，不能回复楼中楼的回复",
   replyToHidden: "这条评论已被隐藏，不能回复",
@@ -32,7 +33,7 @@ export const COMMENT_MESSAGES = {
   muted: "作者已禁止你在这部作品下发表评论",
   reasonEmpty: "请填写举报理由",
   reasonTooLong: `举报理由最多 ${REPORT_MAX_CHARS} 字`,
-  hidden: READER_MESSAGES.hidden,
+  hidden: "当前显示设置下无法阅读该作品",
   locked: "购买本作品后才能查看和发表评论",
   muteSelf: "不能禁言自己",
 } as const;
