@@ -32,6 +32,8 @@ export default [
 
     // The reader: visitors read free works (docs/product.md D5).
     route("works/:id", "routes/shell/reader/work.tsx"),
+    // A chapter's comments: 本章说, or one paragraph's 段评 (?p=), as a page (decision 090).
+    route("works/:id/comments", "routes/shell/reader/comments.tsx"),
 
     // Signed-in pages: the layout's middleware redirects a visitor to the login dialog
     // before any loader or action below runs (docs/architecture.md#guards).

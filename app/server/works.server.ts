@@ -9,6 +9,7 @@ import { DomainError } from "./errors.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { RecordResult } from "./form-tokens.server";
 import type { SessionUser } from "./session.server";
+import { reanchorAfterCommit } from "./comments.server";
 
 export type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi"> | null;
 export type Work = typeof works.$inferSelect;
@@ -183,6 +184,8 @@ export async function updateChapterContent(
     if (updated.length === 0) throw new DomainError("章节不存在", 404);
     await refreshWorkCounts(tx, workId);
   });
+  // 段评 follow their paragraphs to the new text, after the save (decision 090).
+  reanchorAfterCommit(chapterId);
 }
 
 /** Appends a chapter to an ongoing series: order = max + 1, under a row lock on the work. */

@@ -41,6 +41,7 @@ const PUBLIC = new Set([
   "/auth/forgot-password",
   "/auth/reset-password",
   "/works/:id",
+  "/works/:id/comments", // comment threads: readable where the chapter is (free works for visitors); posting needs a session
   "/xbbadmin",
   "/admin/logout",
   "/admin",

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
+import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
+import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
 import { ThemeToggle } from "./theme-toggle";
 
 export interface ParagraphBatchData {
@@ -28,6 +30,7 @@ export function ChapterReader({
   prev,
   next,
   saveProgress,
+  comments,
 }: {
   workId: number;
   chapter: { id: number; title: string; order: number };
@@ -35,6 +38,8 @@ export function ChapterReader({
   prev: number | null;
   next: number | null;
   saveProgress: boolean;
+  /** 段评 counts by paragraph and the 本章说 count (decision 090). */
+  comments?: { paragraphs: Record<number, number>; chapter: number };
 }) {
   const [paragraphs, setParagraphs] = useState(batch.paragraphs);
   const [nextFrom, setNextFrom] = useState(batch.next);
@@ -138,6 +143,9 @@ export function ChapterReader({
         {paragraphs.map((text, i) => (
           <p key={batch.from + i} id={`p-${batch.from + i}`} data-index={batch.from + i}>
             {text}
+            {comments ? (
+              <ParagraphBubble workId={workId} order={chapter.order} index={batch.from + i} count={comments.paragraphs[batch.from + i] ?? 0} />
+            ) : null}
           </p>
         ))}
       </div>
@@ -157,6 +165,7 @@ export function ChapterReader({
           </p>
         )}
       </div>
+      {comments && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={comments.chapter} /> : null}
       <nav className="chapter-nav" aria-label="章节导航">
         {prev !== null ? (
           <Link to={chapterHref(prev)} className="btn" rel="prev">

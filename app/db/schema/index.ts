@@ -7,3 +7,4 @@ export * from "./admins";
 export * from "./reading";
 export * from "./writing";
 export * from "./forms";
+export * from "./comments";

@@ -1,5 +1,6 @@
 import { data, redirect } from "react-router";
 import { getChapterByOrder } from "~/server/chapters.server";
+import { commentCounts } from "~/server/comments.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { setFavorite } from "~/server/favorites.server";
 import { readForm } from "~/server/form-data.server";
@@ -83,7 +84,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       throw data(READER_MESSAGES.chapterMissing, { status: 404 });
     }
     const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
-    const around = await neighbours(work.id, chapter.order);
+    const [around, comments] = await Promise.all([neighbours(work.id, chapter.order), commentCounts(chapter.id)]);
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
     if (viewer) {
@@ -97,6 +98,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       mode: "chapter" as const,
       chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
       batch,
+      comments,
       prev: around.prev,
       next: around.next,
     };

@@ -81,6 +81,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             prev={page.prev}
             next={page.next}
             saveProgress={access.signedIn}
+            comments={page.comments}
           />
         </>
       ) : (

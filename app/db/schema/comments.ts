@@ -1,0 +1,119 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
+import { users } from "./users";
+import { chapters, works } from "./works";
+
+/**
+ * Readers' comments on a chapter (docs/decisions/090-comments.md). A top-level comment
+ * is a 段评 when `paragraph_index` is set (the paragraph it is about, empty lines not
+ * counted) and a 本章说 otherwise. `paragraph_text` keeps the words the 段评 was written
+ * on, so re-anchoring after an edit can find them again; a 段评 whose paragraph is gone
+ * becomes a 本章说 with `detached` set and its quote kept. Replies (楼中楼) point at a
+ * top-level comment through `parent_id` and carry no anchor of their own.
+ */
+export const chapterComments = pgTable(
+  "chapter_comments",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    chapterId: bigint("chapter_id", { mode: "number" })
+      .notNull()
+      .references(() => chapters.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    parentId: bigint("parent_id", { mode: "number" }).references((): AnyPgColumn => chapterComments.id, {
+      onDelete: "cascade",
+    }),
+    paragraphIndex: integer("paragraph_index"),
+    paragraphText: text("paragraph_text"),
+    detached: boolean("detached").notNull().default(false),
+    body: text("body").notNull(),
+    likeCount: integer("like_count").notNull().default(0),
+    replyCount: integer("reply_count").notNull().default(0),
+    hiddenAt: timestamp("hidden_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("chapter_comments_body_length", sql`char_length(${t.body}) between 1 and 500`),
+    check("chapter_comments_paragraph_nonnegative", sql`${t.paragraphIndex} is null or ${t.paragraphIndex} >= 0`),
+    check("chapter_comments_counts_nonnegative", sql`${t.likeCount} >= 0 and ${t.replyCount} >= 0`),
+    check(
+      "chapter_comments_reply_has_no_anchor",
+      sql`${t.parentId} is null or (${t.paragraphIndex} is null and ${t.paragraphText} is null)`,
+    ),
+    // The bubbles' counts: visible 段评 per paragraph of one chapter.
+    index("chapter_comments_paragraph_idx")
+      .on(t.chapterId, t.paragraphIndex)
+      .where(sql`${t.parentId} is null and ${t.hiddenAt} is null and ${t.paragraphIndex} is not null`),
+    index("chapter_comments_chapter_created_idx").on(t.chapterId, t.createdAt),
+    index("chapter_comments_parent_idx").on(t.parentId, t.createdAt),
+    index("chapter_comments_user_idx").on(t.userId),
+  ],
+);
+
+export const commentLikes = pgTable(
+  "comment_likes",
+  {
+    commentId: bigint("comment_id", { mode: "number" })
+      .notNull()
+      .references(() => chapterComments.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "comment_likes_pkey", columns: [t.commentId, t.userId] }), index("comment_likes_user_idx").on(t.userId)],
+);
+
+/** Reports for the moderators' queue (the admin side lands with the operator console). */
+export const commentReports = pgTable(
+  "comment_reports",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    commentId: bigint("comment_id", { mode: "number" })
+      .notNull()
+      .references(() => chapterComments.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("comment_reports_reason_length", sql`char_length(${t.reason}) between 1 and 200`),
+    unique("comment_reports_once").on(t.commentId, t.userId),
+    index("comment_reports_open_idx").on(t.createdAt).where(sql`${t.resolvedAt} is null`),
+  ],
+);
+
+/** Users a work's author has muted: they can no longer comment on that work. */
+export const commentMutes = pgTable(
+  "comment_mutes",
+  {
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "comment_mutes_pkey", columns: [t.workId, t.userId] })],
+);

@@ -1,0 +1,465 @@
+import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapterComments, chapters, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import { reanchor } from "./comment-anchoring.server";
+import { rowsOf } from "./db-utils.server";
+import { DomainError } from "./errors.server";
+import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
+import { splitParagraphs } from "./reading.server";
+import { getWorkForViewer, type Viewer } from "./works.server";
+
+/**
+ * Comments on chapters (docs/decisions/090-comments.md): 本章说 at a chapter's end and
+ * 段评 on one paragraph, replies one level deep, likes, the author's hide and mute,
+ * readers' reports. Reading and writing them needs what reading the chapter needs
+ * (getWorkForViewer: private 404, r18 gate, paid content); the server checks every rule.
+ */
+
+export const COMMENTS_PAGE_SIZE = 20;
+/** Comments and replies a user may post a minute, counted in the database (every process). */
+export const COMMENT_RATE: RateLimitRule = { limit: 10, windowSeconds: 60 };
+
+// Literal texts, not READER_MESSAGES: works.server imports this module (a cycle at load time).
+export const COMMENT_MESSAGES = {
+  empty: "评论内容不能为空",
+  tooLong: `评论最多 ${COMMENT_MAX_CHARS} 字`,
+  notFound: "评论不存在或已被删除",
+  chapterMissing: "章节不存在",
+  paragraphMissing: "这一段不存在，可能已被作者修改，请刷新后再试",
+  replyToReply: "只能回复楼层，不能回复楼中楼的回复",
+  replyToHidden: "这条评论已被隐藏，不能回复",
+  rateLimited: "评论太频繁了，请一分钟后再试",
+  muted: "作者已禁止你在这部作品下发表评论",
+  reasonEmpty: "请填写举报理由",
+  reasonTooLong: `举报理由最多 ${REPORT_MAX_CHARS} 字`,
+  hidden: "当前显示设置下无法阅读该作品",
+  locked: "购买本作品后才能查看和发表评论",
+  muteSelf: "不能禁言自己",
+} as const;
+
+export { COMMENT_MAX_CHARS, REPORT_MAX_CHARS };
+
+export type CommentSort = "hot" | "new";
+
+export function parseSort(value: string | null): CommentSort {
+  return value === "new" ? "new" : "hot";
+}
+
+/** `p` of a thread address: a paragraph index, or null for 本章说. */
+export function parseParagraph(value: string | null): number | null {
+  if (value === null || !/^\d{1,7}$/.test(value)) return null;
+  return Number(value);
+}
+
+/** A comment's text as stored: trimmed, line breaks normalised, at most two in a row. */
+export function normaliseBody(
+  raw: unknown,
+  messages: { empty: string; tooLong: string } = { empty: COMMENT_MESSAGES.empty, tooLong: COMMENT_MESSAGES.tooLong },
+  max = COMMENT_MAX_CHARS,
+): string {
+  const text = (typeof raw === "string" ? raw : "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  if (!text) throw new DomainError(messages.empty, 400, "body");
+  if (Array.from(text).length > max) throw new DomainError(messages.tooLong, 400, "body");
+  return text;
+}
+
+/** The work and chapter a viewer may read comments on, or the reader's refusal. */
+async function readableChapter(viewer: Viewer, workId: number, where: { order: number } | { chapterId: number }) {
+  const view = await getWorkForViewer(workId, viewer);
+  if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
+  if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  const condition = "order" in where ? eq(chapters.order, where.order) : eq(chapters.id, where.chapterId);
+  const [chapter] = await db
+    .select({ id: chapters.id, title: chapters.title, order: chapters.order, content: chapters.content })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), condition));
+  if (!chapter) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  return { view, chapter };
+}
+
+/** A comment with its work, for actions on it by id. */
+async function commentById(commentId: number, executor: Executor = db) {
+  if (!Number.isSafeInteger(commentId) || commentId <= 0) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  const [row] = await executor
+    .select({
+      id: chapterComments.id,
+      workId: chapterComments.workId,
+      chapterId: chapterComments.chapterId,
+      userId: chapterComments.userId,
+      parentId: chapterComments.parentId,
+      hiddenAt: chapterComments.hiddenAt,
+      workOwner: works.userId,
+    })
+    .from(chapterComments)
+    .innerJoin(works, eq(works.id, chapterComments.workId))
+    .where(eq(chapterComments.id, commentId));
+  if (!row) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  return row;
+}
+
+/** Comment ids are addressed by number in forms. */
+export function parseCommentId(value: unknown): number {
+  const n = typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+/** Serialises re-anchoring of one chapter against itself and against new 段评 (shared). */
+function chapterLock(tx: Executor, chapterId: number, mode: "exclusive" | "shared") {
+  const key = `chapter-comments:${chapterId}`;
+  return tx.execute(
+    mode === "shared"
+      ? sql`select pg_advisory_xact_lock_shared(hashtext(${key}))`
+      : sql`select pg_advisory_xact_lock(hashtext(${key}))`,
+  );
+}
+
+export interface PostInput {
+  workId: number;
+  order: number;
+  /** A paragraph index for a 段评; null for 本章说 (and for replies). */
+  paragraph: number | null;
+  parentId: number | null;
+  body: unknown;
+}
+
+/** Posts a 本章说, a 段评 or a reply; returns the new comment's id and its thread's paragraph. */
+export async function postComment(user: NonNullable<Viewer>, input: PostInput): Promise<{ id: number; paragraph: number | null }> {
+  const body = normaliseBody(input.body);
+  const { view, chapter } = await readableChapter(user, input.workId, { order: input.order });
+  const [muted] = await db
+    .select({ u: commentMutes.userId })
+    .from(commentMutes)
+    .where(and(eq(commentMutes.workId, view.work.id), eq(commentMutes.userId, user.id)));
+  if (muted) throw new DomainError(COMMENT_MESSAGES.muted, 403);
+
+  // Checks first, then the limit (a refused post does not count), then the writes. The
+  // limit's counter is its own statement outside the transaction: PGlite has one connection.
+  if (input.parentId !== null) {
+    const parent = await commentById(input.parentId).catch(() => null);
+    if (!parent || parent.chapterId !== chapter.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+    if (parent.parentId !== null) throw new DomainError(COMMENT_MESSAGES.replyToReply, 400);
+    if (parent.hiddenAt) throw new DomainError(COMMENT_MESSAGES.replyToHidden, 400);
+    await limit(user.id);
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(chapterComments)
+        .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body })
+        .returning({ id: chapterComments.id });
+      const [top] = await tx
+        .update(chapterComments)
+        .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
+        .where(eq(chapterComments.id, parent.id))
+        .returning({ paragraph: chapterComments.paragraphIndex });
+      return { id: row.id, paragraph: top.paragraph };
+    });
+  }
+
+  const paragraph = input.paragraph;
+  if (paragraph !== null && splitParagraphs(chapter.content)[paragraph] === undefined) {
+    throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
+  }
+  await limit(user.id);
+  return db.transaction(async (tx) => {
+    let anchor: { paragraphIndex: number; paragraphText: string } | null = null;
+    if (paragraph !== null) {
+      // The text as it is now, under the re-anchoring lock: an edit's re-anchoring that
+      // runs after this commits sees this row and the words it was written on.
+      await chapterLock(tx, chapter.id, "shared");
+      const [current] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
+      const text = current ? splitParagraphs(current.content)[paragraph] : undefined;
+      if (text === undefined) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
+      anchor = { paragraphIndex: paragraph, paragraphText: text };
+    }
+    const [row] = await tx
+      .insert(chapterComments)
+      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, ...anchor })
+      .returning({ id: chapterComments.id });
+    return { id: row.id, paragraph: anchor?.paragraphIndex ?? null };
+  });
+}
+
+async function limit(userId: string) {
+  if (!(await hitRateLimit(`comments:${userId}`, COMMENT_RATE))) throw new DomainError(COMMENT_MESSAGES.rateLimited, 429);
+}
+
+export interface CommentView {
+  id: number;
+  body: string;
+  createdAt: string;
+  author: { id: string; nickname: string; avatarUrl: string | null };
+  /** Written by the work's author: marked 作者. */
+  byWorkAuthor: boolean;
+  mine: boolean;
+  hidden: boolean;
+  likeCount: number;
+  liked: boolean;
+  replyCount: number;
+  /** A 段评 whose paragraph was edited away: the words it was about. */
+  quote: string | null;
+  replies: CommentView[];
+}
+
+/**
+ * One page of a thread: the 段评 of paragraph `paragraph`, or the chapter's 本章说
+ * (`paragraph` null, including 段评 whose paragraph is gone), each with its replies.
+ * Hidden comments reach only their writer and the work's author.
+ */
+export async function listComments(
+  viewer: Viewer,
+  workId: number,
+  order: number,
+  opts: { paragraph: number | null; sort: CommentSort; page: number },
+) {
+  const { view, chapter } = await readableChapter(viewer, workId, { order });
+  const paragraphs = splitParagraphs(chapter.content);
+  const paragraph =
+    opts.paragraph === null ? null : opts.paragraph < paragraphs.length ? { index: opts.paragraph, text: paragraphs[opts.paragraph] } : null;
+  if (opts.paragraph !== null && !paragraph) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
+
+  const visible: SQL | undefined = view.isOwner
+    ? undefined
+    : viewer
+      ? or(isNull(chapterComments.hiddenAt), eq(chapterComments.userId, viewer.id))
+      : isNull(chapterComments.hiddenAt);
+  const where = and(
+    eq(chapterComments.chapterId, chapter.id),
+    isNull(chapterComments.parentId),
+    paragraph ? eq(chapterComments.paragraphIndex, paragraph.index) : isNull(chapterComments.paragraphIndex),
+    visible,
+  );
+  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(chapterComments).where(where);
+  const pageCount = Math.max(1, Math.ceil(total / COMMENTS_PAGE_SIZE));
+  const page = Math.min(Math.max(1, opts.page), pageCount);
+  const sortBy =
+    opts.sort === "hot"
+      ? [desc(chapterComments.likeCount), desc(chapterComments.replyCount), desc(chapterComments.id)]
+      : [desc(chapterComments.id)];
+  const top = await selectComments(where, sortBy, COMMENTS_PAGE_SIZE, (page - 1) * COMMENTS_PAGE_SIZE);
+  const ids = top.map((c) => c.id);
+  const replies = ids.length
+    ? await selectComments(and(inArray(chapterComments.parentId, ids), visible), [asc(chapterComments.id)], 1000, 0)
+    : [];
+  const liked = viewer ? await likedBy(viewer.id, [...ids, ...replies.map((r) => r.id)]) : new Set<number>();
+  const shape = (c: (typeof top)[number]): CommentView => ({
+    id: c.id,
+    body: c.body,
+    createdAt: c.createdAt.toISOString(),
+    author: { id: c.userId, nickname: c.nickname, avatarUrl: c.avatarUrl },
+    byWorkAuthor: c.userId === view.work.userId,
+    mine: viewer?.id === c.userId,
+    hidden: c.hiddenAt !== null,
+    likeCount: c.likeCount,
+    liked: liked.has(c.id),
+    replyCount: c.replyCount,
+    quote: c.detached ? c.paragraphText : null,
+    replies: [],
+  });
+  const threads = top.map(shape);
+  const byId = new Map(threads.map((t) => [t.id, t]));
+  for (const r of replies) byId.get(r.parentId!)?.replies.push(shape(r));
+  return {
+    work: { id: view.work.id, title: view.work.title, authorNickname: view.author.nickname },
+    chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
+    isOwner: view.isOwner,
+    paragraph,
+    comments: threads,
+    total,
+    page,
+    pageCount,
+  };
+}
+
+function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number, offset: number) {
+  return db
+    .select({
+      id: chapterComments.id,
+      userId: chapterComments.userId,
+      parentId: chapterComments.parentId,
+      body: chapterComments.body,
+      createdAt: chapterComments.createdAt,
+      hiddenAt: chapterComments.hiddenAt,
+      likeCount: chapterComments.likeCount,
+      replyCount: chapterComments.replyCount,
+      detached: chapterComments.detached,
+      paragraphText: chapterComments.paragraphText,
+      nickname: profiles.nickname,
+      avatarUrl: profiles.avatarUrl,
+    })
+    .from(chapterComments)
+    .innerJoin(profiles, eq(profiles.id, chapterComments.userId))
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limitTo)
+    .offset(offset);
+}
+
+async function likedBy(userId: string, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: commentLikes.commentId })
+    .from(commentLikes)
+    .where(and(eq(commentLikes.userId, userId), inArray(commentLikes.commentId, ids)));
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+export interface CommentCounts {
+  /** Visible 段评 per paragraph index (only paragraphs that have some). */
+  paragraphs: Record<number, number>;
+  /** Visible 本章说 (top-level, including 段评 moved there by an edit). */
+  chapter: number;
+}
+
+/** The bubbles' numbers for one chapter, in one grouped query over a partial index. */
+export async function commentCounts(chapterId: number): Promise<CommentCounts> {
+  const result = await db.execute(sql`
+    select paragraph_index as p, count(*)::int as n from ${chapterComments}
+    where chapter_id = ${chapterId} and parent_id is null and hidden_at is null
+    group by paragraph_index`);
+  const counts: CommentCounts = { paragraphs: {}, chapter: 0 };
+  for (const row of rowsOf<{ p: number | null; n: number }>(result)) {
+    if (row.p === null) counts.chapter = Number(row.n);
+    else counts.paragraphs[Number(row.p)] = Number(row.n);
+  }
+  return counts;
+}
+
+/** Checks the viewer may read the comment's chapter; returns the comment. */
+async function readableComment(viewer: Viewer, commentId: number) {
+  const comment = await commentById(commentId);
+  await readableChapter(viewer, comment.workId, { chapterId: comment.chapterId });
+  const visible = !comment.hiddenAt || comment.userId === viewer?.id || comment.workOwner === viewer?.id;
+  if (!visible) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  return comment;
+}
+
+/** Likes (on) or unlikes a comment; liking twice counts once. */
+export async function setLike(user: NonNullable<Viewer>, commentId: number, on: boolean): Promise<void> {
+  const comment = await readableComment(user, commentId);
+  await db.transaction(async (tx) => {
+    const changed = on
+      ? await tx.insert(commentLikes).values({ commentId: comment.id, userId: user.id }).onConflictDoNothing().returning({ id: commentLikes.commentId })
+      : await tx
+          .delete(commentLikes)
+          .where(and(eq(commentLikes.commentId, comment.id), eq(commentLikes.userId, user.id)))
+          .returning({ id: commentLikes.commentId });
+    if (changed.length === 0) return;
+    await tx
+      .update(chapterComments)
+      .set({ likeCount: sql`greatest(0, ${chapterComments.likeCount} + ${on ? 1 : -1})` })
+      .where(eq(chapterComments.id, comment.id));
+  });
+}
+
+/** The work's author hides (or shows again) a comment on their work; anyone else gets 404. */
+export async function setHidden(user: NonNullable<Viewer>, commentId: number, hidden: boolean): Promise<void> {
+  const comment = await commentById(commentId);
+  if (comment.workOwner !== user.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  await db
+    .update(chapterComments)
+    .set({ hiddenAt: hidden ? new Date() : null })
+    .where(eq(chapterComments.id, comment.id));
+}
+
+/** Stores a report for the moderators; reporting the same comment again updates the reason. */
+export async function reportComment(user: NonNullable<Viewer>, commentId: number, rawReason: unknown): Promise<void> {
+  const reason = normaliseBody(rawReason, { empty: COMMENT_MESSAGES.reasonEmpty, tooLong: COMMENT_MESSAGES.reasonTooLong }, REPORT_MAX_CHARS);
+  const comment = await readableComment(user, commentId);
+  await db
+    .insert(commentReports)
+    .values({ commentId: comment.id, userId: user.id, reason })
+    .onConflictDoUpdate({ target: [commentReports.commentId, commentReports.userId], set: { reason, createdAt: new Date(), resolvedAt: null } });
+}
+
+/** The work's author mutes (or unmutes) a commenter on that work: found through one of their comments. */
+export async function setMuted(user: NonNullable<Viewer>, commentId: number, muted: boolean): Promise<void> {
+  const comment = await commentById(commentId);
+  if (comment.workOwner !== user.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  if (comment.userId === user.id) throw new DomainError(COMMENT_MESSAGES.muteSelf, 400);
+  if (muted) {
+    await db.insert(commentMutes).values({ workId: comment.workId, userId: comment.userId }).onConflictDoNothing();
+  } else {
+    await db.delete(commentMutes).where(and(eq(commentMutes.workId, comment.workId), eq(commentMutes.userId, comment.userId)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Re-anchoring after an edit
+
+/**
+ * Moves a chapter's 段评 to where their paragraphs are now (comment-anchoring.server.ts):
+ * the same text, else the most similar paragraph, else 本章说 with the quote kept. Reads
+ * the chapter's current text under an exclusive per-chapter lock, so runs after two quick
+ * edits end on the last text whichever finishes first; rows that did not move are not
+ * written. Returns how many comments moved and how many went to 本章说.
+ */
+export async function reanchorChapter(chapterId: number): Promise<{ moved: number; detached: number }> {
+  return db.transaction(async (tx) => {
+    await chapterLock(tx, chapterId, "exclusive");
+    const [chapter] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapterId));
+    if (!chapter) return { moved: 0, detached: 0 };
+    const paragraphs = splitParagraphs(chapter.content);
+    const result = await tx.execute(sql`
+      select paragraph_index as i, paragraph_text as t, array_agg(id) as ids from ${chapterComments}
+      where chapter_id = ${chapterId} and parent_id is null and paragraph_index is not null
+      group by paragraph_index, paragraph_text`);
+    const groups = rowsOf<{ i: number; t: string; ids: (number | string)[] | string }>(result);
+    const targets = reanchor(
+      groups.map((g) => ({ index: Number(g.i), text: g.t })),
+      paragraphs,
+    );
+    const moves: { ids: number[]; index: number | null; text: string | null }[] = [];
+    groups.forEach((g, k) => {
+      const index = targets[k];
+      const text = index === null ? null : paragraphs[index];
+      if (index === Number(g.i) && text === g.t) return;
+      moves.push({ ids: idList(g.ids), index, text });
+    });
+    let moved = 0;
+    let detached = 0;
+    for (const move of moves) {
+      if (move.index === null) {
+        detached += move.ids.length;
+        await tx
+          .update(chapterComments)
+          .set({ paragraphIndex: null, detached: true })
+          .where(inArray(chapterComments.id, move.ids));
+      } else {
+        moved += move.ids.length;
+        await tx
+          .update(chapterComments)
+          .set({ paragraphIndex: move.index, paragraphText: move.text })
+          .where(inArray(chapterComments.id, move.ids));
+      }
+    }
+    return { moved, detached };
+  });
+}
+
+function idList(ids: (number | string)[] | string): number[] {
+  // postgres.js parses bigint[]; PGlite may hand the array literal back as text.
+  if (typeof ids === "string") return ids.replace(/[{}]/g, "").split(",").filter(Boolean).map(Number);
+  return ids.map(Number);
+}
+
+const pending = globalThis as unknown as { __inkstoneReanchors?: Set<Promise<unknown>> };
+
+/**
+ * Re-anchors after the edit that called it has committed, without making the author's
+ * save wait. A failure is logged: the next edit re-anchors again.
+ */
+export function reanchorAfterCommit(chapterId: number): void {
+  const set = (pending.__inkstoneReanchors ??= new Set());
+  const run = reanchorChapter(chapterId).catch((error) => console.error("re-anchoring comments failed", chapterId, error));
+  set.add(run);
+  void run.finally(() => set.delete(run));
+}
+
+/** For tests and shutdown: waits for the re-anchoring runs started so far. */
+export async function settleReanchors(): Promise<void> {
+  await Promise.all([...(pending.__inkstoneReanchors ?? [])]);
+}

@@ -1,0 +1,101 @@
+import { expect, test } from "./fixtures";
+import { marker, newAuthor, publishWork } from "./reader-helpers";
+
+const nojs = { tag: "@nojs" };
+
+test("a reader writes a 段评 on a paragraph, replies, likes; the count bubble shows beside it and 本章说 at the end", nojs, async ({
+  loggedInPage: page,
+  visit,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("cmt");
+  const id = await publishWork(author, {
+    title: `段评 ${text}`,
+    chapters: [{ title: "第一章", paragraphs: [`${text}开头。`, `${text}第二段，掌柜的抬起头。`, `${text}结尾。`] }],
+  });
+
+  await visit(`/works/${id}?chapter=1`);
+  await expect(page.getByTestId("comment-bubble")).toHaveCount(0);
+  await expect(page.getByTestId("chapter-comments")).toContainText("还没有人评论");
+  await page.getByRole("link", { name: "为第 2 段写段评" }).click();
+
+  await expect(page.getByRole("heading", { name: "第 2 段的段评" })).toBeVisible();
+  await expect(page.getByTestId("quoted-paragraph")).toHaveText(`${text}第二段，掌柜的抬起头。`);
+  await page.getByRole("textbox", { name: "评论内容" }).fill("掌柜的认出了<b>玉佩</b>");
+  await page.getByRole("button", { name: "发表" }).click();
+  const comment = page.getByTestId("comment").first();
+  // Plain text: the markup is shown as typed, never rendered.
+  await expect(comment.locator(".comment-body")).toHaveText("掌柜的认出了<b>玉佩</b>");
+
+  await comment.getByRole("button", { name: "赞 0" }).click();
+  await expect(page.getByTestId("comment").first().getByRole("button", { name: "赞 1" })).toHaveAttribute("aria-pressed", "true");
+
+  await page.getByTestId("comment").first().locator("summary", { hasText: "回复" }).click();
+  await page.getByRole("textbox", { name: "回复内容" }).fill("我也这么觉得");
+  await page.getByRole("button", { name: "回复", exact: true }).click();
+  await expect(page.getByRole("list", { name: "回复" })).toContainText("我也这么觉得");
+
+  await visit(`/works/${id}?chapter=1`);
+  const bubble = page.getByRole("link", { name: "第 2 段的段评：1 条" });
+  await expect(bubble).toBeVisible();
+  await expect(page.locator("#p-1")).toHaveText(`${text}第二段，掌柜的抬起头。`);
+
+  await page.getByTestId("chapter-comments").getByRole("link", { name: /本章说/ }).click();
+  await expect(page.getByRole("heading", { name: "本章说" })).toBeVisible();
+  await page.getByRole("textbox", { name: "评论内容" }).fill("这一章节奏很好");
+  await page.getByRole("button", { name: "发表" }).click();
+  await expect(page.getByTestId("comment-list")).toContainText("这一章节奏很好");
+  await visit(`/works/${id}?chapter=1`);
+  await expect(page.getByTestId("chapter-comments").getByRole("link")).toHaveText("本章说（1）");
+});
+
+test("an empty comment is refused with a message; a visitor reads comments and is asked to sign in to write", nojs, async ({
+  loggedInPage: page,
+  visit,
+  browser,
+  playwright,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("cmt");
+  const id = await publishWork(author, { title: `评论 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}唯一的一段。`] }] });
+
+  await visit(`/works/${id}/comments?chapter=1&p=0`);
+  // Bypass the browser's own required check to reach the server's answer.
+  await page.locator("#comment-body").evaluate((el) => el.removeAttribute("required")).catch(() => {});
+  await page.getByRole("textbox", { name: "评论内容" }).fill("   ");
+  if (javaScriptEnabled) {
+    await page.getByRole("button", { name: "发表" }).click();
+    await expect(page.getByRole("alert")).toHaveText("评论内容不能为空");
+  }
+  await page.getByRole("textbox", { name: "评论内容" }).fill("第一条段评");
+  await page.getByRole("button", { name: "发表" }).click();
+  await expect(page.getByTestId("comment")).toHaveCount(1);
+
+  const visitor = await browser.newContext({ baseURL, javaScriptEnabled });
+  const anon = await visitor.newPage();
+  await anon.goto(`/works/${id}/comments?chapter=1&p=0`);
+  await expect(anon.getByTestId("comment")).toContainText("第一条段评");
+  await expect(anon.getByRole("main").getByRole("link", { name: "登录" })).toBeVisible();
+  await expect(anon.getByRole("textbox", { name: "评论内容" })).toHaveCount(0);
+  await visitor.close();
+});
+
+test("the thread page fits a 390 px phone", nojs, async ({ loggedInPage: page, visit, playwright, baseURL }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("cmt");
+  const long = `${text}${"很长的一段话没有标点".repeat(30)}`;
+  const id = await publishWork(author, { title: `手机 ${text}`, chapters: [{ title: "第一章", paragraphs: [long] }] });
+  await visit(`/works/${id}/comments?chapter=1&p=0`);
+  await page.getByRole("textbox", { name: "评论内容" }).fill("a".repeat(300));
+  await page.getByRole("button", { name: "发表" }).click();
+  await expect(page.getByTestId("comment")).toHaveCount(1);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await visit(`/works/${id}?chapter=1`);
+  await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
+});
