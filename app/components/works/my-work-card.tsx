@@ -53,6 +53,9 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       ) : (
         <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
       )}
+      <Link className="btn btn-small" to={`/works/${work.id}/settings`}>
+        作品设置
+      </Link>
       <Link className="btn btn-small" to={`/works/${work.id}/edit`}>
         编辑
       </Link>

@@ -34,6 +34,8 @@ export const works = pgTable(
     rating: workRating("rating").notNull().default("all_ages"),
     isAiGenerated: boolean("is_ai_generated").notNull().default(false),
     price: integer("price").notNull().default(0),
+    /** The author's tags, normalized by app/schemas/studio.ts (NFKC, trimmed, unique, at most 10). */
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -42,6 +44,7 @@ export const works = pgTable(
     check("works_description_length", sql`char_length(${t.description}) <= 5000`),
     check("works_counts_nonnegative", sql`${t.wordCount} >= 0 and ${t.chapterCount} >= 0`),
     check("works_price_nonnegative", sql`${t.price} >= 0`),
+    check("works_tags_count", sql`cardinality(${t.tags}) <= 10`),
     // docs/product.md D3: public-vip is paid (price >= 1); public and private are free.
     check(
       "works_price_matches_visibility",
@@ -53,6 +56,8 @@ export const works = pgTable(
     ),
     index("works_user_created_idx").on(t.userId, t.visibility, t.createdAt),
     index("works_listing_idx").on(t.createdAt, t.id),
+    // Tag pages and filters (the readers' issue) look works up by tag.
+    index("works_tags_idx").using("gin", t.tags),
     /**
      * Substring search (app/server/search.server.ts): a GIN index over the distinct
      * lower-cased characters and character pairs of title and description (the
