@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { normalizeLinesIn } from "~/utils/text";
-import { DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
+import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
 
 /** docs/product.md#author-studio: the author studio's forms and their messages. */
 export const TAGS_MAX = 10;
@@ -13,6 +13,22 @@ export const STUDIO_MESSAGES = {
   coverRequired: "请选择封面图片",
   statusSeriesOnly: "只有连载作品可以修改连载状态",
   saved: "作品设置已保存",
+  chapterNotFound: "章节不存在",
+  volumeNotFound: "分卷不存在",
+  chapterTitle: "请输入章节标题",
+  chapterTitleTooLong: `章节标题不能超过${CHAPTER_TITLE_MAX}个字`,
+  contentRequired: "请输入章节内容",
+  positionRange: (total: number) => (total > 1 ? `请输入1到${total}之间的位置` : "作品只有一章，无需移动"),
+  insertRange: (last: number) => `请输入1到${last}之间的位置`,
+  alreadyFirst: "已经是第一章了",
+  alreadyLast: "已经是最后一章了",
+  singleChapter: "单章作品只有一章，不能添加章节",
+  singleChapterVolumes: "单章作品不能分卷",
+  lastChapter: "作品至少要保留一章",
+  volumeTitle: "请输入卷名",
+  volumeTitleTooLong: `卷名不能超过${CHAPTER_TITLE_MAX}个字`,
+  volumeFirst: "已经是第一卷了",
+  volumeLast: "已经是最后一卷了",
 } as const;
 
 /**
@@ -78,3 +94,69 @@ export const workSettingsSchema = z.object({
 });
 
 export type WorkSettingsInput = z.infer<typeof workSettingsSchema>;
+
+const id = (message: string) => z.coerce.number({ error: message }).int(message).positive(message);
+const chapterId = id(STUDIO_MESSAGES.chapterNotFound);
+const volumeId = id(STUDIO_MESSAGES.volumeNotFound);
+/** A place in the order, 1-based; the upper end is checked against the work on the server. */
+const place = (field: string) =>
+  z
+    .string({ error: `请输入${field}` })
+    .trim()
+    .regex(/^-?\d{1,9}$/, `请输入有效的${field}（从1开始的整数）`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `${field}不能小于1`));
+
+export const chapterTitleField = z
+  .string({ error: STUDIO_MESSAGES.chapterTitle })
+  .trim()
+  .min(1, STUDIO_MESSAGES.chapterTitle)
+  .refine((v) => Array.from(v).length <= CHAPTER_TITLE_MAX, STUDIO_MESSAGES.chapterTitleTooLong);
+const volumeTitleField = z
+  .string({ error: STUDIO_MESSAGES.volumeTitle })
+  .trim()
+  .min(1, STUDIO_MESSAGES.volumeTitle)
+  .refine((v) => Array.from(v).length <= CHAPTER_TITLE_MAX, STUDIO_MESSAGES.volumeTitleTooLong);
+
+/** Every form of the chapter manager (/works/:id/chapters), told apart by `intent`. */
+export const chapterManagerSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("move"), chapterId, to: place("位置") }),
+  z.object({ intent: z.literal("up"), chapterId }),
+  z.object({ intent: z.literal("down"), chapterId }),
+  z.object({
+    intent: z.literal("to-volume"),
+    chapterId,
+    // "" (or "none"): the chapters before the first volume.
+    volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).transform((v) => (v === "" || v === "none" ? null : v)),
+  }),
+  z.object({ intent: z.literal("rename"), chapterId, title: chapterTitleField }),
+  z.object({ intent: z.literal("delete"), chapterId }),
+  z.object({ intent: z.literal("volume-create"), title: volumeTitleField, chapterId: chapterId.optional() }),
+  z.object({ intent: z.literal("volume-rename"), volumeId, title: volumeTitleField }),
+  z.object({ intent: z.literal("volume-delete"), volumeId }),
+  z.object({ intent: z.literal("volume-up"), volumeId }),
+  z.object({ intent: z.literal("volume-down"), volumeId }),
+]);
+export type ChapterManagerAction = z.infer<typeof chapterManagerSchema>;
+
+const chapterContent = z.preprocess(
+  normalizeLinesIn,
+  z
+    .string({ error: STUDIO_MESSAGES.contentRequired })
+    .max(CHAPTER_CONTENT_MAX, "正文过长")
+    .refine((v) => v.trim().length > 0, STUDIO_MESSAGES.contentRequired),
+);
+
+/** The chapter editor (/works/:id/chapters/:chapterId). */
+export const chapterEditSchema = z.object({
+  title: chapterTitleField,
+  content: chapterContent,
+});
+
+/** A new chapter inserted at a place (/works/:id/chapters/new). */
+export const chapterNewSchema = z.object({
+  title: chapterTitleField,
+  content: chapterContent,
+  at: place("插入位置").optional(),
+  volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).optional(),
+});

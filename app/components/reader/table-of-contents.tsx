@@ -21,9 +21,12 @@ export function TableOfContents({
   page,
   pageCount,
   readable,
+  volumes = [],
 }: {
   workId: number;
   chapters: TocChapter[];
+  /** Volume headings (卷) on this page, each before the chapter numbered `at`. */
+  volumes?: { id: number; title: string; at: number }[];
   total: number;
   page: number;
   pageCount: number;
@@ -38,7 +41,14 @@ export function TableOfContents({
         <p className="empty-state">暂无章节</p>
       ) : (
         <ol className="toc-list" data-testid="toc-list">
-          {chapters.map((c) => (
+          {chapters.map((c) => [
+            ...volumes
+              .filter((v) => v.at === c.order)
+              .map((v) => (
+                <li key={`v${v.id}`} className="toc-volume">
+                  <h3>{v.title}</h3>
+                </li>
+              )),
             <li key={c.id} className="toc-item">
               {readable ? (
                 <Link to={`/works/${workId}?chapter=${c.order}`} className="toc-title">
@@ -51,8 +61,8 @@ export function TableOfContents({
               )}
               <small className="muted toc-words">{c.wordCount.toLocaleString("zh-CN")} 字</small>
               {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
-            </li>
-          ))}
+            </li>,
+          ])}
         </ol>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/works/${workId}?toc=${p}#toc`} window={3} />

@@ -68,6 +68,12 @@ export const works = pgTable(
   ],
 );
 
+/**
+ * A work's chapters. `position` orders them (with `id` breaking ties): gapped integers, so
+ * a move or an insert writes one row and only an exhausted gap renumbers a few
+ * neighbours (app/server/studio/positions.server.ts, docs/decisions/080). The chapter
+ * numbers readers see (`?chapter=N`) are derived from this order, never stored.
+ */
 export const chapters = pgTable(
   "chapters",
   {
@@ -77,14 +83,33 @@ export const chapters = pgTable(
       .references(() => works.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
     content: text("content").notNull(),
-    order: integer("order").notNull(),
+    position: bigint("position", { mode: "number" }).notNull(),
     wordCount: integer("word_count").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
+  (t) => [index("chapters_work_position_idx").on(t.workId, t.position, t.id)],
+);
+
+/**
+ * A volume (卷) of a work: a heading in the same position space as the chapters. The
+ * chapters after it, up to the next volume, are its chapters; chapters before the first
+ * volume belong to none. Moving a chapter into a volume is therefore a chapter move.
+ */
+export const volumes = pgTable(
+  "volumes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    position: bigint("position", { mode: "number" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
   (t) => [
-    unique("chapters_work_order_unique").on(t.workId, t.order),
-    check("chapters_order_positive", sql`${t.order} >= 1`),
+    index("volumes_work_position_idx").on(t.workId, t.position),
+    check("volumes_title_length", sql`char_length(${t.title}) between 1 and 100`),
   ],
 );
 
