@@ -40,6 +40,10 @@ if (process.argv.includes("--migrate-only")) {
 // process runs this (it is idempotent), so no one process has to be the one.
 build.entry.module.startTxtImportCleanup();
 
+// Scheduled chapters are published at their time by every process (no cron process);
+// the database decides which process publishes each one (docs/decisions/081).
+build.entry.module.startReleasePoller();
+
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
 const pageCache = process.env.PAGE_CACHE === "0" ? null : createPageCache();
@@ -97,6 +101,7 @@ async function shutdown(signal) {
   server.close();
   server.closeAllConnections?.();
   try {
+    await build.entry.module.stopReleasePoller?.();
     await build.entry.module.closeDatabase?.();
   } finally {
     process.exit(0);

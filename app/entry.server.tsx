@@ -13,6 +13,7 @@ import { NonceContext } from "~/utils/nonce";
 export { closeDatabase } from "~/db/client.server";
 export { onPublicContentChange } from "~/server/events.server";
 export { startTxtImportCleanup } from "~/server/publish.server";
+export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 
 export const streamTimeout = 5_000;
 

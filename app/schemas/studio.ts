@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseShanghaiLocal } from "~/utils/shanghai-time";
 import { normalizeLinesIn } from "~/utils/text";
 import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
 
@@ -29,6 +30,11 @@ export const STUDIO_MESSAGES = {
   volumeTitleTooLong: `卷名不能超过${CHAPTER_TITLE_MAX}个字`,
   volumeFirst: "已经是第一卷了",
   volumeLast: "已经是最后一卷了",
+  lastPublished: "作品至少要保留一个已发布的章节",
+  scheduleRequired: "请选择定时发布的时间",
+  scheduleInvalid: "请输入有效的定时发布时间",
+  scheduleInPast: "定时发布的时间必须晚于现在",
+  alreadyPublished: "该章节已发布",
 } as const;
 
 /**
@@ -131,6 +137,7 @@ export const chapterManagerSchema = z.discriminatedUnion("intent", [
   }),
   z.object({ intent: z.literal("rename"), chapterId, title: chapterTitleField }),
   z.object({ intent: z.literal("delete"), chapterId }),
+  z.object({ intent: z.literal("publish"), chapterId }),
   z.object({ intent: z.literal("volume-create"), title: volumeTitleField, chapterId: chapterId.optional() }),
   z.object({ intent: z.literal("volume-rename"), volumeId, title: volumeTitleField }),
   z.object({ intent: z.literal("volume-delete"), volumeId }),
@@ -139,24 +146,41 @@ export const chapterManagerSchema = z.discriminatedUnion("intent", [
 ]);
 export type ChapterManagerAction = z.infer<typeof chapterManagerSchema>;
 
-const chapterContent = z.preprocess(
-  normalizeLinesIn,
-  z
-    .string({ error: STUDIO_MESSAGES.contentRequired })
-    .max(CHAPTER_CONTENT_MAX, "正文过长")
-    .refine((v) => v.trim().length > 0, STUDIO_MESSAGES.contentRequired),
-);
+const chapterContent = z.preprocess(normalizeLinesIn, z.string().max(CHAPTER_CONTENT_MAX, "正文过长").default(""));
 
-/** The chapter editor (/works/:id/chapters/:chapterId). */
-export const chapterEditSchema = z.object({
-  title: chapterTitleField,
-  content: chapterContent,
-});
+/** 存稿 / 立即发布 / 定时发布 with its China-time datetime-local value. */
+const releaseFields = {
+  release: z.enum(["draft", "now", "at"], { error: "请选择发布方式" }).default("now"),
+  publishAt: z.string().max(40).optional(),
+};
+
+function checkRelease(v: { release: "draft" | "now" | "at"; publishAt?: string; content: string }, ctx: z.RefinementCtx) {
+  if (v.release === "at") {
+    if (!v.publishAt?.trim()) ctx.addIssue({ code: "custom", path: ["publishAt"], message: STUDIO_MESSAGES.scheduleRequired });
+    else if (!parseShanghaiLocal(v.publishAt)) ctx.addIssue({ code: "custom", path: ["publishAt"], message: STUDIO_MESSAGES.scheduleInvalid });
+  }
+  // A draft may be empty; what readers get may not.
+  if (v.release !== "draft" && !v.content.trim()) ctx.addIssue({ code: "custom", path: ["content"], message: STUDIO_MESSAGES.contentRequired });
+}
+
+/** The domain's Release from a parsed form (the time already checked by checkRelease). */
+export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: string }) {
+  if (v.release === "at") return { mode: "at" as const, at: parseShanghaiLocal(v.publishAt ?? "") ?? new Date(Number.NaN) };
+  return { mode: v.release };
+}
+
+/** The chapter editor (/works/:id/chapters/:chapterId); the release applies to unpublished chapters. */
+export const chapterEditSchema = z
+  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields })
+  .superRefine(checkRelease);
 
 /** A new chapter inserted at a place (/works/:id/chapters/new). */
-export const chapterNewSchema = z.object({
-  title: chapterTitleField,
-  content: chapterContent,
-  at: place("插入位置").optional(),
-  volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).optional(),
-});
+export const chapterNewSchema = z
+  .object({
+    title: chapterTitleField,
+    content: chapterContent,
+    ...releaseFields,
+    at: place("插入位置").optional(),
+    volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).optional(),
+  })
+  .superRefine(checkRelease);

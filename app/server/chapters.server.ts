@@ -10,6 +10,8 @@ import { chapters } from "~/db/schema";
 
 /** The chapters readers see, in order. */
 export const chapterOrder = [asc(chapters.position), asc(chapters.id)] as const;
+/** Readers see published chapters only: 存稿 and 定时 chapters are the author's (D12). */
+export const isPublished = eq(chapters.state, "published");
 
 /** One chapter of a work, with its text. Callers decide who may read it. */
 export async function getChapter(workId: number, chapterId: number) {
@@ -21,7 +23,7 @@ export async function getChapter(workId: number, chapterId: number) {
   return row ?? null;
 }
 
-/** The `order`-th chapter of a work (1-based), with its number as `order`. */
+/** The `order`-th published chapter of a work (1-based), with its number as `order`. */
 export async function getChapterByOrder(workId: number, order: number) {
   if (!Number.isSafeInteger(order) || order <= 0) return null;
   // The index scan skips the earlier chapters without reading their rows; only the one
@@ -29,7 +31,7 @@ export async function getChapterByOrder(workId: number, order: number) {
   const nth = db
     .select({ id: chapters.id })
     .from(chapters)
-    .where(eq(chapters.workId, workId))
+    .where(and(eq(chapters.workId, workId), isPublished))
     .orderBy(...chapterOrder)
     .offset(order - 1)
     .limit(1);
@@ -37,7 +39,7 @@ export async function getChapterByOrder(workId: number, order: number) {
   return row ? { ...row, order } : null;
 }
 
-/** A chapter's number: how many chapters of its work come before it, plus one. */
+/** A published chapter's number: how many published chapters of its work come before it, plus one. */
 export async function chapterNumber(executor: Executor, chapter: { workId: number; position: number; id: number }): Promise<number> {
   const [{ n }] = await executor
     .select({ n: sql<number>`count(*)::int` })
@@ -45,6 +47,7 @@ export async function chapterNumber(executor: Executor, chapter: { workId: numbe
     .where(
       and(
         eq(chapters.workId, chapter.workId),
+        isPublished,
         sql`(${chapters.position}, ${chapters.id}) <= (${chapter.position}, ${chapter.id})`,
       ),
     );

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, readingProgress, volumes } from "~/db/schema";
-import { chapterOrder, getChapter, getChapterByOrder } from "./chapters.server";
+import { chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
 import { DomainError } from "./errors.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
 
@@ -103,7 +103,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
   const [{ total }] = await db
     .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
-    .where(eq(chapters.workId, workId));
+    .where(and(eq(chapters.workId, workId), isPublished));
   const pageCount = Math.max(1, Math.ceil(total / TOC_PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pageCount);
   const offset = (current - 1) * TOC_PAGE_SIZE;
@@ -118,7 +118,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
         preview: withPreviews ? sql<string>`left(${chapters.content}, ${PREVIEW_CHARS * 3})` : sql<string>`''`,
       })
       .from(chapters)
-      .where(eq(chapters.workId, workId))
+      .where(and(eq(chapters.workId, workId), isPublished))
       .orderBy(...chapterOrder)
       .limit(TOC_PAGE_SIZE)
       .offset(offset),
@@ -150,7 +150,7 @@ export async function volumeHeadings(workId: number): Promise<{ id: number; titl
     .select({
       id: volumes.id,
       title: volumes.title,
-      at: sql<number>`(select count(*)::int + 1 from ${chapters} c where c.work_id = "volumes"."work_id" and c.position < "volumes"."position")`,
+      at: sql<number>`(select count(*)::int + 1 from ${chapters} c where c.work_id = "volumes"."work_id" and c.state = 'published' and c.position < "volumes"."position")`,
     })
     .from(volumes)
     .where(eq(volumes.workId, workId))
@@ -169,7 +169,7 @@ export async function neighbours(workId: number, order: number) {
   const [{ total }] = await db
     .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
-    .where(eq(chapters.workId, workId));
+    .where(and(eq(chapters.workId, workId), isPublished));
   return { prev: order > 1 ? Math.min(order - 1, total) : null, next: order < total ? order + 1 : null };
 }
 
@@ -233,7 +233,7 @@ export async function saveProgressFor(
   const view = await getWorkForViewer(workId, viewer).catch(() => null);
   if (!view || view.gate !== "ok" || !view.canReadContent) return false;
   const chapter = "chapterId" in ref ? await getChapter(workId, ref.chapterId) : await getChapterByOrder(workId, ref.order);
-  if (!chapter) return false;
+  if (!chapter || chapter.state !== "published") return false;
   await saveProgress(viewer.id, workId, chapter.id, paragraph);
   return true;
 }
@@ -245,7 +245,7 @@ export async function progressForWorks(userId: string, workIds: number[]): Promi
   const rows = await db
     .select({
       workId: readingProgress.workId,
-      chapterOrder: sql<number>`(select count(*)::int from ${chapters} c where c.work_id = "chapters"."work_id" and (c.position, c.id) <= ("chapters"."position", "chapters"."id"))`,
+      chapterOrder: sql<number>`(select count(*)::int from ${chapters} c where c.work_id = "chapters"."work_id" and c.state = 'published' and (c.position, c.id) <= ("chapters"."position", "chapters"."id"))`,
       chapterTitle: chapters.title,
       paragraph: readingProgress.paragraph,
     })

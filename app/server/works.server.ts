@@ -8,6 +8,7 @@ import { chapterOrder } from "./chapters.server";
 import { insertJsonBatches } from "./db-utils.server";
 import { GAP, positionsBefore } from "./studio/positions.server";
 import { DomainError } from "./errors.server";
+import { announceChaptersPublished } from "./events.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { SessionUser } from "./session.server";
 
@@ -51,13 +52,13 @@ function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInpu
   );
 }
 
-/** docs/product.md D5: word_count and chapter_count follow every chapter write. */
+/** docs/product.md D5: word_count and chapter_count follow every chapter write; they count published chapters only (D12). */
 export async function refreshWorkCounts(tx: Executor, workId: number): Promise<void> {
   await tx
     .update(works)
     .set({
-      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId})`,
-      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId})`,
+      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
       updatedAt: new Date(),
     })
     .where(eq(works.id, workId));
@@ -197,9 +198,10 @@ export async function addChapter(userId: string, workId: number, input: ChapterI
     const [position] = await positionsBefore(tx, workId, null, 1);
     const [chapter] = await tx
       .insert(chapters)
-      .values({ workId, title: input.title.trim(), content: input.content, position, wordCount: countWords(input.content) })
-      .returning({ id: chapters.id });
+      .values({ workId, title: input.title.trim(), content: input.content, position, wordCount: countWords(input.content), publishAt: new Date() })
+      .returning({ id: chapters.id, publishAt: chapters.publishAt });
     await refreshWorkCounts(tx, workId);
+    await announceChaptersPublished(tx, workId, [chapter.id]);
     return chapter.id;
   });
 }

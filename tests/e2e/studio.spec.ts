@@ -110,7 +110,7 @@ test.describe("author studio: chapter manager", () => {
     await page.getByLabel("章节标题").fill("楔子");
     await page.getByLabel("章节内容").fill("很久以前。");
     await page.getByRole("button", { name: "保存" }).click();
-    await expect(page.getByRole("status")).toHaveText("章节已添加");
+    await expect(page.getByRole("status")).toHaveText("章节已发布");
     await expect(managerTitles(page)).toHaveText(["楔子", "第一回 出山", "番外 归途", "第二回 入城", "第三回 夜宴"]);
 
     // Delete, after confirming.
@@ -151,5 +151,52 @@ test.describe("author studio: chapter manager", () => {
     await expect(page.getByLabel("移动到第几位（1–4）")).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+  });
+});
+
+test.describe("author studio: drafts and scheduled chapters", () => {
+  test("writes ahead: a 存稿 and a 定时 chapter stay hidden from readers until published", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+    const id = await publishWork(page, baseURL!, { title: `存稿 ${marker("drafts")}` });
+    await visit(`/works/${id}/chapters`);
+    await page.getByRole("link", { name: "添加章节" }).click();
+    await expect(page.getByRole("heading", { name: "添加章节" })).toBeVisible();
+    await page.getByLabel("章节标题").fill("第二章 未完");
+    await page.getByLabel("存稿（读者不可见）").check();
+    await page.getByRole("button", { name: "保存" }).click();
+    await expect(page.getByRole("status")).toHaveText("已存稿");
+    await expect(page.locator(".chapter-row").filter({ hasText: "第二章 未完" }).getByText("存稿", { exact: true })).toBeVisible();
+
+    // A schedule in the past is refused; one tomorrow is shown in China time.
+    await page.getByRole("link", { name: "添加章节" }).click();
+    await expect(page.getByRole("heading", { name: "添加章节" })).toBeVisible();
+    await page.getByLabel("章节标题").fill("第三章 明日");
+    await page.getByLabel("章节内容").fill("明天见。");
+    await page.getByLabel("定时发布", { exact: true }).check();
+    await page.getByLabel("发布时间（北京时间）").fill("2020-01-01T08:00");
+    await page.getByRole("button", { name: "保存" }).click();
+    await expect(page.getByText("定时发布的时间必须晚于现在")).toBeVisible();
+    await page.getByLabel("定时发布", { exact: true }).check();
+    await page.getByLabel("发布时间（北京时间）").fill("2099-06-01T20:30");
+    await page.getByRole("button", { name: "保存" }).click();
+    await expect(page.getByRole("status")).toHaveText("已设置定时发布");
+    await expect(page.getByText("定时 2099-06-01 20:30")).toBeVisible();
+
+    // Readers see the published chapter only.
+    await visit(`/works/${id}`);
+    await expect(page.getByTestId("toc-list").locator(".toc-title")).toHaveText(["第一章 开端"]);
+
+    // Publishing the draft needs its text first.
+    await visit(`/works/${id}/chapters`);
+    await openMore(page, "第二章 未完");
+    await page.getByRole("button", { name: "立即发布" }).click();
+    await expect(page.getByRole("alert")).toHaveText("请输入章节内容");
+    await page.getByRole("link", { name: "编辑正文" }).click();
+    await expect(page.getByRole("heading", { name: "编辑存稿" })).toBeVisible();
+    await page.getByLabel("正文").fill("写完了。");
+    await page.getByLabel("立即发布", { exact: true }).check();
+    await page.getByRole("button", { name: "保存" }).click();
+    await expect(page.getByRole("status")).toHaveText("章节已保存");
+    await visit(`/works/${id}`);
+    await expect(page.getByTestId("toc-list").locator(".toc-title")).toHaveText(["第一章 开端", "第二章 未完"]);
   });
 });

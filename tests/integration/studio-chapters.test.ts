@@ -140,7 +140,7 @@ describe("inserting, renaming, editing and deleting", () => {
     const single = await createWork(owner.id, { ...base, title: "单章", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "文" }], null);
     expect((await domainError(insertChapter(owner.id, single.id, { title: "二", content: "文" }, "end"))).message).toBe("单章作品只有一章，不能添加章节");
     const [only] = await rowsOf(single.id);
-    expect((await domainError(deleteChapter(owner.id, single.id, only.id))).message).toBe("作品至少要保留一章");
+    expect((await domainError(deleteChapter(owner.id, single.id, only.id))).message).toBe("作品至少要保留一个已发布的章节");
     expect(await titles(work.id)).toEqual(["第1章", "插曲", "第2章", "第3章"]);
   });
 

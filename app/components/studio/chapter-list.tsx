@@ -112,6 +112,9 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
         <span className="chapter-index" aria-label={`第${c.index}位`}>{c.index}</span>
         <Link to={`${base}/${c.id}`} className="chapter-title">{c.title}</Link>
         <small className="muted">{c.wordCount.toLocaleString("zh-CN")} 字</small>
+        <span className={`chapter-state chapter-state-${c.state}`}>
+          {c.state === "published" ? "已发布" : c.state === "draft" ? "存稿" : `定时 ${c.publishAt}`}
+        </span>
         <div className="row-actions">
           <Form method="post" className="inline-form">
             <Hidden page={page} fields={{ chapterId: c.id }} />
@@ -167,6 +170,12 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
             </Form>
           ) : null}
           <p className="row-actions">
+            {c.state !== "published" ? (
+              <Form method="post" className="inline-form">
+                <Hidden page={page} fields={{ chapterId: c.id }} />
+                <button type="submit" name="intent" value="publish" className="btn btn-small btn-primary">立即发布</button>
+              </Form>
+            ) : null}
             <Link className="btn btn-small" to={`${base}/${c.id}`}>编辑正文</Link>
             {canInsert ? <Link className="btn btn-small" to={`${base}/new?at=${c.index}`}>在此章前插入新章节</Link> : null}
             {total > 1 ? <Link className="btn btn-small btn-danger" to={`${here({ confirm: c.id })}`}>删除</Link> : null}

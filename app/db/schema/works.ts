@@ -13,7 +13,7 @@ import {
   unique,
   uuid,
 } from "drizzle-orm/pg-core";
-import { workRating, workStatus, workType, workVisibility } from "./enums";
+import { chapterState, workRating, workStatus, workType, workVisibility } from "./enums";
 import { users } from "./users";
 
 export const works = pgTable(
@@ -85,10 +85,21 @@ export const chapters = pgTable(
     content: text("content").notNull(),
     position: bigint("position", { mode: "number" }).notNull(),
     wordCount: integer("word_count").notNull().default(0),
+    /** Readers see published chapters only; the counts count them only (D12). */
+    state: chapterState("state").notNull().default("published"),
+    /** Scheduled: when it is due (the release poller claims it then); published: when it was. */
+    publishAt: timestamp("publish_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("chapters_work_position_idx").on(t.workId, t.position, t.id)],
+  (t) => [
+    index("chapters_work_position_idx").on(t.workId, t.position, t.id),
+    // The reader's order and numbers count published chapters only.
+    index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published'`),
+    // The release poller's due chapters (app/server/studio/release.server.ts).
+    index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
+    check("chapters_scheduled_has_time", sql`${t.state} <> 'scheduled' or ${t.publishAt} is not null`),
+  ],
 );
 
 /**

@@ -8,7 +8,9 @@ import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { publish } from "../events.server";
 import { refreshWorkCounts, type Work } from "../works.server";
+import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
+import { onChaptersPublished } from "./release.server";
 
 /**
  * The chapter manager's operations (docs/product.md#author-studio, decision 080): one
@@ -38,7 +40,7 @@ export async function lockOwnedWork(tx: Executor, userId: string, workId: number
 async function chapterOf(tx: Executor, workId: number, chapterId: number) {
   if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
   const [row] = await tx
-    .select({ id: chapters.id, position: chapters.position, title: chapters.title })
+    .select({ id: chapters.id, position: chapters.position, title: chapters.title, state: chapters.state })
     .from(chapters)
     .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
   if (!row) throw chapterNotFound();
@@ -176,6 +178,23 @@ export interface NewChapter {
   content: string;
 }
 
+/** How a chapter is saved: 存稿 (draft), published now, or scheduled for a time. */
+export type Release = { mode: "draft" } | { mode: "now" } | { mode: "at"; at: Date };
+
+/** The state, time and checks of a release; the text must not be empty unless it is a draft. */
+function releaseColumns(release: Release, content: string) {
+  if (release.mode !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+  if (release.mode === "at") {
+    if (!(release.at instanceof Date) || Number.isNaN(release.at.getTime())) {
+      throw new DomainError(STUDIO_MESSAGES.scheduleInvalid, 400, "publishAt");
+    }
+    if (release.at.getTime() <= Date.now()) throw new DomainError(STUDIO_MESSAGES.scheduleInPast, 400, "publishAt");
+    return { state: "scheduled" as const, publishAt: release.at };
+  }
+  if (release.mode === "now") return { state: "published" as const, publishAt: new Date() };
+  return { state: "draft" as const, publishAt: null };
+}
+
 /**
  * Inserts a chapter so it becomes the `at`-th (1..total+1; total+1 is the end), at the end
  * of a volume (null: of the chapters before the first volume), or after everything. A
@@ -184,11 +203,11 @@ export interface NewChapter {
 export async function insertChapter(
   userId: string,
   workId: number,
-  input: NewChapter,
+  input: NewChapter & { release?: Release },
   where: { at: number } | { volumeId: number | null } | "end",
 ): Promise<number> {
   const title = checkTitle(input.title);
-  if (!input.content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+  const release = releaseColumns(input.release ?? { mode: "now" }, input.content);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
     if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapter, 400);
@@ -213,49 +232,54 @@ export async function insertChapter(
     const [position] = await positionsBefore(tx, workId, hi, 1);
     const [row] = await tx
       .insert(chapters)
-      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content) })
+      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content), ...release })
       .returning({ id: chapters.id });
-    await refreshWorkCounts(tx, workId);
+    if (release.state === "published") await onChaptersPublished(tx, workId, [row.id]);
+    else await announce(tx, workId);
     return row.id;
   });
 }
 
 /**
- * Deletes a chapter. Readers whose saved position was in it continue at the chapter
- * that took its place (the next one, or the previous one at the end), from its start.
- * A work keeps at least one chapter.
+ * Deletes a chapter. Readers whose saved position was in it continue at the published
+ * chapter that took its place (the next one, or the previous one at the end), from its
+ * start. A work keeps at least one published chapter; drafts and scheduled chapters
+ * have no readers and simply go.
  */
 export async function deleteChapter(userId: string, workId: number, chapterId: number): Promise<void> {
   await db.transaction(async (tx) => {
     await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
-    const [next] = await tx
-      .select({ id: chapters.id })
-      .from(chapters)
-      .where(
-        and(
-          eq(chapters.workId, workId),
-          or(gt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), gt(chapters.id, chapter.id))),
-        ),
-      )
-      .orderBy(asc(chapters.position), asc(chapters.id))
-      .limit(1);
-    const [prev] = next
-      ? [next]
-      : await tx
-          .select({ id: chapters.id })
-          .from(chapters)
-          .where(
-            and(
-              eq(chapters.workId, workId),
-              or(lt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), lt(chapters.id, chapter.id))),
-            ),
-          )
-          .orderBy(sql`${chapters.position} desc, ${chapters.id} desc`)
-          .limit(1);
-    const heir = next ?? prev;
-    if (!heir) throw new DomainError(STUDIO_MESSAGES.lastChapter, 409);
-    await tx.update(readingProgress).set({ chapterId: heir.id, paragraph: 0 }).where(eq(readingProgress.chapterId, chapter.id));
+    if (chapter.state === "published") {
+      const published = and(eq(chapters.workId, workId), eq(chapters.state, "published"));
+      const [next] = await tx
+        .select({ id: chapters.id })
+        .from(chapters)
+        .where(
+          and(
+            published,
+            or(gt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), gt(chapters.id, chapter.id))),
+          ),
+        )
+        .orderBy(asc(chapters.position), asc(chapters.id))
+        .limit(1);
+      const [prev] = next
+        ? [next]
+        : await tx
+            .select({ id: chapters.id })
+            .from(chapters)
+            .where(
+              and(
+                published,
+                or(lt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), lt(chapters.id, chapter.id))),
+              ),
+            )
+            .orderBy(sql`${chapters.position} desc, ${chapters.id} desc`)
+            .limit(1);
+      const heir = next ?? prev;
+      if (!heir) throw new DomainError(STUDIO_MESSAGES.lastPublished, 409);
+      await tx.update(readingProgress).set({ chapterId: heir.id, paragraph: 0 }).where(eq(readingProgress.chapterId, chapter.id));
+    }
     await tx.delete(chapters).where(eq(chapters.id, chapter.id));
     await refreshWorkCounts(tx, workId);
   });
@@ -272,18 +296,48 @@ export async function renameChapter(userId: string, workId: number, chapterId: n
   });
 }
 
-/** Saves a chapter's title and text from the chapter editor (every work type, D12). */
-export async function updateChapter(userId: string, workId: number, chapterId: number, input: NewChapter): Promise<void> {
+/**
+ * Saves a chapter's title and text from the chapter editor (every work type, D12). A
+ * draft or scheduled chapter may also be kept as a draft, scheduled, or published now;
+ * a published chapter stays published (and its text may not become empty).
+ */
+export async function updateChapter(
+  userId: string,
+  workId: number,
+  chapterId: number,
+  input: NewChapter & { release?: Release },
+): Promise<void> {
   const title = checkTitle(input.title);
-  if (!input.content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
   await db.transaction(async (tx) => {
     await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
+    const release =
+      chapter.state === "published" ? null : releaseColumns(input.release ?? { mode: chapter.state === "draft" ? "draft" : "now" }, input.content);
+    if (chapter.state === "published" && !input.content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
     await tx
       .update(chapters)
-      .set({ title, content: input.content, wordCount: countWords(input.content), updatedAt: new Date() })
+      .set({ title, content: input.content, wordCount: countWords(input.content), updatedAt: new Date(), ...(release ?? {}) })
       .where(eq(chapters.id, chapter.id));
-    await refreshWorkCounts(tx, workId);
+    if (release?.state === "published") await onChaptersPublished(tx, workId, [chapter.id]);
+    else await refreshWorkCounts(tx, workId);
+  });
+}
+
+/** Publishes a draft or scheduled chapter now (the manager's 立即发布). */
+export async function publishChapterNow(userId: string, workId: number, chapterId: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    if (chapter.state === "published") throw new DomainError(STUDIO_MESSAGES.alreadyPublished, 409);
+    const [{ content }] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
+    const release = releaseColumns({ mode: "now" }, content);
+    // Conditional on the state read under the work's lock: published once.
+    const done = await tx
+      .update(chapters)
+      .set({ ...release, updatedAt: new Date() })
+      .where(and(eq(chapters.id, chapter.id), ne(chapters.state, "published")))
+      .returning({ id: chapters.id });
+    await onChaptersPublished(tx, workId, done.map((r) => r.id));
   });
 }
 
@@ -361,7 +415,17 @@ export async function moveVolume(userId: string, workId: number, volumeId: numbe
 
 export type ManagerRow =
   | { kind: "volume"; id: number; title: string; continued: boolean; first: boolean; last: boolean }
-  | { kind: "chapter"; id: number; title: string; wordCount: number; index: number; volumeId: number | null };
+  | {
+      kind: "chapter";
+      id: number;
+      title: string;
+      wordCount: number;
+      index: number;
+      volumeId: number | null;
+      state: "draft" | "scheduled" | "published";
+      /** China time, for a scheduled chapter. */
+      publishAt: string | null;
+    };
 
 /**
  * One page of the chapter manager: the chapters in order (100 a page) with their 1-based
@@ -379,7 +443,14 @@ export async function managerPage(userId: string, workId: number, page: number) 
   const offset = (current - 1) * MANAGER_PAGE_SIZE;
   const [rows, heads, before] = await Promise.all([
     db
-      .select({ id: chapters.id, title: chapters.title, wordCount: chapters.wordCount, position: chapters.position })
+      .select({
+        id: chapters.id,
+        title: chapters.title,
+        wordCount: chapters.wordCount,
+        position: chapters.position,
+        state: chapters.state,
+        publishAt: chapters.publishAt,
+      })
       .from(chapters)
       .where(eq(chapters.workId, workId))
       .orderBy(asc(chapters.position), asc(chapters.id))
@@ -412,7 +483,16 @@ export async function managerPage(userId: string, workId: number, page: number) 
   if (h === -1) h = heads.length;
   rows.forEach((r, i) => {
     while (h < heads.length && heads[h].position < r.position) out.push(headRow(heads[h++], false));
-    out.push({ kind: "chapter", id: r.id, title: r.title, wordCount: r.wordCount, index: offset + i + 1, volumeId: volumeAt(r.position)?.id ?? null });
+    out.push({
+      kind: "chapter",
+      id: r.id,
+      title: r.title,
+      wordCount: r.wordCount,
+      index: offset + i + 1,
+      volumeId: volumeAt(r.position)?.id ?? null,
+      state: r.state,
+      publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
+    });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));
   return {

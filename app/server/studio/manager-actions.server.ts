@@ -6,6 +6,7 @@ import {
   moveChapter,
   moveChapterToVolume,
   moveVolume,
+  publishChapterNow,
   renameChapter,
   renameVolume,
   stepChapter,
@@ -19,6 +20,7 @@ const DONE: Record<ChapterManagerAction["intent"], string> = {
   "to-volume": "章节已移到所选分卷",
   rename: "章节已重命名",
   delete: "章节已删除",
+  publish: "章节已发布",
   "volume-create": "分卷已创建",
   "volume-rename": "分卷已重命名",
   "volume-delete": "分卷已删除，其中的章节已并入上一分卷",
@@ -44,6 +46,9 @@ export async function runChapterManagerAction(userId: string, workId: number, ac
       break;
     case "delete":
       await deleteChapter(userId, workId, action.chapterId);
+      break;
+    case "publish":
+      await publishChapterNow(userId, workId, action.chapterId);
       break;
     case "volume-create":
       await createVolume(userId, workId, action.title, action.chapterId ?? null);

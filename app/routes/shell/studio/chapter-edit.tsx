@@ -4,7 +4,9 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { chapterEditSchema, STUDIO_MESSAGES } from "~/schemas/studio";
+import { chapterEditSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { ReleaseFields } from "~/components/studio/release-fields";
+import { formatShanghai, toShanghaiInput } from "~/utils/shanghai-time";
 import { chapterNumber, getChapter } from "~/server/chapters.server";
 import { db } from "~/db/client.server";
 import { asRouteError, DomainError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
@@ -24,7 +26,14 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   if (!chapter) asRouteError(new DomainError(STUDIO_MESSAGES.chapterNotFound, 404));
   return {
     work: { id: work.id, title: work.title },
-    chapter: { id: chapter.id, title: chapter.title, content: chapter.content, number: await chapterNumber(db, chapter) },
+    chapter: {
+      id: chapter.id,
+      title: chapter.title,
+      content: chapter.content,
+      state: chapter.state,
+      publishAt: chapter.publishAt && chapter.state === "scheduled" ? { text: formatShanghai(chapter.publishAt), input: toShanghaiInput(chapter.publishAt) } : null,
+      number: chapter.state === "published" ? await chapterNumber(db, chapter) : null,
+    },
   };
 }
 
@@ -36,7 +45,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   return replyOnDomainError(
     async () => {
-      await updateChapter(user.id, workId, chapterId, submission.value);
+      await updateChapter(user.id, workId, chapterId, { ...submission.value, release: releaseOf(submission.value) });
       return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: "章节已保存" });
     },
     (error) => submission.reply(formErrorsOf(error)),
@@ -50,12 +59,17 @@ export default function EditChapter({ actionData }: Route.ComponentProps) {
   const [form, fields] = useSchemaForm(chapterEditSchema, {
     id: `chapter-edit-${chapter.id}`,
     lastResult: actionData,
-    defaultValue: { title: chapter.title, content: chapter.content },
+    defaultValue: {
+      title: chapter.title,
+      content: chapter.content,
+      release: chapter.state === "draft" ? "draft" : chapter.state === "scheduled" ? "at" : "now",
+      publishAt: chapter.publishAt?.input,
+    },
   });
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="chapters" />
-      <h2>编辑第 {chapter.number} 章</h2>
+      <h2>{chapter.number ? `编辑第 ${chapter.number} 章` : chapter.state === "draft" ? "编辑存稿" : `编辑定时章节（${chapter.publishAt?.text} 发布）`}</h2>
       <Form method="post" {...getFormProps(form)} {...leaveWarning} className="studio-form">
         <label className="field">
           <span>章节标题</span>
@@ -67,6 +81,7 @@ export default function EditChapter({ actionData }: Route.ComponentProps) {
           <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={24} />
           <FieldError field={fields.content} />
         </label>
+        {chapter.state === "published" ? null : <ReleaseFields release={fields.release} publishAt={fields.publishAt} />}
         <FormError form={form} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>

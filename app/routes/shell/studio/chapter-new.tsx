@@ -4,7 +4,8 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { chapterNewSchema, STUDIO_MESSAGES } from "~/schemas/studio";
+import { chapterNewSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { ReleaseFields } from "~/components/studio/release-fields";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
@@ -35,6 +36,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: chapterNewSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const { title, content, at, volumeId } = submission.value;
+  const release = releaseOf(submission.value);
   const where =
     volumeId !== undefined && volumeId !== ""
       ? { volumeId: volumeId === "none" ? null : volumeId }
@@ -43,8 +45,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         : ("end" as const);
   return replyOnDomainError(
     async () => {
-      const id = await insertChapter(user.id, workId, { title, content }, where);
-      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text: "章节已添加" });
+      const id = await insertChapter(user.id, workId, { title, content, release }, where);
+      const text = release.mode === "draft" ? "已存稿" : release.mode === "at" ? "已设置定时发布" : "章节已发布";
+      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text });
     },
     (error) => submission.reply(formErrorsOf(error)),
   );
@@ -54,7 +57,7 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
   const { work, total, volume, at } = useLoaderData<typeof loader>();
   const leaveWarning = useLeaveWarning();
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at) } });
+  const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at), release: "now" } });
   const refused = work.type === "single_chapter";
   return (
     <section className="studio-page">
@@ -86,6 +89,7 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
             <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={18} />
             <FieldError field={fields.content} />
           </label>
+          <ReleaseFields release={fields.release} publishAt={fields.publishAt} />
           <FormError form={form} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>

@@ -36,7 +36,7 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
       nonEmpty: sql<number>`count(*) filter (where btrim(${chapters.content}, E' \\t\\r\\n') <> '')`.mapWith(Number),
     })
     .from(chapters)
-    .where(eq(chapters.workId, workId));
+    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published")));
   if (stats.count === 0) throw new DomainError(ADMIN_MESSAGES.noChapters, 404);
   if (stats.nonEmpty === 0) throw new DomainError(ADMIN_MESSAGES.workEmpty, 404);
 
@@ -54,6 +54,7 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
           .where(
             and(
               eq(chapters.workId, workId),
+              eq(chapters.state, "published"),
               after ? sql`(${chapters.position}, ${chapters.id}) > (${after.position}, ${after.id})` : undefined,
             ),
           )
