@@ -55,6 +55,10 @@ if (process.argv.includes("--migrate-only")) {
 // process runs this (it is idempotent), so no one process has to be the one.
 build.entry.module.startTxtImportCleanup();
 
+// Scheduled chapters are published at their time by every process (no cron process);
+// the database decides which process publishes each one (docs/decisions/081).
+build.entry.module.startReleasePoller();
+
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
 const pageCache = process.env.PAGE_CACHE === "0" ? null : createPageCache();
@@ -190,6 +194,7 @@ async function shutdown(signal) {
   clearTimeout(deadline);
   clearTimeout(timer);
   try {
+    await lifecycle.stopReleasePoller?.();
     await lifecycle.closeDatabase();
   } finally {
     process.exit(0);

@@ -46,6 +46,11 @@ export default [
       route("works/:id/edit", "routes/shell/works/edit.tsx"),
       route("works/:id/new-chapter", "routes/shell/works/new-chapter.tsx"),
       route("works/:id/delete", "routes/shell/works/delete.tsx"),
+      // The author studio (docs/product.md#author-studio): the owner's settings and chapters.
+      route("works/:id/settings", "routes/shell/studio/settings.tsx"),
+      route("works/:id/chapters", "routes/shell/studio/chapters.tsx"),
+      route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
+      route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),

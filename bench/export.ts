@@ -71,7 +71,7 @@ async function seed() {
       for (let start = 0; start < ROWS; start += step) {
         const end = Math.min(ROWS, start + step);
         await db.execute(sql.raw(`
-          insert into chapters (work_id, title, content, "order", word_count)
+          insert into chapters (work_id, title, content, position, word_count)
           select w.id, '第' || ((g - 1) % ${CHAPTERS_PER_WORK} + 1) || '章',
                  (select string_agg(chr(19968 + (random() * 2500)::int), '') from generate_series(1, 330 + 0 * g)) || ' #' || g,
                  (g - 1) % ${CHAPTERS_PER_WORK} + 1, 340

@@ -84,7 +84,7 @@ try {
           .values({ userId: writer.id, title: w.title, description: w.description, type: w.type, status: w.status, visibility: w.visibility, rating: w.rating, isAiGenerated: w.isAiGenerated, price: w.price, wordCount: words, chapterCount: w.chapters.length })
           .returning({ id: works.id });
         await tx.insert(chapters).values(
-          w.chapters.map((c, i) => ({ workId: work.id, title: c.title, content: c.content, order: i + 1, wordCount: countWords(c.content) })),
+          w.chapters.map((c, i) => ({ workId: work.id, title: c.title, content: c.content, position: i + 1, wordCount: countWords(c.content) })),
         );
       });
     }

@@ -16,7 +16,6 @@ export const WORK_MESSAGES = {
   price: "请输入有效的价格（至少1积分）",
   onlyOngoing: "只有连载中的作品可以添加新章节",
   editContent: "请输入内容",
-  multiNotEditable: "多章节TXT小说不支持编辑",
   notFound: "作品不存在",
 } as const;
 

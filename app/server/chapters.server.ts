@@ -1,6 +1,17 @@
-import { and, eq } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
 import { chapters } from "~/db/schema";
+
+/**
+ * Chapters as readers number them. A chapter's number (`?chapter=N`, 第N章) is its place
+ * in the work's order, derived from `position` and never stored (docs/decisions/080): a
+ * move or a delete renumbers what follows without writing it.
+ */
+
+/** The chapters readers see, in order. */
+export const chapterOrder = [asc(chapters.position), asc(chapters.id)] as const;
+/** Readers see published chapters only: 存稿 and 定时 chapters are the author's (D12). */
+export const isPublished = eq(chapters.state, "published");
 
 /** One chapter of a work, with its text. Callers decide who may read it. */
 export async function getChapter(workId: number, chapterId: number) {
@@ -12,10 +23,33 @@ export async function getChapter(workId: number, chapterId: number) {
   return row ?? null;
 }
 
+/** The `order`-th published chapter of a work (1-based), with its number as `order`. */
 export async function getChapterByOrder(workId: number, order: number) {
-  const [row] = await db
-    .select()
+  if (!Number.isSafeInteger(order) || order <= 0) return null;
+  // The index scan skips the earlier chapters without reading their rows; only the one
+  // chapter is fetched whole.
+  const nth = db
+    .select({ id: chapters.id })
     .from(chapters)
-    .where(and(eq(chapters.workId, workId), eq(chapters.order, order)));
-  return row ?? null;
+    .where(and(eq(chapters.workId, workId), isPublished))
+    .orderBy(...chapterOrder)
+    .offset(order - 1)
+    .limit(1);
+  const [row] = await db.select().from(chapters).where(eq(chapters.id, sql`(${nth})`));
+  return row ? { ...row, order } : null;
+}
+
+/** A published chapter's number: how many published chapters of its work come before it, plus one. */
+export async function chapterNumber(executor: Executor, chapter: { workId: number; position: number; id: number }): Promise<number> {
+  const [{ n }] = await executor
+    .select({ n: sql<number>`count(*)::int` })
+    .from(chapters)
+    .where(
+      and(
+        eq(chapters.workId, chapter.workId),
+        isPublished,
+        sql`(${chapters.position}, ${chapters.id}) <= (${chapter.position}, ${chapter.id})`,
+      ),
+    );
+  return n;
 }

@@ -8,6 +8,7 @@ import { DomainError } from "./errors.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
+import { chapterNumber, getChapter, getChapterByOrder } from "./chapters.server";
 
 /**
  * Comments on chapters (docs/decisions/090-comments.md): 本章说 at a chapter's end and
@@ -68,17 +69,23 @@ export function normaliseBody(
   return text;
 }
 
-/** The work and chapter a viewer may read comments on, or the reader's refusal. */
+/**
+ * The work and a published chapter a viewer may read comments on, or the reader's
+ * refusal. `order` is the chapter's number as readers see it (decision 080).
+ */
 async function readableChapter(viewer: Viewer, workId: number, where: { order: number } | { chapterId: number }) {
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
   if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
-  const condition = "order" in where ? eq(chapters.order, where.order) : eq(chapters.id, where.chapterId);
-  const [chapter] = await db
-    .select({ id: chapters.id, title: chapters.title, order: chapters.order, content: chapters.content })
-    .from(chapters)
-    .where(and(eq(chapters.workId, workId), condition));
-  if (!chapter) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  let found: { id: number; title: string; order: number; content: string } | null = null;
+  if ("order" in where) {
+    found = await getChapterByOrder(workId, where.order);
+  } else {
+    const row = await getChapter(workId, where.chapterId);
+    if (row && row.state === "published") found = { ...row, order: await chapterNumber(db, row) };
+  }
+  if (!found) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  const chapter = { id: found.id, title: found.title, order: found.order, content: found.content };
   return { view, chapter };
 }
 

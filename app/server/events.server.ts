@@ -26,6 +26,7 @@ export interface LiveEvent {
   topic: string;
   kind?: string;
   workId?: number;
+  chapterId?: number;
 }
 
 type Listener = (event: LiveEvent) => void;
@@ -103,6 +104,21 @@ export async function subscribe(topic: string, listener: Listener): Promise<() =
  */
 export async function publish(event: LiveEvent, executor: Executor = db): Promise<void> {
   await executor.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify(event)})`);
+}
+
+/** The topic announcing each newly published chapter: `{ workId, chapterId }` (followers' notifications hook here). */
+export const CHAPTER_PUBLISHED_TOPIC = "chapter-published";
+
+/**
+ * Announces chapters that have just become published, one `chapter-published` event per
+ * chapter, on the caller's commit (app/server/studio/release.server.ts runs it once per
+ * chapter). The reader pages hear the work's own `work` event instead.
+ */
+export async function announceChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
+  if (chapterIds.length === 0) return;
+  await tx.execute(sql`
+    select pg_notify(${EVENTS_CHANNEL}, json_build_object('topic', ${CHAPTER_PUBLISHED_TOPIC}::text, 'workId', ${workId}::bigint, 'chapterId', id)::text)
+    from unnest(${`{${chapterIds.join(",")}}`}::bigint[]) as id`);
 }
 
 /**

@@ -9,6 +9,7 @@ import { uploadBytes, type Upload } from "./form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "./images.server";
 import { onShutdown } from "./lifecycle.server";
 import { streamTxtChapters, TxtImportError, type ParsedChapter, type TxtBytes } from "./txt.server";
+import { GAP } from "./studio/positions.server";
 import { createWork, getOwnedWork, type ChapterInput, type ChapterInserter, type Work } from "./works.server";
 import { deleteOldFormTokens, oncePerFormToken, type RecordResult } from "./form-tokens.server";
 
@@ -186,8 +187,8 @@ async function stagedChapters(userId: string, token: string): Promise<ChapterIns
           with staged as (
             delete from ${txtImports} where id = ${row.id} and user_id = ${userId} returning chapters
           ), inserted as (
-            insert into ${chapterRows} (work_id, title, content, "order", word_count)
-            select ${workId}, e.value->>'title', e.value->>'content', e.n, (e.value->>'wordCount')::int
+            insert into ${chapterRows} (work_id, title, content, position, word_count)
+            select ${workId}, e.value->>'title', e.value->>'content', e.n * ${GAP}, (e.value->>'wordCount')::int
             from staged cross join lateral jsonb_array_elements(staged.chapters) with ordinality as e(value, n)
             returning 1)
           select count(*)::int as n from inserted`),

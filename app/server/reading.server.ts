@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { chapters, readingProgress } from "~/db/schema";
-import { getChapterByOrder } from "./chapters.server";
+import { chapters, readingProgress, volumes } from "~/db/schema";
+import { chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
 import { DomainError } from "./errors.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
 
@@ -103,36 +103,59 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
   const [{ total }] = await db
     .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
-    .where(eq(chapters.workId, workId));
+    .where(and(eq(chapters.workId, workId), isPublished));
   const pageCount = Math.max(1, Math.ceil(total / TOC_PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pageCount);
-  const rows = await db
-    .select({
-      id: chapters.id,
-      title: chapters.title,
-      order: chapters.order,
-      wordCount: chapters.wordCount,
-      // Line breaks and indentation squeeze out of a preview: 300 raw characters leave
-      // enough to cut 100 from.
-      preview: withPreviews ? sql<string>`left(${chapters.content}, ${PREVIEW_CHARS * 3})` : sql<string>`''`,
-    })
-    .from(chapters)
-    .where(eq(chapters.workId, workId))
-    .orderBy(asc(chapters.order))
-    .limit(TOC_PAGE_SIZE)
-    .offset((current - 1) * TOC_PAGE_SIZE);
+  const offset = (current - 1) * TOC_PAGE_SIZE;
+  const [rows, heads] = await Promise.all([
+    db
+      .select({
+        id: chapters.id,
+        title: chapters.title,
+        wordCount: chapters.wordCount,
+        // Line breaks and indentation squeeze out of a preview: 300 raw characters leave
+        // enough to cut 100 from.
+        preview: withPreviews ? sql<string>`left(${chapters.content}, ${PREVIEW_CHARS * 3})` : sql<string>`''`,
+      })
+      .from(chapters)
+      .where(and(eq(chapters.workId, workId), isPublished))
+      .orderBy(...chapterOrder)
+      .limit(TOC_PAGE_SIZE)
+      .offset(offset),
+    volumeHeadings(workId),
+  ]);
+  const first = offset + 1;
+  const last = offset + rows.length;
   return {
     total,
     page: current,
     pageCount,
-    chapters: rows.map((r) => ({
+    chapters: rows.map((r, i) => ({
       id: r.id,
       title: r.title,
-      order: r.order,
+      // The number readers see: the chapter's place in the order (docs/decisions/080).
+      order: offset + i + 1,
       wordCount: r.wordCount,
       preview: withPreviews ? previewOf(r.preview) : null,
     })),
+    // Volume headings over the chapters of this page: `at` is the number of the first
+    // chapter under the heading.
+    volumes: heads.filter((v) => v.at >= first && v.at <= last),
   };
+}
+
+/** A work's volume headings, each with the number of the first chapter after it. */
+export async function volumeHeadings(workId: number): Promise<{ id: number; title: string; at: number }[]> {
+  const rows = await db
+    .select({
+      id: volumes.id,
+      title: volumes.title,
+      at: sql<number>`(select count(*)::int + 1 from ${chapters} c where c.work_id = "volumes"."work_id" and c.state = 'published' and c.position < "volumes"."position")`,
+    })
+    .from(volumes)
+    .where(eq(volumes.workId, workId))
+    .orderBy(asc(volumes.position), asc(volumes.id));
+  return rows.map((r) => ({ id: Number(r.id), title: r.title, at: Number(r.at) }));
 }
 
 export function previewOf(text: string): string {
@@ -141,21 +164,13 @@ export function previewOf(text: string): string {
   return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS).join("")}…` : flat;
 }
 
-/** The previous and next chapter orders around `order`, if they exist. */
+/** The previous and next chapter numbers around `order`, if they exist. */
 export async function neighbours(workId: number, order: number) {
-  const [prev] = await db
-    .select({ order: chapters.order })
+  const [{ total }] = await db
+    .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
-    .where(and(eq(chapters.workId, workId), lt(chapters.order, order)))
-    .orderBy(sql`${chapters.order} desc`)
-    .limit(1);
-  const [next] = await db
-    .select({ order: chapters.order })
-    .from(chapters)
-    .where(and(eq(chapters.workId, workId), gt(chapters.order, order)))
-    .orderBy(asc(chapters.order))
-    .limit(1);
-  return { prev: prev?.order ?? null, next: next?.order ?? null };
+    .where(and(eq(chapters.workId, workId), isPublished));
+  return { prev: order > 1 ? Math.min(order - 1, total) : null, next: order < total ? order + 1 : null };
 }
 
 export interface Progress {
@@ -205,13 +220,20 @@ export async function saveProgress(
 
 /**
  * Saves a position sent by the reader page while scrolling: checks the user may read the
- * work and that the chapter exists. Returns false (nothing saved) otherwise.
+ * work and that the chapter exists. The page names the chapter by id, which a reorder
+ * meanwhile does not change (by its number from older pages). Returns false (nothing
+ * saved) otherwise.
  */
-export async function saveProgressFor(viewer: NonNullable<Viewer>, workId: number, order: number, paragraph: number) {
+export async function saveProgressFor(
+  viewer: NonNullable<Viewer>,
+  workId: number,
+  ref: { chapterId: number } | { order: number },
+  paragraph: number,
+) {
   const view = await getWorkForViewer(workId, viewer).catch(() => null);
   if (!view || view.gate !== "ok" || !view.canReadContent) return false;
-  const chapter = await getChapterByOrder(workId, order);
-  if (!chapter) return false;
+  const chapter = "chapterId" in ref ? await getChapter(workId, ref.chapterId) : await getChapterByOrder(workId, ref.order);
+  if (!chapter || chapter.state !== "published") return false;
   await saveProgress(viewer.id, workId, chapter.id, paragraph);
   return true;
 }
@@ -223,7 +245,7 @@ export async function progressForWorks(userId: string, workIds: number[]): Promi
   const rows = await db
     .select({
       workId: readingProgress.workId,
-      chapterOrder: chapters.order,
+      chapterOrder: sql<number>`(select count(*)::int from ${chapters} c where c.work_id = "chapters"."work_id" and c.state = 'published' and (c.position, c.id) <= ("chapters"."position", "chapters"."id"))`,
       chapterTitle: chapters.title,
       paragraph: readingProgress.paragraph,
     })

@@ -1,11 +1,14 @@
-import { and, asc, desc, eq, max, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
 import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { pageCountOf } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
+import { chapterOrder } from "./chapters.server";
 import { insertJsonBatches } from "./db-utils.server";
+import { GAP, positionsBefore } from "./studio/positions.server";
 import { DomainError } from "./errors.server";
+import { announceChaptersPublished } from "./events.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { RecordResult } from "./form-tokens.server";
 import type { SessionUser } from "./session.server";
@@ -20,8 +23,8 @@ export interface ChapterInput {
 }
 
 /**
- * Inserts a new work's chapters itself (from `order` 1) and returns how many: for
- * chapters the database already holds, such as a staged TXT import.
+ * Inserts a new work's chapters itself (the n-th at position n × GAP) and returns how
+ * many: for chapters the database already holds, such as a staged TXT import.
  */
 export type ChapterInserter = (tx: Executor, workId: number) => Promise<number>;
 
@@ -34,30 +37,30 @@ function notFound(): DomainError {
  * of bind parameters or megabytes of JSON). The chapters may be produced as they are
  * inserted (a TXT being parsed). Returns how many were inserted.
  */
-function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInput>, firstOrder: number): Promise<number> {
-  let order = firstOrder;
+function insertChapters(tx: Executor, workId: number, list: Iterable<ChapterInput>): Promise<number> {
+  let n = 0;
   const rows = (function* () {
-    for (const c of list) yield { title: c.title, content: c.content, order: order++, word_count: countWords(c.content) };
+    for (const c of list) yield { title: c.title, content: c.content, position: ++n * GAP, word_count: countWords(c.content) };
   })();
   return insertJsonBatches(
     rows,
     (r) => r.content.length,
     (json) =>
       tx.execute(sql`
-        insert into ${chapters} (work_id, title, content, "order", word_count)
-        select ${workId}, r.title, r.content, r."order", r.word_count
+        insert into ${chapters} (work_id, title, content, position, word_count)
+        select ${workId}, r.title, r.content, r.position, r.word_count
         from jsonb_to_recordset(${json}::jsonb)
-          as r(title text, content text, "order" int, word_count int)`),
+          as r(title text, content text, position bigint, word_count int)`),
   );
 }
 
-/** docs/product.md D5: word_count and chapter_count follow every chapter write. */
+/** docs/product.md D5: word_count and chapter_count follow every chapter write; they count published chapters only (D12). */
 export async function refreshWorkCounts(tx: Executor, workId: number): Promise<void> {
   await tx
     .update(works)
     .set({
-      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId})`,
-      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId})`,
+      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
       updatedAt: new Date(),
     })
     .where(eq(works.id, workId));
@@ -94,7 +97,7 @@ export async function createWork(
       })
       .returning();
     const inserted =
-      typeof chapterList === "function" ? await chapterList(tx, work.id) : await insertChapters(tx, work.id, chapterList, 1);
+      typeof chapterList === "function" ? await chapterList(tx, work.id) : await insertChapters(tx, work.id, chapterList);
     if (inserted === 0) throw new DomainError(WORK_MESSAGES.content, 400);
     await refreshWorkCounts(tx, work.id);
     await record?.(tx, work.id);
@@ -159,13 +162,14 @@ export async function deleteWork(userId: string, workId: number): Promise<Work> 
 
 export async function listChapterHeads(workId: number, tx: Executor = db) {
   return tx
-    .select({ id: chapters.id, title: chapters.title, order: chapters.order, wordCount: chapters.wordCount })
+    .select({ id: chapters.id, title: chapters.title, wordCount: chapters.wordCount })
     .from(chapters)
     .where(eq(chapters.workId, workId))
-    .orderBy(asc(chapters.order));
+    .orderBy(...chapterOrder)
+    .then((rows) => rows.map((r, i) => ({ ...r, order: i + 1 })));
 }
 
-/** Replaces one chapter's text (single_chapter and series works; not multi_chapter imports). */
+/** Replaces one chapter's text (every type of work, D12: imported ones included). */
 export async function updateChapterContent(
   userId: string,
   workId: number,
@@ -174,8 +178,7 @@ export async function updateChapterContent(
 ): Promise<void> {
   if (!content.trim()) throw new DomainError(WORK_MESSAGES.editContent, 400, "content");
   await db.transaction(async (tx) => {
-    const work = await getOwnedWork(userId, workId, tx);
-    if (work.type === "multi_chapter") throw new DomainError(WORK_MESSAGES.multiNotEditable, 400);
+    await getOwnedWork(userId, workId, tx);
     const updated = await tx
       .update(chapters)
       .set({ content, wordCount: countWords(content), updatedAt: new Date() })
@@ -188,7 +191,7 @@ export async function updateChapterContent(
   reanchorAfterCommit(chapterId);
 }
 
-/** Appends a chapter to an ongoing series: order = max + 1, under a row lock on the work. */
+/** Appends a chapter to an ongoing series, after the last chapter or volume, under a row lock on the work. */
 export async function addChapter(userId: string, workId: number, input: ChapterInput, record?: RecordResult): Promise<number> {
   if (!input.title.trim() || !input.content.trim()) throw new DomainError(WORK_MESSAGES.chapter, 400);
   return db.transaction(async (tx) => {
@@ -199,13 +202,13 @@ export async function addChapter(userId: string, workId: number, input: ChapterI
       .for("update");
     if (!work) throw notFound();
     if (work.type !== "series" || work.status !== "ongoing") throw new DomainError(WORK_MESSAGES.onlyOngoing, 400);
-    const [{ top }] = await tx.select({ top: max(chapters.order) }).from(chapters).where(eq(chapters.workId, workId));
-    const order = (top ?? 0) + 1;
+    const [position] = await positionsBefore(tx, workId, null, 1);
     const [chapter] = await tx
       .insert(chapters)
-      .values({ workId, title: input.title.trim(), content: input.content, order, wordCount: countWords(input.content) })
-      .returning({ id: chapters.id });
+      .values({ workId, title: input.title.trim(), content: input.content, position, wordCount: countWords(input.content), publishAt: new Date() })
+      .returning({ id: chapters.id, publishAt: chapters.publishAt });
     await refreshWorkCounts(tx, workId);
+    await announceChaptersPublished(tx, workId, [chapter.id]);
     await record?.(tx, chapter.id);
     return chapter.id;
   });

@@ -205,7 +205,7 @@ test.describe("/my-works", () => {
     await context.close();
   });
 
-  test("an edit link on every work; add chapter only on an ongoing series", nojs, async ({
+  test("an edit link on a single chapter, the chapter manager on the others; add chapter only on an ongoing series", nojs, async ({
     loggedInPage: page,
     visit,
     baseURL,
@@ -217,8 +217,9 @@ test.describe("/my-works", () => {
     await publish(page, baseURL!, { title: multi, type: "multi_chapter" });
     await publish(page, baseURL!, { title: series, type: "series" });
     await visit("/my-works?tab=free");
-    for (const title of [single, multi, series]) {
-      await expect(myWork(page, title).getByRole("link", { name: "编辑" })).toHaveAttribute("href", /^\/works\/\d+\/edit$/);
+    await expect(myWork(page, single).getByRole("link", { name: "编辑" })).toHaveAttribute("href", /^\/works\/\d+\/edit$/);
+    for (const title of [multi, series]) {
+      await expect(myWork(page, title).getByRole("link", { name: "章节管理" })).toHaveAttribute("href", /^\/works\/\d+\/chapters$/);
     }
     await expect(myWork(page, single).getByRole("link", { name: "添加章节" })).toHaveCount(0);
     await expect(myWork(page, multi).getByRole("link", { name: "添加章节" })).toHaveCount(0);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   // Something to export: a work with a chapter, and an unused redeem code.
   [workId] = await insertWorks([{ userId: user.id, title: "导出测试" }]);
   const { chapters } = await import("~/db/schema");
-  await db.insert(chapters).values({ workId, title: "第一章", content: "正文", order: 1 });
+  await db.insert(chapters).values({ workId, title: "第一章", content: "正文", position: 1 });
   const { generateRedeemCodes } = await import("~/server/admin/redeem-codes.server");
   await generateRedeemCodes(1, 10);
 });

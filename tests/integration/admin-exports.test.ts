@@ -62,7 +62,7 @@ describe("work TXT export", () => {
     );
     const text = await r.response!.text();
     const parsed = parseTxtChapters(text);
-    const stored = await db.select().from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    const stored = await db.select().from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.position, chapters.id);
     expect(parsed.map((c) => [c.title, c.content])).toEqual(stored.map((c) => [c.title, c.content]));
     expect(parsed).toHaveLength(403);
   });
@@ -82,8 +82,8 @@ describe("work TXT export", () => {
     expect(r.status).toBe(404);
     expect(await r.response!.text()).toBe("未找到章节内容");
     await db.insert(chapters).values([
-      { workId: blank, title: "一", content: "  \n\t ", order: 1 },
-      { workId: blank, title: "二", content: "", order: 2 },
+      { workId: blank, title: "一", content: "  \n\t ", position: 1 },
+      { workId: blank, title: "二", content: "", position: 2 },
     ]);
     r = await exportTxt(blank);
     expect(r.status).toBe(404);

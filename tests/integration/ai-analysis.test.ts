@@ -26,7 +26,7 @@ afterAll(() => fake.close());
 const viewer = (id: string) => ({ id, showR18: false, showAi: true });
 
 async function addChapter(workId: number, content: string) {
-  await db.insert(chapters).values({ workId, title: "正文", content, order: 1 });
+  await db.insert(chapters).values({ workId, title: "正文", content, position: 1 });
 }
 
 async function domainError(p: Promise<unknown>): Promise<DomainError> {

@@ -36,7 +36,7 @@ const f = {} as { owner: U; reader: U; other: U; buyer: U; free: number; paid: n
 async function addChapter(workId: number, content: string) {
   const [row] = await db
     .insert(chapters)
-    .values({ workId, title: "第一章", content, order: 1, wordCount: content.length })
+    .values({ workId, title: "第一章", content, position: 65_536, wordCount: content.length })
     .returning({ id: chapters.id });
   return row.id;
 }

@@ -147,7 +147,7 @@ describe("/following and /purchased", () => {
     ]);
     const [chapter] = await db
       .insert(chapters)
-      .values({ workId: first, title: "第一章", content: "正文", order: 1, wordCount: 2 })
+      .values({ workId: first, title: "第一章", content: "正文", position: 1, wordCount: 2 })
       .returning({ id: chapters.id });
     await setFavorite(user, first, true);
     await new Promise((r) => setTimeout(r, 5));

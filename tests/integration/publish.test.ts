@@ -59,7 +59,7 @@ describe("publish wizard action", () => {
     expect(response.headers.get("Location")).toBe("/my-works?tab=free");
     const [work] = await db.select().from(works).where(eq(works.title, "连载一号"));
     const list = await db.select().from(chapters).where(eq(chapters.workId, work.id));
-    expect(list.map((c) => [c.order, c.title, c.content])).toEqual([[1, "第一章 启程", "天亮了。"]]);
+    expect(list.map((c) => [c.position, c.title, c.content])).toEqual([[65536, "第一章 启程", "天亮了。"]]);
   });
 
   it("imports a GB18030 TXT with CRLF into the same chapters as the UTF-8 one", async () => {
@@ -71,7 +71,7 @@ describe("publish wizard action", () => {
     }
     const read = async (title: string) => {
       const [w] = await db.select().from(works).where(eq(works.title, title));
-      return db.select({ t: chapters.title, c: chapters.content }).from(chapters).where(eq(chapters.workId, w.id)).orderBy(chapters.order);
+      return db.select({ t: chapters.title, c: chapters.content }).from(chapters).where(eq(chapters.workId, w.id)).orderBy(chapters.position, chapters.id);
     };
     const gb = await read("西游GB");
     expect(gb.length).toBeGreaterThanOrEqual(3);
@@ -98,13 +98,13 @@ describe("publish wizard action", () => {
     const [work] = await db.select().from(works).where(eq(works.title, "预览后发布"));
     expect([work.chapterCount, work.wordCount]).toEqual([2, 5]);
     const stored = await db
-      .select({ title: chapters.title, content: chapters.content, order: chapters.order, wordCount: chapters.wordCount })
+      .select({ title: chapters.title, content: chapters.content, position: chapters.position, wordCount: chapters.wordCount })
       .from(chapters)
       .where(eq(chapters.workId, work.id))
-      .orderBy(chapters.order);
+      .orderBy(chapters.position, chapters.id);
     expect(stored).toEqual([
-      { title: "第一章", content: "甲乙", order: 1, wordCount: 2 },
-      { title: "第二章", content: "丙丁戊", order: 2, wordCount: 3 },
+      { title: "第一章", content: "甲乙", position: 65536, wordCount: 2 },
+      { title: "第二章", content: "丙丁戊", position: 131072, wordCount: 3 },
     ]);
     // The staged import is used up.
     expect(await db.select().from(txtImports).where(eq(txtImports.id, result.preview.token))).toEqual([]);
@@ -136,7 +136,7 @@ describe("publish wizard action", () => {
     const response = (await submit(publishForm({ title: "旧的预览", type: "multi_chapter", importToken: preview.token }))) as Response;
     expect(response.status).toBe(302);
     const [work] = await db.select().from(works).where(eq(works.title, "旧的预览"));
-    const stored = await db.select({ title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
+    const stored = await db.select({ title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.position, chapters.id);
     expect(stored).toEqual([
       { title: "第一章", wordCount: 2 },
       { title: "第二章", wordCount: 4 },
@@ -237,9 +237,9 @@ describe("publish wizard action", () => {
     const response = (await submit(publishForm({ title: "长篇导入", type: "multi_chapter", separator: "####" }, { txt }))) as Response;
     expect(response.status).toBe(302);
     const [work] = await db.select().from(works).where(eq(works.title, "长篇导入"));
-    const list = await db.select({ order: chapters.order, title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.order);
-    expect(list.map((c) => c.order)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
-    expect(list[699]).toEqual({ order: 700, title: "第700章", wordCount: 1200 });
+    const list = await db.select({ position: chapters.position, title: chapters.title, wordCount: chapters.wordCount }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.position, chapters.id);
+    expect(list.map((c) => c.position)).toEqual(Array.from({ length: 700 }, (_, i) => (i + 1) * 65536));
+    expect(list[699]).toEqual({ position: 700 * 65536, title: "第700章", wordCount: 1200 });
     expect([work.chapterCount, work.wordCount]).toEqual([700, list.reduce((n, c) => n + c.wordCount, 0)]);
   });
 

@@ -15,7 +15,7 @@ async function fund(userId: string, amount: number) {
 
 async function workWithChapter(userId: string, seed: { title: string; visibility?: "public" | "public-vip" | "private"; price?: number }) {
   const [id] = await insertWorks([{ userId, ...seed }]);
-  await db.insert(chapters).values({ workId: id, title: "第一章", content: "付费正文\n第二段", order: 1, wordCount: 7 });
+  await db.insert(chapters).values({ workId: id, title: "第一章", content: "付费正文\n第二段", position: 1, wordCount: 7 });
   return id;
 }
 

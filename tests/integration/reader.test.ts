@@ -32,7 +32,7 @@ const fixture = {} as {
 
 async function addChapters(workId: number, contents: string[]) {
   await db.insert(chapters).values(
-    contents.map((content, i) => ({ workId, title: `第${i + 1}章`, content, order: i + 1, wordCount: content.length })),
+    contents.map((content, i) => ({ workId, title: `第${i + 1}章`, content, position: i + 1, wordCount: content.length })),
   );
   await db.update(works).set({ chapterCount: contents.length }).where(eq(works.id, workId));
 }

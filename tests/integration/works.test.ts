@@ -28,7 +28,7 @@ function multi(userId: string, list = [{ title: "第1章", content: "甲乙丙" 
 }
 
 async function chaptersOf(workId: number) {
-  return db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(chapters.order);
+  return db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(chapters.position, chapters.id);
 }
 async function workRow(workId: number) {
   return (await db.select().from(works).where(eq(works.id, workId)))[0];
@@ -51,13 +51,13 @@ beforeAll(async () => {
 });
 
 describe("createWork", () => {
-  it("stores a single chapter titled 正文 with order 1 and keeps the counts right", async () => {
+  it("stores a single chapter titled 正文 at the first position and keeps the counts right", async () => {
     const work = await single(owner.id, "桂花信", "雨落在青石板上。\n她撑着伞。");
     expect(work.chapterCount).toBe(1);
     expect(work.wordCount).toBe(13);
     expect(work.price).toBe(0);
     const list = await chaptersOf(work.id);
-    expect(list.map((c) => [c.title, c.order])).toEqual([["正文", 1]]);
+    expect(list.map((c) => [c.title, c.position])).toEqual([["正文", 65536]]);
   });
 
   it("stores the author's AI choice as ticked (docs/product.md D5)", async () => {
@@ -169,11 +169,11 @@ describe("listing actions (docs/product.md D3)", () => {
 });
 
 describe("chapters", () => {
-  it("adds chapters to an ongoing series with order max + 1 and updated counts", async () => {
+  it("adds chapters to the end of an ongoing series with updated counts", async () => {
     const work = await series(owner.id);
     await addChapter(owner.id, work.id, { title: "第二章", content: "山里有座庙。" });
     await addChapter(owner.id, work.id, { title: "第三章", content: "庙里有个和尚。" });
-    expect((await chaptersOf(work.id)).map((c) => c.order)).toEqual([1, 2, 3]);
+    expect((await chaptersOf(work.id)).map((c) => c.title)).toEqual(["第一章 开端", "第二章", "第三章"]);
     const row = await workRow(work.id);
     expect(row.chapterCount).toBe(3);
     expect(row.wordCount).toBe(6 + 6 + 7);
@@ -188,7 +188,7 @@ describe("chapters", () => {
     expect((await chaptersOf(s.id)).length).toBe(1);
   });
 
-  it("edits a chapter's content and recounts; refuses empty content and multi-chapter works", async () => {
+  it("edits a chapter's content and recounts, imported works' too (D12); refuses empty content", async () => {
     const work = await single(owner.id);
     const [c] = await chaptersOf(work.id);
     await updateChapterContent(owner.id, work.id, c.id, "全新的内容");
@@ -196,7 +196,8 @@ describe("chapters", () => {
     expect((await domainError(updateChapterContent(owner.id, work.id, c.id, "   "))).message).toBe("请输入内容");
     const m = await multi(owner.id);
     const [mc] = await chaptersOf(m.id);
-    expect((await domainError(updateChapterContent(owner.id, m.id, mc.id, "改"))).message).toBe("多章节TXT小说不支持编辑");
+    await updateChapterContent(owner.id, m.id, mc.id, "改");
+    expect((await workRow(m.id)).wordCount).toBe(1 + 2);
   });
 
   it("stores edited and added chapters posted with CRLF line breaks as LF", async () => {

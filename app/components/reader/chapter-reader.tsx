@@ -105,7 +105,7 @@ export function ChapterReader({
       const index = firstVisibleParagraph(textRef.current);
       if (index === null || index === saved) return;
       saved = index;
-      const body = new URLSearchParams({ chapter: String(chapter.order), paragraph: String(index) });
+      const body = new URLSearchParams({ chapterId: String(chapter.id), chapter: String(chapter.order), paragraph: String(index) });
       fetch(`/works/${workId}/progress`, { method: "POST", body, keepalive: true }).catch(() => {
         saved = -1;
       });

@@ -22,9 +22,12 @@ export function TableOfContents({
   page,
   pageCount,
   readable,
+  volumes = [],
 }: {
   workId: number;
   chapters: TocChapter[];
+  /** Volume headings (卷) on this page, each before the chapter numbered `at`. */
+  volumes?: { id: number; title: string; at: number }[];
   total: number;
   page: number;
   pageCount: number;
@@ -39,7 +42,14 @@ export function TableOfContents({
         <p className="empty-state">暂无章节</p>
       ) : (
         <ol className="toc-list" data-testid="toc-list">
-          {chapters.map((c) => (
+          {chapters.map((c) => [
+            ...volumes
+              .filter((v) => v.at === c.order)
+              .map((v) => (
+                <li key={`v${v.id}`} className="toc-volume">
+                  <h3>{v.title}</h3>
+                </li>
+              )),
             <li key={c.id} className="toc-item">
               {readable ? (
                 <Link to={`/works/${workId}?chapter=${c.order}`} className="toc-title">
@@ -52,8 +62,8 @@ export function TableOfContents({
               )}
               <small className="muted toc-words">{formatNumber(c.wordCount)} 字</small>
               {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
-            </li>
-          ))}
+            </li>,
+          ])}
         </ol>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/works/${workId}?toc=${p}#toc`} window={3} />

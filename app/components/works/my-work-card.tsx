@@ -53,9 +53,18 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       ) : (
         <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
       )}
-      <Link className="btn btn-small" to={`/works/${work.id}/edit`}>
-        编辑
+      <Link className="btn btn-small" to={`/works/${work.id}/settings`}>
+        作品设置
       </Link>
+      {work.type === "single_chapter" ? (
+        <Link className="btn btn-small" to={`/works/${work.id}/edit`}>
+          编辑
+        </Link>
+      ) : (
+        <Link className="btn btn-small" to={`/works/${work.id}/chapters`}>
+          章节管理
+        </Link>
+      )}
       {work.type === "series" && work.status === "ongoing" ? (
         <Link className="btn btn-small" to={`/works/${work.id}/new-chapter`}>
           添加章节

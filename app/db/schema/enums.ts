@@ -3,6 +3,8 @@ import { pgEnum } from "drizzle-orm/pg-core";
 export const workType = pgEnum("work_type", ["single_chapter", "multi_chapter", "series"]);
 export const workStatus = pgEnum("work_status", ["completed", "ongoing"]);
 export const workVisibility = pgEnum("work_visibility", ["public", "public-vip", "private"]);
+/** docs/product.md#author-studio: 存稿 (draft), 定时 (scheduled), 已发布 (published). */
+export const chapterState = pgEnum("chapter_state", ["draft", "scheduled", "published"]);
 export const workRating = pgEnum("work_rating", ["all_ages", "r18"]);
 export const creditTransactionType = pgEnum("credit_transaction_type", ["recharge", "consume"]);
 export const tokenTransactionType = pgEnum("token_transaction_type", [

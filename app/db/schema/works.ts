@@ -13,7 +13,7 @@ import {
   unique,
   uuid,
 } from "drizzle-orm/pg-core";
-import { workRating, workStatus, workType, workVisibility } from "./enums";
+import { chapterState, workRating, workStatus, workType, workVisibility } from "./enums";
 import { users } from "./users";
 
 export const works = pgTable(
@@ -34,6 +34,8 @@ export const works = pgTable(
     rating: workRating("rating").notNull().default("all_ages"),
     isAiGenerated: boolean("is_ai_generated").notNull().default(false),
     price: integer("price").notNull().default(0),
+    /** The author's tags, normalized by app/schemas/studio.ts (NFKC, trimmed, unique, at most 10). */
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -42,6 +44,7 @@ export const works = pgTable(
     check("works_description_length", sql`char_length(${t.description}) <= 5000`),
     check("works_counts_nonnegative", sql`${t.wordCount} >= 0 and ${t.chapterCount} >= 0`),
     check("works_price_nonnegative", sql`${t.price} >= 0`),
+    check("works_tags_count", sql`cardinality(${t.tags}) <= 10`),
     // docs/product.md D3: public-vip is paid (price >= 1); public and private are free.
     check(
       "works_price_matches_visibility",
@@ -53,6 +56,8 @@ export const works = pgTable(
     ),
     index("works_user_created_idx").on(t.userId, t.visibility, t.createdAt),
     index("works_listing_idx").on(t.createdAt, t.id),
+    // Tag pages and filters (the readers' issue) look works up by tag.
+    index("works_tags_idx").using("gin", t.tags),
     /**
      * Substring search (app/server/search.server.ts): a GIN index over the distinct
      * lower-cased characters and character pairs of title and description (the
@@ -63,6 +68,12 @@ export const works = pgTable(
   ],
 );
 
+/**
+ * A work's chapters. `position` orders them (with `id` breaking ties): gapped integers, so
+ * a move or an insert writes one row and only an exhausted gap renumbers a few
+ * neighbours (app/server/studio/positions.server.ts, docs/decisions/080). The chapter
+ * numbers readers see (`?chapter=N`) are derived from this order, never stored.
+ */
 export const chapters = pgTable(
   "chapters",
   {
@@ -72,14 +83,44 @@ export const chapters = pgTable(
       .references(() => works.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
     content: text("content").notNull(),
-    order: integer("order").notNull(),
+    position: bigint("position", { mode: "number" }).notNull(),
     wordCount: integer("word_count").notNull().default(0),
+    /** Readers see published chapters only; the counts count them only (D12). */
+    state: chapterState("state").notNull().default("published"),
+    /** Scheduled: when it is due (the release poller claims it then); published: when it was. */
+    publishAt: timestamp("publish_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique("chapters_work_order_unique").on(t.workId, t.order),
-    check("chapters_order_positive", sql`${t.order} >= 1`),
+    index("chapters_work_position_idx").on(t.workId, t.position, t.id),
+    // The reader's order and numbers count published chapters only.
+    index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published'`),
+    // The release poller's due chapters (app/server/studio/release.server.ts).
+    index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
+    check("chapters_scheduled_has_time", sql`${t.state} <> 'scheduled' or ${t.publishAt} is not null`),
+  ],
+);
+
+/**
+ * A volume (卷) of a work: a heading in the same position space as the chapters. The
+ * chapters after it, up to the next volume, are its chapters; chapters before the first
+ * volume belong to none. Moving a chapter into a volume is therefore a chapter move.
+ */
+export const volumes = pgTable(
+  "volumes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    position: bigint("position", { mode: "number" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("volumes_work_position_idx").on(t.workId, t.position),
+    check("volumes_title_length", sql`char_length(${t.title}) between 1 and 100`),
   ],
 );
 

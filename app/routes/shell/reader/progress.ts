@@ -10,7 +10,7 @@ export function loader() {
 }
 
 /**
- * POST /works/:id/progress (chapter, paragraph): the reader page saves where the user
+ * POST /works/:id/progress (chapterId or chapter, paragraph): the reader page saves where the user
  * is while they scroll. Same-origin only; signed-in users who may read the work only.
  */
 export async function action({ request, params }: Route.ActionArgs) {
@@ -19,8 +19,11 @@ export async function action({ request, params }: Route.ActionArgs) {
   const user = await getSessionUser(request);
   if (!user) return new Response(null, { status: 401 });
   const form = await readForm(request);
+  // chapterId (stable across reorders, docs/decisions/080); chapter (its number) from older pages.
+  const chapterId = parseChapterOrder(String(form.get("chapterId") ?? ""));
   const order = parseChapterOrder(String(form.get("chapter") ?? ""));
-  if (order === null) return new Response(null, { status: 400 });
-  const saved = await saveProgressFor(user, Number(params.id), order, parseFrom(String(form.get("paragraph") ?? "")));
+  if (chapterId === null && order === null) return new Response(null, { status: 400 });
+  const ref = chapterId !== null ? { chapterId } : { order: order! };
+  const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(String(form.get("paragraph") ?? "")));
   return new Response(null, { status: saved ? 204 : 404 });
 }

@@ -125,6 +125,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
           <TableOfContents
             workId={work.id}
             chapters={page.toc.chapters}
+            volumes={page.toc.volumes}
             total={page.toc.total}
             page={page.toc.page}
             pageCount={page.toc.pageCount}

@@ -1,7 +1,7 @@
 import { getFormProps, getTextareaProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } from "react-router";
-import { editChapterSchema, WORK_MESSAGES } from "~/schemas/work";
+import { editChapterSchema } from "~/schemas/work";
 import { getChapter, getChapterByOrder } from "~/server/chapters.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
@@ -16,12 +16,12 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const heads = work.type === "series" ? await listChapterHeads(work.id) : [];
+  const heads = work.type === "single_chapter" ? [] : await listChapterHeads(work.id);
   const chosen = Number(url.searchParams.get("chapter"));
   const chapter =
     work.type === "single_chapter"
       ? await getChapterByOrder(work.id, 1)
-      : work.type === "series" && chosen
+      : chosen
         ? await getChapter(work.id, chosen)
         : null;
   return {
@@ -62,14 +62,14 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
   return (
     <section className="edit-work">
       <h1>编辑《{work.title}》</h1>
-      {work.type === "multi_chapter" ? (
+      {work.type !== "single_chapter" ? (
+        <p className="muted">
+          <Link to={`/works/${work.id}/chapters`}>章节管理</Link>：重命名、移动、插入、删除章节，设置分卷。
+        </p>
+      ) : null}
+      {(
         <>
-          <p className="notice">{WORK_MESSAGES.multiNotEditable}</p>
-          <Link className="btn" to={back}>返回我的作品</Link>
-        </>
-      ) : (
-        <>
-          {work.type === "series" ? (
+          {work.type !== "single_chapter" ? (
             <Form method="get" className="toolbar">
               <select name="chapter" defaultValue={chapter?.id ?? ""} aria-label="选择章节" onChange={(e) => submitGet(e.currentTarget.form)}>
                 <option value="">请选择章节</option>
@@ -85,7 +85,7 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
           {chapter ? (
             <Form method="post" {...getFormProps(form)} {...leaveWarning}>
               <input type="hidden" name="chapterId" value={chapter.id} />
-              {work.type === "series" ? <h2>{chapter.title}</h2> : null}
+              {work.type !== "single_chapter" ? <h2>{chapter.title}</h2> : null}
               <label className="field">
                 <span>正文</span>
                 <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={24} />

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
@@ -36,22 +36,29 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
       nonEmpty: sql<number>`count(*) filter (where btrim(${chapters.content}, E' \\t\\r\\n') <> '')`.mapWith(Number),
     })
     .from(chapters)
-    .where(eq(chapters.workId, workId));
+    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published")));
   if (stats.count === 0) throw new DomainError(ADMIN_MESSAGES.noChapters, 404);
   if (stats.nonEmpty === 0) throw new DomainError(ADMIN_MESSAGES.workEmpty, 404);
 
   const encoder = new TextEncoder();
-  let afterOrder = 0;
+  // Keyset over the chapters' order (position, id): a batch never repeats or skips one.
+  let after: { position: number; id: number } | null = null;
   let first = true;
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const rows = await db
-          .select({ order: chapters.order, title: chapters.title, content: chapters.content })
+          .select({ id: chapters.id, position: chapters.position, title: chapters.title, content: chapters.content })
           .from(chapters)
-          .where(and(eq(chapters.workId, workId), gt(chapters.order, afterOrder)))
-          .orderBy(asc(chapters.order))
+          .where(
+            and(
+              eq(chapters.workId, workId),
+              eq(chapters.state, "published"),
+              after ? sql`(${chapters.position}, ${chapters.id}) > (${after.position}, ${after.id})` : undefined,
+            ),
+          )
+          .orderBy(asc(chapters.position), asc(chapters.id))
           .limit(BATCH);
         if (cancelled) return;
         if (rows.length === 0) return controller.close();
@@ -60,7 +67,7 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
           text += chapterBlock(row.title, row.content, first);
           first = false;
         }
-        afterOrder = rows[rows.length - 1].order;
+        after = { position: rows[rows.length - 1].position, id: rows[rows.length - 1].id };
         controller.enqueue(encoder.encode(text));
       } catch (error) {
         if (cancelled) return;

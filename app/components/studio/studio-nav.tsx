@@ -1,0 +1,25 @@
+import { Link } from "react-router";
+
+/** The author studio's header: the work's title and its two pages (settings, chapters). */
+export function StudioNav({ workId, title, current }: { workId: number; title: string; current: "settings" | "chapters" }) {
+  const tabs = [
+    { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
+    { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
+  ] as const;
+  return (
+    <header className="studio-head">
+      <p className="studio-back">
+        <Link to="/my-works">← 我的作品</Link>
+        <Link to={`/works/${workId}`}>查看作品页</Link>
+      </p>
+      <h1>《{title}》</h1>
+      <nav className="tabs" aria-label="作品管理">
+        {tabs.map((t) => (
+          <Link key={t.id} to={t.to} className={t.id === current ? "tab active" : "tab"} aria-current={t.id === current ? "page" : undefined}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,104 @@
+import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { StudioNav } from "~/components/studio/studio-nav";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { useLeaveWarning } from "~/components/use-leave-warning";
+import { chapterNewSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { ReleaseFields } from "~/components/studio/release-fields";
+import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
+import { redirectWithFlash } from "~/server/flash.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { insertChapter, managerPage } from "~/server/studio/chapters.server";
+import type { Route } from "./+types/chapter-new";
+
+export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
+  const view = await managerPage(user.id, Number(params.id), 1).catch(asRouteError);
+  const url = new URL(request.url);
+  const volumeId = Number(url.searchParams.get("volumeId"));
+  const volume = view.volumes.find((v) => v.id === volumeId) ?? null;
+  const at = Number(url.searchParams.get("at"));
+  return {
+    work: { id: view.work.id, title: view.work.title, type: view.work.type },
+    total: view.total,
+    volume,
+    at: Number.isSafeInteger(at) && at >= 1 && at <= view.total + 1 ? at : view.total + 1,
+  };
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const workId = Number(params.id);
+  const submission = parseWithZod(await readForm(request), { schema: chapterNewSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const { title, content, at, volumeId } = submission.value;
+  const release = releaseOf(submission.value);
+  const where =
+    volumeId !== undefined && volumeId !== ""
+      ? { volumeId: volumeId === "none" ? null : volumeId }
+      : at !== undefined
+        ? { at }
+        : ("end" as const);
+  return replyOnDomainError(
+    async () => {
+      const id = await insertChapter(user.id, workId, { title, content, release }, where);
+      const text = release.mode === "draft" ? "已存稿" : release.mode === "at" ? "已设置定时发布" : "章节已发布";
+      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text });
+    },
+    (error) => submission.reply(formErrorsOf(error)),
+  );
+}
+
+export default function NewChapterAt({ actionData }: Route.ComponentProps) {
+  const { work, total, volume, at } = useLoaderData<typeof loader>();
+  const leaveWarning = useLeaveWarning();
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at), release: "now" } });
+  const refused = work.type === "single_chapter";
+  return (
+    <section className="studio-page">
+      <StudioNav workId={work.id} title={work.title} current="chapters" />
+      <h2>添加章节</h2>
+      {refused ? (
+        <p className="notice">{STUDIO_MESSAGES.singleChapter}</p>
+      ) : (
+        <Form method="post" {...getFormProps(form)} {...leaveWarning} className="studio-form">
+          {volume ? (
+            <p className="muted">
+              添加到分卷“{volume.title}”的末尾。
+              <input type="hidden" name="volumeId" value={volume.id} />
+            </p>
+          ) : (
+            <label className="field">
+              <span>插入位置（第几位，1–{total + 1}，{total + 1} 为末尾）</span>
+              <input {...getInputProps(fields.at, { type: "text" })} key={fields.at.key} inputMode="numeric" />
+              <FieldError field={fields.at} />
+            </label>
+          )}
+          <label className="field">
+            <span>章节标题</span>
+            <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />
+            <FieldError field={fields.title} />
+          </label>
+          <label className="field">
+            <span>章节内容</span>
+            <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={18} />
+            <FieldError field={fields.content} />
+          </label>
+          <ReleaseFields release={fields.release} publishAt={fields.publishAt} />
+          <FormError form={form} />
+          <div className="form-actions">
+            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+              {navigation.state === "submitting" ? "保存中..." : "保存"}
+            </button>
+            <Link className="btn" to={`/works/${work.id}/chapters`}>取消</Link>
+          </div>
+        </Form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { FlashMessage } from "~/components/ui/flash-message";
+import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { StudioNav } from "~/components/studio/studio-nav";
+import { STUDIO_MESSAGES, TAGS_MAX, TAG_MAX_CHARS, workSettingsSchema } from "~/schemas/studio";
+import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { readUploadForm, uploadBytes } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { COVER_MAX_BYTES } from "~/server/images.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
+import { updateWorkSettings } from "~/server/studio/settings.server";
+import { getOwnedWork } from "~/server/works.server";
+import type { Route } from "./+types/settings";
+
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `作品设置《${data?.work.title ?? ""}》 - 砚台` }];
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
+  const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
+  const [defaultCoverUrl, flash] = await Promise.all([getDisplayConfigValue("default_cover_url"), takeFlash(request)]);
+  return data(
+    {
+      work: {
+        id: work.id,
+        title: work.title,
+        description: work.description,
+        rating: work.rating,
+        isAiGenerated: work.isAiGenerated,
+        tags: work.tags,
+        type: work.type,
+        status: work.status,
+        coverUrl: work.coverUrl,
+        version: work.updatedAt.getTime(),
+      },
+      defaultCoverUrl,
+      notice: flash.notice,
+    },
+    flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
+  );
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const workId = Number(params.id);
+  const read = await replyOnDomainError(
+    () => readUploadForm(request, COVER_MAX_BYTES + 64 * 1024, "封面图片不能超过5MB"),
+    (error) => ({ status: "error" as const, error: { "": [error.message] } }),
+  );
+  if (!("form" in read)) return read;
+  const submission = parseWithZod(read.form, { schema: workSettingsSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const file = read.files.get("coverFile");
+  const replace = Boolean(file && (file.size > 0 || file.name));
+  const input = { ...submission.value, cover: replace ? ("replace" as const) : submission.value.cover };
+  return replyOnDomainError(
+    async () => {
+      await updateWorkSettings(user.id, workId, input, replace && file ? uploadBytes(file) : null);
+      return redirectWithFlash(request, `/works/${workId}/settings`, { kind: "success", text: STUDIO_MESSAGES.saved });
+    },
+    (error) => submission.reply(formErrorsOf(error)),
+  );
+}
+
+export default function WorkSettings({ actionData }: Route.ComponentProps) {
+  const { work, defaultCoverUrl, notice } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  const [form, fields] = useSchemaForm(workSettingsSchema, {
+    // A saved change remounts the form with the stored (normalized) values.
+    id: `work-settings-${work.id}-${work.version}`,
+    lastResult: actionData,
+    defaultValue: {
+      title: work.title,
+      description: work.description,
+      rating: work.rating,
+      isAiGenerated: work.isAiGenerated ? "on" : undefined,
+      tags: work.tags.join("，"),
+      status: work.status,
+      cover: "keep",
+    },
+  });
+  const cover = work.coverUrl ?? defaultCoverUrl;
+  return (
+    <section className="studio-page">
+      <StudioNav workId={work.id} title={work.title} current="settings" />
+      <FlashMessage notice={notice} />
+      <Form method="post" encType="multipart/form-data" {...getFormProps(form)} key={form.id} className="studio-form">
+        <label className="field">
+          <span>作品标题</span>
+          <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />
+          <FieldError field={fields.title} />
+        </label>
+        <label className="field">
+          <span>作品简介</span>
+          <textarea {...getTextareaProps(fields.description)} key={fields.description.key} rows={6} />
+          <FieldError field={fields.description} />
+        </label>
+        <label className="field">
+          <span>标签</span>
+          <input {...getInputProps(fields.tags, { type: "text" })} key={fields.tags.key} placeholder="例如：仙侠，群像，慢热" />
+          <span className="muted">用逗号或顿号分隔，最多{TAGS_MAX}个，每个不超过{TAG_MAX_CHARS}个字。</span>
+          <FieldError field={fields.tags} />
+        </label>
+        <label className="field">
+          <span>作品分级</span>
+          <select {...getSelectProps(fields.rating)} key={fields.rating.key}>
+            <option value="all_ages">全年龄</option>
+            <option value="r18">R-18</option>
+          </select>
+          <FieldError field={fields.rating} />
+        </label>
+        <label className="checkbox-field">
+          <input {...getInputProps(fields.isAiGenerated, { type: "checkbox" })} key={fields.isAiGenerated.key} />
+          <span>AI创作</span>
+        </label>
+        {work.type === "series" ? (
+          <fieldset className="field">
+            <legend>连载状态</legend>
+            <label className="radio-field">
+              <input type="radio" name={fields.status.name} value="ongoing" defaultChecked={work.status === "ongoing"} />
+              <span>连载中</span>
+            </label>
+            <label className="radio-field">
+              <input type="radio" name={fields.status.name} value="completed" defaultChecked={work.status === "completed"} />
+              <span>已完结（完本）</span>
+            </label>
+            <FieldError field={fields.status} />
+          </fieldset>
+        ) : null}
+        <fieldset className="field cover-field">
+          <legend>封面</legend>
+          {cover ? <img src={cover} alt="当前封面" width={100} height={138} className="cover-thumb" /> : <span className="muted">默认封面</span>}
+          <label className="field">
+            <span>更换封面</span>
+            <input type="file" name="coverFile" accept="image/jpeg,image/png,image/webp" aria-describedby="cover-file-hint" />
+            <span className="muted" id="cover-file-hint">JPG、PNG 或 WebP，不超过 5MB。</span>
+          </label>
+          {work.coverUrl ? (
+            <label className="checkbox-field">
+              <input type="checkbox" name="cover" value="reset" />
+              <span>恢复默认封面</span>
+            </label>
+          ) : null}
+          <FieldError errors={form.allErrors.coverFile} alert as="p" />
+        </fieldset>
+        <FormError form={form} />
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存设置"}</button>
+          <Link className="btn" to={`/works/${work.id}`}>查看作品</Link>
+        </div>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { parseShanghaiLocal } from "~/utils/shanghai-time";
+import { normalizeLinesIn } from "~/utils/text";
+import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
+
+/** docs/product.md#author-studio: the author studio's forms and their messages. */
+export const TAGS_MAX = 10;
+export const TAG_MAX_CHARS = 20;
+export const CHAPTER_TITLE_MAX = 100;
+
+export const STUDIO_MESSAGES = {
+  tagsTooMany: `标签最多${TAGS_MAX}个`,
+  tagTooLong: `每个标签最多${TAG_MAX_CHARS}个字`,
+  coverRequired: "请选择封面图片",
+  statusSeriesOnly: "只有连载作品可以修改连载状态",
+  saved: "作品设置已保存",
+  chapterNotFound: "章节不存在",
+  volumeNotFound: "分卷不存在",
+  chapterTitle: "请输入章节标题",
+  chapterTitleTooLong: `章节标题不能超过${CHAPTER_TITLE_MAX}个字`,
+  contentRequired: "请输入章节内容",
+  positionRange: (total: number) => (total > 1 ? `请输入1到${total}之间的位置` : "作品只有一章，无需移动"),
+  insertRange: (last: number) => `请输入1到${last}之间的位置`,
+  alreadyFirst: "已经是第一章了",
+  alreadyLast: "已经是最后一章了",
+  singleChapter: "单章作品只有一章，不能添加章节",
+  singleChapterVolumes: "单章作品不能分卷",
+  lastChapter: "作品至少要保留一章",
+  volumeTitle: "请输入卷名",
+  volumeTitleTooLong: `卷名不能超过${CHAPTER_TITLE_MAX}个字`,
+  volumeFirst: "已经是第一卷了",
+  volumeLast: "已经是最后一卷了",
+  lastPublished: "作品至少要保留一个已发布的章节",
+  scheduleRequired: "请选择定时发布的时间",
+  scheduleInvalid: "请输入有效的定时发布时间",
+  scheduleInPast: "定时发布的时间必须晚于现在",
+  alreadyPublished: "该章节已发布",
+} as const;
+
+/**
+ * A tag as stored: NFKC folds full-width letters, digits and punctuation to half-width
+ * (Ｒ１８ → R18, full-width spaces too), then whitespace runs become one space and the
+ * ends are trimmed. Case is kept: Chinese tags have none and authors mean their Latin.
+ */
+export function normalizeTag(raw: string): string {
+  return raw.normalize("NFKC").replace(/\s+/gu, " ").trim();
+}
+
+/**
+ * The tags field: one text, tags separated by commas (either width), 、 or line breaks.
+ * Empty pieces are dropped and repeats (after normalizing) kept once, first wins.
+ */
+export function parseTags(text: string): string[] {
+  const out: string[] = [];
+  for (const piece of text.normalize("NFKC").split(/[,、;\n]/u)) {
+    const tag = normalizeTag(piece);
+    if (tag && !out.includes(tag)) out.push(tag);
+  }
+  return out;
+}
+
+const checkbox = z
+  .union([z.literal("on"), z.literal("true"), z.literal("1")])
+  .optional()
+  .transform((v) => v !== undefined);
+
+const trimmed = (message: string, max: number, maxMessage: string) =>
+  z.string({ error: message }).trim().min(1, message).max(max, maxMessage);
+
+/** The work settings form (/works/:id/settings), checked alike in the browser and the action. */
+export const workSettingsSchema = z.object({
+  title: trimmed(WORK_MESSAGES.title, TITLE_MAX, `作品标题不能超过${TITLE_MAX}个字符`),
+  description: z.preprocess(
+    normalizeLinesIn,
+    trimmed(WORK_MESSAGES.description, DESCRIPTION_MAX, `作品简介不能超过${DESCRIPTION_MAX}个字符`),
+  ),
+  rating: z.enum(["all_ages", "r18"], { error: "请选择作品分级" }),
+  isAiGenerated: checkbox,
+  tags: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const tags = parseTags(v ?? "");
+      const message =
+        tags.length > TAGS_MAX
+          ? STUDIO_MESSAGES.tagsTooMany
+          : tags.some((t) => Array.from(t).length > TAG_MAX_CHARS)
+            ? STUDIO_MESSAGES.tagTooLong
+            : null;
+      if (message) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return tags;
+    }),
+  /** Only a series may change it; other works are always 已完结. */
+  status: z.enum(["ongoing", "completed"], { error: "请选择连载状态" }).optional(),
+  /** keep the cover, replace it with the uploaded file, or go back to the site's default. */
+  cover: z.enum(["keep", "replace", "reset"]).default("keep"),
+});
+
+export type WorkSettingsInput = z.infer<typeof workSettingsSchema>;
+
+const id = (message: string) => z.coerce.number({ error: message }).int(message).positive(message);
+const chapterId = id(STUDIO_MESSAGES.chapterNotFound);
+const volumeId = id(STUDIO_MESSAGES.volumeNotFound);
+/** A place in the order, 1-based; the upper end is checked against the work on the server. */
+const place = (field: string) =>
+  z
+    .string({ error: `请输入${field}` })
+    .trim()
+    .regex(/^-?\d{1,9}$/, `请输入有效的${field}（从1开始的整数）`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `${field}不能小于1`));
+
+export const chapterTitleField = z
+  .string({ error: STUDIO_MESSAGES.chapterTitle })
+  .trim()
+  .min(1, STUDIO_MESSAGES.chapterTitle)
+  .refine((v) => Array.from(v).length <= CHAPTER_TITLE_MAX, STUDIO_MESSAGES.chapterTitleTooLong);
+const volumeTitleField = z
+  .string({ error: STUDIO_MESSAGES.volumeTitle })
+  .trim()
+  .min(1, STUDIO_MESSAGES.volumeTitle)
+  .refine((v) => Array.from(v).length <= CHAPTER_TITLE_MAX, STUDIO_MESSAGES.volumeTitleTooLong);
+
+/** Every form of the chapter manager (/works/:id/chapters), told apart by `intent`. */
+export const chapterManagerSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("move"), chapterId, to: place("位置") }),
+  z.object({ intent: z.literal("up"), chapterId }),
+  z.object({ intent: z.literal("down"), chapterId }),
+  z.object({
+    intent: z.literal("to-volume"),
+    chapterId,
+    // "" (or "none"): the chapters before the first volume.
+    volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).transform((v) => (v === "" || v === "none" ? null : v)),
+  }),
+  z.object({ intent: z.literal("rename"), chapterId, title: chapterTitleField }),
+  z.object({ intent: z.literal("delete"), chapterId }),
+  z.object({ intent: z.literal("publish"), chapterId }),
+  z.object({ intent: z.literal("volume-create"), title: volumeTitleField, chapterId: chapterId.optional() }),
+  z.object({ intent: z.literal("volume-rename"), volumeId, title: volumeTitleField }),
+  z.object({ intent: z.literal("volume-delete"), volumeId }),
+  z.object({ intent: z.literal("volume-up"), volumeId }),
+  z.object({ intent: z.literal("volume-down"), volumeId }),
+]);
+export type ChapterManagerAction = z.infer<typeof chapterManagerSchema>;
+
+const chapterContent = z.preprocess(normalizeLinesIn, z.string().max(CHAPTER_CONTENT_MAX, "正文过长").default(""));
+
+/** 存稿 / 立即发布 / 定时发布 with its China-time datetime-local value. */
+const releaseFields = {
+  release: z.enum(["draft", "now", "at"], { error: "请选择发布方式" }).default("now"),
+  publishAt: z.string().max(40).optional(),
+};
+
+function checkRelease(v: { release: "draft" | "now" | "at"; publishAt?: string; content: string }, ctx: z.RefinementCtx) {
+  if (v.release === "at") {
+    if (!v.publishAt?.trim()) ctx.addIssue({ code: "custom", path: ["publishAt"], message: STUDIO_MESSAGES.scheduleRequired });
+    else if (!parseShanghaiLocal(v.publishAt)) ctx.addIssue({ code: "custom", path: ["publishAt"], message: STUDIO_MESSAGES.scheduleInvalid });
+  }
+  // A draft may be empty; what readers get may not.
+  if (v.release !== "draft" && !v.content.trim()) ctx.addIssue({ code: "custom", path: ["content"], message: STUDIO_MESSAGES.contentRequired });
+}
+
+/** The domain's Release from a parsed form (the time already checked by checkRelease). */
+export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: string }) {
+  if (v.release === "at") return { mode: "at" as const, at: parseShanghaiLocal(v.publishAt ?? "") ?? new Date(Number.NaN) };
+  return { mode: v.release };
+}
+
+/** The chapter editor (/works/:id/chapters/:chapterId); the release applies to unpublished chapters. */
+export const chapterEditSchema = z
+  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields })
+  .superRefine(checkRelease);
+
+/** A new chapter inserted at a place (/works/:id/chapters/new). */
+export const chapterNewSchema = z
+  .object({
+    title: chapterTitleField,
+    content: chapterContent,
+    ...releaseFields,
+    at: place("插入位置").optional(),
+    volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).optional(),
+  })
+  .superRefine(checkRelease);

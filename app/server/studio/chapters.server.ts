@@ -1,0 +1,509 @@
+import { and, asc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapters, readingProgress, volumes, works } from "~/db/schema";
+import { CHAPTER_TITLE_MAX, STUDIO_MESSAGES } from "~/schemas/studio";
+import { WORK_MESSAGES } from "~/schemas/work";
+import { countWords } from "~/utils/text";
+import { rowsOf } from "../db-utils.server";
+import { DomainError } from "../errors.server";
+import { publish } from "../events.server";
+import { refreshWorkCounts, type Work } from "../works.server";
+import { formatShanghai } from "~/utils/shanghai-time";
+import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
+import { onChaptersPublished } from "./release.server";
+import { reanchorAfterCommit } from "../comments.server";
+
+/**
+ * The chapter manager's operations (docs/product.md#author-studio, decision 080): one
+ * function each, called by the /works/:id/chapters action, the tests and bench:studio.
+ * Each runs in one transaction that first locks the work's row, so two tabs editing
+ * the same work take turns and never allocate the same gap; another user's work or a
+ * chapter of another work is a 404 and nothing changes.
+ */
+
+export const MANAGER_PAGE_SIZE = 100;
+
+function notFound(): DomainError {
+  return new DomainError(WORK_MESSAGES.notFound, 404);
+}
+function chapterNotFound(): DomainError {
+  return new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+}
+
+/** The owner's work, its row locked until the transaction ends. */
+export async function lockOwnedWork(tx: Executor, userId: string, workId: number): Promise<Work> {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw notFound();
+  const [work] = await tx.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("update");
+  if (!work) throw notFound();
+  return work;
+}
+
+async function chapterOf(tx: Executor, workId: number, chapterId: number) {
+  if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
+  const [row] = await tx
+    .select({ id: chapters.id, position: chapters.position, title: chapters.title, state: chapters.state })
+    .from(chapters)
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
+  if (!row) throw chapterNotFound();
+  return row;
+}
+
+async function volumeOf(tx: Executor, workId: number, volumeId: number) {
+  if (!Number.isSafeInteger(volumeId) || volumeId <= 0) throw new DomainError(STUDIO_MESSAGES.volumeNotFound, 404);
+  const [row] = await tx.select().from(volumes).where(and(eq(volumes.id, volumeId), eq(volumes.workId, workId)));
+  if (!row) throw new DomainError(STUDIO_MESSAGES.volumeNotFound, 404);
+  return row;
+}
+
+async function chapterTotal(tx: Executor, workId: number): Promise<number> {
+  const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(chapters).where(eq(chapters.workId, workId));
+  return n;
+}
+
+/** The chapter at 1-based `index` in the work's order, leaving one chapter out (the one moving). */
+async function chapterAt(tx: Executor, workId: number, index: number, without: number | null) {
+  const [row] = await tx
+    .select({ id: chapters.id, position: chapters.position })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), without === null ? undefined : ne(chapters.id, without)))
+    .orderBy(asc(chapters.position), asc(chapters.id))
+    .offset(index - 1)
+    .limit(1);
+  return row ?? null;
+}
+
+/** Tells open pages the work changed (the `works` trigger covers the writes that touch its row). */
+async function announce(tx: Executor, workId: number): Promise<void> {
+  await publish({ topic: "work", workId }, tx);
+}
+
+function checkTitle(title: string): string {
+  const t = title.trim();
+  if (!t) throw new DomainError(STUDIO_MESSAGES.chapterTitle, 400, "title");
+  if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.chapterTitleTooLong, 400, "title");
+  return t;
+}
+
+function positionError(total: number): DomainError {
+  return new DomainError(STUDIO_MESSAGES.positionRange(total), 400, "to");
+}
+
+/** Moves a chapter so it becomes the `to`-th (1..total); it joins the volume of the chapter it lands before. */
+export async function moveChapter(userId: string, workId: number, chapterId: number, to: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    const total = await chapterTotal(tx, workId);
+    if (!Number.isSafeInteger(to) || to < 1 || to > total) throw positionError(total);
+    const self: Slot = { kind: "chapter", id: chapter.id, position: chapter.position };
+    let hi: number | null;
+    if (to === total) {
+      // The last place: after the last other chapter, before any volume heading after it.
+      const last = await chapterAt(tx, workId, total - 1, chapter.id);
+      hi = last ? await nextSlotPosition(tx, workId, last.position, self) : null;
+    } else {
+      hi = (await chapterAt(tx, workId, to, chapter.id))!.position;
+    }
+    const [position] = await positionsBefore(tx, workId, hi, 1, [self]);
+    await tx.update(chapters).set({ position }).where(eq(chapters.id, chapter.id));
+    await announce(tx, workId);
+  });
+}
+
+/** The position of the first slot after `position` (skipping `exclude`), or null. */
+async function nextSlotPosition(tx: Executor, workId: number, position: number, exclude: Slot): Promise<number | null> {
+  const [row] = rowsOf<{ p: string | number | null }>(
+    await tx.execute(sql`
+      select least(
+        (select min(position) from ${chapters} where work_id = ${workId} and position > ${position} and id <> ${exclude.kind === "chapter" ? exclude.id : 0}),
+        (select min(position) from ${volumes} where work_id = ${workId} and position > ${position} and id <> ${exclude.kind === "volume" ? exclude.id : 0})
+      ) as p`),
+  );
+  return row.p === null ? null : Number(row.p);
+}
+
+/**
+ * One step up or down. A chapter first in its volume steps up to the end of the volume
+ * (or the chapters without one) before it; last in its volume, it steps down to the
+ * start of the next one. Already first (last) overall: a message.
+ */
+export async function stepChapter(userId: string, workId: number, chapterId: number, direction: "up" | "down"): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    const slots = await slotsOf(tx, workId);
+    const at = slots.findIndex((s) => s.kind === "chapter" && s.id === chapter.id);
+    const self = slots[at];
+    let hi: number | null;
+    if (direction === "up") {
+      const before = slots[at - 1];
+      if (!before) throw new DomainError(STUDIO_MESSAGES.alreadyFirst, 400);
+      // Above a heading: to the end of the group before it; above a chapter: before it.
+      hi = before.position;
+    } else {
+      const after = slots[at + 1];
+      if (!after) throw new DomainError(STUDIO_MESSAGES.alreadyLast, 400);
+      // Past the next chapter (staying in this volume), or past the next heading (the
+      // first place of that volume).
+      hi = slots[at + 2]?.position ?? null;
+    }
+    const [position] = await positionsBefore(tx, workId, hi, 1, [self]);
+    await tx.update(chapters).set({ position }).where(eq(chapters.id, chapter.id));
+    await announce(tx, workId);
+  });
+}
+
+/** Moves a chapter to the end of a volume (null: to the end of the chapters before the first volume). */
+export async function moveChapterToVolume(userId: string, workId: number, chapterId: number, volumeId: number | null): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    const self: Slot = { kind: "chapter", id: chapter.id, position: chapter.position };
+    const heads = await tx.select().from(volumes).where(eq(volumes.workId, workId)).orderBy(asc(volumes.position), asc(volumes.id));
+    let hi: number | null;
+    if (volumeId === null) {
+      hi = heads[0]?.position ?? null;
+    } else {
+      const i = heads.findIndex((v) => v.id === volumeId);
+      if (i === -1) throw new DomainError(STUDIO_MESSAGES.volumeNotFound, 404);
+      hi = heads[i + 1]?.position ?? null;
+    }
+    const [position] = await positionsBefore(tx, workId, hi, 1, [self]);
+    await tx.update(chapters).set({ position }).where(eq(chapters.id, chapter.id));
+    await announce(tx, workId);
+  });
+}
+
+export interface NewChapter {
+  title: string;
+  content: string;
+}
+
+/** How a chapter is saved: 存稿 (draft), published now, or scheduled for a time. */
+export type Release = { mode: "draft" } | { mode: "now" } | { mode: "at"; at: Date };
+
+/** The state, time and checks of a release; the text must not be empty unless it is a draft. */
+function releaseColumns(release: Release, content: string) {
+  if (release.mode !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+  if (release.mode === "at") {
+    if (!(release.at instanceof Date) || Number.isNaN(release.at.getTime())) {
+      throw new DomainError(STUDIO_MESSAGES.scheduleInvalid, 400, "publishAt");
+    }
+    if (release.at.getTime() <= Date.now()) throw new DomainError(STUDIO_MESSAGES.scheduleInPast, 400, "publishAt");
+    return { state: "scheduled" as const, publishAt: release.at };
+  }
+  if (release.mode === "now") return { state: "published" as const, publishAt: new Date() };
+  return { state: "draft" as const, publishAt: null };
+}
+
+/**
+ * Inserts a chapter so it becomes the `at`-th (1..total+1; total+1 is the end), at the end
+ * of a volume (null: of the chapters before the first volume), or after everything. A
+ * single-chapter work keeps its one chapter.
+ */
+export async function insertChapter(
+  userId: string,
+  workId: number,
+  input: NewChapter & { release?: Release },
+  where: { at: number } | { volumeId: number | null } | "end",
+): Promise<number> {
+  const title = checkTitle(input.title);
+  const release = releaseColumns(input.release ?? { mode: "now" }, input.content);
+  return db.transaction(async (tx) => {
+    const work = await lockOwnedWork(tx, userId, workId);
+    if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapter, 400);
+    let hi: number | null;
+    if (where === "end") {
+      hi = null;
+    } else if ("at" in where) {
+      const total = await chapterTotal(tx, workId);
+      if (!Number.isSafeInteger(where.at) || where.at < 1 || where.at > total + 1) {
+        throw new DomainError(STUDIO_MESSAGES.insertRange(total + 1), 400, "at");
+      }
+      hi = where.at === total + 1 ? null : (await chapterAt(tx, workId, where.at, null))!.position;
+    } else {
+      const heads = await tx.select().from(volumes).where(eq(volumes.workId, workId)).orderBy(asc(volumes.position), asc(volumes.id));
+      if (where.volumeId === null) hi = heads[0]?.position ?? null;
+      else {
+        const i = heads.findIndex((v) => v.id === where.volumeId);
+        if (i === -1) throw new DomainError(STUDIO_MESSAGES.volumeNotFound, 404);
+        hi = heads[i + 1]?.position ?? null;
+      }
+    }
+    const [position] = await positionsBefore(tx, workId, hi, 1);
+    const [row] = await tx
+      .insert(chapters)
+      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content), ...release })
+      .returning({ id: chapters.id });
+    if (release.state === "published") await onChaptersPublished(tx, workId, [row.id]);
+    else await announce(tx, workId);
+    return row.id;
+  });
+}
+
+/**
+ * Deletes a chapter. Readers whose saved position was in it continue at the published
+ * chapter that took its place (the next one, or the previous one at the end), from its
+ * start. A work keeps at least one published chapter; drafts and scheduled chapters
+ * have no readers and simply go.
+ */
+export async function deleteChapter(userId: string, workId: number, chapterId: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    if (chapter.state === "published") {
+      const published = and(eq(chapters.workId, workId), eq(chapters.state, "published"));
+      const [next] = await tx
+        .select({ id: chapters.id })
+        .from(chapters)
+        .where(
+          and(
+            published,
+            or(gt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), gt(chapters.id, chapter.id))),
+          ),
+        )
+        .orderBy(asc(chapters.position), asc(chapters.id))
+        .limit(1);
+      const [prev] = next
+        ? [next]
+        : await tx
+            .select({ id: chapters.id })
+            .from(chapters)
+            .where(
+              and(
+                published,
+                or(lt(chapters.position, chapter.position), and(eq(chapters.position, chapter.position), lt(chapters.id, chapter.id))),
+              ),
+            )
+            .orderBy(sql`${chapters.position} desc, ${chapters.id} desc`)
+            .limit(1);
+      const heir = next ?? prev;
+      if (!heir) throw new DomainError(STUDIO_MESSAGES.lastPublished, 409);
+      await tx.update(readingProgress).set({ chapterId: heir.id, paragraph: 0 }).where(eq(readingProgress.chapterId, chapter.id));
+    }
+    await tx.delete(chapters).where(eq(chapters.id, chapter.id));
+    await refreshWorkCounts(tx, workId);
+  });
+}
+
+/** Renames a chapter (1 to 100 characters). */
+export async function renameChapter(userId: string, workId: number, chapterId: number, title: string): Promise<void> {
+  const t = checkTitle(title);
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    await tx.update(chapters).set({ title: t, updatedAt: new Date() }).where(eq(chapters.id, chapter.id));
+    await announce(tx, workId);
+  });
+}
+
+/**
+ * Saves a chapter's title and text from the chapter editor (every work type, D12). A
+ * draft or scheduled chapter may also be kept as a draft, scheduled, or published now;
+ * a published chapter stays published (and its text may not become empty).
+ */
+export async function updateChapter(
+  userId: string,
+  workId: number,
+  chapterId: number,
+  input: NewChapter & { release?: Release },
+): Promise<void> {
+  const title = checkTitle(input.title);
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    const release =
+      chapter.state === "published" ? null : releaseColumns(input.release ?? { mode: chapter.state === "draft" ? "draft" : "now" }, input.content);
+    if (chapter.state === "published" && !input.content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+    await tx
+      .update(chapters)
+      .set({ title, content: input.content, wordCount: countWords(input.content), updatedAt: new Date(), ...(release ?? {}) })
+      .where(eq(chapters.id, chapter.id));
+    if (release?.state === "published") await onChaptersPublished(tx, workId, [chapter.id]);
+    else await refreshWorkCounts(tx, workId);
+  });
+  // 段评 follow their paragraphs to the new text, after the save (decision 090).
+  reanchorAfterCommit(chapterId);
+}
+
+/** Publishes a draft or scheduled chapter now (the manager's 立即发布). */
+export async function publishChapterNow(userId: string, workId: number, chapterId: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    const chapter = await chapterOf(tx, workId, chapterId);
+    if (chapter.state === "published") throw new DomainError(STUDIO_MESSAGES.alreadyPublished, 409);
+    const [{ content }] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
+    const release = releaseColumns({ mode: "now" }, content);
+    // Conditional on the state read under the work's lock: published once.
+    const done = await tx
+      .update(chapters)
+      .set({ ...release, updatedAt: new Date() })
+      .where(and(eq(chapters.id, chapter.id), ne(chapters.state, "published")))
+      .returning({ id: chapters.id });
+    await onChaptersPublished(tx, workId, done.map((r) => r.id));
+  });
+}
+
+function checkVolumeTitle(title: string): string {
+  const t = title.trim();
+  if (!t) throw new DomainError(STUDIO_MESSAGES.volumeTitle, 400, "title");
+  if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.volumeTitleTooLong, 400, "title");
+  return t;
+}
+
+/**
+ * Adds a volume heading: before a chapter (which, with the chapters after it up to the
+ * next volume, then belongs to it), or at the end (an empty volume).
+ */
+export async function createVolume(userId: string, workId: number, title: string, beforeChapterId: number | null): Promise<number> {
+  const t = checkVolumeTitle(title);
+  return db.transaction(async (tx) => {
+    const work = await lockOwnedWork(tx, userId, workId);
+    if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapterVolumes, 400);
+    const hi = beforeChapterId === null ? null : (await chapterOf(tx, workId, beforeChapterId)).position;
+    const [position] = await positionsBefore(tx, workId, hi, 1);
+    const [row] = await tx.insert(volumes).values({ workId, title: t, position }).returning({ id: volumes.id });
+    await announce(tx, workId);
+    return row.id;
+  });
+}
+
+export async function renameVolume(userId: string, workId: number, volumeId: number, title: string): Promise<void> {
+  const t = checkVolumeTitle(title);
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    await volumeOf(tx, workId, volumeId);
+    await tx.update(volumes).set({ title: t }).where(eq(volumes.id, volumeId));
+    await announce(tx, workId);
+  });
+}
+
+/** Removes a volume heading; its chapters stay where they are and join the group before. */
+export async function deleteVolume(userId: string, workId: number, volumeId: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    await volumeOf(tx, workId, volumeId);
+    await tx.delete(volumes).where(eq(volumes.id, volumeId));
+    await announce(tx, workId);
+  });
+}
+
+/**
+ * Moves a volume with its chapters above the previous volume or below the next one.
+ * Writes the moved volume's rows only (its heading and chapters).
+ */
+export async function moveVolume(userId: string, workId: number, volumeId: number, direction: "up" | "down"): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    await volumeOf(tx, workId, volumeId);
+    const slots = await slotsOf(tx, workId);
+    const heads = slots.map((s, i) => ({ s, i })).filter((x) => x.s.kind === "volume");
+    const h = heads.findIndex((x) => x.s.id === volumeId);
+    const start = heads[h].i;
+    const end = heads[h + 1]?.i ?? slots.length;
+    const block = slots.slice(start, end);
+    let hi: number | null;
+    if (direction === "up") {
+      if (h === 0) throw new DomainError(STUDIO_MESSAGES.volumeFirst, 400);
+      hi = heads[h - 1].s.position;
+    } else {
+      if (h === heads.length - 1) throw new DomainError(STUDIO_MESSAGES.volumeLast, 400);
+      hi = heads[h + 2]?.s.position ?? null;
+    }
+    const positions = await positionsBefore(tx, workId, hi, block.length, block);
+    await writePositions(tx, block.map((s, i) => ({ ...s, position: positions[i] })));
+    await announce(tx, workId);
+  });
+}
+
+export type ManagerRow =
+  | { kind: "volume"; id: number; title: string; continued: boolean; first: boolean; last: boolean }
+  | {
+      kind: "chapter";
+      id: number;
+      title: string;
+      wordCount: number;
+      index: number;
+      volumeId: number | null;
+      state: "draft" | "scheduled" | "published";
+      /** China time, for a scheduled chapter. */
+      publishAt: string | null;
+    };
+
+/**
+ * One page of the chapter manager: the chapters in order (100 a page) with their 1-based
+ * place, and the volume headings that fall on the page (the page's first volume again,
+ * marked continued, when it began on an earlier page). Plus every volume, for the
+ * "move to volume" choice.
+ */
+export async function managerPage(userId: string, workId: number, page: number) {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw notFound();
+  const [work] = await db.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId)));
+  if (!work) throw notFound();
+  const total = await chapterTotal(db, workId);
+  const pageCount = Math.max(1, Math.ceil(total / MANAGER_PAGE_SIZE));
+  const current = Math.min(Math.max(1, Math.floor(page) || 1), pageCount);
+  const offset = (current - 1) * MANAGER_PAGE_SIZE;
+  const [rows, heads, before] = await Promise.all([
+    db
+      .select({
+        id: chapters.id,
+        title: chapters.title,
+        wordCount: chapters.wordCount,
+        position: chapters.position,
+        state: chapters.state,
+        publishAt: chapters.publishAt,
+      })
+      .from(chapters)
+      .where(eq(chapters.workId, workId))
+      .orderBy(asc(chapters.position), asc(chapters.id))
+      .offset(offset)
+      .limit(MANAGER_PAGE_SIZE),
+    db.select().from(volumes).where(eq(volumes.workId, workId)).orderBy(asc(volumes.position), asc(volumes.id)),
+    offset > 0
+      ? chapterAt(db, workId, offset, null)
+      : Promise.resolve(null),
+  ]);
+  const lowBound = before?.position ?? Number.NEGATIVE_INFINITY;
+  const highBound = current === pageCount ? Number.POSITIVE_INFINITY : (rows.at(-1)?.position ?? Number.POSITIVE_INFINITY);
+  const volumeAt = (position: number) => {
+    let found: (typeof heads)[number] | null = null;
+    for (const v of heads) if (v.position < position) found = v;
+    return found;
+  };
+  const out: ManagerRow[] = [];
+  const headRow = (v: (typeof heads)[number], continued: boolean): ManagerRow => ({
+    kind: "volume",
+    id: v.id,
+    title: v.title,
+    continued,
+    first: v.id === heads[0].id,
+    last: v.id === heads.at(-1)!.id,
+  });
+  const firstVolume = rows[0] ? volumeAt(rows[0].position) : null;
+  if (firstVolume && firstVolume.position <= lowBound) out.push(headRow(firstVolume, true));
+  let h = heads.findIndex((v) => v.position > lowBound);
+  if (h === -1) h = heads.length;
+  rows.forEach((r, i) => {
+    while (h < heads.length && heads[h].position < r.position) out.push(headRow(heads[h++], false));
+    out.push({
+      kind: "chapter",
+      id: r.id,
+      title: r.title,
+      wordCount: r.wordCount,
+      index: offset + i + 1,
+      volumeId: volumeAt(r.position)?.id ?? null,
+      state: r.state,
+      publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
+    });
+  });
+  while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));
+  return {
+    work,
+    total,
+    page: current,
+    pageCount,
+    rows: out,
+    volumes: heads.map((v) => ({ id: v.id, title: v.title })),
+  };
+}

@@ -1,0 +1,78 @@
+import { and, eq, lte, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapters, works } from "~/db/schema";
+import { rowsOf } from "../db-utils.server";
+import { announceChaptersPublished } from "../events.server";
+export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
+import { refreshWorkCounts } from "../works.server";
+
+/**
+ * Publishing chapters (docs/product.md#author-studio, decision 081). Whatever publishes a
+ * chapter (the editor's 立即发布, the manager, the old add-chapter page, or a schedule
+ * coming due) turns its state to `published` in a conditional UPDATE and runs
+ * `onChaptersPublished` in the same transaction, so each chapter's "on publish" effects
+ * happen once, on commit, or not at all.
+ */
+
+/**
+ * The "on publish" effects for chapters just turned published, inside their transaction:
+ * the work's counts and updated_at (whose trigger tells open pages and caches), and one
+ * `chapter-published` event per chapter, delivered on commit.
+ */
+export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
+  if (chapterIds.length === 0) return;
+  await refreshWorkCounts(tx, workId);
+  await announceChaptersPublished(tx, workId, chapterIds);
+}
+
+/** Works with chapters due now, a batch at a time (the partial index chapters_due_idx finds them). */
+async function dueWorks(limit: number): Promise<number[]> {
+  const rows = rowsOf<{ work_id: string | number }>(
+    await db.execute(sql`
+      select distinct work_id from ${chapters}
+      where state = 'scheduled' and publish_at <= now()
+      limit ${limit}`),
+  );
+  return rows.map((r) => Number(r.work_id));
+}
+
+/**
+ * Publishes one work's due chapters. The work's row is claimed with `FOR UPDATE SKIP
+ * LOCKED`, the same lock the studio's edits take first, so another process releasing it
+ * (or an author editing it) is skipped rather than waited for, and never deadlocked; the
+ * UPDATE only takes chapters still `scheduled`, so none is published twice.
+ */
+async function releaseWork(workId: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [claimed] = await tx.select({ id: works.id }).from(works).where(eq(works.id, workId)).for("update", { skipLocked: true });
+    if (!claimed) return 0;
+    const released = await tx
+      .update(chapters)
+      .set({ state: "published", updatedAt: new Date() })
+      .where(and(eq(chapters.workId, workId), eq(chapters.state, "scheduled"), lte(chapters.publishAt, sql`now()`)))
+      .returning({ id: chapters.id });
+    await onChaptersPublished(
+      tx,
+      workId,
+      released.map((r) => r.id),
+    );
+    return released.length;
+  });
+}
+
+/**
+ * Publishes every chapter whose time has come; returns how many. Any number of processes
+ * may run it at once (each work is released by whichever claims it first).
+ */
+export async function releaseDueChapters(batch = 100): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await dueWorks(batch);
+    if (ids.length === 0) return total;
+    let released = 0;
+    for (const id of ids) released += await releaseWork(id);
+    total += released;
+    // Every due work was held by someone else: they will finish it.
+    if (released === 0 || ids.length < batch) return total;
+  }
+}
