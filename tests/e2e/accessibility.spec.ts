@@ -109,6 +109,7 @@ for (const look of LOOKS) {
         { url: "/works?auth=register" },
         { url: "/auth/forgot-password" },
         { url: "/terms" },
+        { url: `/works/${work.id}/comments?chapter=1` },
         { url: "/works/999999999", key: true },
       ]);
     });
@@ -131,6 +132,11 @@ for (const look of LOOKS) {
         { url: "/my-works?tab=paid" },
         { url: "/submit", key: true },
         { url: `/works/${work.id}/edit` },
+        { url: `/works/${work.id}/settings`, key: true },
+        { url: `/works/${work.id}/chapters`, key: true },
+        { url: `/works/${work.id}/chapters/new` },
+        { url: `/works/${work.id}/comments?chapter=1`, key: true },
+        { url: `/works/${work.id}/comments?chapter=1&p=0` },
         { url: "/free-writing", key: true },
         { url: "/short-writing" },
         { url: "/series-writing" },
