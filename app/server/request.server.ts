@@ -45,7 +45,7 @@ export const SERVER_ERROR_MESSAGE = "服务器暂时无法处理这个请求，�
  */
 export const lastResortMiddleware: MiddlewareFunction<Response> = async (_args, next) => {
   const response = await next();
-  if (response.status !== 500 || response.headers.get("Content-Type") !== "text/plain") return response;
+  if (!(response instanceof Response) || response.status !== 500 || response.headers.get("Content-Type") !== "text/plain") return response;
   const text = await response.clone().text();
   if (!text.startsWith("Unexpected Server Error")) return response;
   return new Response(SERVER_ERROR_MESSAGE, {
