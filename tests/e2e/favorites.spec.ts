@@ -58,7 +58,9 @@ test("the owner sees management controls instead of 关注", nojs, async ({ page
   const id = await publishWork(author, { title: `自己的 ${marker("fav")}`, chapters: [{ title: "第一章", paragraphs: ["一"] }] });
   await logInAs(context, author.credentials);
   await visit(`/works/${id}`);
-  await expect(page.getByRole("link", { name: "编辑" })).toHaveAttribute("href", `/works/${id}/edit`);
+  // A multi-chapter work is edited in the author studio's chapter manager.
+  await expect(page.getByRole("link", { name: "作品设置" })).toHaveAttribute("href", `/works/${id}/settings`);
+  await expect(page.getByRole("link", { name: "章节管理" })).toHaveAttribute("href", `/works/${id}/chapters`);
   await expect(page.getByRole("button", { name: "下架" })).toBeVisible();
   await expect(page.getByRole("button", { name: /^[☆★] / })).toHaveCount(0);
   await expect(page.getByRole("link", { name: /^[☆★] / })).toHaveCount(0);
