@@ -184,6 +184,8 @@ async function shutdown(signal) {
   server.closeIdleConnections();
   const lifecycle = build.entry.module;
   lifecycle.beginShutdown("draining");
+  // Background work stops claiming at once; a release already running finishes.
+  const pollerStopped = lifecycle.stopReleasePoller?.();
   const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
@@ -194,7 +196,7 @@ async function shutdown(signal) {
   clearTimeout(deadline);
   clearTimeout(timer);
   try {
-    await lifecycle.stopReleasePoller?.();
+    await pollerStopped;
     await lifecycle.closeDatabase();
   } finally {
     process.exit(0);
