@@ -6,7 +6,6 @@ import { action as shortAction } from "~/routes/shell/writing/short-writing";
 import { analyzeSource, listSourceWorks, resolveSource } from "~/server/ai/analysis.server";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
-import { DomainError } from "~/server/errors.server";
 import { createProject, listCharacters, listPlots, loadWorkspace, saveCharacter } from "~/server/writing.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { analysisReply, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
@@ -14,6 +13,7 @@ import { userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { aiRows, aiRowsSum, tokensOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 let fake: FakeAiProvider;
 beforeAll(async () => {
@@ -29,15 +29,6 @@ async function addChapter(workId: number, content: string) {
   await db.insert(chapters).values({ workId, title: "正文", content, position: 1 });
 }
 
-async function domainError(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a DomainError");
-}
 
 const SOURCE = "林晚撑着伞走在河边。沈舟站在巷口，等了她很多年。";
 

@@ -14,11 +14,11 @@ import {
   setMuted,
   settleReanchors,
 } from "~/server/comments.server";
-import { DomainError } from "~/server/errors.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
 import { updateChapterContent } from "~/server/works.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
+import { domainError } from "../fixtures/domain-error";
 
 type U = { id: string; showR18: boolean; showAi: boolean };
 const viewer = (id: string): U => ({ id, showR18: false, showAi: true });
@@ -41,15 +41,6 @@ async function addChapter(workId: number, content: string) {
   return row.id;
 }
 
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError");
-}
 
 beforeAll(async () => {
   const [owner, reader, other, buyer] = [await createUser(), await createUser(), await createUser(), await createUser()];
@@ -97,16 +88,16 @@ describe("posting and listing", () => {
   it("refuses bad input with clear messages and changes nothing", async () => {
     const before = await db.$count(chapterComments);
     const base = { workId: f.free, order: 1, paragraph: null, parentId: null };
-    expect((await failure(postComment(f.reader, { ...base, body: "   " }))).message).toBe(COMMENT_MESSAGES.empty);
-    expect((await failure(postComment(f.reader, { ...base, body: "字".repeat(501) }))).message).toBe(COMMENT_MESSAGES.tooLong);
-    expect((await failure(postComment(f.reader, { ...base, paragraph: 99, body: "哪一段" }))).status).toBe(404);
-    expect((await failure(postComment(f.reader, { ...base, order: 9, body: "哪一章" }))).status).toBe(404);
-    expect((await failure(postComment(f.reader, { ...base, parentId: 987654321, body: "回复" }))).status).toBe(404);
+    expect((await domainError(postComment(f.reader, { ...base, body: "   " }))).message).toBe(COMMENT_MESSAGES.empty);
+    expect((await domainError(postComment(f.reader, { ...base, body: "字".repeat(501) }))).message).toBe(COMMENT_MESSAGES.tooLong);
+    expect((await domainError(postComment(f.reader, { ...base, paragraph: 99, body: "哪一段" }))).status).toBe(404);
+    expect((await domainError(postComment(f.reader, { ...base, order: 9, body: "哪一章" }))).status).toBe(404);
+    expect((await domainError(postComment(f.reader, { ...base, parentId: 987654321, body: "回复" }))).status).toBe(404);
     const top = await postComment(f.reader, { ...base, body: "楼主" });
     const reply = await postComment(f.other, { ...base, parentId: top.id, body: "二楼" });
-    expect((await failure(postComment(f.reader, { ...base, parentId: reply.id, body: "三楼" }))).message).toBe(COMMENT_MESSAGES.replyToReply);
+    expect((await domainError(postComment(f.reader, { ...base, parentId: reply.id, body: "三楼" }))).message).toBe(COMMENT_MESSAGES.replyToReply);
     await setHidden(f.owner, top.id, true);
-    expect((await failure(postComment(f.other, { ...base, parentId: top.id, body: "还能回吗" }))).message).toBe(COMMENT_MESSAGES.replyToHidden);
+    expect((await domainError(postComment(f.other, { ...base, parentId: top.id, body: "还能回吗" }))).message).toBe(COMMENT_MESSAGES.replyToHidden);
     expect(await db.$count(chapterComments)).toBe(before + 2);
   });
 
@@ -114,18 +105,18 @@ describe("posting and listing", () => {
     const base = { workId: f.paid, order: 1, paragraph: 0, parentId: null };
     const posted = await postComment(f.buyer, { ...base, body: "买了不亏" });
     await postComment(f.owner, { ...base, body: "谢谢支持" });
-    expect((await failure(postComment(f.other, { ...base, body: "白嫖" }))).status).toBe(403);
-    expect((await failure(listComments(f.other, f.paid, 1, { paragraph: 0, sort: "hot", page: 1 }))).status).toBe(403);
-    expect((await failure(listComments(null, f.paid, 1, { paragraph: 0, sort: "hot", page: 1 }))).message).toBe(COMMENT_MESSAGES.locked);
-    expect((await failure(setLike(f.other, posted.id, true))).status).toBe(403);
-    expect((await failure(reportComment(f.other, posted.id, "广告"))).status).toBe(403);
+    expect((await domainError(postComment(f.other, { ...base, body: "白嫖" }))).status).toBe(403);
+    expect((await domainError(listComments(f.other, f.paid, 1, { paragraph: 0, sort: "hot", page: 1 }))).status).toBe(403);
+    expect((await domainError(listComments(null, f.paid, 1, { paragraph: 0, sort: "hot", page: 1 }))).message).toBe(COMMENT_MESSAGES.locked);
+    expect((await domainError(setLike(f.other, posted.id, true))).status).toBe(403);
+    expect((await domainError(reportComment(f.other, posted.id, "广告"))).status).toBe(403);
     const list = await listComments(f.buyer, f.paid, 1, { paragraph: 0, sort: "new", page: 1 });
     expect(list.comments.map((c) => c.byWorkAuthor)).toEqual([true, false]);
   });
 
   it("hides for the author only; a hidden comment stays visible to its writer", async () => {
     const mine = await postComment(f.reader, { workId: f.free, order: 1, paragraph: 3, parentId: null, body: "玉佩！" });
-    expect((await failure(setHidden(f.other, mine.id, true))).status).toBe(404);
+    expect((await domainError(setHidden(f.other, mine.id, true))).status).toBe(404);
     await setHidden(f.owner, mine.id, true);
     const ids = async (who: U | null) =>
       (await listComments(who, f.free, 1, { paragraph: 3, sort: "new", page: 1 })).comments.map((c) => [c.id, c.hidden]);
@@ -134,14 +125,14 @@ describe("posting and listing", () => {
     expect(await ids(f.reader)).toEqual([[mine.id, true]]);
     expect(await ids(f.owner)).toEqual([[mine.id, true]]);
     expect((await commentCounts(f.freeChapter)).paragraphs[3]).toBeUndefined();
-    expect((await failure(setLike(f.other, mine.id, true))).status).toBe(404);
+    expect((await domainError(setLike(f.other, mine.id, true))).status).toBe(404);
     await setHidden(f.owner, mine.id, false);
     expect(await ids(f.other)).toEqual([[mine.id, false]]);
   });
 
   it("stores reports with their reason, once per reader", async () => {
     const c = await postComment(f.other, { workId: f.free, order: 1, paragraph: null, parentId: null, body: "加群看全文" });
-    expect((await failure(reportComment(f.reader, c.id, ""))).message).toBe(COMMENT_MESSAGES.reasonEmpty);
+    expect((await domainError(reportComment(f.reader, c.id, ""))).message).toBe(COMMENT_MESSAGES.reasonEmpty);
     await reportComment(f.reader, c.id, "广告");
     await reportComment(f.reader, c.id, "广告引流");
     const rows = await db.select().from(commentReports).where(eq(commentReports.commentId, c.id));
@@ -151,9 +142,9 @@ describe("posting and listing", () => {
   it("lets the author mute a commenter on their work", async () => {
     const user = viewer((await createUser()).id);
     const c = await postComment(user, { workId: f.free, order: 1, paragraph: null, parentId: null, body: "第一条" });
-    expect((await failure(setMuted(f.reader, c.id, true))).status).toBe(404);
+    expect((await domainError(setMuted(f.reader, c.id, true))).status).toBe(404);
     await setMuted(f.owner, c.id, true);
-    expect((await failure(postComment(user, { workId: f.free, order: 1, paragraph: null, parentId: null, body: "第二条" }))).message).toBe(
+    expect((await domainError(postComment(user, { workId: f.free, order: 1, paragraph: null, parentId: null, body: "第二条" }))).message).toBe(
       COMMENT_MESSAGES.muted,
     );
     await setMuted(f.owner, c.id, false);
@@ -164,7 +155,7 @@ describe("posting and listing", () => {
     const user = viewer((await createUser()).id);
     const post = (n: number) => postComment(user, { workId: f.free, order: 1, paragraph: null, parentId: null, body: `刷屏${n}` });
     for (let i = 0; i < COMMENT_RATE.limit; i++) await post(i);
-    const refused = await failure(post(99));
+    const refused = await domainError(post(99));
     expect([refused.status, refused.message]).toEqual([429, COMMENT_MESSAGES.rateLimited]);
     const [row] = await db.select().from(rateLimits).where(eq(rateLimits.key, `comments:${user.id}`));
     expect(row.count).toBeGreaterThan(COMMENT_RATE.limit);

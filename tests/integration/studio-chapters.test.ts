@@ -23,6 +23,7 @@ import {
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -39,15 +40,6 @@ async function rowsOf(workId: number) {
 }
 async function idOf(workId: number, title: string) {
   return (await rowsOf(workId)).find((r) => r.title === title)!.id;
-}
-async function domainError(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a DomainError");
 }
 async function post(handler: (args: never) => unknown, cookie: string, path: string, fields: Record<string, string>) {
   try {

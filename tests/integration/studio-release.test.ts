@@ -4,7 +4,6 @@ import { databaseKind, db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { action as newChapterAction } from "~/routes/shell/studio/chapter-new";
 import { getChapterByOrder } from "~/server/chapters.server";
-import { DomainError } from "~/server/errors.server";
 import { CHAPTER_PUBLISHED_TOPIC, subscribe, type LiveEvent } from "~/server/events.server";
 import { tableOfContents } from "~/server/reading.server";
 import { deleteChapter, insertChapter, managerPage, publishChapterNow, updateChapter } from "~/server/studio/chapters.server";
@@ -14,6 +13,7 @@ import { createWork } from "~/server/works.server";
 import { formatShanghai, parseShanghaiLocal, toShanghaiInput } from "~/utils/shanghai-time";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 const HOUR = 3_600_000;
@@ -23,15 +23,6 @@ function series(userId: string) {
 }
 async function workRow(id: number) {
   return (await db.select().from(works).where(eq(works.id, id)))[0];
-}
-async function domainError(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a DomainError");
 }
 /** Makes a scheduled chapter due, as if its time had come. */
 async function makeDue(workId: number) {

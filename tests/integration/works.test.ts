@@ -2,7 +2,6 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
-import { DomainError } from "~/server/errors.server";
 import {
   addChapter,
   createWork,
@@ -13,6 +12,7 @@ import {
 } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes, runRoute } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 type Created = Awaited<ReturnType<typeof createWork>>;
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -32,15 +32,6 @@ async function chaptersOf(workId: number) {
 }
 async function workRow(workId: number) {
   return (await db.select().from(works).where(eq(works.id, workId)))[0];
-}
-async function domainError(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a DomainError");
 }
 
 let owner: { id: string };

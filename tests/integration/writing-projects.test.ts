@@ -3,7 +3,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { plotVersions, writingPlotCharacters, writingPlots, writingProjects } from "~/db/schema";
 import { action as freeAction, loader as freeLoader } from "~/routes/shell/writing/free-writing";
-import { DomainError } from "~/server/errors.server";
 import {
   createProject,
   deleteCharacter,
@@ -27,6 +26,7 @@ import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { aiRows, readyProject, tokensOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 let fake: FakeAiProvider;
 beforeAll(async () => {
@@ -36,15 +36,6 @@ beforeAll(async () => {
 afterEach(() => fake.reset());
 afterAll(() => fake.close());
 
-async function domainError(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error("expected a DomainError");
-}
 
 async function post(cookie: string, fields: Record<string, string | string[]>, path = "/free-writing") {
   const form = new FormData();
