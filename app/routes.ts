@@ -49,6 +49,7 @@ export default [
       // The author studio (docs/product.md#author-studio): the owner's settings and chapters.
       route("works/:id/settings", "routes/shell/studio/settings.tsx"),
       route("works/:id/chapters", "routes/shell/studio/chapters.tsx"),
+      route("works/:id/stats", "routes/shell/studio/stats.tsx"),
       route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
       route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),

@@ -34,3 +34,19 @@ export function toShanghaiInput(date: Date | string): string {
   const { date: d, time } = parts(new Date(date));
   return `${d}T${time}`;
 }
+
+/** The calendar day of `date` in China time ("2026-12-01"). */
+export function shanghaiDate(date: Date | string): string {
+  return parts(new Date(date)).date;
+}
+
+/** The `count` China-time days ending with the day of `date`, oldest first ("2026-11-02" … "2026-12-01"). */
+export function shanghaiDaysEnding(date: Date, count: number): string[] {
+  const last = Date.parse(`${shanghaiDate(date)}T00:00:00Z`);
+  return Array.from({ length: count }, (_, i) => new Date(last - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/** The instant China-time day `day` ("2026-12-01") begins. */
+export function shanghaiDayStart(day: string): Date {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - OFFSET_MS);
+}

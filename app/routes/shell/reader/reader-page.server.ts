@@ -7,6 +7,7 @@ import { readForm } from "~/server/form-data.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
 import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+import { recordChapterRead } from "~/server/studio/stats.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
 import {
@@ -87,11 +88,16 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     const [around, comments] = await Promise.all([neighbours(work.id, chapter.order), commentCounts(chapter.id)]);
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
+    // The day's read for the author's statistics goes beside it, at most once per reader,
+    // chapter and day (docs/decisions/099).
     if (viewer) {
-      await saveProgress(viewer.id, work.id, chapter.id, batch.from, {
-        from: batch.from,
-        to: batch.from + Math.max(1, batch.paragraphs.length),
-      });
+      await Promise.all([
+        saveProgress(viewer.id, work.id, chapter.id, batch.from, {
+          from: batch.from,
+          to: batch.from + Math.max(1, batch.paragraphs.length),
+        }),
+        isOwner ? null : recordChapterRead(viewer.id, work.id, chapter.id),
+      ]);
     }
     return {
       ...common,

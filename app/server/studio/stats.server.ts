@@ -1,0 +1,175 @@
+import { and, eq, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { chapterReads, chapters, favorites, workPurchases, works } from "~/db/schema";
+import { STUDIO_MESSAGES } from "~/schemas/studio";
+import { WORK_MESSAGES } from "~/schemas/work";
+import { shanghaiDate, shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
+import { rowsOf } from "../db-utils.server";
+import { DomainError } from "../errors.server";
+
+/**
+ * The author's statistics (docs/product.md#author-statistics, docs/decisions/099): distinct
+ * readers, new follows, purchases and credits by China-time day over the last 30 days, for a
+ * work and for one of its chapters.
+ */
+
+export const STATS_DAYS = 30;
+export const STATS_CHAPTERS_PAGE_SIZE = 100;
+
+/**
+ * What this process has recorded today: "user:chapter" keys. A reader reopening a chapter
+ * (the next batch, a reload, the chapter list and back) then costs no query at all; the
+ * database's ON CONFLICT DO NOTHING is the guarantee across processes and restarts.
+ */
+const recorded = { day: "", keys: new Set<string>() };
+const RECORDED_MAX = 200_000;
+
+/**
+ * Records that a signed-in reader opened a chapter today (China time): at most one cheap
+ * write per reader, chapter and day. Statistics are not worth failing a page for: an error
+ * (the chapter deleted meanwhile) is logged and swallowed.
+ */
+export async function recordChapterRead(userId: string, workId: number, chapterId: number, now = new Date()): Promise<void> {
+  const day = shanghaiDate(now);
+  if (recorded.day !== day) {
+    recorded.day = day;
+    recorded.keys.clear();
+  }
+  const key = `${userId}:${chapterId}`;
+  if (recorded.keys.has(key)) return;
+  try {
+    await db.insert(chapterReads).values({ chapterId, day, userId, workId }).onConflictDoNothing();
+    if (recorded.keys.size >= RECORDED_MAX) recorded.keys.clear();
+    // The day may have turned while the insert ran; the key then belongs to the old day.
+    if (recorded.day === day) recorded.keys.add(key);
+  } catch (error) {
+    console.error("recording a chapter read failed", { workId, chapterId }, error);
+  }
+}
+
+export interface DailySeries {
+  /** One value per day of `StatsView.days`. */
+  values: number[];
+  total: number;
+}
+
+export interface StatsView {
+  work: { id: number; title: string; type: string; visibility: string };
+  /** The 30 China-time days, oldest first ("2026-11-02"). */
+  days: string[];
+  readers: DailySeries & { distinct: number };
+  favorites: DailySeries & { now: number };
+  purchases: DailySeries;
+  credits: DailySeries;
+  /** The chapter asked for with `?chapter=`, with its readers by day. */
+  chapter: { id: number; title: string; order: number; readers: DailySeries & { distinct: number } } | null;
+  /** One page of the published chapters with their distinct readers over the 30 days. */
+  chapters: { id: number; title: string; order: number; readers: number }[];
+  page: number;
+  pageCount: number;
+}
+
+function series(days: string[], rows: { day: string; n: number | string }[]): DailySeries {
+  const byDay = new Map(rows.map((r) => [r.day, Number(r.n)]));
+  const values = days.map((d) => byDay.get(d) ?? 0);
+  return { values, total: values.reduce((a, b) => a + b, 0) };
+}
+
+/** created_at's day in China time (UTC+8 all year), whatever the session's time zone. */
+const shanghaiDayOf = (column: unknown) => sql`to_char((${column} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
+
+/**
+ * The statistics page of the owner's work. Another user's work, or a chapter id that is not
+ * one of this work's published chapters, is a 404.
+ */
+export async function workStats(
+  userId: string,
+  workId: number,
+  options: { chapterId?: number | null; page?: number; now?: Date } = {},
+): Promise<StatsView> {
+  if (!Number.isSafeInteger(workId) || workId <= 0) throw new DomainError(WORK_MESSAGES.notFound, 404);
+  const [work] = await db
+    .select({ id: works.id, title: works.title, type: works.type, visibility: works.visibility })
+    .from(works)
+    .where(and(eq(works.id, workId), eq(works.userId, userId)));
+  if (!work) throw new DomainError(WORK_MESSAGES.notFound, 404);
+
+  const days = shanghaiDaysEnding(options.now ?? new Date(), STATS_DAYS);
+  const first = days[0];
+  const since = shanghaiDayStart(first);
+  const chapterId = options.chapterId ?? null;
+  if (chapterId !== null && (!Number.isSafeInteger(chapterId) || chapterId <= 0)) {
+    throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+  }
+
+  const [readerRows, readerTotal, favoriteRows, favoriteNow, purchaseRows, chapterRow, publishedCount] = await Promise.all([
+    db.execute(sql`
+      select day::text as day, count(distinct user_id)::int as n from ${chapterReads}
+      where work_id = ${workId} and day >= ${first}::date group by day`),
+    db.execute(sql`select count(distinct user_id)::int as n from ${chapterReads} where work_id = ${workId} and day >= ${first}::date`),
+    db.execute(sql`
+      select ${shanghaiDayOf(favorites.createdAt)} as day, count(*)::int as n from ${favorites}
+      where work_id = ${workId} and created_at >= ${since.toISOString()}::timestamptz group by 1`),
+    db.select({ n: sql<number>`count(*)::int` }).from(favorites).where(eq(favorites.workId, workId)),
+    db.execute(sql`
+      select ${shanghaiDayOf(workPurchases.createdAt)} as day, count(*)::int as n, coalesce(sum(price), 0)::int as credits
+      from ${workPurchases}
+      where work_id = ${workId} and created_at >= ${since.toISOString()}::timestamptz group by 1`),
+    chapterId === null
+      ? Promise.resolve(null)
+      : db.execute(sql`
+          select c.id, c.title,
+            (select count(*)::int from ${chapters} p where p.work_id = c.work_id and p.state = 'published' and (p.position, p.id) <= (c.position, c.id)) as "order"
+          from ${chapters} c where c.id = ${chapterId} and c.work_id = ${workId} and c.state = 'published'`),
+    db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(and(eq(chapters.workId, workId), eq(chapters.state, "published"))),
+  ]);
+
+  let chapter: StatsView["chapter"] = null;
+  if (chapterRow) {
+    const [row] = rowsOf<{ id: string | number; title: string; order: number }>(chapterRow);
+    if (!row) throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+    const [byDay, distinct] = await Promise.all([
+      db.execute(sql`
+        select day::text as day, count(*)::int as n from ${chapterReads}
+        where chapter_id = ${chapterId} and day >= ${first}::date group by day`),
+      db.execute(sql`select count(distinct user_id)::int as n from ${chapterReads} where chapter_id = ${chapterId} and day >= ${first}::date`),
+    ]);
+    chapter = {
+      id: Number(row.id),
+      title: row.title,
+      order: Number(row.order),
+      readers: { ...series(days, rowsOf(byDay)), distinct: Number(rowsOf<{ n: number }>(distinct)[0]?.n ?? 0) },
+    };
+  }
+
+  const total = publishedCount[0]?.n ?? 0;
+  const pageCount = Math.max(1, Math.ceil(total / STATS_CHAPTERS_PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.floor(options.page ?? 1) || 1), pageCount);
+  const offset = (page - 1) * STATS_CHAPTERS_PAGE_SIZE;
+  const chapterPage = rowsOf<{ id: string | number; title: string; readers: number }>(
+    await db.execute(sql`
+      select c.id, c.title,
+        (select count(distinct r.user_id)::int from ${chapterReads} r where r.chapter_id = c.id and r.day >= ${first}::date) as readers
+      from ${chapters} c
+      where c.work_id = ${workId} and c.state = 'published'
+      order by c.position, c.id
+      limit ${STATS_CHAPTERS_PAGE_SIZE} offset ${offset}`),
+  );
+
+  const purchases = rowsOf<{ day: string; n: number; credits: number }>(purchaseRows);
+  return {
+    work: { id: Number(work.id), title: work.title, type: work.type, visibility: work.visibility },
+    days,
+    readers: { ...series(days, rowsOf(readerRows)), distinct: Number(rowsOf<{ n: number }>(readerTotal)[0]?.n ?? 0) },
+    favorites: { ...series(days, rowsOf(favoriteRows)), now: favoriteNow[0]?.n ?? 0 },
+    purchases: series(days, purchases),
+    credits: series(
+      days,
+      purchases.map((p) => ({ day: p.day, n: p.credits })),
+    ),
+    chapter,
+    chapters: chapterPage.map((c, i) => ({ id: Number(c.id), title: c.title, order: offset + i + 1, readers: Number(c.readers) })),
+    page,
+    pageCount,
+  };
+}

@@ -1,0 +1,164 @@
+import { and, eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { chapterReads, favorites, workPurchases, works } from "~/db/schema";
+import { loader as statsLoader } from "~/routes/shell/studio/stats";
+import { setFavorite } from "~/server/favorites.server";
+import { credit, purchaseWork } from "~/server/ledger.server";
+import { insertChapter } from "~/server/studio/chapters.server";
+import { recordChapterRead, STATS_DAYS, workStats } from "~/server/studio/stats.server";
+import { createWork } from "~/server/works.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { domainError } from "../fixtures/domain-error";
+import { callThroughRoutes, runRoute } from "./route-chain";
+
+const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+
+async function series(userId: string, n = 3) {
+  const list = Array.from({ length: n }, (_, i) => ({ title: `第${i + 1}章`, content: `正文${i + 1}` }));
+  return createWork(userId, { ...base, title: "统计连载", type: "series", status: "ongoing" }, list, null);
+}
+async function chapterIds(workId: number): Promise<number[]> {
+  const rows = await db.execute(sql`select id from chapters where work_id = ${workId} order by position, id`);
+  return ((Array.isArray(rows) ? rows : (rows as { rows: { id: number }[] }).rows) as { id: number | string }[]).map((r) => Number(r.id));
+}
+const at = (iso: string) => new Date(iso);
+/** Index of China-time day `day` in the stats' 30 days. */
+const dayIndex = (days: string[], day: string) => days.indexOf(day);
+
+let owner: { id: string };
+let readers: { id: string }[];
+beforeAll(async () => {
+  owner = await createUser();
+  readers = await Promise.all([createUser(), createUser(), createUser()]);
+});
+
+describe("distinct readers by China-time day", () => {
+  it("counts each reader once a day per work and per chapter, split at midnight in Asia/Shanghai", async () => {
+    const work = await series(owner.id);
+    const [c1, c2] = await chapterIds(work.id);
+    const [a, b, c] = readers;
+    // 2026-11-30 23:59:59 and 2026-12-01 00:00:00 in China (UTC+8).
+    const lateNov30 = at("2026-11-30T15:59:59Z");
+    const earlyDec1 = at("2026-11-30T16:00:00Z");
+    await recordChapterRead(a.id, work.id, c1, lateNov30);
+    await recordChapterRead(a.id, work.id, c2, lateNov30); // same reader, another chapter: still one reader that day
+    await recordChapterRead(a.id, work.id, c1, lateNov30); // again: nothing new
+    await recordChapterRead(b.id, work.id, c1, lateNov30);
+    await recordChapterRead(a.id, work.id, c1, earlyDec1); // after midnight: a new day
+    await recordChapterRead(c.id, work.id, c2, earlyDec1);
+    // 31 days before: outside the window.
+    await recordChapterRead(c.id, work.id, c1, at("2026-10-31T04:00:00Z"));
+
+    const stats = await workStats(owner.id, work.id, { now: at("2026-12-01T10:00:00Z") });
+    expect(stats.days).toHaveLength(STATS_DAYS);
+    expect(stats.days[0]).toBe("2026-11-02");
+    expect(stats.days.at(-1)).toBe("2026-12-01");
+    expect(stats.readers.values[dayIndex(stats.days, "2026-11-30")]).toBe(2);
+    expect(stats.readers.values[dayIndex(stats.days, "2026-12-01")]).toBe(2);
+    expect(stats.readers.total).toBe(4);
+    expect(stats.readers.distinct).toBe(3);
+    expect(stats.chapters.map((ch) => [ch.order, ch.readers])).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 0],
+    ]);
+    // One row per reader, chapter and day, whatever the number of opens.
+    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(chapterReads).where(eq(chapterReads.workId, work.id));
+    expect(n).toBe(6);
+
+    const one = await workStats(owner.id, work.id, { chapterId: c1, now: at("2026-12-01T10:00:00Z") });
+    expect(one.chapter).toMatchObject({ id: c1, order: 1, title: "第1章" });
+    expect(one.chapter!.readers.values[dayIndex(one.days, "2026-11-30")]).toBe(2);
+    expect(one.chapter!.readers.values[dayIndex(one.days, "2026-12-01")]).toBe(1);
+    expect(one.chapter!.readers.distinct).toBe(2);
+  });
+
+  it("records a signed-in reader opening a chapter, but not the owner and not a visitor", async () => {
+    const work = await series(owner.id, 2);
+    const [c1] = await chapterIds(work.id);
+    const page = await import("~/routes/shell/reader/work");
+    const open = async (cookie: string | null) => {
+      const headers: Record<string, string> = cookie ? { Cookie: cookie } : {};
+      await runRoute("loader", page, new Request(`http://localhost/works/${work.id}?chapter=1`, { headers }));
+    };
+    const readerCookie = await sessionCookieFor(readers[0].id);
+    await open(readerCookie);
+    await open(readerCookie);
+    await open(await sessionCookieFor(owner.id));
+    await open(null);
+    const rows = await db.select().from(chapterReads).where(eq(chapterReads.workId, work.id));
+    expect(rows.map((r) => [r.userId, r.chapterId])).toEqual([[readers[0].id, c1]]);
+    const stats = await workStats(owner.id, work.id);
+    expect(stats.readers.values.at(-1)).toBe(1);
+    expect(stats.chapters[0].readers).toBe(1);
+  });
+});
+
+describe("follows and purchases by day", () => {
+  it("counts follows that stand and purchases with their credits, by China-time day", async () => {
+    const work = await series(owner.id, 1);
+    await db.update(works).set({ visibility: "public-vip", price: 12 }).where(eq(works.id, work.id));
+    const [a, b, c] = readers;
+    for (const r of [a, b, c]) await setFavorite({ id: r.id, showR18: false, showAi: true }, work.id, true);
+    await setFavorite({ id: c.id, showR18: false, showAi: true }, work.id, false); // unfollowed: not counted
+    for (const r of [a, b]) {
+      await db.transaction((tx) => credit(tx, r.id, 100, "测试充值"));
+      await purchaseWork(r.id, work.id);
+    }
+    const setTime = async (table: typeof favorites | typeof workPurchases, userId: string, iso: string) =>
+      db.update(table).set({ createdAt: at(iso) }).where(and(eq(table.userId, userId), eq(table.workId, work.id)));
+    await setTime(favorites, a.id, "2026-11-30T15:59:59Z"); // 11-30 23:59:59 in China
+    await setTime(favorites, b.id, "2026-11-30T16:00:00Z"); // 12-01 00:00:00
+    await setTime(workPurchases, a.id, "2026-11-29T17:00:00Z"); // 11-30 01:00
+    await setTime(workPurchases, b.id, "2026-11-30T16:30:00Z"); // 12-01 00:30
+
+    const stats = await workStats(owner.id, work.id, { now: at("2026-12-01T10:00:00Z") });
+    const nov30 = dayIndex(stats.days, "2026-11-30");
+    const dec1 = dayIndex(stats.days, "2026-12-01");
+    expect([stats.favorites.values[nov30], stats.favorites.values[dec1], stats.favorites.total, stats.favorites.now]).toEqual([1, 1, 2, 2]);
+    expect([stats.purchases.values[nov30], stats.purchases.values[dec1], stats.purchases.total]).toEqual([1, 1, 2]);
+    expect([stats.credits.values[nov30], stats.credits.values[dec1], stats.credits.total]).toEqual([12, 12, 24]);
+  });
+});
+
+describe("permissions and bad input", () => {
+  const statusOf = (e: unknown) => (e as { init?: { status?: number } }).init?.status;
+
+  it("shows the owner's page; another user's work is 404; a visitor is sent to log in", async () => {
+    const work = await series(owner.id, 1);
+    const path = `/works/${work.id}/stats`;
+    const mine = await callThroughRoutes(statsLoader, { request: userRequest(await sessionCookieFor(owner.id), path) });
+    expect(mine.work.id).toBe(work.id);
+    expect(mine.readers.values).toHaveLength(STATS_DAYS);
+    const stranger = await callThroughRoutes(statsLoader, { request: userRequest(await sessionCookieFor(readers[0].id), path) }).catch((e) => e);
+    expect(statusOf(stranger)).toBe(404);
+    const visitor = await callThroughRoutes(statsLoader, { request: new Request(`http://localhost${path}`) }).catch((e) => e);
+    expect(visitor).toBeInstanceOf(Response);
+    expect((visitor as Response).status).toBe(302);
+    expect((visitor as Response).headers.get("Location")).toContain("auth=login");
+    expect((await domainError(workStats(readers[0].id, work.id))).status).toBe(404);
+  });
+
+  it("answers junk with the whole work and a chapter of another work, a draft or a missing one with 404, never 500", async () => {
+    const work = await series(owner.id, 2);
+    const other = await series(owner.id, 1);
+    const [otherChapter] = await chapterIds(other.id);
+    const draft = await insertChapter(owner.id, work.id, { title: "存稿", content: "未完", release: { mode: "draft" } }, "end");
+    const cookie = await sessionCookieFor(owner.id);
+    const load = (query: string) => callThroughRoutes(statsLoader, { request: userRequest(cookie, `/works/${work.id}/stats${query}`) });
+    for (const query of ["?chapter=abc", "?chapter=-1", "?chapter=0", "?chapter=1e3", "?chapter=99999999999999999999", "?page=abc", "?page=-5", "?page=99999", "?chapter=&page="]) {
+      const view = await load(query);
+      expect(view.chapter, query).toBeNull();
+      expect(view.page, query).toBe(1);
+    }
+    for (const query of [`?chapter=${otherChapter}`, `?chapter=${draft}`, "?chapter=999999999"]) {
+      const error = await load(query).catch((e) => e);
+      expect(statusOf(error), query).toBe(404);
+    }
+    for (const path of ["/works/abc/stats", "/works/0/stats", "/works/99999999999/stats"]) {
+      const error = await callThroughRoutes(statsLoader, { request: userRequest(cookie, path) }).catch((e) => e);
+      expect(statusOf(error), path).toBe(404);
+    }
+  });
+});
