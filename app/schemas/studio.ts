@@ -8,6 +8,9 @@ export const TAGS_MAX = 10;
 export const TAG_MAX_CHARS = 20;
 export const CHAPTER_TITLE_MAX = 100;
 
+/** The author's statistics cover this many China-time days, today included (docs/decisions/099). */
+export const STATS_DAYS = 30;
+
 export const STUDIO_MESSAGES = {
   tagsTooMany: `标签最多${TAGS_MAX}个`,
   tagTooLong: `每个标签最多${TAG_MAX_CHARS}个字`,

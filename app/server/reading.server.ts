@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { chapters, readingProgress, volumes } from "~/db/schema";
+import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
 import { chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
 import { DomainError } from "./errors.server";
+import { chapterReadToRecord, rememberChapterRead } from "./studio/stats.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
 
 /** docs/product.md: Constants: the reader renders 50 paragraphs at a time. */
@@ -193,6 +194,8 @@ export function progressHref(workId: number, p: Pick<Progress, "chapterOrder" | 
  * Records where the user is reading. Only for a chapter of a work they may read; the
  * caller has checked that (readChapter). `keepWithin` keeps a stored position that is
  * more precise: opening (or reloading) the batch that holds it does not move it back.
+ * `readAt` also records the day's read of the chapter for the author's statistics, in the
+ * same statement (one round trip), unless this process already did today (decision 099).
  */
 export async function saveProgress(
   userId: string,
@@ -200,12 +203,13 @@ export async function saveProgress(
   chapterId: number,
   paragraph: number,
   keepWithin?: { from: number; to: number },
+  readAt?: Date,
 ): Promise<void> {
   const p = Math.max(0, Math.floor(paragraph) || 0);
   const keep = keepWithin
     ? sql`${readingProgress.chapterId} = excluded.chapter_id and ${readingProgress.paragraph} >= ${keepWithin.from} and ${readingProgress.paragraph} < ${keepWithin.to}`
     : sql`false`;
-  await db
+  const upsert = db
     .insert(readingProgress)
     .values({ userId, workId, chapterId, paragraph: p, updatedAt: new Date() })
     .onConflictDoUpdate({
@@ -216,6 +220,14 @@ export async function saveProgress(
         updatedAt: sql`excluded.updated_at`,
       },
     });
+  const read = readAt ? chapterReadToRecord(userId, workId, chapterId, readAt) : null;
+  if (!read) {
+    await upsert;
+    return;
+  }
+  const insertRead = db.insert(chapterReads).values(read).onConflictDoNothing().getSQL();
+  await db.execute(sql`with chapter_read as (${insertRead}) ${upsert.getSQL()}`);
+  rememberChapterRead(read);
 }
 
 /**

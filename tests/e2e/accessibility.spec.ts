@@ -135,6 +135,7 @@ for (const look of LOOKS) {
         { url: `/works/${work.id}/settings`, key: true },
         { url: `/works/${work.id}/chapters`, key: true },
         { url: `/works/${work.id}/chapters/new` },
+        { url: `/works/${work.id}/stats`, key: true },
         { url: `/works/${work.id}/comments?chapter=1`, key: true },
         { url: `/works/${work.id}/comments?chapter=1&p=0` },
         { url: "/free-writing", key: true },

@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, signedInRequest, test } from "./fixtures";
 import { marker } from "./reader-helpers";
 import { publishWork } from "./studio-helpers";
 
@@ -198,5 +198,51 @@ test.describe("author studio: drafts and scheduled chapters", () => {
     await expect(page.getByRole("status")).toHaveText("章节已保存");
     await visit(`/works/${id}`);
     await expect(page.getByTestId("toc-list").locator(".toc-title")).toHaveText(["第一章 开端", "第二章 未完"]);
+  });
+});
+
+test.describe("author studio: statistics", () => {
+  test("after a reader reads and follows, the owner sees charts and numbers for today", nojs, async ({ loggedInPage: page, visit, baseURL, playwright }) => {
+    const title = `统计 ${marker("stats")}`;
+    const id = await publishWork(page, baseURL!, { title, type: "multi_chapter", chapters: four });
+    const { request: reader } = await signedInRequest(playwright, baseURL!);
+    expect((await reader.get(`/works/${id}?chapter=2`)).status()).toBe(200);
+    expect((await reader.get(`/works/${id}?chapter=2`)).status()).toBe(200);
+    const origin = new URL(baseURL!).origin;
+    const follow = await reader.post(`/works/${id}`, { form: { intent: "favorite", on: "1" }, headers: { Origin: origin, Referer: `${origin}/works/${id}` }, maxRedirects: 0 });
+    expect(follow.status()).toBe(302);
+    await reader.dispose();
+
+    await visit(`/works/${id}/chapters`);
+    await page.getByRole("link", { name: "数据统计" }).click();
+    await expect(page).toHaveURL(new RegExp(`/works/${id}/stats$`));
+    const summary = page.locator(".stats-summary");
+    await expect(summary.locator("div").filter({ hasText: "读者" })).toContainText("1");
+    await expect(summary.locator("div").filter({ hasText: "新增关注" })).toContainText("1");
+    await expect(page.getByRole("img", { name: "每日读者" })).toBeVisible();
+    await expect(page.getByRole("img", { name: "每日新增关注" })).toBeVisible();
+    // Today is the table's first row: one reader, one follow.
+    const daily = page.getByRole("table", { name: "全书每日数据" });
+    await expect(daily.locator("tbody tr").first().locator("td")).toHaveText(["1", "1"]);
+    const chapters = page.getByRole("table", { name: /各章/ });
+    await expect(chapters.getByRole("row", { name: /第2章 第二回 入城/ }).locator("td").last()).toHaveText("1");
+    await expect(chapters.getByRole("row", { name: /第1章 第一回 出山/ }).locator("td").last()).toHaveText("0");
+
+    await chapters.getByRole("link", { name: "第2章 第二回 入城" }).click();
+    await expect(page.getByRole("heading", { name: "第2章 第二回 入城" })).toBeVisible();
+    await expect(page.getByRole("img", { name: "本章每日读者" })).toBeVisible();
+    await expect(page.getByRole("table", { name: "本章每日读者" }).locator("tbody tr").first().locator("td")).toHaveText(["1"]);
+  });
+
+  test("another user's statistics are a 404; a phone shows them without side scrolling", async ({ loggedInPage: page, visit, baseURL, facts }) => {
+    const html = await (await page.request.get(`/works?q=${encodeURIComponent(facts.works.allAges)}`)).text();
+    const other = /href="\/works\/(\d+)"/.exec(html)?.[1];
+    expect((await page.goto(`/works/${other}/stats`))?.status()).toBe(404);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const id = await publishWork(page, baseURL!, { title: `手机统计 ${marker("stats")}` });
+    await visit(`/works/${id}/stats?chapter=junk`);
+    await expect(page.getByRole("img", { name: "每日读者" })).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
   });
 });

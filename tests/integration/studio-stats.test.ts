@@ -6,7 +6,8 @@ import { loader as statsLoader } from "~/routes/shell/studio/stats";
 import { setFavorite } from "~/server/favorites.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
 import { insertChapter } from "~/server/studio/chapters.server";
-import { recordChapterRead, STATS_DAYS, workStats } from "~/server/studio/stats.server";
+import { saveProgress } from "~/server/reading.server";
+import { STATS_DAYS, workStats } from "~/server/studio/stats.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
@@ -23,6 +24,8 @@ async function chapterIds(workId: number): Promise<number[]> {
   return ((Array.isArray(rows) ? rows : (rows as { rows: { id: number }[] }).rows) as { id: number | string }[]).map((r) => Number(r.id));
 }
 const at = (iso: string) => new Date(iso);
+/** A signed-in reader opens a chapter at `when`: the position save records the day's read. */
+const read = (userId: string, workId: number, chapterId: number, when: Date) => saveProgress(userId, workId, chapterId, 0, undefined, when);
 /** Index of China-time day `day` in the stats' 30 days. */
 const dayIndex = (days: string[], day: string) => days.indexOf(day);
 
@@ -41,14 +44,14 @@ describe("distinct readers by China-time day", () => {
     // 2026-11-30 23:59:59 and 2026-12-01 00:00:00 in China (UTC+8).
     const lateNov30 = at("2026-11-30T15:59:59Z");
     const earlyDec1 = at("2026-11-30T16:00:00Z");
-    await recordChapterRead(a.id, work.id, c1, lateNov30);
-    await recordChapterRead(a.id, work.id, c2, lateNov30); // same reader, another chapter: still one reader that day
-    await recordChapterRead(a.id, work.id, c1, lateNov30); // again: nothing new
-    await recordChapterRead(b.id, work.id, c1, lateNov30);
-    await recordChapterRead(a.id, work.id, c1, earlyDec1); // after midnight: a new day
-    await recordChapterRead(c.id, work.id, c2, earlyDec1);
+    await read(a.id, work.id, c1, lateNov30);
+    await read(a.id, work.id, c2, lateNov30); // same reader, another chapter: still one reader that day
+    await read(a.id, work.id, c1, lateNov30); // again: nothing new
+    await read(b.id, work.id, c1, lateNov30);
+    await read(a.id, work.id, c1, earlyDec1); // after midnight: a new day
+    await read(c.id, work.id, c2, earlyDec1);
     // 31 days before: outside the window.
-    await recordChapterRead(c.id, work.id, c1, at("2026-10-31T04:00:00Z"));
+    await read(c.id, work.id, c1, at("2026-10-31T04:00:00Z"));
 
     const stats = await workStats(owner.id, work.id, { now: at("2026-12-01T10:00:00Z") });
     expect(stats.days).toHaveLength(STATS_DAYS);

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, favorites, workPurchases, works } from "~/db/schema";
-import { STUDIO_MESSAGES } from "~/schemas/studio";
+import { STATS_DAYS, STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { shanghaiDate, shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { rowsOf } from "../db-utils.server";
@@ -13,38 +13,37 @@ import { DomainError } from "../errors.server";
  * work and for one of its chapters.
  */
 
-export const STATS_DAYS = 30;
+export { STATS_DAYS };
 export const STATS_CHAPTERS_PAGE_SIZE = 100;
 
 /**
  * What this process has recorded today: "user:chapter" keys. A reader reopening a chapter
- * (the next batch, a reload, the chapter list and back) then costs no query at all; the
- * database's ON CONFLICT DO NOTHING is the guarantee across processes and restarts.
+ * (a reload, the chapter list and back) then costs nothing more; the database's
+ * ON CONFLICT DO NOTHING is the guarantee across processes and restarts.
  */
 const recorded = { day: "", keys: new Set<string>() };
 const RECORDED_MAX = 200_000;
 
 /**
- * Records that a signed-in reader opened a chapter today (China time): at most one cheap
- * write per reader, chapter and day. Statistics are not worth failing a page for: an error
- * (the chapter deleted meanwhile) is logged and swallowed.
+ * The row saying a signed-in reader opened a chapter on `at`'s China-time day, or null when
+ * this process already wrote it: the reader's position save (saveProgress) writes it in the
+ * same statement, so the page makes no extra round trip (docs/decisions/099). Call
+ * `rememberChapterRead` once the statement has run.
  */
-export async function recordChapterRead(userId: string, workId: number, chapterId: number, now = new Date()): Promise<void> {
-  const day = shanghaiDate(now);
+export function chapterReadToRecord(userId: string, workId: number, chapterId: number, at: Date) {
+  const day = shanghaiDate(at);
   if (recorded.day !== day) {
     recorded.day = day;
     recorded.keys.clear();
   }
-  const key = `${userId}:${chapterId}`;
-  if (recorded.keys.has(key)) return;
-  try {
-    await db.insert(chapterReads).values({ chapterId, day, userId, workId }).onConflictDoNothing();
-    if (recorded.keys.size >= RECORDED_MAX) recorded.keys.clear();
-    // The day may have turned while the insert ran; the key then belongs to the old day.
-    if (recorded.day === day) recorded.keys.add(key);
-  } catch (error) {
-    console.error("recording a chapter read failed", { workId, chapterId }, error);
-  }
+  if (recorded.keys.has(`${userId}:${chapterId}`)) return null;
+  return { chapterId, day, userId, workId };
+}
+
+export function rememberChapterRead(read: { userId: string; chapterId: number; day: string }): void {
+  if (recorded.day !== read.day) return;
+  if (recorded.keys.size >= RECORDED_MAX) recorded.keys.clear();
+  recorded.keys.add(`${read.userId}:${read.chapterId}`);
 }
 
 export interface DailySeries {

@@ -7,7 +7,6 @@ import { readForm } from "~/server/form-data.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
 import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
-import { recordChapterRead } from "~/server/studio/stats.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
 import {
@@ -88,16 +87,17 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     const [around, comments] = await Promise.all([neighbours(work.id, chapter.order), commentCounts(chapter.id)]);
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
-    // The day's read for the author's statistics goes beside it, at most once per reader,
-    // chapter and day (docs/decisions/099).
+    // It also records the day's read for the author's statistics, the owner's excepted
+    // (in the same statement, at most once per reader, chapter and day: decision 099).
     if (viewer) {
-      await Promise.all([
-        saveProgress(viewer.id, work.id, chapter.id, batch.from, {
-          from: batch.from,
-          to: batch.from + Math.max(1, batch.paragraphs.length),
-        }),
-        isOwner ? null : recordChapterRead(viewer.id, work.id, chapter.id),
-      ]);
+      await saveProgress(
+        viewer.id,
+        work.id,
+        chapter.id,
+        batch.from,
+        { from: batch.from, to: batch.from + Math.max(1, batch.paragraphs.length) },
+        isOwner ? undefined : new Date(),
+      );
     }
     return {
       ...common,

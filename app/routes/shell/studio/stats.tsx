@@ -4,7 +4,8 @@ import { StudioNav } from "~/components/studio/studio-nav";
 import { Pagination } from "~/components/ui/pagination";
 import { asRouteError } from "~/server/errors.server";
 import { userContext } from "~/server/guards.server";
-import { STATS_DAYS, workStats } from "~/server/studio/stats.server";
+import { STATS_DAYS } from "~/schemas/studio";
+import { workStats } from "~/server/studio/stats.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/stats";
 
