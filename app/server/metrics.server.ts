@@ -52,6 +52,11 @@ export const dbTransactionsOpen = metric(
   () => new client.Gauge({ name: "inkstone_db_transactions_open", help: "Transactions open, each holding a pooled connection." }),
 );
 
+export const chaptersReleased = metric(
+  "inkstone_chapters_released_total",
+  () => new client.Counter({ name: "inkstone_chapters_released_total", help: "Scheduled chapters this process published when their time came." }),
+);
+
 /** One answered request, from server.js. */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
   httpRequests.inc({ method, route, status: String(status) });

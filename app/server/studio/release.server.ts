@@ -3,6 +3,7 @@ import { db, type Executor } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { rowsOf } from "../db-utils.server";
 import { announceChaptersPublished } from "../events.server";
+import { chaptersReleased } from "../metrics.server";
 export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
 import { refreshWorkCounts } from "../works.server";
 
@@ -70,7 +71,12 @@ export async function releaseDueChapters(batch = 100): Promise<number> {
     const ids = await dueWorks(batch);
     if (ids.length === 0) return total;
     let released = 0;
-    for (const id of ids) released += await releaseWork(id);
+    for (const id of ids) {
+      const n = await releaseWork(id);
+      // Counted after the commit: across processes the counters add up to the chapters released.
+      if (n > 0) chaptersReleased.inc(n);
+      released += n;
+    }
     total += released;
     // Every due work was held by someone else: they will finish it.
     if (released === 0 || ids.length < batch) return total;
