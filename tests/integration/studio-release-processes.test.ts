@@ -122,5 +122,7 @@ describe("scheduled release with two app processes", () => {
     const byProcess = await Promise.all(servers.map((s) => releasedBy(s.origin)));
     expect(byProcess.reduce((a, b) => a + b, 0)).toBe(WORKS * PER_WORK);
     expect(byProcess.every((n) => n > 0), `released per process: ${byProcess.join(", ")}`).toBe(true);
+    // Neither poller failed along the way (a deadlock or a lost claim would be logged).
+    for (const { child } of servers) expect(child.output()).not.toContain("releasing scheduled chapters failed");
   }, 30_000);
 });
