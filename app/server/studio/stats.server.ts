@@ -8,7 +8,7 @@ import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 
 /**
- * The author's statistics (docs/product.md#author-statistics, docs/decisions/099): distinct
+ * The author's statistics (docs/product.md#author-studio, docs/decisions/099): distinct
  * readers, new follows, purchases and credits by China-time day over the last 30 days, for a
  * work and for one of its chapters.
  */
