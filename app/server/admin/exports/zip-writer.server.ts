@@ -294,8 +294,10 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
       // Not final and byte-aligned, so the next block's bits simply follow.
       finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
       // One output buffer for a block of text (SQL deflates to well under 3/4 of its size),
-      // so the thread pool hands back once; incompressible data takes a second round.
-      chunkSize: Math.ceil((this.blockSize * 3) / 4),
+      // so the thread pool hands back once; incompressible data takes a second round. Sized
+      // by the input, not the block: an EPUB's 3,000 small chapters would each allocate
+      // (and leave to the garbage collector) a buffer of 3/4 of a block.
+      chunkSize: Math.max(1024, Math.ceil((input.byteLength * 3) / 4)),
     }).then((out) => {
       entry.compressedSize += out.byteLength;
       if (buffer && !this.closed && this.spare.length <= this.blocksInFlight) this.spare.push(buffer);
