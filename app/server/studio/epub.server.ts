@@ -173,16 +173,14 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
   await entry("OEBPS/title.xhtml", page(work.title, titleBody, 0));
 
   const entries: TocEntry[] = [];
-  let volume: TocVolume | null = null;
+  let volume: ({ kind: "volume" } & TocVolume) | null = null;
   let chapterNo = 0;
   let volumeNo = 0;
   for await (const section of workSections(prepared)) {
     if (section.kind === "volume") {
       volumeNo++;
-      volume = { id: `v${volumeNo}`, file: `text/v${volumeNo}.xhtml`, title: section.title, chapters: [] };
-      entries.push({ kind: "volume", ...volume });
-      // The entry shares the chapters array, so chapters pushed below land in the table.
-      volume = entries[entries.length - 1] as TocVolume;
+      volume = { kind: "volume", id: `v${volumeNo}`, file: `text/v${volumeNo}.xhtml`, title: section.title, chapters: [] };
+      entries.push(volume);
       await entry(`OEBPS/${volume.file}`, page(section.title, `<h1>${xmlText(section.title)}</h1>`, 1));
       continue;
     }

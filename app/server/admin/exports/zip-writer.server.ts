@@ -19,6 +19,8 @@ import { constants, crc32, deflateRaw } from "node:zlib";
  * in 32 bits (a large site's SQL can exceed 4 GB); as in Go's archive/zip, a data
  * descriptor that needs 8-byte sizes gets them without a ZIP64 field in the local header
  * (written before the size was known): readers take sizes from the central directory.
+ * A small entry can also be stored as is, sizes known up front (addStoredEntry: an EPUB's
+ * `mimetype`, decision 097).
  */
 
 const deflateRawAsync = promisify(deflateRaw);
