@@ -15,6 +15,9 @@ export default [
   // The reader's resource routes: the next batch of paragraphs, saving the position.
   route("works/:id/paragraphs", "routes/shell/reader/paragraphs.ts"),
   route("works/:id/progress", "routes/shell/reader/progress.ts"),
+  // The owner's downloads of a work: 404 to anyone else, visitors included (decision 098).
+  route("works/:id/export.txt", "routes/shell/studio/export.ts", { id: "studio-export-txt" }),
+  route("works/:id/export.epub", "routes/shell/studio/export.ts", { id: "studio-export-epub" }),
   // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 

@@ -38,6 +38,7 @@ export const STUDIO_MESSAGES = {
   scheduleInvalid: "请输入有效的定时发布时间",
   scheduleInPast: "定时发布的时间必须晚于现在",
   alreadyPublished: "该章节已发布",
+  exportEmpty: "没有可以导出的章节",
 } as const;
 
 /**

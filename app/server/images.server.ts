@@ -316,3 +316,27 @@ export async function deleteStoredImage(url: string | null | undefined): Promise
   await storage.delete(key);
   if (/^(covers\/|site\/cover\/)/.test(key) && !key.endsWith("@2x.webp")) await storage.delete(cover2xKey(key));
 }
+
+/**
+ * A cover this app stored (its 2x file, 400x550, when there is one) as a JPEG, for an
+ * EPUB: every reading system shows JPEG, and WebP is no core media type of EPUB 3.2
+ * (decision 097). Null when the URL is not a stored file or it cannot be read; the
+ * caller then goes without a cover.
+ */
+export async function storedCoverJpeg(url: string | null | undefined): Promise<Buffer | null> {
+  const storage = getStorage();
+  for (const candidate of [cover2xUrl(url), url]) {
+    const key = keyFromUrl(candidate);
+    if (!key) continue;
+    try {
+      const file = await storage.get(key);
+      if (!file) continue;
+      const bytes = file.body instanceof Uint8Array ? file.body : new Uint8Array(await new Response(file.body).arrayBuffer());
+      const sharp = await loadSharp();
+      return await sharp(bytes, inputOptions).jpeg({ quality: 85 }).toBuffer();
+    } catch (error) {
+      console.warn("cover could not be read for an export", key, error);
+    }
+  }
+  return null;
+}

@@ -30,6 +30,8 @@ const PUBLIC = new Set([
   "/api/*",
   "/works/:id/paragraphs", // the reader: visitors read free works (docs/product.md D5)
   "/works/:id/progress", // answers 401 to a visitor itself
+  "/works/:id/export.txt", // the owner's download: 404 to anyone else, visitors too (decision 098)
+  "/works/:id/export.epub",
   "/work/:id",
   "/",
   "/works",

@@ -236,3 +236,29 @@ describe("ZipWriter", () => {
     await expect(zip.next()).rejects.toThrow("database went away");
   });
 });
+
+describe("ZipWriter stored entries", () => {
+  it("writes a stored first entry with its sizes in the local header and no extra field, then deflated ones", async () => {
+    const zip = new ZipWriter({ level: 6, blockSize: 32 * 1024 });
+    const reading = readAll(zip);
+    await zip.addStoredEntry("mimetype", "application/epub+zip", new Date("2026-11-22T08:30:42Z"));
+    const text = Buffer.from("第一章 雨夜\n".repeat(5000));
+    await zip.startEntry("OEBPS/text/c1.xhtml", new Date("2026-11-22T08:30:42Z"));
+    await zip.write(text);
+    await zip.endEntry();
+    await zip.finish();
+    const bytes = await reading;
+    // The OCF rule readers rely on: "mimetype" and its content at byte 30.
+    expect(bytes.subarray(30, 58).toString("latin1")).toBe("mimetypeapplication/epub+zip");
+    expect(bytes.readUInt16LE(8)).toBe(0); // method: stored
+    expect(bytes.readUInt16LE(6) & 0x08).toBe(0); // no data descriptor
+    expect(bytes.readUInt16LE(28)).toBe(0); // extra field length
+    expect(bytes.readUInt32LE(18)).toBe(20); // compressed size = size
+    const file = path.join(dir, "stored.zip");
+    fs.writeFileSync(file, bytes);
+    await checkWithUnzip(file, [
+      { name: "mimetype", data: Buffer.from("application/epub+zip") },
+      { name: "OEBPS/text/c1.xhtml", data: text },
+    ]);
+  });
+});

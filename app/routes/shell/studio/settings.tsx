@@ -4,6 +4,7 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { StudioNav } from "~/components/studio/studio-nav";
+import { WorkDownloads } from "~/components/studio/work-downloads";
 import { STUDIO_MESSAGES, TAGS_MAX, TAG_MAX_CHARS, workSettingsSchema } from "~/schemas/studio";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
@@ -152,6 +153,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
           <Link className="btn" to={`/works/${work.id}`}>查看作品</Link>
         </div>
       </Form>
+      <WorkDownloads workId={work.id} />
     </section>
   );
 }

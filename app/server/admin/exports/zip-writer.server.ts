@@ -19,6 +19,8 @@ import { constants, crc32, deflateRaw } from "node:zlib";
  * in 32 bits (a large site's SQL can exceed 4 GB); as in Go's archive/zip, a data
  * descriptor that needs 8-byte sizes gets them without a ZIP64 field in the local header
  * (written before the size was known): readers take sizes from the central directory.
+ * A small entry can also be stored as is, sizes known up front (addStoredEntry: an EPUB's
+ * `mimetype`, decision 097).
  */
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -38,6 +40,7 @@ const SIG_END = 0x06054b50;
 const FLAG_MAX_COMPRESSION = 1 << 1; // deflate option bits 1-2 = 01: level 9 ("-9")
 const FLAG_DATA_DESCRIPTOR = 1 << 3;
 const FLAG_UTF8 = 1 << 11;
+const METHOD_STORE = 0;
 const METHOD_DEFLATE = 8;
 const VERSION_DEFLATE = 20; // 2.0: deflate, data descriptor
 const VERSION_ZIP64 = 45; // 4.5: ZIP64
@@ -63,6 +66,7 @@ export interface ZipWriterOptions {
 interface EntryRecord {
   name: Buffer;
   flags: number;
+  method: number;
   dosTime: number;
   dosDate: number;
   unixTime: number;
@@ -155,6 +159,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     const entry: EntryRecord = {
       name: Buffer.from(name, "utf8"),
       flags: FLAG_DATA_DESCRIPTOR | FLAG_UTF8 | (this.level === 9 ? FLAG_MAX_COMPRESSION : 0),
+      method: METHOD_DEFLATE,
       dosDate,
       dosTime,
       unixTime: Math.floor(date.getTime() / 1000),
@@ -170,6 +175,38 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
       later: () => {
         entry.offset = this.offset;
         return this.localHeader(entry);
+      },
+    });
+  }
+
+  /**
+   * A small entry stored as is (not deflated), its CRC and sizes in the local header and
+   * no extra field or data descriptor: what EPUB asks of its first entry, `mimetype`
+   * (OCF: readers find "mimetype" + the media type at byte 30). Not for large data.
+   */
+  async addStoredEntry(name: string, data: string | Uint8Array, date: Date = new Date()): Promise<void> {
+    this.assertOpen();
+    if (this.entry) throw new Error("the previous entry is not ended");
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
+    if (bytes.byteLength >= this.zip64From) throw new RangeError("a stored entry must be small");
+    const { dosDate, dosTime } = dosDateTime(date);
+    const entry: EntryRecord = {
+      name: Buffer.from(name, "utf8"),
+      flags: FLAG_UTF8,
+      method: METHOD_STORE,
+      dosDate,
+      dosTime,
+      unixTime: Math.floor(date.getTime() / 1000),
+      crc: crc32(bytes),
+      size: bytes.byteLength,
+      compressedSize: bytes.byteLength,
+      offset: 0,
+    };
+    this.entries.push(entry);
+    this.push({
+      later: () => {
+        entry.offset = this.offset;
+        return Buffer.concat([this.localHeader(entry, false), bytes]);
       },
     });
   }
@@ -259,8 +296,10 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
       // Not final and byte-aligned, so the next block's bits simply follow.
       finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
       // One output buffer for a block of text (SQL deflates to well under 3/4 of its size),
-      // so the thread pool hands back once; incompressible data takes a second round.
-      chunkSize: Math.ceil((this.blockSize * 3) / 4),
+      // so the thread pool hands back once; incompressible data takes a second round. Sized
+      // by the input, not the block: an EPUB's 3,000 small chapters would each allocate
+      // (and leave to the garbage collector) a buffer of 3/4 of a block.
+      chunkSize: Math.max(1024, Math.ceil((input.byteLength * 3) / 4)),
     }).then((out) => {
       entry.compressedSize += out.byteLength;
       if (buffer && !this.closed && this.spare.length <= this.blocksInFlight) this.spare.push(buffer);
@@ -348,16 +387,21 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     return this.zip64(e.size) || this.zip64(e.compressedSize) || this.zip64(e.offset);
   }
 
-  private localHeader(e: EntryRecord): Uint8Array {
-    const extra = timestampExtra(e.unixTime);
+  private localHeader(e: EntryRecord, withExtra = true): Uint8Array {
+    const extra = withExtra ? timestampExtra(e.unixTime) : Buffer.alloc(0);
     const b = Buffer.alloc(30);
     b.writeUInt32LE(SIG_LOCAL, 0);
     b.writeUInt16LE(VERSION_DEFLATE, 4);
     b.writeUInt16LE(e.flags, 6);
-    b.writeUInt16LE(METHOD_DEFLATE, 8);
+    b.writeUInt16LE(e.method, 8);
     b.writeUInt16LE(e.dosTime, 10);
     b.writeUInt16LE(e.dosDate, 12);
-    // CRC and sizes are zero here: the data descriptor after the data carries them.
+    if (e.method === METHOD_STORE) {
+      b.writeUInt32LE(e.crc >>> 0, 14);
+      b.writeUInt32LE(e.compressedSize, 18);
+      b.writeUInt32LE(e.size, 22);
+    }
+    // Otherwise CRC and sizes are zero here: the data descriptor after the data carries them.
     b.writeUInt16LE(e.name.byteLength, 26);
     b.writeUInt16LE(extra.byteLength, 28);
     return Buffer.concat([b, e.name, extra]);
@@ -408,7 +452,7 @@ export class ZipWriter implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     b.writeUInt16LE(MADE_BY_UNIX | VERSION_ZIP64, 4);
     b.writeUInt16LE(version, 6);
     b.writeUInt16LE(e.flags, 8);
-    b.writeUInt16LE(METHOD_DEFLATE, 10);
+    b.writeUInt16LE(e.method, 10);
     b.writeUInt16LE(e.dosTime, 12);
     b.writeUInt16LE(e.dosDate, 14);
     b.writeUInt32LE(e.crc >>> 0, 16);
