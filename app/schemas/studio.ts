@@ -35,6 +35,11 @@ export const STUDIO_MESSAGES = {
   scheduleInvalid: "请输入有效的定时发布时间",
   scheduleInPast: "定时发布的时间必须晚于现在",
   alreadyPublished: "该章节已发布",
+  contentTooLong: "正文过长",
+  contentControl: "正文包含不允许的控制字符",
+  staleRevision: "此章节已在别处修改，请重新载入后再编辑",
+  revisionInvalid: "版本号无效，请重新载入后再编辑",
+  revisionNotFound: "该历史版本不存在",
 } as const;
 
 /**
@@ -169,10 +174,26 @@ export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: stri
   return { mode: v.release };
 }
 
+/** The chapter's revision number the editor loaded (docs/decisions/095): a stale tab is told so. */
+const revisionField = z
+  .string({ error: STUDIO_MESSAGES.revisionInvalid })
+  .trim()
+  .regex(/^\d{1,9}$/, STUDIO_MESSAGES.revisionInvalid)
+  .transform(Number);
+
 /** The chapter editor (/works/:id/chapters/:chapterId); the release applies to unpublished chapters. */
 export const chapterEditSchema = z
-  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields })
+  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields, revision: revisionField.optional() })
   .superRefine(checkRelease);
+
+/** The editor's autosave (POST /works/:id/chapters/:chapterId/autosave): the text and the revision it was based on. */
+export const chapterAutosaveSchema = z.object({
+  content: z.preprocess(normalizeLinesIn, z.string({ error: STUDIO_MESSAGES.contentRequired }).max(CHAPTER_CONTENT_MAX, STUDIO_MESSAGES.contentTooLong)),
+  revision: revisionField,
+});
+
+/** 恢复 one of a chapter's kept saves (/works/:id/chapters/:chapterId/revisions). */
+export const chapterRestoreSchema = z.object({ revisionId: id(STUDIO_MESSAGES.revisionNotFound) });
 
 /** A new chapter inserted at a place (/works/:id/chapters/new). */
 export const chapterNewSchema = z

@@ -34,3 +34,9 @@ export function toShanghaiInput(date: Date | string): string {
   const { date: d, time } = parts(new Date(date));
   return `${d}T${time}`;
 }
+
+/** "2026-12-01 20:00:05" in China time: for saves minutes apart. */
+export function formatShanghaiSeconds(date: Date | string): string {
+  const d = new Date(date);
+  return `${formatShanghai(d)}:${String(d.getUTCSeconds()).padStart(2, "0")}`;
+}

@@ -15,7 +15,7 @@ import {
   settleReanchors,
 } from "~/server/comments.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
-import { updateChapterContent } from "~/server/works.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { domainError } from "../fixtures/domain-error";
@@ -178,7 +178,7 @@ describe("re-anchoring after the author edits the chapter", () => {
       await postComment(f.reader, { workId: work, order: 1, paragraph: i, parentId: null, body: `评第${i}段` });
     }
     const edit = async (paragraphs: string[]) => {
-      await updateChapterContent(f.owner.id, work, chapterId, paragraphs.join("\n\n"));
+      await saveChapter(f.owner.id, work, chapterId, { kind: "save", content: paragraphs.join("\n\n") });
       await settleReanchors();
       return anchored(chapterId);
     };
