@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { chapterAutosaveSchema } from "~/schemas/studio";
 import { isSameOriginPost } from "~/server/csrf.server";
 import { DomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
+import { readFormData } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import type { Route } from "./+types/chapter-autosave";
@@ -29,7 +29,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (!isSameOriginPost(request)) return reply({ ok: false, error: "请从本站的编辑页面保存" }, 403);
   const user = context.get(userContext);
   try {
-    const submission = parseWithZod(await readForm(request), { schema: chapterAutosaveSchema });
+    const submission = parseWithZod(await readFormData(request), { schema: chapterAutosaveSchema });
     if (submission.status !== "success") {
       const first = Object.values(submission.error ?? {}).flat()[0];
       return reply({ ok: false, error: first ?? "提交的内容无效" }, 400);
