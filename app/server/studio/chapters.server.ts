@@ -217,8 +217,8 @@ export async function insertChapter(
   const release = releaseColumns(input.release ?? { mode: "now" }, input.content);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
-    if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapter, 400);
     options.allow?.(work);
+    if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapter, 400);
     let hi: number | null;
     if (where === "end") {
       hi = null;
