@@ -7,6 +7,10 @@ import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "
 export const TAGS_MAX = 10;
 export const TAG_MAX_CHARS = 20;
 export const CHAPTER_TITLE_MAX = 100;
+/** How many saves of each chapter are kept (docs/decisions/095). */
+export const CHAPTER_REVISIONS_KEPT = 20;
+/** Autosaves less than this many minutes after the first of a run share one kept save. */
+export const AUTOSAVE_MERGE_MINUTES = 10;
 
 export const STUDIO_MESSAGES = {
   tagsTooMany: `标签最多${TAGS_MAX}个`,

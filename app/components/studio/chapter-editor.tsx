@@ -151,7 +151,10 @@ export function ChapterEditor({
             {status.kind === "error" && status.stale ? (
               <>
                 {" "}
-                <a href={base}>重新载入</a>
+                <a href={base} onClick={() => autosave.discard()}>
+                  重新载入
+                </a>
+                （本页未保存的修改会丢失，需要时请先复制）
               </>
             ) : null}
           </span>

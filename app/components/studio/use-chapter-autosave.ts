@@ -109,5 +109,11 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
     /** A save in flight, to wait for before the 保存 form posts. */
     inFlight: () => inFlight.current,
     onRevision,
+    /** Gives up the unsaved text (reloading a stale tab): leaving no longer asks. */
+    discard: () => {
+      clearTimeout(timer.current);
+      stopped.current = true;
+      saved.current = latest.current;
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterRevisions, chapters } from "~/db/schema";
-import { STUDIO_MESSAGES } from "~/schemas/studio";
+import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, STUDIO_MESSAGES } from "~/schemas/studio";
 import { CHAPTER_CONTENT_MAX } from "~/schemas/work";
 import { countWords } from "~/utils/text";
 import { reanchorAfterCommit } from "../comments.server";
@@ -18,10 +18,8 @@ import { onChaptersPublished } from "./release.server";
  * 段评 are re-anchored after it commits when the text readers see changed (decision 090).
  */
 
-/** How many saves of each chapter are kept. */
-export const CHAPTER_REVISIONS_KEPT = 20;
-/** Autosaves less than this after the first of a run share one saved version. */
-export const AUTOSAVE_MERGE_MS = 10 * 60_000;
+export { CHAPTER_REVISIONS_KEPT };
+const AUTOSAVE_MERGE_MS = AUTOSAVE_MERGE_MINUTES * 60_000;
 
 export type ChapterSave =
   /** 保存: the editor's form (title and release optional: the old edit page sends text only). */

@@ -2,13 +2,13 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FormError } from "~/components/ui/forms";
-import { chapterRestoreSchema, STUDIO_MESSAGES } from "~/schemas/studio";
+import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, chapterRestoreSchema, STUDIO_MESSAGES } from "~/schemas/studio";
 import { getChapter } from "~/server/chapters.server";
 import { asRouteError, DomainError, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
-import { CHAPTER_REVISIONS_KEPT, listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
+import { listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
 import { getOwnedWork } from "~/server/works.server";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import type { Route } from "./+types/chapter-revisions";
@@ -55,7 +55,7 @@ export default function ChapterRevisions({ actionData }: Route.ComponentProps) {
       <StudioNav workId={work.id} title={work.title} current="chapters" />
       <h2>《{chapter.title}》的历史版本</h2>
       <p className="muted">
-        保留最近 {CHAPTER_REVISIONS_KEPT} 次保存（连续的自动保存每 10 分钟记为一次）。恢复某个版本也算一次保存
+        保留最近 {CHAPTER_REVISIONS_KEPT} 次保存（连续的自动保存每 {AUTOSAVE_MERGE_MINUTES} 分钟记为一次）。恢复某个版本也算一次保存
         {chapter.published ? "，读者会立即看到恢复后的正文" : ""}。
       </p>
       <FormError errors={actionData?.error} />
