@@ -60,7 +60,6 @@ export function ChapterEditor({
   const leaveWarning = useLeaveWarning(autosave.unsaved);
   const [words, setWords] = useState(() => countWords(chapter.content));
   const [focusOn, setFocusOn] = useState(focus);
-  const revisionInput = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const [form, fields] = useSchemaForm(chapterEditSchema, {
     id: `chapter-edit-${chapter.id}`,
@@ -73,9 +72,17 @@ export function ChapterEditor({
     },
   });
 
-  autosave.onRevision.current = (revision) => {
-    if (revisionInput.current) revisionInput.current.value = String(revision);
-  };
+  // 保存 posts the revision the last autosave returned. Set as the form data is built:
+  // React puts a hidden input's rendered value back on every render.
+  useEffect(() => {
+    const element = formRef.current;
+    if (!element) return;
+    const onFormData = (event: FormDataEvent) => event.formData.set("revision", String(autosave.revision()));
+    element.addEventListener("formdata", onFormData);
+    return () => element.removeEventListener("formdata", onFormData);
+    // autosave.revision reads a ref: the first render's function stays current.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   useEffect(() => {
     if (!focusOn) return;
@@ -123,7 +130,7 @@ export function ChapterEditor({
         <p className="notice">这是自动保存的修改稿，读者看到的仍是上次保存的版本；点“保存”后修改才会发布。</p>
       ) : null}
       <Form method="post" {...getFormProps(form)} {...leaveWarning} ref={formRef} onSubmitCapture={onSubmitCapture} className="studio-form">
-        <input type="hidden" name="revision" defaultValue={chapter.revision} ref={revisionInput} />
+        <input type="hidden" name="revision" defaultValue={chapter.revision} />
         <label className="field">
           <span>章节标题</span>
           <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />

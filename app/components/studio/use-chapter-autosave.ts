@@ -27,8 +27,6 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const firstChange = useRef<number | null>(null);
   const [status, setStatus] = useState<AutosaveStatus>({ kind: "idle" });
-  /** Called with the new revision after each save (the 保存 form's hidden field follows it). */
-  const onRevision = useRef<(revision: number) => void>(() => {});
 
   const flush = useCallback((): Promise<void> => {
     clearTimeout(timer.current);
@@ -50,7 +48,6 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
           saved.current = text;
           failed.current = null;
           revision.current = reply.revision;
-          onRevision.current(reply.revision);
           setStatus(latest.current === text ? { kind: "saved", at: reply.savedAt, pending: reply.pending } : { kind: "dirty" });
         } else {
           if (reply?.stale) stopped.current = true;
@@ -108,7 +105,6 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
     revision: () => revision.current,
     /** A save in flight, to wait for before the 保存 form posts. */
     inFlight: () => inFlight.current,
-    onRevision,
     /** Gives up the unsaved text (reloading a stale tab): leaving no longer asks. */
     discard: () => {
       clearTimeout(timer.current);
