@@ -7,7 +7,7 @@ import { action as editAction, loader as editLoader } from "~/routes/shell/studi
 import { action as revisionsAction, loader as revisionsLoader } from "~/routes/shell/studio/chapter-revisions";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { CHAPTER_REVISIONS_KEPT, listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
-import { insertChapter } from "~/server/studio/chapters.server";
+import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
@@ -80,6 +80,9 @@ describe("autosave", () => {
     // Readers still see the published text.
     expect((await getChapterByOrder(work.id, 1))!.content).toBe("读者看到的正文。");
     expect((await row(chapter.id)).pendingContent).toBe("改了一半的正文");
+    const pendingOf = async () => (await managerPage(owner.id, work.id, 1)).rows.map((r) => r.kind === "chapter" && r.pending);
+    // The chapter manager marks it 修改未发布.
+    expect(await pendingOf()).toEqual([true]);
     // The editor opens on the working copy.
     const page = (await call(editLoader, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`)) as { data: { chapter: { content: string; pending: boolean; revision: number } } };
     expect(page.data.chapter).toMatchObject({ content: "改了一半的正文", pending: true, revision: 1 });
@@ -87,6 +90,7 @@ describe("autosave", () => {
     const result = await call(editAction, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`, { title: "第一章", content: "改好的正文", revision: "1" });
     expect(statusOf(result)).toBe(302);
     expect(await row(chapter.id)).toMatchObject({ content: "改好的正文", pendingContent: null, revision: 2 });
+    expect(await pendingOf()).toEqual([false]);
     expect((await db.select().from(works).where(eq(works.id, work.id)))[0].wordCount).toBe(5);
   });
 

@@ -421,6 +421,8 @@ export type ManagerRow =
       state: "draft" | "scheduled" | "published";
       /** China time, for a scheduled chapter. */
       publishAt: string | null;
+      /** A published chapter with an autosaved working copy not yet saved (decision 095). */
+      pending: boolean;
     };
 
 /**
@@ -446,6 +448,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
         position: chapters.position,
         state: chapters.state,
         publishAt: chapters.publishAt,
+        pending: sql<boolean>`${chapters.pendingContent} is not null`,
       })
       .from(chapters)
       .where(eq(chapters.workId, workId))
@@ -488,6 +491,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
       volumeId: volumeAt(r.position)?.id ?? null,
       state: r.state,
       publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
+      pending: Boolean(r.pending),
     });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));
