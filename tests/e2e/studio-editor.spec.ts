@@ -42,6 +42,10 @@ test.describe("author studio: the chapter editor", () => {
     await page.reload();
     await expect(text).toHaveValue("第一章的正文。\n\n他推开门，雪落了一地。");
     await expect(page.getByText("这是自动保存的修改稿")).toBeVisible();
+    // The chapter manager marks the unsaved edits, linking back to them.
+    await page.getByRole("link", { name: "返回章节管理" }).click();
+    await page.getByRole("link", { name: "修改未发布" }).click();
+    await expect(page).toHaveURL(new RegExp(`${editor}$`));
 
     await page.getByRole("link", { name: "历史版本" }).click();
     const rows = page.locator(".revision");
