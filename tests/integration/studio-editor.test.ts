@@ -6,7 +6,8 @@ import { action as autosaveAction, loader as autosaveLoader } from "~/routes/she
 import { action as editAction, loader as editLoader } from "~/routes/shell/studio/chapter-edit";
 import { action as revisionsAction, loader as revisionsLoader } from "~/routes/shell/studio/chapter-revisions";
 import { getChapterByOrder } from "~/server/chapters.server";
-import { CHAPTER_REVISIONS_KEPT, listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
+import { CHAPTER_REVISIONS_KEPT } from "~/schemas/studio";
+import { listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";

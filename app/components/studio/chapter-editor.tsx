@@ -60,6 +60,8 @@ export function ChapterEditor({
   const leaveWarning = useLeaveWarning(autosave.unsaved);
   const [words, setWords] = useState(() => countWords(chapter.content));
   const [focusOn, setFocusOn] = useState(focus);
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const formRef = useRef<HTMLFormElement>(null);
   const [form, fields] = useSchemaForm(chapterEditSchema, {
     id: `chapter-edit-${chapter.id}`,
@@ -112,17 +114,14 @@ export function ChapterEditor({
       <div className="editor-bar">
         <h2>{heading}</h2>
         <p className="editor-links">
-          <a
-            href={focusOn ? `${base}` : `${base}?focus=1`}
-            onClick={(event) => {
-              event.preventDefault();
-              setFocusOn((on) => !on);
-            }}
-            aria-pressed={focusOn}
-            role="button"
-          >
-            {focusOn ? "退出专注模式" : "专注模式"}
-          </a>
+          {hydrated ? (
+            <button type="button" className="link-button" onClick={() => setFocusOn((on) => !on)}>
+              {focusOn ? "退出专注模式" : "专注模式"}
+            </button>
+          ) : (
+            // Without JavaScript the page itself switches (?focus=1).
+            <a href={focusOn ? base : `${base}?focus=1`}>{focusOn ? "退出专注模式" : "专注模式"}</a>
+          )}
           <Link to={`${base}/revisions`}>历史版本</Link>
         </p>
       </div>

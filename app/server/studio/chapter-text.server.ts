@@ -18,7 +18,6 @@ import { onChaptersPublished } from "./release.server";
  * 段评 are re-anchored after it commits when the text readers see changed (decision 090).
  */
 
-export { CHAPTER_REVISIONS_KEPT };
 const AUTOSAVE_MERGE_MS = AUTOSAVE_MERGE_MINUTES * 60_000;
 
 export type ChapterSave =
