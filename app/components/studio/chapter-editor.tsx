@@ -57,7 +57,9 @@ export function ChapterEditor({
   const base = `/works/${workId}/chapters/${chapter.id}`;
   const navigation = useNavigation();
   const autosave = useChapterAutosave({ url: `${base}/autosave`, revision: chapter.revision, text: chapter.content });
-  const leaveWarning = useLeaveWarning(autosave.unsaved);
+  // The title is saved by 保存 only: a changed one counts as unsaved too.
+  const titleChanged = useRef(false);
+  const leaveWarning = useLeaveWarning(() => autosave.unsaved() || titleChanged.current);
   const [words, setWords] = useState(() => countWords(chapter.content));
   const [focusOn, setFocusOn] = useState(focus);
   const [hydrated, setHydrated] = useState(false);
@@ -132,7 +134,13 @@ export function ChapterEditor({
         <input type="hidden" name="revision" defaultValue={chapter.revision} />
         <label className="field">
           <span>章节标题</span>
-          <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />
+          <input
+            {...getInputProps(fields.title, { type: "text" })}
+            key={fields.title.key}
+            onInput={(event) => {
+              titleChanged.current = event.currentTarget.value !== chapter.title;
+            }}
+          />
           <FieldError field={fields.title} />
         </label>
         <label className="field editor-text">
