@@ -26,7 +26,14 @@ test.describe("author studio: the chapter editor", () => {
     // Counted as the server counts: every character but whitespace.
     await expect(page.getByText("字数：18")).toBeVisible();
 
-    // Leaving before the save arrives asks first; staying keeps the text.
+    // Leaving before the save arrives asks first; staying keeps the text. (The autosave
+    // request is held until then, so that it cannot arrive between the click's steps.)
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/autosave", async (route) => {
+      await held;
+      await route.continue();
+    });
     let asked = "";
     page.once("dialog", (dialog) => {
       asked = dialog.message();
@@ -35,6 +42,7 @@ test.describe("author studio: the chapter editor", () => {
     await page.getByRole("link", { name: "返回章节管理" }).click();
     await expect.poll(() => asked).toBe("你有尚未保存的内容，确定要离开吗？");
     await expect(page).toHaveURL(new RegExp(`${editor}$`));
+    release();
 
     await expect(page.getByRole("status")).toContainText("已自动保存");
     // A published chapter's autosave is a working copy: readers see it after 保存.

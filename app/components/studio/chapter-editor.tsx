@@ -85,7 +85,6 @@ export function ChapterEditor({
     element.addEventListener("formdata", onFormData);
     return () => element.removeEventListener("formdata", onFormData);
     // autosave.revision reads a ref: the first render's function stays current.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {

@@ -66,7 +66,6 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
     return run.then(() => {
       if (!stopped.current && latest.current !== saved.current && latest.current !== failed.current) schedule();
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [url]);
 
   const schedule = useCallback(() => {
