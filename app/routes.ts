@@ -55,6 +55,9 @@ export default [
       route("works/:id/stats", "routes/shell/studio/stats.tsx"),
       route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
       route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
+      // The editor's autosave (a resource route answering JSON) and the chapter's last saves.
+      route("works/:id/chapters/:chapterId/autosave", "routes/shell/studio/chapter-autosave.ts"),
+      route("works/:id/chapters/:chapterId/revisions", "routes/shell/studio/chapter-revisions.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),

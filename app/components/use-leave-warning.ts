@@ -11,17 +11,27 @@ export const LEAVE_WARNING = "你有尚未保存的内容，确定要离开吗�
  * new navigation, so neither is ever blocked; after a refused submission the text is
  * still unsaved, and the warning stays.
  */
-export function useLeaveWarning() {
+export function useLeaveWarning(
+  /**
+   * For an editor that saves by itself (the studio's chapter editor, decision 095):
+   * whether text is still unsaved now. Without it, any typing counts until the page goes.
+   */
+  unsaved?: () => boolean,
+) {
   const changed = useRef(false);
+  const isUnsaved = useRef(unsaved);
+  isUnsaved.current = unsaved;
+  const pending = () => (isUnsaved.current ? isUnsaved.current() : changed.current);
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      changed.current && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
+      pending() && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
   );
 
   useEffect(() => {
     if (blocker.state !== "blocked") return;
     if (window.confirm(LEAVE_WARNING)) {
       changed.current = false;
+      isUnsaved.current = () => false;
       blocker.proceed();
     } else {
       blocker.reset();
@@ -30,7 +40,7 @@ export function useLeaveWarning() {
 
   useEffect(() => {
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
-      if (!changed.current) return;
+      if (!pending()) return;
       event.preventDefault();
       event.returnValue = "";
     };

@@ -7,6 +7,10 @@ import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "
 export const TAGS_MAX = 10;
 export const TAG_MAX_CHARS = 20;
 export const CHAPTER_TITLE_MAX = 100;
+/** How many saves of each chapter are kept (docs/decisions/095). */
+export const CHAPTER_REVISIONS_KEPT = 20;
+/** Autosaves less than this many minutes after the first of a run share one kept save. */
+export const AUTOSAVE_MERGE_MINUTES = 10;
 
 /** The author's statistics cover this many China-time days, today included (docs/decisions/099). */
 export const STATS_DAYS = 30;
@@ -39,6 +43,11 @@ export const STUDIO_MESSAGES = {
   scheduleInPast: "定时发布的时间必须晚于现在",
   alreadyPublished: "该章节已发布",
   exportEmpty: "没有可以导出的章节",
+  contentTooLong: "正文过长",
+  contentControl: "正文包含不允许的控制字符",
+  staleRevision: "此章节已在别处修改，请重新载入后再编辑",
+  revisionInvalid: "版本号无效，请重新载入后再编辑",
+  revisionNotFound: "该历史版本不存在",
 } as const;
 
 /**
@@ -173,10 +182,26 @@ export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: stri
   return { mode: v.release };
 }
 
+/** The chapter's revision number the editor loaded (docs/decisions/095): a stale tab is told so. */
+const revisionField = z
+  .string({ error: STUDIO_MESSAGES.revisionInvalid })
+  .trim()
+  .regex(/^\d{1,9}$/, STUDIO_MESSAGES.revisionInvalid)
+  .transform(Number);
+
 /** The chapter editor (/works/:id/chapters/:chapterId); the release applies to unpublished chapters. */
 export const chapterEditSchema = z
-  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields })
+  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields, revision: revisionField.optional() })
   .superRefine(checkRelease);
+
+/** The editor's autosave (POST /works/:id/chapters/:chapterId/autosave): the text and the revision it was based on. */
+export const chapterAutosaveSchema = z.object({
+  content: z.preprocess(normalizeLinesIn, z.string({ error: STUDIO_MESSAGES.contentRequired }).max(CHAPTER_CONTENT_MAX, STUDIO_MESSAGES.contentTooLong)),
+  revision: revisionField,
+});
+
+/** 恢复 one of a chapter's kept saves (/works/:id/chapters/:chapterId/revisions). */
+export const chapterRestoreSchema = z.object({ revisionId: id(STUDIO_MESSAGES.revisionNotFound) });
 
 /** A new chapter inserted at a place (/works/:id/chapters/new). */
 export const chapterNewSchema = z

@@ -6,13 +6,11 @@ import { pageCountOf } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
 import { chapterOrder } from "./chapters.server";
 import { insertJsonBatches } from "./db-utils.server";
-import { GAP, positionsBefore } from "./studio/positions.server";
+import { GAP } from "./studio/positions.server";
 import { DomainError } from "./errors.server";
-import { announceChaptersPublished } from "./events.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { RecordResult } from "./form-tokens.server";
 import type { SessionUser } from "./session.server";
-import { reanchorAfterCommit } from "./comments.server";
 
 export type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi"> | null;
 export type Work = typeof works.$inferSelect;
@@ -167,51 +165,6 @@ export async function listChapterHeads(workId: number, tx: Executor = db) {
     .where(eq(chapters.workId, workId))
     .orderBy(...chapterOrder)
     .then((rows) => rows.map((r, i) => ({ ...r, order: i + 1 })));
-}
-
-/** Replaces one chapter's text (every type of work, D12: imported ones included). */
-export async function updateChapterContent(
-  userId: string,
-  workId: number,
-  chapterId: number,
-  content: string,
-): Promise<void> {
-  if (!content.trim()) throw new DomainError(WORK_MESSAGES.editContent, 400, "content");
-  await db.transaction(async (tx) => {
-    await getOwnedWork(userId, workId, tx);
-    const updated = await tx
-      .update(chapters)
-      .set({ content, wordCount: countWords(content), updatedAt: new Date() })
-      .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)))
-      .returning({ id: chapters.id });
-    if (updated.length === 0) throw new DomainError("章节不存在", 404);
-    await refreshWorkCounts(tx, workId);
-  });
-  // 段评 follow their paragraphs to the new text, after the save (decision 090).
-  reanchorAfterCommit(chapterId);
-}
-
-/** Appends a chapter to an ongoing series, after the last chapter or volume, under a row lock on the work. */
-export async function addChapter(userId: string, workId: number, input: ChapterInput, record?: RecordResult): Promise<number> {
-  if (!input.title.trim() || !input.content.trim()) throw new DomainError(WORK_MESSAGES.chapter, 400);
-  return db.transaction(async (tx) => {
-    const [work] = await tx
-      .select()
-      .from(works)
-      .where(and(eq(works.id, workId), eq(works.userId, userId)))
-      .for("update");
-    if (!work) throw notFound();
-    if (work.type !== "series" || work.status !== "ongoing") throw new DomainError(WORK_MESSAGES.onlyOngoing, 400);
-    const [position] = await positionsBefore(tx, workId, null, 1);
-    const [chapter] = await tx
-      .insert(chapters)
-      .values({ workId, title: input.title.trim(), content: input.content, position, wordCount: countWords(input.content), publishAt: new Date() })
-      .returning({ id: chapters.id, publishAt: chapters.publishAt });
-    await refreshWorkCounts(tx, workId);
-    await announceChaptersPublished(tx, workId, [chapter.id]);
-    await record?.(tx, chapter.id);
-    return chapter.id;
-  });
 }
 
 export const MY_WORKS_PAGE_SIZE = 12;

@@ -50,3 +50,9 @@ export function shanghaiDaysEnding(date: Date, count: number): string[] {
 export function shanghaiDayStart(day: string): Date {
   return new Date(Date.parse(`${day}T00:00:00Z`) - OFFSET_MS);
 }
+
+/** "2026-12-01 20:00:05" in China time: for saves minutes apart. */
+export function formatShanghaiSeconds(date: Date | string): string {
+  const d = new Date(date);
+  return `${formatShanghai(d)}:${String(d.getUTCSeconds()).padStart(2, "0")}`;
+}

@@ -118,6 +118,9 @@ for (const look of LOOKS) {
       const work = await theWork(playwright, baseURL!);
       await context.addCookies(work.cookies);
       await useLook(page, look);
+      const manager = await (await page.request.get(`/works/${work.id}/chapters`)).text();
+      const editor = new RegExp(`href="(/works/${work.id}/chapters/\\d+)"`).exec(manager)?.[1];
+      expect(editor, "a chapter editor link in the chapter manager").toBeTruthy();
       await checkPages(page, look, [
         { url: `/works/${work.id}`, key: true },
         { url: `/works/${work.id}?chapter=2`, key: true },
@@ -136,6 +139,9 @@ for (const look of LOOKS) {
         { url: `/works/${work.id}/chapters`, key: true },
         { url: `/works/${work.id}/chapters/new` },
         { url: `/works/${work.id}/stats`, key: true },
+        { url: editor!, key: true },
+        { url: `${editor}?focus=1` },
+        { url: `${editor}/revisions` },
         { url: `/works/${work.id}/comments?chapter=1`, key: true },
         { url: `/works/${work.id}/comments?chapter=1&p=0` },
         { url: "/free-writing", key: true },

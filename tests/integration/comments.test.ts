@@ -15,7 +15,7 @@ import {
   settleReanchors,
 } from "~/server/comments.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
-import { updateChapterContent } from "~/server/works.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { domainError } from "../fixtures/domain-error";
@@ -171,6 +171,20 @@ describe("re-anchoring after the author edits the chapter", () => {
     return Object.fromEntries(rows.map((r) => [r.body, r]));
   }
 
+  it("leaves 段评 where readers see them through an autosave of the published chapter, and moves them on 保存", async () => {
+    const [work] = await insertWorks([{ userId: f.owner.id, title: "自动保存" }]);
+    const chapterId = await addChapter(work, P.join("\n"));
+    await postComment(f.reader, { workId: work, order: 1, paragraph: 0, parentId: null, body: "评开头" });
+    const moved = ["楔子。", ...P].join("\n\n");
+    // The autosave is a working copy (decision 095): readers' paragraphs, and the comments, stay.
+    const draft = await saveChapter(f.owner.id, work, chapterId, { kind: "autosave", content: moved, baseRevision: 0 });
+    await settleReanchors();
+    expect((await anchored(chapterId))["评开头"].index).toBe(0);
+    await saveChapter(f.owner.id, work, chapterId, { kind: "save", content: moved, baseRevision: draft.revision });
+    await settleReanchors();
+    expect((await anchored(chapterId))["评开头"].index).toBe(1);
+  });
+
   it("keeps every 段评 beside its words through real edits", async () => {
     const [work] = await insertWorks([{ userId: f.owner.id, title: "改稿" }]);
     const chapterId = await addChapter(work, P.join("\n"));
@@ -178,7 +192,7 @@ describe("re-anchoring after the author edits the chapter", () => {
       await postComment(f.reader, { workId: work, order: 1, paragraph: i, parentId: null, body: `评第${i}段` });
     }
     const edit = async (paragraphs: string[]) => {
-      await updateChapterContent(f.owner.id, work, chapterId, paragraphs.join("\n\n"));
+      await saveChapter(f.owner.id, work, chapterId, { kind: "save", content: paragraphs.join("\n\n") });
       await settleReanchors();
       return anchored(chapterId);
     };

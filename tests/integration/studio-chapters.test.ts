@@ -18,8 +18,8 @@ import {
   moveVolume,
   renameChapter,
   stepChapter,
-  updateChapter,
 } from "~/server/studio/chapters.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
@@ -140,7 +140,7 @@ describe("inserting, renaming, editing and deleting", () => {
     const work = await imported(owner.id, 2);
     const id = await idOf(work.id, "第2章");
     await renameChapter(owner.id, work.id, id, "  第二章 归来  ");
-    await updateChapter(owner.id, work.id, id, { title: "第二章 归来", content: "改过的正文" });
+    await saveChapter(owner.id, work.id, id, { kind: "save", title: "第二章 归来", content: "改过的正文" });
     const row = (await rowsOf(work.id))[1];
     expect([row.title, row.content, row.wordCount]).toEqual(["第二章 归来", "改过的正文", 5]);
     expect((await domainError(renameChapter(owner.id, work.id, id, "长".repeat(101)))).message).toBe("章节标题不能超过100个字");

@@ -6,7 +6,8 @@ import { action as newChapterAction } from "~/routes/shell/studio/chapter-new";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { CHAPTER_PUBLISHED_TOPIC, subscribe, type LiveEvent } from "~/server/events.server";
 import { tableOfContents } from "~/server/reading.server";
-import { deleteChapter, insertChapter, managerPage, publishChapterNow, updateChapter } from "~/server/studio/chapters.server";
+import { deleteChapter, insertChapter, managerPage, publishChapterNow } from "~/server/studio/chapters.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
 import { releaseDueChapters } from "~/server/studio/release.server";
 import { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 import { createWork } from "~/server/works.server";
@@ -89,8 +90,8 @@ describe("drafts", () => {
     expect((await eventsFor([draft])).get(draft)).toBe(1);
 
     // A published chapter stays published; its text may not become empty.
-    expect((await domainError(updateChapter(owner.id, work.id, draft, { title: "存稿一", content: " ", release: { mode: "draft" } }))).message).toBe("请输入章节内容");
-    await updateChapter(owner.id, work.id, draft, { title: "第二章", content: "改", release: { mode: "draft" } });
+    expect((await domainError(saveChapter(owner.id, work.id, draft, { kind: "save", title: "存稿一", content: " ", release: { mode: "draft" } }))).message).toBe("请输入章节内容");
+    await saveChapter(owner.id, work.id, draft, { kind: "save", title: "第二章", content: "改", release: { mode: "draft" } });
     expect((await db.select().from(chapters).where(eq(chapters.id, draft)))[0].state).toBe("published");
   });
 

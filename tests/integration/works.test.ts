@@ -2,14 +2,9 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
-import {
-  addChapter,
-  createWork,
-  deleteWork,
-  listMyWorks,
-  updateChapterContent,
-  updateListing,
-} from "~/server/works.server";
+import { createWork, deleteWork, listMyWorks, updateListing } from "~/server/works.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
+import { addChapter } from "~/server/studio/chapters.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes, runRoute } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
@@ -96,7 +91,7 @@ describe("listing actions (docs/product.md D3)", () => {
       () => updateListing(other.id, work.id, { intent: "set-price", price: 5 }),
       () => updateListing(other.id, work.id, { intent: "take-down" }),
       () => deleteWork(other.id, work.id),
-      () => updateChapterContent(other.id, work.id, chapterId, "篡改"),
+      () => saveChapter(other.id, work.id, chapterId, { kind: "save", content: "篡改" }),
     ]) {
       expect((await domainError(attempt())).status).toBe(404);
     }
@@ -182,12 +177,12 @@ describe("chapters", () => {
   it("edits a chapter's content and recounts, imported works' too (D12); refuses empty content", async () => {
     const work = await single(owner.id);
     const [c] = await chaptersOf(work.id);
-    await updateChapterContent(owner.id, work.id, c.id, "全新的内容");
+    await saveChapter(owner.id, work.id, c.id, { kind: "save", content: "全新的内容" });
     expect((await workRow(work.id)).wordCount).toBe(5);
-    expect((await domainError(updateChapterContent(owner.id, work.id, c.id, "   "))).message).toBe("请输入内容");
+    expect((await domainError(saveChapter(owner.id, work.id, c.id, { kind: "save", content: "   " }))).message).toBe("请输入章节内容");
     const m = await multi(owner.id);
     const [mc] = await chaptersOf(m.id);
-    await updateChapterContent(owner.id, m.id, mc.id, "改");
+    await saveChapter(owner.id, m.id, mc.id, { kind: "save", content: "改" });
     expect((await workRow(m.id)).wordCount).toBe(1 + 2);
   });
 
@@ -206,7 +201,7 @@ describe("chapters", () => {
     const a = await single(owner.id);
     const b = await single(owner.id);
     const [bc] = await chaptersOf(b.id);
-    expect((await domainError(updateChapterContent(owner.id, a.id, bc.id, "x"))).status).toBe(404);
+    expect((await domainError(saveChapter(owner.id, a.id, bc.id, { kind: "save", content: "x" }))).status).toBe(404);
   });
 });
 

@@ -115,6 +115,11 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
         <span className={`chapter-state chapter-state-${c.state}`}>
           {c.state === "published" ? "已发布" : c.state === "draft" ? "存稿" : `定时 ${c.publishAt}`}
         </span>
+        {c.pending ? (
+          <Link to={`${base}/${c.id}`} className="chapter-state chapter-state-draft" title="自动保存的修改还没有保存，读者看不到">
+            修改未发布
+          </Link>
+        ) : null}
         <div className="row-actions">
           <Form method="post" className="inline-form">
             <Hidden page={page} fields={{ chapterId: c.id }} />

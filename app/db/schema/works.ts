@@ -89,6 +89,16 @@ export const chapters = pgTable(
     state: chapterState("state").notNull().default("published"),
     /** Scheduled: when it is due (the release poller claims it then); published: when it was. */
     publishAt: timestamp("publish_at", { withTimezone: true }),
+    /**
+     * Counts every save of the text (保存, autosave, restore): a tab saving on top of an
+     * older number is told the chapter changed elsewhere (docs/decisions/095).
+     */
+    revision: integer("revision").notNull().default(0),
+    /**
+     * A published chapter's autosaved working copy: readers keep `content` until 保存
+     * (docs/decisions/095). Null when there is none; drafts autosave into `content`.
+     */
+    pendingContent: text("pending_content"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -99,6 +109,30 @@ export const chapters = pgTable(
     // The release poller's due chapters (app/server/studio/release.server.ts).
     index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
     check("chapters_scheduled_has_time", sql`${t.state} <> 'scheduled' or ${t.publishAt} is not null`),
+  ],
+);
+
+/**
+ * The last saves of a chapter's text (docs/decisions/095): at most CHAPTER_REVISIONS_KEPT
+ * per chapter, older ones pruned in the saving transaction. Autosaves within a few minutes
+ * of each other share one row (its `savedAt` moves on); 保存 and 恢复 always add one.
+ */
+export const chapterRevisions = pgTable(
+  "chapter_revisions",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    chapterId: bigint("chapter_id", { mode: "number" })
+      .notNull()
+      .references(() => chapters.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["autosave", "save", "restore"] }).notNull(),
+    content: text("content").notNull(),
+    wordCount: integer("word_count").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    savedAt: timestamp("saved_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("chapter_revisions_chapter_idx").on(t.chapterId, t.id),
+    check("chapter_revisions_kind", sql`${t.kind} in ('autosave', 'save', 'restore')`),
   ],
 );
 

@@ -11,7 +11,7 @@ import { refreshWorkCounts, type Work } from "../works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
 import { onChaptersPublished } from "./release.server";
-import { reanchorAfterCommit } from "../comments.server";
+import type { RecordResult } from "../form-tokens.server";
 
 /**
  * The chapter manager's operations (docs/product.md#author-studio, decision 080): one
@@ -26,7 +26,7 @@ export const MANAGER_PAGE_SIZE = 100;
 function notFound(): DomainError {
   return new DomainError(WORK_MESSAGES.notFound, 404);
 }
-function chapterNotFound(): DomainError {
+export function chapterNotFound(): DomainError {
   return new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
 }
 
@@ -77,7 +77,7 @@ async function announce(tx: Executor, workId: number): Promise<void> {
   await publish({ topic: "work", workId }, tx);
 }
 
-function checkTitle(title: string): string {
+export function checkTitle(title: string): string {
   const t = title.trim();
   if (!t) throw new DomainError(STUDIO_MESSAGES.chapterTitle, 400, "title");
   if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.chapterTitleTooLong, 400, "title");
@@ -183,7 +183,7 @@ export interface NewChapter {
 export type Release = { mode: "draft" } | { mode: "now" } | { mode: "at"; at: Date };
 
 /** The state, time and checks of a release; the text must not be empty unless it is a draft. */
-function releaseColumns(release: Release, content: string) {
+export function releaseColumns(release: Release, content: string) {
   if (release.mode !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
   if (release.mode === "at") {
     if (!(release.at instanceof Date) || Number.isNaN(release.at.getTime())) {
@@ -206,11 +206,18 @@ export async function insertChapter(
   workId: number,
   input: NewChapter & { release?: Release },
   where: { at: number } | { volumeId: number | null } | "end",
+  options: {
+    /** A further rule the work must pass, checked under its lock (the old add-chapter page's). */
+    allow?: (work: Work) => void;
+    /** Records a one-time form token with the new chapter (decision 077). */
+    record?: RecordResult;
+  } = {},
 ): Promise<number> {
   const title = checkTitle(input.title);
   const release = releaseColumns(input.release ?? { mode: "now" }, input.content);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
+    options.allow?.(work);
     if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapter, 400);
     let hi: number | null;
     if (where === "end") {
@@ -237,7 +244,22 @@ export async function insertChapter(
       .returning({ id: chapters.id });
     if (release.state === "published") await onChaptersPublished(tx, workId, [row.id]);
     else await announce(tx, workId);
+    await options.record?.(tx, row.id);
     return row.id;
+  });
+}
+
+/**
+ * The old add-chapter page (/works/:id/new-chapter): publishes a chapter at the end of an
+ * ongoing series. The studio's insertChapter does the work; this adds the page's rule.
+ */
+export async function addChapter(userId: string, workId: number, input: NewChapter, record?: RecordResult): Promise<number> {
+  if (!input.title.trim() || !input.content.trim()) throw new DomainError(WORK_MESSAGES.chapter, 400);
+  return insertChapter(userId, workId, { ...input, release: { mode: "now" } }, "end", {
+    record,
+    allow: (work) => {
+      if (work.type !== "series" || work.status !== "ongoing") throw new DomainError(WORK_MESSAGES.onlyOngoing, 400);
+    },
   });
 }
 
@@ -295,35 +317,6 @@ export async function renameChapter(userId: string, workId: number, chapterId: n
     await tx.update(chapters).set({ title: t, updatedAt: new Date() }).where(eq(chapters.id, chapter.id));
     await announce(tx, workId);
   });
-}
-
-/**
- * Saves a chapter's title and text from the chapter editor (every work type, D12). A
- * draft or scheduled chapter may also be kept as a draft, scheduled, or published now;
- * a published chapter stays published (and its text may not become empty).
- */
-export async function updateChapter(
-  userId: string,
-  workId: number,
-  chapterId: number,
-  input: NewChapter & { release?: Release },
-): Promise<void> {
-  const title = checkTitle(input.title);
-  await db.transaction(async (tx) => {
-    await lockOwnedWork(tx, userId, workId);
-    const chapter = await chapterOf(tx, workId, chapterId);
-    const release =
-      chapter.state === "published" ? null : releaseColumns(input.release ?? { mode: chapter.state === "draft" ? "draft" : "now" }, input.content);
-    if (chapter.state === "published" && !input.content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
-    await tx
-      .update(chapters)
-      .set({ title, content: input.content, wordCount: countWords(input.content), updatedAt: new Date(), ...(release ?? {}) })
-      .where(eq(chapters.id, chapter.id));
-    if (release?.state === "published") await onChaptersPublished(tx, workId, [chapter.id]);
-    else await refreshWorkCounts(tx, workId);
-  });
-  // 段评 follow their paragraphs to the new text, after the save (decision 090).
-  reanchorAfterCommit(chapterId);
 }
 
 /** Publishes a draft or scheduled chapter now (the manager's 立即发布). */
@@ -428,6 +421,8 @@ export type ManagerRow =
       state: "draft" | "scheduled" | "published";
       /** China time, for a scheduled chapter. */
       publishAt: string | null;
+      /** A published chapter with an autosaved working copy not yet saved (decision 095). */
+      pending: boolean;
     };
 
 /**
@@ -453,6 +448,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
         position: chapters.position,
         state: chapters.state,
         publishAt: chapters.publishAt,
+        pending: sql<boolean>`${chapters.pendingContent} is not null`,
       })
       .from(chapters)
       .where(eq(chapters.workId, workId))
@@ -495,6 +491,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
       volumeId: volumeAt(r.position)?.id ?? null,
       state: r.state,
       publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
+      pending: Boolean(r.pending),
     });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));

@@ -6,7 +6,8 @@ import { getChapter, getChapterByOrder } from "~/server/chapters.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
-import { getOwnedWork, listChapterHeads, tabOfVisibility, updateChapterContent } from "~/server/works.server";
+import { saveChapter } from "~/server/studio/chapter-text.server";
+import { getOwnedWork, listChapterHeads, tabOfVisibility } from "~/server/works.server";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -39,7 +40,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       const workId = Number(params.id);
-      await updateChapterContent(user.id, workId, submission.value.chapterId, submission.value.content);
+      // The studio editor's 保存, text only (docs/decisions/095).
+      await saveChapter(user.id, workId, submission.value.chapterId, { kind: "save", content: submission.value.content });
       const work = await getOwnedWork(user.id, workId);
       return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
     },

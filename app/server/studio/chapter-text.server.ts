@@ -1,0 +1,197 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapterRevisions, chapters } from "~/db/schema";
+import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, STUDIO_MESSAGES } from "~/schemas/studio";
+import { CHAPTER_CONTENT_MAX } from "~/schemas/work";
+import { countWords } from "~/utils/text";
+import { reanchorAfterCommit } from "../comments.server";
+import { DomainError } from "../errors.server";
+import { hasControlCharacter } from "../form-data.server";
+import { getOwnedWork, refreshWorkCounts } from "../works.server";
+import { chapterNotFound, checkTitle, lockOwnedWork, releaseColumns, type Release } from "./chapters.server";
+import { onChaptersPublished } from "./release.server";
+
+/**
+ * Every write of a chapter's text (docs/decisions/095): the studio editor's 保存 and its
+ * autosave, the old /works/:id/edit page, and restoring one of the last saves. One
+ * transaction each, under the work's row lock like every studio edit (decision 080);
+ * 段评 are re-anchored after it commits when the text readers see changed (decision 090).
+ */
+
+const AUTOSAVE_MERGE_MS = AUTOSAVE_MERGE_MINUTES * 60_000;
+
+export type ChapterSave =
+  /** 保存: the editor's form (title and release optional: the old edit page sends text only). */
+  | { kind: "save"; content: string; title?: string; release?: Release; baseRevision?: number }
+  /** The editor saving as the author types: a draft's text, a published chapter's working copy. */
+  | { kind: "autosave"; content: string; baseRevision: number }
+  /** One of the last saves made current again; itself a save. */
+  | { kind: "restore"; revisionId: number; baseRevision?: number };
+
+export interface SavedText {
+  /** The chapter's revision number now: the next save is based on it. */
+  revision: number;
+  /** 字数 of the saved text. */
+  wordCount: number;
+  savedAt: Date;
+  /** False when an autosave brought nothing new (nothing was written). */
+  changed: boolean;
+  /** True when the text is a published chapter's working copy that readers do not see yet. */
+  pending: boolean;
+}
+
+function checkContent(content: string): string {
+  if (typeof content !== "string") throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+  if (content.length > CHAPTER_CONTENT_MAX) throw new DomainError(STUDIO_MESSAGES.contentTooLong, 413, "content");
+  if (hasControlCharacter(content)) throw new DomainError(STUDIO_MESSAGES.contentControl, 400, "content");
+  return content;
+}
+
+function checkRevision(value: number | undefined): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new DomainError(STUDIO_MESSAGES.revisionInvalid, 400);
+}
+
+/** Saves a chapter's text (and for 保存, its title and release). See ChapterSave. */
+export async function saveChapter(userId: string, workId: number, chapterId: number, save: ChapterSave): Promise<SavedText> {
+  if (save.kind !== "restore") checkContent(save.content);
+  checkRevision(save.baseRevision);
+  const title = save.kind === "save" && save.title !== undefined ? checkTitle(save.title) : undefined;
+  const outcome = await db.transaction(async (tx) => {
+    await lockOwnedWork(tx, userId, workId);
+    if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
+    const [chapter] = await tx
+      .select({
+        id: chapters.id,
+        state: chapters.state,
+        content: chapters.content,
+        pendingContent: chapters.pendingContent,
+        revision: chapters.revision,
+        updatedAt: chapters.updatedAt,
+      })
+      .from(chapters)
+      .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
+    if (!chapter) throw chapterNotFound();
+    if (save.baseRevision !== undefined && save.baseRevision !== chapter.revision) {
+      throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
+    }
+    let content: string;
+    if (save.kind === "restore") {
+      if (!Number.isSafeInteger(save.revisionId) || save.revisionId <= 0) throw new DomainError(STUDIO_MESSAGES.revisionNotFound, 404);
+      const [revision] = await tx
+        .select({ content: chapterRevisions.content })
+        .from(chapterRevisions)
+        .where(and(eq(chapterRevisions.id, save.revisionId), eq(chapterRevisions.chapterId, chapter.id)));
+      if (!revision) throw new DomainError(STUDIO_MESSAGES.revisionNotFound, 404);
+      content = revision.content;
+    } else {
+      content = save.content;
+    }
+    const editorText = chapter.pendingContent ?? chapter.content;
+    const wordCount = countWords(content);
+    const now = new Date();
+    // A published chapter's autosave is a working copy: readers keep their text until 保存.
+    const live = !(save.kind === "autosave" && chapter.state === "published");
+    if (save.kind === "autosave" && content === editorText) {
+      return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false };
+    }
+    const release = save.kind === "save" && save.release && chapter.state !== "published" ? releaseColumns(save.release, content) : null;
+    const state = release?.state ?? chapter.state;
+    if (live && state !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+
+    const revision = chapter.revision + 1;
+    const written = await tx
+      .update(chapters)
+      .set(
+        live
+          ? { content, wordCount, pendingContent: null, revision, updatedAt: now, ...(title ? { title } : {}), ...(release ?? {}) }
+          : { pendingContent: content, revision },
+      )
+      .where(and(eq(chapters.id, chapter.id), eq(chapters.revision, chapter.revision)))
+      .returning({ id: chapters.id });
+    // The work's lock makes this unreachable; the condition keeps a lost update impossible.
+    if (written.length === 0) throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
+    await keepRevision(tx, chapter.id, { kind: save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
+
+    if (release?.state === "published" && chapter.state !== "published") await onChaptersPublished(tx, workId, [chapter.id]);
+    // An autosaved draft changes nothing readers or the counts see: no event every few seconds.
+    else if (save.kind !== "autosave") await refreshWorkCounts(tx, workId);
+    return { revision, wordCount, savedAt: now, changed: true, pending: !live, reanchor: live && chapter.state === "published" && content !== chapter.content };
+  });
+  const { reanchor, ...saved } = outcome;
+  // 段评 follow their paragraphs to the new text, after the save (decision 090).
+  if (reanchor) reanchorAfterCommit(chapterId);
+  return saved;
+}
+
+/**
+ * Records a save among the chapter's last CHAPTER_REVISIONS_KEPT. A chapter's first
+ * recorded save also records the text it replaced (the text as it was before any
+ * version was kept), so the first autosave over an old chapter can be undone. Autosaves
+ * within AUTOSAVE_MERGE_MS of the run's first share its row; 保存 of the text already
+ * recorded marks that row as saved; 恢复 always adds a row. Older rows are pruned here.
+ */
+async function keepRevision(
+  tx: Executor,
+  chapterId: number,
+  save: { kind: "autosave" | "save" | "restore"; content: string; wordCount: number; now: Date },
+  before: { content: string; at: Date },
+): Promise<void> {
+  let [latest] = await tx
+    .select({ id: chapterRevisions.id, kind: chapterRevisions.kind, content: chapterRevisions.content, createdAt: chapterRevisions.createdAt })
+    .from(chapterRevisions)
+    .where(eq(chapterRevisions.chapterId, chapterId))
+    .orderBy(desc(chapterRevisions.id))
+    .limit(1);
+  if (!latest) {
+    [latest] = await tx
+      .insert(chapterRevisions)
+      .values({ chapterId, kind: "save", content: before.content, wordCount: countWords(before.content), createdAt: before.at, savedAt: before.at })
+      .returning({ id: chapterRevisions.id, kind: chapterRevisions.kind, content: chapterRevisions.content, createdAt: chapterRevisions.createdAt });
+  }
+  const { kind, content, wordCount, now } = save;
+  if (kind === "autosave" && latest.kind === "autosave" && now.getTime() - latest.createdAt.getTime() < AUTOSAVE_MERGE_MS) {
+    await tx.update(chapterRevisions).set({ content, wordCount, savedAt: now }).where(eq(chapterRevisions.id, latest.id));
+    return;
+  }
+  if (kind !== "restore" && latest.content === content) {
+    if (kind === "save") await tx.update(chapterRevisions).set({ kind, savedAt: now }).where(eq(chapterRevisions.id, latest.id));
+    return;
+  }
+  await tx.insert(chapterRevisions).values({ chapterId, kind, content, wordCount, createdAt: now, savedAt: now });
+  // The newest CHAPTER_REVISIONS_KEPT stay; the (chapter_id, id) index finds the cut.
+  await tx.execute(sql`
+    delete from ${chapterRevisions}
+    where ${chapterRevisions.chapterId} = ${chapterId}
+      and ${chapterRevisions.id} < (
+        select id from ${chapterRevisions}
+        where ${chapterRevisions.chapterId} = ${chapterId}
+        order by id desc offset ${CHAPTER_REVISIONS_KEPT - 1} limit 1)`);
+}
+
+export interface RevisionRow {
+  id: number;
+  kind: "autosave" | "save" | "restore";
+  wordCount: number;
+  savedAt: Date;
+  /** The first characters of the text, to tell versions apart. */
+  preview: string;
+}
+
+/** The chapter's kept saves, newest first (owner only: 404 otherwise). */
+export async function listRevisions(userId: string, workId: number, chapterId: number, tx: Executor = db): Promise<RevisionRow[]> {
+  await getOwnedWork(userId, workId, tx);
+  if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
+  const [chapter] = await tx.select({ id: chapters.id }).from(chapters).where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
+  if (!chapter) throw chapterNotFound();
+  return tx
+    .select({
+      id: chapterRevisions.id,
+      kind: chapterRevisions.kind,
+      wordCount: chapterRevisions.wordCount,
+      savedAt: chapterRevisions.savedAt,
+      preview: sql<string>`substring(${chapterRevisions.content} from 1 for 60)`,
+    })
+    .from(chapterRevisions)
+    .where(eq(chapterRevisions.chapterId, chapterId))
+    .orderBy(desc(chapterRevisions.id));
+}
