@@ -44,7 +44,9 @@ export default defineConfig({
   // Every test makes its own users or reads seeded data it does not change.
   fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),
-  workers: 2,
+  // Four on a 2-core machine: a test spends most of its time waiting on the browser and
+  // the server, not computing (the suite used 40% of the CPU with two). docs/decisions/103.
+  workers: 4,
   retries: 0,
   reporter: "list",
   timeout: 60_000,

@@ -12,7 +12,9 @@ export default defineConfig({
     // app for each of 36 files took half the run. tests/setup/per-file.ts gives each file
     // fresh app modules, its own database and its own environment (docs/decisions/068).
     isolate: false,
-    maxWorkers: 2,
+    // Four on a 2-core machine: files wait on databases, child processes and timers more
+    // than they compute (docs/decisions/103).
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
