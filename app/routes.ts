@@ -15,6 +15,8 @@ export default [
   // The reader's resource routes: the next batch of paragraphs, saving the position.
   route("works/:id/paragraphs", "routes/shell/reader/paragraphs.ts"),
   route("works/:id/progress", "routes/shell/reader/progress.ts"),
+  // The reader's live refresh of the comment counts (decision 101).
+  route("works/:id/comment-counts", "routes/shell/reader/comment-counts.ts"),
   // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 
@@ -51,6 +53,7 @@ export default [
       route("works/:id/chapters", "routes/shell/studio/chapters.tsx"),
       route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
       route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
+      route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),

@@ -3,11 +3,12 @@ import { db, type Executor } from "~/db/client.server";
 import { chapterComments, chapters, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import { reanchor } from "./comment-anchoring.server";
+import { commentsTopic, publish } from "./events.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
-import { getWorkForViewer, type Viewer } from "./works.server";
+import { getOwnedWork, getWorkForViewer, type Viewer } from "./works.server";
 import { chapterNumber, getChapter, getChapterByOrder } from "./chapters.server";
 
 /**
@@ -37,6 +38,7 @@ export const COMMENT_MESSAGES = {
   hidden: "当前显示设置下无法阅读该作品",
   locked: "购买本作品后才能查看和发表评论",
   muteSelf: "不能禁言自己",
+  notMuted: "该用户没有被禁言",
 } as const;
 
 export { COMMENT_MAX_CHARS, REPORT_MAX_CHARS };
@@ -162,6 +164,7 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
         .where(eq(chapterComments.id, parent.id))
         .returning({ paragraph: chapterComments.paragraphIndex });
+      await announce(tx, chapter.id, top.paragraph);
       return { id: row.id, paragraph: top.paragraph };
     });
   }
@@ -186,8 +189,18 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
       .insert(chapterComments)
       .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, ...anchor })
       .returning({ id: chapterComments.id });
+    await announce(tx, chapter.id, anchor?.paragraphIndex ?? null);
     return { id: row.id, paragraph: anchor?.paragraphIndex ?? null };
   });
+}
+
+/**
+ * Tells the readers of a chapter, on every app process, that its comments changed
+ * (decision 101). Inside the caller's transaction: sent on commit, never on rollback.
+ * The event carries no text, only where to look; each page fetches what it may see.
+ */
+function announce(tx: Executor, chapterId: number, paragraph: number | null) {
+  return publish({ topic: commentsTopic(chapterId), kind: "comments", chapterId, paragraph }, tx);
 }
 
 async function limit(userId: string) {
@@ -335,6 +348,31 @@ export async function commentCounts(chapterId: number): Promise<CommentCounts> {
   return counts;
 }
 
+/**
+ * The id of a published chapter of `workId` whose comments the viewer may read, or a
+ * refusal as for listing them; reads no chapter text (the live stream and the counts ask
+ * this on every connection).
+ */
+export async function readableChapterId(viewer: Viewer, workId: number, chapterId: number): Promise<number> {
+  if (!Number.isSafeInteger(workId) || workId <= 0 || !Number.isSafeInteger(chapterId) || chapterId <= 0) {
+    throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  }
+  const view = await getWorkForViewer(workId, viewer);
+  if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
+  if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  const [row] = await db
+    .select({ id: chapters.id })
+    .from(chapters)
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "published")));
+  if (!row) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  return row.id;
+}
+
+/** The bubbles' numbers for a chapter the viewer may read (the reader's live refresh). */
+export async function commentCountsFor(viewer: Viewer, workId: number, chapterId: number): Promise<CommentCounts> {
+  return commentCounts(await readableChapterId(viewer, workId, chapterId));
+}
+
 /** Checks the viewer may read the comment's chapter; returns the comment. */
 async function readableComment(viewer: Viewer, commentId: number) {
   const comment = await commentById(commentId);
@@ -366,10 +404,15 @@ export async function setLike(user: NonNullable<Viewer>, commentId: number, on: 
 export async function setHidden(user: NonNullable<Viewer>, commentId: number, hidden: boolean): Promise<void> {
   const comment = await commentById(commentId);
   if (comment.workOwner !== user.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
-  await db
-    .update(chapterComments)
-    .set({ hiddenAt: hidden ? new Date() : null })
-    .where(eq(chapterComments.id, comment.id));
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(chapterComments)
+      .set({ hiddenAt: hidden ? new Date() : null })
+      .where(eq(chapterComments.id, comment.id))
+      .returning({ paragraph: chapterComments.paragraphIndex, parentId: chapterComments.parentId });
+    // Others' pages drop (or show again) the comment and its bubble's count.
+    if (row) await announce(tx, comment.chapterId, row.paragraph);
+  });
 }
 
 /** Stores a report for the moderators; reporting the same comment again updates the reason. */
@@ -393,6 +436,39 @@ export async function setMuted(user: NonNullable<Viewer>, commentId: number, mut
     await db.delete(commentMutes).where(and(eq(commentMutes.workId, comment.workId), eq(commentMutes.userId, comment.userId)));
   }
 }
+
+export interface MutedUser {
+  userId: string;
+  nickname: string;
+  mutedAt: string;
+}
+
+/** The commenters the author muted on their work, newest first; someone else's work is a 404. */
+export async function listMutedUsers(ownerId: string, workId: number): Promise<MutedUser[]> {
+  await getOwnedWork(ownerId, workId);
+  const rows = await db
+    .select({ userId: commentMutes.userId, nickname: profiles.nickname, mutedAt: commentMutes.createdAt })
+    .from(commentMutes)
+    .innerJoin(profiles, eq(profiles.id, commentMutes.userId))
+    .where(eq(commentMutes.workId, workId))
+    .orderBy(desc(commentMutes.createdAt));
+  return rows.map((r) => ({ userId: r.userId, nickname: r.nickname, mutedAt: r.mutedAt.toISOString() }));
+}
+
+/** The author lets a muted commenter comment on their work again (from the muted list). */
+export async function unmuteUser(ownerId: string, workId: number, userId: unknown): Promise<void> {
+  await getOwnedWork(ownerId, workId);
+  const id = typeof userId === "string" && UUID.test(userId) ? userId : null;
+  const removed = id
+    ? await db
+        .delete(commentMutes)
+        .where(and(eq(commentMutes.workId, workId), eq(commentMutes.userId, id)))
+        .returning({ userId: commentMutes.userId })
+    : [];
+  if (removed.length === 0) throw new DomainError(COMMENT_MESSAGES.notMuted, 404);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // ---------------------------------------------------------------------------------------
 // Re-anchoring after an edit
@@ -429,20 +505,22 @@ export async function reanchorChapter(chapterId: number): Promise<{ moved: numbe
     let moved = 0;
     let detached = 0;
     for (const move of moves) {
-      if (move.index === null) {
-        detached += move.ids.length;
-        await tx
-          .update(chapterComments)
-          .set({ paragraphIndex: null, detached: true })
-          .where(inArray(chapterComments.id, move.ids));
-      } else {
-        moved += move.ids.length;
-        await tx
-          .update(chapterComments)
-          .set({ paragraphIndex: move.index, paragraphText: move.text })
-          .where(inArray(chapterComments.id, move.ids));
-      }
+      if (move.index === null) detached += move.ids.length;
+      else moved += move.ids.length;
     }
+    if (moves.length > 0) {
+      // One statement for every move (docs/benchmarks.md#comments): a paragraph inserted
+      // at the top moves thousands of groups at once. A detached comment keeps its quote.
+      await tx.execute(sql`
+        update ${chapterComments} c
+        set paragraph_index = m.i, paragraph_text = coalesce(m.t, c.paragraph_text), detached = m.i is null
+        from (
+          select (g->>'i')::int as i, g->>'t' as t, jsonb_array_elements_text(g->'ids')::bigint as id
+          from jsonb_array_elements(${JSON.stringify(moves.map((m) => ({ i: m.index, t: m.text, ids: m.ids })))}::jsonb) g
+        ) m
+        where c.id = m.id and c.chapter_id = ${chapterId}`);
+    }
+    if (moved + detached > 0) await announce(tx, chapterId, null);
     return { moved, detached };
   });
 }

@@ -30,6 +30,7 @@ const PUBLIC = new Set([
   "/api/*",
   "/works/:id/paragraphs", // the reader: visitors read free works (docs/product.md D5)
   "/works/:id/progress", // answers 401 to a visitor itself
+  "/works/:id/comment-counts", // the bubbles' counts: readable where the chapter is
   "/work/:id",
   "/",
   "/works",

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
+import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -31,6 +32,7 @@ export function ChapterReader({
   next,
   saveProgress,
   comments,
+  threadDialogHref,
 }: {
   workId: number;
   chapter: { id: number; title: string; order: number };
@@ -40,6 +42,8 @@ export function ChapterReader({
   saveProgress: boolean;
   /** 段评 counts by paragraph and the 本章说 count (decision 090). */
   comments?: { paragraphs: Record<number, number>; chapter: number };
+  /** With JavaScript: the address of a paragraph's thread dialog (decision 101). */
+  threadDialogHref?: (index: number) => string;
 }) {
   const [paragraphs, setParagraphs] = useState(batch.paragraphs);
   const [nextFrom, setNextFrom] = useState(batch.next);
@@ -52,6 +56,22 @@ export function ChapterReader({
   const titleRef = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => setEnhanced(true), []);
+
+  // The counts as the page loaded them, then as the live stream says they changed
+  // (decision 101): one small JSON request, never the chapter again.
+  const [counts, setCounts] = useState(comments);
+  useEffect(() => setCounts(comments), [comments]);
+  useCommentsChanged(chapter.id, () => {
+    if (!comments) return;
+    fetch(`/works/${workId}/comment-counts?chapterId=${chapter.id}`, { headers: { Accept: "application/json" } })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((fresh) => {
+        if (fresh && typeof fresh.chapter === "number") setCounts(fresh);
+      })
+      .catch(() => {
+        // the next event or reload corrects it
+      });
+  });
 
   // A chapter opened inside the site (上一章/下一章, the table of contents) puts focus on
   // its title, so keyboard and screen-reader users go on from the top of the new text
@@ -143,8 +163,14 @@ export function ChapterReader({
         {paragraphs.map((text, i) => (
           <p key={batch.from + i} id={`p-${batch.from + i}`} data-index={batch.from + i}>
             {text}
-            {comments ? (
-              <ParagraphBubble workId={workId} order={chapter.order} index={batch.from + i} count={comments.paragraphs[batch.from + i] ?? 0} />
+            {counts ? (
+              <ParagraphBubble
+                workId={workId}
+                order={chapter.order}
+                index={batch.from + i}
+                count={counts.paragraphs[batch.from + i] ?? 0}
+                dialogHref={enhanced && threadDialogHref ? threadDialogHref(batch.from + i) : undefined}
+              />
             ) : null}
           </p>
         ))}
@@ -165,7 +191,7 @@ export function ChapterReader({
           </p>
         )}
       </div>
-      {comments && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={comments.chapter} /> : null}
+      {counts && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={counts.chapter} /> : null}
       <nav className="chapter-nav" aria-label="章节导航">
         {prev !== null ? (
           <Link to={chapterHref(prev)} className="btn" rel="prev">

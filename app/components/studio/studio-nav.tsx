@@ -1,10 +1,19 @@
 import { Link } from "react-router";
 
-/** The author studio's header: the work's title and its two pages (settings, chapters). */
-export function StudioNav({ workId, title, current }: { workId: number; title: string; current: "settings" | "chapters" }) {
+/** The author studio's header: the work's title and its pages (chapters, settings, muted commenters). */
+export function StudioNav({
+  workId,
+  title,
+  current,
+}: {
+  workId: number;
+  title: string;
+  current: "settings" | "chapters" | "comment-mutes";
+}) {
   const tabs = [
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
+    { id: "comment-mutes", label: "评论禁言", to: `/works/${workId}/comment-mutes` },
   ] as const;
   return (
     <header className="studio-head">
