@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapterComments, chapters, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
+import { chapterComments, chapters, commentAnchors, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "./events.server";
@@ -103,9 +103,11 @@ async function commentById(commentId: number, executor: Executor = db) {
       parentId: chapterComments.parentId,
       hiddenAt: chapterComments.hiddenAt,
       workOwner: works.userId,
+      paragraph: commentAnchors.paragraphIndex,
     })
     .from(chapterComments)
     .innerJoin(works, eq(works.id, chapterComments.workId))
+    .leftJoin(commentAnchors, eq(commentAnchors.id, chapterComments.anchorId))
     .where(eq(chapterComments.id, commentId));
   if (!row) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
   return row;
@@ -159,13 +161,12 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         .insert(chapterComments)
         .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body })
         .returning({ id: chapterComments.id });
-      const [top] = await tx
+      await tx
         .update(chapterComments)
         .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
-        .where(eq(chapterComments.id, parent.id))
-        .returning({ paragraph: chapterComments.paragraphIndex });
-      await announce(tx, chapter.id, top.paragraph);
-      return { id: row.id, paragraph: top.paragraph };
+        .where(eq(chapterComments.id, parent.id));
+      await announce(tx, chapter.id, parent.paragraph);
+      return { id: row.id, paragraph: parent.paragraph };
     });
   }
 
@@ -175,23 +176,38 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
   }
   await limit(user.id);
   return db.transaction(async (tx) => {
-    let anchor: { paragraphIndex: number; paragraphText: string } | null = null;
+    let anchorId: number | null = null;
     if (paragraph !== null) {
       // The text as it is now, under the re-anchoring lock: an edit's re-anchoring that
-      // runs after this commits sees this row and the words it was written on.
+      // runs after this commits sees this anchor and the words it was written on.
       await chapterLock(tx, chapter.id, "shared");
       const [current] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
       const text = current ? splitParagraphs(current.content)[paragraph] : undefined;
       if (text === undefined) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
-      anchor = { paragraphIndex: paragraph, paragraphText: text };
+      anchorId = await anchorFor(tx, chapter.id, paragraph, text);
     }
     const [row] = await tx
       .insert(chapterComments)
-      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, ...anchor })
+      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, anchorId })
       .returning({ id: chapterComments.id });
-    await announce(tx, chapter.id, anchor?.paragraphIndex ?? null);
-    return { id: row.id, paragraph: anchor?.paragraphIndex ?? null };
+    await announce(tx, chapter.id, paragraph);
+    return { id: row.id, paragraph };
   });
+}
+
+/**
+ * The anchor of a paragraph with these words (decision 102), made on its first 段评. Two
+ * first 段评 at the same moment may make two anchors for one paragraph: they move alike.
+ */
+async function anchorFor(tx: Executor, chapterId: number, paragraph: number, text: string): Promise<number> {
+  const [found] = await tx
+    .select({ id: commentAnchors.id })
+    .from(commentAnchors)
+    .where(and(eq(commentAnchors.chapterId, chapterId), eq(commentAnchors.paragraphIndex, paragraph), eq(commentAnchors.paragraphText, text)))
+    .limit(1);
+  if (found) return found.id;
+  const [made] = await tx.insert(commentAnchors).values({ chapterId, paragraphIndex: paragraph, paragraphText: text }).returning({ id: commentAnchors.id });
+  return made.id;
 }
 
 /**
@@ -249,7 +265,9 @@ export async function listComments(
   const where = and(
     eq(chapterComments.chapterId, chapter.id),
     isNull(chapterComments.parentId),
-    paragraph ? eq(chapterComments.paragraphIndex, paragraph.index) : isNull(chapterComments.paragraphIndex),
+    paragraph
+      ? inArray(chapterComments.anchorId, anchorsAt(chapter.id, eq(commentAnchors.paragraphIndex, paragraph.index)))
+      : or(isNull(chapterComments.anchorId), inArray(chapterComments.anchorId, anchorsAt(chapter.id, isNull(commentAnchors.paragraphIndex)))),
     visible,
   );
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(chapterComments).where(where);
@@ -276,7 +294,7 @@ export async function listComments(
     likeCount: c.likeCount,
     liked: liked.has(c.id),
     replyCount: c.replyCount,
-    quote: c.detached ? c.paragraphText : null,
+    quote: c.anchorId !== null && c.anchorIndex === null ? c.anchorText : null,
     replies: [],
   });
   const threads = top.map(shape);
@@ -294,6 +312,11 @@ export async function listComments(
   };
 }
 
+/** The ids of a chapter's anchors where `where` holds (a paragraph, or none: moved to 本章说). */
+function anchorsAt(chapterId: number, where: SQL) {
+  return db.select({ id: commentAnchors.id }).from(commentAnchors).where(and(eq(commentAnchors.chapterId, chapterId), where));
+}
+
 function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number, offset: number) {
   return db
     .select({
@@ -305,13 +328,15 @@ function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number,
       hiddenAt: chapterComments.hiddenAt,
       likeCount: chapterComments.likeCount,
       replyCount: chapterComments.replyCount,
-      detached: chapterComments.detached,
-      paragraphText: chapterComments.paragraphText,
+      anchorId: chapterComments.anchorId,
+      anchorIndex: commentAnchors.paragraphIndex,
+      anchorText: commentAnchors.paragraphText,
       nickname: profiles.nickname,
       avatarUrl: profiles.avatarUrl,
     })
     .from(chapterComments)
     .innerJoin(profiles, eq(profiles.id, chapterComments.userId))
+    .leftJoin(commentAnchors, eq(commentAnchors.id, chapterComments.anchorId))
     .where(where)
     .orderBy(...orderBy)
     .limit(limitTo)
@@ -334,15 +359,24 @@ export interface CommentCounts {
   chapter: number;
 }
 
-/** The bubbles' numbers for one chapter, in one grouped query over a partial index. */
-export async function commentCounts(chapterId: number): Promise<CommentCounts> {
+/**
+ * The bubbles' numbers for one chapter (of the paragraphs in `range` only, when given:
+ * the reader asks for the batch it shows), in one statement: the anchors of the chapter
+ * joined to their visible 段评 over partial indexes, and the chapter's own 本章说.
+ */
+export async function commentCounts(chapterId: number, range?: { from: number; to: number }): Promise<CommentCounts> {
+  const inRange = range ? sql`and (a.paragraph_index is null or a.paragraph_index between ${range.from} and ${range.to - 1})` : sql``;
   const result = await db.execute(sql`
-    select paragraph_index as p, count(*)::int as n from ${chapterComments}
-    where chapter_id = ${chapterId} and parent_id is null and hidden_at is null
-    group by paragraph_index`);
+    select a.paragraph_index as p, count(*)::int as n
+    from ${commentAnchors} a join ${chapterComments} c on c.anchor_id = a.id and c.parent_id is null and c.hidden_at is null
+    where a.chapter_id = ${chapterId} ${inRange}
+    group by a.paragraph_index
+    union all
+    select null, count(*)::int from ${chapterComments}
+    where chapter_id = ${chapterId} and anchor_id is null and parent_id is null and hidden_at is null`);
   const counts: CommentCounts = { paragraphs: {}, chapter: 0 };
   for (const row of rowsOf<{ p: number | null; n: number }>(result)) {
-    if (row.p === null) counts.chapter = Number(row.n);
+    if (row.p === null) counts.chapter += Number(row.n);
     else counts.paragraphs[Number(row.p)] = Number(row.n);
   }
   return counts;
@@ -369,8 +403,13 @@ export async function readableChapterId(viewer: Viewer, workId: number, chapterI
 }
 
 /** The bubbles' numbers for a chapter the viewer may read (the reader's live refresh). */
-export async function commentCountsFor(viewer: Viewer, workId: number, chapterId: number): Promise<CommentCounts> {
-  return commentCounts(await readableChapterId(viewer, workId, chapterId));
+export async function commentCountsFor(
+  viewer: Viewer,
+  workId: number,
+  chapterId: number,
+  range?: { from: number; to: number },
+): Promise<CommentCounts> {
+  return commentCounts(await readableChapterId(viewer, workId, chapterId), range);
 }
 
 /** Checks the viewer may read the comment's chapter; returns the comment. */
@@ -409,9 +448,9 @@ export async function setHidden(user: NonNullable<Viewer>, commentId: number, hi
       .update(chapterComments)
       .set({ hiddenAt: hidden ? new Date() : null })
       .where(eq(chapterComments.id, comment.id))
-      .returning({ paragraph: chapterComments.paragraphIndex, parentId: chapterComments.parentId });
+      .returning({ id: chapterComments.id });
     // Others' pages drop (or show again) the comment and its bubble's count.
-    if (row) await announce(tx, comment.chapterId, row.paragraph);
+    if (row) await announce(tx, comment.chapterId, comment.paragraph);
   });
 }
 
@@ -475,10 +514,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Moves a chapter's 段评 to where their paragraphs are now (comment-anchoring.server.ts):
- * the same text, else the most similar paragraph, else 本章说 with the quote kept. Reads
- * the chapter's current text under an exclusive per-chapter lock, so runs after two quick
- * edits end on the last text whichever finishes first; rows that did not move are not
- * written. Returns how many comments moved and how many went to 本章说.
+ * the same text, else the most similar paragraph, else 本章说 with the quote kept. The
+ * comments' anchors move (decision 102), one row per paragraph that has 段评, in one
+ * statement; the comments are not written. Reads the chapter's current text under an
+ * exclusive per-chapter lock, so runs after two quick edits end on the last text
+ * whichever finishes first. Returns how many anchors moved and how many lost their paragraph.
  */
 export async function reanchorChapter(chapterId: number): Promise<{ moved: number; detached: number }> {
   return db.transaction(async (tx) => {
@@ -486,49 +526,32 @@ export async function reanchorChapter(chapterId: number): Promise<{ moved: numbe
     const [chapter] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapterId));
     if (!chapter) return { moved: 0, detached: 0 };
     const paragraphs = splitParagraphs(chapter.content);
-    const result = await tx.execute(sql`
-      select paragraph_index as i, paragraph_text as t, array_agg(id) as ids from ${chapterComments}
-      where chapter_id = ${chapterId} and parent_id is null and paragraph_index is not null
-      group by paragraph_index, paragraph_text`);
-    const groups = rowsOf<{ i: number; t: string; ids: (number | string)[] | string }>(result);
+    const anchors = await tx
+      .select({ id: commentAnchors.id, index: commentAnchors.paragraphIndex, text: commentAnchors.paragraphText })
+      .from(commentAnchors)
+      .where(and(eq(commentAnchors.chapterId, chapterId), isNotNull(commentAnchors.paragraphIndex)));
     const targets = reanchor(
-      groups.map((g) => ({ index: Number(g.i), text: g.t })),
+      anchors.map((a) => ({ index: a.index!, text: a.text })),
       paragraphs,
     );
-    const moves: { ids: number[]; index: number | null; text: string | null }[] = [];
-    groups.forEach((g, k) => {
+    const moves: { id: number; i: number | null; t: string | null }[] = [];
+    anchors.forEach((a, k) => {
       const index = targets[k];
-      const text = index === null ? null : paragraphs[index];
-      if (index === Number(g.i) && text === g.t) return;
-      moves.push({ ids: idList(g.ids), index, text });
+      if (index !== null && index === a.index && paragraphs[index] === a.text) return;
+      // A detached anchor keeps the words it was about (the quote in 本章说).
+      moves.push({ id: a.id, i: index, t: index === null ? null : paragraphs[index] });
     });
-    let moved = 0;
-    let detached = 0;
-    for (const move of moves) {
-      if (move.index === null) detached += move.ids.length;
-      else moved += move.ids.length;
-    }
     if (moves.length > 0) {
-      // One statement for every move (docs/benchmarks.md#comments): a paragraph inserted
-      // at the top moves thousands of groups at once. A detached comment keeps its quote.
       await tx.execute(sql`
-        update ${chapterComments} c
-        set paragraph_index = m.i, paragraph_text = coalesce(m.t, c.paragraph_text), detached = m.i is null
-        from (
-          select (g->>'i')::int as i, g->>'t' as t, jsonb_array_elements_text(g->'ids')::bigint as id
-          from jsonb_array_elements(${JSON.stringify(moves.map((m) => ({ i: m.index, t: m.text, ids: m.ids })))}::jsonb) g
-        ) m
-        where c.id = m.id and c.chapter_id = ${chapterId}`);
+        update ${commentAnchors} a
+        set paragraph_index = m.i, paragraph_text = coalesce(m.t, a.paragraph_text)
+        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m(id bigint, i int, t text)
+        where a.id = m.id and a.chapter_id = ${chapterId}`);
+      await announce(tx, chapterId, null);
     }
-    if (moved + detached > 0) await announce(tx, chapterId, null);
-    return { moved, detached };
+    const detached = moves.filter((m) => m.i === null).length;
+    return { moved: moves.length - detached, detached };
   });
-}
-
-function idList(ids: (number | string)[] | string): number[] {
-  // postgres.js parses bigint[]; PGlite may hand the array literal back as text.
-  if (typeof ids === "string") return ids.replace(/[{}]/g, "").split(",").filter(Boolean).map(Number);
-  return ids.map(Number);
 }
 
 const pending = globalThis as unknown as { __inkstoneReanchors?: Set<Promise<unknown>> };

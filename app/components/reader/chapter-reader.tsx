@@ -10,6 +10,8 @@ export interface ParagraphBatchData {
   paragraphs: string[];
   next: number | null;
   total: number;
+  /** The batch's 段评 counts (the first batch's come with the page). */
+  comments?: { paragraphs: Record<number, number>; chapter: number };
 }
 
 /** How close (px) the end of the loaded text may come to the window's bottom. */
@@ -60,13 +62,20 @@ export function ChapterReader({
   // The counts as the page loaded them, then as the live stream says they changed
   // (decision 101): one small JSON request, never the chapter again.
   const [counts, setCounts] = useState(comments);
-  useEffect(() => setCounts(comments), [comments]);
+  const loaded = useRef(paragraphs.length);
+  loaded.current = paragraphs.length;
+  useEffect(() => {
+    if (comments) setCounts((now) => withRange(now, comments, batch.from, batch.from + batch.paragraphs.length));
+  }, [comments]); // eslint-disable-line react-hooks/exhaustive-deps
   useCommentsChanged(chapter.id, () => {
     if (!comments) return;
-    fetch(`/works/${workId}/comment-counts?chapterId=${chapter.id}`, { headers: { Accept: "application/json" } })
+    const from = batch.from;
+    const to = batch.from + loaded.current;
+    const range = `from=${from}&to=${to}`;
+    fetch(`/works/${workId}/comment-counts?chapterId=${chapter.id}&${range}`, { headers: { Accept: "application/json" } })
       .then((response) => (response.ok ? response.json() : null))
       .then((fresh) => {
-        if (fresh && typeof fresh.chapter === "number") setCounts(fresh);
+        if (fresh && typeof fresh.chapter === "number") setCounts((now) => withRange(now, fresh, from, to));
       })
       .catch(() => {
         // the next event or reload corrects it
@@ -91,6 +100,8 @@ export function ChapterReader({
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const more = (await response.json()) as ParagraphBatchData;
       setParagraphs((list) => [...list, ...more.paragraphs]);
+      const added = more.comments;
+      if (added) setCounts((now) => withRange(now, added, more.from, more.from + more.paragraphs.length));
       setNextFrom(more.next);
       setState("idle");
     } catch {
@@ -217,6 +228,16 @@ export function ChapterReader({
       </nav>
     </article>
   );
+}
+
+type Counts = { paragraphs: Record<number, number>; chapter: number };
+
+/** `now` with the counts of paragraphs from..to-1 and the 本章说 count replaced by `fresh`'s. */
+function withRange(now: Counts | undefined, fresh: Counts, from: number, to: number): Counts {
+  const paragraphs: Record<number, number> = {};
+  for (const [key, n] of Object.entries(now?.paragraphs ?? {})) if (Number(key) < from || Number(key) >= to) paragraphs[Number(key)] = n;
+  for (const [key, n] of Object.entries(fresh.paragraphs)) paragraphs[Number(key)] = n;
+  return { chapter: fresh.chapter, paragraphs };
 }
 
 /** The index of the first paragraph whose bottom is below the top of the window. */
