@@ -263,7 +263,7 @@ if (process.env.DATABASE_URL) {
       );
     });
 
-    it("a reader's stream on one process gets the 段评 posted through the other, and its page then shows it", async () => {
+    it("a reader's stream on one process gets the 段评 posted through the other, and its counts then show it", async () => {
       const [a, b] = servers;
       const readerCookie = await sessionCookieFor(f.reader.id);
       const controller = new AbortController();
