@@ -14,7 +14,7 @@
 import path from "node:path";
 import { loadCorpus } from "./lib-corpus";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { captureQueries, dropPgDatabase, ensurePgDatabase, executionMs, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { ensureBuild, freePort, startServer, stopServer } from "./lib-server";
 
 const flags = parseFlags(process.argv.slice(2));
@@ -132,6 +132,20 @@ console.log(
   console.log(
     `counts query, one batch (paragraphs 0-49)  p50 ${fmt(percentile(batch, 50))} ms  p95 ${fmt(p95b)} ms  max ${fmt(batch.at(-1)!)} ms  ${p95b < 20 ? "ok" : "MISSED (< 20 ms)"}`,
   );
+  // The same statements as PostgreSQL times them (EXPLAIN ANALYZE), without the client's
+  // share of a busy machine, and the indexes they use.
+  for (const [name, range] of [["whole chapter", undefined], ["one batch", { from: 0, to: 50 }]] as const) {
+    const [statement] = await captureQueries(db, () => commentCounts(withComments.id, range));
+    const times: number[] = [];
+    let plan = "";
+    for (let i = 0; i < 40; i++) {
+      plan = await explainAnalyze(db, statement);
+      times.push(executionMs(plan) ?? NaN);
+    }
+    times.sort((a, b) => a - b);
+    const indexes = [...new Set([...plan.matchAll(/(?:Index|Index Only) Scan using (\S+)/g)].map((m) => m[1]))].join(", ");
+    console.log(`  ${name}, execution in PostgreSQL  p50 ${fmt(percentile(times, 50))} ms  p95 ${fmt(percentile(times, 95))} ms  (${indexes})`);
+  }
 }
 
 // --- 2. The chapter's first response -------------------------------------------------------

@@ -2,22 +2,10 @@ import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import type { CommentView } from "~/server/comments.server";
 
-/** A comment as the thread loader gives it (app/server/comments.server.ts `CommentView`). */
-export interface CommentItemData {
-  id: number;
-  body: string;
-  createdAt: string;
-  author: { nickname: string };
-  byWorkAuthor: boolean;
-  mine: boolean;
-  hidden: boolean;
-  likeCount: number;
-  liked: boolean;
-  replyCount: number;
-  quote: string | null;
-  replies: CommentItemData[];
-}
+/** A comment as the thread loader gives it. */
+export type CommentItemData = CommentView;
 
 /** What the comments action answers: an error for one comment (or the post form), or success in a dialog. */
 export interface CommentAnswer {
