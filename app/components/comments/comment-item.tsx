@@ -42,7 +42,15 @@ export function CommentItem({
   const F = inDialog ? fetcher.Form : Form;
   const own = inDialog ? fetcher.data : answer?.comment === c.id ? answer : undefined;
   const error = own?.error;
-  const enhanced = inDialog ? <input type="hidden" name="enhanced" value="1" /> : null;
+  // Each form's hidden fields: what to do, to which comment, on or off; `enhanced` in the dialog.
+  const fields = (intent: string, on?: boolean) => (
+    <>
+      {inDialog ? <input type="hidden" name="enhanced" value="1" /> : null}
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="comment" value={c.id} />
+      {on === undefined ? null : <input type="hidden" name="on" value={on ? "1" : "0"} />}
+    </>
+  );
   const busy = fetcher.state !== "idle";
   // A reply sent from the dialog clears its box (the page's own form is a new page).
   const replyForm = useRef<HTMLFormElement>(null);
@@ -68,10 +76,7 @@ export function CommentItem({
       <div className="comment-actions">
         {signedIn ? (
           <F method="post" action={action} className="inline-form">
-            {enhanced}
-            <input type="hidden" name="intent" value="like" />
-            <input type="hidden" name="comment" value={c.id} />
-            <input type="hidden" name="on" value={c.liked ? "0" : "1"} />
+            {fields("like", !c.liked)}
             <button type="submit" className={`btn btn-small${c.liked ? " active" : ""}`} aria-pressed={c.liked} disabled={busy}>
               赞 {c.likeCount}
             </button>
@@ -83,9 +88,7 @@ export function CommentItem({
           <details className="comment-more">
             <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
             <F method="post" action={action} className="comment-form" ref={replyForm}>
-              {enhanced}
-              <input type="hidden" name="intent" value="reply" />
-              <input type="hidden" name="comment" value={c.id} />
+              {fields("reply")}
               <label>
                 <span className="sr-only">回复内容</span>
                 <textarea name="body" rows={2} maxLength={COMMENT_MAX_CHARS} required placeholder={`回复 ${c.author.nickname}`} />
@@ -100,9 +103,7 @@ export function CommentItem({
           <details className="comment-more">
             <summary className="btn btn-small">举报</summary>
             <F method="post" action={action} className="comment-form">
-              {enhanced}
-              <input type="hidden" name="intent" value="report" />
-              <input type="hidden" name="comment" value={c.id} />
+              {fields("report")}
               <label>
                 举报理由
                 <input name="reason" maxLength={REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
@@ -116,20 +117,14 @@ export function CommentItem({
         {isOwner ? (
           <>
             <F method="post" action={action} className="inline-form">
-              {enhanced}
-              <input type="hidden" name="intent" value="hide" />
-              <input type="hidden" name="comment" value={c.id} />
-              <input type="hidden" name="on" value={c.hidden ? "0" : "1"} />
+              {fields("hide", !c.hidden)}
               <button type="submit" className="btn btn-small" disabled={busy}>
                 {c.hidden ? "取消隐藏" : "隐藏"}
               </button>
             </F>
             {!c.mine ? (
               <F method="post" action={action} className="inline-form">
-                {enhanced}
-                <input type="hidden" name="intent" value="mute" />
-                <input type="hidden" name="comment" value={c.id} />
-                <input type="hidden" name="on" value="1" />
+                {fields("mute", true)}
                 <button type="submit" className="btn btn-small" disabled={busy}>
                   禁言此用户
                 </button>
