@@ -181,6 +181,14 @@ test("a reader's open chapter and thread show new 段评 without reload, and dro
   await expect(dialog.getByTestId("comment")).toContainText("第二条实时段评");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
+  await commentAs(author, id, { chapter: 1 }, { intent: "post", body: "一条本章说" });
+  await expect(page.getByTestId("chapter-comments").getByRole("link")).toHaveText("本章说（1）");
+
+  // The 本章说 page follows too (the same chapter: the stream stays open).
+  await page.getByTestId("chapter-comments").getByRole("link").click();
+  await expect(page.getByTestId("comment-list")).toContainText("一条本章说");
+  await commentAs(author, id, { chapter: 1 }, { intent: "post", body: "又一条本章说" });
+  await expect(page.getByTestId("comment-list")).toContainText("又一条本章说");
 });
 
 test("the author lifts a mute from the work's muted list", nojs, async ({ loggedInPage: page, visit, browser, playwright, baseURL, logInAs, javaScriptEnabled }) => {
