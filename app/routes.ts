@@ -18,6 +18,8 @@ export default [
   // The owner's downloads of a work: 404 to anyone else, visitors included (decision 098).
   route("works/:id/export.txt", "routes/shell/studio/export.ts", { id: "studio-export-txt" }),
   route("works/:id/export.epub", "routes/shell/studio/export.ts", { id: "studio-export-epub" }),
+  // The reader's live refresh of the comment counts (decision 101).
+  route("works/:id/comment-counts", "routes/shell/reader/comment-counts.ts"),
   // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 
@@ -58,6 +60,7 @@ export default [
       // The editor's autosave (a resource route answering JSON) and the chapter's last saves.
       route("works/:id/chapters/:chapterId/autosave", "routes/shell/studio/chapter-autosave.ts"),
       route("works/:id/chapters/:chapterId/revisions", "routes/shell/studio/chapter-revisions.tsx"),
+      route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),

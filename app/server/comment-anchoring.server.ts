@@ -9,17 +9,46 @@
 /** The least Dice similarity for a rewritten paragraph to keep its comments. */
 export const ANCHOR_THRESHOLD = 0.5;
 
-/** The distinct character pairs of a text (a one-character text is its own "pair"). */
-export function bigrams(text: string): Set<string> {
-  const chars = Array.from(text.replace(/\s+/g, ""));
-  const out = new Set<string>();
-  if (chars.length === 1) out.add(chars[0]);
-  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i] + chars[i + 1]);
+/**
+ * Characters as small numbers, the first seen first (bounded: past 32,767 distinct
+ * characters the rest share the last number, which only blurs scores among rare ones).
+ * A pair is then one small integer, which V8 hashes fast: with string pairs, or with code
+ * point products beyond 2^30, indexing a 3,000-paragraph chapter took over a second
+ * (docs/benchmarks.md#comments).
+ */
+const CHAR_IDS = new Map<number, number>();
+const MAX_ID = 32_767;
+
+function charId(code: number): number {
+  let id = CHAR_IDS.get(code);
+  if (id === undefined) {
+    id = Math.min(CHAR_IDS.size + 1, MAX_ID);
+    if (CHAR_IDS.size < MAX_ID) CHAR_IDS.set(code, id);
+  }
+  return id;
+}
+
+/** The distinct character pairs of a text (a one-character text is its own "pair"), white space ignored. */
+export function bigrams(text: string): Set<number> {
+  const out = new Set<number>();
+  let previous = 0;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code <= 32 || code === 0x3000 || code === 0xa0) continue; // white space (ASCII, ideographic, no-break)
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) code = text.codePointAt(i++)!;
+    const id = charId(code);
+    if (count > 0) out.add(previous * (MAX_ID + 1) + id);
+    previous = id;
+    count++;
+  }
+  // One character alone: negative, so it never equals a pair.
+  if (count === 1) out.add(-previous);
   return out;
 }
 
 /** Sørensen–Dice over distinct bigrams: 1 for the same pairs, 0 for none shared. */
-export function dice(a: Set<string>, b: Set<string>): number {
+export function dice(a: Set<number>, b: Set<number>): number {
   if (a.size === 0 || b.size === 0) return 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let shared = 0;
@@ -35,9 +64,12 @@ export interface Anchor {
 }
 
 /**
- * For each distinct anchor, its paragraph index in `paragraphs`, or null when nothing
- * matches. Work is per distinct anchor, not per comment: 20,000 comments on a chapter
- * share at most its few thousand paragraphs.
+ * For each anchor, its paragraph index in `paragraphs`, or null when nothing matches.
+ * Work is per anchor, not per comment (20,000 comments on a chapter share its few
+ * thousand paragraphs), and similarity is computed only for anchors whose exact text is
+ * gone: one pass over the paragraphs' pairs counts, for each such anchor, the pairs each
+ * paragraph shares with it (an index of the few inexact anchors' pairs, not of the
+ * chapter's).
  */
 export function reanchor(anchors: Anchor[], paragraphs: string[], threshold = ANCHOR_THRESHOLD): (number | null)[] {
   const positions = new Map<string, number[]>();
@@ -46,47 +78,56 @@ export function reanchor(anchors: Anchor[], paragraphs: string[], threshold = AN
     if (list) list.push(i);
     else positions.set(text, [i]);
   });
-  let grams: Set<string>[] | null = null;
-  // Inverted index bigram -> paragraphs holding it, built on the first inexact anchor.
-  let postings: Map<string, number[]> | null = null;
-  const memo = new Map<string, number | null>();
 
-  return anchors.map(({ index, text }) => {
-    if (paragraphs[index] === text) return index;
+  const results: (number | null)[] = new Array(anchors.length).fill(null);
+  // Anchors whose text is gone, one per distinct (index, text): their pairs, and which
+  // results wait for them.
+  const inexact: { index: number; grams: Set<number>; shared: Map<number, number>; waiting: number[] }[] = [];
+  const byKey = new Map<string, number>();
+  anchors.forEach(({ index, text }, k) => {
+    if (paragraphs[index] === text) return void (results[k] = index);
     const exact = positions.get(text);
-    if (exact) return nearest(exact, index);
+    if (exact) return void (results[k] = nearest(exact, index));
     const key = `${index}\u0000${text}`;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
+    const known = byKey.get(key);
+    if (known !== undefined) return void inexact[known].waiting.push(k);
+    byKey.set(key, inexact.length);
+    inexact.push({ index, grams: bigrams(text), shared: new Map(), waiting: [k] });
+  });
+  if (inexact.length === 0) return results;
 
-    if (!grams || !postings) {
-      grams = paragraphs.map(bigrams);
-      postings = new Map();
-      grams.forEach((set, i) => {
-        for (const gram of set) {
-          const list = postings!.get(gram);
-          if (list) list.push(i);
-          else postings!.set(gram, [i]);
-        }
-      });
+  const wanted = new Map<number, number[]>();
+  inexact.forEach((anchor, a) => {
+    for (const gram of anchor.grams) {
+      const list = wanted.get(gram);
+      if (list) list.push(a);
+      else wanted.set(gram, [a]);
     }
-    const mine = bigrams(text);
-    const shared = new Map<number, number>();
-    for (const gram of mine) for (const i of postings.get(gram) ?? []) shared.set(i, (shared.get(i) ?? 0) + 1);
+  });
+  const sizes = paragraphs.map((text, i) => {
+    const grams = bigrams(text);
+    for (const gram of grams) {
+      const list = wanted.get(gram);
+      if (list) for (const a of list) inexact[a].shared.set(i, (inexact[a].shared.get(i) ?? 0) + 1);
+    }
+    return grams.size;
+  });
+
+  for (const anchor of inexact) {
     let best: number | null = null;
     let bestScore = 0;
-    for (const [i, count] of shared) {
-      const score = (2 * count) / (mine.size + grams[i].size);
+    for (const [i, count] of anchor.shared) {
+      const score = (2 * count) / (anchor.grams.size + sizes[i]);
       // Ties go to the paragraph nearest the old place.
-      if (score > bestScore || (score === bestScore && best !== null && Math.abs(i - index) < Math.abs(best - index))) {
+      if (score > bestScore || (score === bestScore && best !== null && Math.abs(i - anchor.index) < Math.abs(best - anchor.index))) {
         best = i;
         bestScore = score;
       }
     }
     const found = best !== null && bestScore >= threshold ? best : null;
-    memo.set(key, found);
-    return found;
-  });
+    for (const k of anchor.waiting) results[k] = found;
+  }
+  return results;
 }
 
 function nearest(list: number[], index: number): number {

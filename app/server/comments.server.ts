@@ -1,13 +1,14 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapterComments, chapters, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
+import { chapterComments, chapters, commentAnchors, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import { reanchor } from "./comment-anchoring.server";
+import { commentsTopic, publish } from "./events.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
-import { getWorkForViewer, type Viewer } from "./works.server";
+import { getOwnedWork, getWorkForViewer, type Viewer } from "./works.server";
 import { chapterNumber, getChapter, getChapterByOrder } from "./chapters.server";
 
 /**
@@ -37,6 +38,7 @@ export const COMMENT_MESSAGES = {
   hidden: "当前显示设置下无法阅读该作品",
   locked: "购买本作品后才能查看和发表评论",
   muteSelf: "不能禁言自己",
+  notMuted: "该用户没有被禁言",
 } as const;
 
 export { COMMENT_MAX_CHARS, REPORT_MAX_CHARS };
@@ -101,9 +103,11 @@ async function commentById(commentId: number, executor: Executor = db) {
       parentId: chapterComments.parentId,
       hiddenAt: chapterComments.hiddenAt,
       workOwner: works.userId,
+      paragraph: commentAnchors.paragraphIndex,
     })
     .from(chapterComments)
     .innerJoin(works, eq(works.id, chapterComments.workId))
+    .leftJoin(commentAnchors, eq(commentAnchors.id, chapterComments.anchorId))
     .where(eq(chapterComments.id, commentId));
   if (!row) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
   return row;
@@ -157,12 +161,12 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         .insert(chapterComments)
         .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body })
         .returning({ id: chapterComments.id });
-      const [top] = await tx
+      await tx
         .update(chapterComments)
         .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
-        .where(eq(chapterComments.id, parent.id))
-        .returning({ paragraph: chapterComments.paragraphIndex });
-      return { id: row.id, paragraph: top.paragraph };
+        .where(eq(chapterComments.id, parent.id));
+      await announce(tx, chapter.id, parent.paragraph);
+      return { id: row.id, paragraph: parent.paragraph };
     });
   }
 
@@ -172,22 +176,47 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
   }
   await limit(user.id);
   return db.transaction(async (tx) => {
-    let anchor: { paragraphIndex: number; paragraphText: string } | null = null;
+    let anchorId: number | null = null;
     if (paragraph !== null) {
       // The text as it is now, under the re-anchoring lock: an edit's re-anchoring that
-      // runs after this commits sees this row and the words it was written on.
+      // runs after this commits sees this anchor and the words it was written on.
       await chapterLock(tx, chapter.id, "shared");
       const [current] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
       const text = current ? splitParagraphs(current.content)[paragraph] : undefined;
       if (text === undefined) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
-      anchor = { paragraphIndex: paragraph, paragraphText: text };
+      anchorId = await anchorFor(tx, chapter.id, paragraph, text);
     }
     const [row] = await tx
       .insert(chapterComments)
-      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, ...anchor })
+      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, anchorId })
       .returning({ id: chapterComments.id });
-    return { id: row.id, paragraph: anchor?.paragraphIndex ?? null };
+    await announce(tx, chapter.id, paragraph);
+    return { id: row.id, paragraph };
   });
+}
+
+/**
+ * The anchor of a paragraph with these words (decision 102), made on its first 段评. Two
+ * first 段评 at the same moment may make two anchors for one paragraph: they move alike.
+ */
+async function anchorFor(tx: Executor, chapterId: number, paragraph: number, text: string): Promise<number> {
+  const [found] = await tx
+    .select({ id: commentAnchors.id })
+    .from(commentAnchors)
+    .where(and(eq(commentAnchors.chapterId, chapterId), eq(commentAnchors.paragraphIndex, paragraph), eq(commentAnchors.paragraphText, text)))
+    .limit(1);
+  if (found) return found.id;
+  const [made] = await tx.insert(commentAnchors).values({ chapterId, paragraphIndex: paragraph, paragraphText: text }).returning({ id: commentAnchors.id });
+  return made.id;
+}
+
+/**
+ * Tells the readers of a chapter, on every app process, that its comments changed
+ * (decision 101). Inside the caller's transaction: sent on commit, never on rollback.
+ * The event carries no text, only where to look; each page fetches what it may see.
+ */
+function announce(tx: Executor, chapterId: number, paragraph: number | null) {
+  return publish({ topic: commentsTopic(chapterId), kind: "comments", chapterId, paragraph }, tx);
 }
 
 async function limit(userId: string) {
@@ -236,7 +265,9 @@ export async function listComments(
   const where = and(
     eq(chapterComments.chapterId, chapter.id),
     isNull(chapterComments.parentId),
-    paragraph ? eq(chapterComments.paragraphIndex, paragraph.index) : isNull(chapterComments.paragraphIndex),
+    paragraph
+      ? inArray(chapterComments.anchorId, anchorsAt(chapter.id, eq(commentAnchors.paragraphIndex, paragraph.index)))
+      : or(isNull(chapterComments.anchorId), inArray(chapterComments.anchorId, anchorsAt(chapter.id, isNull(commentAnchors.paragraphIndex)))),
     visible,
   );
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(chapterComments).where(where);
@@ -263,7 +294,7 @@ export async function listComments(
     likeCount: c.likeCount,
     liked: liked.has(c.id),
     replyCount: c.replyCount,
-    quote: c.detached ? c.paragraphText : null,
+    quote: c.anchorId !== null && c.anchorIndex === null ? c.anchorText : null,
     replies: [],
   });
   const threads = top.map(shape);
@@ -281,6 +312,11 @@ export async function listComments(
   };
 }
 
+/** The ids of a chapter's anchors where `where` holds (a paragraph, or none: moved to 本章说). */
+function anchorsAt(chapterId: number, where: SQL) {
+  return db.select({ id: commentAnchors.id }).from(commentAnchors).where(and(eq(commentAnchors.chapterId, chapterId), where));
+}
+
 function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number, offset: number) {
   return db
     .select({
@@ -292,13 +328,15 @@ function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number,
       hiddenAt: chapterComments.hiddenAt,
       likeCount: chapterComments.likeCount,
       replyCount: chapterComments.replyCount,
-      detached: chapterComments.detached,
-      paragraphText: chapterComments.paragraphText,
+      anchorId: chapterComments.anchorId,
+      anchorIndex: commentAnchors.paragraphIndex,
+      anchorText: commentAnchors.paragraphText,
       nickname: profiles.nickname,
       avatarUrl: profiles.avatarUrl,
     })
     .from(chapterComments)
     .innerJoin(profiles, eq(profiles.id, chapterComments.userId))
+    .leftJoin(commentAnchors, eq(commentAnchors.id, chapterComments.anchorId))
     .where(where)
     .orderBy(...orderBy)
     .limit(limitTo)
@@ -321,18 +359,57 @@ export interface CommentCounts {
   chapter: number;
 }
 
-/** The bubbles' numbers for one chapter, in one grouped query over a partial index. */
-export async function commentCounts(chapterId: number): Promise<CommentCounts> {
+/**
+ * The bubbles' numbers for one chapter (of the paragraphs in `range` only, when given:
+ * the reader asks for the batch it shows), in one statement: the anchors of the chapter
+ * joined to their visible 段评 over partial indexes, and the chapter's own 本章说.
+ */
+export async function commentCounts(chapterId: number, range?: { from: number; to: number }): Promise<CommentCounts> {
+  const inRange = range ? sql`and (a.paragraph_index is null or a.paragraph_index between ${range.from} and ${range.to - 1})` : sql``;
   const result = await db.execute(sql`
-    select paragraph_index as p, count(*)::int as n from ${chapterComments}
-    where chapter_id = ${chapterId} and parent_id is null and hidden_at is null
-    group by paragraph_index`);
+    select a.paragraph_index as p, count(*)::int as n
+    from ${commentAnchors} a join ${chapterComments} c on c.anchor_id = a.id and c.parent_id is null and c.hidden_at is null
+    where a.chapter_id = ${chapterId} ${inRange}
+    group by a.paragraph_index
+    union all
+    select null, count(*)::int from ${chapterComments}
+    where chapter_id = ${chapterId} and anchor_id is null and parent_id is null and hidden_at is null`);
   const counts: CommentCounts = { paragraphs: {}, chapter: 0 };
   for (const row of rowsOf<{ p: number | null; n: number }>(result)) {
-    if (row.p === null) counts.chapter = Number(row.n);
+    if (row.p === null) counts.chapter += Number(row.n);
     else counts.paragraphs[Number(row.p)] = Number(row.n);
   }
   return counts;
+}
+
+/**
+ * The id of a published chapter of `workId` whose comments the viewer may read, or a
+ * refusal as for listing them; reads no chapter text (the live stream and the counts ask
+ * this on every connection).
+ */
+export async function readableChapterId(viewer: Viewer, workId: number, chapterId: number): Promise<number> {
+  if (!Number.isSafeInteger(workId) || workId <= 0 || !Number.isSafeInteger(chapterId) || chapterId <= 0) {
+    throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  }
+  const view = await getWorkForViewer(workId, viewer);
+  if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
+  if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  const [row] = await db
+    .select({ id: chapters.id })
+    .from(chapters)
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "published")));
+  if (!row) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  return row.id;
+}
+
+/** The bubbles' numbers for a chapter the viewer may read (the reader's live refresh). */
+export async function commentCountsFor(
+  viewer: Viewer,
+  workId: number,
+  chapterId: number,
+  range?: { from: number; to: number },
+): Promise<CommentCounts> {
+  return commentCounts(await readableChapterId(viewer, workId, chapterId), range);
 }
 
 /** Checks the viewer may read the comment's chapter; returns the comment. */
@@ -366,10 +443,15 @@ export async function setLike(user: NonNullable<Viewer>, commentId: number, on: 
 export async function setHidden(user: NonNullable<Viewer>, commentId: number, hidden: boolean): Promise<void> {
   const comment = await commentById(commentId);
   if (comment.workOwner !== user.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
-  await db
-    .update(chapterComments)
-    .set({ hiddenAt: hidden ? new Date() : null })
-    .where(eq(chapterComments.id, comment.id));
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(chapterComments)
+      .set({ hiddenAt: hidden ? new Date() : null })
+      .where(eq(chapterComments.id, comment.id))
+      .returning({ id: chapterComments.id });
+    // Others' pages drop (or show again) the comment and its bubble's count.
+    if (row) await announce(tx, comment.chapterId, comment.paragraph);
+  });
 }
 
 /** Stores a report for the moderators; reporting the same comment again updates the reason. */
@@ -394,15 +476,49 @@ export async function setMuted(user: NonNullable<Viewer>, commentId: number, mut
   }
 }
 
+export interface MutedUser {
+  userId: string;
+  nickname: string;
+  mutedAt: string;
+}
+
+/** The commenters the author muted on their work, newest first; someone else's work is a 404. */
+export async function listMutedUsers(ownerId: string, workId: number): Promise<MutedUser[]> {
+  await getOwnedWork(ownerId, workId);
+  const rows = await db
+    .select({ userId: commentMutes.userId, nickname: profiles.nickname, mutedAt: commentMutes.createdAt })
+    .from(commentMutes)
+    .innerJoin(profiles, eq(profiles.id, commentMutes.userId))
+    .where(eq(commentMutes.workId, workId))
+    .orderBy(desc(commentMutes.createdAt));
+  return rows.map((r) => ({ userId: r.userId, nickname: r.nickname, mutedAt: r.mutedAt.toISOString() }));
+}
+
+/** The author lets a muted commenter comment on their work again (from the muted list). */
+export async function unmuteUser(ownerId: string, workId: number, userId: unknown): Promise<void> {
+  await getOwnedWork(ownerId, workId);
+  const id = typeof userId === "string" && UUID.test(userId) ? userId : null;
+  const removed = id
+    ? await db
+        .delete(commentMutes)
+        .where(and(eq(commentMutes.workId, workId), eq(commentMutes.userId, id)))
+        .returning({ userId: commentMutes.userId })
+    : [];
+  if (removed.length === 0) throw new DomainError(COMMENT_MESSAGES.notMuted, 404);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 // ---------------------------------------------------------------------------------------
 // Re-anchoring after an edit
 
 /**
  * Moves a chapter's 段评 to where their paragraphs are now (comment-anchoring.server.ts):
- * the same text, else the most similar paragraph, else 本章说 with the quote kept. Reads
- * the chapter's current text under an exclusive per-chapter lock, so runs after two quick
- * edits end on the last text whichever finishes first; rows that did not move are not
- * written. Returns how many comments moved and how many went to 本章说.
+ * the same text, else the most similar paragraph, else 本章说 with the quote kept. The
+ * comments' anchors move (decision 102), one row per paragraph that has 段评, in one
+ * statement; the comments are not written. Reads the chapter's current text under an
+ * exclusive per-chapter lock, so runs after two quick edits end on the last text
+ * whichever finishes first. Returns how many anchors moved and how many lost their paragraph.
  */
 export async function reanchorChapter(chapterId: number): Promise<{ moved: number; detached: number }> {
   return db.transaction(async (tx) => {
@@ -410,47 +526,32 @@ export async function reanchorChapter(chapterId: number): Promise<{ moved: numbe
     const [chapter] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapterId));
     if (!chapter) return { moved: 0, detached: 0 };
     const paragraphs = splitParagraphs(chapter.content);
-    const result = await tx.execute(sql`
-      select paragraph_index as i, paragraph_text as t, array_agg(id) as ids from ${chapterComments}
-      where chapter_id = ${chapterId} and parent_id is null and paragraph_index is not null
-      group by paragraph_index, paragraph_text`);
-    const groups = rowsOf<{ i: number; t: string; ids: (number | string)[] | string }>(result);
+    const anchors = await tx
+      .select({ id: commentAnchors.id, index: commentAnchors.paragraphIndex, text: commentAnchors.paragraphText })
+      .from(commentAnchors)
+      .where(and(eq(commentAnchors.chapterId, chapterId), isNotNull(commentAnchors.paragraphIndex)));
     const targets = reanchor(
-      groups.map((g) => ({ index: Number(g.i), text: g.t })),
+      anchors.map((a) => ({ index: a.index!, text: a.text })),
       paragraphs,
     );
-    const moves: { ids: number[]; index: number | null; text: string | null }[] = [];
-    groups.forEach((g, k) => {
+    const moves: { id: number; i: number | null; t: string | null }[] = [];
+    anchors.forEach((a, k) => {
       const index = targets[k];
-      const text = index === null ? null : paragraphs[index];
-      if (index === Number(g.i) && text === g.t) return;
-      moves.push({ ids: idList(g.ids), index, text });
+      if (index !== null && index === a.index && paragraphs[index] === a.text) return;
+      // A detached anchor keeps the words it was about (the quote in 本章说).
+      moves.push({ id: a.id, i: index, t: index === null ? null : paragraphs[index] });
     });
-    let moved = 0;
-    let detached = 0;
-    for (const move of moves) {
-      if (move.index === null) {
-        detached += move.ids.length;
-        await tx
-          .update(chapterComments)
-          .set({ paragraphIndex: null, detached: true })
-          .where(inArray(chapterComments.id, move.ids));
-      } else {
-        moved += move.ids.length;
-        await tx
-          .update(chapterComments)
-          .set({ paragraphIndex: move.index, paragraphText: move.text })
-          .where(inArray(chapterComments.id, move.ids));
-      }
+    if (moves.length > 0) {
+      await tx.execute(sql`
+        update ${commentAnchors} a
+        set paragraph_index = m.i, paragraph_text = coalesce(m.t, a.paragraph_text)
+        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m(id bigint, i int, t text)
+        where a.id = m.id and a.chapter_id = ${chapterId}`);
+      await announce(tx, chapterId, null);
     }
-    return { moved, detached };
+    const detached = moves.filter((m) => m.i === null).length;
+    return { moved: moves.length - detached, detached };
   });
-}
-
-function idList(ids: (number | string)[] | string): number[] {
-  // postgres.js parses bigint[]; PGlite may hand the array literal back as text.
-  if (typeof ids === "string") return ids.replace(/[{}]/g, "").split(",").filter(Boolean).map(Number);
-  return ids.map(Number);
 }
 
 const pending = globalThis as unknown as { __inkstoneReanchors?: Set<Promise<unknown>> };

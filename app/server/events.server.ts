@@ -17,6 +17,8 @@ import { liveStreams } from "./metrics.server";
  *   `work`       a work changed or was deleted (raised by a trigger on `works`, see
  *                drizzle/0004_work_events.sql, so every code path announces it)
  *   `site`       the site configuration changed (title, logo, hero, terms, privacy...)
+ *   `comments:<chapterId>`  a chapter's comments changed (a post, a reply, a hide, a
+ *                re-anchoring): readers of that chapter refresh its counts and threads
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
@@ -27,6 +29,13 @@ export interface LiveEvent {
   kind?: string;
   workId?: number;
   chapterId?: number;
+  /** A comments event: the paragraph whose 段评 changed (null: 本章说 or several). */
+  paragraph?: number | null;
+}
+
+/** The topic of one chapter's comments (docs/decisions/101-live-comments.md). */
+export function commentsTopic(chapterId: number): string {
+  return `comments:${chapterId}`;
 }
 
 type Listener = (event: LiveEvent) => void;
@@ -158,7 +167,13 @@ export const HEARTBEAT_MS = 20_000;
  * else: other users' events never reach this stream. Ends, and unsubscribes, when
  * `signal` aborts.
  */
-export function liveEventStream(userId: string | null, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+export function liveEventStream(
+  userId: string | null,
+  signal: AbortSignal,
+  heartbeatMs = HEARTBEAT_MS,
+  /** A chapter the viewer is reading (already checked readable): its comments events too. */
+  commentsOf: number | null = null,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
   return new ReadableStream<Uint8Array>({
@@ -208,6 +223,14 @@ export function liveEventStream(userId: string | null, signal: AbortSignal, hear
       send(`retry: 5000\n: connected\n\n`);
       try {
         unsubscribers.push(await subscribe("site", () => sendEvent({ topic: "site", kind: "site" })));
+        if (commentsOf !== null) {
+          // Its own event name: the page patches its counts and threads instead of reloading.
+          unsubscribers.push(
+            await subscribe(commentsTopic(commentsOf), (event) =>
+              send(`event: comments\ndata: ${JSON.stringify({ chapterId: commentsOf, paragraph: event.paragraph ?? null })}\n\n`),
+            ),
+          );
+        }
         if (userId) {
           unsubscribers.push(
             await subscribe(`user:${userId}`, (event) => {

@@ -144,6 +144,7 @@ for (const look of LOOKS) {
         { url: `${editor}/revisions` },
         { url: `/works/${work.id}/comments?chapter=1`, key: true },
         { url: `/works/${work.id}/comments?chapter=1&p=0` },
+        { url: `/works/${work.id}/comment-mutes` },
         { url: "/free-writing", key: true },
         { url: "/short-writing" },
         { url: "/series-writing" },

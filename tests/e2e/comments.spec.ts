@@ -1,5 +1,7 @@
+import type { Page } from "@playwright/test";
+import { expectNoSeriousViolations } from "./fixtures/axe";
 import { expect, test } from "./fixtures";
-import { marker, newAuthor, publishWork } from "./reader-helpers";
+import { commentAs, marker, newAuthor, publishWork } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
 
@@ -98,4 +100,119 @@ test("the thread page fits a 390 px phone", nojs, async ({ loggedInPage: page, v
   expect(overflow).toBeLessThanOrEqual(0);
   await visit(`/works/${id}?chapter=1`);
   await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
+});
+
+/** Whether the focused element is inside the open dialog. */
+function focusInDialog(page: Page): Promise<boolean> {
+  return page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));
+}
+
+test("a paragraph's thread opens in a dialog: quoted, post and reply inside, keyboard trapped, Escape closes and focus returns", async ({
+  loggedInPage: page,
+  visit,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("dlg");
+  const id = await publishWork(author, {
+    title: `对话框 ${text}`,
+    chapters: [{ title: "第一章", paragraphs: [`${text}开头。`, `${text}第二段，灯花爆了一下。`, `${text}结尾。`] }],
+  });
+  await visit(`/works/${id}?chapter=1`);
+  const opener = page.getByRole("link", { name: "为第 2 段写段评" });
+  await opener.focus();
+  await page.keyboard.press("Enter");
+
+  const dialog = page.getByRole("dialog", { name: "第 2 段的段评" });
+  await expect(dialog).toBeVisible();
+  await expect(page).toHaveURL(/[?&]thread=1/);
+  await expect(dialog.getByTestId("quoted-paragraph")).toHaveText(`${text}第二段，灯花爆了一下。`);
+  const box = dialog.getByRole("textbox", { name: "评论内容" });
+  await expect(box).toBeFocused();
+  await box.fill("灯花是好兆头");
+  await dialog.getByRole("button", { name: "发表" }).click();
+  await expect(dialog.getByTestId("comment")).toContainText("灯花是好兆头");
+  await expect(box).toHaveValue("");
+
+  await dialog.locator("summary", { hasText: "回复" }).click();
+  await dialog.getByRole("textbox", { name: "回复内容" }).fill("楼中楼");
+  await dialog.getByRole("button", { name: "回复", exact: true }).click();
+  await expect(dialog.getByRole("list", { name: "回复" })).toContainText("楼中楼");
+  await expectNoSeriousViolations(page, "the thread dialog");
+
+  for (let i = 0; i < 14; i++) {
+    await page.keyboard.press("Tab");
+    expect(await focusInDialog(page), `Tab #${i + 1} left the dialog`).toBe(true);
+  }
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+  await expect(page).not.toHaveURL(/thread=/);
+  // The bubble that opened it has focus again, now with its count; the chapter is still there.
+  await expect(page.getByRole("link", { name: "第 2 段的段评：1 条" })).toBeFocused();
+  await expect(page.locator("#p-0")).toContainText(`${text}开头。`);
+});
+
+test("a reader's open chapter and thread show new 段评 without reload, and drop one the author hides", async ({
+  loggedInPage: page,
+  visit,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("live");
+  const id = await publishWork(author, { title: `实时 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}第一段。`, `${text}第二段。`] }] });
+  const stream = page.waitForResponse((r) => r.url().includes(`/api/events?work=${id}`));
+  await visit(`/works/${id}?chapter=1`);
+  await stream;
+  await page.waitForTimeout(300); // the stream subscribes right after its first bytes
+
+  // Someone else (here the author, through the site's own form) writes on paragraph 1.
+  const first = await commentAs(author, id, { chapter: 1, p: 0 }, { intent: "post", body: "第一条实时段评" });
+  await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
+
+  await page.getByRole("link", { name: "第 1 段的段评：1 条" }).click();
+  const dialog = page.getByRole("dialog", { name: "第 1 段的段评" });
+  await expect(dialog.getByTestId("comment")).toHaveCount(1);
+  await commentAs(author, id, { chapter: 1, p: 0 }, { intent: "post", body: "第二条实时段评" });
+  await expect(dialog.getByTestId("comment")).toHaveCount(2);
+  await commentAs(author, id, { chapter: 1, p: 0 }, { intent: "hide", comment: String(first), on: "1" });
+  await expect(dialog.getByTestId("comment")).toHaveCount(1);
+  await expect(dialog.getByTestId("comment")).toContainText("第二条实时段评");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
+  await commentAs(author, id, { chapter: 1 }, { intent: "post", body: "一条本章说" });
+  await expect(page.getByTestId("chapter-comments").getByRole("link")).toHaveText("本章说（1）");
+
+  // The 本章说 page follows too (the same chapter: the stream stays open).
+  await page.getByTestId("chapter-comments").getByRole("link").click();
+  await expect(page.getByTestId("comment-list")).toContainText("一条本章说");
+  await commentAs(author, id, { chapter: 1 }, { intent: "post", body: "又一条本章说" });
+  await expect(page.getByTestId("comment-list")).toContainText("又一条本章说");
+});
+
+test("the author lifts a mute from the work's muted list", nojs, async ({ loggedInPage: page, visit, browser, playwright, baseURL, logInAs, javaScriptEnabled }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("mute");
+  const id = await publishWork(author, { title: `禁言 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}唯一的一段。`] }] });
+  await visit(`/works/${id}/comments?chapter=1`);
+  await page.getByRole("textbox", { name: "评论内容" }).fill("加群看全文");
+  await page.getByRole("button", { name: "发表" }).click();
+  const comment = Number((await page.getByTestId("comment").first().getAttribute("id"))!.slice(2));
+  await commentAs(author, id, { chapter: 1 }, { intent: "mute", comment: String(comment), on: "1" });
+
+  const context = await browser.newContext({ baseURL, javaScriptEnabled });
+  await logInAs(context, author.credentials);
+  const studio = await context.newPage();
+  await visit(`/works/${id}/comment-mutes`, studio);
+  const list = studio.getByTestId("muted-users");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await list.getByRole("button", { name: /^解除对 .+ 的禁言$/ }).click();
+  await expect(studio.getByRole("status")).toHaveText("已解除禁言");
+  await expect(studio.getByTestId("muted-empty")).toBeVisible();
+  await context.close();
+
+  await page.getByRole("textbox", { name: "评论内容" }).fill("我又能说话了");
+  await page.getByRole("button", { name: "发表" }).click();
+  await expect(page.getByTestId("comment-list")).toContainText("我又能说话了");
 });

@@ -115,3 +115,24 @@ export function fundedBuyer(facts: SeedFacts, slot: number): Credentials & { cre
 export async function shownBalance(page: Page): Promise<number> {
   return Number(await page.getByTestId("credits-balance").textContent());
 }
+
+/**
+ * Posts to a chapter's comment thread as the author's API client (a 段评 on paragraph `p`,
+ * a 本章说 without it, or a hide/mute/like of `comment`); returns the comment id the
+ * answer's redirect points at.
+ */
+export async function commentAs(
+  author: Author,
+  workId: number,
+  at: { chapter: number; p?: number },
+  fields: Record<string, string>,
+): Promise<number> {
+  const query = `chapter=${at.chapter}${at.p === undefined ? "" : `&p=${at.p}`}`;
+  const response = await author.request.post(`/works/${workId}/comments?${query}`, {
+    form: fields,
+    headers: sameOrigin(author.baseURL),
+    maxRedirects: 0,
+  });
+  expect(response.status(), `comment ${fields.intent}: ${response.status() === 302 ? "" : await response.text()}`).toBe(302);
+  return Number(/#c-(\d+)$/.exec(response.headers().location ?? "")?.[1]);
+}

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapterComments, chapters, commentReports, rateLimits } from "~/db/schema";
+import { chapterComments, chapters, commentAnchors, commentReports, rateLimits } from "~/db/schema";
 import {
   COMMENT_MESSAGES,
   COMMENT_RATE,
@@ -165,10 +165,11 @@ describe("posting and listing", () => {
 describe("re-anchoring after the author edits the chapter", () => {
   async function anchored(chapterId: number) {
     const rows = await db
-      .select({ body: chapterComments.body, index: chapterComments.paragraphIndex, detached: chapterComments.detached, text: chapterComments.paragraphText })
+      .select({ body: chapterComments.body, index: commentAnchors.paragraphIndex, text: commentAnchors.paragraphText })
       .from(chapterComments)
+      .innerJoin(commentAnchors, eq(commentAnchors.id, chapterComments.anchorId))
       .where(eq(chapterComments.chapterId, chapterId));
-    return Object.fromEntries(rows.map((r) => [r.body, r]));
+    return Object.fromEntries(rows.map((r) => [r.body, { ...r, detached: r.index === null }]));
   }
 
   it("leaves 段评 where readers see them through an autosave of the published chapter, and moves them on 保存", async () => {

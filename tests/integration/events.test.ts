@@ -8,9 +8,7 @@ import {
   listenerCount,
   notifyUserChanged,
   publish,
-  subscribe,
   liveEventStream,
-  type LiveEvent,
 } from "~/server/events.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { setFavorite } from "~/server/favorites.server";
@@ -19,31 +17,8 @@ import { createUserSession, getSessionUser } from "~/server/session.server";
 import { cookiePair, createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";
+import { collector, sseReader } from "../fixtures/live-events";
 
-/** Collects events of a topic; `next()` waits for the next one (or fails after 5 s). */
-async function collector(topic: string) {
-  const seen: LiveEvent[] = [];
-  const waiters: ((e: LiveEvent) => void)[] = [];
-  const unsubscribe = await subscribe(topic, (event) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(event);
-    else seen.push(event);
-  });
-  return {
-    seen,
-    unsubscribe,
-    next: () =>
-      new Promise<LiveEvent>((resolve, reject) => {
-        const queued = seen.shift();
-        if (queued) return resolve(queued);
-        const timer = setTimeout(() => reject(new Error(`no event on ${topic}`)), 5000);
-        waiters.push((e) => {
-          clearTimeout(timer);
-          resolve(e);
-        });
-      }),
-  };
-}
 
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -106,44 +81,6 @@ describe("publish / subscribe", () => {
   });
 });
 
-/** Reads SSE messages (blocks separated by a blank line) from a stream. */
-function sseReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return {
-    async next(timeoutMs = 5000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const end = buffer.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          return block;
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error("no SSE message");
-        const chunk = await Promise.race([
-          reader.read(),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no SSE message")), left)),
-        ]);
-        if (chunk.done) throw new Error("stream ended");
-        buffer += decoder.decode(chunk.value, { stream: true });
-      }
-    },
-    /** The next `event: change` message's data, skipping comments and heartbeats. */
-    async nextChange(timeoutMs = 5000): Promise<Record<string, unknown>> {
-      for (;;) {
-        const block = await this.next(timeoutMs);
-        if (block.startsWith("event: change")) return JSON.parse(block.split("\ndata: ")[1]);
-      }
-    },
-    async done() {
-      const chunk = await reader.read();
-      return chunk.done;
-    },
-  };
-}
 
 describe("/api/events", () => {
   async function open(userId: string | null) {

@@ -32,6 +32,7 @@ const PUBLIC = new Set([
   "/works/:id/progress", // answers 401 to a visitor itself
   "/works/:id/export.txt", // the owner's download: 404 to anyone else, visitors too (decision 098)
   "/works/:id/export.epub",
+  "/works/:id/comment-counts", // the bubbles' counts: readable where the chapter is
   "/work/:id",
   "/",
   "/works",

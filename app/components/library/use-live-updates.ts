@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { useNavigation, useRevalidator } from "react-router";
+import { announceCommentsChanged, type LiveCommentsTarget } from "~/components/comments/live-comments";
 
 /**
  * Live updates (docs/product.md D9): listen to /api/events and reload the page's data when the
@@ -10,8 +11,10 @@ import { useNavigation, useRevalidator } from "react-router";
  * navigation or form submission in flight: it waits until the router is idle (the
  * navigation's own loaders bring fresh data anyway, but a revalidation started during
  * it would race the redirect and could consume its one-time notice).
+ * On a chapter (`comments`), the stream also carries that chapter's comments events,
+ * handed to the page's own listeners (live-comments.ts) instead of reloading everything.
  */
-export function useLiveUpdates(signedIn: boolean) {
+export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget | null = null) {
   const revalidator = useRevalidator();
   const navigation = useNavigation();
   const revalidate = useRef(revalidator.revalidate);
@@ -22,7 +25,9 @@ export function useLiveUpdates(signedIn: boolean) {
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
     // A new session (login or logout) needs a new stream: the server scopes it by cookie.
-    const source = new EventSource("/api/events");
+    const source = new EventSource(
+      comments ? `/api/events?work=${comments.workId}&chapterId=${comments.chapterId}` : "/api/events",
+    );
     let timer: ReturnType<typeof setTimeout> | null = null;
     let opened = false;
     const schedule = () => {
@@ -33,6 +38,13 @@ export function useLiveUpdates(signedIn: boolean) {
       }, 200);
     };
     source.addEventListener("change", schedule);
+    source.addEventListener("comments", (event) => {
+      try {
+        announceCommentsChanged(JSON.parse((event as MessageEvent<string>).data));
+      } catch {
+        // not ours
+      }
+    });
     source.addEventListener("open", () => {
       if (opened) schedule();
       opened = true;
@@ -41,7 +53,7 @@ export function useLiveUpdates(signedIn: boolean) {
       if (timer) clearTimeout(timer);
       source.close();
     };
-  }, [signedIn]);
+  }, [signedIn, comments?.workId, comments?.chapterId]); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => {
     if (!pending || !idle || revalidator.state !== "idle") return;

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
+import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -9,6 +10,8 @@ export interface ParagraphBatchData {
   paragraphs: string[];
   next: number | null;
   total: number;
+  /** The batch's 段评 counts (the first batch's come with the page). */
+  comments?: { paragraphs: Record<number, number>; chapter: number };
 }
 
 /** How close (px) the end of the loaded text may come to the window's bottom. */
@@ -31,6 +34,7 @@ export function ChapterReader({
   next,
   saveProgress,
   comments,
+  threadDialogHref,
 }: {
   workId: number;
   chapter: { id: number; title: string; order: number };
@@ -40,6 +44,8 @@ export function ChapterReader({
   saveProgress: boolean;
   /** 段评 counts by paragraph and the 本章说 count (decision 090). */
   comments?: { paragraphs: Record<number, number>; chapter: number };
+  /** With JavaScript: the address of a paragraph's thread dialog (decision 101). */
+  threadDialogHref?: (index: number) => string;
 }) {
   const [paragraphs, setParagraphs] = useState(batch.paragraphs);
   const [nextFrom, setNextFrom] = useState(batch.next);
@@ -52,6 +58,29 @@ export function ChapterReader({
   const titleRef = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => setEnhanced(true), []);
+
+  // The counts as the page loaded them, then as the live stream says they changed
+  // (decision 101): one small JSON request, never the chapter again.
+  const [counts, setCounts] = useState(comments);
+  const loaded = useRef(paragraphs.length);
+  loaded.current = paragraphs.length;
+  useEffect(() => {
+    if (comments) setCounts((now) => withRange(now, comments, batch.from, batch.from + batch.paragraphs.length));
+  }, [comments]); // eslint-disable-line react-hooks/exhaustive-deps
+  useCommentsChanged(chapter.id, () => {
+    if (!comments) return;
+    const from = batch.from;
+    const to = batch.from + loaded.current;
+    const range = `from=${from}&to=${to}`;
+    fetch(`/works/${workId}/comment-counts?chapterId=${chapter.id}&${range}`, { headers: { Accept: "application/json" } })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((fresh) => {
+        if (fresh && typeof fresh.chapter === "number") setCounts((now) => withRange(now, fresh, from, to));
+      })
+      .catch(() => {
+        // the next event or reload corrects it
+      });
+  });
 
   // A chapter opened inside the site (上一章/下一章, the table of contents) puts focus on
   // its title, so keyboard and screen-reader users go on from the top of the new text
@@ -71,6 +100,8 @@ export function ChapterReader({
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const more = (await response.json()) as ParagraphBatchData;
       setParagraphs((list) => [...list, ...more.paragraphs]);
+      const added = more.comments;
+      if (added) setCounts((now) => withRange(now, added, more.from, more.from + more.paragraphs.length));
       setNextFrom(more.next);
       setState("idle");
     } catch {
@@ -143,8 +174,14 @@ export function ChapterReader({
         {paragraphs.map((text, i) => (
           <p key={batch.from + i} id={`p-${batch.from + i}`} data-index={batch.from + i}>
             {text}
-            {comments ? (
-              <ParagraphBubble workId={workId} order={chapter.order} index={batch.from + i} count={comments.paragraphs[batch.from + i] ?? 0} />
+            {counts ? (
+              <ParagraphBubble
+                workId={workId}
+                order={chapter.order}
+                index={batch.from + i}
+                count={counts.paragraphs[batch.from + i] ?? 0}
+                dialogHref={enhanced && threadDialogHref ? threadDialogHref(batch.from + i) : undefined}
+              />
             ) : null}
           </p>
         ))}
@@ -165,7 +202,7 @@ export function ChapterReader({
           </p>
         )}
       </div>
-      {comments && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={comments.chapter} /> : null}
+      {counts && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={counts.chapter} /> : null}
       <nav className="chapter-nav" aria-label="章节导航">
         {prev !== null ? (
           <Link to={chapterHref(prev)} className="btn" rel="prev">
@@ -191,6 +228,16 @@ export function ChapterReader({
       </nav>
     </article>
   );
+}
+
+type Counts = { paragraphs: Record<number, number>; chapter: number };
+
+/** `now` with the counts of paragraphs from..to-1 and the 本章说 count replaced by `fresh`'s. */
+function withRange(now: Counts | undefined, fresh: Counts, from: number, to: number): Counts {
+  const paragraphs: Record<number, number> = {};
+  for (const [key, n] of Object.entries(now?.paragraphs ?? {})) if (Number(key) < from || Number(key) >= to) paragraphs[Number(key)] = n;
+  for (const [key, n] of Object.entries(fresh.paragraphs)) paragraphs[Number(key)] = n;
+  return { chapter: fresh.chapter, paragraphs };
 }
 
 /** The index of the first paragraph whose bottom is below the top of the window. */

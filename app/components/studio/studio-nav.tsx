@@ -1,11 +1,20 @@
 import { Link } from "react-router";
 
-/** The author studio's header: the work's title and its pages (chapters, settings, statistics). */
-export function StudioNav({ workId, title, current }: { workId: number; title: string; current: "settings" | "chapters" | "stats" }) {
+/** The author studio's header: the work's title and its pages (chapters, settings, statistics, muted commenters). */
+export function StudioNav({
+  workId,
+  title,
+  current,
+}: {
+  workId: number;
+  title: string;
+  current: "settings" | "chapters" | "stats" | "comment-mutes";
+}) {
   const tabs = [
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
     { id: "stats", label: "数据统计", to: `/works/${workId}/stats` },
+    { id: "comment-mutes", label: "评论禁言", to: `/works/${workId}/comment-mutes` },
   ] as const;
   return (
     <header className="studio-head">

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
-  boolean,
   check,
   index,
   integer,
@@ -17,12 +16,34 @@ import { users } from "./users";
 import { chapters, works } from "./works";
 
 /**
+ * Where a chapter's 段评 sit (docs/decisions/102-comment-anchors.md): one row per
+ * paragraph that has 段评, with the paragraph's index and its words, shared by every
+ * 段评 on it. Re-anchoring after an edit moves these rows (a few thousand at most), never
+ * the comments themselves (tens of thousands). `paragraph_index` null: the paragraph was
+ * edited away, and its 段评 show in 本章说 with `paragraph_text` quoted.
+ */
+export const commentAnchors = pgTable(
+  "comment_anchors",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    chapterId: bigint("chapter_id", { mode: "number" })
+      .notNull()
+      .references(() => chapters.id, { onDelete: "cascade" }),
+    paragraphIndex: integer("paragraph_index"),
+    paragraphText: text("paragraph_text").notNull(),
+  },
+  (t) => [
+    check("comment_anchors_paragraph_nonnegative", sql`${t.paragraphIndex} is null or ${t.paragraphIndex} >= 0`),
+    index("comment_anchors_chapter_paragraph_idx").on(t.chapterId, t.paragraphIndex),
+  ],
+);
+
+/**
  * Readers' comments on a chapter (docs/decisions/090-comments.md). A top-level comment
- * is a 段评 when `paragraph_index` is set (the paragraph it is about, empty lines not
- * counted) and a 本章说 otherwise. `paragraph_text` keeps the words the 段评 was written
- * on, so re-anchoring after an edit can find them again; a 段评 whose paragraph is gone
- * becomes a 本章说 with `detached` set and its quote kept. Replies (楼中楼) point at a
- * top-level comment through `parent_id` and carry no anchor of their own.
+ * is a 段评 when it has an anchor (`anchor_id`: its paragraph, decision 102) and a 本章说
+ * otherwise; a 段评 whose anchor lost its paragraph shows in 本章说 with the anchor's
+ * words quoted. Replies (楼中楼) point at a top-level comment through `parent_id` and
+ * carry no anchor of their own.
  */
 export const chapterComments = pgTable(
   "chapter_comments",
@@ -40,9 +61,7 @@ export const chapterComments = pgTable(
     parentId: bigint("parent_id", { mode: "number" }).references((): AnyPgColumn => chapterComments.id, {
       onDelete: "cascade",
     }),
-    paragraphIndex: integer("paragraph_index"),
-    paragraphText: text("paragraph_text"),
-    detached: boolean("detached").notNull().default(false),
+    anchorId: bigint("anchor_id", { mode: "number" }).references(() => commentAnchors.id, { onDelete: "cascade" }),
     body: text("body").notNull(),
     likeCount: integer("like_count").notNull().default(0),
     replyCount: integer("reply_count").notNull().default(0),
@@ -51,16 +70,14 @@ export const chapterComments = pgTable(
   },
   (t) => [
     check("chapter_comments_body_length", sql`char_length(${t.body}) between 1 and 500`),
-    check("chapter_comments_paragraph_nonnegative", sql`${t.paragraphIndex} is null or ${t.paragraphIndex} >= 0`),
     check("chapter_comments_counts_nonnegative", sql`${t.likeCount} >= 0 and ${t.replyCount} >= 0`),
-    check(
-      "chapter_comments_reply_has_no_anchor",
-      sql`${t.parentId} is null or (${t.paragraphIndex} is null and ${t.paragraphText} is null)`,
-    ),
-    // The bubbles' counts: visible 段评 per paragraph of one chapter.
-    index("chapter_comments_paragraph_idx")
-      .on(t.chapterId, t.paragraphIndex)
-      .where(sql`${t.parentId} is null and ${t.hiddenAt} is null and ${t.paragraphIndex} is not null`),
+    check("chapter_comments_reply_has_no_anchor", sql`${t.parentId} is null or ${t.anchorId} is null`),
+    // The bubbles' counts and a paragraph's thread: visible 段评 per anchor.
+    index("chapter_comments_anchor_idx").on(t.anchorId).where(sql`${t.parentId} is null and ${t.hiddenAt} is null`),
+    // The count of a chapter's own 本章说 (not moved 段评).
+    index("chapter_comments_talk_idx")
+      .on(t.chapterId)
+      .where(sql`${t.anchorId} is null and ${t.parentId} is null and ${t.hiddenAt} is null`),
     index("chapter_comments_chapter_created_idx").on(t.chapterId, t.createdAt),
     index("chapter_comments_parent_idx").on(t.parentId, t.createdAt),
     index("chapter_comments_user_idx").on(t.userId),

@@ -1,6 +1,7 @@
 import { data, Outlet, useLoaderData } from "react-router";
 import { AuthDialog, REGISTERED_NOTICE, type AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
+import { useLiveCommentsTarget } from "~/components/comments/live-comments";
 import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
@@ -48,7 +49,8 @@ export default function ShellLayout() {
   const { user, site, auth } = useLoaderData<typeof loader>();
   // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
-  useLiveUpdates(Boolean(user));
+  // On a chapter or a thread, also its comments (decision 101).
+  useLiveUpdates(Boolean(user), useLiveCommentsTarget());
   const drawer = useNavDrawer();
   return (
     <div className="shell">

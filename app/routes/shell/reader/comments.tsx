@@ -1,8 +1,10 @@
-import { data, Form, isRouteErrorResponse, Link, redirect, useLocation } from "react-router";
+import { data, Form, isRouteErrorResponse, Link, redirect, useLocation, useRevalidator } from "react-router";
+import { CommentList, type CommentAnswer } from "~/components/comments/comment-item";
 import { threadHref } from "~/components/comments/comment-links";
+import { useCommentsChanged, type LiveCommentsHandle } from "~/components/comments/live-comments";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError } from "~/components/ui/forms";
-import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS } from "~/schemas/comments";
 import {
   COMMENT_MESSAGES,
   listComments,
@@ -14,9 +16,8 @@ import {
   setHidden,
   setLike,
   setMuted,
-  type CommentView,
 } from "~/server/comments.server";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
+import { asRouteError, DomainError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { parseChapterOrder } from "~/server/reading.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
@@ -30,20 +31,36 @@ import type { Route } from "./+types/comments";
  * page works without JavaScript (decision 090).
  */
 export const meta: Route.MetaFunction = ({ data }) => [
-  { title: data ? `${data.paragraph ? "段评" : "本章说"} - ${data.chapter.title} - ${data.work.title}` : "评论" },
+  { title: data && "work" in data ? `${data.paragraph ? "段评" : "本章说"} - ${data.chapter.title} - ${data.work.title}` : "评论" },
 ];
+
+/** The page hears its chapter's comments live (decision 101). */
+export const handle: LiveCommentsHandle = {
+  liveComments: (data) => {
+    const d = data as { work?: { id: number }; chapter?: { id: number } } | undefined;
+    return d?.work && d.chapter ? { workId: d.work.id, chapterId: d.chapter.id } : null;
+  },
+};
 
 export async function loader({ request, url, params }: Route.LoaderArgs) {
   const order = parseChapterOrder(url.searchParams.get("chapter"));
   if (order === null) throw data(COMMENT_MESSAGES.chapterMissing, { status: 404 });
   const viewer = await getSessionUser(request);
   const sort = parseSort(url.searchParams.get("sort"));
-  const thread = await listComments(viewer, Number(params.id), order, {
-    paragraph: parseParagraph(url.searchParams.get("p")),
-    sort,
-    page: parsePage(url.searchParams.get("page")),
-  }).catch(asRouteError);
-  return { ...thread, sort, signedIn: Boolean(viewer) };
+  // The reader's thread dialog (`dialog=1`) loads this through a fetcher: a refusal is
+  // its data (shown in the dialog), not the reader page's error boundary.
+  const dialog = url.searchParams.get("dialog") === "1";
+  try {
+    const thread = await listComments(viewer, Number(params.id), order, {
+      paragraph: parseParagraph(url.searchParams.get("p")),
+      sort,
+      page: parsePage(url.searchParams.get("page")),
+    });
+    return { ...thread, sort, signedIn: Boolean(viewer) };
+  } catch (error) {
+    if (dialog && error instanceof DomainError) return data({ dialogError: error.message }, { status: error.status });
+    return asRouteError(error);
+  }
 }
 
 export async function action({ request, url, params }: Route.ActionArgs) {
@@ -55,6 +72,9 @@ export async function action({ request, url, params }: Route.ActionArgs) {
   const order = parseChapterOrder(url.searchParams.get("chapter"));
   const id = parseCommentId(form.get("comment"));
   const here = url.pathname + url.search;
+  // From the reader's thread dialog (JavaScript): data for its fetcher instead of a redirect.
+  const enhanced = form.get("enhanced") === "1";
+  const done = (to: string) => (enhanced ? data<CommentAnswer>({ ok: true, intent: String(intent), comment: id || null }) : redirect(to));
   return replyOnDomainError(
     async () => {
       switch (intent) {
@@ -68,7 +88,7 @@ export async function action({ request, url, params }: Route.ActionArgs) {
             parentId: intent === "reply" ? id : null,
             body: form.get("body"),
           });
-          return redirect(`${here}#c-${posted.id}`);
+          return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${here}#c-${posted.id}`);
         }
         case "like":
           await setLike(user, id, form.get("on") === "1");
@@ -81,22 +101,38 @@ export async function action({ request, url, params }: Route.ActionArgs) {
           break;
         case "report":
           await reportComment(user, id, form.get("reason"));
-          return redirect(`${here}${here.includes("?") ? "&" : "?"}reported=1#c-${id}`);
+          return done(`${here}${here.includes("?") ? "&" : "?"}reported=1#c-${id}`);
         default:
           return data({ error: "未知操作", comment: null }, { status: 400 });
       }
-      return redirect(`${here}#c-${id}`);
+      return done(`${here}#c-${id}`);
     },
     (error) => ({ error: error.message, comment: intent === "post" ? null : id || null }),
   );
 }
 
-type ThreadData = Route.ComponentProps["loaderData"];
-
 export default function CommentsPage({ loaderData, actionData }: Route.ComponentProps) {
-  const t = loaderData;
+  if ("dialogError" in loaderData) {
+    return (
+      <section className="comments-page">
+        <h1 className="comments-title">评论</h1>
+        <p role="alert">{loaderData.dialogError}</p>
+      </section>
+    );
+  }
+  return <ThreadPage t={loaderData} actionData={actionData} />;
+}
+
+type Thread = Exclude<Route.ComponentProps["loaderData"], { dialogError: string }>;
+
+function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentProps["actionData"] }) {
   const location = useLocation();
-  const answer = actionData as { error?: string; comment?: number | null } | undefined;
+  const answer = actionData as CommentAnswer | undefined;
+  // New comments, and comments hidden by the author, show without a reload.
+  const revalidator = useRevalidator();
+  useCommentsChanged(t.chapter.id, () => {
+    if (revalidator.state === "idle") void revalidator.revalidate();
+  });
   const here = location.pathname + location.search;
   const chapterHref = `/works/${t.work.id}?chapter=${t.chapter.order}${t.paragraph ? `#p-${t.paragraph.index}` : ""}`;
   const sortHref = (sort: string) => threadHref(t.work.id, t.chapter.order, t.paragraph?.index ?? null, { sort });
@@ -150,22 +186,7 @@ export default function CommentsPage({ loaderData, actionData }: Route.Component
       </nav>
 
       {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
-      <ol className="comment-list" data-testid="comment-list">
-        {t.comments.map((c) => (
-          <li key={c.id}>
-            <CommentItem c={c} t={t} here={here} answer={answer} />
-            {c.replies.length > 0 ? (
-              <ol className="comment-replies" aria-label="回复">
-                {c.replies.map((r) => (
-                  <li key={r.id}>
-                    <CommentItem c={r} t={t} here={here} answer={answer} reply />
-                  </li>
-                ))}
-              </ol>
-            ) : null}
-          </li>
-        ))}
-      </ol>
+      <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={here} answer={answer} />
       {t.pageCount > 1 ? (
         <nav className="pagination" aria-label="评论分页">
           {t.page > 1 ? <Link to={pageHref(t.page - 1)}>上一页</Link> : null}
@@ -176,109 +197,6 @@ export default function CommentsPage({ loaderData, actionData }: Route.Component
         </nav>
       ) : null}
     </section>
-  );
-}
-
-function CommentItem({
-  c,
-  t,
-  here,
-  answer,
-  reply = false,
-}: {
-  c: CommentView;
-  t: ThreadData;
-  here: string;
-  answer?: { error?: string; comment?: number | null };
-  reply?: boolean;
-}) {
-  const error = answer?.comment === c.id ? answer.error : undefined;
-  return (
-    <article id={`c-${c.id}`} className={`comment${c.hidden ? " comment-hidden" : ""}`} data-testid="comment">
-      <header className="comment-head">
-        <span className="comment-author">{c.author.nickname}</span>
-        {c.byWorkAuthor ? <span className="badge comment-author-badge">作者</span> : null}
-        {c.hidden ? <span className="badge">已隐藏</span> : null}
-        <time dateTime={c.createdAt} className="muted">
-          {c.createdAt.slice(0, 16).replace("T", " ")}
-        </time>
-      </header>
-      {c.quote ? (
-        <blockquote className="comment-quote comment-quote-small" title="这段文字已被作者修改">
-          {c.quote}
-        </blockquote>
-      ) : null}
-      <p className="comment-body">{c.body}</p>
-      <div className="comment-actions">
-        {t.signedIn ? (
-          <Form method="post" action={here} className="inline-form">
-            <input type="hidden" name="intent" value="like" />
-            <input type="hidden" name="comment" value={c.id} />
-            <input type="hidden" name="on" value={c.liked ? "0" : "1"} />
-            <button type="submit" className={`btn btn-small${c.liked ? " active" : ""}`} aria-pressed={c.liked}>
-              赞 {c.likeCount}
-            </button>
-          </Form>
-        ) : (
-          <span className="muted">赞 {c.likeCount}</span>
-        )}
-        {t.signedIn && !reply && !c.hidden ? (
-          <details className="comment-more">
-            <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
-            <Form method="post" action={here} className="comment-form">
-              <input type="hidden" name="intent" value="reply" />
-              <input type="hidden" name="comment" value={c.id} />
-              <label>
-                <span className="sr-only">回复内容</span>
-                <textarea name="body" rows={2} maxLength={COMMENT_MAX_CHARS} required placeholder={`回复 ${c.author.nickname}`} />
-              </label>
-              <button type="submit" className="btn btn-small btn-primary">
-                回复
-              </button>
-            </Form>
-          </details>
-        ) : null}
-        {t.signedIn && !c.mine ? (
-          <details className="comment-more">
-            <summary className="btn btn-small">举报</summary>
-            <Form method="post" action={here} className="comment-form">
-              <input type="hidden" name="intent" value="report" />
-              <input type="hidden" name="comment" value={c.id} />
-              <label>
-                举报理由
-                <input name="reason" maxLength={REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
-              </label>
-              <button type="submit" className="btn btn-small">
-                提交举报
-              </button>
-            </Form>
-          </details>
-        ) : null}
-        {t.isOwner ? (
-          <>
-            <Form method="post" action={here} className="inline-form">
-              <input type="hidden" name="intent" value="hide" />
-              <input type="hidden" name="comment" value={c.id} />
-              <input type="hidden" name="on" value={c.hidden ? "0" : "1"} />
-              <button type="submit" className="btn btn-small">
-                {c.hidden ? "取消隐藏" : "隐藏"}
-              </button>
-            </Form>
-            {!c.mine ? (
-              <Form method="post" action={here} className="inline-form">
-                <input type="hidden" name="intent" value="mute" />
-                <input type="hidden" name="comment" value={c.id} />
-                <input type="hidden" name="on" value="1" />
-                <button type="submit" className="btn btn-small">
-                  禁言此用户
-                </button>
-              </Form>
-            ) : null}
-          </>
-        ) : null}
-      </div>
-      <FieldError errors={error} alert as="p" />
-    </article>
   );
 }
 

@@ -1,3 +1,4 @@
+import { commentCounts } from "~/server/comments.server";
 import { DomainError } from "~/server/errors.server";
 import { parseChapterOrder, parseFrom, READER_MESSAGES, readChapter } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
@@ -13,8 +14,10 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
   if (order === null) return Response.json({ error: READER_MESSAGES.chapterMissing }, { status: 404 });
   try {
     const viewer = await getSessionUser(request);
-    const { batch } = await readChapter(Number(params.id), viewer, order, parseFrom(url.searchParams.get("from")));
-    return Response.json(batch, { headers: { "Cache-Control": "private, no-store" } });
+    const { batch, chapter } = await readChapter(Number(params.id), viewer, order, parseFrom(url.searchParams.get("from")));
+    // The batch's 段评 counts travel with it (decision 101).
+    const comments = await commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length });
+    return Response.json({ ...batch, comments }, { headers: { "Cache-Control": "private, no-store" } });
   } catch (error) {
     // A refusal in the reader's JSON; anything else is for entry.server's handleError.
     if (error instanceof DomainError) return Response.json({ error: error.message }, { status: error.status });

@@ -84,7 +84,11 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       throw data(READER_MESSAGES.chapterMissing, { status: 404 });
     }
     const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
-    const [around, comments] = await Promise.all([neighbours(work.id, chapter.order), commentCounts(chapter.id)]);
+    // The bubbles of this batch come with it (the next batches bring their own).
+    const [around, comments] = await Promise.all([
+      neighbours(work.id, chapter.order),
+      commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length }),
+    ]);
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
     // It also records the day's read for the author's statistics, the owner's excepted

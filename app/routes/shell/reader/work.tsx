@@ -1,4 +1,4 @@
-import { isRouteErrorResponse, Link, useLoaderData, useLocation, useParams, useRevalidator } from "react-router";
+import { isRouteErrorResponse, Link, type ShouldRevalidateFunctionArgs, useLoaderData, useLocation, useParams, useRevalidator } from "react-router";
 import { FavoriteButton } from "~/components/library/favorite-button";
 import { ChapterReader } from "~/components/reader/chapter-reader";
 import { LockIcon } from "~/components/reader/lock-icon";
@@ -10,6 +10,8 @@ import { OwnerControls } from "~/components/works/my-work-card";
 import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./reader-page.server";
 import type { Route } from "./+types/work";
 import { FieldError } from "~/components/ui/forms";
+import type { LiveCommentsHandle } from "~/components/comments/live-comments";
+import { ThreadDialog } from "~/components/comments/thread-dialog";
 
 export const meta: Route.MetaFunction = ({ data }) => {
   if (!data) return [{ title: "作品 - 砚台" }];
@@ -20,6 +22,33 @@ export const meta: Route.MetaFunction = ({ data }) => {
 /** The page is per reader (access, balance, bookmark) and opening it records progress. */
 export function headers(): HeadersInit {
   return { "Cache-Control": "private, no-store" };
+}
+
+/** A chapter hears its comments live (decision 101). */
+export const handle: LiveCommentsHandle = {
+  liveComments: (data) => {
+    const page = data as Awaited<ReturnType<typeof loader>> | undefined;
+    return page && page.gate === "ok" && page.mode === "chapter" ? { workId: page.work.id, chapterId: page.chapter.id } : null;
+  },
+};
+
+/**
+ * Opening or closing a paragraph's thread dialog (`thread`) and what is posted inside it
+ * leave the chapter as it is: the dialog loads its own thread and the bubbles refresh
+ * their counts (decision 101), so a 1 MB chapter is not read again for each.
+ */
+export function shouldRevalidate({ currentUrl, nextUrl, formAction, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  if (formAction && new URL(formAction, currentUrl).pathname.endsWith("/comments")) return false;
+  if (!formAction && currentUrl.pathname === nextUrl.pathname) {
+    const before = new URLSearchParams(currentUrl.search);
+    const after = new URLSearchParams(nextUrl.search);
+    if (before.get("thread") !== after.get("thread")) {
+      before.delete("thread");
+      after.delete("thread");
+      if (before.toString() === after.toString()) return false;
+    }
+  }
+  return defaultShouldRevalidate;
 }
 
 export async function loader({ request, url, params }: Route.LoaderArgs) {
@@ -64,6 +93,12 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   const purchaseError = answer?.intent === "purchase" ? answer.error : undefined;
   const favoriteError = answer?.intent === "favorite" ? answer.error : undefined;
   const ownerError = answer?.intent === "owner" ? answer.error : undefined;
+  // The chapter's address as loaded, and the paragraph whose thread dialog is open.
+  const search = new URLSearchParams(location.search);
+  const from = search.get("from");
+  const chapterAddress = page.mode === "chapter" ? `${here}?chapter=${page.chapter.order}${from ? `&from=${encodeURIComponent(from)}` : ""}` : here;
+  const threadParam = search.get("thread");
+  const thread = page.mode === "chapter" && page.comments && threadParam && /^\d{1,7}$/.test(threadParam) ? Number(threadParam) : null;
   const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
 
   return (
@@ -82,7 +117,18 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             next={page.next}
             saveProgress={access.signedIn}
             comments={page.comments}
+            threadDialogHref={(index) => `${chapterAddress}&thread=${index}`}
           />
+          {thread !== null ? (
+            <ThreadDialog
+              key={thread}
+              workId={work.id}
+              order={page.chapter.order}
+              chapterId={page.chapter.id}
+              paragraph={thread}
+              closeHref={chapterAddress}
+            />
+          ) : null}
         </>
       ) : (
         <>

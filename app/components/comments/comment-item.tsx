@@ -1,0 +1,179 @@
+import { useEffect, useRef } from "react";
+import { Form, useFetcher } from "react-router";
+import { FieldError } from "~/components/ui/forms";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import type { CommentView } from "~/server/comments.server";
+
+/** A comment as the thread loader gives it. */
+export type CommentItemData = CommentView;
+
+/** What the comments action answers: an error for one comment (or the post form), or success in a dialog. */
+export interface CommentAnswer {
+  error?: string;
+  comment?: number | null;
+  ok?: boolean;
+  intent?: string;
+}
+
+/**
+ * One comment with its actions (赞, 回复, 举报, and the author's 隐藏 and 禁言), each a plain
+ * form to the thread's address. On the thread page they post and redirect; inside the
+ * reader's thread dialog (`inDialog`) each posts through its own fetcher with
+ * `enhanced=1`, gets data back, and the dialog's thread reloads (decision 101).
+ */
+export function CommentItem({
+  c,
+  signedIn,
+  isOwner,
+  action,
+  answer,
+  reply = false,
+  inDialog = false,
+}: {
+  c: CommentItemData;
+  signedIn: boolean;
+  isOwner: boolean;
+  action: string;
+  answer?: CommentAnswer;
+  reply?: boolean;
+  inDialog?: boolean;
+}) {
+  const fetcher = useFetcher<CommentAnswer>();
+  const F = inDialog ? fetcher.Form : Form;
+  const own = inDialog ? fetcher.data : answer?.comment === c.id ? answer : undefined;
+  const error = own?.error;
+  // Each form's hidden fields: what to do, to which comment, on or off; `enhanced` in the dialog.
+  const fields = (intent: string, on?: boolean) => (
+    <>
+      {inDialog ? <input type="hidden" name="enhanced" value="1" /> : null}
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="comment" value={c.id} />
+      {on === undefined ? null : <input type="hidden" name="on" value={on ? "1" : "0"} />}
+    </>
+  );
+  const busy = fetcher.state !== "idle";
+  // A reply sent from the dialog clears its box (the page's own form is a new page).
+  const replyForm = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (fetcher.state === "idle" && fetcher.data?.ok && fetcher.data.intent === "reply") replyForm.current?.reset();
+  }, [fetcher.state, fetcher.data]);
+  return (
+    <article id={`c-${c.id}`} className={`comment${c.hidden ? " comment-hidden" : ""}`} data-testid="comment">
+      <header className="comment-head">
+        <span className="comment-author">{c.author.nickname}</span>
+        {c.byWorkAuthor ? <span className="badge comment-author-badge">作者</span> : null}
+        {c.hidden ? <span className="badge">已隐藏</span> : null}
+        <time dateTime={c.createdAt} className="muted">
+          {c.createdAt.slice(0, 16).replace("T", " ")}
+        </time>
+      </header>
+      {c.quote ? (
+        <blockquote className="comment-quote comment-quote-small" title="这段文字已被作者修改">
+          {c.quote}
+        </blockquote>
+      ) : null}
+      <p className="comment-body">{c.body}</p>
+      <div className="comment-actions">
+        {signedIn ? (
+          <F method="post" action={action} className="inline-form">
+            {fields("like", !c.liked)}
+            <button type="submit" className={`btn btn-small${c.liked ? " active" : ""}`} aria-pressed={c.liked} disabled={busy}>
+              赞 {c.likeCount}
+            </button>
+          </F>
+        ) : (
+          <span className="muted">赞 {c.likeCount}</span>
+        )}
+        {signedIn && !reply && !c.hidden ? (
+          <details className="comment-more">
+            <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
+            <F method="post" action={action} className="comment-form" ref={replyForm}>
+              {fields("reply")}
+              <label>
+                <span className="sr-only">回复内容</span>
+                <textarea name="body" rows={2} maxLength={COMMENT_MAX_CHARS} required placeholder={`回复 ${c.author.nickname}`} />
+              </label>
+              <button type="submit" className="btn btn-small btn-primary" disabled={busy}>
+                回复
+              </button>
+            </F>
+          </details>
+        ) : null}
+        {signedIn && !c.mine ? (
+          <details className="comment-more">
+            <summary className="btn btn-small">举报</summary>
+            <F method="post" action={action} className="comment-form">
+              {fields("report")}
+              <label>
+                举报理由
+                <input name="reason" maxLength={REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
+              </label>
+              <button type="submit" className="btn btn-small" disabled={busy}>
+                提交举报
+              </button>
+            </F>
+          </details>
+        ) : null}
+        {isOwner ? (
+          <>
+            <F method="post" action={action} className="inline-form">
+              {fields("hide", !c.hidden)}
+              <button type="submit" className="btn btn-small" disabled={busy}>
+                {c.hidden ? "取消隐藏" : "隐藏"}
+              </button>
+            </F>
+            {!c.mine ? (
+              <F method="post" action={action} className="inline-form">
+                {fields("mute", true)}
+                <button type="submit" className="btn btn-small" disabled={busy}>
+                  禁言此用户
+                </button>
+              </F>
+            ) : null}
+          </>
+        ) : null}
+      </div>
+      {inDialog && own?.ok && own.intent === "report" ? (
+        <p role="status" className="notice">
+          举报已收到，我们会尽快处理。
+        </p>
+      ) : null}
+      {inDialog && own?.ok && own.intent === "mute" ? (
+        <p role="status" className="notice">
+          已禁言该用户，可在“评论禁言”中解除。
+        </p>
+      ) : null}
+      <FieldError errors={error} alert as="p" />
+    </article>
+  );
+}
+
+/** A thread's comments with their replies (楼中楼), one level deep. */
+export function CommentList(props: {
+  comments: CommentItemData[];
+  signedIn: boolean;
+  isOwner: boolean;
+  action: string;
+  answer?: CommentAnswer;
+  inDialog?: boolean;
+}) {
+  const { comments, ...rest } = props;
+  return (
+    <ol className="comment-list" data-testid="comment-list">
+      {comments.map((c) => (
+        <li key={c.id}>
+          <CommentItem c={c} {...rest} />
+          {c.replies.length > 0 ? (
+            <ol className="comment-replies" aria-label="回复">
+              {c.replies.map((r) => (
+                <li key={r.id}>
+                  <CommentItem c={r} {...rest} reply />
+                </li>
+              ))}
+            </ol>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
