@@ -15,10 +15,9 @@ import type { Route } from "./+types/chapter-new";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ params, context, url }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const view = await managerPage(user.id, Number(params.id), 1).catch(asRouteError);
-  const url = new URL(request.url);
   const volumeId = Number(url.searchParams.get("volumeId"));
   const volume = view.volumes.find((v) => v.id === volumeId) ?? null;
   const at = Number(url.searchParams.get("at"));

@@ -23,9 +23,8 @@ function idParam(value: string | null): number | null {
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, params, context, url }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const url = new URL(request.url);
   const [view, flash] = await Promise.all([
     managerPage(user.id, Number(params.id), parsePage(url.searchParams.get("page"))).catch(asRouteError),
     takeFlash(request),
