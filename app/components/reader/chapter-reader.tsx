@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
 import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
-import { ThemeToggle } from "./theme-toggle";
+import { ReaderSettingsControls } from "./reader-settings";
 
 export interface ParagraphBatchData {
   from: number;
@@ -160,7 +160,7 @@ export function ChapterReader({
         <Link to={`/works/${workId}#toc`} className="btn btn-small">
           目录
         </Link>
-        <ThemeToggle />
+        <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`} />
       </div>
       <h1 id="chapter-title" className="chapter-title" ref={titleRef} tabIndex={-1}>
         {chapter.title}
