@@ -1,0 +1,70 @@
+import { expect, test } from "./fixtures";
+import { chapterParagraphs, marker, newAuthor, publishWork } from "./reader-helpers";
+
+/**
+ * The reader's settings (docs/product.md#reading-comfort, decision 106): a signed-in
+ * reader's choice is saved on the profile and rendered by the server, so it holds on
+ * another device and before any script runs; without JavaScript the panel is a plain form.
+ */
+test("a signed-in reader sets font size, line height, width and background", { tag: "@nojs" }, async ({
+  loggedInPage: page,
+  visit,
+  javaScriptEnabled,
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("comfort");
+  const id = await publishWork(author, { title: `舒适 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text} 第一段`, "第二段"] }] });
+  await visit(`/works/${id}?chapter=1`, page);
+  const html = page.locator("html");
+  await expect(html).toHaveAttribute("data-reader-size", "3");
+  await expect(html).not.toHaveAttribute("data-theme", /./);
+  const sizeBefore = await chapterParagraphs(page).first().evaluate((p) => parseFloat(getComputedStyle(p).fontSize));
+
+  await page.getByText("阅读设置", { exact: true }).click();
+  const panel = page.getByRole("form", { name: "阅读设置" });
+  await panel.getByRole("group", { name: "字号" }).getByLabel("大", { exact: true }).check();
+  await panel.getByRole("group", { name: "行距" }).getByLabel("宽松").check();
+  await panel.getByRole("group", { name: "页宽" }).getByLabel("窄").check();
+  await panel.getByRole("group", { name: "背景" }).getByLabel("米黄").check();
+  if (javaScriptEnabled) {
+    // Each change applies at once and is saved in the background.
+    await expect(html).toHaveAttribute("data-theme", "sepia");
+    await expect(panel.getByRole("status")).toHaveText("阅读设置已保存");
+  } else {
+    await panel.getByRole("button", { name: "保存" }).click();
+    await expect(page).toHaveURL(`/works/${id}?chapter=1`);
+  }
+
+  // Saved on the profile: a fresh page, and another browser signed in as the same reader.
+  await page.reload();
+  await expect(html).toHaveAttribute("data-theme", "sepia");
+  await expect(html).toHaveAttribute("data-reader-size", "5");
+  await expect(html).toHaveAttribute("data-reader-leading", "loose");
+  await expect(html).toHaveAttribute("data-reader-width", "narrow");
+  expect(await chapterParagraphs(page).first().evaluate((p) => parseFloat(getComputedStyle(p).fontSize))).toBeGreaterThan(sizeBefore);
+  expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(239, 230, 210)");
+  const other = await browser.newContext({ javaScriptEnabled: false });
+  await other.addCookies(await page.context().cookies());
+  const otherPage = await other.newPage();
+  await otherPage.goto(`${baseURL}/works/${id}?chapter=1`);
+  await expect(otherPage.locator("html")).toHaveAttribute("data-theme", "sepia");
+  await other.close();
+});
+
+test("a visitor's background is kept in a cookie and rendered before any script runs", async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, { title: `护眼 ${marker("green")}`, chapters: [{ title: "第一章", paragraphs: ["一段"] }] });
+  await visit(`/works/${id}?chapter=1`);
+  await page.getByText("阅读设置", { exact: true }).click();
+  const saved = page.waitForResponse((response) => response.url().endsWith("/reader-settings") && response.ok());
+  await page.getByRole("group", { name: "背景" }).getByLabel("护眼绿").check();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "green");
+  await saved;
+  await page.route(/\/assets\/.+\.js$/, (route) => route.abort());
+  await page.goto(`/works/${id}`);
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "green");
+  expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(211, 230, 209)");
+});
