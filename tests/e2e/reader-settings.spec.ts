@@ -68,3 +68,43 @@ test("a visitor's background is kept in a cookie and rendered before any script 
   await expect(page.locator("html")).toHaveAttribute("data-theme", "green");
   expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(211, 230, 209)");
 });
+
+test("immersive reading hides the sidebar and top bar on a phone until 退出沉浸 or Escape", async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, {
+    title: `沉浸 ${marker("immersive")}`,
+    chapters: [
+      { title: "第一章", paragraphs: ["一"] },
+      { title: "第二章", paragraphs: ["二"] },
+    ],
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await visit(`/works/${id}?chapter=1`);
+  const topBar = page.locator(".top-bar");
+  await expect(topBar).toBeVisible();
+  await page.getByRole("button", { name: "沉浸阅读" }).click();
+  await expect(topBar).toBeHidden();
+  await expect(page.getByRole("button", { name: "菜单" })).toBeHidden();
+  await expect(page.getByRole("contentinfo")).toBeHidden();
+  const leave = page.getByRole("button", { name: "退出沉浸" });
+  await expect(leave).toBeInViewport();
+  // It lasts into the next chapter, and Escape leaves it.
+  await page.getByRole("link", { name: "下一章" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "第二章" })).toBeVisible();
+  await expect(topBar).toBeHidden();
+  await page.keyboard.press("Escape");
+  await expect(topBar).toBeVisible();
+  await page.getByRole("button", { name: "沉浸阅读" }).click();
+  await expect(topBar).toBeHidden();
+  await page.getByRole("button", { name: "退出沉浸" }).click();
+  await expect(topBar).toBeVisible();
+  // Desktop: the sidebar steps aside too.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(page.getByRole("complementary", { name: "主导航" })).toBeVisible();
+  await page.getByRole("button", { name: "沉浸阅读" }).click();
+  await expect(page.getByRole("complementary", { name: "主导航" })).toBeHidden();
+  // Leaving the chapter ends it.
+  await page.getByRole("link", { name: "目录" }).first().click();
+  await expect(page).toHaveURL(`/works/${id}#toc`);
+  await expect(topBar).toBeVisible();
+});

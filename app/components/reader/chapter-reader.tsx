@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { Link } from "react-router";
+import { Link, useNavigate } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
 import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
+import { useImmersive } from "./immersive";
 import { ReaderSettingsControls } from "./reader-settings";
 
 export interface ParagraphBatchData {
@@ -56,6 +57,25 @@ export function ChapterReader({
   const chapterHref = (order: number) => `/works/${workId}?chapter=${order}`;
 
   const titleRef = useRef<HTMLHeadingElement>(null);
+  const immersive = useImmersive();
+  const navigate = useNavigate();
+
+  // ← and → open the previous and next chapter; not while typing, with a modifier, or
+  // while a dialog is open (docs/product.md#reading-comfort).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target && (target.isContentEditable || target.closest("input, textarea, select, [contenteditable]"))) return;
+      if (document.querySelector("dialog[open]")) return;
+      const order = event.key === "ArrowLeft" ? prev : event.key === "ArrowRight" ? next : null;
+      if (order === null) return;
+      event.preventDefault();
+      navigate(chapterHref(order));
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, [prev, next, navigate]); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => setEnhanced(true), []);
 
@@ -160,7 +180,9 @@ export function ChapterReader({
         <Link to={`/works/${workId}#toc`} className="btn btn-small">
           目录
         </Link>
-        <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`} />
+        <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`}>
+          {immersive.button}
+        </ReaderSettingsControls>
       </div>
       <h1 id="chapter-title" className="chapter-title" ref={titleRef} tabIndex={-1}>
         {chapter.title}

@@ -38,7 +38,7 @@ type SaveState = { kind: "idle" } | { kind: "saved" } | { kind: "error"; message
  * with JavaScript each change applies at once and is saved in the background, on the
  * profile for a signed-in reader and in a cookie for a visitor.
  */
-export function ReaderSettingsControls({ back }: { back: string }) {
+export function ReaderSettingsControls({ back, children }: { back: string; children?: React.ReactNode }) {
   const rendered = useRenderedReaderSettings();
   const [settings, setSettings] = useState(rendered);
   const [enhanced, setEnhanced] = useState(false);
@@ -84,6 +84,7 @@ export function ReaderSettingsControls({ back }: { back: string }) {
 
   return (
     <div className="reader-settings-bar">
+      {children}
       {enhanced ? (
         <button
           type="button"
