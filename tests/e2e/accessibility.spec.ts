@@ -114,6 +114,7 @@ for (const look of LOOKS) {
         { url: `/works?q=${encodeURIComponent(facts.marker)}` },
         { url: `/works/${work.id}`, key: true },
         { url: `/works/${work.id}?chapter=1`, key: true },
+        { url: `/works/${work.id}?chapter=1&toc=1` },
         { url: `/works/${work.paidId}`, key: true },
         { url: "/?auth=login", key: true },
         { url: "/works?auth=register" },

@@ -36,6 +36,7 @@ export function ChapterReader({
   saveProgress,
   comments,
   threadDialogHref,
+  drawerHref,
 }: {
   workId: number;
   chapter: { id: number; title: string; order: number };
@@ -47,6 +48,8 @@ export function ChapterReader({
   comments?: { paragraphs: Record<number, number>; chapter: number };
   /** With JavaScript: the address of a paragraph's thread dialog (decision 101). */
   threadDialogHref?: (index: number) => string;
+  /** The chapter list drawer (app/components/reader/chapter-drawer.tsx). */
+  drawerHref?: string;
 }) {
   const [paragraphs, setParagraphs] = useState(batch.paragraphs);
   const [nextFrom, setNextFrom] = useState(batch.next);
@@ -177,9 +180,16 @@ export function ChapterReader({
   return (
     <article className="chapter" aria-labelledby="chapter-title">
       <div className="chapter-bar">
-        <Link to={`/works/${workId}#toc`} className="btn btn-small">
-          目录
-        </Link>
+        <span className="chapter-bar-start">
+          <Link to={`/works/${workId}#toc`} className="btn btn-small">
+            目录
+          </Link>
+          {drawerHref ? (
+            <Link to={drawerHref} className="btn btn-small" preventScrollReset>
+              章节列表
+            </Link>
+          ) : null}
+        </span>
         <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`}>
           {immersive.button}
         </ReaderSettingsControls>

@@ -108,3 +108,46 @@ test("immersive reading hides the sidebar and top bar on a phone until 退出沉
   await expect(page).toHaveURL(`/works/${id}#toc`);
   await expect(topBar).toBeVisible();
 });
+
+test("the chapter list opens as a drawer inside the chapter", { tag: "@nojs" }, async ({ page, visit, javaScriptEnabled, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, {
+    title: `抽屉 ${marker("drawer")}`,
+    chapters: [
+      { title: "第一章 春", paragraphs: ["春。"] },
+      { title: "第二章 夏", paragraphs: ["夏。"] },
+      { title: "第三章 秋", paragraphs: ["秋。"] },
+    ],
+  });
+  await visit(`/works/${id}?chapter=2`);
+  await page.getByRole("link", { name: "章节列表" }).click();
+  const drawer = page.getByRole("dialog", { name: "目录（共 3 章）" });
+  await expect(drawer).toBeVisible();
+  const list = drawer.getByRole("navigation", { name: "章节列表" }).getByRole("link");
+  await expect(list).toHaveText(["第一章 春", "第二章 夏", "第三章 秋"]);
+  await expect(drawer.getByRole("link", { name: "第二章 夏" })).toHaveAttribute("aria-current", "page");
+  // The chapter stays behind it.
+  await expect(page.getByRole("heading", { level: 1, name: "第二章 夏" })).toBeAttached();
+  if (javaScriptEnabled) {
+    // A modal: it starts on the current chapter, Tab stays inside, Escape closes it.
+    await expect(drawer.getByRole("link", { name: "第二章 夏" })).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(drawer.getByRole("link", { name: "第三章 秋" })).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(drawer.getByRole("link", { name: "关闭" })).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(drawer).toBeHidden();
+    await expect(page).toHaveURL(`/works/${id}?chapter=2`);
+    await expect(page.getByRole("link", { name: "章节列表" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(drawer).toBeVisible();
+  } else {
+    await drawer.getByRole("link", { name: "关闭" }).click();
+    await expect(drawer).toBeHidden();
+    await page.getByRole("link", { name: "章节列表" }).click();
+  }
+  await drawer.getByRole("link", { name: "第三章 秋" }).click();
+  await expect(page).toHaveURL(`/works/${id}?chapter=3`);
+  await expect(page.getByRole("heading", { level: 1, name: "第三章 秋" })).toBeVisible();
+  await expect(drawer).toBeHidden();
+});
