@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { chapterParagraphs, marker, newAuthor, publishWork } from "./reader-helpers";
+import { chapterParagraphs, marker, newAuthor, numberedParagraphs, publishWork } from "./reader-helpers";
 
 /**
  * The reader's settings (docs/product.md#reading-comfort, decision 106): a signed-in
@@ -150,4 +150,27 @@ test("the chapter list opens as a drawer inside the chapter", { tag: "@nojs" }, 
   await expect(page).toHaveURL(`/works/${id}?chapter=3`);
   await expect(page.getByRole("heading", { level: 1, name: "第三章 秋" })).toBeVisible();
   await expect(drawer).toBeHidden();
+});
+
+test("resuming at paragraph 140, scrolling up loads the paragraphs before it without a jump", async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("upward");
+  const id = await publishWork(author, { title: `向上 ${text}`, chapters: [{ title: "第一章", paragraphs: numberedParagraphs(200, text) }] });
+  await visit(`/works/${id}?chapter=1&from=140#p-140`);
+  const resumed = page.locator("#p-140");
+  await expect(resumed).toHaveText(`${text}第141段。`);
+  // The batch before arrives at once (the start of the text is at the window's top) and the
+  // paragraph being read stays where it was.
+  await expect(page.locator("#p-139")).toBeAttached();
+  await expect(resumed).toBeInViewport();
+  const top = await resumed.evaluate((p) => p.getBoundingClientRect().top);
+  expect(Math.abs(top)).toBeLessThan(120);
+  // Scrolling up brings the rest, down to the first paragraph.
+  for (let i = 0; i < 6 && (await page.locator("#p-0").count()) === 0; i++) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+  }
+  await expect(page.locator("#p-0")).toHaveText(`${text}第1段。`);
+  await expect(chapterParagraphs(page)).toHaveCount(190);
+  await expect(page.getByText("向上滚动加载前文")).toHaveCount(0);
 });
