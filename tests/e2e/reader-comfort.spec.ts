@@ -82,6 +82,8 @@ test("immersive reading hides the sidebar and top bar on a phone until 退出沉
   await visit(`/works/${id}?chapter=1`);
   const topBar = page.locator(".top-bar");
   await expect(topBar).toBeVisible();
+  // The chapter's bar fits a phone: nothing scrolls sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.getByRole("button", { name: "沉浸阅读" }).click();
   await expect(topBar).toBeHidden();
   await expect(page.getByRole("button", { name: "菜单" })).toBeHidden();
