@@ -6,8 +6,9 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useRouteLoaderData,
 } from "react-router";
-import { useNonce } from "~/utils/nonce";
+import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
@@ -21,19 +22,19 @@ export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, last
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 
-// Applied before first paint so a dark-mode reader never flashes a light page.
-const themeScript = `try{var t=localStorage.getItem("inkstone-theme");if(t==="dark")document.documentElement.dataset.theme="dark"}catch(e){}`;
-
 export function Layout({ children }: { children: React.ReactNode }) {
-  // The CSP allows inline scripts only with this page's nonce (app/entry.server.tsx);
-  // <Scripts/> and <ScrollRestoration/> take it from React Router's context.
-  const nonce = useNonce();
+  // <Scripts/> and <ScrollRestoration/> take the page's CSP nonce from React Router's
+  // context (app/entry.server.tsx); the page has no other inline script.
+  // The reader's settings (background = the colour theme, and the text's size, leading and
+  // width) are rendered on the document by the server, so they apply before the first
+  // paint for visitors (their cookie) and signed-in readers (their profile) alike
+  // (decision 106). Pages outside the shell (the back office) keep the defaults.
+  const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings } | undefined;
   return (
-    <html lang="zh-CN">
+    <html lang="zh-CN" {...readerSettingsAttributes(shell?.reader ?? DEFAULT_READER_SETTINGS)}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeScript }} />
         <Meta />
         <Links />
       </head>

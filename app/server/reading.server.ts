@@ -65,6 +65,22 @@ export function paragraphBatch(all: string[], from: number): ParagraphBatch {
   return { from: start, paragraphs, next: end < all.length ? end : null, total: all.length };
 }
 
+/**
+ * The batch that ends just before paragraph `before` (same limits as paragraphBatch,
+ * counted backwards): what the reader loads when scrolling up from a resumed position.
+ */
+export function paragraphBatchBefore(all: string[], before: number): ParagraphBatch {
+  const end = Math.min(Math.max(0, Math.floor(before) || 0), all.length);
+  let start = end;
+  let chars = 0;
+  while (start > 0 && end - start < PARAGRAPH_BATCH) {
+    if (end - start > 0 && chars + all[start - 1].length > BATCH_MAX_CHARS) break;
+    start--;
+    chars += all[start].length;
+  }
+  return { from: start, paragraphs: all.slice(start, end), next: end < all.length ? end : null, total: all.length };
+}
+
 /** Parses `?from=` (a paragraph index); anything else is 0. */
 export function parseFrom(value: string | null): number {
   const n = Number(value);
@@ -83,13 +99,14 @@ export function parseChapterOrder(value: string | null): number | null {
  * one check every route that returns chapter text goes through. Private works and
  * missing ones are 404; an r18 gate or an unbought paid work is 403, with no text.
  */
-export async function readChapter(workId: number, viewer: Viewer, order: number, from: number) {
+export async function readChapter(workId: number, viewer: Viewer, order: number, from: number, direction: "after" | "before" = "after") {
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
   if (!view.canReadContent) throw new DomainError(READER_MESSAGES.locked, 403);
   const chapter = await getChapterByOrder(workId, order);
   if (!chapter) throw new DomainError(READER_MESSAGES.chapterMissing, 404);
-  const batch = paragraphBatch(splitParagraphs(chapter.content), from);
+  const all = splitParagraphs(chapter.content);
+  const batch = direction === "before" ? paragraphBatchBefore(all, from) : paragraphBatch(all, from);
   return { view, chapter: { id: chapter.id, title: chapter.title, order: chapter.order }, batch };
 }
 

@@ -99,6 +99,8 @@ export interface SessionUser {
   showAi: boolean;
   tokens: number;
   credits: number;
+  /** As stored: read through readerSettingsFor (app/server/reader-settings.server.ts). */
+  readerSettings: unknown;
 }
 
 /**
@@ -136,6 +138,7 @@ const sessionUserQuery = db
     showR18: profiles.showR18,
     showAi: profiles.showAi,
     tokens: profiles.tokens,
+    readerSettings: profiles.readerSettings,
     credits: sql<number>`coalesce(${credits.balance}, 0)`.mapWith(Number),
   })
   .from(sessions)

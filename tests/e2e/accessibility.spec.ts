@@ -14,8 +14,7 @@ import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-
 import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
 import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
-/** The reader's theme switch keeps its choice here (app/components/reader/theme-toggle.tsx). */
-const THEME_KEY = "inkstone-theme";
+type Background = "white" | "sepia" | "green" | "night";
 
 interface Look {
   name: string;
@@ -74,19 +73,30 @@ function theWork(playwright: Parameters<typeof newAuthor>[0], baseURL: string): 
   return sharedWork;
 }
 
-async function useLook(page: Page, look: Look) {
+/**
+ * The reader's background (夜间 is the dark theme) as the reader's settings save it
+ * (decision 106): on the profile when the page's context is signed in, else in the
+ * visitor's cookie. Call it after adding a session's cookies.
+ */
+async function useBackground(page: Page, background: Background, baseURL: string) {
+  const saved = await page.request.post("/reader-settings", {
+    form: { fontSize: "3", lineHeight: "normal", width: "normal", background },
+    headers: { Accept: "application/json", Origin: new URL(baseURL).origin },
+  });
+  expect(saved.status(), await saved.text()).toBe(200);
+}
+
+async function useLook(page: Page, look: Look, baseURL: string) {
   await page.setViewportSize(look.viewport);
-  if (look.dark) {
-    await page.addInitScript((key) => localStorage.setItem(key, "dark"), THEME_KEY);
-  }
+  await useBackground(page, look.dark ? "night" : "white", baseURL);
 }
 
 /** Opens each address this look checks, waits for hydration, and runs axe on it. */
-async function checkPages(page: Page, look: Look, checks: Check[]) {
+async function checkPages(page: Page, look: Look, checks: Check[], themed = true) {
   for (const { url } of checks.filter((check) => look.everyPage || check.key)) {
     await page.goto(url);
     await waitForHydration(page);
-    if (look.dark) await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+    if (look.dark && themed) await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
     await expectNoSeriousViolations(page, `${url} (${look.name})`);
   }
 }
@@ -98,12 +108,13 @@ for (const look of LOOKS) {
 
     test("a visitor's pages", async ({ page, playwright, baseURL, facts }) => {
       const work = await theWork(playwright, baseURL!);
-      await useLook(page, look);
+      await useLook(page, look, baseURL!);
       await checkPages(page, look, [
         { url: "/", key: true },
         { url: `/works?q=${encodeURIComponent(facts.marker)}` },
         { url: `/works/${work.id}`, key: true },
         { url: `/works/${work.id}?chapter=1`, key: true },
+        { url: `/works/${work.id}?chapter=1&toc=1` },
         { url: `/works/${work.paidId}`, key: true },
         { url: "/?auth=login", key: true },
         { url: "/works?auth=register" },
@@ -114,10 +125,26 @@ for (const look of LOOKS) {
       ]);
     });
 
+    test("the reader in 米黄 and 护眼绿, its settings panel open", async ({ page, context, playwright, baseURL }) => {
+      const work = await theWork(playwright, baseURL!);
+      await context.addCookies(work.cookies);
+      await page.setViewportSize(look.viewport);
+      for (const background of ["sepia", "green"] as const) {
+        await useBackground(page, background, baseURL!);
+        await page.goto(`/works/${work.id}?chapter=1`);
+        await waitForHydration(page);
+        await expect(page.locator("html")).toHaveAttribute("data-theme", background);
+        await page.getByText("阅读设置", { exact: true }).click();
+        await expect(page.getByRole("group", { name: "背景" })).toBeVisible();
+        await expectNoSeriousViolations(page, `the reader, ${background} (${look.name})`);
+      }
+      await useBackground(page, "white", baseURL!);
+    });
+
     test("a signed-in user's pages", async ({ page, context, playwright, baseURL, facts }) => {
       const work = await theWork(playwright, baseURL!);
       await context.addCookies(work.cookies);
-      await useLook(page, look);
+      await useLook(page, look, baseURL!);
       const manager = await (await page.request.get(`/works/${work.id}/chapters`)).text();
       const editor = new RegExp(`href="(/works/${work.id}/chapters/\\d+)"`).exec(manager)?.[1];
       expect(editor, "a chapter editor link in the chapter manager").toBeTruthy();
@@ -154,8 +181,9 @@ for (const look of LOOKS) {
     test("the back office", async ({ page, context, baseURL }) => {
       const session = claimAdminSession();
       expect(session, "an administrator session from the seed's pool").toBeTruthy();
-      await useLook(page, look);
-      await checkPages(page, look, [{ url: "/xbbadmin", key: true }]);
+      await useLook(page, look, baseURL!);
+      // The back office keeps the light theme: the reader's background is the shell's (decision 106).
+      await checkPages(page, look, [{ url: "/xbbadmin", key: true }], false);
       await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
       await checkPages(page, look, [
         { url: "/admin/dashboard", key: true },
@@ -168,7 +196,7 @@ for (const look of LOOKS) {
         { url: "/admin/settings/api" },
         { url: "/admin/settings/terms" },
         { url: "/admin/api-tokens" },
-      ]);
+      ], false);
     });
   });
 }

@@ -49,6 +49,42 @@ test("the reader: next and previous chapter by keyboard, focus on the new chapte
   await expect(page.getByRole("heading", { level: 1, name: "第二章 路上" })).toBeVisible();
 });
 
+test("the reader: ← and → open the previous and next chapter, but not inside a form field", async ({
+  page,
+  visit,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, {
+    title: `方向键 ${marker("arrows")}`,
+    chapters: [
+      { title: "第一章 东", paragraphs: ["东。"] },
+      { title: "第二章 西", paragraphs: ["西。"] },
+    ],
+  });
+  await visit(`/works/${id}?chapter=1`);
+  await page.keyboard.press("ArrowLeft"); // no previous chapter: nothing happens
+  await page.keyboard.press("ArrowRight");
+  await expect(page).toHaveURL(`/works/${id}?chapter=2`);
+  await expect(page.getByRole("heading", { level: 1, name: "第二章 西" })).toBeFocused();
+  await page.keyboard.press("ArrowRight"); // the last chapter
+  await expect(page).toHaveURL(`/works/${id}?chapter=2`);
+
+  // In the settings panel the arrows move between the choices and stay in the chapter.
+  await page.getByText("阅读设置", { exact: true }).click();
+  const sizes = page.getByRole("group", { name: "字号" });
+  await sizes.getByLabel("标准").focus();
+  await page.keyboard.press("ArrowLeft");
+  await expect(sizes.getByLabel("较小")).toBeChecked();
+  await expect(page).toHaveURL(`/works/${id}?chapter=2`);
+
+  await page.getByRole("heading", { level: 1 }).focus();
+  await page.keyboard.press("ArrowLeft");
+  await expect(page).toHaveURL(`/works/${id}?chapter=1`);
+  await expect(page.getByRole("heading", { level: 1, name: "第一章 东" })).toBeFocused();
+});
+
 test("the account menu: named by the nickname, opened with Enter, closed with Escape", async ({
   loggedInPage: page,
   user,

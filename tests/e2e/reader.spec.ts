@@ -3,7 +3,7 @@ import { chapterParagraphs, marker, newAuthor, numberedParagraphs, publishWork }
 
 const nojs = { tag: "@nojs" };
 
-test("reads a chapter with dark mode, remembered across a reload and applied before hydration", async ({
+test("reads a chapter with dark mode, remembered across a reload and applied before any script runs", async ({
   page,
   visit,
   playwright,
@@ -39,9 +39,12 @@ test("reads a chapter with dark mode, remembered across a reload and applied bef
   await expect(chapterParagraphs(page)).toHaveCount(20); // the empty lines are dropped
   await expect(chapterParagraphs(page).first()).toHaveText(`${text}第1段。`);
 
+  // The switch applies at once and saves the visitor's choice in a cookie (decision 106).
+  let saved = page.waitForResponse((response) => response.url().endsWith("/reader-settings") && response.ok());
   await page.getByRole("button", { name: "☾ 夜间模式" }).click();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
-  expect(await page.evaluate(() => localStorage.getItem("inkstone-theme"))).toBe("dark");
+  await saved;
+  expect((await page.context().cookies()).map((cookie) => cookie.name)).toContain("inkstone_reader");
 
   // Reload with the app's JavaScript held back: the page is dark before any of it runs.
   await page.route(/\/assets\/.+\.js$/, (route) => route.abort());
@@ -52,9 +55,11 @@ test("reads a chapter with dark mode, remembered across a reload and applied bef
 
   await visit(`/works/${id}?chapter=1`);
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  saved = page.waitForResponse((response) => response.url().endsWith("/reader-settings") && response.ok());
   await page.getByRole("button", { name: "☀ 日间模式" }).click();
   await expect(page.locator("html")).not.toHaveAttribute("data-theme", "dark");
-  expect(await page.evaluate(() => localStorage.getItem("inkstone-theme"))).toBe("light");
+  await saved;
+  expect(await (await page.request.get(`/works/${id}?chapter=1`)).text()).not.toContain('data-theme="dark"');
 
   // Previous / next chapter.
   await page.getByRole("navigation", { name: "章节导航" }).getByRole("link", { name: "下一章" }).click();

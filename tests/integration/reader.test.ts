@@ -7,6 +7,7 @@ import { credit, purchaseWork } from "~/server/ledger.server";
 import {
   BATCH_MAX_CHARS,
   paragraphBatch,
+  paragraphBatchBefore,
   PARAGRAPH_BATCH,
   PARAGRAPH_MAX_CHARS,
   previewOf,
@@ -201,6 +202,33 @@ describe("paragraphs", () => {
     expect(paragraphBatch(all, 100)).toMatchObject({ from: 100, next: null, total: 120 });
     expect(paragraphBatch(all, 100).paragraphs).toHaveLength(20);
     expect(paragraphBatch(all, 999).paragraphs).toEqual([]);
+  });
+
+  it("serves the batch before a paragraph, for scrolling up from a resumed position", () => {
+    const all = Array.from({ length: 200 }, (_, i) => `段落${i}`);
+    expect(paragraphBatchBefore(all, 140)).toMatchObject({ from: 90, next: 140, total: 200 });
+    expect(paragraphBatchBefore(all, 140).paragraphs).toEqual(all.slice(90, 140));
+    expect(paragraphBatchBefore(all, 30)).toMatchObject({ from: 0, paragraphs: all.slice(0, 30) });
+    expect(paragraphBatchBefore(all, 0).paragraphs).toEqual([]);
+    expect(paragraphBatchBefore(all, 999)).toMatchObject({ from: 150, next: null });
+    // Long paragraphs: the same character limit as going forward, at least one paragraph.
+    const long = Array.from({ length: 40 }, () => "长".repeat(PARAGRAPH_MAX_CHARS));
+    const back = paragraphBatchBefore(long, 40);
+    expect(back.paragraphs.length).toBeGreaterThanOrEqual(1);
+    expect(back.paragraphs.join("").length).toBeLessThanOrEqual(Math.max(BATCH_MAX_CHARS, PARAGRAPH_MAX_CHARS));
+    expect(back.from + back.paragraphs.length).toBe(40);
+  });
+
+  it("the paragraphs route answers ?before= with the batch before, behind the same gates", async () => {
+    const all = Array.from({ length: 120 }, (_, i) => `前文${i}`);
+    const [id] = await insertWorks([{ userId: (await createUser()).id, title: "向上" }]);
+    await addChapters(id, [all.join("\n")]);
+    const before = await callLoader("paragraphs", `/works/${id}/paragraphs?chapter=1&before=100`, "visitor", id);
+    expect(before.status).toBe(200);
+    expect(JSON.parse(before.body)).toMatchObject({ from: 50, next: 100, paragraphs: all.slice(50, 100) });
+    const locked = await callLoader("paragraphs", `/works/${fixture.ids.paid}/paragraphs?chapter=1&before=1`, "visitor", fixture.ids.paid);
+    expect(locked.status).toBe(403);
+    expect(locked.body).not.toContain(fixture.secrets.paid);
   });
 
   it("keeps a batch of a 1 MB chapter small even with very long paragraphs", () => {

@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from "react";
-import { Link } from "react-router";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { Link, useNavigate } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
 import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
-import { ThemeToggle } from "./theme-toggle";
+import { useImmersive } from "./immersive";
+import { ReaderSettingsControls } from "./reader-settings";
 
 export interface ParagraphBatchData {
   from: number;
@@ -35,6 +36,7 @@ export function ChapterReader({
   saveProgress,
   comments,
   threadDialogHref,
+  drawerHref,
 }: {
   workId: number;
   chapter: { id: number; title: string; order: number };
@@ -46,31 +48,58 @@ export function ChapterReader({
   comments?: { paragraphs: Record<number, number>; chapter: number };
   /** With JavaScript: the address of a paragraph's thread dialog (decision 101). */
   threadDialogHref?: (index: number) => string;
+  /** The chapter list drawer (app/components/reader/chapter-drawer.tsx). */
+  drawerHref?: string;
 }) {
   const [paragraphs, setParagraphs] = useState(batch.paragraphs);
+  // The index of the first paragraph shown: a resumed chapter starts inside and loads the
+  // text before it when the reader scrolls up (docs/product.md#reading-comfort).
+  const [start, setStart] = useState(batch.from);
   const [nextFrom, setNextFrom] = useState(batch.next);
   const [state, setState] = useState<LoadState>("idle");
+  const [earlierState, setEarlierState] = useState<LoadState>("idle");
+  const startRef = useRef<HTMLDivElement>(null);
+  /** The first paragraph on screen and its place before text is added above it. */
+  const anchor = useRef<{ index: number; top: number } | null>(null);
   const [enhanced, setEnhanced] = useState(false);
   const endRef = useRef<HTMLDivElement>(null);
   const textRef = useRef<HTMLDivElement>(null);
   const chapterHref = (order: number) => `/works/${workId}?chapter=${order}`;
 
   const titleRef = useRef<HTMLHeadingElement>(null);
+  const immersive = useImmersive();
+  const navigate = useNavigate();
+
+  // ← and → open the previous and next chapter; not while typing, with a modifier, or
+  // while a dialog is open (docs/product.md#reading-comfort).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target && (target.isContentEditable || target.closest("input, textarea, select, [contenteditable]"))) return;
+      if (document.querySelector("dialog[open]")) return;
+      const order = event.key === "ArrowLeft" ? prev : event.key === "ArrowRight" ? next : null;
+      if (order === null) return;
+      event.preventDefault();
+      navigate(chapterHref(order));
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, [prev, next, navigate]); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => setEnhanced(true), []);
 
   // The counts as the page loaded them, then as the live stream says they changed
   // (decision 101): one small JSON request, never the chapter again.
   const [counts, setCounts] = useState(comments);
-  const loaded = useRef(paragraphs.length);
-  loaded.current = paragraphs.length;
+  const loaded = useRef({ from: start, to: start + paragraphs.length });
+  loaded.current = { from: start, to: start + paragraphs.length };
   useEffect(() => {
     if (comments) setCounts((now) => withRange(now, comments, batch.from, batch.from + batch.paragraphs.length));
   }, [comments]); // eslint-disable-line react-hooks/exhaustive-deps
   useCommentsChanged(chapter.id, () => {
     if (!comments) return;
-    const from = batch.from;
-    const to = batch.from + loaded.current;
+    const { from, to } = loaded.current;
     const range = `from=${from}&to=${to}`;
     fetch(`/works/${workId}/comment-counts?chapterId=${chapter.id}&${range}`, { headers: { Accept: "application/json" } })
       .then((response) => (response.ok ? response.json() : null))
@@ -108,6 +137,48 @@ export function ChapterReader({
       setState("error");
     }
   }, [workId, chapter.order, nextFrom, state]);
+
+  const loadEarlier = useCallback(async () => {
+    if (start === 0 || earlierState === "loading") return;
+    setEarlierState("loading");
+    try {
+      const response = await fetch(`/works/${workId}/paragraphs?chapter=${chapter.order}&before=${start}`, {
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const earlier = (await response.json()) as ParagraphBatchData;
+      const first = firstVisibleParagraph(textRef.current);
+      const element = first === null ? null : document.getElementById(`p-${first}`);
+      anchor.current = element ? { index: first!, top: element.getBoundingClientRect().top } : null;
+      setParagraphs((list) => [...earlier.paragraphs, ...list]);
+      setStart(earlier.from);
+      const added = earlier.comments;
+      if (added) setCounts((now) => withRange(now, added, earlier.from, earlier.from + earlier.paragraphs.length));
+      setEarlierState("idle");
+    } catch {
+      setEarlierState("error");
+    }
+  }, [workId, chapter.order, start, earlierState]);
+
+  // Text added above keeps the paragraph being read where it was on the screen.
+  useLayoutEffect(() => {
+    const kept = anchor.current;
+    anchor.current = null;
+    const element = kept && document.getElementById(`p-${kept.index}`);
+    if (kept && element) window.scrollBy(0, element.getBoundingClientRect().top - kept.top);
+  }, [start]);
+
+  // Load the batch before when the start of the text comes within 100 px of the window's top.
+  useEffect(() => {
+    if (start === 0 || earlierState !== "idle") return;
+    const check = () => {
+      const top = startRef.current;
+      if (top && top.getBoundingClientRect().bottom >= -LOAD_MARGIN) void loadEarlier();
+    };
+    check();
+    window.addEventListener("scroll", check, { passive: true });
+    return () => window.removeEventListener("scroll", check);
+  }, [start, earlierState, loadEarlier]);
 
   // Load the next batch when the end of the text is near the bottom of the window,
   // checking again after each batch (a short batch may not fill the window).
@@ -157,30 +228,54 @@ export function ChapterReader({
   return (
     <article className="chapter" aria-labelledby="chapter-title">
       <div className="chapter-bar">
-        <Link to={`/works/${workId}#toc`} className="btn btn-small">
-          目录
-        </Link>
-        <ThemeToggle />
+        <span className="chapter-bar-start">
+          <Link to={`/works/${workId}#toc`} className="btn btn-small">
+            目录
+          </Link>
+          {drawerHref ? (
+            <Link to={drawerHref} className="btn btn-small" preventScrollReset>
+              章节列表
+            </Link>
+          ) : null}
+        </span>
+        <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`}>
+          {immersive.button}
+        </ReaderSettingsControls>
       </div>
       <h1 id="chapter-title" className="chapter-title" ref={titleRef} tabIndex={-1}>
         {chapter.title}
       </h1>
-      {batch.from > 0 ? (
-        <p className="chapter-earlier">
-          <Link to={chapterHref(chapter.order)}>从本章开头阅读</Link>
-        </p>
-      ) : null}
+      <div ref={startRef} className="chapter-earlier">
+        {start === 0 ? null : enhanced ? (
+          earlierState === "error" ? (
+            <p role="alert" className="load-error">
+              前文加载失败{" "}
+              <button type="button" className="btn btn-small" onClick={() => void loadEarlier()}>
+                重试
+              </button>
+            </p>
+          ) : (
+            <p className="loading" role="status">
+              {earlierState === "loading" ? "加载中..." : "向上滚动加载前文"}
+            </p>
+          )
+        ) : (
+          <p>
+            <Link to={chapterHref(chapter.order)}>从本章开头阅读</Link>
+          </p>
+        )}
+      </div>
       <div className="chapter-text" ref={textRef} data-testid="chapter-text">
         {paragraphs.map((text, i) => (
-          <p key={batch.from + i} id={`p-${batch.from + i}`} data-index={batch.from + i}>
+          <p key={start + i} id={`p-${start + i}`} data-index={start + i}>
             {text}
             {counts ? (
               <ParagraphBubble
                 workId={workId}
                 order={chapter.order}
-                index={batch.from + i}
-                count={counts.paragraphs[batch.from + i] ?? 0}
-                dialogHref={enhanced && threadDialogHref ? threadDialogHref(batch.from + i) : undefined}
+                index={start + i}
+                count={counts.paragraphs[start + i] ?? 0}
+                dialogHref={enhanced && threadDialogHref ? threadDialogHref(start + i) : undefined}
               />
             ) : null}
           </p>

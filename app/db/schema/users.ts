@@ -4,11 +4,13 @@ import {
   boolean,
   check,
   index,
+  jsonb,
   pgTable,
   text,
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { ReaderSettings } from "../../schemas/reader-settings";
 
 /** Login identity. The password hash never leaves the server. */
 export const users = pgTable(
@@ -37,6 +39,8 @@ export const profiles = pgTable(
     showR18: boolean("show_r18").notNull().default(false),
     showAi: boolean("show_ai").notNull().default(true),
     tokens: bigint("tokens", { mode: "number" }).notNull().default(0),
+    /** The reader's font size, line height, page width and background (decision 106). */
+    readerSettings: jsonb("reader_settings").$type<ReaderSettings>(),
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

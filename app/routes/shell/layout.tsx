@@ -7,6 +7,7 @@ import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
+import { readerSettingsFor } from "~/server/reader-settings.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfig } from "~/server/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
@@ -22,6 +23,8 @@ export async function loader({ request, url }: Route.LoaderArgs) {
     !user && (authParam === "login" || authParam === "register") ? authParam : null;
   const prefillEmail = auth === "login" ? await authEmailCookie.parse(request.headers.get("Cookie")) : null;
   return data({
+    // The reader's settings, put on the document by app/root.tsx (decision 106).
+    reader: await readerSettingsFor(request, user),
     user: user && {
       id: user.id,
       email: user.email,

@@ -6,7 +6,8 @@ import type { Route } from "./+types/paragraphs";
 
 /**
  * GET /works/:id/paragraphs?chapter=<order>&from=<index>: the next batch of a chapter
- * for the reader's progressive loading. The same gates as the page (readChapter): a
+ * for the reader's progressive loading; `&before=<index>` instead: the batch that ends
+ * just before it (scrolling up from a resumed position). The same gates as the page (readChapter): a
  * paid work's text reaches only its owner and buyers.
  */
 export async function loader({ request, url, params }: Route.LoaderArgs) {
@@ -14,7 +15,14 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
   if (order === null) return Response.json({ error: READER_MESSAGES.chapterMissing }, { status: 404 });
   try {
     const viewer = await getSessionUser(request);
-    const { batch, chapter } = await readChapter(Number(params.id), viewer, order, parseFrom(url.searchParams.get("from")));
+    const before = url.searchParams.get("before");
+    const { batch, chapter } = await readChapter(
+      Number(params.id),
+      viewer,
+      order,
+      parseFrom(before ?? url.searchParams.get("from")),
+      before === null ? "after" : "before",
+    );
     // The batch's 段评 counts travel with it (decision 101).
     const comments = await commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length });
     return Response.json({ ...batch, comments }, { headers: { "Cache-Control": "private, no-store" } });

@@ -20,6 +20,7 @@ import {
   saveProgress,
   splitParagraphs,
   tableOfContents,
+  TOC_PAGE_SIZE,
 } from "~/server/reading.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { parsePage } from "~/utils/pagination";
@@ -85,9 +86,12 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     }
     const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
     // The bubbles of this batch come with it (the next batches bring their own).
-    const [around, comments] = await Promise.all([
+    // `toc` opens the chapter list drawer on that page of the list (docs/product.md#reading-comfort).
+    const drawerPage = url.searchParams.get("toc");
+    const [around, comments, drawer] = await Promise.all([
       neighbours(work.id, chapter.order),
       commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length }),
+      drawerPage === null ? null : tableOfContents(work.id, false, parsePage(drawerPage)),
     ]);
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
@@ -111,6 +115,9 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       comments,
       prev: around.prev,
       next: around.next,
+      /** The page of the chapter list that holds this chapter, and the open drawer's list. */
+      tocPage: Math.ceil(chapter.order / TOC_PAGE_SIZE),
+      drawer: drawer && { chapters: drawer.chapters, page: drawer.page, pageCount: drawer.pageCount, total: drawer.total },
     };
   }
 

@@ -1,5 +1,6 @@
 import { isRouteErrorResponse, Link, type ShouldRevalidateFunctionArgs, useLoaderData, useLocation, useParams, useRevalidator } from "react-router";
 import { FavoriteButton } from "~/components/library/favorite-button";
+import { ChapterDrawer } from "~/components/reader/chapter-drawer";
 import { ChapterReader } from "~/components/reader/chapter-reader";
 import { LockIcon } from "~/components/reader/lock-icon";
 import { PurchaseDialog } from "~/components/reader/purchase-dialog";
@@ -118,7 +119,17 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             saveProgress={access.signedIn}
             comments={page.comments}
             threadDialogHref={(index) => `${chapterAddress}&thread=${index}`}
+            drawerHref={`${chapterAddress}&toc=${page.tocPage}`}
           />
+          {page.drawer ? (
+            <ChapterDrawer
+              workId={work.id}
+              current={page.chapter.order}
+              list={page.drawer}
+              closeHref={chapterAddress}
+              pageHref={(p) => `${chapterAddress}&toc=${p}`}
+            />
+          ) : null}
           {thread !== null ? (
             <ThreadDialog
               key={thread}

@@ -1,0 +1,125 @@
+import { useEffect, useState } from "react";
+import { useRouteLoaderData } from "react-router";
+import {
+  BACKGROUND_LABELS,
+  BACKGROUNDS,
+  DEFAULT_READER_SETTINGS,
+  FONT_SIZE_LABELS,
+  FONT_SIZES,
+  LINE_HEIGHT_LABELS,
+  LINE_HEIGHTS,
+  PAGE_WIDTH_LABELS,
+  PAGE_WIDTHS,
+  READER_SETTINGS_MESSAGES,
+  readerSettingsAttributes,
+  type ReaderSettings,
+} from "~/schemas/reader-settings";
+
+/** The settings the page was rendered with (the shell's loader, decision 106). */
+export function useRenderedReaderSettings(): ReaderSettings {
+  const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings } | undefined;
+  return shell?.reader ?? DEFAULT_READER_SETTINGS;
+}
+
+/** Puts settings on the document at once, as the server renders them (app/root.tsx). */
+function applyToDocument(settings: ReaderSettings) {
+  const root = document.documentElement;
+  for (const [name, value] of Object.entries(readerSettingsAttributes(settings))) {
+    if (value === undefined) root.removeAttribute(name);
+    else root.setAttribute(name, value);
+  }
+}
+
+type SaveState = { kind: "idle" } | { kind: "saved" } | { kind: "error"; message: string };
+
+/**
+ * The chapter's reading settings: a 夜间/日间 switch and a 阅读设置 panel. The panel is a plain
+ * form posting to /reader-settings (it works without JavaScript, `<details>` opens it);
+ * with JavaScript each change applies at once and is saved in the background, on the
+ * profile for a signed-in reader and in a cookie for a visitor.
+ */
+export function ReaderSettingsControls({ back, children }: { back: string; children?: React.ReactNode }) {
+  const rendered = useRenderedReaderSettings();
+  const [settings, setSettings] = useState(rendered);
+  const [enhanced, setEnhanced] = useState(false);
+  const [save, setSave] = useState<SaveState>({ kind: "idle" });
+  useEffect(() => setEnhanced(true), []);
+
+  const change = (next: ReaderSettings) => {
+    setSettings(next);
+    applyToDocument(next);
+    const body = new URLSearchParams({
+      fontSize: String(next.fontSize),
+      lineHeight: next.lineHeight,
+      width: next.width,
+      background: next.background,
+    });
+    fetch("/reader-settings", { method: "POST", body, headers: { Accept: "application/json" } })
+      .then(async (response) => {
+        if (response.ok) return setSave({ kind: "saved" });
+        const answer = (await response.json().catch(() => null)) as { error?: string } | null;
+        setSave({ kind: "error", message: answer?.error ?? "保存失败，请重试" });
+      })
+      .catch(() => setSave({ kind: "error", message: "保存失败，请检查网络后重试" }));
+  };
+
+  const night = settings.background === "night";
+  const radios = <K extends keyof ReaderSettings>(key: K, legend: string, values: readonly ReaderSettings[K][], labels: Record<string, string>) => (
+    <fieldset className="reader-settings-group">
+      <legend>{legend}</legend>
+      {values.map((value) => (
+        <label key={String(value)} className="reader-settings-choice">
+          <input
+            type="radio"
+            name={key}
+            value={String(value)}
+            checked={settings[key] === value}
+            onChange={() => change({ ...settings, [key]: value })}
+          />
+          <span>{labels[String(value)]}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+
+  return (
+    <div className="reader-settings-bar">
+      {children}
+      {enhanced ? (
+        <button
+          type="button"
+          className="btn btn-small theme-toggle"
+          aria-pressed={night}
+          onClick={() => change({ ...settings, background: night ? "white" : "night" })}
+        >
+          {night ? "☀ 日间模式" : "☾ 夜间模式"}
+        </button>
+      ) : null}
+      <details className="reader-settings">
+        <summary className="btn btn-small">阅读设置</summary>
+        <form method="post" action="/reader-settings" className="reader-settings-panel" aria-label="阅读设置">
+          <input type="hidden" name="back" value={back} />
+          {radios("fontSize", "字号", FONT_SIZES, FONT_SIZE_LABELS)}
+          {radios("lineHeight", "行距", LINE_HEIGHTS, LINE_HEIGHT_LABELS)}
+          {radios("width", "页宽", PAGE_WIDTHS, PAGE_WIDTH_LABELS)}
+          {radios("background", "背景", BACKGROUNDS, BACKGROUND_LABELS)}
+          {enhanced ? (
+            save.kind === "error" ? (
+              <p role="alert" className="field-error">
+                {save.message}
+              </p>
+            ) : (
+              <p role="status" className="hint">
+                {save.kind === "saved" ? READER_SETTINGS_MESSAGES.saved : ""}
+              </p>
+            )
+          ) : (
+            <button type="submit" className="btn btn-primary btn-small">
+              保存
+            </button>
+          )}
+        </form>
+      </details>
+    </div>
+  );
+}

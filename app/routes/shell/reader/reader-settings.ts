@@ -1,0 +1,36 @@
+import { redirect } from "react-router";
+import { isSameOriginPost } from "~/server/csrf.server";
+import { DomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { saveReaderSettings } from "~/server/reader-settings.server";
+import { getSessionUser } from "~/server/session.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import type { Route } from "./+types/reader-settings";
+
+export function loader() {
+  return new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+/**
+ * POST /reader-settings (fontSize, lineHeight, width, background, back): the reader's
+ * settings panel (decision 106). A plain form is sent back to `back`; the panel's script
+ * asks for JSON. Bad values: 400 with the Chinese message, nothing saved.
+ */
+export async function action({ request }: Route.ActionArgs) {
+  if (request.method !== "POST") return new Response(null, { status: 405, headers: { Allow: "POST" } });
+  if (!isSameOriginPost(request)) return new Response(null, { status: 403 });
+  const wantsJson = (request.headers.get("Accept") ?? "").includes("application/json");
+  const form = await readForm(request);
+  const user = await getSessionUser(request);
+  try {
+    const { settings, setCookie } = await saveReaderSettings(request, user?.id ?? null, Object.fromEntries(form));
+    const headers = new Headers();
+    if (setCookie) headers.set("Set-Cookie", setCookie);
+    if (wantsJson) return Response.json({ settings }, { headers });
+    return redirect(safeRedirectPath(String(form.get("back") ?? "/")), { headers });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    if (wantsJson) return Response.json({ error: error.message }, { status: error.status });
+    return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+}

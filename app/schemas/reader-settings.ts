@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/**
+ * The reader's settings (docs/product.md#reading-comfort, decision 106): five font sizes,
+ * three line heights, three page widths and four backgrounds. The background is the
+ * site's colour theme (`data-theme` on the document, tokens in app/styles/app.css).
+ */
+export const FONT_SIZES = [1, 2, 3, 4, 5] as const;
+export const LINE_HEIGHTS = ["compact", "normal", "loose"] as const;
+export const PAGE_WIDTHS = ["narrow", "normal", "wide"] as const;
+export const BACKGROUNDS = ["white", "sepia", "green", "night"] as const;
+
+export type ReaderBackground = (typeof BACKGROUNDS)[number];
+
+export interface ReaderSettings {
+  fontSize: (typeof FONT_SIZES)[number];
+  lineHeight: (typeof LINE_HEIGHTS)[number];
+  width: (typeof PAGE_WIDTHS)[number];
+  background: ReaderBackground;
+}
+
+export const DEFAULT_READER_SETTINGS: ReaderSettings = { fontSize: 3, lineHeight: "normal", width: "normal", background: "white" };
+
+export const READER_SETTINGS_MESSAGES = {
+  fontSize: "字号只能是 1 到 5 档",
+  lineHeight: "行距只能是紧凑、适中或宽松",
+  width: "页宽只能是窄、适中或宽",
+  background: "背景只能是白、米黄、护眼绿或夜间",
+  saved: "阅读设置已保存",
+};
+
+export const FONT_SIZE_LABELS: Record<ReaderSettings["fontSize"], string> = { 1: "小", 2: "较小", 3: "标准", 4: "较大", 5: "大" };
+export const LINE_HEIGHT_LABELS: Record<ReaderSettings["lineHeight"], string> = { compact: "紧凑", normal: "适中", loose: "宽松" };
+export const PAGE_WIDTH_LABELS: Record<ReaderSettings["width"], string> = { narrow: "窄", normal: "适中", wide: "宽" };
+export const BACKGROUND_LABELS: Record<ReaderBackground, string> = { white: "白", sepia: "米黄", green: "护眼绿", night: "夜间" };
+
+/** One posted or stored settings object; every field is required. */
+export const readerSettingsSchema = z.object({
+  fontSize: z.coerce
+    .number({ message: READER_SETTINGS_MESSAGES.fontSize })
+    .int({ message: READER_SETTINGS_MESSAGES.fontSize })
+    .min(1, { message: READER_SETTINGS_MESSAGES.fontSize })
+    .max(5, { message: READER_SETTINGS_MESSAGES.fontSize })
+    .transform((n) => n as ReaderSettings["fontSize"]),
+  lineHeight: z.enum(LINE_HEIGHTS, { message: READER_SETTINGS_MESSAGES.lineHeight }),
+  width: z.enum(PAGE_WIDTHS, { message: READER_SETTINGS_MESSAGES.width }),
+  background: z.enum(BACKGROUNDS, { message: READER_SETTINGS_MESSAGES.background }),
+});
+
+/** Stored or cookie settings, each bad or missing field falling back to its default. */
+export function readerSettingsOrDefault(value: unknown): ReaderSettings {
+  const object = value && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  const settings = { ...DEFAULT_READER_SETTINGS };
+  for (const key of Object.keys(settings) as (keyof ReaderSettings)[]) {
+    const one = readerSettingsSchema.shape[key].safeParse(object[key]);
+    if (one.success) (settings as Record<string, unknown>)[key] = one.data;
+  }
+  return settings;
+}
+
+/** The document's attributes that apply the settings before the first paint. */
+export function readerSettingsAttributes(settings: ReaderSettings) {
+  return {
+    "data-theme": settings.background === "night" ? "dark" : settings.background === "white" ? undefined : settings.background,
+    "data-reader-size": String(settings.fontSize),
+    "data-reader-leading": settings.lineHeight,
+    "data-reader-width": settings.width,
+  };
+}

@@ -1,0 +1,98 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { profiles } from "~/db/schema";
+import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
+import { createUserSession } from "~/server/session.server";
+import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
+import { runRoute } from "./route-chain";
+
+const good = { fontSize: "5", lineHeight: "loose", width: "narrow", background: "sepia" };
+const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia" };
+
+async function post(fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const route = await import("~/routes/shell/reader/reader-settings");
+  return (await runRoute("action", route, postRequest("/reader-settings", fields, headers))) as Response;
+}
+
+async function shellReader(cookie: string | null) {
+  const layout = await import("~/routes/shell/layout");
+  const request = new Request("http://localhost/works", { headers: cookie ? { Cookie: cookie } : {} });
+  const answer = (await runRoute("loader", layout, request)) as { data: { reader: unknown } };
+  return answer.data.reader;
+}
+
+async function stored(userId: string) {
+  const [row] = await db.select({ readerSettings: profiles.readerSettings }).from(profiles).where(eq(profiles.id, userId));
+  return row.readerSettings;
+}
+
+describe("reader settings (decision 106)", () => {
+  it("a signed-in reader's settings are saved on the profile and rendered with every page", async () => {
+    const user = await createUser();
+    const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
+    expect(await shellReader(cookie)).toEqual(DEFAULT_READER_SETTINGS);
+
+    // The plain form goes back to the chapter; no cookie is needed for a signed-in reader.
+    const answer = await post({ ...good, back: "/works/7?chapter=2" }, { Cookie: cookie });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("Location")).toBe("/works/7?chapter=2");
+    expect(answer.headers.get("Set-Cookie")).toBeNull();
+    expect(await stored(user.id)).toEqual(saved);
+    expect(await shellReader(cookie)).toEqual(saved);
+
+    // The panel's script asks for JSON.
+    const json = await post({ ...good, background: "night" }, { Cookie: cookie, Accept: "application/json" });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toEqual({ settings: { ...saved, background: "night" } });
+    expect(await shellReader(cookie)).toMatchObject({ background: "night" });
+  });
+
+  it("bad values answer 400 with the Chinese message and save nothing", async () => {
+    const user = await createUser();
+    const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
+    const cases: [Record<string, string>, string][] = [
+      [{ ...good, fontSize: "6" }, READER_SETTINGS_MESSAGES.fontSize],
+      [{ ...good, fontSize: "2.5" }, READER_SETTINGS_MESSAGES.fontSize],
+      [{ ...good, fontSize: "大" }, READER_SETTINGS_MESSAGES.fontSize],
+      [{ ...good, lineHeight: "huge" }, READER_SETTINGS_MESSAGES.lineHeight],
+      [{ ...good, width: "" }, READER_SETTINGS_MESSAGES.width],
+      [{ ...good, background: "pink" }, READER_SETTINGS_MESSAGES.background],
+      [{ fontSize: "3", lineHeight: "normal", width: "normal" }, READER_SETTINGS_MESSAGES.background],
+    ];
+    for (const [fields, message] of cases) {
+      const plain = await post({ ...fields, back: "/" }, { Cookie: cookie });
+      expect(plain.status).toBe(400);
+      expect(await plain.text()).toBe(message);
+      const json = await post(fields, { Cookie: cookie, Accept: "application/json" });
+      expect(json.status).toBe(400);
+      expect(await json.json()).toEqual({ error: message });
+    }
+    expect(await stored(user.id)).toBeNull();
+    // A visitor's bad post sets no cookie either.
+    const visitor = await post({ ...good, background: "pink" });
+    expect(visitor.status).toBe(400);
+    expect(visitor.headers.get("Set-Cookie")).toBeNull();
+  });
+
+  it("a visitor's settings live in a cookie the server renders from", async () => {
+    const answer = await post({ ...good, back: "https://evil.example/" });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("Location")).toBe("/");
+    const cookie = cookiePair(answer.headers.get("Set-Cookie"));
+    expect(cookie).toMatch(/^inkstone_reader=/);
+    expect(await shellReader(cookie)).toEqual(saved);
+    expect(await shellReader(null)).toEqual(DEFAULT_READER_SETTINGS);
+    // A forged or damaged cookie falls back to the defaults.
+    expect(await shellReader("inkstone_reader=garbage")).toEqual(DEFAULT_READER_SETTINGS);
+  });
+
+  it("refuses other origins and GET", async () => {
+    const user = await createUser();
+    const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
+    expect((await post(good, { Cookie: cookie, Origin: "https://evil.example" })).status).toBe(403);
+    expect(await stored(user.id)).toBeNull();
+    const route = await import("~/routes/shell/reader/reader-settings");
+    expect(((await runRoute("loader", route, new Request("http://localhost/reader-settings"))) as Response).status).toBe(405);
+  });
+});
