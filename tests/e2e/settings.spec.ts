@@ -147,9 +147,15 @@ test.describe("/settings", () => {
     await expect(r18).toHaveAttribute("aria-checked", "false");
     await expect(ai).toHaveAttribute("aria-checked", "true");
 
+    // R-18 asks for the 我已年满 18 周岁 box first.
+    await r18.click();
+    await expect(page.getByRole("alert")).toHaveText("开启 R-18 内容前，请勾选“我已年满 18 周岁”");
+    await expect(r18).toHaveAttribute("aria-checked", "false");
+    await page.getByLabel("我已年满 18 周岁").check();
     await r18.click();
     await expect(page.getByRole("status")).toHaveText("设置已保存");
     await expect(r18).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByLabel("我已年满 18 周岁")).toHaveCount(0);
     await expect(ai).toHaveAttribute("aria-checked", "true");
     // The page shows the new state at once; wait for the server to have saved it before
     // reloading, or the reload can cancel the save.
