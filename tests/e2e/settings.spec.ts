@@ -171,6 +171,33 @@ test.describe("/settings", () => {
     await expect(r18).toHaveAttribute("aria-checked", "false");
   });
 
+  test("a notice reaches only the page it was sent to, not another tab that reloads first", nojs, async ({
+    loggedInPage: page,
+    context,
+    visit,
+    baseURL,
+  }) => {
+    const other = await context.newPage();
+    await visit("/settings?tab=display");
+    await visit("/credits", other);
+    // This tab's post has set the notice, and its redirect has not been followed yet.
+    const origin = new URL(baseURL!).origin;
+    const posted = await context.request.post("/settings?tab=display", {
+      form: { preference: "showAi", value: "off" },
+      headers: { Origin: origin, Referer: `${origin}/settings?tab=display` },
+      maxRedirects: 0,
+    });
+    expect(posted.status()).toBe(302);
+    // The other tab reloads first: it shows nothing and leaves the notice alone.
+    await other.reload();
+    await expect(other.getByRole("heading", { name: "我的积分" })).toBeVisible();
+    await expect(other.getByText("设置已保存")).toHaveCount(0);
+    // The page it was for shows it.
+    await visit("/settings?tab=display");
+    await expect(page.getByRole("status")).toHaveText("设置已保存");
+    await expect(page.getByRole("switch", { name: "显示 AI 创作的内容" })).toHaveAttribute("aria-checked", "false");
+  });
+
   test("uploads an avatar (JPG/PNG/WebP) and refuses an SVG", nojs, async ({ loggedInPage: page, visit }) => {
     const png = await sharp({ create: { width: 240, height: 240, channels: 3, background: "#a23b2c" } }).png().toBuffer();
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');

@@ -195,4 +195,29 @@ describe("/credits", () => {
       await setConfig({ payment_method_v2: "redeem_code" });
     }
   });
+
+  it("keeps a notice for the page it was sent to: another page's loader neither shows nor ends it", async () => {
+    const [user] = await quickUsers(1);
+    await fund(user.id, 5);
+    const cookie = await sessionCookieFor(user.id);
+    const response = (await callThroughRoutes(action, {
+      request: userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount: "5" }),
+    })) as Response;
+    const flash = cookiePair(response.headers.get("Set-Cookie"));
+    const { loader: settingsLoader } = await import("~/routes/shell/settings/settings");
+    // Another tab revalidating /settings, and /credits without the tab, before the redirect lands.
+    for (const path of ["/settings", "/credits"]) {
+      const request = userRequest(`${cookie}; ${flash}`, path);
+      request.headers.set("Sec-Fetch-Dest", "empty");
+      const other = (await callThroughRoutes(path === "/settings" ? settingsLoader : loader, { request })) as unknown as {
+        data: { notice: unknown };
+        init: ResponseInit | null;
+      };
+      expect(other.data.notice, path).toBeNull();
+      expect(new Headers(other.init?.headers ?? {}).get("Set-Cookie"), path).toBeNull();
+    }
+    const landed = await load(`${cookie}; ${flash}`, "/credits?tab=tokens");
+    expect(landed.data.notice?.text).toBe("兑换成功：5 积分已兑换为 500 Tokens");
+  });
 });
+

@@ -41,7 +41,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
     getSiteConfig(["store_url_v2"] as const),
     isOnlinePaymentEnabled(),
     creditsToTokensRatio(),
-    takeFlash(request),
+    takeFlash(request, url),
   ]);
   const requested = url.searchParams.get("dialog");
   const dialog: Intent | null =

@@ -16,7 +16,7 @@ export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const tab = url.searchParams.get("tab") === "display" ? "display" : "profile";
-  const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request)]);
+  const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request, url)]);
   return data(
     { tab, settings, notice: flash.notice },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,

@@ -23,12 +23,11 @@ function idParam(value: string | null): number | null {
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const url = new URL(request.url);
   const [view, flash] = await Promise.all([
     managerPage(user.id, Number(params.id), parsePage(url.searchParams.get("page"))).catch(asRouteError),
-    takeFlash(request),
+    takeFlash(request, url),
   ]);
   const confirmId = idParam(url.searchParams.get("confirm"));
   const confirm = view.rows.find((r) => r.kind === "chapter" && r.id === confirmId) ?? null;
