@@ -6,6 +6,7 @@ export default [
   route("auth/logout", "routes/api/logout.ts"),
   route("home", "routes/public/home-redirect.ts"),
   route("files/*", "routes/api/files.ts"),
+  route("covers/:file", "routes/api/default-cover.ts"),
   ...prefix("api", [
     route("events", "routes/api/events.ts"),
     route("generate", "routes/api/generate.ts"),

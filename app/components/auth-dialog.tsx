@@ -1,7 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { useEffect, useState } from "react";
-import { Link, useFetcher, useLocation, useNavigate } from "react-router";
+import { Link, useFetcher, useLocation } from "react-router";
 import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth";
 import { authHref, stripAuth } from "./shell/auth-links";
 import { Dialog } from "./ui/dialog";
@@ -9,14 +8,7 @@ import { FieldError, FormError } from "~/components/ui/forms";
 
 export type AuthMode = "login" | "register";
 
-export const REGISTERED_NOTICE = "注册成功，请登录";
-
-type RegisterResult = { registered: true; email: string };
-type AuthResult = SubmissionResult<string[]> | RegisterResult;
-
-function isRegistered(result: unknown): result is RegisterResult {
-  return Boolean(result && typeof result === "object" && "registered" in result);
-}
+type AuthResult = SubmissionResult<string[]>;
 
 /**
  * The login / register dialog. The server renders it from ?auth=login|register, so it
@@ -31,34 +23,22 @@ export function AuthDialog({
 }: {
   mode: AuthMode;
   redirectTo: string;
-  /** A success to show above the login form (注册成功，请登录, 密码已重置…). */
+  /** A success to show above the login form (密码已重置…). */
   notice?: string | null;
   prefillEmail?: string;
   lastResult?: SubmissionResult<string[]>;
 }) {
   const location = useLocation();
-  const navigate = useNavigate();
   const fetcher = useFetcher<AuthResult>({ key: `auth-${mode}` });
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
 
   const schema = mode === "login" ? loginSchema : registerSchema;
-  const stateEmail = (location.state as { email?: string } | null)?.email;
   const result = fetcher.data ?? lastResult;
-
-  // Registered with JavaScript: switch to the login view with the e-mail filled in.
-  useEffect(() => {
-    if (isRegistered(fetcher.data)) {
-      const href = `${authHref(location, "login", redirectTo)}&registered=1`;
-      navigate(href, { replace: true, state: { email: fetcher.data.email } });
-    }
-  }, [fetcher.data]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const [form, fields] = useForm({
     id: `auth-${mode}`,
-    lastResult: isRegistered(result) ? undefined : result,
+    lastResult: result,
     constraint: getZodConstraint(schema),
-    defaultValue: { email: stateEmail ?? prefillEmail, redirectTo },
+    defaultValue: { email: prefillEmail, redirectTo },
     // Not on blur: an error appearing as the e-mail field (focused on open) loses focus
     // grows the centred dialog and moves the close and switch links from under the
     // pointer, so the click that caused the blur is lost.
@@ -77,14 +57,13 @@ export function AuthDialog({
   const title = mode === "login" ? "登录" : "注册";
   return (
     <Dialog title={mode === "login" ? "登录砚台" : "注册砚台账号"} closeHref={closeHref} className="auth-dialog">
-      {mode === "login" && (notice || stateEmail) ? (
+      {mode === "login" && notice ? (
         <p className="notice notice-success" role="status">
-          {notice ?? REGISTERED_NOTICE}
+          {notice}
         </p>
       ) : null}
       <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
         <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
-        {hydrated && mode === "register" ? <input type="hidden" name="enhanced" value="1" /> : null}
         <label className="field">
           <span>邮箱</span>
           <input

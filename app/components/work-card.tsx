@@ -1,4 +1,5 @@
 import { Link } from "react-router";
+import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 
 export interface WorkCardData {
@@ -17,15 +18,12 @@ export interface WorkCardData {
 }
 
 export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaultCoverUrl?: string }) {
-  const cover = work.coverUrl || defaultCoverUrl;
+  // The site's default cover when the administrator set one, else one drawn for this work.
+  const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
   return (
     <article className="work-card" data-testid="work-card">
       <Link to={`/works/${work.id}`} className="work-cover" aria-hidden="true" tabIndex={-1}>
-        {cover ? (
-          <img src={cover} alt="" width={200} height={275} loading="lazy" />
-        ) : (
-          <span className="cover-placeholder">{Array.from(work.title).slice(0, 4).join("")}</span>
-        )}
+        <img src={cover} alt="" width={200} height={275} loading="lazy" />
         {work.visibility === "public-vip" ? <span className="badge badge-paid">付费 {work.price} 积分</span> : null}
       </Link>
       <div className="work-body">

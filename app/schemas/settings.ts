@@ -18,6 +18,7 @@ export const SETTINGS_MESSAGES = {
   newPasswordRequired: "请输入新密码",
   confirmRequired: "请再次输入新密码",
   passwordsDiffer: "两次输入的新密码不一致",
+  adultRequired: "开启 R-18 内容前，请勾选“我已年满 18 周岁”",
   avatarRequired: "请选择头像图片",
   saveFailed: "保存失败，请重试",
   loadFailed: "加载失败，请重试",
@@ -70,4 +71,6 @@ export const passwordChangeSchema = z
 export const displayPreferenceSchema = z.object({
   preference: z.enum(["showR18", "showAi"], { error: SETTINGS_MESSAGES.saveFailed }),
   value: z.enum(["on", "off"], { error: SETTINGS_MESSAGES.saveFailed }).transform((v) => v === "on"),
+  /** The 我已年满 18 周岁 checkbox beside the R-18 switch while it is off. */
+  adultConfirmed: z.string().optional().transform((v) => v === "yes"),
 });

@@ -4,10 +4,9 @@ import { data, redirect } from "react-router";
 import { loginSchema, registerSchema } from "~/schemas/auth";
 import { safeRedirectPath } from "~/utils/redirect";
 import { AuthError, authenticateLogin, register } from "./auth.server";
-import { authEmailCookie } from "./auth-flash.server";
 import { type DomainError, replyOnDomainError } from "./errors.server";
 import { readForm } from "./form-data.server";
-import { createUserSession, isSecureRequest } from "./session.server";
+import { createUserSession } from "./session.server";
 
 const hide = { hideFields: ["password"] };
 
@@ -33,8 +32,8 @@ export async function loginAction(request: Request, clientAddress: string) {
 }
 
 /**
- * POST /auth/register. With JavaScript the dialog switches to login itself; without it
- * the browser is sent to the login dialog with the e-mail remembered in a short cookie.
+ * POST /auth/register: creates the account, signs it in as a login does and continues to
+ * the remembered page, with or without JavaScript (the dialog's fetcher follows the redirect).
  */
 export async function registerAction(request: Request, clientAddress: string) {
   const form = await readForm(request);
@@ -42,11 +41,7 @@ export async function registerAction(request: Request, clientAddress: string) {
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   return replyOnDomainError(async () => {
     const user = await register(form, clientAddress);
-    if (form.get("enhanced") === "1") return data({ registered: true as const, email: user.email });
-    const redirectTo = safeRedirectPath(submission.value.redirectTo);
-    const cookie = await authEmailCookie.serialize(user.email, { secure: isSecureRequest(request) });
-    return redirect(`/?auth=login&registered=1&redirectTo=${encodeURIComponent(redirectTo)}`, {
-      headers: { "Set-Cookie": cookie },
-    });
+    const cookie = await createUserSession(request, user.id);
+    return redirect(safeRedirectPath(submission.value.redirectTo), { headers: { "Set-Cookie": cookie } });
   }, authReply(submission));
 }

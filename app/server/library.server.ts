@@ -30,11 +30,13 @@ export interface LibraryPage {
 /**
  * What the viewer may see of a work in a list (docs/product.md: D5, Roles):
  * the r18 / AI preferences, and private works only for their owner — or, in the
- * purchased list, for the buyer (decision 005: buyers keep what they paid for).
+ * purchased list, for the buyer (decision 005: buyers keep what they paid for). What a
+ * reader owns always shows in 已购买: 显示AI内容 only filters discovery; R-18 stays behind
+ * the R-18 setting, which is an age confirmation, not a taste.
  */
 function visibleTo(viewer: Viewer, source: "favorites" | "purchases"): SQL {
+  if (source === "purchases") return and(...audienceFilter({ ...viewer, showAi: true })) ?? sql`true`;
   const audience = audienceFilter(viewer);
-  if (source === "purchases") return and(...audience) ?? sql`true`;
   return and(or(ne(works.visibility, "private"), eq(works.userId, viewer.id)), ...audience) as SQL;
 }
 

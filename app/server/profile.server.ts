@@ -56,8 +56,17 @@ export async function updatePixivId(userId: string, pixivId: string): Promise<vo
 
 export type DisplayPreference = "showR18" | "showAi";
 
-/** 浏览与显示: show R-18 works, show AI-created works. */
-export async function setDisplayPreference(userId: string, preference: DisplayPreference, value: boolean): Promise<void> {
+/**
+ * 浏览与显示: show R-18 works, show AI-created works. Turning R-18 on needs the reader's
+ * confirmation that they are 18 or older (docs/product.md D9); nothing changes without it.
+ */
+export async function setDisplayPreference(
+  userId: string,
+  preference: DisplayPreference,
+  value: boolean,
+  { adultConfirmed = false }: { adultConfirmed?: boolean } = {},
+): Promise<void> {
+  if (preference === "showR18" && value && !adultConfirmed) throw new DomainError(SETTINGS_MESSAGES.adultRequired, 400, "adultConfirmed");
   const set = preference === "showR18" ? { showR18: value } : { showAi: value };
   await db
     .update(profiles)

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page, TestInfo } from "@playwright/test";
 import { runDir } from "./fixtures/facts";
 import { expect, test } from "./fixtures";
+import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
 
@@ -192,3 +193,32 @@ test.describe("/credits", () => {
     await other.close();
   });
 });
+
+test("去充值 in a purchase short of credits leads to /credits and back to the purchase after a redeem", nojs, async ({
+  loggedInPage: page,
+  visit,
+  playwright,
+  baseURL,
+}, testInfo) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, {
+    title: `充值 ${marker("topup")}`,
+    chapters: [{ title: "第一章", paragraphs: ["付费正文"] }],
+  });
+  await setPrice(author, id, 30);
+
+  await visit(`/works/${id}?purchase=1`);
+  const purchase = page.getByRole("dialog", { name: "购买作品" });
+  await expect(purchase).toContainText("当前积分余额：0");
+  await purchase.getByRole("link", { name: "去充值" }).click();
+  await expect(page.getByRole("heading", { name: "我的积分" })).toBeVisible();
+  await expect(page.getByText("充值完成后将回到你刚才的页面。")).toBeVisible();
+
+  await redeem(page, codeFor(testInfo, 4));
+  await expect(page).toHaveURL(new RegExp(`/works/${id}\\?purchase=1$`));
+  await expect(purchase).toContainText("当前积分余额：100");
+  await expect(purchase.getByRole("link", { name: "去充值" })).toHaveCount(0);
+  await purchase.getByRole("button", { name: "确认购买" }).click();
+  await expect(page.getByTestId("credits-balance")).toHaveText("70");
+});
+

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import sharp from "sharp";
 import { expect, test } from "./fixtures";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 
@@ -56,6 +57,24 @@ test.describe("on a 390 px phone", () => {
     await expect(sidebar).toBeInViewport({ ratio: 0.9 });
     await page.mouse.click(360, 400);
     await expect(sidebar).toBeHidden();
+  });
+
+  test("nothing of the closed drawer shows along the left edge (no shadow band)", nojs, async ({ loggedInPage: page, visit }) => {
+    await visit("/credits");
+    await expect(page.getByRole("heading", { name: "我的积分" })).toBeVisible();
+    const sidebar = page.locator("aside.sidebar");
+    await expect(sidebar).toBeHidden();
+    // Nothing of it is painted: it is out of view and casts no shadow into the page.
+    expect(await sidebar.evaluate((el) => getComputedStyle(el).boxShadow)).toBe("none");
+    const box = await sidebar.evaluate((el) => el.getBoundingClientRect().right);
+    expect(box).toBeLessThanOrEqual(0);
+    // The page's own pixels: the strip left of the content is the page background all down.
+    const background = await page.evaluate(() => getComputedStyle(document.querySelector(".shell-main") ?? document.body).backgroundColor);
+    const shot = await page.screenshot({ clip: { x: 0, y: 80, width: 12, height: 600 } });
+    const { data, info } = await sharp(shot).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const colours = new Set<string>();
+    for (let i = 0; i < info.width * info.height; i++) colours.add(`rgb(${data[i * 3]}, ${data[i * 3 + 1]}, ${data[i * 3 + 2]})`);
+    expect([...colours], `the body background is ${background}`).toHaveLength(1);
   });
 
   test("a visitor opening a login-required entry from the drawer gets the login dialog", nojs, async ({

@@ -147,9 +147,15 @@ test.describe("/settings", () => {
     await expect(r18).toHaveAttribute("aria-checked", "false");
     await expect(ai).toHaveAttribute("aria-checked", "true");
 
+    // R-18 asks for the 我已年满 18 周岁 box first.
+    await r18.click();
+    await expect(page.getByRole("alert")).toHaveText("开启 R-18 内容前，请勾选“我已年满 18 周岁”");
+    await expect(r18).toHaveAttribute("aria-checked", "false");
+    await page.getByLabel("我已年满 18 周岁").check();
     await r18.click();
     await expect(page.getByRole("status")).toHaveText("设置已保存");
     await expect(r18).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByLabel("我已年满 18 周岁")).toHaveCount(0);
     await expect(ai).toHaveAttribute("aria-checked", "true");
     // The page shows the new state at once; wait for the server to have saved it before
     // reloading, or the reload can cancel the save.
@@ -163,6 +169,33 @@ test.describe("/settings", () => {
     await expect(ai).toHaveAttribute("aria-checked", "false");
     await r18.click();
     await expect(r18).toHaveAttribute("aria-checked", "false");
+  });
+
+  test("a notice reaches only the page it was sent to, not another tab that reloads first", nojs, async ({
+    loggedInPage: page,
+    context,
+    visit,
+    baseURL,
+  }) => {
+    const other = await context.newPage();
+    await visit("/settings?tab=display");
+    await visit("/credits", other);
+    // This tab's post has set the notice, and its redirect has not been followed yet.
+    const origin = new URL(baseURL!).origin;
+    const posted = await context.request.post("/settings?tab=display", {
+      form: { preference: "showAi", value: "off" },
+      headers: { Origin: origin, Referer: `${origin}/settings?tab=display` },
+      maxRedirects: 0,
+    });
+    expect(posted.status()).toBe(302);
+    // The other tab reloads first: it shows nothing and leaves the notice alone.
+    await other.reload();
+    await expect(other.getByRole("heading", { name: "我的积分" })).toBeVisible();
+    await expect(other.getByText("设置已保存")).toHaveCount(0);
+    // The page it was for shows it.
+    await visit("/settings?tab=display");
+    await expect(page.getByRole("status")).toHaveText("设置已保存");
+    await expect(page.getByRole("switch", { name: "显示 AI 创作的内容" })).toHaveAttribute("aria-checked", "false");
   });
 
   test("uploads an avatar (JPG/PNG/WebP) and refuses an SVG", nojs, async ({ loggedInPage: page, visit }) => {

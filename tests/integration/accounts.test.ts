@@ -164,24 +164,37 @@ describe("login and register actions", () => {
     expect(last!.init.status).toBe(429);
   });
 
-  it("registers without JavaScript: redirect to the login dialog with the e-mail remembered", async () => {
+  it("registers and signs in: a session cookie and a redirect to the remembered page", async () => {
     const email = uniqueEmail();
     const response = (await registerAction(
-      postRequest("/auth/register", { email, password: TEST_PASSWORD, redirectTo: "/submit" }),
+      postRequest("/auth/register", { email, password: TEST_PASSWORD, redirectTo: "/works/abc?x=1" }),
       "10.4.0.1",
     )) as Response;
     expect(response.status).toBe(302);
-    expect(response.headers.get("Location")).toBe("/?auth=login&registered=1&redirectTo=%2Fsubmit");
-    expect(response.headers.get("Set-Cookie")).toMatch(/^inkstone_auth_email=/);
+    expect(response.headers.get("Location")).toBe("/works/abc?x=1");
+    const setCookie = response.headers.get("Set-Cookie")!;
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).not.toContain(email);
+    const request = new Request("http://localhost/", { headers: { Cookie: cookiePair(setCookie) } });
+    expect((await getSessionUser(request))?.email).toBe(email);
   });
 
-  it("registers with JavaScript: returns the e-mail for the dialog to switch to login", async () => {
-    const email = uniqueEmail();
-    const result = (await registerAction(
-      postRequest("/auth/register", { email, password: TEST_PASSWORD, enhanced: "1" }),
+  it("never redirects off-site after registering", async () => {
+    const response = (await registerAction(
+      postRequest("/auth/register", { email: uniqueEmail(), password: TEST_PASSWORD, redirectTo: "//evil.example/x" }),
       "10.4.0.2",
-    )) as unknown as { data: { registered: boolean; email: string } };
-    expect(result.data).toEqual({ registered: true, email });
+    )) as Response;
+    expect(response.headers.get("Location")).toBe("/");
+  });
+
+  it("a refused registration signs nobody in", async () => {
+    const u = await createUser();
+    const result = (await registerAction(
+      postRequest("/auth/register", { email: u.email, password: TEST_PASSWORD, redirectTo: "/submit" }),
+      "10.4.0.3",
+    )) as unknown as { init: { status: number }; headers?: Headers };
+    expect(result.init.status).toBe(400);
+    expect(result).not.toBeInstanceOf(Response);
   });
 });
 

@@ -209,7 +209,9 @@ describe("the owner's EPUB export", () => {
     const zip = await JSZip.loadAsync(bytes);
     expect(Object.keys(zip.files).filter((n) => /^OEBPS\/text\/c\d+\.xhtml$/.test(n))).toHaveLength(3000);
     const opf = await zip.file("OEBPS/content.opf")!.async("string");
-    expect(opf.match(/<itemref /g)).toHaveLength(2 + 30 + 3000); // title page, 目录, volumes, chapters
+    // The cover drawn for a work without one, title page, 目录, volumes, chapters.
+    expect(opf.match(/<itemref /g)).toHaveLength(3 + 30 + 3000);
+    expect(opf).toContain('properties="cover-image"');
     const nav = await zip.file("OEBPS/nav.xhtml")!.async("string");
     expect(nav.match(/<li><a href="text\/v\d+\.xhtml">/g)).toHaveLength(30);
 

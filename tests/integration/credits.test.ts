@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { creditTransactions, tokenTransactions } from "~/db/schema";
+import { creditTransactions, redeemCodes, tokenTransactions } from "~/db/schema";
 import { action, loader } from "~/routes/shell/credits/credits";
+import { loader as paymentSuccessLoader } from "~/routes/shell/credits/payment-success";
 import { exchangeCreditsForTokens } from "~/server/ledger.server";
 import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { fund, quickUsers, setConfig } from "../fixtures/ledger";
@@ -139,4 +140,84 @@ describe("/credits", () => {
     const forged = await load(`${cookie}; inkstone_flash=${Buffer.from(JSON.stringify({ kind: "success", text: "假消息" })).toString("base64")}`);
     expect(forged.data.notice).toBeNull();
   });
+
+  it("returns to a same-origin redirectTo after a redeem, and ignores any other", async () => {
+    const [user] = await quickUsers(1);
+    const cookie = await sessionCookieFor(user.id);
+    const back = "/works/42?purchase=1";
+    expect((await load(cookie, `/credits?redirectTo=${encodeURIComponent(back)}`)).data.returnTo).toBe(back);
+    for (const bad of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"]) {
+      expect((await load(cookie, `/credits?redirectTo=${encodeURIComponent(bad)}`)).data.returnTo, bad).toBeNull();
+    }
+    const ten = () => String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
+    const codes = [ten(), ten()];
+    await db.insert(redeemCodes).values(codes.map((code) => ({ code, amount: 20 })));
+    const redeemed = (await callThroughRoutes(action, {
+      request: userRequest(cookie, `/credits?dialog=redeem&redirectTo=${encodeURIComponent(back)}`, { intent: "redeem", code: codes[0] }),
+    })) as Response;
+    expect(redeemed.status).toBe(302);
+    expect(redeemed.headers.get("Location")).toBe(back);
+    // No notice is left behind for a page that does not show it.
+    expect(redeemed.headers.get("Set-Cookie")).toBeNull();
+    const offsite = (await callThroughRoutes(action, {
+      request: userRequest(cookie, `/credits?dialog=redeem&redirectTo=${encodeURIComponent("//evil.example/")}`, { intent: "redeem", code: codes[1] }),
+    })) as Response;
+    expect(offsite.headers.get("Location")).toBe("/credits");
+  });
+
+  it("remembers redirectTo through an online payment for the return page", async () => {
+    const [user] = await quickUsers(1);
+    const cookie = await sessionCookieFor(user.id);
+    await setConfig({
+      payment_method_v2: "payment_api",
+      payment_gateway_url: "https://pay.example.com/submit.php",
+      merchant_pid: "1",
+      merchant_key: "k",
+    });
+    try {
+      const back = "/works/7?purchase=1";
+      const response = (await callThroughRoutes(action, {
+        request: userRequest(cookie, `/credits?dialog=topup&redirectTo=${encodeURIComponent(back)}`, { intent: "topup", amount: "5" }),
+      })) as Response;
+      expect(response.status).toBe(302);
+      expect(response.headers.get("Location")).toMatch(/^https:\/\/pay\.example\.com\//);
+      const remembered = cookiePair(response.headers.get("Set-Cookie"));
+      expect(remembered).toMatch(/^inkstone_payment_return=/);
+      const page = await callThroughRoutes(paymentSuccessLoader, {
+        request: userRequest(`${cookie}; ${remembered}`, "/payment/success?out_trade_no=none"),
+      });
+      expect(page.returnTo).toBe(back);
+      // Without the cookie, or with a forged one, the page offers only /credits.
+      expect((await callThroughRoutes(paymentSuccessLoader, { request: userRequest(cookie, "/payment/success") })).returnTo).toBeNull();
+      const forged = `inkstone_payment_return=${Buffer.from(JSON.stringify("//evil.example")).toString("base64")}`;
+      expect((await callThroughRoutes(paymentSuccessLoader, { request: userRequest(`${cookie}; ${forged}`, "/payment/success") })).returnTo).toBeNull();
+    } finally {
+      await setConfig({ payment_method_v2: "redeem_code" });
+    }
+  });
+
+  it("keeps a notice for the page it was sent to: another page's loader neither shows nor ends it", async () => {
+    const [user] = await quickUsers(1);
+    await fund(user.id, 5);
+    const cookie = await sessionCookieFor(user.id);
+    const response = (await callThroughRoutes(action, {
+      request: userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount: "5" }),
+    })) as Response;
+    const flash = cookiePair(response.headers.get("Set-Cookie"));
+    const { loader: settingsLoader } = await import("~/routes/shell/settings/settings");
+    // Another tab revalidating /settings, and /credits without the tab, before the redirect lands.
+    for (const path of ["/settings", "/credits"]) {
+      const request = userRequest(`${cookie}; ${flash}`, path);
+      request.headers.set("Sec-Fetch-Dest", "empty");
+      const other = (await callThroughRoutes(path === "/settings" ? settingsLoader : loader, { request })) as unknown as {
+        data: { notice: unknown };
+        init: ResponseInit | null;
+      };
+      expect(other.data.notice, path).toBeNull();
+      expect(new Headers(other.init?.headers ?? {}).get("Set-Cookie"), path).toBeNull();
+    }
+    const landed = await load(`${cookie}; ${flash}`, "/credits?tab=tokens");
+    expect(landed.data.notice?.text).toBe("兑换成功：5 积分已兑换为 500 Tokens");
+  });
 });
+

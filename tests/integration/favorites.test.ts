@@ -207,4 +207,34 @@ describe("/following and /purchased", () => {
       callThroughRoutes(following, { request: new Request("http://localhost/following") }),
     ).rejects.toMatchObject({ status: 302 });
   });
+
+  it("/purchased shows bought AI works with 显示AI内容 off; R-18 ones stay behind the R-18 setting", async () => {
+    const author = await createUser();
+    const { user } = await viewerOf((await createUser()).id);
+    await setViewerPrefs(user.id, { showR18: true });
+    const { user: r18On } = await viewerOf(user.id);
+    const [ai, adult] = await insertWorks([
+      { userId: author.id, title: "已买 AI", visibility: "public-vip", price: 3, isAiGenerated: true },
+      { userId: author.id, title: "已买成人", visibility: "public-vip", price: 3, rating: "r18" },
+    ]);
+    await db.transaction((tx) => credit(tx, user.id, 10, "测试充值"));
+    await purchaseWork(r18On.id, ai);
+    await purchaseWork(r18On.id, adult);
+
+    await setViewerPrefs(user.id, { showAi: false });
+    const { user: noAi } = await viewerOf(user.id);
+    const page = await listPurchased(noAi, 1);
+    expect(page.items.map((i) => i.work.title).sort()).toEqual(["已买 AI", "已买成人"].sort());
+    expect(page.hidden).toBe(0);
+    // 已关注 still follows the preference.
+    await setFavorite(noAi, ai, true);
+    expect((await listFollowing(noAi, 1)).items).toEqual([]);
+
+    await setViewerPrefs(user.id, { showR18: false });
+    const { user: noR18 } = await viewerOf(user.id);
+    const strict = await listPurchased(noR18, 1);
+    expect(strict.items.map((i) => i.work.title)).toEqual(["已买 AI"]);
+    expect(strict.hidden).toBe(1);
+  });
 });
+

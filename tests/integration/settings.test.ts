@@ -65,7 +65,21 @@ describe("/settings", () => {
   it("turns show R-18 and show AI on and off, one form each", async () => {
     const [user] = await quickUsers(1);
     const cookie = await sessionCookieFor(user.id);
-    expectRedirect(await post(settingsAction, cookie, "/settings?tab=display", { preference: "showR18", value: "on" }), "/settings?tab=display");
+    // R-18 needs the 我已年满 18 周岁 box: without it nothing changes and the page says why.
+    const refused = (await post(settingsAction, cookie, "/settings?tab=display", { preference: "showR18", value: "on" })) as Response;
+    expectRedirect(refused, "/settings?tab=display");
+    const flash = refused.headers.get("Set-Cookie")!.split(";")[0];
+    const shown = (await callThroughRoutes(settingsLoader, { request: userRequest(`${cookie}; ${flash}`, "/settings?tab=display") })) as unknown as {
+      data: { notice: { kind: string; text: string } | null };
+    };
+    expect(shown.data.notice).toEqual({ kind: "error", text: "开启 R-18 内容前，请勾选“我已年满 18 周岁”" });
+    expect((await profileOf(user.id)).showR18).toBe(false);
+    await post(settingsAction, cookie, "/settings?tab=display", { preference: "showR18", value: "on", adultConfirmed: "no" });
+    expect((await profileOf(user.id)).showR18).toBe(false);
+    expectRedirect(
+      await post(settingsAction, cookie, "/settings?tab=display", { preference: "showR18", value: "on", adultConfirmed: "yes" }),
+      "/settings?tab=display",
+    );
     expect((await profileOf(user.id)).showR18).toBe(true);
     await post(settingsAction, cookie, "/settings?tab=display", { preference: "showAi", value: "off" });
     expect(await profileOf(user.id)).toMatchObject({ showR18: true, showAi: false });

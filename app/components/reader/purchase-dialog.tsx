@@ -10,6 +10,11 @@ interface PurchaseAnswer {
   error?: string;
 }
 
+/** /credits, coming back to this dialog after a redeem or a payment. */
+export function topUpHref(workId: number): string {
+  return `/credits?${new URLSearchParams({ redirectTo: `/works/${workId}?purchase=1` })}`;
+}
+
 /**
  * 购买作品 (docs/product.md: States and actions, "Purchase dialog"): idle, processing (购买中...),
  * success (then the work opens) or error with the section 8 message. The server renders
@@ -74,10 +79,18 @@ export function PurchaseDialog({
           </p>
           <p className="muted">当前积分余额：{balance}</p>
           <FormError errors={error} />
+          {balance < work.price ? (
+            <p className="muted">积分不足，充值后会回到这里继续购买。</p>
+          ) : null}
           <div className="form-actions">
             <Link to={closeHref} className="btn" replace>
               取消
             </Link>
+            {balance < work.price ? (
+              <Link to={topUpHref(work.id)} className="btn">
+                去充值
+              </Link>
+            ) : null}
             <button type="submit" className="btn btn-primary" disabled={state === "processing"}>
               {state === "processing" ? "购买中..." : state === "error" ? "重新购买" : "确认购买"}
             </button>

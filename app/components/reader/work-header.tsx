@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 
 export interface ReaderWork {
@@ -27,17 +28,12 @@ export function WorkHeader({
   defaultCoverUrl?: string;
   children?: ReactNode;
 }) {
-  const cover = work.coverUrl || defaultCoverUrl;
+  // The site's default cover when the administrator set one, else one drawn for this work.
+  const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
   return (
     <header className="reader-header">
       <div className="reader-cover">
-        {cover ? (
-          <img src={cover} alt={`《${work.title}》封面`} width={200} height={275} />
-        ) : (
-          <span className="cover-placeholder" aria-hidden="true">
-            {Array.from(work.title).slice(0, 4).join("")}
-          </span>
-        )}
+        <img src={cover} alt={`《${work.title}》封面`} width={200} height={275} />
       </div>
       <div className="reader-info">
         <h1>{work.title}</h1>

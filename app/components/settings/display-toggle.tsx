@@ -9,11 +9,14 @@ export function DisplayToggle({
   label,
   hint,
   checked,
+  confirmAdult = false,
 }: {
   preference: "showR18" | "showAi";
   label: string;
   hint: string;
   checked: boolean;
+  /** Turning it on needs the 我已年满 18 周岁 box ticked (checked on the server). */
+  confirmAdult?: boolean;
 }) {
   const navigation = useNavigation();
   const pending = navigation.state !== "idle" && navigation.formData?.get("preference") === preference;
@@ -24,6 +27,11 @@ export function DisplayToggle({
       <div className="settings-row-text">
         <span id={`${id}-label`} className="settings-row-label">{label}</span>
         <span className="muted settings-row-hint">{hint}</span>
+        {confirmAdult && !checked ? (
+          <label className="settings-confirm">
+            <input type="checkbox" name="adultConfirmed" value="yes" /> 我已年满 18 周岁
+          </label>
+        ) : null}
       </div>
       <input type="hidden" name="preference" value={preference} />
       <input type="hidden" name="value" value={checked ? "off" : "on"} />

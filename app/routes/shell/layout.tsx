@@ -1,5 +1,5 @@
 import { data, Outlet, useLoaderData } from "react-router";
-import { AuthDialog, REGISTERED_NOTICE, type AuthMode } from "~/components/auth-dialog";
+import { AuthDialog, type AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
 import { useLiveCommentsTarget } from "~/components/comments/live-comments";
 import { useNavDrawer } from "~/components/shell/nav-drawer";
@@ -37,12 +37,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
     auth: auth && {
       mode: auth,
       redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
-      notice:
-        url.searchParams.get("reset") === "1"
-          ? PASSWORD_RESET_MESSAGES.resetDone
-          : url.searchParams.get("registered") === "1"
-            ? REGISTERED_NOTICE
-            : null,
+      notice: url.searchParams.get("reset") === "1" ? PASSWORD_RESET_MESSAGES.resetDone : null,
       prefillEmail: typeof prefillEmail === "string" ? prefillEmail : "",
     },
   });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { ZipWriter } from "../admin/exports/zip-writer.server";
+import { defaultCoverJpeg } from "../default-cover.server";
 import { storedCoverJpeg } from "../images.server";
 import { getDisplayConfigValue } from "../site-config.server";
 import { webStreamFrom } from "../admin/exports/download.server";
@@ -207,7 +208,10 @@ export async function exportOwnWorkEpub(
   signal?: AbortSignal,
 ): Promise<WorkDownload> {
   const prepared = await prepareOwnWorkExport(userId, workId, options);
-  const cover = await storedCoverJpeg(prepared.work.coverUrl ?? (await getDisplayConfigValue("default_cover_url")));
+  // The work's cover, else the site's default, else the one drawn for the work (as on its page).
+  const cover =
+    (await storedCoverJpeg(prepared.work.coverUrl || (await getDisplayConfigValue("default_cover_url")) || null)) ??
+    (await defaultCoverJpeg(prepared.work.title, prepared.author));
   // Level 6: EPUB text deflates nearly as well as at 9, and an author waits for it.
   const zip = new ZipWriter({ level: 6, memLevel: 8, blockSize: 256 * 1024 });
   signal?.addEventListener("abort", () => zip.destroy(), { once: true });

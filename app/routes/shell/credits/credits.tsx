@@ -19,6 +19,8 @@ import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/payments/ep
 import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
 import { getSiteConfig } from "~/server/site-config.server";
+import { creditsReturnPath, paymentReturnCookie } from "~/server/return-to.server";
+import { isSecureRequest } from "~/server/session.server";
 import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/credits";
@@ -39,7 +41,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
     getSiteConfig(["store_url_v2"] as const),
     isOnlinePaymentEnabled(),
     creditsToTokensRatio(),
-    takeFlash(request),
+    takeFlash(request, url),
   ]);
   const requested = url.searchParams.get("dialog");
   const dialog: Intent | null =
@@ -61,6 +63,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
       dialog,
       formToken: dialog === "topup" ? newFormToken() : "",
       notice: flash.notice,
+      returnTo: creditsReturnPath(url),
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
@@ -79,10 +82,13 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const intent = (["redeem", "exchange", "topup"] as const).find((i) => i === formData.get("intent")) ?? "redeem";
   if (submission.status !== "success") return failed(intent, submission.reply(), 400);
   const value = submission.value;
+  const returnTo = creditsReturnPath(url);
 
   if (value.intent === "redeem") {
     try {
       const { amount } = await redeemForUser(user.id, value.code);
+      // Came from a purchase short of credits: back there, where the new balance shows.
+      if (returnTo) return redirect(returnTo);
       return redirectWithFlash(request, "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
     } catch (error) {
       const { message, status } = redeemErrorMessage(error);
@@ -107,21 +113,32 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   }
 
   return replyOnDomainError(
-    async () => redirect((await createPaymentOrder(user.id, value.amount, url.origin, formTokenOf(formData))).redirectUrl),
+    async () => {
+      const order = await createPaymentOrder(user.id, value.amount, url.origin, formTokenOf(formData));
+      const headers = new Headers();
+      if (returnTo) headers.append("Set-Cookie", await paymentReturnCookie.serialize(returnTo, { secure: isSecureRequest(request) }));
+      return redirect(order.redirectUrl, { headers });
+    },
     (error): ActionReply => ({ intent, result: submission.reply({ formErrors: [error.message] }) }),
   );
 }
 
 export default function Credits({ actionData }: Route.ComponentProps) {
-  const { credits, tokens, tab, creditRows, tokenRows, page, pageCount, onlinePayment, storeUrl, ratio, dialog, formToken, notice } =
+  const { credits, tokens, tab, creditRows, tokenRows, page, pageCount, onlinePayment, storeUrl, ratio, dialog, formToken, notice, returnTo } =
     useLoaderData<typeof loader>();
   const reply = (intent: Intent) => (actionData && actionData.intent === intent ? actionData.result : undefined);
-  const here = (params: Record<string, string>) => `/credits?${new URLSearchParams({ tab, ...params })}`;
-  const closeHref = tab === "tokens" ? "/credits?tab=tokens" : "/credits";
+  const back: Record<string, string> = returnTo ? { redirectTo: returnTo } : {};
+  const here = (params: Record<string, string>) => `/credits?${new URLSearchParams({ tab, ...back, ...params })}`;
+  const closeHref = returnTo ? here({}) : tab === "tokens" ? "/credits?tab=tokens" : "/credits";
   return (
     <section className="credits-page">
       <h1>我的积分</h1>
       <FlashMessage notice={notice} />
+      {returnTo ? (
+        <p className="notice" role="status">
+          充值完成后将回到你刚才的页面。<Link to={returnTo}>直接返回</Link>
+        </p>
+      ) : null}
       <div className="balance-cards">
         <div className="balance-card">
           <span className="balance-label">积分余额</span>

@@ -1,6 +1,7 @@
 import { Link, useLoaderData } from "react-router";
 import { userContext } from "~/server/guards.server";
 import { getOwnPaymentOrder } from "~/server/payment-orders.server";
+import { paymentReturnPath } from "~/server/return-to.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];
@@ -12,12 +13,12 @@ export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const outTradeNo = url.searchParams.get("out_trade_no") ?? "";
-  const order = await getOwnPaymentOrder(user.id, outTradeNo);
-  return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status } };
+  const [order, returnTo] = await Promise.all([getOwnPaymentOrder(user.id, outTradeNo), paymentReturnPath(request)]);
+  return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status }, returnTo };
 }
 
 export default function PaymentSuccess() {
-  const { order } = useLoaderData<typeof loader>();
+  const { order, returnTo } = useLoaderData<typeof loader>();
   if (!order) {
     return (
       <section className="result-page">
@@ -41,7 +42,10 @@ export default function PaymentSuccess() {
     <section className="result-page">
       <h1>支付成功，积分已到账</h1>
       <p>订单 {order.outTradeNo}：{order.amount} 积分已充入你的账户。</p>
-      <Link className="btn btn-primary" to="/credits">返回积分页</Link>
+      {returnTo ? (
+        <Link className="btn btn-primary" to={returnTo}>返回刚才的页面</Link>
+      ) : null}
+      <Link className={returnTo ? "btn" : "btn btn-primary"} to="/credits">返回积分页</Link>
     </section>
   );
 }

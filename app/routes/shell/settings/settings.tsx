@@ -4,7 +4,7 @@ import { data, Link, useLoaderData } from "react-router";
 import { DisplayToggle } from "~/components/settings/display-toggle";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { asRouteError } from "~/server/errors.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
@@ -16,7 +16,7 @@ export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const tab = url.searchParams.get("tab") === "display" ? "display" : "profile";
-  const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request)]);
+  const [settings, flash] = await Promise.all([getAccountSettings(user.id).catch(asRouteError), takeFlash(request, url)]);
   return data(
     { tab, settings, notice: flash.notice },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
@@ -30,7 +30,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: SETTINGS_MESSAGES.saveFailed });
   }
-  await setDisplayPreference(user.id, submission.value.preference, submission.value.value);
+  const { preference, value, adultConfirmed } = submission.value;
+  try {
+    await setDisplayPreference(user.id, preference, value, { adultConfirmed });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: error.message });
+  }
   return redirectWithFlash(request, "/settings?tab=display", { kind: "success", text: "设置已保存" });
 }
 
@@ -90,6 +96,7 @@ export default function Settings() {
             label="显示 R-18 内容"
             hint="开启后，作品列表和搜索结果中会显示 R-18 分级的作品。"
             checked={settings.showR18}
+            confirmAdult
           />
           <DisplayToggle
             preference="showAi"

@@ -22,7 +22,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
   const chapter = await getChapter(work.id, Number(params.chapterId));
   if (!chapter) asRouteError(new DomainError(STUDIO_MESSAGES.chapterNotFound, 404));
-  const flash = await takeFlash(request);
+  const flash = await takeFlash(request, url);
   return data(
     {
       work: { id: work.id, title: work.title },

@@ -27,7 +27,7 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
   const user = context.get(userContext);
   const [view, flash] = await Promise.all([
     managerPage(user.id, Number(params.id), parsePage(url.searchParams.get("page"))).catch(asRouteError),
-    takeFlash(request),
+    takeFlash(request, url),
   ]);
   const confirmId = idParam(url.searchParams.get("confirm"));
   const confirm = view.rows.find((r) => r.kind === "chapter" && r.id === confirmId) ?? null;

@@ -17,10 +17,10 @@ import type { Route } from "./+types/comment-mutes";
  */
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `评论禁言《${data?.work.title ?? ""}》 - 砚台` }];
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const [muted, flash] = await Promise.all([listMutedUsers(user.id, work.id), takeFlash(request)]);
+  const [muted, flash] = await Promise.all([listMutedUsers(user.id, work.id), takeFlash(request, url)]);
   return data(
     { work: { id: work.id, title: work.title }, muted, notice: flash.notice },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,

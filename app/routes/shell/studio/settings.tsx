@@ -18,10 +18,10 @@ import type { Route } from "./+types/settings";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `作品设置《${data?.work.title ?? ""}》 - 砚台` }];
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const [defaultCoverUrl, flash] = await Promise.all([getDisplayConfigValue("default_cover_url"), takeFlash(request)]);
+  const [defaultCoverUrl, flash] = await Promise.all([getDisplayConfigValue("default_cover_url"), takeFlash(request, url)]);
   return data(
     {
       work: {
