@@ -24,6 +24,7 @@ const PUBLIC = new Set([
   "/auth/logout", // ends the session, if any; a POST only
   "/home",
   "/files/*", // covers and avatars
+  "/covers/:file", // drawn default covers; a private work's only for its owner (decision 105)
   "/api/events", // site changes for everyone, the user's own when signed in
   "/api/generate", // answers 401 itself before anything else (the session is read with the project)
   "/api/notify", // the payment gateway, authenticated by its signature
