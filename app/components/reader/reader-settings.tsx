@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useRouteLoaderData } from "react-router";
 import {
   BACKGROUND_LABELS,
@@ -45,9 +45,16 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
   const [save, setSave] = useState<SaveState>({ kind: "idle" });
   useEffect(() => setEnhanced(true), []);
 
-  const change = (next: ReaderSettings) => {
-    setSettings(next);
-    applyToDocument(next);
+  // One save in flight at a time, then the newest choice: saves sent side by side could
+  // reach the database out of order and leave an older choice saved.
+  const latest = useRef(rendered);
+  const unsaved = useRef<ReaderSettings | null>(null);
+  const saving = useRef(false);
+  const sendNext = () => {
+    const next = unsaved.current;
+    if (!next || saving.current) return;
+    unsaved.current = null;
+    saving.current = true;
     const body = new URLSearchParams({
       fontSize: String(next.fontSize),
       lineHeight: next.lineHeight,
@@ -56,11 +63,25 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
     });
     fetch("/reader-settings", { method: "POST", body, headers: { Accept: "application/json" } })
       .then(async (response) => {
-        if (response.ok) return setSave({ kind: "saved" });
-        const answer = (await response.json().catch(() => null)) as { error?: string } | null;
-        setSave({ kind: "error", message: answer?.error ?? "保存失败，请重试" });
+        if (!response.ok) {
+          const answer = (await response.json().catch(() => null)) as { error?: string } | null;
+          return setSave({ kind: "error", message: answer?.error ?? "保存失败，请重试" });
+        }
+        if (!unsaved.current) setSave({ kind: "saved" });
       })
-      .catch(() => setSave({ kind: "error", message: "保存失败，请检查网络后重试" }));
+      .catch(() => setSave({ kind: "error", message: "保存失败，请检查网络后重试" }))
+      .finally(() => {
+        saving.current = false;
+        sendNext();
+      });
+  };
+  const change = (patch: Partial<ReaderSettings>) => {
+    const next = { ...latest.current, ...patch };
+    latest.current = next;
+    setSettings(next);
+    applyToDocument(next);
+    unsaved.current = next;
+    sendNext();
   };
 
   const night = settings.background === "night";
@@ -74,7 +95,7 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
             name={key}
             value={String(value)}
             checked={settings[key] === value}
-            onChange={() => change({ ...settings, [key]: value })}
+            onChange={() => change({ [key]: value })}
           />
           <span>{labels[String(value)]}</span>
         </label>
@@ -90,7 +111,7 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
           type="button"
           className="btn btn-small theme-toggle"
           aria-pressed={night}
-          onClick={() => change({ ...settings, background: night ? "white" : "night" })}
+          onClick={() => change({ background: night ? "white" : "night" })}
         >
           {night ? "☀ 日间模式" : "☾ 夜间模式"}
         </button>
