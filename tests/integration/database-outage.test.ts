@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import net from "node:net";
 import fs from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
 import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { ownPostgresDatabase } from "../fixtures/server-database";
 
 /**
  * PostgreSQL going away and coming back (docs/decisions/078), for `node server.js`
@@ -13,9 +12,7 @@ import { root, startServerProcess, type Child } from "../fixtures/processes";
  * stopped) or taking them and never answering (a host that vanished). Needs a PostgreSQL
  * server: the test run's, or 127.0.0.1:5432 when the run is on PGlite.
  */
-const baseUrl = inject("postgresBaseUrl") || process.env.OUTAGE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const name = `inkstone_outage_${process.pid}_${randomBytes(3).toString("hex")}`;
-let admin: postgres.Sql;
+let dropDatabase: (() => Promise<void>) | undefined;
 let server: Child;
 let origin: string;
 
@@ -73,15 +70,15 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
     throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
   }
-  admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  const template = inject("postgresTemplate");
-  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
-  const target = new URL(baseUrl);
-  proxy = new Proxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+  const database = await ownPostgresDatabase(
+    "inkstone_outage",
+    process.env.OUTAGE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  );
+  dropDatabase = database.drop;
+  const url = new URL(database.url);
+  proxy = new Proxy(await freePort(), { host: url.hostname, port: Number(url.port || 5432) });
   await proxy.open("forward");
-  const url = new URL(baseUrl);
   url.host = `127.0.0.1:${proxy.port}`;
-  url.pathname = `/${name}`;
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url.toString(), PAGE_CACHE: "0" };
   delete env.NODE_ENV;
   const port = await freePort();
@@ -95,8 +92,7 @@ afterAll(async () => {
     await server.exited;
   }
   await proxy?.cut();
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
+  await dropDatabase?.();
 });
 
 describe("PostgreSQL away", () => {

@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
 import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { ownPostgresDatabase } from "../fixtures/server-database";
 
 /**
  * Scheduled chapters released by two real app processes (docs/decisions/081, issue 15):
@@ -15,13 +16,11 @@ import { root, startServerProcess, type Child } from "../fixtures/processes";
  * Several processes means PostgreSQL: like database-outage.test.ts it uses the run's
  * PostgreSQL server, or 127.0.0.1:5432 when the run is on PGlite.
  */
-const baseUrl = inject("postgresBaseUrl") || process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const name = `inkstone_release_${process.pid}_${randomBytes(3).toString("hex")}`;
 const WORKS = 100;
 const PER_WORK = 10;
 const METRICS_TOKEN = "release-test-metrics";
 
-let admin: postgres.Sql;
+let dropDatabase: (() => Promise<void>) | undefined;
 let sql: postgres.Sql;
 const servers: { child: Child; origin: string }[] = [];
 
@@ -29,14 +28,15 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
     throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
   }
-  admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  const template = inject("postgresTemplate");
-  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
+  const database = await ownPostgresDatabase(
+    "inkstone_release",
+    process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  );
+  dropDatabase = database.drop;
+  const url = database.url;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: url,
     PAGE_CACHE: "0",
     CHAPTER_RELEASE_INTERVAL_MS: "50",
     METRICS_TOKEN,
@@ -50,7 +50,7 @@ beforeAll(async () => {
     if (s.status === "fulfilled") servers.push({ child: s.value, origin: `http://127.0.0.1:${ports[i]}` });
   });
   for (const s of started) if (s.status === "rejected") throw s.reason;
-  sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  sql = postgres(url, { max: 2, onnotice: () => {} });
 }, 60_000);
 
 afterAll(async () => {
@@ -59,8 +59,7 @@ afterAll(async () => {
     await child.exited;
   }
   await sql?.end();
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
+  await dropDatabase?.();
 });
 
 /** The process's count of chapters it released, from its /metrics. */
