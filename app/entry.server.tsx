@@ -1,6 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
@@ -47,26 +46,33 @@ export default async function handleRequest(
   const formTargets = await formTargetsOf(routerContext);
   return new Promise((resolve, reject) => {
     let shellRendered = false;
-    const userAgent = request.headers.get("user-agent");
-    // Bots and no-JS clients get the whole document at once.
-    const readyOption = (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? "onAllReady" : "onShellReady";
+    // Every page waits for all of its content: the loaders have the data before React
+    // renders, so only React Router's own script data is still to come after the shell,
+    // a few turns later. The page then goes out whole, in one write with its length (no web
+    // stream, no Node stream, no chunked encoding: docs/decisions/108-whole-pages.md). A
+    // page that one day suspends on slow data still renders, only later than its shell.
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
         <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
       </NonceContext.Provider>,
       {
         nonce,
-        [readyOption]() {
+        onAllReady() {
           shellRendered = true;
-          const body = new Coalescer();
-          const stream = createReadableStreamFromReadable(body);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
           responseHeaders.set("X-Content-Type-Options", "nosniff");
           responseHeaders.set("Referrer-Policy", "same-origin");
           responseHeaders.set("X-Frame-Options", "DENY");
-          resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
+          const body = new PageBody();
           pipe(body);
+          const whole = body.whole();
+          if (whole) {
+            responseHeaders.set("Content-Length", String(whole.byteLength));
+            resolve(wholeResponse(whole, { headers: responseHeaders, status: responseStatusCode }));
+          } else {
+            resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
+          }
         },
         onShellError(error: unknown) {
           // React Router reports it through handleError and renders the error boundary.
@@ -131,27 +137,56 @@ export function routePattern(path: string, params: Record<string, string | undef
 }
 
 /**
- * React writes a page in chunks of about 2 KB; each chunk then crosses a web stream, a
- * Node stream, compression and the socket. Chunks written in the same turn of the event
- * loop go on as one buffer, so a page rendered at once travels as one chunk, while
- * content that streams in later (a suspended part) still goes out as it comes.
+ * The key under which a page's whole body rides on its Response, for server.js to write
+ * at once (server/request-handler.js reads it; a registered symbol, since that file and
+ * the build are separate module graphs). A Response that lost it (rebuilt on its way out)
+ * is read as a stream, as any other.
  */
-class Coalescer extends Transform {
+const WHOLE_BODY = Symbol.for("inkstone.wholeBody");
+
+function wholeResponse(whole: Buffer, init: ResponseInit): Response {
+  // Node's Response takes a Buffer (a Uint8Array); the DOM typings do not say so.
+  return Object.assign(new Response(whole as unknown as BodyInit, init), { [WHOLE_BODY]: whole });
+}
+
+/**
+ * Where React writes a page, in chunks of about 2 KB. When React has ended the page within
+ * `pipe()` (all content was ready), `whole()` hands over the page as one buffer. Otherwise
+ * the page streams: each turn's chunks go on as one buffer, so content that comes later
+ * still goes out as it comes.
+ */
+class PageBody extends Transform {
   private chunks: Buffer[] = [];
+  private streaming = false;
   private scheduled = false;
+
+  /** The whole page if React has ended it, else null, and from then on the page streams. */
+  whole(): Buffer | null {
+    if (this.writableEnded && !this.streaming) {
+      const chunks = this.chunks;
+      this.chunks = [];
+      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    }
+    this.streaming = true;
+    this.schedule();
+    return null;
+  }
 
   _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
     this.chunks.push(chunk);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.release());
-    }
+    if (this.streaming) this.schedule();
     callback();
   }
 
   _flush(callback: TransformCallback) {
-    this.release();
+    if (this.streaming) this.release();
     callback();
+  }
+
+  private schedule() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.release());
   }
 
   private release() {

@@ -8,6 +8,7 @@ import {
   ScrollRestoration,
   useRouteLoaderData,
 } from "react-router";
+import { useAppLinkNavigation } from "~/components/ui/app-link";
 import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
@@ -52,6 +53,7 @@ export default function App() {
   useEffect(() => {
     document.documentElement.dataset.hydrated = "true";
   }, []);
+  useAppLinkNavigation();
   return <Outlet />;
 }
 

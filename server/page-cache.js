@@ -83,7 +83,8 @@ export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes 
           if (entries.size >= maxEntries) entries.delete(entries.keys().next().value);
           entries.set(key, {
             status: response.status,
-            headers: [...response.headers],
+            // Without Content-Length: a replay writes a fresh nonce, and Node counts the body.
+            headers: [...response.headers].filter(([name]) => name.toLowerCase() !== "content-length"),
             body: Buffer.concat(chunks, bytes),
             nonce: nonceOf(response.headers.get("Content-Security-Policy")),
             storedAt: Date.now(),

@@ -35,6 +35,9 @@ function toFetchRequest(req, res) {
   return new Request(url, init);
 }
 
+/** A page app/entry.server.tsx rendered whole rides on its Response under this key. */
+const WHOLE_BODY = Symbol.for("inkstone.wholeBody");
+
 /** Writes a Fetch Response to the Express response, streaming its body with backpressure. */
 async function sendResponse(res, response, recorder = null) {
   if (res.destroyed || res.writableEnded) {
@@ -50,6 +53,14 @@ async function sendResponse(res, response, recorder = null) {
   if (!response.body || response.status === 304 || res.req.method === "HEAD") {
     await response.body?.cancel().catch(() => {});
     res.end();
+    return;
+  }
+  // A page rendered whole: one write with its length (docs/decisions/108-whole-pages.md).
+  const whole = response[WHOLE_BODY];
+  if (whole && response.headers.get("Content-Length") === String(whole.byteLength)) {
+    recorder?.add(whole);
+    res.end(whole);
+    recorder?.finish();
     return;
   }
   if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
@@ -79,6 +90,8 @@ function sendCached(res, entry) {
   res.status(status);
   for (const [key, value] of headers) res.append(key, value);
   res.set("X-Page-Cache", "hit");
+  // Its length, so that it goes out in one write as a page rendered whole does.
+  res.set("Content-Length", String(body.byteLength));
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
 

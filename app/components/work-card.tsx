@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { AppLink } from "~/components/ui/app-link";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 
@@ -22,13 +22,13 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
   const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
   return (
     <article className="work-card" data-testid="work-card">
-      <Link to={`/works/${work.id}`} className="work-cover" aria-hidden="true" tabIndex={-1}>
+      <AppLink to={`/works/${work.id}`} className="work-cover" aria-hidden="true" tabIndex={-1}>
         <img src={cover} alt="" width={200} height={275} loading="lazy" />
         {work.visibility === "public-vip" ? <span className="badge badge-paid">付费 {work.price} 积分</span> : null}
-      </Link>
+      </AppLink>
       <div className="work-body">
         <h3 className="work-title">
-          <Link to={`/works/${work.id}`}>{work.title}</Link>
+          <AppLink to={`/works/${work.id}`}>{work.title}</AppLink>
         </h3>
         <p className="work-author">{work.authorNickname}</p>
         <p className="work-meta">

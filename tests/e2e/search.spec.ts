@@ -141,3 +141,17 @@ test("an overlong query renders a page, not an error", async ({ page }) => {
   const value = await page.getByRole("searchbox", { name: "搜索作品" }).inputValue();
   expect(Array.from(value)).toHaveLength(100);
 });
+
+test("a work card's link and the sidebar open pages on the client, without loading the document again", async ({ page, facts }) => {
+  await page.goto(`/works?q=${encodeURIComponent(facts.works.allAges)}&page=1`);
+  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  // A full page load would drop this mark; a client-side navigation keeps it.
+  await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+  await page.getByTestId("work-card").getByRole("link", { name: facts.works.allAges }).click();
+  await expect(page).toHaveURL(/\/works\/\d+$/);
+  await expect(page.getByRole("heading", { level: 1, name: facts.works.allAges })).toBeVisible();
+  await page.getByRole("complementary", { name: "主导航" }).getByRole("link", { name: "首页" }).click();
+  await expect(page).toHaveURL("/");
+  await expect(page.getByRole("complementary", { name: "主导航" }).getByRole("link", { name: "首页" })).toHaveAttribute("aria-current", "page");
+  expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+});

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
 import { childDatabase } from "../fixtures/server-database";
@@ -62,6 +64,31 @@ describe("node server.js", () => {
     expect(html).toMatch(/^<!DOCTYPE html>/i);
     expect(html).toContain("让短篇写作更简单");
     expect(output).not.toMatch(/Error/);
+  });
+
+  it("sends a page rendered at once whole, with its length, gzipped when asked, from the visitor cache too", async () => {
+    // Plain: one body with a Content-Length instead of a chunked stream (decision 108).
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await fetch(`${origin}/works?page=1`, { headers: { "Accept-Encoding": "identity" } });
+      const bytes = Buffer.from(await page.arrayBuffer());
+      expect(page.headers.get("Transfer-Encoding")).toBeNull();
+      expect(Number(page.headers.get("Content-Length"))).toBe(bytes.byteLength);
+      expect(bytes.toString("utf8")).toMatch(/<\/html>$/);
+      // The second visit is the cached copy, with a fresh nonce of the same length.
+      expect(page.headers.get("X-Page-Cache")).toBe(visit === 0 ? null : "hit");
+    }
+    // gzip: compression replaces the length; the body still decodes to the whole page.
+    const zipped = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http
+        .get(`${origin}/refund`, { headers: { "Accept-Encoding": "gzip" } }, (res) => {
+          const parts: Buffer[] = [];
+          res.on("data", (part: Buffer) => parts.push(part));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(parts) }));
+        })
+        .on("error", reject);
+    });
+    expect(zipped.headers["content-encoding"]).toBe("gzip");
+    expect(zlib.gunzipSync(zipped.body).toString("utf8")).toMatch(/^<!DOCTYPE html>[\s\S]*<\/html>$/i);
   });
 
   it("answers HEAD without a body, and the health check from the database", async () => {

@@ -1,4 +1,5 @@
-import { NavLink, useLocation, useNavigate } from "react-router";
+import { useLocation, useNavigate } from "react-router";
+import { AppLink } from "~/components/ui/app-link";
 import { authHref } from "./auth-links";
 import { NAV_SECTIONS } from "./nav";
 import { SIDEBAR_ID } from "./nav-drawer";
@@ -17,6 +18,9 @@ export function Sidebar({
 }) {
   const location = useLocation();
   const navigate = useNavigate();
+  // What NavLink would mark: the page itself or one below it (the home page only itself).
+  const isActive = (to: string) =>
+    to === "/" ? location.pathname === "/" : location.pathname === to || location.pathname.startsWith(`${to}/`);
   return (
     <aside id={SIDEBAR_ID} className={open ? "sidebar open" : "sidebar"} aria-label="主导航">
       <a className="brand" href="/">
@@ -36,10 +40,10 @@ export function Sidebar({
             <ul>
               {section.items.map((item) => (
                 <li key={item.to}>
-                  <NavLink
+                  <AppLink
                     to={item.to}
-                    end={item.to === "/"}
-                    className={({ isActive }) => (isActive ? "nav-link active" : "nav-link")}
+                    className={isActive(item.to) ? "nav-link active" : "nav-link"}
+                    aria-current={isActive(item.to) ? "page" : undefined}
                     onClick={(event) => {
                       onNavigate();
                       // Logged out: open the login dialog here instead of navigating.
@@ -53,7 +57,7 @@ export function Sidebar({
                       {item.icon}
                     </span>
                     {item.label}
-                  </NavLink>
+                  </AppLink>
                 </li>
               ))}
             </ul>

@@ -1,5 +1,6 @@
 import type { KeyboardEvent, ReactNode } from "react";
-import { Form, Link, useLocation } from "react-router";
+import { Form, useLocation } from "react-router";
+import { AppLink } from "~/components/ui/app-link";
 import { formatTokens } from "~/utils/format";
 import { authHref } from "./auth-links";
 
@@ -40,14 +41,14 @@ export function TopBar({
       <div className="top-bar-actions">
         {user ? (
           <>
-            <Link to="/credits" className="balance" title="积分余额">
+            <AppLink to="/credits" className="balance" title="积分余额">
               <span className="balance-credits">
                 积分 <strong data-testid="credits-balance">{user.credits}</strong>
               </span>
               <span className="balance-tokens" title={`${user.tokens} Tokens`}>
                 Tokens {formatTokens(user.tokens)}
               </span>
-            </Link>
+            </AppLink>
             <details className="avatar-menu" onKeyDown={closeOnEscape}>
               {/* Named by the visible nickname (hidden visually on a phone), then what it is. */}
               <summary>
@@ -63,7 +64,7 @@ export function TopBar({
               </summary>
               <div className="menu">
                 <div className="menu-email">{user.email}</div>
-                <Link to="/settings">设置</Link>
+                <AppLink to="/settings">设置</AppLink>
                 <Form method="post" action="/auth/logout" reloadDocument>
                   <button type="submit">退出登录</button>
                 </Form>
@@ -72,12 +73,12 @@ export function TopBar({
           </>
         ) : (
           <>
-            <Link className="btn btn-ghost" to={authHref(location, "register")}>
+            <AppLink className="btn btn-ghost" to={authHref(location, "register")}>
               注册
-            </Link>
-            <Link className="btn btn-primary" to={authHref(location, "login")}>
+            </AppLink>
+            <AppLink className="btn btn-primary" to={authHref(location, "login")}>
               登录
-            </Link>
+            </AppLink>
           </>
         )}
       </div>

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { AppLink } from "./app-link";
 import { pageItems } from "~/utils/pagination";
 
 /** Numbered pagination with previous/next, first/last and ellipses; plain links. */
@@ -17,9 +17,9 @@ export function Pagination({
   return (
     <nav className="pagination" aria-label="分页">
       {page > 1 ? (
-        <Link to={hrefFor(page - 1)} rel="prev">
+        <AppLink to={hrefFor(page - 1)} rel="prev">
           上一页
-        </Link>
+        </AppLink>
       ) : (
         <span className="disabled">上一页</span>
       )}
@@ -33,15 +33,15 @@ export function Pagination({
               {item}
             </span>
         ) : (
-          <Link key={item} to={hrefFor(item)}>
+          <AppLink key={item} to={hrefFor(item)}>
             {item}
-          </Link>
+          </AppLink>
         ),
       )}
       {page < pageCount ? (
-        <Link to={hrefFor(page + 1)} rel="next">
+        <AppLink to={hrefFor(page + 1)} rel="next">
           下一页
-        </Link>
+        </AppLink>
       ) : (
         <span className="disabled">下一页</span>
       )}
