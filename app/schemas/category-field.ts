@@ -16,13 +16,16 @@ export const DISCOVERY_MESSAGES = {
 } as const;
 
 /**
- * A form's category: "" is 未分类 (null); absent leaves it as it is (undefined). Anything
- * else must be an id; whether it exists is checked on the server.
+ * A form's category: "none" is 未分类 (null); absent (or empty, which the form reader
+ * treats alike) leaves it as it is (undefined). Anything else must be an id; whether it
+ * exists is checked on the server.
  */
+export const NO_CATEGORY = "none";
+
 export const categoryField = z
   .string()
   .trim()
-  .regex(/^(\d{1,15})?$/, DISCOVERY_MESSAGES.categoryMissing)
-  .transform((v) => (v === "" ? null : Number(v)))
+  .regex(/^(\d{1,15}|none)?$/, DISCOVERY_MESSAGES.categoryMissing)
+  .transform((v) => (v === "" ? undefined : v === NO_CATEGORY ? null : Number(v)))
   .optional();
 

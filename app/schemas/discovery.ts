@@ -7,8 +7,10 @@ export { DISCOVERY_MESSAGES };
 
 const categoryName = z
   .string({ error: DISCOVERY_MESSAGES.categoryName })
-  .transform((v) => v.normalize("NFKC").replace(/\s+/gu, " ").trim())
-  .pipe(z.string().min(1, DISCOVERY_MESSAGES.categoryName).max(CATEGORY_NAME_MAX, DISCOVERY_MESSAGES.categoryNameTooLong));
+  .trim()
+  .min(1, DISCOVERY_MESSAGES.categoryName)
+  .max(CATEGORY_NAME_MAX, DISCOVERY_MESSAGES.categoryNameTooLong)
+  .transform((v) => v.normalize("NFKC").replace(/\s+/gu, " ").trim());
 const categoryId = z.coerce.number({ error: DISCOVERY_MESSAGES.categoryMissing }).int().positive(DISCOVERY_MESSAGES.categoryMissing);
 
 /** /admin/categories: the forms of the page, one intent each. */

@@ -14,6 +14,7 @@ import { COVER_MAX_BYTES } from "~/server/images.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
 import { listCategories } from "~/server/discovery/categories.server";
+import { NO_CATEGORY } from "~/schemas/category-field";
 import { getOwnedWork } from "~/server/works.server";
 import type { Route } from "./+types/settings";
 
@@ -86,7 +87,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
       rating: work.rating,
       isAiGenerated: work.isAiGenerated ? "on" : undefined,
       tags: work.tags.join("，"),
-      categoryId: work.categoryId ? String(work.categoryId) : "",
+      categoryId: work.categoryId ? String(work.categoryId) : NO_CATEGORY,
       status: work.status,
       cover: "keep",
     },
@@ -116,7 +117,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
         <label className="field">
           <span>分类</span>
           <select {...getSelectProps(fields.categoryId)} key={fields.categoryId.key}>
-            <option value="">未分类</option>
+            <option value={NO_CATEGORY}>未分类</option>
             {categories.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name}
