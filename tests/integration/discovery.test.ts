@@ -15,6 +15,7 @@ import { refreshWorkStats } from "~/server/discovery/stats.server";
 import { saveProgress } from "~/server/reading.server";
 import { searchWorks } from "~/server/search.server";
 import { createWork } from "~/server/works.server";
+import { updateWorkSettings } from "~/server/studio/settings.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";
@@ -288,6 +289,21 @@ describe("categories", () => {
     expect(await read()).toBe(cat["言情"]);
     expect(await save("none")).toMatchObject({ status: 302 });
     expect(await read()).toBeNull();
+  });
+});
+
+describe("完本 time", () => {
+  it("is set when a series is marked finished and cleared when it is reopened", async () => {
+    const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+    const serial = await createWork(author.id, { ...base, title: "将完本", type: "series", status: "ongoing" }, [{ title: "一", content: "一" }], null);
+    expect(serial.completedAt).toBeNull();
+    const settings = { title: "将完本", description: "简介", rating: "all_ages" as const, isAiGenerated: false, tags: [], cover: "keep" as const };
+    const done = await updateWorkSettings(author.id, serial.id, { ...settings, status: "completed" }, null);
+    expect(done.completedAt).toBeInstanceOf(Date);
+    const again = await updateWorkSettings(author.id, serial.id, { ...settings, status: "ongoing" }, null);
+    expect(again.completedAt).toBeNull();
+    const single = await createWork(author.id, { ...base, title: "短篇", type: "single_chapter", status: "completed" }, [{ title: "一", content: "一" }], null);
+    expect(single.completedAt).toBeInstanceOf(Date);
   });
 });
 
