@@ -16,6 +16,7 @@ import { saveProgress } from "~/server/reading.server";
 import { searchWorks } from "~/server/search.server";
 import { createWork } from "~/server/works.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
+import { publishWork } from "~/server/publish.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";
@@ -289,6 +290,23 @@ describe("categories", () => {
     expect(await read()).toBe(cat["言情"]);
     expect(await save("none")).toMatchObject({ status: 302 });
     expect(await read()).toBeNull();
+  });
+});
+
+describe("publishing with a category", () => {
+  it("stores the chosen category and refuses one that does not exist, creating nothing", async () => {
+    const input = {
+      status: "completed" as const, type: "single_chapter" as const, title: "有分类的新书", description: "简介",
+      rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const, content: "正文",
+    };
+    const work = await publishWork(author.id, { ...input, categoryId: cat["科幻"] }, { cover: null, txt: null });
+    expect(work.categoryId).toBe(cat["科幻"]);
+    await expect(publishWork(author.id, { ...input, title: "分类不存在的书", categoryId: 987654 }, { cover: null, txt: null })).rejects.toMatchObject({
+      message: "分类不存在",
+      status: 400,
+    });
+    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(eq(works.title, "分类不存在的书"));
+    expect(n).toBe(0);
   });
 });
 
