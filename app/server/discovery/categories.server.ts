@@ -5,7 +5,7 @@ import { DISCOVERY_MESSAGES } from "~/schemas/category-field";
 import type { CategoryAction } from "~/schemas/discovery";
 import { pgErrorCode } from "../db-utils.server";
 import { DomainError } from "../errors.server";
-import { cachedPublic } from "../public-cache.server";
+import { cachedPublic, clearPublicCache } from "../public-cache.server";
 
 /**
  * The categories readers browse by (docs/decisions/121): a short list the administrators
@@ -48,7 +48,7 @@ export async function listCategoriesForAdmin() {
  */
 export async function runCategoryAction(action: CategoryAction): Promise<string> {
   try {
-    return await db.transaction(async (tx) => {
+    const notice = await db.transaction(async (tx) => {
       if (action.intent === "add") {
         const [{ last }] = await tx.select({ last: sql<number>`coalesce(max(${categories.position}), 0)::int` }).from(categories);
         await tx.insert(categories).values({ name: action.name, position: last + 1 });
@@ -84,6 +84,10 @@ export async function runCategoryAction(action: CategoryAction): Promise<string>
       await tx.update(categories).set({ position: b }).where(eq(categories.id, neighbour.id));
       return DISCOVERY_MESSAGES.categorySaved;
     });
+    // No trigger announces a category change: this process forgets its copy at once,
+    // the others within the copy's few seconds (docs/decisions/121).
+    clearPublicCache();
+    return notice;
   } catch (error) {
     if (pgErrorCode(error) === "23505") throw new DomainError(DISCOVERY_MESSAGES.categoryTaken, 409, "name");
     throw error;
