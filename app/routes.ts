@@ -30,6 +30,9 @@ export default [
   layout("routes/shell/layout.tsx", [
     index("routes/public/index.tsx"),
     route("works", "routes/public/works.tsx"),
+    // Discovery (docs/product.md#discovery): a tag's works, the rankings.
+    route("tags/:name", "routes/public/tag.tsx"),
+    route("rankings", "routes/public/rankings.tsx"),
     route("terms", "routes/public/legal.tsx", { id: "terms" }),
     route("privacy", "routes/public/legal.tsx", { id: "privacy" }),
     route("refund", "routes/public/refund.tsx"),
@@ -48,6 +51,8 @@ export default [
     layout("routes/shell/signed-in.tsx", [
       route("following", "routes/shell/library/following.tsx"),
       route("purchased", "routes/shell/library/purchased.tsx"),
+      // A reader's EPUB of a free or bought work, with their id in it (docs/decisions/123).
+      route("works/:id/book.epub", "routes/shell/reader/book-epub.ts"),
       route("payment/success", "routes/shell/credits/payment-success.tsx"),
       route("my-works", "routes/shell/works/my-works.tsx"),
       route("submit", "routes/shell/works/submit.tsx"),
@@ -87,6 +92,7 @@ export default [
       route("users/:id", "routes/admin/user-edit.tsx"),
       route("works", "routes/admin/works.tsx"),
       route("prompts", "routes/admin/prompts.tsx"),
+      route("categories", "routes/admin/categories.tsx"),
       route("migration", "routes/admin/migration.tsx"),
       route("codes", "routes/admin/codes.tsx"),
       route("payment", "routes/admin/payment.tsx"),

@@ -15,7 +15,7 @@
 // (docs/decisions/066-content-security-policy.md).
 import { randomBytes } from "node:crypto";
 
-const DEFAULT_PATHS = new Set(["/", "/works"]);
+const DEFAULT_PATHS = new Set(["/", "/works", "/rankings"]);
 
 export function createPageCache({ ttlMs = 5_000, maxEntries = 500, maxBodyBytes = 512 * 1024, paths = DEFAULT_PATHS } = {}) {
   /** @type {Map<string, { status: number, headers: [string, string][], body: Buffer, nonce: string | null, storedAt: number }>} */

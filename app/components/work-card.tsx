@@ -1,3 +1,4 @@
+import { TagChips } from "~/components/discovery/tag-chips";
 import { AppLink } from "~/components/ui/app-link";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
@@ -15,6 +16,7 @@ export interface WorkCardData {
   isAiGenerated: boolean;
   price: number;
   visibility: "public" | "public-vip" | "private";
+  tags?: string[];
 }
 
 export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaultCoverUrl?: string }) {
@@ -39,6 +41,7 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
           {work.isAiGenerated ? <span className="badge badge-ai">AI</span> : null}
         </p>
         <p className="work-description">{work.description}</p>
+        {work.tags?.length ? <TagChips tags={work.tags} max={4} /> : null}
       </div>
     </article>
   );

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseShanghaiLocal } from "~/utils/shanghai-time";
 import { normalizeLinesIn } from "~/utils/text";
+import { categoryField } from "./category-field";
 import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
 
 /** docs/product.md#author-studio: the author studio's forms and their messages. */
@@ -106,6 +107,8 @@ export const workSettingsSchema = z.object({
       }
       return tags;
     }),
+  /** The work's category (docs/decisions/121): "" is 未分类; absent keeps it. */
+  categoryId: categoryField,
   /** Only a series may change it; other works are always 已完结. */
   status: z.enum(["ongoing", "completed"], { error: "请选择连载状态" }).optional(),
   /** keep the cover, replace it with the uploaded file, or go back to the site's default. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { normalizeLinesIn } from "~/utils/text";
+import { categoryField } from "./category-field";
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 5000;
@@ -42,6 +43,8 @@ export const publishSchema = z
       .optional()
       .transform((v) => v !== undefined),
     visibility: z.enum(["public", "private"], { error: "请选择可见范围" }).default("public"),
+    /** The work's category (docs/decisions/121); the wizard requires one when the site has any. */
+    categoryId: categoryField,
     content: multiline(z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional()),
     chapterTitle: z.string().trim().max(TITLE_MAX, `章节标题不能超过${TITLE_MAX}个字符`).optional(),
     chapterContent: multiline(z.string().max(CHAPTER_CONTENT_MAX, "正文过长").optional()),

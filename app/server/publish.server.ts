@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { assertCategory } from "./discovery/categories.server";
 import { db, type Executor } from "~/db/client.server";
 import { chapters as chapterRows, txtImports } from "~/db/schema";
 import { DEFAULT_SEPARATOR, WORK_MESSAGES, type PublishInput } from "~/schemas/work";
@@ -237,6 +238,7 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
 }
 
 async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
+  if (input.categoryId) await assertCategory(input.categoryId);
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
   if (files.cover) {

@@ -4,6 +4,8 @@ import { profiles, works } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
 import { cachedPublic } from "./public-cache.server";
 import type { SessionUser } from "./session.server";
+import { hasFilters, type WorkFilters } from "~/schemas/discovery";
+import { filteredSearch } from "./discovery/filters.server";
 
 export const SEARCH_PAGE_SIZE = 12;
 export const SEARCH_QUERY_MAX = 100;
@@ -23,6 +25,7 @@ export interface WorkCard {
   rating: "all_ages" | "r18";
   isAiGenerated: boolean;
   price: number;
+  tags: string[];
   createdAt: Date;
 }
 
@@ -41,6 +44,7 @@ export const workCardColumns = {
   rating: works.rating,
   isAiGenerated: works.isAiGenerated,
   price: works.price,
+  tags: works.tags,
   createdAt: works.createdAt,
 };
 
@@ -169,6 +173,8 @@ async function usePlan(tx: Transaction, settings: Record<string, string>) {
 
 type SearchInput = {
   query: string;
+  /** Tags, category, status, length and sort (docs/decisions/121); none: the plain listing. */
+  filters?: WorkFilters;
   page: number;
   viewer: Viewer;
   pageSize?: number;
@@ -182,9 +188,15 @@ type SearchInput = {
  * comes from the shared few-second copy (public-cache.server.ts, docs/decisions/060).
  */
 export function searchWorks(input: SearchInput): Promise<SearchResult> {
-  if (input.countCap !== undefined) return searchWorksNow(input);
   const showR18 = input.viewer?.showR18 ?? false;
   const showAi = input.viewer?.showAi ?? true;
+  if (input.filters && hasFilters(input.filters)) {
+    const { filters } = input;
+    const key = JSON.stringify(["filtered", normalizeQuery(input.query), filters, input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
+    const run = () => filteredSearch({ ...input, filters, viewer: { showR18, showAi }, pageSize: input.pageSize ?? SEARCH_PAGE_SIZE });
+    return input.countCap !== undefined ? run() : cachedPublic(key, run);
+  }
+  if (input.countCap !== undefined) return searchWorksNow(input);
   const key = JSON.stringify(["works", normalizeQuery(input.query), input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
   return cachedPublic(key, () => searchWorksNow({ ...input, viewer: { showR18, showAi } }));
 }

@@ -71,7 +71,9 @@ export async function refreshWorkCounts(tx: Executor, workId: number): Promise<v
  */
 export async function createWork(
   userId: string,
-  input: Omit<PublishInput, "content" | "chapterTitle" | "chapterContent" | "separator" | "importToken">,
+  input: Omit<PublishInput, "content" | "chapterTitle" | "chapterContent" | "separator" | "importToken" | "categoryId"> & {
+    categoryId?: number | null;
+  },
   chapterList: Iterable<ChapterInput> | ChapterInserter,
   coverUrl: string | null,
   /** Records the publish form's token with the new work (form-tokens.server.ts). */
@@ -92,6 +94,8 @@ export async function createWork(
         rating: input.rating,
         isAiGenerated: input.isAiGenerated,
         price: 0,
+        categoryId: input.categoryId ?? null,
+        completedAt: input.status === "completed" ? new Date() : null,
       })
       .returning();
     const inserted =

@@ -122,6 +122,10 @@ for (const look of LOOKS) {
         { url: "/terms" },
         { url: `/works/${work.id}/comments?chapter=1` },
         { url: "/works/999999999", key: true },
+        // Discovery (decisions 120-122): the filters open, a tag's page, the rankings.
+        { url: `/works?sort=words&status=completed&page=1`, key: true },
+        { url: `/tags/${encodeURIComponent(facts.topics.shared)}` },
+        { url: "/rankings", key: true },
       ]);
     });
 
@@ -196,6 +200,7 @@ for (const look of LOOKS) {
         { url: "/admin/settings/api" },
         { url: "/admin/settings/terms" },
         { url: "/admin/api-tokens" },
+        { url: "/admin/categories" },
       ], false);
     });
   });

@@ -38,6 +38,8 @@ const PUBLIC = new Set([
   "/work/:id",
   "/",
   "/works",
+  "/tags/:name", // discovery: public like /works
+  "/rankings",
   "/terms",
   "/privacy",
   "/refund",

@@ -23,6 +23,7 @@ export const ADMIN_NAV: AdminNavGroup[] = [
   { label: "用户管理", to: "/admin/users" },
   { label: "作品管理", to: "/admin/works" },
   { label: "提示词管理", to: "/admin/prompts" },
+  { label: "作品分类", to: "/admin/categories" },
   {
     label: "站点配置",
     items: [

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { TagChips } from "~/components/discovery/tag-chips";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 
@@ -16,6 +17,8 @@ export interface ReaderWork {
   rating: "all_ages" | "r18";
   isAiGenerated: boolean;
   price: number;
+  tags?: string[];
+  categoryName?: string | null;
 }
 
 /** The work page's header: cover, title, author, description, counts, rating, price. */
@@ -53,6 +56,12 @@ export function WorkHeader({
             <span className="badge badge-free">免费</span>
           )}
         </p>
+        {work.categoryName || work.tags?.length ? (
+          <div className="reader-taxonomy">
+            {work.categoryName ? <span className="badge badge-category">{work.categoryName}</span> : null}
+            <TagChips tags={work.tags ?? []} />
+          </div>
+        ) : null}
         <p className="reader-description">{work.description}</p>
         {children}
       </div>

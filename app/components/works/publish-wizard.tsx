@@ -17,7 +17,7 @@ interface Preview {
 
 const STEPS = ["状态与类型", "作品信息", "可见范围", "封面", "正文"] as const;
 const FIELD_STEP: Record<string, number> = {
-  status: 0, type: 0, title: 1, description: 1, rating: 1, isAiGenerated: 1, visibility: 2, cover: 3,
+  status: 0, type: 0, title: 1, description: 1, categoryId: 1, rating: 1, isAiGenerated: 1, visibility: 2, cover: 3,
   content: 4, chapterTitle: 4, chapterContent: 4, txt: 4, separator: 4, importToken: 4,
 };
 
@@ -35,10 +35,13 @@ export function PublishWizard({
   lastResult,
   preview: serverPreview,
   formToken,
+  categories = [],
 }: {
   lastResult?: SubmissionResult<string[]>;
   preview: Preview | null;
   formToken: string;
+  /** The site's categories (docs/decisions/121): a new work chooses one. */
+  categories?: { id: number; name: string }[];
 }) {
   const hydrated = useHydrated();
   const navigation = useNavigation();
@@ -164,6 +167,24 @@ export function PublishWizard({
           <textarea {...getTextareaProps(fields.description)} key={fields.description.key} rows={5} maxLength={5000} placeholder="请输入作品简介" />
           <FieldError field={fields.description} />
         </label>
+        {categories.length > 0 ? (
+          <label className="field">
+            <span>分类</span>
+            <select
+              name="categoryId"
+              required
+              // 其他 (or the last category) until the author picks one: a new work always has one.
+              defaultValue={initial.categoryId ?? String((categories.find((c) => c.name === "其他") ?? categories[categories.length - 1]).id)}
+            >
+              {categories.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+            <FieldError field={fields.categoryId} />
+          </label>
+        ) : null}
         <div className="choice-row" role="radiogroup" aria-label="作品分级">
           {[["all_ages", "全年龄"], ["r18", "R-18"]].map(([value, label]) => (
             <label key={value} className="choice">

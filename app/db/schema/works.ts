@@ -16,6 +16,21 @@ import {
 import { chapterState, workRating, workStatus, workType, workVisibility } from "./enums";
 import { users } from "./users";
 
+/**
+ * The categories readers browse by (玄幻, 都市, 言情...): a list the administrators edit
+ * (/admin/categories). A new work chooses one; older works may have none (docs/decisions/121).
+ */
+export const categories = pgTable(
+  "categories",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    name: text("name").notNull().unique(),
+    position: integer("position").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check("categories_name_length", sql`char_length(${t.name}) between 1 and 20`)],
+);
+
 export const works = pgTable(
   "works",
   {
@@ -36,6 +51,10 @@ export const works = pgTable(
     price: integer("price").notNull().default(0),
     /** The author's tags, normalized by app/schemas/studio.ts (NFKC, trimmed, unique, at most 10). */
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    /** Null: uncategorized (works from before categories existed). */
+    categoryId: bigint("category_id", { mode: "number" }).references(() => categories.id, { onDelete: "set null" }),
+    /** When the work became 完本 (status completed); null while ongoing. 新完本 sorts by it. */
+    completedAt: timestamp("completed_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -58,6 +77,10 @@ export const works = pgTable(
     index("works_listing_idx").on(t.createdAt, t.id),
     // Tag pages and filters (the readers' issue) look works up by tag.
     index("works_tags_idx").using("gin", t.tags),
+    // 新完本 on the home page (docs/decisions/120).
+    index("works_completed_idx").on(t.completedAt, t.id).where(sql`${t.status} = 'completed'`),
+    // /works?sort=updated (最新更新).
+    index("works_updated_idx").on(t.updatedAt, t.id),
     /**
      * Substring search (app/server/search.server.ts): a GIN index over the distinct
      * lower-cased characters and character pairs of title and description (the

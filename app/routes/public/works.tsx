@@ -1,6 +1,9 @@
 import { Form, useLoaderData, useNavigation } from "react-router";
+import { WorkFilterForm } from "~/components/discovery/work-filter-form";
 import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
+import { filterParams, hasFilters, parseWorkFilters } from "~/schemas/discovery";
+import { listCategories } from "~/server/discovery/categories.server";
 import { searchWorks } from "~/server/search.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
@@ -13,22 +16,26 @@ export const meta: Route.MetaFunction = ({ data }) => [
 
 export async function loader({ request, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request);
-  const [result, defaultCoverUrl] = await Promise.all([
+  const filters = parseWorkFilters(url.searchParams);
+  const [result, defaultCoverUrl, categories] = await Promise.all([
     searchWorks({
       query: url.searchParams.get("q") ?? "",
+      filters,
       page: parsePage(url.searchParams.get("page")),
       viewer: user,
     }),
     getDisplayConfigValue("default_cover_url"),
+    listCategories(),
   ]);
-  return { ...result, defaultCoverUrl };
+  return { ...result, filters, filtered: hasFilters(filters), defaultCoverUrl, categories };
 }
 
 export default function WorksSearch() {
-  const { works, total, totalCapped, page, pageCount, query, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const { works, total, totalCapped, page, pageCount, query, filters, filtered, defaultCoverUrl, categories } =
+    useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
-  const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p) })}`;
+  const hrefFor = (p: number) => `/works?${new URLSearchParams([["q", query], ...filterParams(filters), ["page", String(p)]])}`;
   return (
     <section className="works-search" aria-labelledby="works-title">
       <h1 id="works-title" className="sr-only">
@@ -49,20 +56,24 @@ export default function WorksSearch() {
           搜索
         </button>
       </Form>
+      <details className="filter-details" open={filtered}>
+        <summary>筛选与排序</summary>
+        <WorkFilterForm action="/works" query={query} filters={filters} categories={categories} />
+      </details>
       {loading ? (
         <p className="loading" role="status">
           加载中...
         </p>
       ) : null}
-      {query ? (
+      {query || filtered ? (
         <p className="result-summary">
           {totalCapped
-            ? `“${query}”的搜索结果，共 ${total}+ 部作品，仅显示前 ${pageCount} 页`
-            : `“${query}”的搜索结果，共 ${total} 部作品`}
+            ? `${query ? `“${query}”的搜索结果，` : "筛选结果，"}共 ${total}+ 部作品，仅显示前 ${pageCount} 页`
+            : `${query ? `“${query}”的搜索结果，` : "筛选结果，"}共 ${total} 部作品`}
         </p>
       ) : null}
       {works.length === 0 ? (
-        <p className="empty-state">{query ? "未找到相关作品" : "暂无作品"}</p>
+        <p className="empty-state">{query || filtered ? "未找到相关作品" : "暂无作品"}</p>
       ) : (
         <div className="work-grid">
           {works.map((work) => (

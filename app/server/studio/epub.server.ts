@@ -109,7 +109,15 @@ function navXhtml(entries: TocEntry[], firstChapter: string, hasCover: boolean):
   return page("目录", `<nav epub:type="toc" id="toc"><h1>目录</h1>\n<ol>\n${ol}</ol>\n</nav>\n${landmarks}`, 0, true);
 }
 
-function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: boolean, modified: Date): string {
+/** The reader's copy (docs/decisions/123): who downloaded it, in the book's metadata. */
+export interface EpubReader {
+  id: string;
+}
+
+/** The vocabulary of the reader's id in content.opf (a declared prefix, as EPUB 3 asks). */
+const READER_PREFIX = "inkstone: https://inkstone.invalid/epub/vocab#";
+
+function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: boolean, modified: Date, reader: EpubReader | null): string {
   const { work, author } = prepared;
   const manifest: string[] = [
     `<item id="nav" href="nav.xhtml" media-type="${MEDIA_XHTML}" properties="nav"/>`,
@@ -141,10 +149,13 @@ function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: bool
     `<meta property="dcterms:modified">${modified.toISOString().replace(/\.\d{3}Z$/, "Z")}</meta>`,
     // For EPUB 2 reading systems, which look for the cover this way.
     hasCover ? `<meta name="cover" content="cover-image"/>` : "",
+    // A reader's copy names its reader: machine-readable, and in words in dc:rights.
+    reader ? `<meta property="inkstone:reader">${xmlText(reader.id)}</meta>` : "",
+    reader ? `<dc:rights>${xmlText(`本副本由砚台为读者 ${reader.id} 生成，仅供其个人阅读，请勿传播。`)}</dc:rights>` : "",
   ].filter(Boolean);
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${LANG}">\n` +
+    `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${LANG}"${reader ? ` prefix="${READER_PREFIX}"` : ""}>\n` +
     `<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">\n${metadata.join("\n")}\n</metadata>\n` +
     `<manifest>\n${manifest.join("\n")}\n</manifest>\n` +
     `<spine>\n${spine.join("\n")}\n</spine>\n</package>\n`
@@ -152,7 +163,7 @@ function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: bool
 }
 
 /** Writes the book into `zip`, entry by entry, as the chapters are read. */
-async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer | null): Promise<void> {
+async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer | null, reader: EpubReader | null): Promise<void> {
   const { work, author } = prepared;
   const now = new Date();
   const entry = async (name: string, data: string | Uint8Array) => {
@@ -192,7 +203,7 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
     await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${paragraphs(section.content)}`, 1));
   }
   await entry("OEBPS/nav.xhtml", navXhtml(entries, "text/c1.xhtml", cover !== null));
-  await entry("OEBPS/content.opf", contentOpf(prepared, entries, cover !== null, now));
+  await entry("OEBPS/content.opf", contentOpf(prepared, entries, cover !== null, now, reader));
   await zip.finish();
 }
 
@@ -207,7 +218,14 @@ export async function exportOwnWorkEpub(
   options: ExportOptions,
   signal?: AbortSignal,
 ): Promise<WorkDownload> {
-  const prepared = await prepareOwnWorkExport(userId, workId, options);
+  return epubDownload(await prepareOwnWorkExport(userId, workId, options), null, signal);
+}
+
+/**
+ * A prepared work as an EPUB download, written as the download is read (the checks are
+ * the caller's, done before). `reader`: a reader's copy, with their id in the metadata.
+ */
+export async function epubDownload(prepared: OwnWorkExport, reader: EpubReader | null, signal?: AbortSignal): Promise<WorkDownload> {
   // The work's cover, else the site's default, else the one drawn for the work (as on its page).
   const cover =
     (await storedCoverJpeg(prepared.work.coverUrl || (await getDisplayConfigValue("default_cover_url")) || null)) ??
@@ -215,7 +233,7 @@ export async function exportOwnWorkEpub(
   // Level 6: EPUB text deflates nearly as well as at 9, and an author waits for it.
   const zip = new ZipWriter({ level: 6, memLevel: 8, blockSize: 256 * 1024 });
   signal?.addEventListener("abort", () => zip.destroy(), { once: true });
-  void writeEpub(zip, prepared, cover).catch((error: unknown) => {
+  void writeEpub(zip, prepared, cover, reader).catch((error: unknown) => {
     if (!zip.destroyed) console.error("EPUB export failed", prepared.work.id, error);
     zip.destroy(error instanceof Error ? error : new Error(String(error)));
   });

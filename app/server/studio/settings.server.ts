@@ -5,6 +5,7 @@ import { STUDIO_MESSAGES, type WorkSettingsInput } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { DomainError } from "../errors.server";
 import { deleteStoredImage, ImageError, storeCover } from "../images.server";
+import { assertCategory } from "../discovery/categories.server";
 import { getOwnedWork, type Work } from "../works.server";
 
 /**
@@ -24,6 +25,7 @@ export async function updateWorkSettings(
   if (input.status && input.status !== current.status && current.type !== "series") {
     throw new DomainError(STUDIO_MESSAGES.statusSeriesOnly, 400, "status");
   }
+  if (input.categoryId) await assertCategory(input.categoryId);
   if (input.cover === "replace" && !coverBytes) throw new DomainError(STUDIO_MESSAGES.coverRequired, 400, "coverFile");
 
   let newCover: string | null = null;
@@ -56,7 +58,11 @@ export async function updateWorkSettings(
           rating: input.rating,
           isAiGenerated: input.isAiGenerated,
           tags: input.tags,
-          ...(current.type === "series" && input.status ? { status: input.status } : {}),
+          ...(current.type === "series" && input.status && input.status !== current.status
+            ? { status: input.status, completedAt: input.status === "completed" ? new Date() : null }
+            : {}),
+          // Undefined keeps the category (a form without the field); null clears it.
+          ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
           ...(coverUrl !== undefined ? { coverUrl } : {}),
           updatedAt: new Date(),
         })

@@ -9,6 +9,7 @@ import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.serve
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { getWorkForViewer, isFavorited } from "~/server/works.server";
+import { listCategories } from "~/server/discovery/categories.server";
 import {
   getProgress,
   neighbours,
@@ -61,11 +62,15 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     rating: work.rating,
     isAiGenerated: work.isAiGenerated,
     price: work.price,
+    tags: work.tags,
+    categoryName: null as string | null,
   };
-  const [defaultCoverUrl, favorited] = await Promise.all([
+  const [defaultCoverUrl, favorited, categories] = await Promise.all([
     getDisplayConfigValue("default_cover_url"),
     viewer && !isOwner ? isFavorited(viewer.id, work.id) : false,
+    work.categoryId ? listCategories() : [],
   ]);
+  header.categoryName = categories.find((c) => c.id === work.categoryId)?.name ?? null;
   const access = {
     signedIn,
     isOwner,

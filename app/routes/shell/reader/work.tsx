@@ -159,6 +159,12 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               {access.isOwner ? null : (
                 <FavoriteButton workId={work.id} favorited={access.favorited} signedIn={access.signedIn} back={here} />
               )}
+              {!locked && !access.isOwner && page.toc.chapters.length > 0 ? (
+                // A reader's own copy (docs/decisions/123); a visitor is asked to sign in first.
+                <a className="btn" href={`/works/${work.id}/book.epub`}>
+                  下载 EPUB
+                </a>
+              ) : null}
             </div>
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
             <FieldError errors={favoriteError} alert as="p" />

@@ -13,6 +13,8 @@ import { userContext } from "~/server/guards.server";
 import { COVER_MAX_BYTES } from "~/server/images.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
+import { listCategories } from "~/server/discovery/categories.server";
+import { NO_CATEGORY } from "~/schemas/category-field";
 import { getOwnedWork } from "~/server/works.server";
 import type { Route } from "./+types/settings";
 
@@ -21,7 +23,11 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `作品设置《
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const [defaultCoverUrl, flash] = await Promise.all([getDisplayConfigValue("default_cover_url"), takeFlash(request, url)]);
+  const [defaultCoverUrl, flash, categories] = await Promise.all([
+    getDisplayConfigValue("default_cover_url"),
+    takeFlash(request, url),
+    listCategories(),
+  ]);
   return data(
     {
       work: {
@@ -31,12 +37,14 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         rating: work.rating,
         isAiGenerated: work.isAiGenerated,
         tags: work.tags,
+        categoryId: work.categoryId,
         type: work.type,
         status: work.status,
         coverUrl: work.coverUrl,
         version: work.updatedAt.getTime(),
       },
       defaultCoverUrl,
+      categories,
       notice: flash.notice,
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
@@ -66,7 +74,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function WorkSettings({ actionData }: Route.ComponentProps) {
-  const { work, defaultCoverUrl, notice } = useLoaderData<typeof loader>();
+  const { work, defaultCoverUrl, categories, notice } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
   const [form, fields] = useSchemaForm(workSettingsSchema, {
@@ -79,6 +87,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
       rating: work.rating,
       isAiGenerated: work.isAiGenerated ? "on" : undefined,
       tags: work.tags.join("，"),
+      categoryId: work.categoryId ? String(work.categoryId) : NO_CATEGORY,
       status: work.status,
       cover: "keep",
     },
@@ -104,6 +113,18 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
           <input {...getInputProps(fields.tags, { type: "text" })} key={fields.tags.key} placeholder="例如：仙侠，群像，慢热" />
           <span className="muted">用逗号或顿号分隔，最多{TAGS_MAX}个，每个不超过{TAG_MAX_CHARS}个字。</span>
           <FieldError field={fields.tags} />
+        </label>
+        <label className="field">
+          <span>分类</span>
+          <select {...getSelectProps(fields.categoryId)} key={fields.categoryId.key}>
+            <option value={NO_CATEGORY}>未分类</option>
+            {categories.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <FieldError field={fields.categoryId} />
         </label>
         <label className="field">
           <span>作品分级</span>

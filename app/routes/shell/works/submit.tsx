@@ -8,6 +8,7 @@ import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
 import { tabOfVisibility } from "~/server/works.server";
+import { listCategories } from "~/server/discovery/categories.server";
 import type { Route } from "./+types/submit";
 
 /** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */
@@ -19,7 +20,7 @@ export const meta: Route.MetaFunction = () => [{ title: "上传作品 - 砚台" 
 // No data, but a loader: a client-side navigation then asks the server, whose
 // signed-in guard runs (server middleware runs only when the server is asked).
 export async function loader() {
-  return { formToken: newFormToken() };
+  return { formToken: newFormToken(), categories: await listCategories() };
 }
 
 function formError(message: string, field = "") {
@@ -70,7 +71,7 @@ export default function SubmitPage({ actionData, loaderData }: Route.ComponentPr
       <h1>上传作品</h1>
       <p className="desktop-only-notice">仅支持在电脑上上传作品</p>
       <div className="desktop-only">
-        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} formToken={loaderData.formToken} />
+        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} formToken={loaderData.formToken} categories={loaderData.categories} />
       </div>
     </section>
   );

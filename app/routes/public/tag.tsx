@@ -1,0 +1,53 @@
+import { data, useLoaderData } from "react-router";
+import { WorkFilterForm } from "~/components/discovery/work-filter-form";
+import { WorkCard } from "~/components/work-card";
+import { Pagination } from "~/components/ui/pagination";
+import { filterParams, parseWorkFilters, tagHref } from "~/schemas/discovery";
+import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/studio";
+import { listCategories } from "~/server/discovery/categories.server";
+import { searchWorks } from "~/server/search.server";
+import { getSessionUser } from "~/server/session.server";
+import { getDisplayConfigValue } from "~/server/site-config.server";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/tag";
+
+export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `#${data.tag} - 砚台` : "标签 - 砚台" }];
+
+/** /tags/:name: the works carrying a tag, with the same filters as /works (docs/product.md#discovery). */
+export async function loader({ request, params, url }: Route.LoaderArgs) {
+  const tag = normalizeTag(params.name ?? "");
+  if (!tag || Array.from(tag).length > TAG_MAX_CHARS) throw data("标签不存在", { status: 404 });
+  const user = await getSessionUser(request);
+  const asked = parseWorkFilters(url.searchParams);
+  const filters = { ...asked, tags: [tag, ...asked.tags.filter((t) => t !== tag)].slice(0, 10) };
+  const [result, defaultCoverUrl, categories] = await Promise.all([
+    searchWorks({ query: "", filters, page: parsePage(url.searchParams.get("page")), viewer: user }),
+    getDisplayConfigValue("default_cover_url"),
+    listCategories(),
+  ]);
+  return { ...result, tag, filters, defaultCoverUrl, categories };
+}
+
+export default function TagPage() {
+  const { tag, works, total, totalCapped, page, pageCount, filters, defaultCoverUrl, categories } = useLoaderData<typeof loader>();
+  const here = tagHref(tag);
+  const rest = { ...filters, tags: filters.tags.filter((t) => t !== tag) };
+  const hrefFor = (p: number) => `${here}?${new URLSearchParams([...filterParams(rest), ["page", String(p)]])}`;
+  return (
+    <section className="works-search" aria-labelledby="tag-title">
+      <h1 id="tag-title">#{tag}</h1>
+      <p className="result-summary">{totalCapped ? `共 ${total}+ 部作品` : `共 ${total} 部作品`}</p>
+      <WorkFilterForm action={here} filters={filters} categories={categories} fixedTag={tag} />
+      {works.length === 0 ? (
+        <p className="empty-state">没有带这个标签的作品</p>
+      ) : (
+        <div className="work-grid">
+          {works.map((work) => (
+            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
+          ))}
+        </div>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { CATEGORY_NAME_MAX, DISCOVERY_MESSAGES } from "./category-field";
+import { parseTags } from "./studio";
+
+/** docs/product.md#discovery: categories, filters and rankings. */
+export { DISCOVERY_MESSAGES };
+
+const categoryName = z
+  .string({ error: DISCOVERY_MESSAGES.categoryName })
+  .trim()
+  .min(1, DISCOVERY_MESSAGES.categoryName)
+  .max(CATEGORY_NAME_MAX, DISCOVERY_MESSAGES.categoryNameTooLong)
+  .transform((v) => v.normalize("NFKC").replace(/\s+/gu, " ").trim());
+const categoryId = z.coerce.number({ error: DISCOVERY_MESSAGES.categoryMissing }).int().positive(DISCOVERY_MESSAGES.categoryMissing);
+
+/** /admin/categories: the forms of the page, one intent each. */
+export const categoryActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("add"), name: categoryName }),
+  z.object({ intent: z.literal("rename"), id: categoryId, name: categoryName }),
+  z.object({ intent: z.literal("delete"), id: categoryId }),
+  z.object({ intent: z.literal("up"), id: categoryId }),
+  z.object({ intent: z.literal("down"), id: categoryId }),
+]);
+export type CategoryAction = z.infer<typeof categoryActionSchema>;
+
+// ---- The works filters (/works and /tags/:name): a GET form, read leniently ----------
+
+export const WORK_SORTS = {
+  newest: "最新发布",
+  updated: "最新更新",
+  favorites: "收藏最多",
+  purchases: "购买最多",
+  words: "字数最多",
+} as const;
+export type WorkSort = keyof typeof WORK_SORTS;
+
+/** Length ranges in 字 (docs/product.md#discovery). */
+export const WORK_LENGTHS = {
+  short: { label: "10万字以下", min: 0, max: 100_000 },
+  medium: { label: "10万-50万字", min: 100_000, max: 500_000 },
+  long: { label: "50万-100万字", min: 500_000, max: 1_000_000 },
+  epic: { label: "100万字以上", min: 1_000_000, max: null },
+} as const;
+export type WorkLength = keyof typeof WORK_LENGTHS;
+
+export const WORK_STATUS_FILTERS = { ongoing: "连载中", completed: "已完本" } as const;
+
+export interface WorkFilters {
+  /** Works must carry every one of these tags. */
+  tags: string[];
+  /** Works must carry none of these (AO3-style exclusion). */
+  excludeTags: string[];
+  categoryId: number | null;
+  status: keyof typeof WORK_STATUS_FILTERS | null;
+  length: WorkLength | null;
+  sort: WorkSort;
+}
+
+export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest" };
+const FILTER_TAGS_MAX = 10;
+
+/**
+ * The filters of a query string. A link or a hand-typed address can carry anything:
+ * what is not understood is ignored (never an error page). Tags come as `tags` (a
+ * text of tags separated by commas, as the form types them) and as repeated `tag`
+ * (links from tag chips); the excluded ones as `exclude`.
+ */
+export function parseWorkFilters(params: URLSearchParams): WorkFilters {
+  const list = (key: string, repeated?: string) => {
+    const all = [...params.getAll(key), ...(repeated ? params.getAll(repeated) : [])].join(",");
+    return parseTags(all)
+      .filter((t) => Array.from(t).length <= 20)
+      .slice(0, FILTER_TAGS_MAX);
+  };
+  const category = params.get("category") ?? "";
+  const status = params.get("status");
+  const length = params.get("length");
+  const sort = params.get("sort");
+  return {
+    tags: list("tags", "tag"),
+    excludeTags: list("exclude"),
+    categoryId: /^\d{1,15}$/.test(category) && Number(category) > 0 ? Number(category) : null,
+    status: status === "ongoing" || status === "completed" ? status : null,
+    length: length && length in WORK_LENGTHS ? (length as WorkLength) : null,
+    sort: sort && sort in WORK_SORTS ? (sort as WorkSort) : "newest",
+  };
+}
+
+/** Whether anything beyond the default (newest first, everything) is asked for. */
+export function hasFilters(f: WorkFilters): boolean {
+  return f.tags.length > 0 || f.excludeTags.length > 0 || f.categoryId !== null || f.status !== null || f.length !== null || f.sort !== "newest";
+}
+
+/** The filters as query parameters (for links: pagination, tag chips). */
+export function filterParams(f: WorkFilters): [string, string][] {
+  const out: [string, string][] = [];
+  if (f.tags.length) out.push(["tags", f.tags.join(",")]);
+  if (f.excludeTags.length) out.push(["exclude", f.excludeTags.join(",")]);
+  if (f.categoryId !== null) out.push(["category", String(f.categoryId)]);
+  if (f.status) out.push(["status", f.status]);
+  if (f.length) out.push(["length", f.length]);
+  if (f.sort !== "newest") out.push(["sort", f.sort]);
+  return out;
+}
+
+/** A tag's page. */
+export function tagHref(tag: string): string {
+  return `/tags/${encodeURIComponent(tag)}`;
+}
+
+// ---- Rankings --------------------------------------------------------------------------
+
+export const RANKING_BOARDS = {
+  "bestselling-7d": "畅销榜 · 7天",
+  "bestselling-30d": "畅销榜 · 30天",
+  favorites: "收藏榜",
+  new: "新书榜",
+  completed: "完本榜",
+} as const;
+export type RankingBoard = keyof typeof RANKING_BOARDS;

@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { rowsOf } from "../db-utils.server";
+
+/**
+ * Each work's counts for the rankings, 热门 and the /works sorts (docs/decisions/122):
+ * favourites, buyers, credits spent over 7 and 30 days, and the 7-day 热门 score. They are
+ * recomputed in the background, never in a reader's request, by one process at a time:
+ * the process that gets the row lock of stats_refreshes (FOR UPDATE SKIP LOCKED) while
+ * the counts are older than STATS_MAX_AGE_MS recomputes them in that transaction;
+ * the others skip. Readers see the old counts until it commits, never half of a refresh.
+ */
+export const STATS_MAX_AGE_MS = 5 * 60_000;
+/** How often each process asks whether the counts are due. */
+export const STATS_POLL_MS = 30_000;
+
+/**
+ * 热门 over the last 7 days: distinct readers (China-time days, chapter_reads), plus 3 for
+ * each new follower and 5 for each buyer.
+ */
+const HOT_FOLLOWER = 3;
+const HOT_BUYER = 5;
+
+/**
+ * Recomputes every work's counts if they are older than `maxAgeMs` (0: always) and no
+ * other process is doing it now. Returns whether this call recomputed them.
+ */
+export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const claimed = await tx.execute(sql`
+      select 1 from stats_refreshes
+      where id = 1 and (refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000}))
+      for update skip locked`);
+    if (rowsOf(claimed).length === 0) return false;
+    // One statement: the new counts of every work with any, written where they changed,
+    // and the rows of works that have none any more deleted.
+    await tx.execute(sql`
+      with fav as (
+        select work_id, count(*)::int as n,
+               (count(*) filter (where created_at > now() - interval '7 days'))::int as n7
+        from favorites group by work_id
+      ), pur as (
+        select work_id, count(*)::int as n,
+               (count(*) filter (where created_at > now() - interval '7 days'))::int as n7,
+               coalesce(sum(price) filter (where created_at > now() - interval '7 days'), 0)::bigint as c7,
+               coalesce(sum(price) filter (where created_at > now() - interval '30 days'), 0)::bigint as c30
+        from work_purchases group by work_id
+      ), rd as (
+        select work_id, count(distinct user_id)::int as n
+        from chapter_reads
+        where day > (now() at time zone 'Asia/Shanghai')::date - 7
+        group by work_id
+      ), fresh as (
+        select w.id as work_id,
+               coalesce(fav.n, 0) as favorites,
+               coalesce(pur.n, 0) as purchases,
+               coalesce(pur.c7, 0) as credits_7d,
+               coalesce(pur.c30, 0) as credits_30d,
+               (coalesce(rd.n, 0) + ${HOT_FOLLOWER} * coalesce(fav.n7, 0) + ${HOT_BUYER} * coalesce(pur.n7, 0))::int as hot_7d
+        from works w
+        left join fav on fav.work_id = w.id
+        left join pur on pur.work_id = w.id
+        left join rd on rd.work_id = w.id
+        where fav.work_id is not null or pur.work_id is not null or rd.work_id is not null
+      ), written as (
+        insert into work_stats (work_id, favorites, purchases, credits_7d, credits_30d, hot_7d)
+        select work_id, favorites, purchases, credits_7d, credits_30d, hot_7d from fresh
+        on conflict (work_id) do update set
+          favorites = excluded.favorites, purchases = excluded.purchases,
+          credits_7d = excluded.credits_7d, credits_30d = excluded.credits_30d, hot_7d = excluded.hot_7d
+        where (work_stats.favorites, work_stats.purchases, work_stats.credits_7d, work_stats.credits_30d, work_stats.hot_7d)
+          is distinct from (excluded.favorites, excluded.purchases, excluded.credits_7d, excluded.credits_30d, excluded.hot_7d)
+        returning 1
+      )
+      delete from work_stats s where not exists (select 1 from fresh f where f.work_id = s.work_id)`);
+    await tx.execute(sql`update stats_refreshes set refreshed_at = now() where id = 1`);
+    return true;
+  });
+}
+
+interface Poller {
+  timer: NodeJS.Timeout;
+  running: Promise<unknown> | null;
+}
+
+const holder = globalThis as unknown as { __inkstoneStatsPoller?: Poller | null };
+
+/**
+ * Starts this process's check (once per process): at start and every STATS_POLL_MS, the
+ * counts are recomputed if due and no other process is at it. Started by server.js.
+ */
+export function startStatsPoller(everyMs = Number(process.env.STATS_POLL_INTERVAL_MS) || STATS_POLL_MS): void {
+  if (holder.__inkstoneStatsPoller) return;
+  const run = () => {
+    if (poller.running) return;
+    poller.running = refreshWorkStats()
+      .catch((error) => console.error("refreshing work statistics failed", error))
+      .finally(() => {
+        poller.running = null;
+      });
+  };
+  const poller: Poller = { running: null, timer: setInterval(run, everyMs) };
+  poller.timer.unref();
+  holder.__inkstoneStatsPoller = poller;
+  run();
+}
+
+/** Stops the check and waits for a refresh in progress, so the database can close after it. */
+export async function stopStatsPoller(): Promise<void> {
+  const poller = holder.__inkstoneStatsPoller;
+  if (!poller) return;
+  holder.__inkstoneStatsPoller = null;
+  clearInterval(poller.timer);
+  await poller.running;
+}

@@ -1,0 +1,130 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import JSZip from "jszip";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loader as bookLoader } from "~/routes/shell/reader/book-epub";
+import { credit, purchaseWork } from "~/server/ledger.server";
+import { db } from "~/db/client.server";
+import { createWork, updateListing } from "~/server/works.server";
+import { insertChapter } from "~/server/studio/chapters.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { setViewerPrefs } from "../fixtures/works";
+import { callThroughRoutes } from "./route-chain";
+
+const run = promisify(execFile);
+const base = { description: "简介 & <说明>", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+
+let author: { id: string };
+let reader: { id: string };
+let readerCookie: string;
+
+beforeAll(async () => {
+  author = await createUser();
+  reader = await createUser();
+  readerCookie = await sessionCookieFor(reader.id);
+});
+
+/** GET /works/:id/book.epub as the framework would, as `cookie`'s user (or a visitor). */
+async function download(workId: number | string, cookie: string | null): Promise<Response> {
+  const pathname = `/works/${workId}/book.epub`;
+  const req = cookie ? userRequest(cookie, pathname) : new Request(`http://localhost${pathname}`);
+  try {
+    return (await callThroughRoutes(bookLoader, { request: req, params: { id: String(workId) } })) as Response;
+  } catch (thrown) {
+    if (thrown instanceof Response) return thrown;
+    throw thrown;
+  }
+}
+
+async function bytesOf(r: Response): Promise<Uint8Array> {
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+/** The author export's check (tests/integration/author-export.test.ts): Debian's epubcheck jar. */
+async function epubcheck(bytes: Uint8Array): Promise<{ code: number; output: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-reader-epub-"));
+  const file = path.join(dir, "book.epub");
+  fs.writeFileSync(file, bytes);
+  const jar = fs.realpathSync("/usr/bin/epubcheck");
+  try {
+    const { stdout, stderr } = await run("java", ["-jar", jar, file], { maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("a reader's EPUB", () => {
+  it("gives a free work's published chapters as valid EPUB 3 with the reader's id in the metadata", async () => {
+    const work = await createWork(author.id, { ...base, title: "免费 <书> & 集", type: "series", status: "ongoing" }, [
+      { title: "第一章 开始", content: "　　第一段 <b>不是标签</b>\n\n　　第二段 & 引号 \"x\"" },
+      { title: "第二章", content: "　　第二章的正文" },
+    ], null);
+    await insertChapter(author.id, work.id, { title: "存稿章", content: "不应出现的存稿", release: { mode: "draft" } }, "end");
+
+    const r = await download(work.id, readerCookie);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("Content-Type")).toBe("application/epub+zip");
+    expect(r.headers.get("Content-Disposition")).toContain("attachment;");
+    const bytes = await bytesOf(r);
+    expect(Buffer.from(bytes.subarray(30, 58)).toString("latin1")).toBe("mimetypeapplication/epub+zip");
+
+    const check = await epubcheck(bytes);
+    expect(check.output).not.toMatch(/^(ERROR|FATAL)/m);
+    expect(check.code, check.output).toBe(0);
+
+    const zip = await JSZip.loadAsync(bytes);
+    const opf = await zip.file("OEBPS/content.opf")!.async("string");
+    expect(opf).toContain(`<meta property="inkstone:reader">${reader.id}</meta>`);
+    expect(opf).toContain(`读者 ${reader.id}`);
+    expect(opf).toContain("<dc:title>免费 &lt;书&gt; &amp; 集</dc:title>");
+    const chapterFiles = Object.keys(zip.files).filter((n) => /^OEBPS\/text\/c\d+\.xhtml$/.test(n));
+    expect(chapterFiles).toHaveLength(2);
+    const all = (await Promise.all(chapterFiles.map((n) => zip.file(n)!.async("string")))).join("");
+    expect(all).toContain("&lt;b&gt;不是标签&lt;/b&gt;");
+    expect(all).not.toContain("不应出现的存稿");
+  }, 120_000); // epubcheck starts a JVM
+
+  it("gives a paid work only to its buyers; others get 403 and no book", async () => {
+    const work = await createWork(author.id, { ...base, title: "付费书", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "付费内容" }], null);
+    await updateListing(author.id, work.id, { intent: "set-price", price: 20 });
+
+    const refused = await download(work.id, readerCookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toBe("购买后才能阅读该作品");
+
+    await db.transaction((tx) => credit(tx, reader.id, 50, "测试充值"));
+    await purchaseWork(reader.id, work.id);
+    const bought = await download(work.id, readerCookie);
+    expect(bought.status).toBe(200);
+    const zip = await JSZip.loadAsync(await bytesOf(bought));
+    expect(await zip.file("OEBPS/text/c1.xhtml")!.async("string")).toContain("付费内容");
+    // A buyer keeps what they paid for, also after the work is taken down.
+    await updateListing(author.id, work.id, { intent: "take-down" });
+    expect((await download(work.id, readerCookie)).status).toBe(200);
+    // Someone else does not get it: private is a 404.
+    expect((await download(work.id, await sessionCookieFor((await createUser()).id))).status).toBe(404);
+  });
+
+  it("sends visitors to sign in, keeps R-18 behind the reader's setting, and answers bad ids with 404", async () => {
+    const work = await createWork(author.id, { ...base, title: "成人书", rating: "r18", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "内容" }], null);
+    const visitor = await download(work.id, null);
+    expect(visitor.status).toBe(302);
+    expect(visitor.headers.get("Location")).toContain("auth=login");
+
+    const r18 = await download(work.id, readerCookie);
+    expect(r18.status).toBe(403);
+    expect(await r18.text()).toBe("当前显示设置下无法阅读该作品");
+    await setViewerPrefs(reader.id, { showR18: true });
+    expect((await download(work.id, await sessionCookieFor(reader.id))).status).toBe(200);
+
+    expect((await download("999999999", readerCookie)).status).toBe(404);
+    expect((await download("abc", readerCookie)).status).toBe(404);
+  });
+});
