@@ -59,6 +59,10 @@ build.entry.module.startTxtImportCleanup();
 // the database decides which process publishes each one (docs/decisions/081).
 build.entry.module.startReleasePoller();
 
+// Followers are told of new chapters in background batches shared by every process
+// (docs/decisions/115).
+build.entry.module.startNotificationDelivery();
+
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
 const pageCache = process.env.PAGE_CACHE === "0" ? null : createPageCache();
@@ -185,7 +189,7 @@ async function shutdown(signal) {
   const lifecycle = build.entry.module;
   lifecycle.beginShutdown("draining");
   // Background work stops claiming at once; a release already running finishes.
-  const pollerStopped = lifecycle.stopReleasePoller?.();
+  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopNotificationDelivery?.()]);
   const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
