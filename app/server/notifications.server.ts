@@ -38,7 +38,8 @@ const chinaToday = sql`(now() at time zone 'Asia/Shanghai')::date`;
 
 /**
  * Called by `onChaptersPublished` (app/server/studio/release.server.ts) in the publishing
- * transaction, once per publication: one job row, whatever the number of followers.
+ * transaction, once per publication: one job row, whatever the number of followers (none
+ * for a work nobody follows).
  */
 export async function enqueueChapterNotifications(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
@@ -47,6 +48,7 @@ export async function enqueueChapterNotifications(tx: Executor, workId: number, 
     insert into ${notificationJobs} (work_id, chapter_id, chapter_count, day)
     select ${workId}, c.id, ${chapterIds.length}, ${chinaToday}
     from ${chapters} c where c.id = any(${ids}::bigint[]) and c.work_id = ${workId}
+      and exists (select 1 from favorites f where f.work_id = ${workId})
     order by c.position desc, c.id desc limit 1`);
 }
 
