@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { chapterComments, notificationJobs, notifications, profiles, works } from "~/db/schema";
 import { postComment } from "~/server/comments.server";
+import { liveEventStream, listenerCount, NOTIFICATIONS_WORK_TOPIC } from "~/server/events.server";
 import { setFavorite } from "~/server/favorites.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
 import {
@@ -21,6 +22,7 @@ import { createWork } from "~/server/works.server";
 import { rowsOf } from "~/server/db-utils.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
+import { sseReader } from "../fixtures/live-events";
 import { setViewerPrefs } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";
 
@@ -334,5 +336,38 @@ describe("jobs", () => {
     expect(await jobsOf()).toHaveLength(1);
     await db.delete(works).where(eq(works.id, work.id));
     expect(await jobsOf()).toHaveLength(0);
+  });
+});
+
+describe("the bell, live", () => {
+  it("rings on the follower's stream when their batch is delivered, and on an administrator's message", async () => {
+    const author = await createUser();
+    const follower = await createUser();
+    const bystander = await createUser();
+    const work = await series(author.id, "实时");
+    await setFavorite(await viewer(follower.id), work.id, true);
+    const streams = [follower, bystander].map((u) => {
+      const controller = new AbortController();
+      return { controller, sse: sseReader(liveEventStream(u.id, controller.signal, 60_000)) };
+    });
+    for (const s of streams) expect(await s.sse.next()).toContain(": connected");
+    // The stream subscribes after its first bytes: wait until both listen.
+    for (let i = 0; i < 100 && listenerCount(NOTIFICATIONS_WORK_TOPIC) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+
+    await publishNow(author.id, work.id, "第二章");
+    await deliverNotifications();
+    const seen: string[] = [];
+    for (;;) {
+      const message = await streams[0].sse.next();
+      seen.push(message);
+      if (message.includes('"kind":"notifications"')) break;
+    }
+    expect(seen.at(-1)).toBe(`event: change\ndata: {"kind":"notifications"}`);
+
+    await sendAdminMessage(bystander.id, "你好");
+    // The bystander hears their own message, and nothing of the work they do not follow.
+    expect(await streams[1].sse.next()).toBe(`event: change\ndata: {"kind":"notifications"}`);
+    await expect(streams[1].sse.next(500)).rejects.toThrow();
+    for (const s of streams) s.controller.abort();
   });
 });
