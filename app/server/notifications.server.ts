@@ -4,6 +4,7 @@ import { chapterComments, chapters, commentAnchors, notificationJobs, notificati
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish } from "./events.server";
+import { followersNotified } from "./metrics.server";
 import { pageCountOf } from "~/utils/pagination";
 
 /**
@@ -27,7 +28,7 @@ export const NOTIFICATION_MESSAGES = {
 } as const;
 
 /** Followers told per transaction: a batch takes tens of milliseconds on PostgreSQL. */
-export const DELIVERY_BATCH = 5_000;
+export const DELIVERY_BATCH = Number(process.env.NOTIFICATION_BATCH_SIZE) || 5_000;
 
 /** The bell shows up to this many, then 99+. */
 export const UNREAD_CAP = 100;
@@ -59,7 +60,7 @@ export async function enqueueChapterNotifications(tx: Executor, workId: number, 
  * followers are done. Returns false when there was nothing to claim.
  */
 async function deliverBatch(batch: number): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  const told = await db.transaction(async (tx) => {
     const [job] = rowsOf<{ id: string | number; work_id: string | number; chapter_id: string | number; chapter_count: number; day: string; after_user: string | null }>(
       await tx.execute(sql`
         select j.id, j.work_id, j.chapter_id, j.chapter_count, j.day::text as day, j.after_user
@@ -69,7 +70,7 @@ async function deliverBatch(batch: number): Promise<boolean> {
         limit 1
         for update skip locked`),
     );
-    if (!job) return false;
+    if (!job) return null;
     const jobId = Number(job.id);
     const workId = Number(job.work_id);
     const after = job.after_user ?? "00000000-0000-0000-0000-000000000000";
@@ -112,8 +113,12 @@ async function deliverBatch(batch: number): Promise<boolean> {
       // One event for the batch: each process's streams pick their users in the range.
       await publish({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications", workId, from: after, to: result.last ?? after }, tx);
     }
-    return true;
+    return result.told;
   });
+  if (told === null) return false;
+  // Counted after the commit: across processes the counters add up to the lines written.
+  followersNotified.inc(told);
+  return true;
 }
 
 /**
