@@ -42,6 +42,7 @@ test("the bell rings live when a followed work gets a chapter; the 书架 card s
   await expect(card.getByTestId("shelf-latest")).toContainText("最新：第三章 新的开始");
   await expect(card.getByTestId("shelf-unread")).toHaveText("3 章未读");
   await expect(card.getByTestId("update-dot")).toBeVisible();
+  await expectNoSeriousViolations(page, "/following with an updated card");
 
   await page.getByTestId("bell").click();
   await expect(page).toHaveURL("/notifications");
