@@ -41,14 +41,14 @@ async function dueWorks(limit: number): Promise<number[]> {
 }
 
 /**
- * Publishes one work's due chapters. The work's row is claimed with `FOR UPDATE SKIP
+ * Publishes one work's due chapters. The work's row is claimed with `FOR NO KEY UPDATE SKIP
  * LOCKED`, the same lock the studio's edits take first, so another process releasing it
  * (or an author editing it) is skipped rather than waited for, and never deadlocked; the
  * UPDATE only takes chapters still `scheduled`, so none is published twice.
  */
 async function releaseWork(workId: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const [claimed] = await tx.select({ id: works.id }).from(works).where(eq(works.id, workId)).for("update", { skipLocked: true });
+    const [claimed] = await tx.select({ id: works.id }).from(works).where(eq(works.id, workId)).for("no key update", { skipLocked: true });
     if (!claimed) return 0;
     const released = await tx
       .update(chapters)
