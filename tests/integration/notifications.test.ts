@@ -24,6 +24,7 @@ import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts"
 import { domainError } from "../fixtures/domain-error";
 import { sseReader } from "../fixtures/live-events";
 import { setViewerPrefs } from "../fixtures/works";
+import { adminCookieFor, callAction, createAdmin, firstError, request } from "./admin-fixtures";
 import { callThroughRoutes } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -195,6 +196,30 @@ describe("purchases, replies and administrators' messages", () => {
     expect(await domainError(sendAdminMessage(user.id, "   "))).toMatchObject({ status: 400, message: "请填写消息内容" });
     expect(await domainError(sendAdminMessage(user.id, "长".repeat(2001)))).toMatchObject({ status: 400 });
     expect(await domainError(sendAdminMessage("00000000-0000-0000-0000-000000000000", "你好"))).toMatchObject({ status: 404 });
+    expect(await linesOf(user.id)).toHaveLength(1);
+  });
+});
+
+describe("the back office's 发送消息", () => {
+  it("sends a message from the user page, refusing an empty or too long one with its message", async () => {
+    const admin = await createAdmin();
+    const cookie = await adminCookieFor(admin.id);
+    const user = await createUser();
+    const edit = await import("~/routes/admin/user-edit");
+    const post = (fields: Record<string, string>) => callAction(edit, request(`/admin/users/${user.id}`, { cookie }, fields), { id: user.id });
+    let r = await post({ intent: "message", body: "   " });
+    expect(r.status).toBe(400);
+    expect(firstError(r.data.result)).toBe("请填写消息内容");
+    r = await post({ intent: "message", body: "长".repeat(2001) });
+    expect(r.status).toBe(400);
+    expect(firstError(r.data.result)).toBe("消息不能超过 2000 字");
+    expect(await linesOf(user.id)).toHaveLength(0);
+    r = await post({ intent: "message", body: "请补充作品简介" });
+    expect(r.location).toBe(`/admin/users/${user.id}?notice=message-sent`);
+    expect(await linesOf(user.id)).toMatchObject([{ kind: "admin", body: "请补充作品简介" }]);
+    // Without an administrator's session nothing is sent.
+    const refused = await callAction(edit, request(`/admin/users/${user.id}`, {}, { intent: "message", body: "伪造" }), { id: user.id });
+    expect(refused.status).toBe(401);
     expect(await linesOf(user.id)).toHaveLength(1);
   });
 });
