@@ -53,7 +53,8 @@ test("the bell rings live when a followed work gets a chapter; the 书架 card s
   await expect(page.getByTestId("bell-count")).toHaveCount(0);
 });
 
-test("the inbox: mark read, mute a work and unmute it", nojs, async ({ loggedInPage: page, visit, playwright, baseURL }) => {
+test("the inbox on a phone: mark read, mute a work and unmute it", nojs, async ({ loggedInPage: page, visit, playwright, baseURL }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
   const author = await newAuthor(playwright, baseURL!);
   const title = `收件箱 ${marker("inbox")}`;
   const id = await publishWork(author, { title, chapters: [{ title: "第一章", paragraphs: ["一"] }] });
@@ -71,6 +72,9 @@ test("the inbox: mark read, mute a work and unmute it", nojs, async ({ loggedInP
     await expect(line).toBeVisible({ timeout: 500 });
   }).toPass();
   await expect(page.getByTestId("bell-count")).toHaveText("1");
+  await expect(page.getByTestId("bell")).toBeInViewport();
+  // Nothing wider than the phone's screen.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await line.getByRole("button", { name: "标为已读" }).click();
   await expect(page.getByText("已标为已读")).toBeVisible();
   await expect(page.getByTestId("inbox-unread")).toHaveText("没有未读通知");
@@ -83,4 +87,8 @@ test("the inbox: mark read, mute a work and unmute it", nojs, async ({ loggedInP
   await muted.getByRole("button", { name: `取消静音《${title}》` }).click();
   await expect(page.getByText("已取消静音")).toBeVisible();
   await expect(page.getByTestId("muted-works")).toHaveCount(0);
+
+  await visit("/following");
+  await expect(page.getByTestId("shelf-card").filter({ hasText: title }).getByTestId("shelf-unread")).toHaveText("2 章未读");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
