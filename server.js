@@ -62,6 +62,9 @@ build.entry.module.startReleasePoller();
 // The rankings' counts are recomputed in the background by one process at a time, the
 // one holding the row lock of stats_refreshes (docs/decisions/122).
 build.entry.module.startStatsPoller();
+// Followers are told of new chapters in background batches shared by every process
+// (docs/decisions/115).
+build.entry.module.startNotificationDelivery();
 
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
@@ -189,7 +192,7 @@ async function shutdown(signal) {
   const lifecycle = build.entry.module;
   lifecycle.beginShutdown("draining");
   // Background work stops claiming at once; a release already running finishes.
-  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopStatsPoller?.()]);
+  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopStatsPoller?.(), lifecycle.stopNotificationDelivery?.()]);
   const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));

@@ -18,6 +18,7 @@ export { onPublicContentChange } from "~/server/events.server";
 export { startTxtImportCleanup } from "~/server/publish.server";
 export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 export { startStatsPoller, stopStatsPoller } from "~/server/discovery/stats.server";
+export { startNotificationDelivery, stopNotificationDelivery } from "~/server/notification-poller.server";
 
 export const streamTimeout = 5_000;
 

@@ -23,6 +23,8 @@ export default [
   route("works/:id/export.epub", "routes/shell/studio/export.ts", { id: "studio-export-epub" }),
   // The reader's live refresh of the comment counts (decision 101).
   route("works/:id/comment-counts", "routes/shell/reader/comment-counts.ts"),
+  // A work's public Atom feed of chapters (docs/product.md#notifications).
+  route("works/:id/feed.xml", "routes/public/work-feed.ts"),
   // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 
@@ -50,6 +52,8 @@ export default [
     // before any loader or action below runs (docs/architecture.md#guards).
     layout("routes/shell/signed-in.tsx", [
       route("following", "routes/shell/library/following.tsx"),
+      // 消息通知: the inbox, and the bell's live count (docs/product.md#notifications).
+      route("notifications", "routes/shell/notifications/inbox.tsx"),
       route("purchased", "routes/shell/library/purchased.tsx"),
       // A reader's EPUB of a free or bought work, with their id in it (docs/decisions/123).
       route("works/:id/book.epub", "routes/shell/reader/book-epub.ts"),

@@ -109,7 +109,12 @@ export const nicknameSchema = z.object({
 });
 export const balanceSchema = z.object({ intent: z.literal("balance"), balance: wholeNumber(ADMIN_MESSAGES.balance, 0, MAX_BALANCE) });
 export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
-export const userActionSchema = z.discriminatedUnion("intent", [nicknameSchema, balanceSchema, resetPasswordSchema]);
+/** An administrator's message to the user's inbox (docs/product.md#notifications). */
+export const userMessageSchema = z.object({
+  intent: z.literal("message"),
+  body: requiredText("请填写消息内容", 2000, "消息不能超过 2000 字"),
+});
+export const userActionSchema = z.discriminatedUnion("intent", [nicknameSchema, balanceSchema, resetPasswordSchema, userMessageSchema]);
 
 export const PROMPT_TYPES = ["free", "imitate", "continue"] as const;
 export const PROMPT_TYPE_LABELS: Record<(typeof PROMPT_TYPES)[number], string> = {

@@ -6,6 +6,7 @@ import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "./events.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
+import { notifyCommentReply } from "./notifications.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
 import { getOwnedWork, getWorkForViewer, type Viewer } from "./works.server";
@@ -166,6 +167,13 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
         .where(eq(chapterComments.id, parent.id));
       await announce(tx, chapter.id, parent.paragraph);
+      await notifyCommentReply(tx, {
+        toUserId: parent.userId,
+        fromUserId: user.id,
+        workId: view.work.id,
+        chapterId: chapter.id,
+        parentCommentId: parent.id,
+      });
       return { id: row.id, paragraph: parent.paragraph };
     });
   }

@@ -19,10 +19,12 @@ import { liveStreams } from "./metrics.server";
  *   `site`       the site configuration changed (title, logo, hero, terms, privacy...)
  *   `comments:<chapterId>`  a chapter's comments changed (a post, a reply, a hide, a
  *                re-anchoring): readers of that chapter refresh its counts and threads
+ *   `notifications-work`  a batch of a work's followers, user ids in (from, to], got a
+ *                new-chapter notification (app/server/notifications.server.ts)
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
-export type UserEventKind = "balance" | "favorites" | "purchases";
+export type UserEventKind = "balance" | "favorites" | "purchases" | "notifications";
 
 export interface LiveEvent {
   topic: string;
@@ -31,6 +33,9 @@ export interface LiveEvent {
   chapterId?: number;
   /** A comments event: the paragraph whose 段评 changed (null: 本章说 or several). */
   paragraph?: number | null;
+  /** A `notifications-work` event: the followers told, user ids in (from, to] (decision 115). */
+  from?: string;
+  to?: string;
 }
 
 /** The topic of one chapter's comments (docs/decisions/101-live-comments.md). */
@@ -158,6 +163,9 @@ async function libraryWorkIds(userId: string): Promise<Set<number>> {
   return new Set(rows.map((r) => Number(r.workId)));
 }
 
+/** The topic of a batch of followers told of new chapters (app/server/notifications.server.ts). */
+export const NOTIFICATIONS_WORK_TOPIC = "notifications-work";
+
 export const HEARTBEAT_MS = 20_000;
 
 /**
@@ -236,6 +244,17 @@ export function liveEventStream(
             await subscribe(`user:${userId}`, (event) => {
               if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary(userId);
               sendEvent(event);
+            }),
+          );
+          // New-chapter notifications are delivered in batches of followers: only the
+          // batch holding this user changes their bell (decision 115).
+          unsubscribers.push(
+            await subscribe(NOTIFICATIONS_WORK_TOPIC, (event) => {
+              if (!event.from || !event.to || !(userId > event.from && userId <= event.to)) return;
+              const workId = Number(event.workId);
+              void library.then((ids) => {
+                if (ids.has(workId)) sendEvent({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications" });
+              });
             }),
           );
           unsubscribers.push(

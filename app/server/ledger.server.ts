@@ -4,6 +4,7 @@ import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, toke
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
+import { notifyWorkPurchased } from "./notifications.server";
 import { configInt, getSiteConfigValue } from "./site-config.server";
 
 /**
@@ -109,6 +110,7 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
 
     const { balance } = await debit(tx, userId, work.price, `购买作品《${work.title}》`);
     await notifyUserChanged(userId, "purchases", tx);
+    await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
     return { status: "purchased" as const, price: work.price, balance };
   });
 }

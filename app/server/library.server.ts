@@ -1,6 +1,7 @@
 import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { favorites, profiles, workPurchases, works } from "~/db/schema";
+import { chapters, favorites, profiles, readingProgress, workPurchases, works } from "~/db/schema";
+import { rowsOf } from "./db-utils.server";
 import { pageCountOf } from "~/utils/pagination";
 import { progressForWorks, progressHref } from "./reading.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
@@ -90,4 +91,148 @@ export function listFollowing(viewer: Viewer, page: number): Promise<LibraryPage
 /** /purchased (已购买作品): the works the viewer bought, most recent purchase first. */
 export function listPurchased(viewer: Viewer, page: number): Promise<LibraryPage> {
   return listLibrary(viewer, "purchases", page);
+}
+
+// --- 书架 (/following): the followed works with what is new in each -----------------
+
+export type ShelfSort = "updated" | "read";
+
+export function parseShelfSort(value: string | null): ShelfSort {
+  return value === "read" ? "read" : "updated";
+}
+
+export const SHELF_PAGE_SIZE = 24;
+
+export interface ShelfItem {
+  work: WorkCard;
+  /** The last published chapter in the work's order, and when it went out. */
+  latestChapter: { title: string; at: string } | null;
+  /** Published chapters after the one the reader is on (all of them if never opened). */
+  unread: number;
+  /** Percent of the published chapters read up to the reader's chapter (0 if never opened). */
+  progress: number;
+  /** A chapter came out after the reader last read (or, never read, after they followed). */
+  updated: boolean;
+  purchased: boolean;
+  continueHref: string | null;
+  continueLabel: string | null;
+}
+
+export interface ShelfPage {
+  items: ShelfItem[];
+  total: number;
+  hidden: number;
+  page: number;
+  pageCount: number;
+  sort: ShelfSort;
+}
+
+/**
+ * A page of the viewer's 书架 in ONE query (docs/product.md#bookshelf, decision 116): for
+ * each followed work the last published chapter (the published-chapters index read
+ * backwards, one row), the reading position (`reading_progress`) and the number of
+ * published chapters after it (an index-only count on the same index: small for a reader
+ * who keeps up, the usual case on a shelf), whether it was bought. Read = published
+ * chapters minus unread. Sorted by the last chapter's time
+ * (最近更新) or by the last read (最近阅读). `pageSize` is the page (the shelf shows 24;
+ * the benchmark asks for 500).
+ */
+export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: number, pageSize = SHELF_PAGE_SIZE): Promise<ShelfPage> {
+  const visible = visibleTo(viewer, "favorites");
+  const [{ all, shown }] = await db
+    .select({
+      all: sql<number>`count(*)::int`,
+      shown: sql<number>`(count(*) filter (where ${visible}))::int`,
+    })
+    .from(favorites)
+    .innerJoin(works, eq(works.id, favorites.workId))
+    .where(eq(favorites.userId, viewer.id));
+  const pageCount = pageCountOf(shown, pageSize);
+  const page = Math.min(Math.max(1, requested), pageCount);
+  const order =
+    sort === "read"
+      ? sql`rp.updated_at desc nulls last, f.created_at desc, works.id desc`
+      : sql`lc.at desc nulls last, works.id desc`;
+  const rows = rowsOf<{
+    id: string | number;
+    title: string;
+    description: string;
+    cover_url: string | null;
+    author_nickname: string;
+    word_count: number;
+    chapter_count: number;
+    type: WorkCard["type"];
+    status: WorkCard["status"];
+    visibility: WorkCard["visibility"];
+    rating: WorkCard["rating"];
+    is_ai_generated: boolean;
+    price: number;
+    followed_at: string | Date;
+    latest_title: string | null;
+    latest_at: string | Date | null;
+    read_at: string | Date | null;
+    paragraph: number | null;
+    progress_title: string | null;
+    unread_count: number;
+    opened: boolean;
+    purchased: boolean;
+  }>(
+    await db.execute(sql`
+      select works.id, works.title, works.description, works.cover_url, profiles.nickname as author_nickname,
+             works.word_count, works.chapter_count, works.type, works.status, works.visibility, works.rating,
+             works.is_ai_generated, works.price, f.created_at as followed_at,
+             lc.title as latest_title, lc.at as latest_at,
+             rp.updated_at as read_at, rp.paragraph, rc.title as progress_title,
+             case when rc.id is null then works.chapter_count else (
+               select count(*)::int from ${chapters} c
+               where c.work_id = works.id and c.state = 'published' and (c.position, c.id) > (rc.position, rc.id)
+             ) end as unread_count,
+             rc.id is not null as opened,
+             exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased
+      from ${favorites} f
+      join ${works} on works.id = f.work_id
+      join ${profiles} on profiles.id = works.user_id
+      left join lateral (
+        select c.title, coalesce(c.publish_at, c.created_at) as at from ${chapters} c
+        where c.work_id = works.id and c.state = 'published'
+        order by c.position desc, c.id desc limit 1
+      ) lc on true
+      left join ${readingProgress} rp on rp.user_id = f.user_id and rp.work_id = works.id
+      left join ${chapters} rc on rc.id = rp.chapter_id and rc.state = 'published'
+      where f.user_id = ${viewer.id} and ${visible}
+      order by ${order}
+      limit ${pageSize} offset ${(page - 1) * pageSize}`),
+  );
+  const items = rows.map((r): ShelfItem => {
+    const id = Number(r.id);
+    const unread = Math.min(r.unread_count, r.chapter_count);
+    const read = r.opened ? r.chapter_count - unread : 0;
+    const latestAt = r.latest_at === null ? null : new Date(r.latest_at);
+    const since = new Date(r.read_at ?? r.followed_at);
+    return {
+      work: {
+        id,
+        title: r.title,
+        description: r.description,
+        coverUrl: r.cover_url,
+        authorNickname: r.author_nickname,
+        wordCount: r.word_count,
+        chapterCount: r.chapter_count,
+        type: r.type,
+        status: r.status,
+        visibility: r.visibility,
+        rating: r.rating,
+        isAiGenerated: r.is_ai_generated,
+        price: r.price,
+      } as WorkCard,
+      latestChapter: r.latest_title !== null && latestAt ? { title: r.latest_title, at: latestAt.toISOString() } : null,
+      unread,
+      progress: r.chapter_count > 0 ? Math.floor((read * 100) / r.chapter_count) : 0,
+      updated: latestAt !== null && latestAt > since,
+      purchased: Boolean(r.purchased),
+      continueHref: read > 0 ? progressHref(id, { chapterOrder: read, paragraph: r.paragraph ?? 0 }) : null,
+      continueLabel: read > 0 ? r.progress_title : null,
+    };
+  });
+  return { items, total: shown, hidden: all - shown, page, pageCount, sort };
 }

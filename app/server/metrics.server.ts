@@ -57,6 +57,11 @@ export const chaptersReleased = metric(
   () => new client.Counter({ name: "inkstone_chapters_released_total", help: "Scheduled chapters this process published when their time came." }),
 );
 
+export const followersNotified = metric(
+  "inkstone_followers_notified_total",
+  () => new client.Counter({ name: "inkstone_followers_notified_total", help: "Followers this process told of new chapters (decision 115)." }),
+);
+
 /** One answered request, from server.js. */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
   httpRequests.inc({ method, route, status: String(status) });

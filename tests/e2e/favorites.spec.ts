@@ -21,7 +21,7 @@ test("follow from the reader, find it on /following with 继续阅读, unfollow 
   });
 
   await visit("/following");
-  await expect(page.getByRole("heading", { name: "已关注作品" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "书架", level: 1 })).toBeVisible();
   await expect(page.getByText("还没有关注的作品")).toBeVisible();
 
   await visit(`/works/${id}`);
@@ -37,7 +37,7 @@ test("follow from the reader, find it on /following with 继续阅读, unfollow 
   await visit(`/works/${id}?chapter=2`);
 
   await visit("/following");
-  const card = page.getByTestId("library-card");
+  const card = page.getByTestId("shelf-card");
   await expect(card.getByRole("heading")).toHaveText([title]);
   await expect(card.getByRole("link", { name: "继续阅读" })).toHaveAttribute("href", `/works/${id}?chapter=2#p-0`);
   await card.getByRole("button", { name: "★ 已关注" }).click();
@@ -86,7 +86,7 @@ test("/following in another tab updates live when a work is followed and when it
   await visit(`/works/${id}`);
   await page.getByRole("button", { name: "☆ 关注" }).click();
   await expect(page.getByRole("button", { name: "★ 已关注" })).toBeVisible();
-  await expect(other.getByTestId("library-card").getByRole("heading")).toHaveText([title]);
+  await expect(other.getByTestId("shelf-card").getByRole("heading")).toHaveText([title]);
 
   // The author takes the work down: it leaves the list, without a reload.
   const response = await author.request.post("/my-works", {
@@ -95,6 +95,6 @@ test("/following in another tab updates live when a work is followed and when it
     maxRedirects: 0,
   });
   expect(response.status()).toBe(302);
-  await expect(other.getByTestId("library-card")).toHaveCount(0);
+  await expect(other.getByTestId("shelf-card")).toHaveCount(0);
   await expect(other.getByText("另有 1 部作品已下架或因浏览设置被隐藏。")).toBeVisible();
 });

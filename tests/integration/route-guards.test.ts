@@ -34,6 +34,7 @@ const PUBLIC = new Set([
   "/works/:id/export.txt", // the owner's download: 404 to anyone else, visitors too (decision 098)
   "/works/:id/export.epub",
   "/works/:id/comment-counts", // the bubbles' counts: readable where the chapter is
+  "/works/:id/feed.xml", // a work's Atom feed: only what a visitor may see
   "/reader-settings", // a visitor's settings go to a cookie, a signed-in reader's to the profile (decision 106)
   "/work/:id",
   "/",

@@ -33,6 +33,7 @@ export const NOTICES: Record<string, string> = {
   "password-changed": "密码修改成功",
   "password-reset": "密码已重置，该用户的所有登录已失效",
   "balance-set": "积分余额已更新",
+  "message-sent": "消息已发送到该用户的消息通知",
   "nickname-set": "昵称已更新",
   "codes-generated": "兑换码生成成功！",
   uploaded: "上传成功",

@@ -16,7 +16,7 @@ export const NAV_SECTIONS: NavSection[] = [
     items: [
       { to: "/", label: "首页", icon: "⌂", requiresAuth: false },
       { to: "/rankings", label: "排行榜", icon: "♛", requiresAuth: false },
-      { to: "/following", label: "已关注作品", icon: "♡", requiresAuth: true },
+      { to: "/following", label: "书架", icon: "♡", requiresAuth: true },
       { to: "/purchased", label: "已购买作品", icon: "◈", requiresAuth: true },
     ],
   },

@@ -10,6 +10,26 @@ interface TopBarUser {
   avatarUrl: string | null;
   tokens: number;
   credits: number;
+  /** Unread notifications, counted up to 100 (shown as 99+). */
+  unread: number;
+}
+
+/** The bell: a link to the inbox with the unread count (docs/product.md#notifications). */
+function NotificationBell({ unread }: { unread: number }) {
+  const shown = unread >= 100 ? "99+" : String(unread);
+  return (
+    <AppLink to="/notifications" className="bell" aria-label={unread > 0 ? `消息通知，${shown} 条未读` : "消息通知"} data-testid="bell">
+      <svg aria-hidden="true" viewBox="0 0 24 24" width="20" height="20" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+        <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
+        <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
+      </svg>
+      {unread > 0 ? (
+        <span className="bell-count" data-testid="bell-count">
+          {shown}
+        </span>
+      ) : null}
+    </AppLink>
+  );
 }
 
 /** Escape closes the avatar menu (a <details>) and puts focus back on its summary. */
@@ -49,6 +69,7 @@ export function TopBar({
                 Tokens {formatTokens(user.tokens)}
               </span>
             </AppLink>
+            <NotificationBell unread={user.unread} />
             <details className="avatar-menu" onKeyDown={closeOnEscape}>
               {/* Named by the visible nickname (hidden visually on a phone), then what it is. */}
               <summary>

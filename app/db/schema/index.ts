@@ -9,3 +9,4 @@ export * from "./writing";
 export * from "./forms";
 export * from "./comments";
 export * from "./discovery";
+export * from "./notifications";

@@ -194,7 +194,8 @@ export const favorites = pgTable(
   },
   (t) => [
     primaryKey({ name: "favorites_pkey", columns: [t.userId, t.workId] }),
-    index("favorites_work_idx").on(t.workId),
+    // Followers of a work in user order: the notification delivery reads them in batches.
+    index("favorites_work_idx").on(t.workId, t.userId),
     index("favorites_user_created_idx").on(t.userId, t.createdAt),
   ],
 );

@@ -1,16 +1,17 @@
-import { getFormProps, getInputProps } from "@conform-to/react";
+import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
-import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema } from "~/schemas/admin";
+import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
 import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
 import { adjustCreditBalance } from "~/server/ledger.server";
+import { sendAdminMessage } from "~/server/notifications.server";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
@@ -19,7 +20,7 @@ export async function loader({ params }: Route.LoaderArgs) {
   return orRouteError(async () => ({ user: await getUserForAdmin(params.id) }));
 }
 
-/** Nickname, credits balance (with its 管理员调整 ledger row) and password reset. */
+/** Nickname, credits balance (with its 管理员调整 ledger row), password reset, a message to the user. */
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
   const form = await readForm(request);
@@ -39,6 +40,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       if (value.intent === "balance") {
         await adjustCreditBalance(admin.id, params.id, value.balance);
         return redirect(`/admin/users/${params.id}?notice=balance-set`);
+      }
+      if (value.intent === "message") {
+        await sendAdminMessage(params.id, value.body);
+        return redirect(`/admin/users/${params.id}?notice=message-sent`);
       }
       await resetUserPassword(params.id, value.password);
       return redirect(`/admin/users/${params.id}?notice=password-reset`);
@@ -65,6 +70,11 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
     id: "user-password",
     lastResult: resultFor("password"),
     defaultValue: { intent: "password" },
+  });
+  const [messageForm, messageFields] = useSchemaForm(userMessageSchema, {
+    id: "user-message",
+    lastResult: resultFor("message"),
+    defaultValue: { intent: "message" },
   });
   const nf = nicknameFields;
   const bf = balanceFields;
@@ -128,6 +138,21 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
             <FieldErrors field={pf.password} />
           </label>
           <button type="submit" className="btn btn-primary" disabled={busy}>重置密码</button>
+        </Form>
+      </div>
+
+      <div className="admin-card">
+        <h2>发送消息</h2>
+        <p className="hint">消息会出现在该用户的“消息通知”里。</p>
+        <FormErrors form={messageForm} />
+        <Form method="post" {...getFormProps(messageForm)}>
+          <input type="hidden" name="intent" value="message" />
+          <label className="field">
+            <span>消息内容</span>
+            <textarea {...getTextareaProps(messageFields.body)} rows={4} maxLength={2000} />
+            <FieldErrors field={messageFields.body} />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy}>发送消息</button>
         </Form>
       </div>
     </section>

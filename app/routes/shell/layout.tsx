@@ -8,6 +8,7 @@ import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
 import { readerSettingsFor } from "~/server/reader-settings.server";
+import { unreadNotificationCount } from "~/server/notifications.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfig } from "~/server/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
@@ -21,7 +22,11 @@ export async function loader({ request, url }: Route.LoaderArgs) {
   const authParam = url.searchParams.get("auth");
   const auth: AuthMode | null =
     !user && (authParam === "login" || authParam === "register") ? authParam : null;
-  const prefillEmail = auth === "login" ? await authEmailCookie.parse(request.headers.get("Cookie")) : null;
+  const [prefillEmail, unread] = await Promise.all([
+    auth === "login" ? authEmailCookie.parse(request.headers.get("Cookie")) : null,
+    // The bell's count (docs/product.md#notifications), live through the events stream.
+    user ? unreadNotificationCount(user.id) : 0,
+  ]);
   return data({
     // The reader's settings, put on the document by app/root.tsx (decision 106).
     reader: await readerSettingsFor(request, user),
@@ -32,6 +37,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
       avatarUrl: user.avatarUrl,
       tokens: user.tokens,
       credits: user.credits,
+      unread,
     },
     site: { title: site.site_title || "砚台", logoUrl: site.logo_url },
     auth: auth && {

@@ -30,10 +30,15 @@ export function chapterNotFound(): DomainError {
   return new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
 }
 
-/** The owner's work, its row locked until the transaction ends. */
+/**
+ * The owner's work, its row locked until the transaction ends. `FOR NO KEY UPDATE`: edits
+ * of one work still take turns, but rows that merely point at the work (a follow, the
+ * notification lines a delivery batch writes: their foreign-key checks take KEY SHARE) do
+ * not make the author wait (decision 115).
+ */
 export async function lockOwnedWork(tx: Executor, userId: string, workId: number): Promise<Work> {
   if (!Number.isSafeInteger(workId) || workId <= 0) throw notFound();
-  const [work] = await tx.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("update");
+  const [work] = await tx.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("no key update");
   if (!work) throw notFound();
   return work;
 }

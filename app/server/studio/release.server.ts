@@ -4,6 +4,7 @@ import { chapters, works } from "~/db/schema";
 import { rowsOf } from "../db-utils.server";
 import { announceChaptersPublished } from "../events.server";
 import { chaptersReleased } from "../metrics.server";
+import { enqueueChapterNotifications } from "../notifications.server";
 export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
 import { refreshWorkCounts } from "../works.server";
 
@@ -18,12 +19,14 @@ import { refreshWorkCounts } from "../works.server";
 /**
  * The "on publish" effects for chapters just turned published, inside their transaction:
  * the work's counts and updated_at (whose trigger tells open pages and caches), and one
- * `chapter-published` event per chapter, delivered on commit.
+ * `chapter-published` event per chapter, delivered on commit, and one job telling the
+ * work's followers, delivered in the background (decision 115).
  */
 export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
   await refreshWorkCounts(tx, workId);
   await announceChaptersPublished(tx, workId, chapterIds);
+  await enqueueChapterNotifications(tx, workId, chapterIds);
 }
 
 /** Works with chapters due now, a batch at a time (the partial index chapters_due_idx finds them). */
@@ -38,14 +41,14 @@ async function dueWorks(limit: number): Promise<number[]> {
 }
 
 /**
- * Publishes one work's due chapters. The work's row is claimed with `FOR UPDATE SKIP
+ * Publishes one work's due chapters. The work's row is claimed with `FOR NO KEY UPDATE SKIP
  * LOCKED`, the same lock the studio's edits take first, so another process releasing it
  * (or an author editing it) is skipped rather than waited for, and never deadlocked; the
  * UPDATE only takes chapters still `scheduled`, so none is published twice.
  */
 async function releaseWork(workId: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const [claimed] = await tx.select({ id: works.id }).from(works).where(eq(works.id, workId)).for("update", { skipLocked: true });
+    const [claimed] = await tx.select({ id: works.id }).from(works).where(eq(works.id, workId)).for("no key update", { skipLocked: true });
     if (!claimed) return 0;
     const released = await tx
       .update(chapters)

@@ -47,7 +47,7 @@ export async function updateWorkSettings(
         .select({ coverUrl: works.coverUrl })
         .from(works)
         .where(and(eq(works.id, workId), eq(works.userId, userId)))
-        .for("update");
+        .for("no key update");
       if (!locked) return undefined;
       oldCover = locked.coverUrl;
       const [row] = await tx

@@ -1,0 +1,93 @@
+import { Link } from "react-router";
+import { defaultCoverHref } from "~/utils/default-cover";
+import { formatShanghai } from "~/utils/shanghai-time";
+import { FavoriteButton } from "./favorite-button";
+
+export interface ShelfCardData {
+  work: {
+    id: number;
+    title: string;
+    coverUrl: string | null;
+    authorNickname: string;
+    visibility: "public" | "public-vip" | "private";
+    price: number;
+    rating: "all_ages" | "r18";
+    isAiGenerated: boolean;
+  };
+  latestChapter: { title: string; at: string } | null;
+  unread: number;
+  progress: number;
+  updated: boolean;
+  purchased: boolean;
+  continueHref: string | null;
+  continueLabel: string | null;
+}
+
+/**
+ * One work on the 书架 (docs/product.md#bookshelf): the latest chapter and its time, N 章未读
+ * and the progress, a dot when a chapter came out since the last read, 已购 instead of a
+ * price for a bought work, and its buttons inside the card.
+ */
+export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData; defaultCoverUrl?: string; back: string }) {
+  const { work } = item;
+  const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
+  const unread = item.unread > 99 ? "99+" : String(item.unread);
+  return (
+    <article className="shelf-card" data-testid="shelf-card">
+      <Link to={`/works/${work.id}`} className="shelf-cover" aria-hidden="true" tabIndex={-1}>
+        <img src={cover} alt="" width={96} height={132} loading="lazy" />
+      </Link>
+      <div className="shelf-body">
+        <div className="shelf-title-row">
+          {item.updated ? <span className="update-dot" role="img" aria-label="有更新" data-testid="update-dot" /> : null}
+          <h2 className="shelf-title">
+            <Link to={`/works/${work.id}`}>{work.title}</Link>
+          </h2>
+        </div>
+        <p className="shelf-meta">
+          <span>{work.authorNickname}</span>
+          {item.purchased ? (
+            <span className="badge badge-owned">已购</span>
+          ) : work.visibility === "public-vip" ? (
+            <span className="badge badge-price">{work.price} 积分</span>
+          ) : null}
+          {work.rating === "r18" ? <span className="badge badge-r18">R-18</span> : null}
+          {work.isAiGenerated ? <span className="badge badge-ai">AI</span> : null}
+        </p>
+        <p className="shelf-latest" data-testid="shelf-latest">
+          {item.latestChapter ? (
+            <>
+              最新：{item.latestChapter.title}{" "}
+              <time className="muted" dateTime={item.latestChapter.at}>
+                {formatShanghai(item.latestChapter.at)}
+              </time>
+            </>
+          ) : (
+            <span className="muted">暂无章节</span>
+          )}
+        </p>
+        <p className="shelf-progress">
+          <span data-testid="shelf-unread">{item.unread > 0 ? `${unread} 章未读` : "已读完"}</span>
+          <span className="muted" data-testid="shelf-percent">
+            已读 {item.progress}%
+          </span>
+        </p>
+        <div className="progress-bar" aria-hidden="true">
+          <span style={{ width: `${item.progress}%` }} />
+        </div>
+        <div className="library-actions">
+          {item.continueHref ? (
+            <Link className="btn btn-small btn-primary" to={item.continueHref} title={item.continueLabel ?? undefined}>
+              继续阅读
+            </Link>
+          ) : (
+            <Link className="btn btn-small" to={`/works/${work.id}`}>
+              开始阅读
+            </Link>
+          )}
+          <FavoriteButton workId={work.id} favorited signedIn back={back} compact />
+        </div>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,21 @@
+import { DomainError } from "~/server/errors.server";
+import { workFeed } from "~/server/feeds.server";
+import type { Route } from "./+types/work-feed";
+
+/**
+ * GET /works/:id/feed.xml: the work's Atom feed of published chapters, for feed readers
+ * (docs/product.md#notifications). Public: only what a visitor may see; otherwise 404.
+ */
+export async function loader({ url, params }: Route.LoaderArgs) {
+  try {
+    const xml = await workFeed(Number(params.id), url.origin);
+    return new Response(xml, {
+      headers: { "Content-Type": "application/atom+xml; charset=utf-8", "Cache-Control": "public, max-age=300" },
+    });
+  } catch (error) {
+    if (error instanceof DomainError) {
+      return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,178 @@
+import { data, Form, Link, useLoaderData } from "react-router";
+import { FlashMessage } from "~/components/ui/flash-message";
+import { FieldError } from "~/components/ui/forms";
+import { Pagination } from "~/components/ui/pagination";
+import { replyOnDomainError } from "~/server/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import {
+  listNotifications,
+  markAllNotificationsRead,
+  markNotificationRead,
+  setWorkMuted,
+  type InboxLine,
+} from "~/server/notifications.server";
+import { parsePage } from "~/utils/pagination";
+import { safeRedirectPath } from "~/utils/redirect";
+import { formatShanghai } from "~/utils/shanghai-time";
+import type { Route } from "./+types/inbox";
+
+/**
+ * `/notifications` (消息通知, docs/product.md#notifications): the user's lines, newest first;
+ * 标为已读 per line, 全部已读, 静音 per work and the muted works with 取消静音. Plain forms
+ * (POST, redirect, GET); live through the shell's event stream.
+ */
+export const meta: Route.MetaFunction = () => [{ title: "消息通知 - 砚台" }];
+
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
+  const [inbox, flash] = await Promise.all([listNotifications(user.id, parsePage(url.searchParams.get("page"))), takeFlash(request, url)]);
+  return data({ ...inbox, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+}
+
+const DONE: Record<string, string> = {
+  read: "已标为已读",
+  "read-all": "全部标为已读",
+  mute: "已静音这部作品的通知",
+  unmute: "已取消静音",
+};
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const form = await readForm(request);
+  const intent = String(form.get("intent") ?? "");
+  if (!(intent in DONE)) return data({ error: "未知操作" }, { status: 400 });
+  const back = safeRedirectPath(form.get("back"), "/notifications", (path) => path === "/notifications");
+  return replyOnDomainError(
+    async () => {
+      if (intent === "read") await markNotificationRead(user.id, form.get("id"));
+      else if (intent === "read-all") await markAllNotificationsRead(user.id);
+      else await setWorkMuted(user.id, form.get("workId"), intent === "mute");
+      return redirectWithFlash(request, back, { kind: "success", text: DONE[intent] });
+    },
+    (error) => ({ error: error.message }),
+  );
+}
+
+function LineText({ line }: { line: InboxLine }) {
+  const work = line.workTitle ? `《${line.workTitle}》` : "作品";
+  switch (line.kind) {
+    case "chapters":
+      return (
+        <>
+          {work}更新了 {line.count} 章{line.chapterTitle ? `：${line.chapterTitle}` : ""}
+        </>
+      );
+    case "purchase":
+      return (
+        <>
+          {line.actorNickname ?? "一位读者"} 购买了你的作品{work}
+          {line.chapterTitle ? `的章节“${line.chapterTitle}”` : ""}
+        </>
+      );
+    case "reply":
+      return (
+        <>
+          {line.actorNickname ?? "一位读者"} 回复了你在{work}的评论
+        </>
+      );
+    case "admin":
+      return <>管理员消息：{line.body}</>;
+  }
+}
+
+export default function Inbox({ actionData }: Route.ComponentProps) {
+  const { lines, unread, page, pageCount, muted, notice } = useLoaderData<typeof loader>();
+  const back = page > 1 ? `/notifications?page=${page}` : "/notifications";
+  const answer = actionData as { error?: string } | undefined;
+  return (
+    <section className="inbox">
+      <h1>消息通知</h1>
+      <FlashMessage notice={notice} />
+      <FieldError errors={answer?.error} alert as="p" />
+      <div className="inbox-head">
+        <p className="muted" data-testid="inbox-unread">
+          {unread > 0 ? `${unread >= 100 ? "99+" : unread} 条未读` : "没有未读通知"}
+        </p>
+        {unread > 0 ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="read-all" />
+            <input type="hidden" name="back" value={back} />
+            <button type="submit" className="btn btn-small">
+              全部已读
+            </button>
+          </Form>
+        ) : null}
+      </div>
+      {lines.length === 0 ? (
+        <p className="empty-state">还没有通知。关注的作品更新、有人回复你的评论时，会在这里告诉你。</p>
+      ) : (
+        <ul className="inbox-lines" data-testid="inbox-lines">
+          {lines.map((line) => (
+            <li key={line.id} className={line.unread ? "inbox-line unread" : "inbox-line"} data-testid="inbox-line">
+              {line.unread ? <span className="update-dot" aria-label="未读" role="img" /> : null}
+              <div className="inbox-line-body">
+                <p className="inbox-line-text">
+                  {line.href ? (
+                    <Link to={line.href}>
+                      <LineText line={line} />
+                    </Link>
+                  ) : (
+                    <LineText line={line} />
+                  )}
+                </p>
+                <time className="muted" dateTime={line.at}>
+                  {formatShanghai(line.at)}
+                </time>
+              </div>
+              <div className="inbox-line-actions">
+                {line.unread ? (
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="read" />
+                    <input type="hidden" name="id" value={line.id} />
+                    <input type="hidden" name="back" value={back} />
+                    <button type="submit" className="btn btn-small btn-ghost">
+                      标为已读
+                    </button>
+                  </Form>
+                ) : null}
+                {line.workId !== null && (line.kind === "chapters" || line.kind === "purchase") && !line.muted ? (
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="mute" />
+                    <input type="hidden" name="workId" value={line.workId} />
+                    <input type="hidden" name="back" value={back} />
+                    <button type="submit" className="btn btn-small btn-ghost" aria-label={`静音《${line.workTitle ?? ""}》的通知`}>
+                      静音
+                    </button>
+                  </Form>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/notifications?page=${p}`} window={3} />
+      {muted.length > 0 ? (
+        <section className="inbox-muted" aria-labelledby="muted-works">
+          <h2 id="muted-works">已静音的作品</h2>
+          <ul data-testid="muted-works">
+            {muted.map((m) => (
+              <li key={m.workId}>
+                <Link to={`/works/${m.workId}`}>《{m.title}》</Link>
+                <Form method="post" className="inline-form">
+                  <input type="hidden" name="intent" value="unmute" />
+                  <input type="hidden" name="workId" value={m.workId} />
+                  <input type="hidden" name="back" value={back} />
+                  <button type="submit" className="btn btn-small" aria-label={`取消静音《${m.title}》`}>
+                    取消静音
+                  </button>
+                </Form>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { chapters, profiles, works } from "~/db/schema";
+import { setFavorite } from "~/server/favorites.server";
+import { credit, purchaseWork } from "~/server/ledger.server";
+import { listShelf } from "~/server/library.server";
+import { saveProgress } from "~/server/reading.server";
+import { insertChapter } from "~/server/studio/chapters.server";
+import { createWork } from "~/server/works.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { callThroughRoutes } from "./route-chain";
+
+const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+
+async function viewer(id: string) {
+  const [p] = await db.select({ showR18: profiles.showR18, showAi: profiles.showAi }).from(profiles).where(eq(profiles.id, id));
+  return { id, ...p };
+}
+
+/** A series with `n` published chapters 第1章..第n章; returns the work and its chapter ids in order. */
+async function seriesWith(ownerId: string, title: string, n: number) {
+  const work = await createWork(ownerId, { ...base, title, type: "series", status: "ongoing" }, [{ title: "第1章", content: "正文" }], null);
+  for (let i = 2; i <= n; i++) await insertChapter(ownerId, work.id, { title: `第${i}章`, content: "正文", release: { mode: "now" } }, "end");
+  const ids = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.position, chapters.id);
+  return { id: work.id, chapters: ids.map((c) => c.id) };
+}
+
+/** Sets when a work's chapters came out (the latest last). */
+async function publishedAt(workId: number, at: Date) {
+  await db.execute(sql`update chapters set publish_at = ${at.toISOString()}::timestamptz where work_id = ${workId}`);
+}
+
+describe("the 书架 (/following)", () => {
+  it("shows each work's latest chapter, unread count, progress, update dot and 已购, in one query per page", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const me = await viewer(reader.id);
+    const caughtUp = await seriesWith(author.id, "读完了", 3);
+    const halfway = await seriesWith(author.id, "读到一半", 4);
+    const unopened = await seriesWith(author.id, "没读过", 2);
+    const paid = await seriesWith(author.id, "买了的", 2);
+    await db.update(works).set({ visibility: "public-vip", price: 5 }).where(eq(works.id, paid.id));
+    const day = 86_400_000;
+    await publishedAt(caughtUp.id, new Date(Date.now() - 3 * day));
+    await publishedAt(halfway.id, new Date(Date.now() - 2 * day));
+    await publishedAt(unopened.id, new Date(Date.now() - 1 * day));
+    for (const w of [caughtUp, halfway, unopened, paid]) await setFavorite(me, w.id, true);
+    await db.transaction((tx) => credit(tx, reader.id, 10, "测试充值"));
+    await purchaseWork(reader.id, paid.id);
+
+    await saveProgress(reader.id, caughtUp.id, caughtUp.chapters[2], 5);
+    await saveProgress(reader.id, halfway.id, halfway.chapters[1], 0);
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    await db.execute(sql`update reading_progress set updated_at = ${ago(day / 2)}::timestamptz where work_id = ${caughtUp.id}`);
+    await db.execute(sql`update reading_progress set updated_at = ${ago(3 * day)}::timestamptz where work_id = ${halfway.id}`);
+    await db.execute(sql`update favorites set created_at = ${ago(5 * day)}::timestamptz where work_id = ${unopened.id}`);
+
+    const shelf = await listShelf(me, "updated", 1);
+    // 最近更新: the newest chapter first (paid's chapters came out just now).
+    expect(shelf.items.map((i) => i.work.title)).toEqual(["买了的", "没读过", "读到一半", "读完了"]);
+    const by = Object.fromEntries(shelf.items.map((i) => [i.work.title, i]));
+    expect(by["读完了"]).toMatchObject({ unread: 0, progress: 100, updated: false, latestChapter: { title: "第3章" } });
+    expect(by["读完了"].continueHref).toBe(`/works/${caughtUp.id}?chapter=3&from=5#p-5`);
+    // Read chapter 2 of 4, three days ago; chapters came out two days ago.
+    expect(by["读到一半"]).toMatchObject({ unread: 2, progress: 50, updated: true, latestChapter: { title: "第4章" } });
+    // Never opened: everything unread; followed before its chapters' time, so updated.
+    expect(by["没读过"]).toMatchObject({ unread: 2, progress: 0, continueHref: null });
+    expect(by["买了的"]).toMatchObject({ purchased: true });
+    expect(by["读到一半"].purchased).toBe(false);
+
+    // 最近阅读: the last read first, never-read works after.
+    const byRead = await listShelf(me, "read", 1);
+    expect(byRead.items.map((i) => i.work.title).slice(0, 2)).toEqual(["读完了", "读到一半"]);
+
+    // The page of 500 the benchmark asks for is the same query.
+    expect((await listShelf(me, "updated", 1, 500)).items).toHaveLength(4);
+  });
+
+  it("counts only published chapters, and a new chapter makes the work unread again", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const me = await viewer(reader.id);
+    const work = await seriesWith(author.id, "连载中", 2);
+    await setFavorite(me, work.id, true);
+    await saveProgress(reader.id, work.id, work.chapters[1], 0);
+    await insertChapter(author.id, work.id, { title: "存稿", content: "未发布", release: { mode: "draft" } }, "end");
+    expect((await listShelf(me, "updated", 1)).items[0]).toMatchObject({ unread: 0, updated: false, latestChapter: { title: "第2章" } });
+    await new Promise((r) => setTimeout(r, 5));
+    await insertChapter(author.id, work.id, { title: "第3章", content: "新的", release: { mode: "now" } }, "end");
+    expect((await listShelf(me, "updated", 1)).items[0]).toMatchObject({ unread: 1, progress: 66, updated: true, latestChapter: { title: "第3章" } });
+  });
+
+  it("is the /following page, sorted by ?sort=, any other value meaning 最近更新", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const work = await seriesWith(author.id, "页面", 1);
+    await setFavorite(await viewer(reader.id), work.id, true);
+    const cookie = await sessionCookieFor(reader.id);
+    const { loader } = await import("~/routes/shell/library/following");
+    for (const [query, sort] of [["?sort=read", "read"], ["?sort=%E4%B9%B1", "updated"], ["", "updated"]] as const) {
+      const data = await callThroughRoutes(loader, { request: userRequest(cookie, `/following${query}`) });
+      expect(data.sort).toBe(sort);
+      expect(data.items.map((i) => i.work.title)).toEqual(["页面"]);
+    }
+  });
+});

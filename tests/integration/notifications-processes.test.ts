@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib-server";
+import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { ownPostgresDatabase } from "../fixtures/server-database";
+
+/**
+ * New-chapter notifications delivered by two real app processes (docs/decisions/115):
+ * two `node server.js` on one PostgreSQL database. 12 works with 1,500 followers each get
+ * a scheduled chapter due at one moment; whichever process releases a chapter writes one
+ * job, and both processes deliver the jobs in batches of 400 followers, claimed with
+ * `FOR UPDATE SKIP LOCKED`. Every follower gets exactly one line per work, with one
+ * chapter, and both processes took part. Uses the run's PostgreSQL server, or
+ * 127.0.0.1:5432 when the run is on PGlite (as studio-release-processes.test.ts does).
+ */
+const WORKS = 12;
+const FOLLOWERS = 1_500;
+const METRICS_TOKEN = "notify-test-metrics";
+
+let dropDatabase: (() => Promise<void>) | undefined;
+let sql: postgres.Sql;
+const servers: { child: Child; origin: string }[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
+    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
+  }
+  const database = await ownPostgresDatabase(
+    "inkstone_notify",
+    process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  );
+  dropDatabase = database.drop;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    PAGE_CACHE: "0",
+    CHAPTER_RELEASE_INTERVAL_MS: "50",
+    NOTIFICATION_DELIVERY_INTERVAL_MS: "100",
+    NOTIFICATION_BATCH_SIZE: "400",
+    METRICS_TOKEN,
+  };
+  delete env.NODE_ENV;
+  delete env.PGLITE_DIR;
+  const ports = [await freePort(), await freePort()];
+  const started = await Promise.allSettled(ports.map((port) => startServerProcess(env, port)));
+  started.forEach((s, i) => {
+    if (s.status === "fulfilled") servers.push({ child: s.value, origin: `http://127.0.0.1:${ports[i]}` });
+  });
+  for (const s of started) if (s.status === "rejected") throw s.reason;
+  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+}, 60_000);
+
+afterAll(async () => {
+  for (const { child } of servers) {
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGTERM");
+    await child.exited;
+  }
+  await sql?.end();
+  await dropDatabase?.();
+});
+
+async function notifiedBy(origin: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  return Number(/^inkstone_followers_notified_total (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+describe("new-chapter notifications with two app processes", () => {
+  it("tell every follower of every work exactly once, the processes sharing the batches", async () => {
+    const tag = randomBytes(4).toString("hex");
+    const [author] = await sql<{ id: string }[]>`
+      insert into users (email, password_hash) values (${`author-${tag}@example.com`}, 'not-a-login') returning id`;
+    await sql`insert into profiles (id, email, nickname) values (${author.id}, ${`author-${tag}@example.com`}, '作者')`;
+    const works = await sql<{ id: string }[]>`
+      insert into works (user_id, title, description, type, status, visibility)
+      select ${author.id}, '连载' || g, '简介', 'series', 'ongoing', 'public' from generate_series(1, ${WORKS}) g
+      returning id`;
+    await sql`
+      with u as (
+        insert into users (email, password_hash)
+        select 'f-' || ${tag} || '-' || g || '@example.com', 'not-a-login' from generate_series(1, ${FOLLOWERS}) g
+        returning id, email
+      ), p as (insert into profiles (id, email, nickname) select id, email, '读者' from u returning id)
+      insert into favorites (user_id, work_id) select p.id, w.id from p cross join works w where w.user_id = ${author.id}`;
+    await sql`
+      insert into chapters (work_id, title, content, position, word_count, state, publish_at)
+      select w.id, '新的一章', '正文', 65536, 2, 'scheduled', now() + interval '1 second'
+      from works w where w.user_id = ${author.id}`;
+
+    const expected = WORKS * FOLLOWERS;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const [{ lines, jobs, scheduled }] = await sql<{ lines: number; jobs: number; scheduled: number }[]>`
+        select (select count(*)::int from notifications) as lines,
+               (select count(*)::int from notification_jobs) as jobs,
+               (select count(*)::int from chapters where state = 'scheduled') as scheduled`;
+      if ((lines >= expected && jobs === 0 && scheduled === 0) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const [totals] = await sql<{ lines: number; pairs: number; max_count: number; min_count: number; jobs: number }[]>`
+      select count(*)::int as lines, count(distinct (user_id, work_id))::int as pairs,
+             max(count)::int as max_count, min(count)::int as min_count,
+             (select count(*)::int from notification_jobs) as jobs
+      from notifications where kind = 'chapters'`;
+    expect(totals).toEqual({ lines: expected, pairs: expected, max_count: 1, min_count: 1, jobs: 0 });
+    expect(works).toHaveLength(WORKS);
+
+    const byProcess = await Promise.all(servers.map((s) => notifiedBy(s.origin)));
+    expect(byProcess.reduce((a, b) => a + b, 0)).toBe(expected);
+    expect(byProcess.every((n) => n > 0), `followers told per process: ${byProcess.join(", ")}`).toBe(true);
+    for (const { child } of servers) expect(child.output()).not.toContain("delivering notifications failed");
+  }, 60_000);
+});
