@@ -11,7 +11,11 @@ import { FormError } from "~/components/ui/forms";
 
 export type Estimate = { promptTokens: number } | { blocked: string } | null;
 
-const NOTICES: Record<string, string> = { "tokens-exhausted": AI_MESSAGES.tokensExhausted, limit: AI_MESSAGES.lengthLimit };
+const NOTICES: Record<string, string> = {
+  "tokens-exhausted": AI_MESSAGES.tokensExhausted,
+  "daily-cap": AI_MESSAGES.dailyCapReached,
+  limit: AI_MESSAGES.lengthLimit,
+};
 
 /**
  * The selected plot's text with 保存 and 生成 (docs/product.md: Screens, States and actions). Before
@@ -149,7 +153,7 @@ export function PlotEditor({
       <FormError errors={error} />
       {summary ? (
         <p className="notice notice-success" role="status" data-testid="charge">
-          本次消耗 {summary.charged} Tokens（提示词 {summary.promptTokens} + 正文 {summary.outputTokens}）
+          本次消耗 {summary.charged} Tokens（{summary.metering === "actual" ? "实际用量" : "估算"}：输入 {summary.inputTokens} + 输出 {summary.outputTokens}）
           {summary.notice ? <span className="notice-extra">{summary.notice}</span> : null}
         </p>
       ) : generated && state.status === "idle" ? (
