@@ -186,6 +186,12 @@ const AI_TODAY = sql`(now() at time zone 'Asia/Shanghai')::date`;
 const DAILY_CAP = sql`(select case when value ~ '^[0-9]{1,15}$' and value::bigint > 0 then value::bigint end from site_configs where key = ${DAILY_TOKEN_CAP_KEY})`;
 
 /**
+ * What generation may take from a profile now: the balance, or less when the daily cap
+ * leaves less room today. An expression over `profiles` for the session lookup's hint.
+ */
+export const generationAllowance = sql`least(${profiles.tokens}, coalesce(${DAILY_CAP} - case when ${profiles.aiDay} = ${AI_TODAY} then ${profiles.aiDayTokens} else 0 end, ${profiles.tokens}))`;
+
+/**
  * The user's profile row, locked, with what generation may still take from it: `avail`
  * is the balance, or less when the daily cap leaves less room today (`day_used` is what
  * today's generations took). Every statement below that moves tokens starts with it.

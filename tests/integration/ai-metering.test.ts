@@ -218,9 +218,11 @@ describe("two tabs generating at once (a race only PostgreSQL can show)", () => 
       ["generation", "actual"],
     ]);
     expect(rows.map((r) => -Number(r.amount)).sort()).toEqual(summaries.map((s) => s.charged).sort());
-    // 2 × (prompt + 250) wanted, 2 × prompt + 400 there: the balance ran out, at zero.
-    expect(spent).toBe(initial);
-    expect(balance).toBe(0);
+    // 2 × (prompt + 250) wanted, 2 × prompt + 400 there: neither is charged beyond its
+    // reported usage, and what one tab held and did not need went back (it may not reach
+    // the other tab in time: then it stays in the balance, uncharged).
+    for (const s of summaries) expect(s.charged).toBeLessThanOrEqual(promptTokens + 250);
+    expect(spent).toBeGreaterThan(2 * promptTokens + 150);
     expect(await dayTokens(user.id)).toBe(spent);
     if (databaseKind === "postgres") expect(summaries.every((s) => s.reason === "complete")).toBe(true);
   });

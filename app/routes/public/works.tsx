@@ -2,6 +2,7 @@ import { Form, useLoaderData, useNavigation } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { searchWorks } from "~/server/search.server";
+import { AI_FILTER_LABELS, AI_FILTERS, parseAiFilter } from "~/utils/ai-labels";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { parsePage } from "~/utils/pagination";
@@ -13,22 +14,24 @@ export const meta: Route.MetaFunction = ({ data }) => [
 
 export async function loader({ request, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request);
+  const ai = parseAiFilter(url.searchParams.get("ai"));
   const [result, defaultCoverUrl] = await Promise.all([
     searchWorks({
       query: url.searchParams.get("q") ?? "",
       page: parsePage(url.searchParams.get("page")),
       viewer: user,
+      ai,
     }),
     getDisplayConfigValue("default_cover_url"),
   ]);
-  return { ...result, defaultCoverUrl };
+  return { ...result, ai, defaultCoverUrl };
 }
 
 export default function WorksSearch() {
-  const { works, total, totalCapped, page, pageCount, query, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const { works, total, totalCapped, page, pageCount, query, ai, defaultCoverUrl } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
-  const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p) })}`;
+  const hrefFor = (p: number) => `/works?${new URLSearchParams({ q: query, page: String(p), ...(ai ? { ai } : {}) })}`;
   return (
     <section className="works-search" aria-labelledby="works-title">
       <h1 id="works-title" className="sr-only">
@@ -45,6 +48,15 @@ export default function WorksSearch() {
           maxLength={100}
         />
         <input type="hidden" name="page" value="1" />
+        {/* The AI label filter (decision 126), beside the show_ai preference in 设置. */}
+        <select name="ai" defaultValue={ai ?? ""} key={ai ?? ""} aria-label="AI 标识">
+          <option value="">AI 标识：全部</option>
+          {AI_FILTERS.map((f) => (
+            <option key={f} value={f}>
+              {AI_FILTER_LABELS[f]}
+            </option>
+          ))}
+        </select>
         <button type="submit" className="btn btn-primary">
           搜索
         </button>

@@ -20,6 +20,7 @@ import { defaultProviderFrom } from "./config.server";
 import { AiError } from "./errors.server";
 import { CallAbortedError, withUsage, type TextStream } from "./http.server";
 import { AI_MESSAGES } from "./messages";
+import { recordGeneratedText } from "./labels.server";
 import { renderLoadedPrompt } from "./prompts.server";
 import type { ChatPrompt } from "./provider.server";
 import { generationValues } from "./render";
@@ -263,6 +264,8 @@ export class Generation {
       : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
     const { charged, balance, versionId } = await db.transaction(async (tx) => {
       const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
+      // The delivered text joins the generation log the AI labels read (decision 126).
+      await recordGeneratedText(tx, userId, text);
       const versionId = await saveGeneratedVersion(tx, plotId, {
         content: text,
         model: this.model,
@@ -349,7 +352,8 @@ export interface GenerationInput {
  * runs (one round trip less before the first byte). The reservation stays the only
  * balance check that counts: if it fails, the provider call is aborted before any text
  * is read. A balance that already looks too small is refused before either starts, so
- * the provider is called only for a user who could pay when the request came in.
+ * the provider is called only for a user who could pay when the request came in (the
+ * hint is what the balance and the daily cap allow).
  */
 export async function startGeneration(
   user: string | GenerationSession,
@@ -383,9 +387,9 @@ export async function startGeneration(
   // The balance must cover the prompt and leave room for at least one token of output,
   // else nothing could be written.
   const keep = 1;
-  if (balanceHint !== undefined && balanceHint < prepared.promptTokens + keep) {
-    throw new DomainError(TOKEN_MESSAGES.insufficient, 402);
-  }
+  // A hint that already looks too small leaves the reservation alone to refuse (with the
+  // balance's or the daily cap's message), before the provider is called.
+  if (balanceHint !== undefined && balanceHint < prepared.promptTokens + keep) balanceHint = undefined;
   const reserving = (async () => {
     try {
       // The balance check is the reservation itself (a conditional update). The first

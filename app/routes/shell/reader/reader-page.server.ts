@@ -60,6 +60,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     visibility: work.visibility,
     rating: work.rating,
     isAiGenerated: work.isAiGenerated,
+    aiLevel: work.aiLevel,
     price: work.price,
   };
   const [defaultCoverUrl, favorited] = await Promise.all([
@@ -110,7 +111,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     return {
       ...common,
       mode: "chapter" as const,
-      chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
+      chapter: { id: chapter.id, title: chapter.title, order: chapter.order, aiLevel: chapter.aiLevel },
       batch,
       comments,
       prev: around.prev,
