@@ -110,7 +110,7 @@ export function PlotEditor({
       <p className="cost-line" data-testid="cost-line">
         {estimate && "promptTokens" in estimate ? (
           <>
-            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词，正文按每4字1 Tokens另计）
+            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词按每4字1 Tokens预估；结束后按 AI 服务商报告的实际用量结算，未报告时按每4字1 Tokens）
           </>
         ) : estimate && "blocked" in estimate ? (
           <span className="hint">{estimate.blocked}</span>

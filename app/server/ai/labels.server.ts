@@ -40,23 +40,39 @@ function compact(text: string): number[] {
   return out;
 }
 
+/** B^(MARK_RUN-1) mod 2^32, to take a character out of the rolling hash. */
+const BASE = 0x01000193;
+let OUT = 1;
+for (let i = 1; i < MARK_RUN; i++) OUT = Math.imul(OUT, BASE);
+
+/** murmur3's finaliser: spreads the rolling hash over all 32 bits before sampling. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /**
- * For each kept run: its start (in compacted code points) and its hash (FNV-1a over the
- * run's code points, as a signed 32-bit integer for the integer column). A rolling
- * recomputation per run: 12 multiplications per character, a few ms for 100,000.
+ * For each kept run: its start (in compacted code points) and its mark (a polynomial
+ * rolling hash of the run's code points, mod 2^32, mixed; a signed 32-bit integer for the
+ * integer column). One multiplication per character: a 20,000-character text in well
+ * under a millisecond.
  */
 function keptRuns(codes: number[]): { starts: number[]; marks: number[] } {
   const starts: number[] = [];
   const marks: number[] = [];
-  for (let i = 0; i + MARK_RUN <= codes.length; i++) {
-    let h = 0x811c9dc5;
-    for (let j = i; j < i + MARK_RUN; j++) {
-      h ^= codes[j];
-      h = Math.imul(h, 0x01000193);
-    }
-    if ((h >>> 0) % MARK_SAMPLE === 0) {
-      starts.push(i);
-      marks.push(h | 0);
+  let h = 0;
+  for (let i = 0; i < codes.length; i++) {
+    if (i >= MARK_RUN) h = (h - Math.imul(codes[i - MARK_RUN], OUT)) | 0;
+    h = (Math.imul(h, BASE) + codes[i]) | 0;
+    if (i < MARK_RUN - 1) continue;
+    const mark = mix(h);
+    if ((mark & (MARK_SAMPLE - 1)) === 0) {
+      starts.push(i - MARK_RUN + 1);
+      marks.push(mark);
     }
   }
   return { starts, marks };
