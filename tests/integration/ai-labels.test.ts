@@ -2,16 +2,17 @@ import { asc, eq } from "drizzle-orm";
 import JSZip from "jszip";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, works } from "~/db/schema";
+import { chapters, tokenTransactions, works } from "~/db/schema";
 import { action as generateAction } from "~/routes/api/generate";
 import { loader as adminTxtLoader } from "~/routes/exports/work-txt";
 import { loader as exportLoader } from "~/routes/shell/studio/export";
-import { aiLevelFor, textMarks } from "~/server/ai/labels.server";
+import { aiLevelFor, rebuildAiLabels, textMarks } from "~/server/ai/labels.server";
 import { aiTimings } from "~/server/ai/timings.server";
 import { searchWorks } from "~/server/search.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
-import { createWork } from "~/server/works.server";
+import { createWork, refreshWorkCounts } from "~/server/works.server";
+import { createProject, saveGeneratedVersion, savePlot } from "~/server/writing.server";
 import { userRequest } from "../fixtures/accounts";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
@@ -138,6 +139,31 @@ describe("a chapter's level from its author's generation log", () => {
     await insertChapter(author.id, work.id, { title: "存稿", content: GENERATED, release: { mode: "draft" } }, "end");
     expect((await chapterRows(work.id))[2].aiLevel).toBe("generated");
     expect(await workLevel(work.id)).toBe("assisted");
+  });
+});
+
+describe("npm run ai:relabel", () => {
+  it("puts generations kept from before the log into it and labels the author's works again", async () => {
+    const author = await writer();
+    // A chapter published before its author's generation was logged: not labelled.
+    const work = await createWork(author.id, { ...base, title: "补标签", type: "single_chapter", status: "completed" }, [{ title: "正文", content: GENERATED }], null);
+    expect(await workLevel(work.id)).toBe("none");
+    const project = await createProject(author.id, "free", "旧项目");
+    const plotId = await savePlot(author.id, project.id, { title: "旧情节", summary: "概要", environment: "环境", expectedWords: 1000, characterIds: [], additionalNotes: "" });
+    const [charge] = await db
+      .insert(tokenTransactions)
+      .values({ userId: author.id, amount: -1, type: "generation", description: "旧的生成", promptChars: 4, outputChars: 1200, model: "old" })
+      .returning({ id: tokenTransactions.id });
+    await db.transaction((tx) =>
+      saveGeneratedVersion(tx, plotId, { content: GENERATED, model: "old", tokensCharged: 1, promptChars: 4, outputChars: 1200, endReason: "complete", transactionId: charge.id }),
+    );
+
+    await rebuildAiLabels(refreshWorkCounts);
+    expect((await chapterRows(work.id))[0].aiLevel).toBe("generated");
+    expect(await workLevel(work.id)).toBe("generated");
+    // Again: nothing changes.
+    await rebuildAiLabels(refreshWorkCounts);
+    expect(await workLevel(work.id)).toBe("generated");
   });
 });
 

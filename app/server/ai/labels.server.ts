@@ -1,6 +1,6 @@
-import { eq, sql, type SQL } from "drizzle-orm";
-import type { Executor } from "~/db/client.server";
-import { aiTextMarks, chapters } from "~/db/schema";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { aiTextMarks, chapters, plotVersions, works, writingPlots, writingProjects } from "~/db/schema";
 import { isWhitespaceUnit } from "~/utils/text";
 import { rowsOf } from "../db-utils.server";
 
@@ -158,6 +158,48 @@ export function workAiLevelSql(workId: number) {
       when bool_or(ai_level <> 'none') then 'assisted'
       else 'none' end::ai_level
     from chapters where work_id = ${workId} and state = 'published')`;
+}
+
+/**
+ * `npm run ai:relabel`: puts the generations kept as plot versions (those made before the
+ * log existed, too) into their users' logs, then labels again every chapter of those
+ * users' works and the works with them. Idempotent; one transaction per work.
+ */
+export async function rebuildAiLabels(refreshWork: (tx: Executor, workId: number) => Promise<void>): Promise<{ users: number; works: number }> {
+  const users = await db
+    .selectDistinct({ userId: writingProjects.userId })
+    .from(plotVersions)
+    .innerJoin(writingPlots, eq(writingPlots.id, plotVersions.plotId))
+    .innerJoin(writingProjects, eq(writingProjects.id, writingPlots.projectId))
+    .where(eq(plotVersions.kind, "generation"));
+  let workCount = 0;
+  for (const { userId } of users) {
+    let after = "";
+    for (;;) {
+      const batch = await db
+        .select({ id: plotVersions.id, content: plotVersions.content })
+        .from(plotVersions)
+        .innerJoin(writingPlots, eq(writingPlots.id, plotVersions.plotId))
+        .innerJoin(writingProjects, eq(writingProjects.id, writingPlots.projectId))
+        .where(and(eq(writingProjects.userId, userId), eq(plotVersions.kind, "generation"), after ? gt(plotVersions.id, after) : undefined))
+        .orderBy(asc(plotVersions.id))
+        .limit(100);
+      if (batch.length === 0) break;
+      await db.transaction(async (tx) => {
+        for (const version of batch) await recordGeneratedText(tx, userId, version.content);
+      });
+      after = batch[batch.length - 1].id;
+    }
+    const owned = await db.select({ id: works.id }).from(works).where(eq(works.userId, userId));
+    for (const work of owned) {
+      await db.transaction(async (tx) => {
+        await labelWorkChapters(tx, userId, work.id);
+        await refreshWork(tx, work.id);
+      });
+      workCount++;
+    }
+  }
+  return { users: users.length, works: workCount };
 }
 
 // ---- Labels in exports (decision 126) ----------------------------------------------------
