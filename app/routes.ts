@@ -77,6 +77,8 @@ export default [
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),
       route("credits", "routes/shell/credits/credits.tsx"),
+      // One generation's receipt in the token history (docs/product.md D15).
+      route("credits/receipts/:id", "routes/shell/credits/receipt.tsx"),
       route("settings", "routes/shell/settings/settings.tsx"),
       route("settings/avatar", "routes/shell/settings/avatar.tsx"),
       route("settings/nickname", "routes/shell/settings/nickname.tsx"),

@@ -1,4 +1,5 @@
 import { TagChips } from "~/components/discovery/tag-chips";
+import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import { AppLink } from "~/components/ui/app-link";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
@@ -14,6 +15,8 @@ export interface WorkCardData {
   status: keyof typeof WORK_STATUS_LABELS;
   rating: "all_ages" | "r18";
   isAiGenerated: boolean;
+  /** From the generation log (decision 126); absent where a listing does not read it. */
+  aiLevel?: AiLevel;
   price: number;
   visibility: "public" | "public-vip" | "private";
   tags?: string[];
@@ -39,6 +42,7 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
           {work.type === "series" ? <span>{WORK_STATUS_LABELS[work.status]}</span> : null}
           {work.rating === "r18" ? <span className="badge badge-r18">R-18</span> : null}
           {work.isAiGenerated ? <span className="badge badge-ai">AI</span> : null}
+          <AiLevelBadge level={work.aiLevel} />
         </p>
         <p className="work-description">{work.description}</p>
         {work.tags?.length ? <TagChips tags={work.tags} max={4} /> : null}

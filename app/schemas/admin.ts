@@ -37,6 +37,7 @@ export const ADMIN_MESSAGES = {
   chatTestOk: "测试成功，API响应正常",
   ratio: "请输入有效的积分兑换比例",
   initialTokens: "请输入有效的初始Tokens数量",
+  dailyTokenCap: "每日上限请填写0或正整数（0或留空表示不限）",
   gatewayUrl: "请输入支付网关地址",
   merchantPid: "请输入商户PID",
   merchantKey: "请输入商户密钥",
@@ -224,6 +225,11 @@ export const paymentApiSchema = z.object({
 export const tokensSchema = z.object({
   ratio: wholeNumber(ADMIN_MESSAGES.ratio, 1, 1_000_000_000),
   initialTokens: wholeNumber(ADMIN_MESSAGES.initialTokens, 0, 1_000_000_000_000),
+  /** Tokens one user's AI generations may take per day (China's calendar day); 0 or empty: no cap (decision 125). */
+  dailyTokenCap: z.preprocess(
+    (v) => (v === undefined || (typeof v === "string" && v.trim() === "") ? "0" : v),
+    wholeNumber(ADMIN_MESSAGES.dailyTokenCap, 0, 1_000_000_000_000),
+  ),
 });
 
 export const SITE_DESCRIPTION_MAX = 2000;

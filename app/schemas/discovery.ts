@@ -1,3 +1,4 @@
+import { parseAiFilter, type AiFilter } from "~/utils/ai-labels";
 import { z } from "zod";
 import { CATEGORY_NAME_MAX, DISCOVERY_MESSAGES } from "./category-field";
 import { parseTags } from "./studio";
@@ -54,9 +55,11 @@ export interface WorkFilters {
   status: keyof typeof WORK_STATUS_FILTERS | null;
   length: WorkLength | null;
   sort: WorkSort;
+  /** The AI label filter (docs/decisions/126): 无, AI辅助 or AI生成. */
+  ai: AiFilter | null;
 }
 
-export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest" };
+export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null };
 const FILTER_TAGS_MAX = 10;
 
 /**
@@ -83,12 +86,13 @@ export function parseWorkFilters(params: URLSearchParams): WorkFilters {
     status: status === "ongoing" || status === "completed" ? status : null,
     length: length && length in WORK_LENGTHS ? (length as WorkLength) : null,
     sort: sort && sort in WORK_SORTS ? (sort as WorkSort) : "newest",
+    ai: parseAiFilter(params.get("ai")),
   };
 }
 
 /** Whether anything beyond the default (newest first, everything) is asked for. */
 export function hasFilters(f: WorkFilters): boolean {
-  return f.tags.length > 0 || f.excludeTags.length > 0 || f.categoryId !== null || f.status !== null || f.length !== null || f.sort !== "newest";
+  return f.tags.length > 0 || f.excludeTags.length > 0 || f.categoryId !== null || f.status !== null || f.length !== null || f.sort !== "newest" || f.ai !== null;
 }
 
 /** The filters as query parameters (for links: pagination, tag chips). */
@@ -100,6 +104,7 @@ export function filterParams(f: WorkFilters): [string, string][] {
   if (f.status) out.push(["status", f.status]);
   if (f.length) out.push(["length", f.length]);
   if (f.sort !== "newest") out.push(["sort", f.sort]);
+  if (f.ai) out.push(["ai", f.ai]);
   return out;
 }
 

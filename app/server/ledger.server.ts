@@ -176,7 +176,41 @@ export async function adjustCreditBalance(adminId: string, userId: string, newBa
 export const TOKEN_MESSAGES = {
   insufficient: "Tokens余额不足，请充值",
   deductFailed: "扣除Tokens失败",
+  dailyCap: (cap: number) => `今日AI生成已达每日上限（${cap.toLocaleString("zh-CN")} Tokens），请明天再试`,
 } as const;
+
+/** The site setting of the optional per-user daily cap on generation tokens (decision 125). */
+export const DAILY_TOKEN_CAP_KEY = "daily_token_cap";
+
+/** "Today" of the daily cap: the calendar day in China, where the site's users are. */
+const AI_TODAY = sql`(now() at time zone 'Asia/Shanghai')::date`;
+/** The cap as a number, or null when unset, 0 or not a whole number (no cap). */
+const DAILY_CAP = sql`(select case when value ~ '^[0-9]{1,15}$' and value::bigint > 0 then value::bigint end from site_configs where key = ${DAILY_TOKEN_CAP_KEY})`;
+
+/**
+ * What generation may take from a profile now: the balance, or less when the daily cap
+ * leaves less room today. An expression over `profiles` for the session lookup's hint.
+ */
+export const generationAllowance = sql`least(${profiles.tokens}, coalesce(${DAILY_CAP} - case when ${profiles.aiDay} = ${AI_TODAY} then ${profiles.aiDayTokens} else 0 end, ${profiles.tokens}))`;
+
+/**
+ * The user's profile row, locked, with what generation may still take from it: `avail`
+ * is the balance, or less when the daily cap leaves less room today (`day_used` is what
+ * today's generations took). Every statement below that moves tokens starts with it.
+ */
+function lockedForGeneration(userId: string) {
+  return sql`p as (
+        select tokens, case when ai_day = ${AI_TODAY} then ai_day_tokens else 0 end as day_used, ${DAILY_CAP} as cap
+        from profiles where id = ${userId} for update
+      ),
+      locked as (
+        select tokens, day_used, cap, greatest(least(tokens, coalesce(cap - day_used, tokens)), 0) as avail from p
+      )`;
+}
+
+/** A generation's charge moves the day's count with the balance: `change` > 0 taken, < 0 returned. */
+const dayColumns = (change: ReturnType<typeof sql>) =>
+  sql`ai_day = ${AI_TODAY}, ai_day_tokens = greatest(locked.day_used + ${change}, 0)`;
 
 export interface GenerationCharge {
   description: string;
@@ -185,12 +219,26 @@ export interface GenerationCharge {
   promptChars: number;
 }
 
+/** Why a reservation was refused: the balance, or the daily cap (with its value). */
+async function refusal(tx: Executor, userId: string, wanted: number): Promise<LedgerError> {
+  const [row] = rowsOf<{ avail_balance: number | string; cap: number | string | null; day_used: number | string }>(
+    await tx.execute(sql`
+      select tokens as avail_balance, ${DAILY_CAP} as cap, case when ai_day = ${AI_TODAY} then ai_day_tokens else 0 end as day_used
+      from profiles where id = ${userId}`),
+  );
+  if (row && row.cap !== null && Number(row.avail_balance) >= wanted && Number(row.day_used) + wanted > Number(row.cap)) {
+    return new LedgerError(TOKEN_MESSAGES.dailyCap(Number(row.cap)), 429);
+  }
+  return new LedgerError(TOKEN_MESSAGES.insufficient, 402);
+}
+
 /**
  * Takes the prompt's cost (`cost` > 0) and holds up to `hold` tokens more for the output
- * (what the balance has beyond the cost), and writes the generation row (amount
- * -(cost + held)): one statement, so one round trip before the first byte. Refuses with
- * Tokens余额不足，请充值 unless the balance is at least `cost + keep`, changing nothing.
- * The balance is announced when the generation settles, not here.
+ * (what the balance and the daily cap leave beyond the cost), and writes the generation
+ * row (amount -(cost + held)): one statement, so one round trip before the first byte.
+ * Refuses with Tokens余额不足，请充值 unless the balance is at least `cost + keep`, or with
+ * the daily cap's message when today's generations leave less room than that, changing
+ * nothing. The balance is announced when the generation settles, not here.
  */
 export async function reserveGenerationTokens(
   tx: Executor,
@@ -203,15 +251,16 @@ export async function reserveGenerationTokens(
   const hold = options.hold ?? 0;
   if (!Number.isSafeInteger(cost) || cost <= 0) throw new Error(`reserve: invalid cost ${cost}`);
   if (!Number.isSafeInteger(hold) || hold < 0) throw new Error(`reserve: invalid hold ${hold}`);
+  const taken = sql`(${cost}::bigint + least(locked.avail - ${cost}::bigint, ${hold}::bigint))`;
   const [row] = rowsOf<{ transaction_id: number | string; held: number | string; balance: number | string }>(
     await tx.execute(sql`
-      with locked as (select tokens from profiles where id = ${userId} for update),
+      with ${lockedForGeneration(userId)},
       moved as (
         update profiles
-        set tokens = locked.tokens - ${cost}::bigint - least(locked.tokens - ${cost}::bigint, ${hold}::bigint), updated_at = now()
+        set tokens = locked.tokens - ${taken}, ${dayColumns(taken)}, updated_at = now()
         from locked
-        where profiles.id = ${userId} and locked.tokens >= ${cost + keep}::bigint
-        returning locked.tokens - ${cost}::bigint - profiles.tokens as held, profiles.tokens as balance
+        where profiles.id = ${userId} and locked.avail >= ${cost + keep}::bigint
+        returning ${taken} - ${cost}::bigint as held, profiles.tokens as balance
       ),
       entry as (
         insert into token_transactions (user_id, amount, type, description, prompt_chars, output_chars, model, plot_id)
@@ -221,29 +270,30 @@ export async function reserveGenerationTokens(
       )
       select entry.id as transaction_id, moved.held, moved.balance from entry, moved`),
   );
-  if (!row) throw new LedgerError(TOKEN_MESSAGES.insufficient, 402);
+  if (!row) throw await refusal(tx, userId, cost + keep);
   return { transactionId: Number(row.transaction_id), balance: Number(row.balance), held: Number(row.held) };
 }
 
 /**
- * Holds up to `wanted` more tokens for a generation's output: takes min(wanted, balance)
- * and adds it to the generation row, in one statement. Returns what was taken (0 when the
- * balance is spent).
+ * Holds up to `wanted` more tokens for a generation's output: takes min(wanted, what the
+ * balance and the daily cap allow) and adds it to the generation row, in one statement.
+ * Returns what was taken (0 when spent) and, when it is short, whether the cap was the limit.
  */
 export async function holdGenerationTokens(
   tx: Executor,
   userId: string,
   transactionId: number,
   wanted: number,
-): Promise<{ taken: number; balance: number }> {
+): Promise<{ taken: number; balance: number; capped: boolean }> {
   if (!Number.isSafeInteger(wanted) || wanted <= 0) throw new Error(`hold: invalid amount ${wanted}`);
-  const rows = rowsOf<{ taken: number | string; balance: number | string }>(
+  const taken = sql`least(locked.avail, ${wanted}::bigint)`;
+  const rows = rowsOf<{ taken: number | string; balance: number | string; capped: boolean }>(
     await tx.execute(sql`
-      with locked as (select tokens from profiles where id = ${userId} for update),
+      with ${lockedForGeneration(userId)},
       moved as (
-        update profiles set tokens = locked.tokens - least(locked.tokens, ${wanted}::bigint), updated_at = now()
+        update profiles set tokens = locked.tokens - ${taken}, ${dayColumns(taken)}, updated_at = now()
         from locked where profiles.id = ${userId}
-        returning least(locked.tokens, ${wanted}::bigint) as taken, profiles.tokens as balance
+        returning ${taken} as taken, profiles.tokens as balance, locked.avail < locked.tokens as capped
       ),
       entry as (
         update token_transactions set amount = token_transactions.amount - moved.taken
@@ -251,10 +301,10 @@ export async function holdGenerationTokens(
         where token_transactions.id = ${transactionId} and token_transactions.user_id = ${userId} and moved.taken > 0
         returning token_transactions.id
       )
-      select taken, balance from moved`),
+      select taken, balance, capped from moved`),
   );
   if (rows.length === 0) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
-  return { taken: Number(rows[0].taken), balance: Number(rows[0].balance) };
+  return { taken: Number(rows[0].taken), balance: Number(rows[0].balance), capped: rows[0].capped === true };
 }
 
 async function lockGenerationRow(tx: Executor, userId: string, transactionId: number) {
@@ -268,30 +318,57 @@ async function lockGenerationRow(tx: Executor, userId: string, transactionId: nu
 }
 
 /**
- * Ends a generation that produced output: the row becomes exactly `charged` (prompt cost
- * plus output cost, never more than was held) and the unused part of the hold returns.
+ * Moves `change` tokens between the balance and a generation (> 0 taken from the balance,
+ * at most what the balance and the daily cap allow; < 0 returned), keeping the day's count
+ * beside it. Returns what moved and the balance after.
+ */
+async function moveGenerationTokens(tx: Executor, userId: string, change: number): Promise<{ moved: number; balance: number }> {
+  const moved = change > 0 ? sql`least(locked.avail, ${change}::bigint)` : sql`${change}::bigint`;
+  const [row] = rowsOf<{ moved: number | string; balance: number | string }>(
+    await tx.execute(sql`
+      with ${lockedForGeneration(userId)}
+      update profiles set tokens = locked.tokens - ${moved}, ${dayColumns(moved)}, updated_at = now()
+      from locked where profiles.id = ${userId}
+      returning ${moved} as moved, profiles.tokens as balance`),
+  );
+  if (!row) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
+  return { moved: Number(row.moved), balance: Number(row.balance) };
+}
+
+/** What a generation is settled on (decision 125): the provider's usage, or the estimate. */
+export interface GenerationSettlement {
+  inputTokens: number;
+  outputTokens: number;
+  metering: "actual" | "estimate";
+  outputChars: number;
+}
+
+/**
+ * Ends a generation that produced output: the row becomes inputTokens + outputTokens.
+ * The unused part of the hold returns; a reported usage beyond the hold takes the rest
+ * from the balance, as far as the balance and the daily cap allow (it never goes below
+ * zero: what they cannot cover is not charged). The row keeps the receipt.
  */
 export async function settleGenerationTokens(
   tx: Executor,
   userId: string,
   transactionId: number,
-  charged: number,
-  outputChars: number,
+  settlement: GenerationSettlement,
 ): Promise<{ charged: number; balance: number }> {
+  const { inputTokens, outputTokens, metering, outputChars } = settlement;
+  for (const n of [inputTokens, outputTokens, outputChars]) {
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`settle: invalid count ${n}`);
+  }
   const entry = await lockGenerationRow(tx, userId, transactionId);
-  const final = Math.min(charged, entry.held);
-  const release = entry.held - final;
-  const [row] = await tx
-    .update(profiles)
-    .set({ tokens: sql`${profiles.tokens} + ${release}`, updatedAt: new Date() })
-    .where(eq(profiles.id, userId))
-    .returning({ tokens: profiles.tokens });
+  const wanted = inputTokens + outputTokens;
+  const { moved, balance } = await moveGenerationTokens(tx, userId, wanted - entry.held);
+  const final = entry.held + moved;
   await tx
     .update(tokenTransactions)
-    .set({ amount: -final, outputChars })
+    .set({ amount: -final, outputChars, inputTokens, outputTokens, metering })
     .where(eq(tokenTransactions.id, transactionId));
   await notifyUserChanged(userId, "balance", tx);
-  return { charged: final, balance: Number(row.tokens) };
+  return { charged: final, balance };
 }
 
 /**
@@ -307,11 +384,7 @@ export async function refundGenerationTokens(
   description: string,
 ): Promise<{ balance: number }> {
   const entry = await lockGenerationRow(tx, userId, transactionId);
-  const [row] = await tx
-    .update(profiles)
-    .set({ tokens: sql`${profiles.tokens} + ${entry.held}`, updatedAt: new Date() })
-    .where(eq(profiles.id, userId))
-    .returning({ tokens: profiles.tokens });
+  const { balance } = await moveGenerationTokens(tx, userId, -entry.held);
   await tx.update(tokenTransactions).set({ amount: -reserved, outputChars: 0 }).where(eq(tokenTransactions.id, transactionId));
   await tx.insert(tokenTransactions).values({
     userId,
@@ -322,7 +395,7 @@ export async function refundGenerationTokens(
     plotId: entry.plotId,
   });
   await notifyUserChanged(userId, "balance", tx);
-  return { balance: Number(row.tokens) };
+  return { balance };
 }
 
 // ---- Redeem codes, token exchange and online payment ----

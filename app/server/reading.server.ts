@@ -131,6 +131,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
         id: chapters.id,
         title: chapters.title,
         wordCount: chapters.wordCount,
+        aiLevel: chapters.aiLevel,
         // Line breaks and indentation squeeze out of a preview: 300 raw characters leave
         // enough to cut 100 from.
         preview: withPreviews ? sql<string>`left(${chapters.content}, ${PREVIEW_CHARS * 3})` : sql<string>`''`,

@@ -1,4 +1,5 @@
-import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import type { AiFilter } from "~/utils/ai-labels";
 import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
@@ -24,6 +25,7 @@ export interface WorkCard {
   visibility: "public" | "public-vip" | "private";
   rating: "all_ages" | "r18";
   isAiGenerated: boolean;
+  aiLevel: "none" | "assisted" | "generated";
   price: number;
   tags: string[];
   createdAt: Date;
@@ -43,6 +45,7 @@ export const workCardColumns = {
   visibility: works.visibility,
   rating: works.rating,
   isAiGenerated: works.isAiGenerated,
+  aiLevel: works.aiLevel,
   price: works.price,
   tags: works.tags,
   createdAt: works.createdAt,
@@ -120,13 +123,27 @@ export function substringMatch(query: string): SQL | undefined {
   return sql`(${ilikeMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
 }
 
-/** docs/product.md D5: what a viewer may see in listings, besides visibility. */
+/**
+ * docs/product.md D5: what a viewer may see in listings, besides visibility. show_ai off
+ * hides the works their authors ticked as AI-generated and those whose published text is
+ * mostly generated here (AI生成, decision 126).
+ */
 export function audienceFilter(viewer: Pick<SessionUser, "showR18" | "showAi"> | null): SQL[] {
   if (!viewer) return [eq(works.rating, "all_ages")];
   const filters: SQL[] = [];
   if (!viewer.showR18) filters.push(eq(works.rating, "all_ages"));
-  if (!viewer.showAi) filters.push(eq(works.isAiGenerated, false));
+  if (!viewer.showAi) filters.push(eq(works.isAiGenerated, false), ne(works.aiLevel, "generated"));
   return filters;
+}
+
+/**
+ * The reader's AI filter on /works, one of its filters (decision 126), beside show_ai: 无 (neither ticked nor
+ * labelled), AI辅助, AI生成 (labelled so, or ticked by the author).
+ */
+export function aiFilter(filter: AiFilter | null | undefined): SQL[] {
+  if (!filter) return [];
+  if (filter === "generated") return [or(eq(works.aiLevel, "generated"), eq(works.isAiGenerated, true))!];
+  return [eq(works.aiLevel, filter), eq(works.isAiGenerated, false)];
 }
 
 /**
@@ -219,7 +236,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   // index (the visibility column of works_user_created_idx: a 20-30 ms full index scan
   // for nothing). It is aliased "works" so that the same conditions apply outside it.
   const candidates = sql`(select ${sql.join(
-    [works.id, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.title, works.description],
+    [works.id, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description],
     sql`, `,
   )} from ${works} where ${grams ?? sql`true`} offset 0) as ${works}`;
 

@@ -7,6 +7,7 @@ import { countWords } from "~/utils/text";
 import { chapterOrder } from "./chapters.server";
 import { insertJsonBatches } from "./db-utils.server";
 import { GAP } from "./studio/positions.server";
+import { labelWorkChapters, workAiLevelSql } from "./ai/labels.server";
 import { DomainError } from "./errors.server";
 import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
 import type { RecordResult } from "./form-tokens.server";
@@ -59,6 +60,7 @@ export async function refreshWorkCounts(tx: Executor, workId: number): Promise<v
     .set({
       wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
       chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+      aiLevel: workAiLevelSql(workId),
       updatedAt: new Date(),
     })
     .where(eq(works.id, workId));
@@ -101,6 +103,7 @@ export async function createWork(
     const inserted =
       typeof chapterList === "function" ? await chapterList(tx, work.id) : await insertChapters(tx, work.id, chapterList);
     if (inserted === 0) throw new DomainError(WORK_MESSAGES.content, 400);
+    await labelWorkChapters(tx, userId, work.id);
     await refreshWorkCounts(tx, work.id);
     await record?.(tx, work.id);
     const [fresh] = await tx.select().from(works).where(eq(works.id, work.id));

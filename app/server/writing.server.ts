@@ -12,6 +12,7 @@ import {
 import { WRITING_LIMITS, WRITING_MESSAGES, type CharacterInput, type PlotInput } from "~/schemas/writing";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
+import { generationAllowance } from "./ledger.server";
 import { liveSession } from "./session.server";
 
 /**
@@ -506,7 +507,7 @@ export interface GenerationContext {
 
 const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
-/** What the session lookup gives a generation: who, and the balance as a hint. */
+/** What the session lookup gives a generation: who, and as a hint what it may take (balance, daily cap). */
 export interface SessionTokens {
   id: string;
   tokens: number;
@@ -602,7 +603,7 @@ async function readContextRow(
         ? contextQuery
         : // One row whether or not the project exists, so the session always comes back.
           sql`
-      select (select json_build_object('id', ${profiles.id}, 'tokens', ${profiles.tokens})
+      select (select json_build_object('id', ${profiles.id}, 'tokens', ${generationAllowance})
               from ${sessions} join ${profiles} on ${profiles.id} = ${sessions.userId}
               where ${liveSession(sessionId)}) as session_user, ctx.*
       from (select 1) as one left join lateral (${contextQuery}) as ctx on true`,

@@ -1,5 +1,5 @@
 /** The code units JavaScript's `\s` matches (all in the Basic Multilingual Plane). */
-function isWhitespaceUnit(c: number): boolean {
+export function isWhitespaceUnit(c: number): boolean {
   return (
     c === 0x20 ||
     (c >= 0x09 && c <= 0x0d) ||

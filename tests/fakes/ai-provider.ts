@@ -19,6 +19,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
  * person trying `npm run dev:ai` reach them through an ordinary API configuration; so can
  * the prompt, with `〔fake:status:500〕` anywhere in the text a user typed.
  *
+ * Usage (docs/product.md D15): a completed stream reports the tokens it used, as the real
+ * services do: OpenAI-compatible only when the request asks with
+ * `stream_options.include_usage` (a last chunk with `choices: []` and `usage`, or on the
+ * finishing chunk, DeepSeek style, with `usageOnLastChoice`); Gemini always, in
+ * `usageMetadata` (promptTokenCount on every event, candidatesTokenCount on the last).
+ * The fake counts `fakeTokenCount` (1 token per 2 characters) unless the scenario gives
+ * the numbers, and `usage: false` leaves usage out.
+ *
  * Keys: any key works except "bad-key" (OpenAI 401; Gemini 400 API_KEY_INVALID, exactly
  * as the real services answer). Every request is recorded, with whether the client hung
  * up before the answer was complete.
@@ -59,6 +67,10 @@ export interface FakeScenario {
   forever?: boolean;
   /** Leave out `data: [DONE]` (OpenAI) at the end. */
   omitDone?: boolean;
+  /** The usage to report at the end (default: counted with fakeTokenCount); false: none. */
+  usage?: false | { inputTokens: number; outputTokens: number };
+  /** OpenAI-compatible: usage on the finishing chunk (DeepSeek style), not a chunk of its own. */
+  usageOnLastChoice?: boolean;
 }
 
 export interface FakeRequest {
@@ -115,6 +127,11 @@ export function storyText(length: number, from = 0): string {
   let text = "";
   for (let i = from; Array.from(text).length < length; i++) text += STORY[i % STORY.length];
   return Array.from(text).slice(0, length).join("");
+}
+
+/** The fake's tokenizer: 1 token per 2 characters (code points), rounded up. */
+export function fakeTokenCount(text: string): number {
+  return Math.ceil(Array.from(text).length / 2);
 }
 
 /** Cuts text into `count` pieces of nearly equal length (by code point). */
@@ -198,24 +215,70 @@ function defaultErrorBody(format: WireFormat, status: number): string {
 
 let sequence = 0;
 
-function openaiChunk(id: string, model: string, delta: Record<string, unknown>, finish: string | null): string {
+interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function openaiUsage(usage: Usage) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}
+
+function openaiChunk(
+  id: string,
+  model: string,
+  delta: Record<string, unknown>,
+  finish: string | null,
+  usage?: Usage,
+): string {
   return JSON.stringify({
     id,
     object: "chat.completion.chunk",
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(usage ? { usage: openaiUsage(usage) } : {}),
   });
 }
 
-function geminiChunk(text: string, last: boolean): string {
+/** The chunk `stream_options.include_usage` adds before [DONE]: no choices, the usage. */
+function openaiUsageChunk(id: string, model: string, usage: Usage): string {
+  return JSON.stringify({
+    id,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [],
+    usage: openaiUsage(usage),
+  });
+}
+
+/**
+ * A Gemini event. As recorded (provider-streams/gemini-stream-usage.txt): every event's
+ * usageMetadata has the prompt's count; the last one adds candidatesTokenCount.
+ */
+function geminiChunk(text: string, last: boolean, usage?: Usage): string {
+  const usageMetadata = usage
+    ? last
+      ? {
+          promptTokenCount: usage.inputTokens,
+          candidatesTokenCount: usage.outputTokens,
+          totalTokenCount: usage.inputTokens + usage.outputTokens,
+        }
+      : { promptTokenCount: usage.inputTokens, totalTokenCount: usage.inputTokens }
+    : undefined;
   return JSON.stringify({
     candidates: [{ content: { parts: [{ text }], role: "model" }, ...(last ? { finishReason: "STOP" } : {}), index: 0 }],
-    ...(last ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 } } : {}),
+    ...(usageMetadata ? { usageMetadata } : {}),
   });
 }
 
-function nonStreamBody(format: WireFormat, model: string, reply: string): string {
+function nonStreamBody(format: WireFormat, model: string, reply: string, usage?: Usage): string {
   if (format === "openai") {
     return JSON.stringify({
       id: `chatcmpl-fake-${++sequence}`,
@@ -223,12 +286,14 @@ function nonStreamBody(format: WireFormat, model: string, reply: string): string
       created: Math.floor(Date.now() / 1000),
       model,
       choices: [{ index: 0, message: { role: "assistant", content: reply, refusal: null }, logprobs: null, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      ...(usage ? { usage: openaiUsage(usage) } : {}),
     });
   }
   return JSON.stringify({
     candidates: [{ content: { parts: [{ text: reply }], role: "model" }, finishReason: "STOP" }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+    ...(usage
+      ? { usageMetadata: { promptTokenCount: usage.inputTokens, candidatesTokenCount: usage.outputTokens, totalTokenCount: usage.inputTokens + usage.outputTokens } }
+      : {}),
   });
 }
 
@@ -292,7 +357,9 @@ export async function startFakeAiProvider(
     if (!stream) {
       const reply = scenario.reply ?? (/角色设定/.test(record.user) && /大纲/.test(record.user) ? analysisReply() : storyText(expectedWords(record.user)));
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(nonStreamBody(format, model, reply));
+      // A non-streamed answer always carries its usage (unless the scenario leaves it out).
+      const usage = scenario.usage === false ? undefined : scenario.usage || { inputTokens: fakeTokenCount(record.system + record.user), outputTokens: fakeTokenCount(reply) };
+      res.end(nonStreamBody(format, model, reply, usage));
       return;
     }
 
@@ -308,6 +375,13 @@ export async function startFakeAiProvider(
     res.flushHeaders();
     if (scenario.firstChunkDelayMs) await sleep(scenario.firstChunkDelayMs);
     if (format === "openai" && !(await write(res, event(openaiChunk(id, model, { role: "assistant", content: "" }, null)), scenario.pieceBytes))) return;
+    // The usage to report once the answer is complete (the text is known up front).
+    const wantsUsage =
+      scenario.usage !== false &&
+      (format === "gemini" || (record.body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true);
+    const usage: Usage | undefined = wantsUsage
+      ? scenario.usage || { inputTokens: fakeTokenCount(record.system + record.user), outputTokens: fakeTokenCount(chunks.join("")) }
+      : undefined;
 
     for (let i = 0; scenario.forever || i < chunks.length; i++) {
       if (scenario.disconnectAfter !== undefined && i === scenario.disconnectAfter) {
@@ -326,13 +400,14 @@ export async function startFakeAiProvider(
       if (scenario.malformed?.includes(i)) out += "data: {not json\n\n";
       const text = chunks[i % chunks.length];
       const last = !scenario.forever && i === chunks.length - 1;
-      out += event(format === "openai" ? openaiChunk(id, model, { content: text }, null) : geminiChunk(text, last));
+      out += event(format === "openai" ? openaiChunk(id, model, { content: text }, null) : geminiChunk(text, last, usage));
       if (!(await write(res, out, scenario.pieceBytes))) return;
       record.chunksSent += 1;
     }
     let tail = "";
     if (format === "openai") {
-      tail += event(openaiChunk(id, model, {}, "stop"));
+      tail += event(openaiChunk(id, model, {}, "stop", scenario.usageOnLastChoice ? usage : undefined));
+      if (usage && !scenario.usageOnLastChoice) tail += event(openaiUsageChunk(id, model, usage));
       if (!scenario.omitDone) tail += "data: [DONE]\n\n";
     }
     if (tail && !(await write(res, tail, scenario.pieceBytes))) return;

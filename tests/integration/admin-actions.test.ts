@@ -485,13 +485,24 @@ describe("tokens configuration", () => {
     [{ ratio: "", initialTokens: "10" }, "请输入有效的积分兑换比例"],
     [{ ratio: "10", initialTokens: "-1" }, "请输入有效的初始Tokens数量"],
     [{ ratio: "10", initialTokens: "2.5" }, "请输入有效的初始Tokens数量"],
+    [{ ratio: "10", initialTokens: "10", dailyTokenCap: "-5" }, "每日上限请填写0或正整数（0或留空表示不限）"],
+    [{ ratio: "10", initialTokens: "10", dailyTokenCap: "1万" }, "每日上限请填写0或正整数（0或留空表示不限）"],
   ])("refuses %j", async (fields, message) => {
     const page = await import("~/routes/admin/settings/tokens");
-    const before = [await config("credits_to_tokens_ratio"), await config("initial_tokens")];
+    const before = [await config("credits_to_tokens_ratio"), await config("initial_tokens"), await config("daily_token_cap")];
     const r = await callAction(page, post("/admin/settings/tokens", fields));
     expect(r.status).toBe(400);
     expect(errorsOf(r.data)).toContain(message);
-    expect([await config("credits_to_tokens_ratio"), await config("initial_tokens")]).toEqual(before);
+    expect([await config("credits_to_tokens_ratio"), await config("initial_tokens"), await config("daily_token_cap")]).toEqual(before);
+  });
+
+  it("saves a daily cap, and an empty one as no cap (0)", async () => {
+    const page = await import("~/routes/admin/settings/tokens");
+    await callAction(page, post("/admin/settings/tokens", { ratio: "100", initialTokens: "10000", dailyTokenCap: " 50000 " }));
+    expect(await config("daily_token_cap")).toBe("50000");
+    expect((await callLoader(page, get("/admin/settings/tokens"))).data).toMatchObject({ dailyTokenCap: "50000" });
+    await callAction(page, post("/admin/settings/tokens", { ratio: "100", initialTokens: "10000", dailyTokenCap: "" }));
+    expect(await config("daily_token_cap")).toBe("0");
   });
 
   it("saves a ratio of 1 and initial tokens of 0", async () => {

@@ -8,7 +8,7 @@ import { AI_MESSAGES } from "~/server/ai/messages";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
 import { createProject, listCharacters, listPlots, loadWorkspace, saveCharacter } from "~/server/writing.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { analysisReply, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import { analysisReply, fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { aiRows, aiRowsSum, tokensOf, writer } from "./ai-helpers";
@@ -33,7 +33,7 @@ async function addChapter(workId: number, content: string) {
 const SOURCE = "林晚撑着伞走在河边。沈舟站在巷口，等了她很多年。";
 
 describe("analysis (分析): P02 fills the characters and plots", () => {
-  it("replaces the project's characters and plots, matched by name, and charges prompt plus reply", async () => {
+  it("replaces the project's characters and plots, matched by name, and charges the reported usage", async () => {
     const user = await writer(50_000);
     const project = await createProject(user.id, "short", "仿写");
     await saveCharacter(user.id, project.id, { name: "旧角色", personality: "x", appearance: "y", other: "" });
@@ -57,13 +57,37 @@ describe("analysis (分析): P02 fills the characters and plots", () => {
     expect(plots[1].characterIds.map((id) => byName.get(id))).toEqual(["林晚", "沈舟"]);
     expect(saved.sourceTitle).toBe(`粘贴的文本（${SOURCE.length}字）`);
 
-    const promptTokens = tokensForChars(countChars(request.system) + countChars(request.user));
-    const charged = promptTokens + tokensForChars(countChars(reply));
+    // The provider reported its usage (the fake counts 1 token per 2 characters): that is the charge.
+    const inputTokens = fakeTokenCount(request.system + request.user);
+    const outputTokens = fakeTokenCount(reply);
+    const charged = inputTokens + outputTokens;
     expect(result.charged).toBe(charged);
     expect(await tokensOf(user.id)).toBe(50_000 - charged);
     const rows = await aiRows(user.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: "generation", amount: -charged, plotId: null, model: "inkstone-fake", outputChars: countChars(reply) });
+    expect(rows[0]).toMatchObject({
+      type: "generation",
+      amount: -charged,
+      plotId: null,
+      model: "inkstone-fake",
+      outputChars: countChars(reply),
+      inputTokens,
+      outputTokens,
+      metering: "actual",
+    });
+  });
+
+  it("without a reported usage, charges the estimate and says so", async () => {
+    const user = await writer(50_000);
+    const project = await createProject(user.id, "short", "估算");
+    const reply = analysisReply();
+    fake.enqueue({ reply, usage: false });
+    const result = await analyzeSource(viewer(user.id), project.id, { sourceText: SOURCE });
+    const request = fake.requests[0];
+    const promptTokens = tokensForChars(countChars(request.system) + countChars(request.user));
+    const charged = promptTokens + tokensForChars(countChars(reply));
+    expect(result.charged).toBe(charged);
+    expect((await aiRows(user.id))[0]).toMatchObject({ amount: -charged, inputTokens: promptTokens, metering: "estimate" });
   });
 
   it("tolerates a reply in ``` fences", async () => {

@@ -10,7 +10,7 @@ import { countChars, tokensForChars } from "~/server/ai/tokens";
 import { destroyAllUserSessions } from "~/server/session.server";
 import { createProject, saveCharacter, savePlot, saveTheme } from "~/server/writing.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
+import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import {
   aiRows,
   aiRowsSum,
@@ -56,6 +56,8 @@ const done = (events: SseEvent[]) =>
     reason: string;
     charged: number;
     promptTokens: number;
+    metering: "actual" | "estimate";
+    inputTokens: number;
     outputTokens: number;
     outputChars: number;
     balance: number;
@@ -160,7 +162,7 @@ describe("configuration messages (section 8)", () => {
 });
 
 describe("a generation, charged exactly", () => {
-  it("streams the text, charges ceil(prompt/4) + ceil(output/4), writes one ledger row and a version", async () => {
+  it("streams the text, charges the usage the provider reported, writes one ledger row and a version", async () => {
     const user = await writer(50_000);
     const { projectId, plotId } = await readyProject(user.id);
     const text = storyText(1001);
@@ -173,17 +175,22 @@ describe("a generation, charged exactly", () => {
     expect(textOf(events)).toBe(text);
     expect(events.filter((e) => e.event === "text").length).toBeGreaterThan(1);
 
+    // The app asked for the usage, and the fake (1 token per 2 characters) reported it.
+    expect(fake.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const info = start(events);
     const summary = done(events);
     const promptChars = countChars(fake.requests[0].system) + countChars(fake.requests[0].user);
     expect(info.promptTokens).toBe(tokensForChars(promptChars));
+    const inputTokens = fakeTokenCount(fake.requests[0].system + fake.requests[0].user);
     expect(summary).toMatchObject({
       reason: "complete",
       promptTokens: info.promptTokens,
-      outputTokens: 251,
+      metering: "actual",
+      inputTokens,
+      outputTokens: 501,
       outputChars: 1001,
-      charged: info.promptTokens + 251,
-      balance: 50_000 - info.promptTokens - 251,
+      charged: inputTokens + 501,
+      balance: 50_000 - inputTokens - 501,
     });
     expect(await tokensOf(user.id)).toBe(50_000 - summary.charged);
 
@@ -196,12 +203,57 @@ describe("a generation, charged exactly", () => {
       outputChars: 1001,
       model: "inkstone-fake",
       plotId,
+      inputTokens,
+      outputTokens: 501,
+      metering: "actual",
     });
     const [version] = await db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId));
     expect(version).toMatchObject({ id: summary.versionId, kind: "generation", content: text, model: "inkstone-fake", tokensCharged: summary.charged, transactionId: rows[0].id });
     const [plot] = await db.select().from(writingPlots).where(eq(writingPlots.id, plotId));
     expect(plot.content).toBe(text);
     expect(plot.currentVersionId).toBe(version.id);
+  });
+
+  it("without a reported usage, charges ceil(prompt/4) + ceil(output/4) and marks the row 估算", async () => {
+    const user = await writer(50_000);
+    const { projectId, plotId } = await readyProject(user.id);
+    fake.enqueue({ text: storyText(1001), chunkCount: 37, usage: false });
+    const events = await readEvents(await post(user.cookie, { projectId, plotId }));
+    const info = start(events);
+    expect(done(events)).toMatchObject({
+      reason: "complete",
+      metering: "estimate",
+      inputTokens: info.promptTokens,
+      outputTokens: 251,
+      charged: info.promptTokens + 251,
+    });
+    expect((await aiRows(user.id))[0]).toMatchObject({ amount: -(info.promptTokens + 251), inputTokens: info.promptTokens, outputTokens: 251, metering: "estimate" });
+    expect(await tokensOf(user.id)).toBe(50_000 - info.promptTokens - 251);
+  });
+
+  it("reads DeepSeek-style usage on the finishing chunk, and a usage below the estimate returns the difference", async () => {
+    const user = await writer(50_000);
+    const { projectId, plotId } = await readyProject(user.id);
+    fake.enqueue({ text: storyText(800), chunkCount: 20, usageOnLastChoice: true, usage: { inputTokens: 7, outputTokens: 11 } });
+    const events = await readEvents(await post(user.cookie, { projectId, plotId }));
+    expect(done(events)).toMatchObject({ reason: "complete", metering: "actual", inputTokens: 7, outputTokens: 11, charged: 18, balance: 50_000 - 18 });
+    expect(await tokensOf(user.id)).toBe(50_000 - 18);
+    expect(await aiRowsSum(user.id)).toBe(-18);
+  });
+
+  it("a reported usage beyond the balance takes the balance to zero, never below", async () => {
+    const user = await writer();
+    const { projectId, plotId } = await readyProject(user.id);
+    fake.enqueue({ chunks: ["一"], usage: false });
+    const promptTokens = start(await readEvents(await post(user.cookie, { projectId, plotId }))).promptTokens;
+    await setTokens(user.id, promptTokens + 50);
+    const before = await aiRowsSum(user.id);
+    // 40 characters fit the estimate (10 tokens); the provider says they cost 1,000.
+    fake.enqueue({ text: storyText(40), chunkCount: 4, usage: { inputTokens: promptTokens, outputTokens: 1_000 } });
+    const events = await readEvents(await post(user.cookie, { projectId, plotId }));
+    expect(done(events)).toMatchObject({ reason: "complete", metering: "actual", outputTokens: 1_000, charged: promptTokens + 50, balance: 0 });
+    expect(await tokensOf(user.id)).toBe(0);
+    expect((await aiRowsSum(user.id)) - before).toBe(-(promptTokens + 50));
   });
 
   it("sends the rendered P01 prompt with the project's values", async () => {
@@ -240,11 +292,17 @@ describe("a generation, charged exactly", () => {
       const events = await readEvents(await post(user.cookie, { projectId, plotId }));
       expect(textOf(events)).toBe("秋风瑟瑟");
       expect(fake.requests[0].path).toContain(":streamGenerateContent?alt=sse");
-      expect(done(events).charged).toBe(start(events).promptTokens + 1);
-      // Charged for exactly what was sent: system and user prompts joined in one part.
+      // Gemini's usageMetadata (the last event's candidatesTokenCount) is the charge.
+      const inputTokens = fakeTokenCount(fake.requests[0].user);
+      expect(done(events)).toMatchObject({ metering: "actual", inputTokens, outputTokens: 2, charged: inputTokens + 2 });
+      // The reservation is the estimate of exactly what was sent: system and user prompts joined in one part.
       const sentChars = countChars(fake.requests[0].user);
       expect((await aiRows(user.id))[0].promptChars).toBe(sentChars);
       expect(start(events).promptTokens).toBe(tokensForChars(sentChars));
+
+      fake.enqueue({ chunks: ["秋风", "瑟瑟"], usage: false });
+      const estimated = done(await readEvents(await post(user.cookie, { projectId, plotId })));
+      expect(estimated).toMatchObject({ metering: "estimate", charged: start(events).promptTokens + 1 });
     } finally {
       await db.update(apiConfigs).set({ provider: "openai", endpoint: fake.openaiEndpoint }).where(eq(apiConfigs.id, configId));
     }
@@ -396,6 +454,8 @@ describe("the browser going away", () => {
     expect(row.outputChars).toBe(sent);
     const promptTokens = tokensForChars(Number(row.promptChars));
     expect(Number(row.amount)).toBe(-(promptTokens + tokensForChars(sent)));
+    // After an abort only what was delivered is charged, by the estimate (docs/product.md D15).
+    expect(row).toMatchObject({ metering: "estimate", inputTokens: promptTokens, outputTokens: tokensForChars(sent) });
     expect(await tokensOf(user.id)).toBe(50_000 + Number(row.amount));
     // The fake sent far more than the 30 characters read: only what left the app is charged.
     expect(sent).toBeLessThan(countChars("无尽的故事，") * fake.requests[0].chunksSent + 1);

@@ -12,6 +12,7 @@ interface FixtureEntry {
   sha256: string;
   http_status?: number;
   expected_text?: string;
+  expected_usage?: Record<string, number> | null;
 }
 const index = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, "index.json"), "utf8")) as { files: FixtureEntry[] };
 const bytesOf = (file: string) => new Uint8Array(fs.readFileSync(path.join(FIXTURES_DIR, file)));
@@ -97,6 +98,47 @@ describe("recorded provider bodies", () => {
     }
     pieces.push(bytes.subarray(start));
     expect(decode("openai", pieces)).toBe("你好！我是一个AI助手。\n\n积分充值成功后，余额会自动更新😊");
+  });
+});
+
+describe("the usage the recorded bodies report (docs/product.md D15)", () => {
+  /** What the index says the answer used, in the decoder's terms (Gemini: candidates are the output). */
+  function expectedUsage(entry: FixtureEntry) {
+    const usage = entry.expected_usage;
+    if (!usage) return null;
+    return "prompt_tokens" in usage
+      ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
+      : { inputTokens: usage.promptTokenCount, outputTokens: usage.candidatesTokenCount };
+  }
+  const withUsage = withText.filter((f) => "expected_usage" in f || f.file.startsWith("openai-compat"));
+
+  it.each(withUsage.map((f) => [f.file, f] as const))("%s: the last usage, whole and split at random", (file, entry) => {
+    const bytes = bytesOf(file);
+    for (const pieces of [[bytes], splitRandomly(bytes, 7, 5), splitRandomly(bytes, 11, 61)]) {
+      const decoder = new StreamTextDecoder(formatOf(file));
+      for (const piece of pieces) decoder.push(piece);
+      decoder.end();
+      expect(decoder.usage).toEqual(expectedUsage(entry));
+    }
+  });
+
+  it("Gemini's early events (prompt count only) are not the answer's usage", () => {
+    const decoder = new StreamTextDecoder("gemini");
+    const text = bytesOf("gemini-stream-usage.txt");
+    const firstEvent = text.subarray(0, new TextDecoder().decode(text).indexOf("\r\n\r\n") + 4);
+    decoder.push(firstEvent);
+    expect(decoder.usage).toBeNull();
+  });
+
+  it("a non-streamed answer's usage is read too, and a stream without one reports none", () => {
+    const json = new StreamTextDecoder("openai");
+    json.push(bytesOf("openai-nonstream.json"));
+    json.end();
+    expect(json.usage).toEqual({ inputTokens: 14, outputTokens: 37 });
+    const none = new StreamTextDecoder("gemini");
+    none.push(bytesOf("gemini-stream-zh.txt"));
+    none.end();
+    expect(none.usage).toBeNull();
   });
 });
 

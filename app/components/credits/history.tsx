@@ -1,4 +1,9 @@
+import { Link } from "react-router";
 import { formatTokens } from "~/utils/format";
+
+/** What a generation's charge rests on (docs/product.md D15): 实际 or 估算. */
+export const METERING_LABELS = { actual: "实际用量（服务商报告）", estimate: "估算（每4字1 Tokens）" } as const;
+const METERING_TAGS = { actual: "实际", estimate: "估算" } as const;
 
 interface CreditRow {
   id: number;
@@ -16,6 +21,7 @@ interface TokenRow {
   promptChars: number | null;
   outputChars: number | null;
   model: string | null;
+  metering: "actual" | "estimate" | null;
   time: string;
 }
 
@@ -75,9 +81,13 @@ export function TokenHistory({ rows }: { rows: TokenRow[] }) {
             <td>{TOKEN_TYPE_LABELS[row.type]}</td>
             <td>
               {row.description}
+              {row.type === "generation" && row.metering ? (
+                <span className="badge badge-metering" data-metering={row.metering}>{METERING_TAGS[row.metering]}</span>
+              ) : null}
               {row.type === "generation" && row.promptChars !== null ? (
                 <small className="muted ledger-detail">
-                  提示词 {row.promptChars} 字，生成 {row.outputChars ?? 0} 字{row.model ? `，模型 ${row.model}` : ""}
+                  提示词 {row.promptChars} 字，生成 {row.outputChars ?? 0} 字{row.model ? `，模型 ${row.model}` : ""}{" "}
+                  <Link to={`/credits/receipts/${row.id}`}>回执</Link>
                 </small>
               ) : null}
             </td>

@@ -1,4 +1,5 @@
 import { Form } from "react-router";
+import { AI_FILTER_LABELS, AI_FILTERS } from "~/utils/ai-labels";
 import { WORK_LENGTHS, WORK_SORTS, WORK_STATUS_FILTERS, type WorkFilters } from "~/schemas/discovery";
 
 /**
@@ -66,6 +67,17 @@ export function WorkFilterForm({
           {Object.entries(WORK_LENGTHS).map(([value, range]) => (
             <option key={value} value={value}>
               {range.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="filter-field">
+        <span>AI 标识</span>
+        <select name="ai" defaultValue={filters.ai ?? ""}>
+          <option value="">全部</option>
+          {AI_FILTERS.map((f) => (
+            <option key={f} value={f}>
+              {AI_FILTER_LABELS[f]}
             </option>
           ))}
         </select>

@@ -1,3 +1,4 @@
+import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
@@ -39,7 +40,7 @@ export function ChapterReader({
   drawerHref,
 }: {
   workId: number;
-  chapter: { id: number; title: string; order: number };
+  chapter: { id: number; title: string; order: number; aiLevel?: AiLevel };
   batch: ParagraphBatchData;
   prev: number | null;
   next: number | null;
@@ -244,6 +245,7 @@ export function ChapterReader({
       </div>
       <h1 id="chapter-title" className="chapter-title" ref={titleRef} tabIndex={-1}>
         {chapter.title}
+        <AiLevelBadge level={chapter.aiLevel} />
       </h1>
       <div ref={startRef} className="chapter-earlier">
         {start === 0 ? null : enhanced ? (

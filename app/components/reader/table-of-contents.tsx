@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { Pagination } from "~/components/ui/pagination";
+import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import { LockIcon } from "./lock-icon";
 import { formatNumber } from "~/utils/format";
 
@@ -9,6 +10,7 @@ export interface TocChapter {
   order: number;
   wordCount: number;
   preview: string | null;
+  aiLevel?: AiLevel;
 }
 
 /**
@@ -60,6 +62,7 @@ export function TableOfContents({
                   <LockIcon size={14} className="toc-lock" /> {c.title}
                 </span>
               )}
+              <AiLevelBadge level={c.aiLevel} />
               <small className="muted toc-words">{formatNumber(c.wordCount)} 字</small>
               {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
             </li>,

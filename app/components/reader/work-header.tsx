@@ -1,3 +1,4 @@
+import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import type { ReactNode } from "react";
 import { TagChips } from "~/components/discovery/tag-chips";
 import { defaultCoverHref } from "~/utils/default-cover";
@@ -16,6 +17,7 @@ export interface ReaderWork {
   visibility: "public" | "public-vip" | "private";
   rating: "all_ages" | "r18";
   isAiGenerated: boolean;
+  aiLevel?: AiLevel;
   price: number;
   tags?: string[];
   categoryName?: string | null;
@@ -48,6 +50,7 @@ export function WorkHeader({
           {work.type === "series" ? <span>{WORK_STATUS_LABELS[work.status]}</span> : null}
           <span className={work.rating === "r18" ? "badge badge-r18" : "badge"}>{work.rating === "r18" ? "R-18" : "全年龄"}</span>
           {work.isAiGenerated ? <span className="badge badge-ai">AI 创作</span> : null}
+          <AiLevelBadge level={work.aiLevel} />
           {work.visibility === "public-vip" ? (
             <span className="badge badge-price">付费 {work.price} 积分</span>
           ) : work.visibility === "private" ? (

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Form, Link, useFetcher } from "react-router";
+import { AiLevelBadge } from "~/components/ui/ai-badge";
 import type { ManagerRow } from "~/server/studio/chapters.server";
 
 type ChapterRow = Extract<ManagerRow, { kind: "chapter" }>;
@@ -112,6 +113,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
         <span className="chapter-index" aria-label={`第${c.index}位`}>{c.index}</span>
         <Link to={`${base}/${c.id}`} className="chapter-title">{c.title}</Link>
         <small className="muted">{c.wordCount.toLocaleString("zh-CN")} 字</small>
+        <AiLevelBadge level={c.aiLevel} />
         <span className={`chapter-state chapter-state-${c.state}`}>
           {c.state === "published" ? "已发布" : c.state === "draft" ? "存稿" : `定时 ${c.publishAt}`}
         </span>

@@ -11,7 +11,11 @@ import { FormError } from "~/components/ui/forms";
 
 export type Estimate = { promptTokens: number } | { blocked: string } | null;
 
-const NOTICES: Record<string, string> = { "tokens-exhausted": AI_MESSAGES.tokensExhausted, limit: AI_MESSAGES.lengthLimit };
+const NOTICES: Record<string, string> = {
+  "tokens-exhausted": AI_MESSAGES.tokensExhausted,
+  "daily-cap": AI_MESSAGES.dailyCapReached,
+  limit: AI_MESSAGES.lengthLimit,
+};
 
 /**
  * The selected plot's text with 保存 and 生成 (docs/product.md: Screens, States and actions). Before
@@ -106,7 +110,7 @@ export function PlotEditor({
       <p className="cost-line" data-testid="cost-line">
         {estimate && "promptTokens" in estimate ? (
           <>
-            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词，正文按每4字1 Tokens另计）
+            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词按每4字1 Tokens预估；结束后按 AI 服务商报告的实际用量结算，未报告时按每4字1 Tokens）
           </>
         ) : estimate && "blocked" in estimate ? (
           <span className="hint">{estimate.blocked}</span>
@@ -149,7 +153,7 @@ export function PlotEditor({
       <FormError errors={error} />
       {summary ? (
         <p className="notice notice-success" role="status" data-testid="charge">
-          本次消耗 {summary.charged} Tokens（提示词 {summary.promptTokens} + 正文 {summary.outputTokens}）
+          本次消耗 {summary.charged} Tokens（{summary.metering === "actual" ? "实际用量" : "估算"}：输入 {summary.inputTokens} + 输出 {summary.outputTokens}）
           {summary.notice ? <span className="notice-extra">{summary.notice}</span> : null}
         </p>
       ) : generated && state.status === "idle" ? (

@@ -2,9 +2,12 @@ import { createParser } from "eventsource-parser";
 import { useCallback, useEffect, useRef, useState } from "react";
 
 export interface GenerationSummary {
-  reason: "complete" | "tokens-exhausted" | "aborted" | "limit";
+  reason: "complete" | "tokens-exhausted" | "daily-cap" | "aborted" | "limit";
   charged: number;
   promptTokens: number;
+  /** What the charge rests on (docs/product.md D15): the provider's usage or the estimate. */
+  metering: "actual" | "estimate";
+  inputTokens: number;
   outputTokens: number;
   outputChars: number;
   balance: number;

@@ -19,7 +19,7 @@ export interface VersionText {
   kind: "generation" | "manual";
 }
 
-const REASONS: Record<string, string> = { "tokens-exhausted": "Tokens用完", aborted: "中途停止", limit: "达到上限" };
+const REASONS: Record<string, string> = { "tokens-exhausted": "Tokens用完", "daily-cap": "每日上限", aborted: "中途停止", limit: "达到上限" };
 
 export function formatTime(value: Date | string): string {
   return new Date(value).toLocaleString("zh-CN", { timeZone: "Asia/Shanghai", hour12: false });

@@ -18,3 +18,7 @@ export const paymentOrderStatus = pgEnum("payment_order_status", ["pending", "pa
 export const promptType = pgEnum("prompt_type", ["free", "imitate", "continue"]);
 export const apiProvider = pgEnum("api_provider", ["openai", "gemini"]);
 export const redeemCodeStatus = pgEnum("redeem_code_status", ["unused", "used"]);
+/** docs/product.md D15: a generation's charge rests on the provider's reported usage, or on the estimate. */
+export const tokenMetering = pgEnum("token_metering", ["actual", "estimate"]);
+/** docs/product.md D15: a chapter's (and a work's) AI-assistance level: 无, AI辅助, AI生成 (decision 126). */
+export const aiLevel = pgEnum("ai_level", ["none", "assisted", "generated"]);

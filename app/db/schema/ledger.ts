@@ -13,6 +13,7 @@ import {
   creditTransactionType,
   paymentOrderStatus,
   redeemCodeStatus,
+  tokenMetering,
   tokenTransactionType,
 } from "./enums";
 import { users } from "./users";
@@ -63,6 +64,14 @@ export const tokenTransactions = pgTable(
     outputChars: integer("output_chars"),
     model: text("model"),
     plotId: text("plot_id"),
+    /**
+     * A settled generation's receipt (docs/product.md D15, decision 125): the input and
+     * output tokens it was charged on, and whether the provider reported them (actual) or
+     * they are the 1-per-4-characters estimate. Null on other rows and while streaming.
+     */
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    metering: tokenMetering("metering"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   check,
+  date,
   index,
   jsonb,
   pgTable,
@@ -39,6 +40,12 @@ export const profiles = pgTable(
     showR18: boolean("show_r18").notNull().default(false),
     showAi: boolean("show_ai").notNull().default(true),
     tokens: bigint("tokens", { mode: "number" }).notNull().default(0),
+    /**
+     * Tokens spent on AI generation on `aiDay` (a day in China's time zone), kept beside
+     * the balance by the same conditional updates, for the daily cap (decision 125).
+     */
+    aiDay: date("ai_day"),
+    aiDayTokens: bigint("ai_day_tokens", { mode: "number" }).notNull().default(0),
     /** The reader's font size, line height, page width and background (decision 106). */
     readerSettings: jsonb("reader_settings").$type<ReaderSettings>(),
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
@@ -47,6 +54,7 @@ export const profiles = pgTable(
   },
   (t) => [
     check("profiles_tokens_nonnegative", sql`${t.tokens} >= 0`),
+    check("profiles_ai_day_tokens_nonnegative", sql`${t.aiDayTokens} >= 0`),
     index("profiles_created_at_idx").on(t.createdAt),
   ],
 );

@@ -13,7 +13,7 @@ import {
   unique,
   uuid,
 } from "drizzle-orm/pg-core";
-import { chapterState, workRating, workStatus, workType, workVisibility } from "./enums";
+import { aiLevel, chapterState, workRating, workStatus, workType, workVisibility } from "./enums";
 import { users } from "./users";
 
 /**
@@ -48,6 +48,8 @@ export const works = pgTable(
     visibility: workVisibility("visibility").notNull(),
     rating: workRating("rating").notNull().default("all_ages"),
     isAiGenerated: boolean("is_ai_generated").notNull().default(false),
+    /** From the generation log (decision 126): the level of its published chapters' text. */
+    aiLevel: aiLevel("ai_level").notNull().default("none"),
     price: integer("price").notNull().default(0),
     /** The author's tags, normalized by app/schemas/studio.ts (NFKC, trimmed, unique, at most 10). */
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
@@ -122,6 +124,12 @@ export const chapters = pgTable(
      * (docs/decisions/095). Null when there is none; drafts autosave into `content`.
      */
     pendingContent: text("pending_content"),
+    /**
+     * From the generation log (decision 126): how many of `content`'s characters were
+     * found in AI text its author generated, and the level that gives.
+     */
+    aiChars: integer("ai_chars").notNull().default(0),
+    aiLevel: aiLevel("ai_level").notNull().default("none"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

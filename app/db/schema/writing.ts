@@ -138,3 +138,20 @@ export const plotVersions = pgTable(
     index("plot_versions_plot_created_idx").on(t.plotId, t.createdAt),
   ],
 );
+
+/**
+ * The generation log as the AI labels read it (decision 126): fingerprints of every text
+ * a user's generations delivered (hashes of 12-character runs, whitespace removed, a
+ * sample of one in four), one row per user and fingerprint. A chapter's share of
+ * characters covered by them gives its AI level.
+ */
+export const aiTextMarks = pgTable(
+  "ai_text_marks",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    mark: integer("mark").notNull(),
+  },
+  (t) => [primaryKey({ name: "ai_text_marks_pkey", columns: [t.userId, t.mark] })],
+);

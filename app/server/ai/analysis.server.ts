@@ -6,7 +6,6 @@ import { countWords } from "~/utils/text";
 import { getChapterByOrder } from "../chapters.server";
 import { DomainError } from "../errors.server";
 import {
-  holdGenerationTokens,
   refundGenerationTokens,
   reserveGenerationTokens,
   settleGenerationTokens,
@@ -21,6 +20,7 @@ import { CallAbortedError } from "./http.server";
 import { AI_MESSAGES } from "./messages";
 import { parseAnalysis } from "./analysis-parse";
 import { renderPrompt } from "./prompts.server";
+import type { ReportedUsage } from "./sse.server";
 import { countChars, tokensFor, tokensForChars } from "./tokens";
 
 type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
@@ -181,8 +181,9 @@ export async function analyzeSource(
 
   let parsed: ReturnType<typeof parseAnalysis>;
   let reply: string;
+  let usage: ReportedUsage | null;
   try {
-    reply = await provider.complete(prompt, signal);
+    ({ text: reply, usage } = await provider.completeWithUsage(prompt, signal));
     parsed = parseAnalysis(reply);
   } catch (error) {
     await refund();
@@ -192,10 +193,16 @@ export async function analyzeSource(
   }
 
   return db.transaction(async (tx) => {
-    const outputTokens = tokensFor(reply);
-    const { taken } = await holdGenerationTokens(tx, viewer.id, reservation.transactionId, Math.max(outputTokens, 1));
-    const charged = promptTokens + Math.min(taken, outputTokens);
-    const settled = await settleGenerationTokens(tx, viewer.id, reservation.transactionId, charged, countChars(reply));
+    // The provider's usage when it reported one, else the estimate (decision 125); what the
+    // balance cannot cover of the reply is not charged.
+    const settled = await settleGenerationTokens(
+      tx,
+      viewer.id,
+      reservation.transactionId,
+      usage
+        ? { ...usage, metering: "actual", outputChars: countChars(reply) }
+        : { inputTokens: promptTokens, outputTokens: tokensFor(reply), metering: "estimate", outputChars: countChars(reply) },
+    );
     await replaceWithAnalysis(tx, viewer.id, projectId, source, parsed);
     return { characters: parsed.characters.length, plots: parsed.plots.length, charged: settled.charged, balance: settled.balance };
   });

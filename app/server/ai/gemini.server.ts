@@ -59,7 +59,11 @@ export class GeminiProvider implements AiProvider {
     return streamText("gemini", this.request(prompt, true), signal);
   }
 
-  complete(prompt: ChatPrompt, signal?: AbortSignal) {
+  async complete(prompt: ChatPrompt, signal?: AbortSignal) {
+    return (await this.completeWithUsage(prompt, signal)).text;
+  }
+
+  completeWithUsage(prompt: ChatPrompt, signal?: AbortSignal) {
     return completeText("gemini", this.request(prompt, false), signal);
   }
 }

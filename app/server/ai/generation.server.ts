@@ -18,8 +18,9 @@ import {
 } from "../writing.server";
 import { defaultProviderFrom } from "./config.server";
 import { AiError } from "./errors.server";
-import { CallAbortedError } from "./http.server";
+import { CallAbortedError, withUsage, type TextStream } from "./http.server";
 import { AI_MESSAGES } from "./messages";
+import { recordGeneratedText } from "./labels.server";
 import { renderLoadedPrompt } from "./prompts.server";
 import type { ChatPrompt } from "./provider.server";
 import { generationValues } from "./render";
@@ -34,10 +35,12 @@ import { affordablePrefix, countChars, tokensForChars } from "./tokens";
  *    that fails here fails before a byte is sent, and a reservation is refunded.
  * 2. `run` passes the text on as it arrives and charges the output as it streams: it
  *    holds output tokens ahead in blocks (one transaction per block, not per chunk) and
- *    cuts the text at what the balance covers, stopping cleanly when it is spent. The
- *    closing transaction settles the charge to exactly
+ *    cuts the text at what the balance (and the daily cap) covers, stopping cleanly when
+ *    it is spent. The closing transaction settles the charge (decision 125) on the usage
+ *    the provider reported when the whole answer was delivered, else on the estimate
  *       ceil(prompt chars / 4) + ceil(output chars sent / 4)
- *    and saves the text as a new version of the plot, made current.
+ *    (an abort, a cut at the balance or the length limit: only what was delivered), and
+ *    saves the text as a new version of the plot, made current.
  * A provider failure refunds everything (no tokens for failed work, and the page puts
  * the old text back); a browser that goes away is charged for what was sent to it.
  */
@@ -50,7 +53,9 @@ import { affordablePrefix, countChars, tokensForChars } from "./tokens";
 export const OUTPUT_HOLD_TOKENS = 500;
 export const FIRST_HOLD_TOKENS = 100;
 
-export type EndReason = "complete" | "tokens-exhausted" | "aborted" | "limit";
+type Basis = Pick<GenerationResult, "inputTokens" | "outputTokens" | "metering">;
+
+export type EndReason = "complete" | "tokens-exhausted" | "daily-cap" | "aborted" | "limit";
 
 export interface GenerationInfo {
   plotId: string;
@@ -63,7 +68,11 @@ export interface GenerationInfo {
 export interface GenerationResult {
   reason: EndReason;
   text: string;
+  /** The prompt's estimated cost (what was reserved). */
   promptTokens: number;
+  /** What the charge rests on: the provider's reported usage (actual) or the estimate. */
+  metering: "actual" | "estimate";
+  inputTokens: number;
   outputTokens: number;
   outputChars: number;
   charged: number;
@@ -130,7 +139,7 @@ export class Generation {
   constructor(
     private readonly prepared: Prepared,
     private readonly transactionId: number,
-    private readonly upstream: AsyncGenerator<string, void, undefined>,
+    private readonly upstream: TextStream,
     readonly info: GenerationInfo,
     /** The caller's signal combined with `internal`: either ends the upstream call. */
     private readonly signal: AbortSignal,
@@ -158,6 +167,8 @@ export class Generation {
     // Output tokens held so far (the reservation took the first block with the prompt).
     let held = this.initialHold;
     let spent = false;
+    // The daily cap, not the balance, stopped a hold.
+    let capped = false;
     let reason: EndReason | undefined;
     let failure: unknown;
 
@@ -167,9 +178,12 @@ export class Generation {
     let holdError: unknown;
     const hold = (wanted: number) => {
       pending ??= holdGenerationTokens(db, userId, this.transactionId, wanted)
-        .then(({ taken }) => {
-          held += taken;
-          if (taken < wanted) spent = true;
+        .then((result) => {
+          held += result.taken;
+          if (result.taken < wanted) {
+            spent = true;
+            capped = result.capped;
+          }
         })
         .catch((error) => {
           holdError = error;
@@ -202,7 +216,7 @@ export class Generation {
           piece = affordablePrefix(piece, sentChars, held);
           chars = countChars(piece);
           needed = tokensForChars(sentChars + chars);
-          reason = "tokens-exhausted";
+          reason = capped ? "daily-cap" : "tokens-exhausted";
         }
         if (piece) {
           try {
@@ -235,15 +249,23 @@ export class Generation {
         throw new GenerationFailure(AI_MESSAGES.generationFailed);
       }
       if (reason === "tokens-exhausted") throw new DomainError(TOKEN_MESSAGES.insufficient, 402);
-      if (reason === "aborted") return { ...this.result(reason, "", 0, 0, 0, null), balance };
+      if (reason === "daily-cap") throw new DomainError(AI_MESSAGES.dailyCapReached, 429);
+      if (reason === "aborted") return { ...this.result(reason, "", { inputTokens: promptTokens, outputTokens: 0, metering: "estimate" }, 0, 0, null), balance };
       throw new AiError(AI_MESSAGES.emptyOutput, "empty");
     }
 
     const ended: EndReason = reason ?? "complete";
     const text = parts.join("");
-    const outputTokens = tokensForChars(sentChars);
+    // The provider's count covers its whole answer: it is used only when all of it was
+    // delivered. Otherwise only what was delivered is charged, by the estimate.
+    const usage = ended === "complete" ? this.upstream.usage : null;
+    const basis: Basis = usage
+      ? { ...usage, metering: "actual" }
+      : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
     const { charged, balance, versionId } = await db.transaction(async (tx) => {
-      const settled = await settleGenerationTokens(tx, userId, this.transactionId, promptTokens + outputTokens, sentChars);
+      const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
+      // The delivered text joins the generation log the AI labels read (decision 126).
+      await recordGeneratedText(tx, userId, text);
       const versionId = await saveGeneratedVersion(tx, plotId, {
         content: text,
         model: this.model,
@@ -255,21 +277,27 @@ export class Generation {
       });
       return { ...settled, versionId };
     });
-    return { ...this.result(ended, text, outputTokens, sentChars, charged, versionId), balance };
+    return { ...this.result(ended, text, basis, sentChars, charged, versionId), balance };
   }
 
-  private result(reason: EndReason, text: string, outputTokens: number, outputChars: number, charged: number, versionId: string | null): GenerationResult {
+  private result(reason: EndReason, text: string, basis: Basis, outputChars: number, charged: number, versionId: string | null): GenerationResult {
     return {
       reason,
       text,
       promptTokens: this.prepared.promptTokens,
-      outputTokens,
+      ...basis,
       outputChars,
       charged,
       balance: this.info.balance,
       versionId,
       notice:
-        reason === "tokens-exhausted" ? AI_MESSAGES.tokensExhausted : reason === "limit" ? AI_MESSAGES.lengthLimit : undefined,
+        reason === "tokens-exhausted"
+          ? AI_MESSAGES.tokensExhausted
+          : reason === "daily-cap"
+            ? AI_MESSAGES.dailyCapReached
+            : reason === "limit"
+              ? AI_MESSAGES.lengthLimit
+              : undefined,
     };
   }
 }
@@ -280,10 +308,10 @@ export class Generation {
  * provider that sends a little and breaks off does not lose what it sent (a fetch body
  * that errors drops what it had received but not yet handed over).
  */
-function readAhead(upstream: AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+function readAhead(upstream: TextStream): TextStream {
   const first = upstream.next();
   first.catch(() => {}); // read (and thrown) below, or dropped with an aborted call
-  return (async function* () {
+  const ahead = (async function* () {
     try {
       const head = await first;
       if (head.done) return;
@@ -294,6 +322,7 @@ function readAhead(upstream: AsyncGenerator<string, void, undefined>): AsyncGene
       await upstream.return(undefined);
     }
   })();
+  return withUsage(ahead, () => upstream.usage);
 }
 
 /** The signed-in session of /api/generate: its id from the signed cookie, looked up with the project. */
@@ -323,7 +352,8 @@ export interface GenerationInput {
  * runs (one round trip less before the first byte). The reservation stays the only
  * balance check that counts: if it fails, the provider call is aborted before any text
  * is read. A balance that already looks too small is refused before either starts, so
- * the provider is called only for a user who could pay when the request came in.
+ * the provider is called only for a user who could pay when the request came in (the
+ * hint is what the balance and the daily cap allow).
  */
 export async function startGeneration(
   user: string | GenerationSession,
@@ -357,9 +387,9 @@ export async function startGeneration(
   // The balance must cover the prompt and leave room for at least one token of output,
   // else nothing could be written.
   const keep = 1;
-  if (balanceHint !== undefined && balanceHint < prepared.promptTokens + keep) {
-    throw new DomainError(TOKEN_MESSAGES.insufficient, 402);
-  }
+  // A hint that already looks too small leaves the reservation alone to refuse (with the
+  // balance's or the daily cap's message), before the provider is called.
+  if (balanceHint !== undefined && balanceHint < prepared.promptTokens + keep) balanceHint = undefined;
   const reserving = (async () => {
     try {
       // The balance check is the reservation itself (a conditional update). The first
@@ -386,7 +416,7 @@ export async function startGeneration(
   const internal = new AbortController();
   const combined = signal ? AbortSignal.any([signal, internal.signal]) : internal.signal;
   const open = () => provider.stream(prepared.prompt, combined).then(readAhead);
-  let opening: Promise<AsyncGenerator<string, void, undefined>> | undefined;
+  let opening: Promise<TextStream> | undefined;
   if (balanceHint !== undefined) {
     opening = open();
     opening.catch(() => {}); // settled below, after the reservation
@@ -404,7 +434,7 @@ export async function startGeneration(
     throw error;
   }
 
-  let upstream: AsyncGenerator<string, void, undefined>;
+  let upstream: TextStream;
   try {
     upstream = await (opening ?? open());
   } catch (error) {

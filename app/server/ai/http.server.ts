@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { AiError, errorForStatus, networkError } from "./errors.server";
 import { AI_MESSAGES } from "./messages";
-import { StreamTextDecoder, type WireFormat } from "./sse.server";
+import { StreamTextDecoder, type ReportedUsage, type WireFormat } from "./sse.server";
 import { aiTimings, backoffMs, type AiTimings } from "./timings.server";
 
 /** The caller (the browser's request) went away; nothing is reported to anyone. */
@@ -206,6 +206,17 @@ async function open(request: UpstreamRequest, signal: AbortSignal | undefined, s
 }
 
 /**
+ * A streamed answer's text, and the usage the provider reported (null until a usage event
+ * arrived; read it after the stream has ended: docs/product.md D15).
+ */
+export type TextStream = AsyncGenerator<string, void, undefined> & { readonly usage: ReportedUsage | null };
+
+/** Gives `generator` a `usage` read from `usage()`. */
+export function withUsage(generator: AsyncGenerator<string, void, undefined>, usage: () => ReportedUsage | null): TextStream {
+  return Object.defineProperty(generator, "usage", { get: usage, enumerable: true }) as TextStream;
+}
+
+/**
  * Opens a streamed completion. Resolves when the provider has answered OK (so a failure
  * before any text is an ordinary rejected promise); the generator then yields text as
  * the bytes arrive, until the stream ends, [DONE], an error, a timeout, or `return()`
@@ -216,10 +227,10 @@ export async function streamText(
   request: UpstreamRequest,
   signal?: AbortSignal,
   timings: AiTimings = aiTimings,
-): Promise<AsyncGenerator<string, void, undefined>> {
+): Promise<TextStream> {
   const { call, response } = await open(request, signal, true, timings);
-  return (async function* read() {
-    const decoder = new StreamTextDecoder(format);
+  const decoder = new StreamTextDecoder(format);
+  const generator = (async function* read() {
     const reader = response.body;
     let first = true;
     try {
@@ -243,15 +254,22 @@ export async function streamText(
       call.end();
     }
   })();
+  return withUsage(generator, () => decoder.usage);
 }
 
-/** A non-streamed completion (analysis): the whole answer's text. */
+/** A non-streamed answer: its text and the usage the provider reported (null when none). */
+export interface CompletedText {
+  text: string;
+  usage: ReportedUsage | null;
+}
+
+/** A non-streamed completion (analysis): the whole answer's text and usage. */
 export async function completeText(
   format: WireFormat,
   request: UpstreamRequest,
   signal?: AbortSignal,
   timings: AiTimings = aiTimings,
-): Promise<string> {
+): Promise<CompletedText> {
   const { call, response } = await open(request, signal, false, timings);
   try {
     let body: string;
@@ -262,7 +280,8 @@ export async function completeText(
     }
     const decoder = new StreamTextDecoder(format);
     const texts = decoder.push(new TextEncoder().encode(body));
-    return [...texts, ...decoder.end()].join("");
+    const text = [...texts, ...decoder.end()].join("");
+    return { text, usage: decoder.usage };
   } finally {
     call.end();
   }

@@ -25,6 +25,7 @@ export const AI_MESSAGES = {
   emptyOutput: "AI返回内容为空",
   tokensExhausted: "Tokens已用完，生成已停止。已生成的内容已保留，请充值后继续。",
   lengthLimit: "已达到本次生成的长度上限，生成已停止。",
+  dailyCapReached: "今日AI生成已达每日上限，生成已停止。已生成的内容已保留，请明天再试。",
   // Analysis (docs/product.md: Messages, analysis row).
   analysisPromptMissing: "提示词配置缺失",
   workContentEmpty: "作品内容为空",

@@ -33,6 +33,8 @@ export function openaiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey"
         { role: "user", content: prompt.user },
       ],
       stream,
+      // The usage of a streamed answer comes in a last chunk only when asked for (D15).
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
     },
   };
 }
@@ -58,7 +60,11 @@ export class OpenAiProvider implements AiProvider {
     return streamText("openai", this.request(prompt, true), signal);
   }
 
-  complete(prompt: ChatPrompt, signal?: AbortSignal) {
+  async complete(prompt: ChatPrompt, signal?: AbortSignal) {
+    return (await this.completeWithUsage(prompt, signal)).text;
+  }
+
+  completeWithUsage(prompt: ChatPrompt, signal?: AbortSignal) {
     return completeText("openai", this.request(prompt, false), signal);
   }
 }

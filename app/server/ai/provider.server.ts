@@ -1,3 +1,5 @@
+import type { CompletedText, TextStream } from "./http.server";
+
 /** What generation and analysis send to any provider: a system and a user prompt. */
 export interface ChatPrompt {
   system: string;
@@ -17,11 +19,13 @@ export interface AiProvider {
    * retries); the generator yields text as it arrives. `return()` on the generator, or
    * aborting `signal`, closes the upstream connection.
    */
-  stream(prompt: ChatPrompt, signal?: AbortSignal): Promise<AsyncGenerator<string, void, undefined>>;
+  stream(prompt: ChatPrompt, signal?: AbortSignal): Promise<TextStream>;
   /** The characters of the prompt as this provider sends it (what is charged). */
   promptChars(prompt: ChatPrompt): number;
-  /** A non-streamed answer (analysis). */
+  /** A non-streamed answer's text (the administrator's connectivity tests). */
   complete(prompt: ChatPrompt, signal?: AbortSignal): Promise<string>;
+  /** A non-streamed answer with the usage the provider reported (analysis, which is charged). */
+  completeWithUsage(prompt: ChatPrompt, signal?: AbortSignal): Promise<CompletedText>;
 }
 
 export interface ProviderConfig {

@@ -4,10 +4,50 @@ import { AI_MESSAGES } from "./messages";
 
 export type WireFormat = "openai" | "gemini";
 
-/** One parsed event of a provider stream: the text it adds, and whether it ends the stream. */
+/**
+ * The tokens a provider reports it used for one answer (docs/product.md D15): OpenAI's
+ * `usage` (prompt_tokens, completion_tokens), Gemini's `usageMetadata` (promptTokenCount,
+ * candidatesTokenCount plus thoughtsTokenCount, which Gemini bills as output).
+ */
+export interface ReportedUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One parsed event of a provider stream: the text it adds, whether it ends the stream, its usage. */
 interface EventText {
   text: string;
   done?: boolean;
+  usage?: ReportedUsage;
+}
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * OpenAI-compatible usage: on a last chunk with `choices: []`, or (DeepSeek style) on the
+ * last chunk that still has a choice; `usage: null` elsewhere.
+ */
+function openaiUsage(json: Record<string, unknown>): ReportedUsage | undefined {
+  const usage = json.usage;
+  if (!isObject(usage) || !isCount(usage.prompt_tokens) || !isCount(usage.completion_tokens)) return undefined;
+  return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
+}
+
+/**
+ * Gemini usage: early events carry only promptTokenCount (and it may change by the last
+ * one), so only an event with candidatesTokenCount counts as the answer's usage.
+ */
+function geminiUsage(json: Record<string, unknown>): ReportedUsage | undefined {
+  const usage = json.usageMetadata;
+  if (!isObject(usage) || !isCount(usage.promptTokenCount) || !isCount(usage.candidatesTokenCount)) return undefined;
+  const thoughts = isCount(usage.thoughtsTokenCount) ? usage.thoughtsTokenCount : 0;
+  return { inputTokens: usage.promptTokenCount, outputTokens: usage.candidatesTokenCount + thoughts };
+}
+
+/** The usage a provider response reports, if any. */
+export function reportedUsage(format: WireFormat, json: unknown): ReportedUsage | undefined {
+  if (!isObject(json)) return undefined;
+  return format === "openai" ? openaiUsage(json) : geminiUsage(json);
 }
 
 const MAX_EVENT_CHARS = 1_000_000;
@@ -70,7 +110,7 @@ function eventText(format: WireFormat, data: string): EventText | null {
   } catch {
     return null;
   }
-  return { text: format === "openai" ? openaiChunkText(json) : geminiResponseText(json) };
+  return { text: format === "openai" ? openaiChunkText(json) : geminiResponseText(json), usage: reportedUsage(format, json) };
 }
 
 /**
@@ -97,6 +137,8 @@ export class StreamTextDecoder {
   malformed = 0;
   /** [DONE] arrived: whatever follows is ignored. */
   done = false;
+  /** The last usage the provider reported (the answer's, once the stream has ended). */
+  usage: ReportedUsage | null = null;
 
   constructor(readonly format: WireFormat) {
     this.parser = createParser({
@@ -123,6 +165,7 @@ export class StreamTextDecoder {
       return;
     }
     this.eventsSeen += 1;
+    if (parsed.usage) this.usage = parsed.usage;
     if (parsed.text) this.pending.push(parsed.text);
     if (parsed.done) this.done = true;
   }
@@ -182,6 +225,7 @@ export class StreamTextDecoder {
     const items = Array.isArray(json) ? json : [json];
     const texts = items.map((item) => {
       if (isObject(item) && item.error) throw errorFromPayload(item.error);
+      this.usage = reportedUsage(this.format, item) ?? this.usage;
       return this.format === "openai" ? openaiResponseText(item) : geminiResponseText(item);
     });
     this.eventsSeen = items.length;

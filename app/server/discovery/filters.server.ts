@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageCountOf } from "~/utils/pagination";
-import { audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, substringMatch, workCardColumns, type SearchResult, type WorkCard } from "../search.server";
+import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, substringMatch, workCardColumns, type SearchResult, type WorkCard } from "../search.server";
 import type { SessionUser } from "../session.server";
 
 /**
@@ -33,6 +33,7 @@ export function filterConditions(f: WorkFilters): SQL[] {
     out.push(gte(works.wordCount, range.min));
     if (range.max !== null) out.push(lt(works.wordCount, range.max));
   }
+  out.push(...aiFilter(f.ai));
   return out;
 }
 

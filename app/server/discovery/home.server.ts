@@ -116,6 +116,7 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
       visibility: r.visibility as WorkCard["visibility"],
       rating: r.rating as WorkCard["rating"],
       isAiGenerated: Boolean(r.isAiGenerated),
+      aiLevel: (r.aiLevel as WorkCard["aiLevel"]) ?? "none",
       price: Number(r.price),
       tags: (r.tags as string[]) ?? [],
       createdAt: new Date(r.createdAt as string),

@@ -4,6 +4,7 @@ import { chapters } from "~/db/schema";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { DomainError } from "../errors.server";
 import { READER_MESSAGES } from "../reading.server";
+import { labelledChapterNumbers } from "../ai/labels.server";
 import { epubDownload } from "../studio/epub.server";
 import type { WorkDownload } from "../studio/export.server";
 import { getWorkForViewer, type Viewer } from "../works.server";
@@ -19,11 +20,13 @@ export async function exportReaderEpub(viewer: NonNullable<Viewer>, workId: numb
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
   if (!view.canReadContent) throw new DomainError(READER_MESSAGES.locked, 403);
-  const [{ n }] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(chapters)
-    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published"), sql`btrim(${chapters.content}, E' \\t\\r\\n\\u3000') <> ''`));
+  const exported = and(eq(chapters.workId, workId), eq(chapters.state, "published"), sql`btrim(${chapters.content}, E' \\t\\r\\n\\u3000') <> ''`)!;
+  const [[{ n }], labelled] = await Promise.all([
+    db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(exported),
+    // The AI labels travel into the reader's copy too (decision 126).
+    labelledChapterNumbers(db, exported),
+  ]);
   if (n === 0) throw new DomainError(STUDIO_MESSAGES.exportEmpty, 404);
-  const prepared = { work: view.work, author: view.author.nickname, chapterCount: n, options: { drafts: false } };
+  const prepared = { work: view.work, author: view.author.nickname, labelled, chapterCount: n, options: { drafts: false } };
   return epubDownload(prepared, { id: viewer.id }, signal);
 }

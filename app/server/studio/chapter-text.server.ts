@@ -4,6 +4,7 @@ import { chapterRevisions, chapters } from "~/db/schema";
 import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, STUDIO_MESSAGES } from "~/schemas/studio";
 import { CHAPTER_CONTENT_MAX } from "~/schemas/work";
 import { countWords } from "~/utils/text";
+import { chapterAiColumns } from "../ai/labels.server";
 import { reanchorAfterCommit } from "../comments.server";
 import { DomainError } from "../errors.server";
 import { hasControlCharacter } from "../form-data.server";
@@ -99,11 +100,13 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     if (live && state !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
 
     const revision = chapter.revision + 1;
+    // The text readers see gets its AI label from the author's generation log (decision 126).
+    const ai = live ? await chapterAiColumns(tx, userId, content) : null;
     const written = await tx
       .update(chapters)
       .set(
         live
-          ? { content, wordCount, pendingContent: null, revision, updatedAt: now, ...(title ? { title } : {}), ...(release ?? {}) }
+          ? { content, wordCount, pendingContent: null, revision, updatedAt: now, ...ai, ...(title ? { title } : {}), ...(release ?? {}) }
           : { pendingContent: content, revision },
       )
       .where(and(eq(chapters.id, chapter.id), eq(chapters.revision, chapter.revision)))

@@ -7,6 +7,7 @@ import { countWords } from "~/utils/text";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { publish } from "../events.server";
+import { chapterAiColumns } from "../ai/labels.server";
 import { refreshWorkCounts, type Work } from "../works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
@@ -243,9 +244,10 @@ export async function insertChapter(
       }
     }
     const [position] = await positionsBefore(tx, workId, hi, 1);
+    const ai = await chapterAiColumns(tx, userId, input.content);
     const [row] = await tx
       .insert(chapters)
-      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content), ...release })
+      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content), ...ai, ...release })
       .returning({ id: chapters.id });
     if (release.state === "published") await onChaptersPublished(tx, workId, [row.id]);
     else await announce(tx, workId);
@@ -428,6 +430,8 @@ export type ManagerRow =
       publishAt: string | null;
       /** A published chapter with an autosaved working copy not yet saved (decision 095). */
       pending: boolean;
+      /** From the generation log (decision 126). */
+      aiLevel: "none" | "assisted" | "generated";
     };
 
 /**
@@ -454,6 +458,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
         state: chapters.state,
         publishAt: chapters.publishAt,
         pending: sql<boolean>`${chapters.pendingContent} is not null`,
+        aiLevel: chapters.aiLevel,
       })
       .from(chapters)
       .where(eq(chapters.workId, workId))
@@ -497,6 +502,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
       state: r.state,
       publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
       pending: Boolean(r.pending),
+      aiLevel: r.aiLevel,
     });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));

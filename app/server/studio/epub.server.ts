@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { aiLabelLines, aigcMetadata, chapterLabelLine } from "../ai/labels.server";
 import { ZipWriter } from "../admin/exports/zip-writer.server";
 import { defaultCoverJpeg } from "../default-cover.server";
 import { storedCoverJpeg } from "../images.server";
@@ -64,6 +65,7 @@ h1 { font-size: 1.6em; }
 h2 { font-size: 1.3em; }
 p { margin: 0 0 0.6em; text-indent: 0; }
 .author { text-align: center; margin-bottom: 2em; }
+.aigc { font-size: 0.85em; color: #555; }
 .cover { text-align: center; margin: 0; padding: 0; }
 .cover img { max-width: 100%; max-height: 100%; }
 nav ol { list-style: none; padding-left: 1em; }
@@ -119,6 +121,7 @@ const READER_PREFIX = "inkstone: https://inkstone.invalid/epub/vocab#";
 
 function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: boolean, modified: Date, reader: EpubReader | null): string {
   const { work, author } = prepared;
+  const aigc = aigcMetadata(work, prepared.labelled);
   const manifest: string[] = [
     `<item id="nav" href="nav.xhtml" media-type="${MEDIA_XHTML}" properties="nav"/>`,
     `<item id="style" href="style.css" media-type="text/css"/>`,
@@ -146,6 +149,8 @@ function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: bool
     author ? `<dc:creator id="creator">${xmlText(author)}</dc:creator>` : "",
     work.description.trim() ? `<dc:description>${xmlText(work.description.trim())}</dc:description>` : "",
     `<dc:publisher>砚台</dc:publisher>`,
+    // The implicit AI label (decision 126): GB 45438-2025's AIGC field.
+    aigc ? `<meta name="AIGC" content="${xmlText(aigc)}"/>` : "",
     `<meta property="dcterms:modified">${modified.toISOString().replace(/\.\d{3}Z$/, "Z")}</meta>`,
     // For EPUB 2 reading systems, which look for the cover this way.
     hasCover ? `<meta name="cover" content="cover-image"/>` : "",
@@ -181,6 +186,10 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
   const titleBody =
     `<h1>${xmlText(work.title)}</h1>\n` +
     (author ? `<p class="author">${xmlText(author)} 著</p>\n` : "") +
+    aiLabelLines(work, prepared.labelled)
+      .filter((line) => !line.startsWith("AIGC:"))
+      .map((line) => `<p class="aigc">${xmlText(line)}</p>\n`)
+      .join("") +
     paragraphs(work.description);
   await entry("OEBPS/title.xhtml", page(work.title, titleBody, 0));
 
@@ -200,7 +209,9 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
     const chapter: TocChapter = { id: `c${chapterNo}`, file: `text/c${chapterNo}.xhtml`, title: section.title };
     if (volume) volume.chapters.push(chapter);
     else entries.push({ kind: "chapter", ...chapter });
-    await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${paragraphs(section.content)}`, 1));
+    const label = chapterLabelLine(section.aiLevel);
+    const labelHtml = label ? `<p class="aigc">${xmlText(label)}</p>\n` : "";
+    await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${labelHtml}${paragraphs(section.content)}`, 1));
   }
   await entry("OEBPS/nav.xhtml", navXhtml(entries, "text/c1.xhtml", cover !== null));
   await entry("OEBPS/content.opf", contentOpf(prepared, entries, cover !== null, now, reader));

@@ -4,6 +4,7 @@ import { chapters, profiles, volumes } from "~/db/schema";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { safeFileName, webStreamFrom } from "../admin/exports/download.server";
+import { aiLabelLines, labelledChapterNumbers } from "../ai/labels.server";
 import { DomainError } from "../errors.server";
 import { DEFAULT_CHAPTER_SEPARATOR } from "../txt.server";
 import { getOwnedWork, type Work } from "../works.server";
@@ -26,13 +27,17 @@ export interface ExportOptions {
 export interface OwnWorkExport {
   work: Work;
   author: string;
+  /** The exported chapters that carry an AI label, numbered among them (decision 126). */
+  labelled: { n: number; level: "assisted" | "generated" }[];
   /** Chapters the file will hold. */
   chapterCount: number;
   options: ExportOptions;
 }
 
 /** A volume heading (only before a chapter that is exported) or a chapter, in order. */
-export type WorkSection = { kind: "volume"; title: string } | { kind: "chapter"; title: string; content: string };
+export type WorkSection =
+  | { kind: "volume"; title: string }
+  | { kind: "chapter"; title: string; content: string; aiLevel: "none" | "assisted" | "generated" };
 
 export interface WorkDownload {
   filename: string;
@@ -52,15 +57,14 @@ const statesFor = (options: ExportOptions) =>
 export async function prepareOwnWorkExport(userId: string | null, workId: number, options: ExportOptions): Promise<OwnWorkExport> {
   if (!userId) throw new DomainError(WORK_MESSAGES.notFound, 404);
   const work = await getOwnedWork(userId, workId);
-  const [[profile], [{ n }]] = await Promise.all([
+  const exported = and(eq(chapters.workId, work.id), statesFor(options), hasText)!;
+  const [[profile], [{ n }], labelled] = await Promise.all([
     db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, userId)),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(chapters)
-      .where(and(eq(chapters.workId, work.id), statesFor(options), hasText)),
+    db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(exported),
+    labelledChapterNumbers(db, exported),
   ]);
   if (n === 0) throw new DomainError(STUDIO_MESSAGES.exportEmpty, 404);
-  return { work, author: profile?.nickname ?? "", chapterCount: n, options };
+  return { work, author: profile?.nickname ?? "", labelled, chapterCount: n, options };
 }
 
 /**
@@ -78,8 +82,8 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
   let h = 0;
   let after: { position: number; id: number } | null = null;
   for (;;) {
-    const rows: { id: number; position: number; title: string; content: string }[] = await db
-      .select({ id: chapters.id, position: chapters.position, title: chapters.title, content: chapters.content })
+    const rows: { id: number; position: number; title: string; content: string; aiLevel: "none" | "assisted" | "generated" }[] = await db
+      .select({ id: chapters.id, position: chapters.position, title: chapters.title, content: chapters.content, aiLevel: chapters.aiLevel })
       .from(chapters)
       .where(
         and(
@@ -96,7 +100,7 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
       let volume: (typeof heads)[number] | null = null;
       while (h < heads.length && heads[h].position < row.position) volume = heads[h++];
       if (volume) yield { kind: "volume", title: volume.title };
-      yield { kind: "chapter", title: row.title, content: row.content };
+      yield { kind: "chapter", title: row.title, content: row.content, aiLevel: row.aiLevel };
     }
     const last = rows[rows.length - 1];
     after = { position: last.position, id: last.id };
@@ -138,6 +142,8 @@ function txtHeader(prepared: OwnWorkExport): string {
   const { work, author } = prepared;
   const lines = [`《${work.title}》`];
   if (author) lines.push(`作者：${author}`);
+  // The AI label, visible and as metadata (decision 126), before the first separator.
+  lines.push(...aiLabelLines(work, prepared.labelled));
   if (work.description.trim()) lines.push("", unseparated(work.description.trim()));
   lines.push("", `（本文件可在砚台“发布作品”中以TXT导入，章节分隔符为 ${SEP}）`, "");
   return `${lines.join("\n")}\n`;

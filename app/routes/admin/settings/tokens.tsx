@@ -6,14 +6,19 @@ import { useSchemaForm } from "~/components/ui/forms";
 import { tokensSchema } from "~/schemas/admin";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
+import { DAILY_TOKEN_CAP_KEY } from "~/server/ledger.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
 export async function loader() {
-  const config = await getSiteConfig(["credits_to_tokens_ratio", "initial_tokens"] as const);
-  return { ratio: config.credits_to_tokens_ratio || "100", initialTokens: config.initial_tokens || "0" };
+  const config = await getSiteConfig(["credits_to_tokens_ratio", "initial_tokens", DAILY_TOKEN_CAP_KEY] as const);
+  return {
+    ratio: config.credits_to_tokens_ratio || "100",
+    initialTokens: config.initial_tokens || "0",
+    dailyTokenCap: config[DAILY_TOKEN_CAP_KEY] || "0",
+  };
 }
 
 /** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
@@ -23,6 +28,7 @@ export async function action({ request }: Route.ActionArgs) {
   await setSiteConfigs({
     credits_to_tokens_ratio: String(submission.value.ratio),
     initial_tokens: String(submission.value.initialTokens),
+    [DAILY_TOKEN_CAP_KEY]: String(submission.value.dailyTokenCap),
   });
   return redirect("/admin/settings/tokens?notice=saved");
 }
@@ -45,6 +51,11 @@ export default function TokensSettings({ loaderData, actionData }: Route.Compone
           <span>新用户初始 Tokens</span>
           <input {...getInputProps(fields.initialTokens, { type: "text" })} inputMode="numeric" />
           <FieldErrors field={fields.initialTokens} />
+        </label>
+        <label className="field">
+          <span>每位用户每日 AI 生成 Tokens 上限（0 表示不限，按北京时间计日）</span>
+          <input {...getInputProps(fields.dailyTokenCap, { type: "text" })} inputMode="numeric" />
+          <FieldErrors field={fields.dailyTokenCap} />
         </label>
         <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? "保存中..." : "保存"}

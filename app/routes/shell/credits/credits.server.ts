@@ -1,6 +1,6 @@
-import { count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { creditTransactions, tokenTransactions } from "~/db/schema";
+import { creditTransactions, plotVersions, tokenTransactions } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
 
 /** docs/product.md: Constants: the credit history shows 10 rows a page (the token history too). */
@@ -43,6 +43,7 @@ export async function listTokenHistory(userId: string, page: number) {
       promptChars: tokenTransactions.promptChars,
       outputChars: tokenTransactions.outputChars,
       model: tokenTransactions.model,
+      metering: tokenTransactions.metering,
       createdAt: tokenTransactions.createdAt,
     })
     .from(tokenTransactions)
@@ -51,4 +52,32 @@ export async function listTokenHistory(userId: string, page: number) {
     .limit(HISTORY_PAGE_SIZE)
     .offset((current - 1) * HISTORY_PAGE_SIZE);
   return { rows, total, page: current, pageCount };
+}
+
+/**
+ * One generation's receipt (docs/product.md D15): the user's own generation row, what it
+ * was charged on and how it ended; null for anything else (another user's, not a
+ * generation, no such row).
+ */
+export async function getGenerationReceipt(userId: string, id: number) {
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const [row] = await db
+    .select({
+      id: tokenTransactions.id,
+      amount: tokenTransactions.amount,
+      description: tokenTransactions.description,
+      model: tokenTransactions.model,
+      promptChars: tokenTransactions.promptChars,
+      outputChars: tokenTransactions.outputChars,
+      inputTokens: tokenTransactions.inputTokens,
+      outputTokens: tokenTransactions.outputTokens,
+      metering: tokenTransactions.metering,
+      createdAt: tokenTransactions.createdAt,
+      endReason: plotVersions.endReason,
+    })
+    .from(tokenTransactions)
+    .leftJoin(plotVersions, eq(plotVersions.transactionId, tokenTransactions.id))
+    .where(and(eq(tokenTransactions.id, id), eq(tokenTransactions.userId, userId), eq(tokenTransactions.type, "generation")))
+    .limit(1);
+  return row ?? null;
 }

@@ -61,6 +61,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     visibility: work.visibility,
     rating: work.rating,
     isAiGenerated: work.isAiGenerated,
+    aiLevel: work.aiLevel,
     price: work.price,
     tags: work.tags,
     categoryName: null as string | null,
@@ -115,7 +116,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     return {
       ...common,
       mode: "chapter" as const,
-      chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
+      chapter: { id: chapter.id, title: chapter.title, order: chapter.order, aiLevel: chapter.aiLevel },
       batch,
       comments,
       prev: around.prev,

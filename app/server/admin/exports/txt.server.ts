@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { aiLabelLines, labelledChapterNumbers } from "../../ai/labels.server";
 import { DomainError } from "../../errors.server";
 import { DEFAULT_CHAPTER_SEPARATOR } from "../../txt.server";
 import { safeFileName } from "./download.server";
@@ -28,7 +29,10 @@ export interface WorkTxt {
  */
 export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
   if (!Number.isSafeInteger(workId) || workId <= 0) throw new DomainError(ADMIN_MESSAGES.workMissing, 404);
-  const [work] = await db.select({ id: works.id, title: works.title }).from(works).where(eq(works.id, workId));
+  const [work] = await db
+    .select({ id: works.id, title: works.title, aiLevel: works.aiLevel, isAiGenerated: works.isAiGenerated })
+    .from(works)
+    .where(eq(works.id, workId));
   if (!work) throw new DomainError(ADMIN_MESSAGES.workMissing, 404);
   const [stats] = await db
     .select({
@@ -40,6 +44,10 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
   if (stats.count === 0) throw new DomainError(ADMIN_MESSAGES.noChapters, 404);
   if (stats.nonEmpty === 0) throw new DomainError(ADMIN_MESSAGES.workEmpty, 404);
 
+  // A labelled work starts with its AI label, visible and as metadata, before the first
+  // separator (the import skips it): decision 126.
+  const labels = aiLabelLines(work, await labelledChapterNumbers(db, and(eq(chapters.workId, workId), eq(chapters.state, "published"))!));
+  const header = labels.length > 0 ? `《${work.title}》\n${labels.join("\n")}\n\n` : "";
   const encoder = new TextEncoder();
   // Keyset over the chapters' order (position, id): a batch never repeats or skips one.
   let after: { position: number; id: number } | null = null;
@@ -62,7 +70,7 @@ export async function exportWorkTxt(workId: number): Promise<WorkTxt> {
           .limit(BATCH);
         if (cancelled) return;
         if (rows.length === 0) return controller.close();
-        let text = "";
+        let text = first ? header : "";
         for (const row of rows) {
           text += chapterBlock(row.title, row.content, first);
           first = false;
