@@ -22,7 +22,7 @@ import { liveStreams } from "./metrics.server";
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
-export type UserEventKind = "balance" | "favorites" | "purchases";
+export type UserEventKind = "balance" | "favorites" | "purchases" | "income";
 
 export interface LiveEvent {
   topic: string;

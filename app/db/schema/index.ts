@@ -8,3 +8,4 @@ export * from "./reading";
 export * from "./writing";
 export * from "./forms";
 export * from "./comments";
+export * from "./economy";
