@@ -8,6 +8,8 @@ import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
+import { collector, sseReader } from "../fixtures/live-events";
+import { liveEventStream } from "~/server/events.server";
 import { createAdmin } from "./admin-fixtures";
 
 /** An author whose chapter 2 (of 2) sells at 200 credits (40,000 字 at 5), bought by `buyers`. */
@@ -140,6 +142,24 @@ describe("author income", () => {
     expect(settle.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect((await incomeOf(author.id)).held).toBe((granted.length - 1) * 100);
     expect(await checkLedger(db)).toEqual([]);
+  });
+
+  it("tells the author's open pages the moment a sale, a payout or a settlement lands (live)", async () => {
+    const { author, workId, chapterId } = await authorWithSales(0);
+    const events = await collector(`user:${author.id}`);
+    const controller = new AbortController();
+    const sse = sseReader(liveEventStream(author.id, controller.signal, 60_000));
+    expect(await sse.next()).toContain(": connected");
+    const [reader] = await quickUsers(1);
+    await fund(reader.id, 200);
+    await purchaseChapter(reader.id, workId, chapterId);
+    expect(await events.next()).toEqual({ topic: `user:${author.id}`, kind: "income" });
+    // The author's page stream turns it into a change that reloads 我的收入.
+    expect(await sse.next()).toContain("event: change");
+    await requestPayout(author.id, 100, "支付宝");
+    expect(await events.next()).toMatchObject({ kind: "income" });
+    controller.abort();
+    events.unsubscribe();
   });
 
   it("check:ledger reports an income balance that does not match its ledger", async () => {
