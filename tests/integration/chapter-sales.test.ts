@@ -337,3 +337,25 @@ describe("purchaseAllChapters (购买全部)", () => {
     expect(await checkLedger(db)).toEqual([]);
   });
 });
+
+describe("what buyers keep", () => {
+  it("refuses to delete a bought chapter or its work, and a whole-work price ends selling by chapter", async () => {
+    const { deleteChapter, SOLD_CHAPTER_UNDELETABLE } = await import("~/server/studio/chapters.server");
+    const { deleteWork, SOLD_WORK_UNDELETABLE, updateListing } = await import("~/server/works.server");
+    const [author, reader] = await quickUsers(2);
+    await fund(reader.id, 100);
+    const { workId, chapterIds } = await serial(author.id);
+    await purchaseChapter(reader.id, workId, chapterIds[11]);
+    expect((await domainError(deleteChapter(author.id, workId, chapterIds[11]))).message).toBe(SOLD_CHAPTER_UNDELETABLE);
+    expect((await domainError(deleteWork(author.id, workId))).message).toBe(SOLD_WORK_UNDELETABLE);
+    await deleteChapter(author.id, workId, chapterIds[10]);
+
+    await updateListing(author.id, workId, { intent: "set-price", price: 20 });
+    const [work] = await db.select().from(works).where(eq(works.id, workId));
+    expect([work.saleMode, work.vipFrom, work.price]).toEqual(["whole", null, 20]);
+    // The chapter bought before stays readable.
+    const view = await getWorkForViewer(workId, { id: reader.id, showR18: false, showAi: true } as never);
+    expect(await canReadChapter(view, { id: reader.id } as never, { id: chapterIds[11], order: 12 })).toBe(true);
+    expect(await canReadChapter(view, { id: reader.id } as never, { id: chapterIds[0], order: 1 })).toBe(false);
+  });
+});
