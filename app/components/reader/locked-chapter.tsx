@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
 import { FormError } from "~/components/ui/forms";
@@ -58,9 +58,12 @@ export function LockedChapter({
   const short = chapter.price - balance;
   const autoForm = useRef<HTMLFormElement>(null);
   const autoBuy = signedIn && autoSubscribed && short <= 0 && !error;
+  // Only a running page buys by itself; without JavaScript the reader presses the button.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   useEffect(() => {
-    if (autoBuy) autoForm.current?.requestSubmit();
-  }, [autoBuy, chapter.id]);
+    if (autoBuy && hydrated) autoForm.current?.requestSubmit();
+  }, [autoBuy, hydrated, chapter.id]);
 
   return (
     <article className="locked-chapter" data-testid="locked-chapter">
@@ -89,7 +92,7 @@ export function LockedChapter({
               <Link to={chapterTopUpHref(workId, chapter.order)}>去充值</Link>，充值后会回到本章。
             </p>
           ) : null}
-          {autoBuy ? (
+          {autoBuy && hydrated ? (
             <p className="notice notice-success" role="status">
               已开启自动订阅，正在为你购买本章……
             </p>
