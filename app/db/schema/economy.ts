@@ -18,9 +18,12 @@ export const chapterPurchases = pgTable(
     chapterId: bigint("chapter_id", { mode: "number" })
       .notNull()
       .references(() => chapters.id, { onDelete: "cascade" }),
-    workId: bigint("work_id", { mode: "number" })
-      .notNull()
-      .references(() => works.id, { onDelete: "cascade" }),
+    /**
+     * The chapter's work, for the reader's and the author's per-work queries. No foreign key
+     * of its own: the chapter's (cascading with the work's) covers it, and a 购买全部 of
+     * 3,000 chapters would pay a third trigger per row (docs/benchmarks.md#economy).
+     */
+    workId: bigint("work_id", { mode: "number" }).notNull(),
     /** The chapter's fixed price when it was bought (before any whole-book discount). */
     price: integer("price").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
