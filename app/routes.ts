@@ -66,6 +66,8 @@ export default [
       // The author studio (docs/product.md#author-studio): the owner's settings and chapters.
       route("works/:id/settings", "routes/shell/studio/settings.tsx"),
       route("works/:id/chapters", "routes/shell/studio/chapters.tsx"),
+      // How the work is sold: free, whole, or by chapter (docs/product.md#paying-by-chapter).
+      route("works/:id/pricing", "routes/shell/studio/pricing.tsx"),
       route("works/:id/stats", "routes/shell/studio/stats.tsx"),
       route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
       route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
@@ -79,6 +81,8 @@ export default [
       route("credits", "routes/shell/credits/credits.tsx"),
       // One generation's receipt in the token history (docs/product.md D15).
       route("credits/receipts/:id", "routes/shell/credits/receipt.tsx"),
+      // The author's income: balance, sales, payout requests (docs/product.md#author-income).
+      route("income", "routes/shell/credits/income.tsx"),
       route("settings", "routes/shell/settings/settings.tsx"),
       route("settings/avatar", "routes/shell/settings/avatar.tsx"),
       route("settings/nickname", "routes/shell/settings/nickname.tsx"),
@@ -102,6 +106,8 @@ export default [
       route("migration", "routes/admin/migration.tsx"),
       route("codes", "routes/admin/codes.tsx"),
       route("payment", "routes/admin/payment.tsx"),
+      route("payouts", "routes/admin/payouts.tsx"),
+      route("settings/economy", "routes/admin/settings/economy.tsx"),
       route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
       route("settings/api", "routes/admin/settings/api.tsx"),
       route("settings/tokens", "routes/admin/settings/tokens.tsx"),

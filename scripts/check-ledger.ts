@@ -11,7 +11,7 @@ export interface LedgerDifference {
   userId: string;
   email: string;
   /** What disagrees: the credits balance, the token balance, paid orders, used codes. */
-  check: "credits" | "tokens" | "payments" | "redeem";
+  check: "credits" | "tokens" | "payments" | "redeem" | "income" | "income-held" | "payouts-held";
   /** The stored balance (or, for payments and redeem, what the orders / codes add up to). */
   expected: number;
   /** What the ledger rows add up to. */
@@ -21,7 +21,9 @@ export interface LedgerDifference {
 /**
  * For every user: credits.balance = recharges - consumes in credit_transactions;
  * profiles.tokens = the sum of token_transactions; the paid payment orders add up to the
- * 在线充值 rows and the used redeem codes to the 兑换码充值 rows (each credited exactly once).
+ * 在线充值 rows and the used redeem codes to the 兑换码充值 rows (each credited exactly once);
+ * an author's income balance and held amount are the sums of income_transactions, and the
+ * held amount is what their pending payout requests ask for (docs/product.md#author-income).
  */
 export async function checkLedger(executor?: Executor): Promise<LedgerDifference[]> {
   const db = executor ?? (await import("~/db/client.server")).db;
@@ -36,24 +38,33 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
     token_sums as (select user_id, sum(amount) as total from token_transactions group by user_id),
     order_sums as (select user_id, sum(amount) as total from payment_orders where status = 'paid' group by user_id),
     code_sums as (select used_by as user_id, sum(amount) as total from redeem_codes where status = 'used' and used_by is not null group by used_by),
+    income_sums as (select user_id, sum(amount) as total, sum(held_change) as held from income_transactions group by user_id),
+    pending_sums as (select user_id, sum(amount) as total from payout_requests where status = 'pending' group by user_id),
     per_user as (
       select p.id as user_id, p.email,
              coalesce(c.balance, 0) as balance, coalesce(cs.total, 0) as credit_ledger,
              p.tokens, coalesce(ts.total, 0) as token_ledger,
              coalesce(os.total, 0) as paid_orders, coalesce(cs.paid_in, 0) as paid_in,
-             coalesce(rs.total, 0) as used_codes, coalesce(cs.redeemed_in, 0) as redeemed_in
+             coalesce(rs.total, 0) as used_codes, coalesce(cs.redeemed_in, 0) as redeemed_in,
+             coalesce(ai.balance, 0) as income, coalesce(ins.total, 0) as income_ledger,
+             coalesce(ai.held, 0) as held, coalesce(ins.held, 0) as held_ledger, coalesce(ps.total, 0) as pending_payouts
       from profiles p
       left join credits c on c.user_id = p.id
       left join credit_sums cs on cs.user_id = p.id
       left join token_sums ts on ts.user_id = p.id
       left join order_sums os on os.user_id = p.id
       left join code_sums rs on rs.user_id = p.id
+      left join author_income ai on ai.user_id = p.id
+      left join income_sums ins on ins.user_id = p.id
+      left join pending_sums ps on ps.user_id = p.id
     )
     select * from per_user
     where balance <> credit_ledger or tokens <> token_ledger or paid_orders <> paid_in or used_codes <> redeemed_in
+       or income <> income_ledger or held <> held_ledger or held <> pending_payouts
     order by email`);
   type Row = Record<"user_id" | "email", string> &
-    Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "used_codes" | "redeemed_in", string | number>;
+    Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "used_codes" | "redeemed_in", string | number> &
+    Record<"income" | "income_ledger" | "held" | "held_ledger" | "pending_payouts", string | number>;
   const differences: LedgerDifference[] = [];
   for (const row of rowsOf<Row>(result)) {
     const pairs: [LedgerDifference["check"], string | number, string | number][] = [
@@ -61,6 +72,9 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       ["tokens", row.tokens, row.token_ledger],
       ["payments", row.paid_orders, row.paid_in],
       ["redeem", row.used_codes, row.redeemed_in],
+      ["income", row.income, row.income_ledger],
+      ["income-held", row.held, row.held_ledger],
+      ["payouts-held", row.held, row.pending_payouts],
     ];
     for (const [check, expected, actual] of pairs) {
       if (Number(expected) !== Number(actual)) {
@@ -76,6 +90,9 @@ const LABELS: Record<LedgerDifference["check"], [string, string]> = {
   tokens: ["Tokens余额", "Tokens流水合计"],
   payments: ["已支付订单合计", "在线充值流水合计"],
   redeem: ["已使用兑换码合计", "兑换码充值流水合计"],
+  income: ["收入余额", "收入流水合计"],
+  "income-held": ["提现冻结", "冻结流水合计"],
+  "payouts-held": ["提现冻结", "待处理提现申请合计"],
 };
 
 export function formatDifferences(differences: LedgerDifference[]): string {

@@ -29,7 +29,7 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
     <article className="work-card" data-testid="work-card">
       <AppLink to={`/works/${work.id}`} className="work-cover" aria-hidden="true" tabIndex={-1}>
         <img src={cover} alt="" width={200} height={275} loading="lazy" />
-        {work.visibility === "public-vip" ? <span className="badge badge-paid">付费 {work.price} 积分</span> : null}
+        {work.visibility === "public-vip" ? <span className="badge badge-paid">{work.price > 0 ? `付费 ${work.price} 积分` : "按章付费"}</span> : null}
       </AppLink>
       <div className="work-body">
         <h3 className="work-title">

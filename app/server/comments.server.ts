@@ -9,6 +9,7 @@ import { DomainError } from "./errors.server";
 import { notifyCommentReply } from "./notifications.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
+import { canReadChapter } from "./chapter-sales.server";
 import { getOwnedWork, getWorkForViewer, type Viewer } from "./works.server";
 import { chapterNumber, getChapter, getChapterByOrder } from "./chapters.server";
 
@@ -79,7 +80,7 @@ export function normaliseBody(
 async function readableChapter(viewer: Viewer, workId: number, where: { order: number } | { chapterId: number }) {
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
-  if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  if (!view.canReadContent && view.work.visibility !== "public-vip") throw new DomainError(COMMENT_MESSAGES.locked, 403);
   let found: { id: number; title: string; order: number; content: string } | null = null;
   if ("order" in where) {
     found = await getChapterByOrder(workId, where.order);
@@ -87,7 +88,10 @@ async function readableChapter(viewer: Viewer, workId: number, where: { order: n
     const row = await getChapter(workId, where.chapterId);
     if (row && row.state === "published") found = { ...row, order: await chapterNumber(db, row) };
   }
+  if (!found && !view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
   if (!found) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  // A work sold by chapter: comments on its free chapters and on the ones the viewer bought.
+  if (!view.canReadContent && !(await canReadChapter(view, viewer, found))) throw new DomainError(COMMENT_MESSAGES.locked, 403);
   const chapter = { id: found.id, title: found.title, order: found.order, content: found.content };
   return { view, chapter };
 }
@@ -401,12 +405,15 @@ export async function readableChapterId(viewer: Viewer, workId: number, chapterI
   }
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(COMMENT_MESSAGES.hidden, 403);
-  if (!view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  if (!view.canReadContent && view.work.visibility !== "public-vip") throw new DomainError(COMMENT_MESSAGES.locked, 403);
   const [row] = await db
-    .select({ id: chapters.id })
+    .select({ id: chapters.id, workId: chapters.workId, position: chapters.position })
     .from(chapters)
     .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "published")));
-  if (!row) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
+  if (!row) throw new DomainError(view.canReadContent ? COMMENT_MESSAGES.chapterMissing : COMMENT_MESSAGES.locked, view.canReadContent ? 404 : 403);
+  if (!view.canReadContent && !(await canReadChapter(view, viewer, { id: row.id, order: await chapterNumber(db, row) }))) {
+    throw new DomainError(COMMENT_MESSAGES.locked, 403);
+  }
   return row.id;
 }
 

@@ -19,6 +19,14 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   hero_url: "",
   default_cover_url: "",
   site_icon: "",
+  // The serial economy (docs/product.md#paying-by-chapter): 千字价 default and range,
+  // the author's share (%), the whole-book discount (%), the smallest payout.
+  chapter_price_per_thousand: "5",
+  chapter_price_per_thousand_min: "1",
+  chapter_price_per_thousand_max: "50",
+  author_share_percent: "70",
+  whole_book_discount_percent: "0",
+  payout_minimum: "100",
   terms_content: `<h2>用户协议</h2>
 <p>欢迎使用砚台。注册或使用本站即表示你同意本协议。</p>
 <h3>一、账号</h3>

@@ -24,7 +24,7 @@ import { liveStreams } from "./metrics.server";
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
-export type UserEventKind = "balance" | "favorites" | "purchases" | "notifications";
+export type UserEventKind = "balance" | "favorites" | "purchases" | "notifications" | "income";
 
 export interface LiveEvent {
   topic: string;

@@ -5,6 +5,8 @@ import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { notifyWorkPurchased } from "./notifications.server";
+import { getEconomySettings } from "./economy-settings.server";
+import { creditSale } from "./income.server";
 import { configInt, getSiteConfigValue } from "./site-config.server";
 
 /**
@@ -78,7 +80,7 @@ export type PurchaseResult =
  * 2. insert the purchase row; the unique (user, work) makes a second, concurrent purchase
  *    wait for the first and then find it, so it charges nothing;
  * 3. debit the price with a conditional UPDATE and write the consume row
- *    `购买作品《title》`;
+ *    `购买作品《title》`, and pay the author's share into their income (D14);
  * 4. announce the change to the buyer's open pages on commit.
  * Any refusal throws a LedgerError and leaves nothing written. Buying a work already
  * bought succeeds without charging again.
@@ -87,7 +89,7 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
   if (!Number.isSafeInteger(workId) || workId <= 0) throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
   return db.transaction(async (tx) => {
     const [work] = await tx
-      .select({ id: works.id, userId: works.userId, title: works.title, visibility: works.visibility, price: works.price })
+      .select({ id: works.id, userId: works.userId, title: works.title, visibility: works.visibility, price: works.price, saleMode: works.saleMode })
       .from(works)
       .where(eq(works.id, workId))
       .for("share");
@@ -96,7 +98,9 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
       throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
     }
     if (work.userId === userId) throw new LedgerError(LEDGER_MESSAGES.ownWork, 403);
-    if (work.visibility !== "public-vip" || work.price < 1) throw new LedgerError(LEDGER_MESSAGES.notForSale, 409);
+    if (work.visibility !== "public-vip" || work.price < 1 || work.saleMode !== "whole") {
+      throw new LedgerError(LEDGER_MESSAGES.notForSale, 409);
+    }
 
     const [account] = await tx.select({ userId: credits.userId }).from(credits).where(eq(credits.userId, userId));
     if (!account) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
@@ -109,6 +113,9 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
     if (inserted.length === 0) return { status: "already-purchased" as const };
 
     const { balance } = await debit(tx, userId, work.price, `购买作品《${work.title}》`);
+    // The author's share, in the same transaction (D14).
+    const settings = await getEconomySettings(tx);
+    await creditSale(tx, work.userId, work.price, settings, { workId, chapterId: null, description: `《${work.title}》全本售出` });
     await notifyUserChanged(userId, "purchases", tx);
     await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
     return { status: "purchased" as const, price: work.price, balance };

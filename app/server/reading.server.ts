@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
-import { chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
+import { canReadChapter, isByChapter } from "./chapter-sales.server";
+import { chapterNumber, chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
 import { DomainError } from "./errors.server";
 import { chapterReadToRecord, rememberChapterRead } from "./studio/stats.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
@@ -102,9 +103,13 @@ export function parseChapterOrder(value: string | null): number | null {
 export async function readChapter(workId: number, viewer: Viewer, order: number, from: number, direction: "after" | "before" = "after") {
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
-  if (!view.canReadContent) throw new DomainError(READER_MESSAGES.locked, 403);
+  if (!view.canReadContent && !isByChapter(view.work) && view.work.visibility !== "public-vip") {
+    throw new DomainError(READER_MESSAGES.locked, 403);
+  }
   const chapter = await getChapterByOrder(workId, order);
-  if (!chapter) throw new DomainError(READER_MESSAGES.chapterMissing, 404);
+  if (!chapter) throw new DomainError(view.canReadContent ? READER_MESSAGES.chapterMissing : READER_MESSAGES.locked, view.canReadContent ? 404 : 403);
+  // A work sold by chapter: its free chapters and the ones the viewer bought (decision 110).
+  if (!view.canReadContent && !(await canReadChapter(view, viewer, chapter))) throw new DomainError(READER_MESSAGES.locked, 403);
   const all = splitParagraphs(chapter.content);
   const batch = direction === "before" ? paragraphBatchBefore(all, from) : paragraphBatch(all, from);
   return { view, chapter: { id: chapter.id, title: chapter.title, order: chapter.order }, batch };
@@ -261,9 +266,13 @@ export async function saveProgressFor(
   paragraph: number,
 ) {
   const view = await getWorkForViewer(workId, viewer).catch(() => null);
-  if (!view || view.gate !== "ok" || !view.canReadContent) return false;
+  if (!view || view.gate !== "ok") return false;
   const chapter = "chapterId" in ref ? await getChapter(workId, ref.chapterId) : await getChapterByOrder(workId, ref.order);
   if (!chapter || chapter.state !== "published") return false;
+  if (!view.canReadContent) {
+    const order = "order" in ref ? ref.order : await chapterNumber(db, chapter);
+    if (!(await canReadChapter(view, viewer, { id: chapter.id, order }))) return false;
+  }
   await saveProgress(viewer.id, workId, chapter.id, paragraph);
   return true;
 }

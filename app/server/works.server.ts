@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
+import { chapterPurchases, chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
 import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
 import { pageCountOf } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
@@ -132,7 +132,8 @@ export type ListingAction =
 export async function updateListing(userId: string, workId: number, action: ListingAction): Promise<Work> {
   const next =
     action.intent === "set-price"
-      ? { visibility: "public-vip" as const, price: action.price }
+      ? // A price is a whole-work price: the work is sold whole from now on (decision 110).
+        { visibility: "public-vip" as const, price: action.price, saleMode: "whole" as const, vipFrom: null, pricePerThousand: null }
       : action.intent === "take-down"
         ? { visibility: "private" as const, price: 0 }
         : { visibility: "public" as const, price: 0 };
@@ -159,7 +160,11 @@ export async function deleteWork(userId: string, workId: number): Promise<Work> 
   return db.transaction(async (tx) => {
     const work = await getOwnedWork(userId, workId, tx);
     const [sold] = await tx.select({ id: workPurchases.id }).from(workPurchases).where(eq(workPurchases.workId, work.id)).limit(1);
-    if (sold) throw new DomainError(SOLD_WORK_UNDELETABLE, 409);
+    // Bought chapters count too (docs/product.md#paying-by-chapter).
+    const [soldChapter] = sold
+      ? [sold]
+      : await tx.select({ id: chapterPurchases.id }).from(chapterPurchases).where(eq(chapterPurchases.workId, work.id)).limit(1);
+    if (sold || soldChapter) throw new DomainError(SOLD_WORK_UNDELETABLE, 409);
     await tx.delete(works).where(eq(works.id, work.id));
     return work;
   });

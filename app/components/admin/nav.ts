@@ -18,6 +18,8 @@ export const ADMIN_NAV: AdminNavGroup[] = [
       { to: "/admin/payment", label: "支付配置" },
       { to: "/admin/settings/payment-api", label: "支付接口" },
       { to: "/admin/codes", label: "兑换码管理" },
+      { to: "/admin/payouts", label: "提现申请" },
+      { to: "/admin/settings/economy", label: "稿酬与定价" },
     ],
   },
   { label: "用户管理", to: "/admin/users" },

@@ -39,6 +39,8 @@ export const NOTICES: Record<string, string> = {
   uploaded: "上传成功",
   removed: "已移除",
   revoked: "令牌已撤销",
+  "payout-paid": "已标记为已支付",
+  "payout-refused": "已拒绝，金额已退回作者收入",
 };
 
 /**

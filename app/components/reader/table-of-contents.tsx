@@ -25,7 +25,10 @@ export function TableOfContents({
   pageCount,
   readable,
   volumes = [],
+  marks = null,
 }: {
+  /** A work sold by chapter: each chapter's 免费 / VIP (locked) / 已购 mark, by chapter id. */
+  marks?: Record<number, "free" | "locked" | "owned"> | null;
   workId: number;
   chapters: TocChapter[];
   /** Volume headings (卷) on this page, each before the chapter numbered `at`. */
@@ -63,6 +66,7 @@ export function TableOfContents({
                 </span>
               )}
               <AiLevelBadge level={c.aiLevel} />
+              {marks?.[c.id] ? <ChapterMarkBadge mark={marks[c.id]} /> : null}
               <small className="muted toc-words">{formatNumber(c.wordCount)} 字</small>
               {c.preview ? <p className="toc-preview">{c.preview}</p> : null}
             </li>,
@@ -71,5 +75,16 @@ export function TableOfContents({
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/works/${workId}?toc=${p}#toc`} window={3} />
     </section>
+  );
+}
+
+const MARK_LABELS = { free: "免费", locked: "VIP", owned: "已购" } as const;
+
+function ChapterMarkBadge({ mark }: { mark: "free" | "locked" | "owned" }) {
+  return (
+    <span className={`badge toc-mark toc-mark-${mark}`} data-mark={mark}>
+      {mark === "locked" ? <LockIcon size={12} /> : null}
+      {MARK_LABELS[mark]}
+    </span>
   );
 }

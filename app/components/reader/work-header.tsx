@@ -52,7 +52,7 @@ export function WorkHeader({
           {work.isAiGenerated ? <span className="badge badge-ai">AI 创作</span> : null}
           <AiLevelBadge level={work.aiLevel} />
           {work.visibility === "public-vip" ? (
-            <span className="badge badge-price">付费 {work.price} 积分</span>
+            <span className="badge badge-price">{work.price > 0 ? `付费 ${work.price} 积分` : "按章付费"}</span>
           ) : work.visibility === "private" ? (
             <span className="badge">未公开</span>
           ) : (

@@ -25,6 +25,7 @@ export const NAV_SECTIONS: NavSection[] = [
     items: [
       { to: "/my-works", label: "我的作品", icon: "▤", requiresAuth: true },
       { to: "/submit", label: "上传作品", icon: "⇪", requiresAuth: true },
+      { to: "/income", label: "我的收入", icon: "¥", requiresAuth: true },
     ],
   },
   {

@@ -8,11 +8,12 @@ export function StudioNav({
 }: {
   workId: number;
   title: string;
-  current: "settings" | "chapters" | "stats" | "comment-mutes";
+  current: "settings" | "pricing" | "chapters" | "stats" | "comment-mutes";
 }) {
   const tabs = [
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
+    { id: "pricing", label: "销售设置", to: `/works/${workId}/pricing` },
     { id: "stats", label: "数据统计", to: `/works/${workId}/stats` },
     { id: "comment-mutes", label: "评论禁言", to: `/works/${workId}/comment-mutes` },
   ] as const;

@@ -10,3 +10,4 @@ export * from "./forms";
 export * from "./comments";
 export * from "./discovery";
 export * from "./notifications";
+export * from "./economy";

@@ -51,6 +51,14 @@ export const works = pgTable(
     /** From the generation log (decision 126): the level of its published chapters' text. */
     aiLevel: aiLevel("ai_level").notNull().default("none"),
     price: integer("price").notNull().default(0),
+    /**
+     * How a paid work is sold (docs/product.md#paying-by-chapter): `whole` at `price`, or
+     * `chapter`: chapters numbered `vipFrom` and later are VIP, each priced at publish from
+     * `pricePerThousand` (千字价). Meaningful only while the work is public-vip.
+     */
+    saleMode: text("sale_mode", { enum: ["whole", "chapter"] }).notNull().default("whole"),
+    vipFrom: integer("vip_from"),
+    pricePerThousand: integer("price_per_thousand"),
     /** The author's tags, normalized by app/schemas/studio.ts (NFKC, trimmed, unique, at most 10). */
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
     /** Null: uncategorized (works from before categories existed). */
@@ -67,9 +75,15 @@ export const works = pgTable(
     check("works_price_nonnegative", sql`${t.price} >= 0`),
     check("works_tags_count", sql`cardinality(${t.tags}) <= 10`),
     // docs/product.md D3: public-vip is paid (price >= 1); public and private are free.
+    // A work sold by chapter has no whole-work price.
     check(
       "works_price_matches_visibility",
-      sql`(${t.visibility} = 'public-vip' and ${t.price} >= 1) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,
+      sql`(${t.visibility} = 'public-vip' and (${t.price} >= 1 or ${t.saleMode} = 'chapter')) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,
+    ),
+    check("works_sale_mode", sql`${t.saleMode} in ('whole', 'chapter')`),
+    check(
+      "works_chapter_sale_terms",
+      sql`${t.saleMode} <> 'chapter' or (${t.vipFrom} >= 1 and ${t.pricePerThousand} >= 1)`,
     ),
     check(
       "works_status_matches_type",
@@ -130,6 +144,11 @@ export const chapters = pgTable(
      */
     aiChars: integer("ai_chars").notNull().default(0),
     aiLevel: aiLevel("ai_level").notNull().default("none"),
+    /**
+     * The chapter's price in credits when it is VIP, fixed when it is published (or when
+     * its work turns to selling by chapter): a later edit does not change it (D13).
+     */
+    price: integer("price").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -139,6 +158,7 @@ export const chapters = pgTable(
     index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published'`),
     // The release poller's due chapters (app/server/studio/release.server.ts).
     index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
+    check("chapters_price_nonnegative", sql`${t.price} >= 0`),
     check("chapters_scheduled_has_time", sql`${t.state} <> 'scheduled' or ${t.publishAt} is not null`),
   ],
 );

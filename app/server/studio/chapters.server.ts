@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapters, readingProgress, volumes, works } from "~/db/schema";
+import { chapterPurchases, chapters, readingProgress, volumes, works } from "~/db/schema";
 import { CHAPTER_TITLE_MAX, STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { countWords } from "~/utils/text";
@@ -276,10 +276,15 @@ export async function addChapter(userId: string, workId: number, input: NewChapt
  * start. A work keeps at least one published chapter; drafts and scheduled chapters
  * have no readers and simply go.
  */
+export const SOLD_CHAPTER_UNDELETABLE = "已有读者购买的章节不能删除";
+
 export async function deleteChapter(userId: string, workId: number, chapterId: number): Promise<void> {
   await db.transaction(async (tx) => {
     await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
+    // A chapter readers paid for stays: they keep what they bought (decision 110).
+    const [sold] = await tx.select({ id: chapterPurchases.id }).from(chapterPurchases).where(eq(chapterPurchases.chapterId, chapter.id)).limit(1);
+    if (sold) throw new DomainError(SOLD_CHAPTER_UNDELETABLE, 409);
     if (chapter.state === "published") {
       const published = and(eq(chapters.workId, workId), eq(chapters.state, "published"));
       const [next] = await tx

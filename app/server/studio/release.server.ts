@@ -3,6 +3,7 @@ import { db, type Executor } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { rowsOf } from "../db-utils.server";
 import { announceChaptersPublished } from "../events.server";
+import { priceNewlyPublished } from "../chapter-sales.server";
 import { chaptersReleased } from "../metrics.server";
 import { enqueueChapterNotifications } from "../notifications.server";
 export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
@@ -18,12 +19,14 @@ import { refreshWorkCounts } from "../works.server";
 
 /**
  * The "on publish" effects for chapters just turned published, inside their transaction:
- * the work's counts and updated_at (whose trigger tells open pages and caches), and one
+ * the work's counts and updated_at (whose trigger tells open pages and caches), the
+ * chapters' prices when the work is sold by chapter (fixed from now on, D13), one
  * `chapter-published` event per chapter, delivered on commit, and one job telling the
  * work's followers, delivered in the background (decision 115).
  */
 export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
+  await priceNewlyPublished(tx, workId, chapterIds);
   await refreshWorkCounts(tx, workId);
   await announceChaptersPublished(tx, workId, chapterIds);
   await enqueueChapterNotifications(tx, workId, chapterIds);

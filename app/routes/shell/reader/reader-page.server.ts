@@ -1,8 +1,21 @@
 import { data, redirect } from "react-router";
+import {
+  autoBuyChapter,
+  canReadChapter,
+  chapterMark,
+  isAutoSubscribed,
+  isByChapter,
+  ownedChapterIds,
+  purchaseAllChapters,
+  purchaseChapter,
+  quoteAllChapters,
+  setAutoSubscribe,
+} from "~/server/chapter-sales.server";
 import { getChapterByOrder } from "~/server/chapters.server";
 import { commentCounts } from "~/server/comments.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { setFavorite } from "~/server/favorites.server";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
 import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
@@ -65,6 +78,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     price: work.price,
     tags: work.tags,
     categoryName: null as string | null,
+    /** Sold by chapter: VIP from this chapter number on (docs/product.md#paying-by-chapter). */
+    vipFrom: isByChapter(work) ? work.vipFrom : null,
   };
   const [defaultCoverUrl, favorited, categories] = await Promise.all([
     getDisplayConfigValue("default_cover_url"),
@@ -85,11 +100,38 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   const common = { gate, work: header, defaultCoverUrl, access };
 
   const order = parseChapterOrder(url.searchParams.get("chapter"));
-  if (order !== null && canReadContent) {
-    const chapter = await getChapterByOrder(work.id, order);
-    if (!chapter) {
-      throw data(READER_MESSAGES.chapterMissing, { status: 404 });
-    }
+  // A paid work's chapter opens for whoever owns it (the work, or this chapter) and, when
+  // the work is sold by chapter, for everyone if it is a free 试读 chapter; other VIP
+  // chapters show the locked view (docs/product.md#paying-by-chapter).
+  const chapter = order !== null && (canReadContent || work.visibility === "public-vip") ? await getChapterByOrder(work.id, order) : null;
+  if (order !== null && (canReadContent || isByChapter(work)) && !chapter) {
+    throw data(READER_MESSAGES.chapterMissing, { status: 404 });
+  }
+  const open = chapter !== null && (canReadContent || (await canReadChapter(view, viewer, chapter)));
+  if (chapter && !open && isByChapter(work)) {
+    const [around, quote, autoSubscribed, flash] = await Promise.all([
+      neighbours(work.id, chapter.order),
+      quoteAllChapters(viewer?.id ?? null, work),
+      viewer ? isAutoSubscribed(viewer.id, work.id) : false,
+      takeFlash(request, url),
+    ]);
+    return withFlashCookie(
+      {
+        ...common,
+        mode: "locked" as const,
+        chapter: { id: chapter.id, title: chapter.title, order: chapter.order, price: Math.max(1, chapter.price), wordCount: chapter.wordCount },
+        // The first ~200 字: enough to decide, never the chapter.
+        preview: lockedPreview(chapter.content),
+        quote,
+        autoSubscribed,
+        prev: around.prev,
+        next: around.next,
+        notice: flash.notice,
+      },
+      flash.setCookie,
+    );
+  }
+  if (chapter && open) {
     const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
     // The bubbles of this batch come with it (the next batches bring their own).
     // `toc` opens the chapter list drawer on that page of the list (docs/product.md#reading-comfort).
@@ -113,9 +155,12 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
         isOwner ? undefined : new Date(),
       );
     }
-    return {
+    const flash = await takeFlash(request, url);
+    return withFlashCookie(
+      {
       ...common,
       mode: "chapter" as const,
+      notice: flash.notice,
       chapter: { id: chapter.id, title: chapter.title, order: chapter.order, aiLevel: chapter.aiLevel },
       batch,
       comments,
@@ -124,25 +169,56 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       /** The page of the chapter list that holds this chapter, and the open drawer's list. */
       tocPage: Math.ceil(chapter.order / TOC_PAGE_SIZE),
       drawer: drawer && { chapters: drawer.chapters, page: drawer.page, pageCount: drawer.pageCount, total: drawer.total },
-    };
+      },
+      flash.setCookie,
+    );
   }
 
-  const [toc, progress] = await Promise.all([
+  const byChapter = isByChapter(work);
+  const [toc, progress, quote] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc"))),
-    viewer && canReadContent ? getProgress(viewer.id, work.id) : null,
+    viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
+    byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
   ]);
+  // 免费 / VIP / 已购 beside each chapter of a work sold by chapter.
+  const owned = byChapter && viewer && !isOwner && !purchased ? await ownedChapterIds(viewer.id, toc.chapters.map((c) => c.id)) : new Set<number>();
+  const marks = byChapter
+    ? Object.fromEntries(toc.chapters.map((c) => [c.id, chapterMark(view, c.order, owned.has(c.id))]).filter(([, m]) => m !== null))
+    : null;
   return {
     ...common,
     mode: "work" as const,
     toc,
+    marks: marks as Record<number, "free" | "locked" | "owned"> | null,
+    quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,
   };
 }
 
+/** The page's data, with the Set-Cookie that ends a shown notice only when there is one. */
+function withFlashCookie<T>(page: T, setCookie: string | null) {
+  return setCookie ? data(page, { headers: { "Set-Cookie": setCookie } }) : page;
+}
+
+/** The first ~200 字 of a locked chapter, whole paragraphs where they fit. */
+export const LOCKED_PREVIEW_CHARS = 200;
+function lockedPreview(content: string): string[] {
+  const out: string[] = [];
+  let left = LOCKED_PREVIEW_CHARS;
+  for (const paragraph of splitParagraphs(content.slice(0, LOCKED_PREVIEW_CHARS * 4))) {
+    if (left <= 0) break;
+    const chars = Array.from(paragraph);
+    out.push(chars.length > left ? `${chars.slice(0, left).join("")}……` : paragraph);
+    left -= chars.length;
+  }
+  return out;
+}
+
 export type ReaderActionData =
   | { intent: "favorite"; on?: boolean; error?: string }
+  | { intent: "buy-chapter" | "buy-all" | "auto-subscribe"; error: string; missing?: number }
   | { intent: "purchase"; ok?: true; already?: boolean; error?: string }
   | { intent: "owner"; error: string };
 
@@ -178,6 +254,38 @@ export async function handleReaderAction(request: Request, url: URL, idParam: st
     } catch (error) {
       const { message, status } = purchaseErrorMessage(error);
       return data<ReaderActionData>({ intent: "purchase", error: message }, { status });
+    }
+  }
+
+  // Paying by chapter: 购买本章 (also 自动订阅's purchase), 购买全部, and the 自动订阅 switch.
+  // Each answers with a redirect back to the chapter (POST, redirect, GET), where it opens.
+  if (intent === "buy-chapter" || intent === "buy-all" || intent === "auto-subscribe") {
+    const order = parseChapterOrder(String(form.get("order") ?? ""));
+    const back = order === null ? `/works/${workId}` : `/works/${workId}?chapter=${order}`;
+    try {
+      if (intent === "auto-subscribe") {
+        const on = form.get("on") === "1";
+        await setAutoSubscribe(user, workId, on);
+        return redirectWithFlash(request, back, { kind: "success", text: on ? "已开启自动订阅" : "已关闭自动订阅" });
+      }
+      if (intent === "buy-all") {
+        const confirmed = Number(form.get("total"));
+        const result = await purchaseAllChapters(user.id, workId, Number.isSafeInteger(confirmed) && confirmed >= 0 ? confirmed : undefined);
+        const text = result.status === "purchased" ? `已购买全部 ${result.count} 章，花费 ${result.total} 积分` : "你已拥有全部VIP章节";
+        return redirectWithFlash(request, back, { kind: "success", text });
+      }
+      const chapterId = Number(form.get("chapterId"));
+      const auto = form.get("auto") === "1";
+      const result = auto ? await autoBuyChapter(user.id, workId, chapterId) : await purchaseChapter(user.id, workId, chapterId);
+      if (!result) return redirect(back);
+      const target = `/works/${workId}?chapter=${result.order}`;
+      const text = result.status === "purchased" ? `${auto ? "自动订阅：" : ""}已购买本章，花费 ${result.price} 积分` : "你已拥有本章";
+      return redirectWithFlash(request, target, { kind: "success", text });
+    } catch (error) {
+      const { message, status } = purchaseErrorMessage(error);
+      const price = Number(form.get("price"));
+      const missing = status === 402 && Number.isSafeInteger(price) ? Math.max(0, price - (user.credits ?? 0)) : undefined;
+      return data<ReaderActionData>({ intent, error: message, missing }, { status });
     }
   }
 

@@ -3,6 +3,8 @@ import { FavoriteButton } from "~/components/library/favorite-button";
 import { ChapterDrawer } from "~/components/reader/chapter-drawer";
 import { ChapterReader } from "~/components/reader/chapter-reader";
 import { LockIcon } from "~/components/reader/lock-icon";
+import { LockedChapter } from "~/components/reader/locked-chapter";
+import { FlashMessage } from "~/components/ui/flash-message";
 import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
 import { WorkHeader } from "~/components/reader/work-header";
@@ -28,7 +30,7 @@ export function headers(): HeadersInit {
 /** A chapter hears its comments live (decision 101). */
 export const handle: LiveCommentsHandle = {
   liveComments: (data) => {
-    const page = data as Awaited<ReturnType<typeof loader>> | undefined;
+    const page = data as Route.ComponentProps["loaderData"] | undefined;
     return page && page.gate === "ok" && page.mode === "chapter" ? { workId: page.work.id, chapterId: page.chapter.id } : null;
   },
 };
@@ -97,14 +99,38 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   // The chapter's address as loaded, and the paragraph whose thread dialog is open.
   const search = new URLSearchParams(location.search);
   const from = search.get("from");
-  const chapterAddress = page.mode === "chapter" ? `${here}?chapter=${page.chapter.order}${from ? `&from=${encodeURIComponent(from)}` : ""}` : here;
+  const chapterAddress = page.mode !== "work" ? `${here}?chapter=${page.chapter.order}${from ? `&from=${encodeURIComponent(from)}` : ""}` : here;
   const threadParam = search.get("thread");
   const thread = page.mode === "chapter" && page.comments && threadParam && /^\d{1,7}$/.test(threadParam) ? Number(threadParam) : null;
   const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
 
+  const saleAnswer = answer && (answer.intent === "buy-chapter" || answer.intent === "buy-all" || answer.intent === "auto-subscribe") ? answer : undefined;
+
   return (
     <section className="reader">
-      {page.mode === "chapter" ? (
+      {page.mode !== "work" ? <FlashMessage notice={page.notice} /> : null}
+      {page.mode === "locked" ? (
+        <>
+          <p className="reader-breadcrumb">
+            <Link to={here}>{work.title}</Link> <span className="muted">/ {work.authorNickname}</span>
+          </p>
+          <LockedChapter
+            key={page.chapter.id}
+            workId={work.id}
+            workTitle={work.title}
+            chapter={page.chapter}
+            preview={page.preview}
+            quote={page.quote}
+            balance={access.balance}
+            signedIn={access.signedIn}
+            autoSubscribed={page.autoSubscribed}
+            prev={page.prev}
+            next={page.next}
+            error={saleAnswer?.error}
+            missing={saleAnswer?.missing}
+          />
+        </>
+      ) : page.mode === "chapter" ? (
         <>
           <p className="reader-breadcrumb">
             <Link to={here}>{work.title}</Link> <span className="muted">/ {work.authorNickname}</span>
@@ -145,7 +171,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
         <>
           <WorkHeader work={work} defaultCoverUrl={defaultCoverUrl}>
             <div className="reader-actions">
-              {!locked && page.toc.chapters.length > 0 ? (
+              {(!locked || work.vipFrom !== null) && page.toc.chapters.length > 0 ? (
                 page.progress ? (
                   <Link className="btn btn-primary" to={page.progress.href} title={page.progress.chapterTitle}>
                     继续阅读
@@ -169,7 +195,24 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
-          {locked ? (
+          {work.vipFrom !== null && page.quote ? (
+            <div className="paywall" data-testid="paywall">
+              <LockIcon size={32} className="paywall-lock" />
+              <div>
+                <p className="paywall-title">
+                  按章付费：前 {work.vipFrom - 1} 章免费试读，第 {work.vipFrom} 章起为VIP章节
+                </p>
+                {page.quote.count > 0 ? (
+                  <p className="paywall-price">
+                    未购买的VIP章节 {page.quote.count} 章，购买全部需 <strong>{page.quote.total}</strong> 积分
+                    {page.quote.discountPercent > 0 ? `（全本优惠 ${page.quote.discountPercent}%）` : ""}
+                  </p>
+                ) : (
+                  <p className="paywall-price">你已拥有全部VIP章节</p>
+                )}
+              </div>
+            </div>
+          ) : locked ? (
             <div className="paywall" data-testid="paywall">
               <LockIcon size={32} className="paywall-lock" />
               <div>
@@ -192,7 +235,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             total={page.toc.total}
             page={page.toc.page}
             pageCount={page.toc.pageCount}
-            readable={!locked}
+            readable={!locked || work.vipFrom !== null}
+            marks={page.marks}
           />
         </>
       )}

@@ -1,0 +1,141 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { FormErrors, QueryNotice } from "~/components/admin/ui";
+import { Pagination } from "~/components/ui/pagination";
+import { PAYOUT_STATUSES, type PayoutStatus } from "~/db/schema";
+import { replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { adminContext } from "~/server/guards.server";
+import { listPayoutRequests, settlePayout } from "~/server/income.server";
+import { parsePage } from "~/utils/pagination";
+import type { Route } from "./+types/payouts";
+
+/**
+ * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
+ * e-mail; a pending one is marked paid (with the payment's reference) or refused (the
+ * amount returns to the author's income). Settled outside the site; plain forms.
+ */
+export const meta: Route.MetaFunction = () => [{ title: "提现申请 - 管理后台" }];
+
+const STATUS_LABELS: Record<PayoutStatus, string> = { pending: "待处理", paid: "已支付", refused: "已拒绝" };
+
+function parseStatus(value: string | null): PayoutStatus | "all" {
+  return value && (PAYOUT_STATUSES as readonly string[]).includes(value) ? (value as PayoutStatus) : value === "all" ? "all" : "pending";
+}
+
+export async function loader({ url }: Route.LoaderArgs) {
+  const status = parseStatus(url.searchParams.get("status"));
+  const email = (url.searchParams.get("email") ?? "").slice(0, 200);
+  const list = await listPayoutRequests({ status, email, page: parsePage(url.searchParams.get("page")) });
+  return { ...list, status, email };
+}
+
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const admin = context.get(adminContext);
+  const form = await readForm(request);
+  const outcome = form.get("outcome");
+  if (outcome !== "paid" && outcome !== "refused") return data({ error: "未知操作" }, { status: 400 });
+  return replyOnDomainError(
+    async () => {
+      await settlePayout(admin.id, Number(form.get("id")), outcome, form.get("reference"));
+      const back = new URLSearchParams(url.search);
+      back.set("notice", outcome === "paid" ? "payout-paid" : "payout-refused");
+      return redirect(`/admin/payouts?${back}`);
+    },
+    (error) => ({ error: error.message }),
+  );
+}
+
+export default function Payouts({ loaderData, actionData }: Route.ComponentProps) {
+  const { requests, status, email, page, pageCount, total } = loaderData;
+  const busy = useNavigation().state === "submitting";
+  const hrefFor = (p: number) => `/admin/payouts?${new URLSearchParams({ status, email, page: String(p) })}`;
+  return (
+    <section className="admin-page">
+      <h1>提现申请</h1>
+      <QueryNotice />
+      <FormErrors errors={actionData && "error" in actionData ? [actionData.error] : undefined} />
+      <Form method="get" className="admin-card admin-filters">
+        <label className="field">
+          <span>状态</span>
+          <select name="status" defaultValue={status}>
+            <option value="pending">待处理</option>
+            <option value="paid">已支付</option>
+            <option value="refused">已拒绝</option>
+            <option value="all">全部</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>作者邮箱</span>
+          <input name="email" defaultValue={email} placeholder="包含即可" />
+        </label>
+        <button type="submit" className="btn">
+          筛选
+        </button>
+      </Form>
+      <p className="admin-muted">共 {total} 条</p>
+      <div className="table-scroll">
+        <table className="admin-table" data-testid="payout-table">
+          <thead>
+            <tr>
+              <th>编号</th>
+              <th>作者</th>
+              <th>金额</th>
+              <th>收款信息</th>
+              <th>申请时间</th>
+              <th>状态</th>
+              <th>操作</th>
+            </tr>
+          </thead>
+          <tbody>
+            {requests.length === 0 ? (
+              <tr>
+                <td colSpan={7}>暂无提现申请</td>
+              </tr>
+            ) : (
+              requests.map((r) => (
+                <tr key={r.id}>
+                  <td>#{r.id}</td>
+                  <td>
+                    <Link to={`/admin/users/${r.userId}`}>{r.nickname}</Link>
+                    <br />
+                    <small>{r.email}</small>
+                  </td>
+                  <td>{r.amount}</td>
+                  <td style={{ whiteSpace: "pre-wrap", maxWidth: "16rem" }}>{r.payee}</td>
+                  <td>{new Date(r.createdAt).toLocaleString("zh-CN", { timeZone: "Asia/Shanghai" })}</td>
+                  <td>
+                    {STATUS_LABELS[r.status]}
+                    {r.reference ? <small className="admin-muted">（{r.reference}）</small> : null}
+                  </td>
+                  <td>
+                    {r.status === "pending" ? (
+                      <>
+                        <Form method="post" className="inline-form">
+                          <input type="hidden" name="id" value={r.id} />
+                          <input type="hidden" name="outcome" value="paid" />
+                          <input name="reference" placeholder="付款凭证号" aria-label={`#${r.id} 付款凭证号`} required maxLength={200} />
+                          <button type="submit" className="btn btn-primary btn-small" disabled={busy}>
+                            标记已支付
+                          </button>
+                        </Form>
+                        <Form method="post" className="inline-form">
+                          <input type="hidden" name="id" value={r.id} />
+                          <input type="hidden" name="outcome" value="refused" />
+                          <input name="reference" placeholder="拒绝理由（可选）" aria-label={`#${r.id} 拒绝理由`} maxLength={200} />
+                          <button type="submit" className="btn btn-small" disabled={busy}>
+                            拒绝
+                          </button>
+                        </Form>
+                      </>
+                    ) : null}
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
+    </section>
+  );
+}

@@ -1,0 +1,229 @@
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { FlashMessage } from "~/components/ui/flash-message";
+import { FieldError } from "~/components/ui/forms";
+import { replyOnDomainError } from "~/server/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/flash.server";
+import { readForm } from "~/server/form-data.server";
+import { userContext } from "~/server/guards.server";
+import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/income.server";
+import type { Route } from "./+types/income";
+
+/**
+ * 我的收入 (docs/product.md#author-income): the income balance and what is held by pending
+ * payouts, income by work, by chapter and by day, the income ledger, 提现申请 and 转为积分.
+ * Live: a sale announces itself to the author's open pages (the `income` user event).
+ */
+export const meta: Route.MetaFunction = () => [{ title: "我的收入 - 砚台" }];
+
+const TYPE_LABELS = {
+  sale: "作品收入",
+  payout_request: "提现申请",
+  payout_paid: "提现完成",
+  payout_refused: "提现退回",
+  convert: "转为积分",
+} as const;
+
+const PAYOUT_LABELS = { pending: "处理中", paid: "已支付", refused: "已拒绝" } as const;
+
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const user = context.get(userContext);
+  const [overview, flash] = await Promise.all([incomeOverview(user.id), takeFlash(request, url)]);
+  return data({ ...overview, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const user = context.get(userContext);
+  const form = await readForm(request);
+  const intent = form.get("intent");
+  if (intent !== "payout" && intent !== "convert") return data({ intent: "payout", field: null, error: "未知操作" }, { status: 400 });
+  return replyOnDomainError(
+    async () => {
+      if (intent === "payout") {
+        const { id } = await requestPayout(user.id, form.get("amount"), form.get("payee"));
+        return redirectWithFlash(request, "/income", { kind: "success", text: `提现申请 #${id} 已提交，金额已冻结，等待处理` });
+      }
+      const { credits } = await convertIncomeToCredits(user.id, form.get("amount"));
+      return redirectWithFlash(request, "/income", { kind: "success", text: `已转为积分，当前积分 ${credits}` });
+    },
+    (error) => ({ intent, field: error.field ?? null, error: error.message }),
+  );
+}
+
+export default function Income({ actionData }: Route.ComponentProps) {
+  const page = useLoaderData<typeof loader>();
+  const busy = useNavigation().state === "submitting";
+  const answer = actionData as { intent: "payout" | "convert"; field: string | null; error: string } | undefined;
+  const errorOf = (intent: string, field: string) => (answer?.intent === intent && (answer.field === field || (!answer.field && field === "amount")) ? answer.error : undefined);
+  return (
+    <section className="income-page">
+      <h1>我的收入</h1>
+      <FlashMessage notice={page.notice} />
+      <div className="income-summary" data-testid="income-summary">
+        <div>
+          <span className="muted">可用收入</span>
+          <strong data-testid="income-balance">{page.balance}</strong>
+        </div>
+        <div>
+          <span className="muted">提现冻结中</span>
+          <strong>{page.held}</strong>
+        </div>
+        <div>
+          <span className="muted">作者分成</span>
+          <strong>{page.authorSharePercent}%</strong>
+        </div>
+      </div>
+      <div className="income-forms">
+        <Form method="post" className="card form">
+          <h2>提现申请</h2>
+          <input type="hidden" name="intent" value="payout" />
+          <div className="field">
+            <label htmlFor="payout-amount">金额（不低于 {page.payoutMinimum}）</label>
+            <input id="payout-amount" name="amount" inputMode="numeric" required />
+            <FieldError errors={errorOf("payout", "amount")} alert as="p" />
+          </div>
+          <div className="field">
+            <label htmlFor="payee">收款信息（如支付宝账号、姓名）</label>
+            <textarea id="payee" name="payee" rows={2} maxLength={500} required />
+            <FieldError errors={errorOf("payout", "payee")} alert as="p" />
+          </div>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            提交申请
+          </button>
+        </Form>
+        <Form method="post" className="card form">
+          <h2>转为积分</h2>
+          <input type="hidden" name="intent" value="convert" />
+          <p className="muted">收入按 1:1 转入积分余额，可用于购买作品或兑换 Tokens。</p>
+          <div className="field">
+            <label htmlFor="convert-amount">金额</label>
+            <input id="convert-amount" name="amount" inputMode="numeric" required />
+            <FieldError errors={errorOf("convert", "amount")} alert as="p" />
+          </div>
+          <button type="submit" className="btn" disabled={busy}>
+            转为积分
+          </button>
+        </Form>
+      </div>
+
+      <h2>按作品</h2>
+      <div className="table-scroll">
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th>作品</th>
+              <th>销售笔数</th>
+              <th>读者支付</th>
+              <th>我的收入</th>
+              <th>近30天</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.byWork.length === 0 ? (
+              <tr>
+                <td colSpan={5}>暂无收入</td>
+              </tr>
+            ) : (
+              page.byWork.map((w) => (
+                <tr key={w.workId ?? "gone"}>
+                  <td>{w.workId ? <Link to={`/works/${w.workId}`}>{w.title}</Link> : w.title}</td>
+                  <td>{w.sales}</td>
+                  <td>{w.gross}</td>
+                  <td>{w.total}</td>
+                  <td>{w.recent}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>按章节（销量前20）</h2>
+      <div className="table-scroll">
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th>章节</th>
+              <th>购买人数</th>
+              <th>章节定价合计</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.byChapter.length === 0 ? (
+              <tr>
+                <td colSpan={3}>暂无按章销售</td>
+              </tr>
+            ) : (
+              page.byChapter.map((c) => (
+                <tr key={c.chapterId}>
+                  <td>
+                    《{c.workTitle}》{c.title}
+                  </td>
+                  <td>{c.sales}</td>
+                  <td>{c.gross}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>近30天</h2>
+      {page.byDay.length === 0 ? (
+        <p className="muted">近30天暂无收入</p>
+      ) : (
+        <ul className="income-days">
+          {page.byDay.map((d) => (
+            <li key={d.day}>
+              {d.day}：<strong>{d.total}</strong>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2>提现记录</h2>
+      {page.payouts.length === 0 ? (
+        <p className="muted">暂无提现申请</p>
+      ) : (
+        <ul className="income-payouts">
+          {page.payouts.map((p) => (
+            <li key={p.id}>
+              #{p.id} {p.amount} · {PAYOUT_LABELS[p.status]} · {formatDateTime(p.createdAt)}
+              {p.reference ? <small className="muted">（{p.reference}）</small> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2>收入明细</h2>
+      <div className="table-scroll">
+        <table className="data-table" data-testid="income-ledger">
+          <thead>
+            <tr>
+              <th>时间</th>
+              <th>类型</th>
+              <th>说明</th>
+              <th>收入变动</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.ledger.length === 0 ? (
+              <tr>
+                <td colSpan={4}>暂无记录</td>
+              </tr>
+            ) : (
+              page.ledger.map((r) => (
+                <tr key={r.id}>
+                  <td>{formatDateTime(r.createdAt)}</td>
+                  <td>{TYPE_LABELS[r.type]}</td>
+                  <td>{r.description}</td>
+                  <td>{r.amount > 0 ? `+${r.amount}` : r.amount}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

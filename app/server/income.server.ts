@@ -1,0 +1,309 @@
+import { and, desc, eq, gte, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { authorIncome, incomeTransactions, payoutRequests, profiles, type PayoutStatus } from "~/db/schema";
+import { rowsOf } from "./db-utils.server";
+import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
+import { DomainError } from "./errors.server";
+import { notifyUserChanged } from "./events.server";
+import { credit } from "./ledger.server";
+
+/**
+ * An author's income (docs/product.md#author-income, D14): a balance apart from credits.
+ * Every move is a conditional UPDATE of author_income with its income_transactions row in
+ * the same transaction, so `balance` and `held` are always the sums of their ledger
+ * (`npm run check:ledger` checks it) and neither goes below zero (CHECKs as the last line).
+ */
+
+export const INCOME_MESSAGES = {
+  amount: "请输入有效的金额（正整数）",
+  belowMinimum: (min: number) => `提现金额不能低于 ${min}`,
+  insufficient: "收入余额不足",
+  payee: "请填写收款信息（1-500字）",
+  payoutMissing: "提现申请不存在",
+  payoutSettled: "该提现申请已处理",
+  reference: "请填写付款凭证号（1-200字）",
+  reason: "拒绝理由不能超过200字",
+} as const;
+
+export interface Sale {
+  workId: number;
+  chapterId: number | null;
+  description: string;
+}
+
+/**
+ * Pays the author their share of a purchase of `gross` credits, inside the buyer's
+ * transaction `tx` (D14), and tells the author's open pages on commit. The sale row is
+ * written even when the share rounds down to 0, so every sale shows in the ledger.
+ */
+export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {
+  const share = authorShareOf(gross, settings);
+  await tx
+    .insert(authorIncome)
+    .values({ userId: authorId, balance: share })
+    .onConflictDoUpdate({
+      target: authorIncome.userId,
+      set: { balance: sql`${authorIncome.balance} + ${share}`, updatedAt: new Date() },
+    });
+  await tx.insert(incomeTransactions).values({
+    userId: authorId,
+    type: "sale",
+    amount: share,
+    gross,
+    workId: sale.workId,
+    chapterId: sale.chapterId,
+    description: sale.description,
+  });
+  await notifyUserChanged(authorId, "income", tx);
+  return share;
+}
+
+function wholeAmount(value: unknown): number {
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new DomainError(INCOME_MESSAGES.amount, 400, "amount");
+  return n;
+}
+
+/** Takes `amount` from the available income (conditional: never below zero) and writes its row. */
+async function takeIncome(tx: Executor, userId: string, amount: number, hold: boolean) {
+  const [row] = await tx
+    .update(authorIncome)
+    .set({
+      balance: sql`${authorIncome.balance} - ${amount}`,
+      held: hold ? sql`${authorIncome.held} + ${amount}` : authorIncome.held,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(authorIncome.userId, userId), gte(authorIncome.balance, amount)))
+    .returning({ balance: authorIncome.balance });
+  if (!row) throw new DomainError(INCOME_MESSAGES.insufficient, 402, "amount");
+  return Number(row.balance);
+}
+
+/**
+ * 提现申请: at least the site's minimum, at most the available income, which it holds
+ * until an administrator settles it. Two requests at once cannot both take the same
+ * income: the UPDATE is conditional on the balance.
+ */
+export async function requestPayout(userId: string, amountInput: unknown, payeeInput: unknown): Promise<{ id: number; balance: number }> {
+  const amount = wholeAmount(amountInput);
+  const payee = typeof payeeInput === "string" ? payeeInput.trim() : "";
+  if (payee.length < 1 || payee.length > 500) throw new DomainError(INCOME_MESSAGES.payee, 400, "payee");
+  const settings = await getEconomySettings();
+  if (amount < settings.payoutMinimum) throw new DomainError(INCOME_MESSAGES.belowMinimum(settings.payoutMinimum), 400, "amount");
+  return db.transaction(async (tx) => {
+    const balance = await takeIncome(tx, userId, amount, true);
+    const [request] = await tx.insert(payoutRequests).values({ userId, amount, payee }).returning({ id: payoutRequests.id });
+    await tx.insert(incomeTransactions).values({
+      userId,
+      type: "payout_request",
+      amount: -amount,
+      heldChange: amount,
+      payoutId: request.id,
+      description: `提现申请 #${request.id}`,
+    });
+    await notifyUserChanged(userId, "income", tx);
+    return { id: request.id, balance };
+  });
+}
+
+/**
+ * An administrator settles a pending payout: `paid` (with the payment's reference) ends the
+ * hold; `refused` returns the held amount to the author's income. Only a pending request
+ * moves (the UPDATE is conditional), so two administrators cannot settle it twice.
+ */
+export async function settlePayout(
+  adminId: string,
+  payoutId: number,
+  outcome: "paid" | "refused",
+  referenceInput: unknown,
+): Promise<void> {
+  if (!Number.isSafeInteger(payoutId) || payoutId <= 0) throw new DomainError(INCOME_MESSAGES.payoutMissing, 404);
+  const reference = typeof referenceInput === "string" ? referenceInput.trim() : "";
+  if (outcome === "paid" && (reference.length < 1 || reference.length > 200)) throw new DomainError(INCOME_MESSAGES.reference, 400, "reference");
+  if (outcome === "refused" && reference.length > 200) throw new DomainError(INCOME_MESSAGES.reason, 400, "reference");
+  await db.transaction(async (tx) => {
+    const [settled] = await tx
+      .update(payoutRequests)
+      .set({ status: outcome, reference: reference || null, settledBy: adminId, settledAt: new Date() })
+      .where(and(eq(payoutRequests.id, payoutId), eq(payoutRequests.status, "pending")))
+      .returning({ userId: payoutRequests.userId, amount: payoutRequests.amount });
+    if (!settled) {
+      const [exists] = await tx.select({ id: payoutRequests.id }).from(payoutRequests).where(eq(payoutRequests.id, payoutId));
+      throw exists ? new DomainError(INCOME_MESSAGES.payoutSettled, 409) : new DomainError(INCOME_MESSAGES.payoutMissing, 404);
+    }
+    const amount = Number(settled.amount);
+    const release = outcome === "refused" ? amount : 0;
+    const [row] = await tx
+      .update(authorIncome)
+      .set({ held: sql`${authorIncome.held} - ${amount}`, balance: sql`${authorIncome.balance} + ${release}`, updatedAt: new Date() })
+      .where(and(eq(authorIncome.userId, settled.userId), gte(authorIncome.held, amount)))
+      .returning({ userId: authorIncome.userId });
+    if (!row) throw new Error(`payout ${payoutId}: the author's held income is below the request`);
+    await tx.insert(incomeTransactions).values({
+      userId: settled.userId,
+      type: outcome === "paid" ? "payout_paid" : "payout_refused",
+      amount: release,
+      heldChange: -amount,
+      payoutId,
+      description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
+    });
+    await notifyUserChanged(settled.userId, "income", tx);
+  });
+}
+
+/** 收入转积分: moves income into the author's credits 1:1, both ledgers in one transaction. */
+export async function convertIncomeToCredits(userId: string, amountInput: unknown): Promise<{ income: number; credits: number }> {
+  const amount = wholeAmount(amountInput);
+  return db.transaction(async (tx) => {
+    const income = await takeIncome(tx, userId, amount, false);
+    await tx.insert(incomeTransactions).values({ userId, type: "convert", amount: -amount, description: "收入转积分" });
+    const { balance } = await credit(tx, userId, amount, "收入转积分");
+    await notifyUserChanged(userId, "income", tx);
+    await notifyUserChanged(userId, "balance", tx);
+    return { income, credits: balance };
+  });
+}
+
+export async function incomeBalance(userId: string, executor: Executor = db): Promise<{ balance: number; held: number }> {
+  const [row] = await executor
+    .select({ balance: authorIncome.balance, held: authorIncome.held })
+    .from(authorIncome)
+    .where(eq(authorIncome.userId, userId));
+  return { balance: Number(row?.balance ?? 0), held: Number(row?.held ?? 0) };
+}
+
+export const INCOME_LEDGER_PAGE = 50;
+
+/**
+ * The 收入 page: balance, income by work (all time and the last 30 days), by chapter
+ * (the best-selling chapters), by day (the last 30 days), the newest ledger rows and the
+ * author's payout requests.
+ */
+export async function incomeOverview(userId: string) {
+  const [balance, byWork, byChapter, byDay, ledger, payouts, settings] = await Promise.all([
+    incomeBalance(userId),
+    db.execute(sql`
+      select t.work_id, coalesce(w.title, '（已删除的作品）') as title,
+             sum(t.amount)::bigint as total, sum(t.gross)::bigint as gross, count(*)::int as sales,
+             sum(case when t.created_at > now() - interval '30 days' then t.amount else 0 end)::bigint as recent
+      from income_transactions t left join works w on w.id = t.work_id
+      where t.user_id = ${userId} and t.type = 'sale'
+      group by t.work_id, w.title order by total desc limit 50`),
+    db.execute(sql`
+      select c.id as chapter_id, c.title, w.id as work_id, w.title as work_title,
+             count(*)::int as sales, sum(p.price)::bigint as gross
+      from chapter_purchases p join chapters c on c.id = p.chapter_id join works w on w.id = p.work_id
+      where w.user_id = ${userId}
+      group by c.id, c.title, w.id, w.title order by sales desc, c.id limit 20`),
+    db.execute(sql`
+      select to_char(date_trunc('day', created_at at time zone 'Asia/Shanghai'), 'YYYY-MM-DD') as day, sum(amount)::bigint as total
+      from income_transactions
+      where user_id = ${userId} and type = 'sale' and created_at > now() - interval '30 days'
+      group by 1 order by 1 desc`),
+    db
+      .select()
+      .from(incomeTransactions)
+      .where(eq(incomeTransactions.userId, userId))
+      .orderBy(desc(incomeTransactions.createdAt), desc(incomeTransactions.id))
+      .limit(INCOME_LEDGER_PAGE),
+    db
+      .select()
+      .from(payoutRequests)
+      .where(eq(payoutRequests.userId, userId))
+      .orderBy(desc(payoutRequests.createdAt), desc(payoutRequests.id))
+      .limit(20),
+    getEconomySettings(),
+  ]);
+  type WorkRow = { work_id: number | null; title: string; total: string | number; gross: string | number; sales: number; recent: string | number };
+  type ChapterRow = { chapter_id: number; title: string; work_id: number; work_title: string; sales: number; gross: string | number };
+  type DayRow = { day: string; total: string | number };
+  return {
+    ...balance,
+    payoutMinimum: settings.payoutMinimum,
+    authorSharePercent: settings.authorSharePercent,
+    byWork: rowsOf<WorkRow>(byWork).map((r) => ({
+      workId: r.work_id === null ? null : Number(r.work_id),
+      title: r.title,
+      total: Number(r.total),
+      gross: Number(r.gross),
+      sales: Number(r.sales),
+      recent: Number(r.recent),
+    })),
+    byChapter: rowsOf<ChapterRow>(byChapter).map((r) => ({
+      chapterId: Number(r.chapter_id),
+      title: r.title,
+      workId: Number(r.work_id),
+      workTitle: r.work_title,
+      sales: Number(r.sales),
+      gross: Number(r.gross),
+    })),
+    byDay: rowsOf<DayRow>(byDay).map((r) => ({ day: r.day, total: Number(r.total) })),
+    ledger: ledger.map((r) => ({
+      id: r.id,
+      type: r.type,
+      amount: Number(r.amount),
+      heldChange: Number(r.heldChange),
+      description: r.description,
+      createdAt: r.createdAt.toISOString(),
+    })),
+    payouts: payouts.map((p) => ({
+      id: p.id,
+      amount: Number(p.amount),
+      payee: p.payee,
+      status: p.status,
+      reference: p.reference,
+      createdAt: p.createdAt.toISOString(),
+      settledAt: p.settledAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+export const PAYOUTS_PAGE = 50;
+
+/** The administrators' payout requests, newest first, filtered by status and author e-mail. */
+export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"; email?: string; page?: number }) {
+  const status = filter.status && filter.status !== "all" ? filter.status : null;
+  const email = filter.email?.trim().toLowerCase() ?? "";
+  const page = Math.max(1, filter.page ?? 1);
+  const where = and(
+    status ? eq(payoutRequests.status, status) : undefined,
+    email ? sql`${profiles.email} like ${`%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
+  );
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({
+        id: payoutRequests.id,
+        userId: payoutRequests.userId,
+        email: profiles.email,
+        nickname: profiles.nickname,
+        amount: payoutRequests.amount,
+        payee: payoutRequests.payee,
+        status: payoutRequests.status,
+        reference: payoutRequests.reference,
+        createdAt: payoutRequests.createdAt,
+        settledAt: payoutRequests.settledAt,
+      })
+      .from(payoutRequests)
+      .innerJoin(profiles, eq(profiles.id, payoutRequests.userId))
+      .where(where)
+      .orderBy(desc(payoutRequests.createdAt), desc(payoutRequests.id))
+      .limit(PAYOUTS_PAGE)
+      .offset((page - 1) * PAYOUTS_PAGE),
+    db
+      .select({ total: sql<number>`count(*)::int` })
+      .from(payoutRequests)
+      .innerJoin(profiles, eq(profiles.id, payoutRequests.userId))
+      .where(where),
+  ]);
+  return {
+    total: Number(total),
+    page,
+    pageCount: Math.max(1, Math.ceil(Number(total) / PAYOUTS_PAGE)),
+    requests: rows.map((r) => ({
+      ...r,
+      amount: Number(r.amount),
+      createdAt: r.createdAt.toISOString(),
+      settledAt: r.settledAt?.toISOString() ?? null,
+    })),
+  };
+}

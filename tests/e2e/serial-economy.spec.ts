@@ -1,0 +1,73 @@
+import { expect, test } from "./fixtures";
+import { fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
+
+/**
+ * Paying by chapter in the browser (docs/product.md#paying-by-chapter): the reader reads the
+ * free chapter, buys a VIP chapter (it opens in place), turns on 自动订阅 and the next VIP
+ * chapter is bought with JavaScript by the page itself, without it by one press. The
+ * author's income shows it. The rules themselves are tested on the server
+ * (tests/integration/chapter-sales.test.ts, chapter-reader.test.ts).
+ */
+test("a reader reads free, buys chapter 2, turns on 自动订阅 and gets chapter 3; the author earns @nojs", async ({
+  page,
+  context,
+  logInAs,
+  visit,
+  facts,
+  playwright,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  const buyer = fundedBuyer(facts, javaScriptEnabled ? 6 : 7);
+  const author = await newAuthor(playwright, baseURL!);
+  const secret = marker("vip");
+  // About 2,300 字 a chapter at 5 per 1,000 字: 12 credits each (the page tells the price).
+  const long = "字".repeat(1990);
+  const id = await publishWork(author, {
+    title: `按章 ${marker("serial")}`,
+    chapters: [
+      { title: "第一章 试读", paragraphs: ["免费的开头", long] },
+      { title: "第二章 付费", paragraphs: [`开头一句${"文".repeat(300)}`, `正文 ${secret}2`, long] },
+      { title: "第三章 付费", paragraphs: [`开头一句${"文".repeat(300)}`, `正文 ${secret}3`, long] },
+    ],
+  });
+  const origin = new URL(baseURL!).origin;
+  const priced = await author.request.post(`/works/${id}/pricing`, {
+    form: { mode: "chapter", vipFrom: "2", pricePerThousand: "5" },
+    headers: { Origin: origin, Referer: `${origin}/` },
+    maxRedirects: 0,
+  });
+  expect(priced.status()).toBe(302);
+  await logInAs(context, buyer);
+
+  await visit(`/works/${id}`);
+  const toc = page.getByTestId("toc-list");
+  await expect(toc.locator("[data-mark=free]")).toHaveCount(1);
+  await expect(toc.locator("[data-mark=locked]")).toHaveCount(2);
+
+  await visit(`/works/${id}?chapter=2`);
+  const locked = page.getByTestId("locked-chapter");
+  await expect(locked).toContainText(/本章价格：\d+ 积分/);
+  const price = Number(/本章价格：(\d+) 积分/.exec((await locked.textContent()) ?? "")![1]);
+  expect(price).toBeGreaterThanOrEqual(10);
+  await expect(locked.getByRole("button", { name: `购买全部（2 章，${price * 2} 积分）` })).toBeVisible();
+  expect(await page.content()).not.toContain(secret);
+  await locked.getByRole("button", { name: `购买本章（${price} 积分）` }).click();
+  await expect(page.getByText(`正文 ${secret}2`)).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: `已购买本章，花费 ${price} 积分` })).toBeVisible();
+
+  await visit(`/works/${id}?chapter=3`);
+  await page.getByRole("button", { name: "开启自动订阅" }).click();
+  if (!javaScriptEnabled) {
+    await expect(page.getByTestId("auto-subscribe-state")).toHaveText("已开启");
+    await page.getByRole("button", { name: `购买本章（${price} 积分）` }).click();
+  }
+  // With JavaScript the page buys it on its own once 自动订阅 is on.
+  await expect(page.getByText(`正文 ${secret}3`)).toBeVisible();
+
+  await visit(`/works/${id}`);
+  await expect(toc.locator("[data-mark=owned]")).toHaveCount(2);
+  const income = await author.request.get("/income");
+  // Two sales at 70%, each rounded down.
+  expect(await income.text()).toContain(`data-testid="income-balance">${2 * Math.floor(price * 0.7)}<`);
+});

@@ -1,0 +1,135 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "~/db/client.server";
+import { chapters, payoutRequests, works } from "~/db/schema";
+import { PRICING_MESSAGES, purchaseChapter } from "~/server/chapter-sales.server";
+import { ECONOMY_SETTINGS_MESSAGES, getEconomySettings } from "~/server/economy-settings.server";
+import { INCOME_MESSAGES, incomeBalance } from "~/server/income.server";
+import { sessionCookieFor } from "../fixtures/accounts";
+import { fund, quickUsers } from "../fixtures/ledger";
+import { insertWorks } from "../fixtures/works";
+import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
+
+/** The author's 销售设置 and 我的收入 pages and the back office's 提现申请 and 稿酬与定价 (decision 110-112). */
+
+const pricingPage = () => import("~/routes/shell/studio/pricing");
+const incomePage = () => import("~/routes/shell/credits/income");
+const payoutsPage = () => import("~/routes/admin/payouts");
+const economyPage = () => import("~/routes/admin/settings/economy");
+
+async function seriesOf(authorId: string) {
+  const [workId] = await insertWorks([{ userId: authorId, title: "页面连载" }]);
+  await db.update(works).set({ type: "series", status: "ongoing" }).where(eq(works.id, workId));
+  const rows = await db
+    .insert(chapters)
+    .values([
+      { workId, title: "一", content: "正文", position: 1, wordCount: 1000 },
+      { workId, title: "二", content: "正文", position: 2, wordCount: 40_000 },
+    ])
+    .returning({ id: chapters.id });
+  return { workId, vip: rows[1].id };
+}
+
+describe("销售设置 (the author's pricing page)", () => {
+  it("saves 按章 without JavaScript and answers bad input by its field, changing nothing", async () => {
+    const [author, other] = await quickUsers(2);
+    const { workId } = await seriesOf(author.id);
+    const cookie = await sessionCookieFor(author.id);
+    const path = `/works/${workId}/pricing`;
+    const mod = await pricingPage();
+
+    const bad = await callAction(mod, request(path, { cookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "1.5" }));
+    expect(bad.status).toBe(400);
+    expect(bad.data).toEqual({ field: "pricePerThousand", message: PRICING_MESSAGES.perThousand(1, 50) });
+    const zero = await callAction(mod, request(path, { cookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "0" }));
+    expect(zero.data.field).toBe("pricePerThousand");
+    const [unchanged] = await db.select().from(works).where(eq(works.id, workId));
+    expect([unchanged.visibility, unchanged.saleMode]).toEqual(["public", "whole"]);
+
+    const saved = await callAction(mod, request(path, { cookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
+    expect([saved.status, saved.location]).toEqual([302, path]);
+    const page = await callLoader(mod, request(path, { cookie }));
+    expect(page.data.work).toMatchObject({ mode: "chapter", vipFrom: 2, pricePerThousand: 5 });
+
+    // Someone else's work is not found, and not changed.
+    const theirs = await callAction(mod, request(path, { cookie: await sessionCookieFor(other.id) }, { mode: "free" }));
+    expect(theirs.status).toBe(404);
+    expect((await callLoader(mod, request(path, {}))).status).toBe(302);
+  });
+});
+
+describe("我的收入 and 提现申请", () => {
+  it("shows income, takes a payout request and a conversion, and refuses bad amounts by field", async () => {
+    const [author, reader] = await quickUsers(2);
+    const { workId, vip } = await seriesOf(author.id);
+    const authorCookie = await sessionCookieFor(author.id);
+    await callAction(await pricingPage(), request(`/works/${workId}/pricing`, { cookie: authorCookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
+    await fund(reader.id, 200);
+    await purchaseChapter(reader.id, workId, vip);
+
+    const mod = await incomePage();
+    const page = await callLoader(mod, request("/income", { cookie: authorCookie }));
+    expect(page.data).toMatchObject({ balance: 140, held: 0 });
+
+    const tooMuch = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "500", payee: "支付宝" }));
+    expect([tooMuch.status, tooMuch.data]).toEqual([402, { intent: "payout", field: "amount", error: INCOME_MESSAGES.insufficient }]);
+    const noPayee = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "" }));
+    expect(noPayee.data).toEqual({ intent: "payout", field: "payee", error: INCOME_MESSAGES.payee });
+    const odd = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "withdraw-all" }));
+    expect(odd.status).toBe(400);
+    expect(await incomeBalance(author.id)).toEqual({ balance: 140, held: 0 });
+
+    const asked = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "支付宝 a@b.c" }));
+    expect([asked.status, asked.location]).toEqual([302, "/income"]);
+    const converted = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "convert", amount: "40" }));
+    expect(converted.status).toBe(302);
+    expect(await incomeBalance(author.id)).toEqual({ balance: 0, held: 100 });
+
+    // The back office pays it.
+    const admin = await createAdmin();
+    const adminCookie = await adminCookieFor(admin.id);
+    const payouts = await payoutsPage();
+    const list = await callLoader(payouts, request("/admin/payouts?status=pending", { cookie: adminCookie }));
+    const mine = list.data.requests.find((r: { userId: string }) => r.userId === author.id);
+    expect(mine).toMatchObject({ amount: 100, payee: "支付宝 a@b.c", status: "pending" });
+    const noRef = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "" }));
+    expect([noRef.status, noRef.data]).toEqual([400, { error: INCOME_MESSAGES.reference }]);
+    const paid = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "PAY-1" }));
+    expect(paid.status).toBe(302);
+    const twice = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "refused" }));
+    expect([twice.status, twice.data]).toEqual([409, { error: INCOME_MESSAGES.payoutSettled }]);
+    const [row] = await db.select().from(payoutRequests).where(eq(payoutRequests.id, mine.id));
+    expect([row.status, row.reference]).toEqual(["paid", "PAY-1"]);
+    const done = await callLoader(payouts, request(`/admin/payouts?status=paid&email=${encodeURIComponent(author.email)}`, { cookie: adminCookie }));
+    expect(done.data.requests.map((r: { id: number }) => r.id)).toEqual([mine.id]);
+    // Users cannot reach the back office.
+    expect((await callAction(payouts, request("/admin/payouts", { cookie: authorCookie }, { id: String(mine.id), outcome: "refused" }))).status).toBe(401);
+  });
+});
+
+describe("稿酬与定价 (admin settings)", () => {
+  it("saves valid settings and refuses a bad range or percentage, changing nothing", async () => {
+    const admin = await createAdmin();
+    const cookie = await adminCookieFor(admin.id);
+    const mod = await economyPage();
+    const valid = { pricePerThousand: "6", pricePerThousandMin: "2", pricePerThousandMax: "20", authorSharePercent: "80", wholeBookDiscountPercent: "10", payoutMinimum: "50" };
+    const badPercent = await callAction(mod, request("/admin/settings/economy", { cookie }, { ...valid, authorSharePercent: "101" }));
+    expect([badPercent.status, badPercent.data]).toEqual([400, { field: "authorSharePercent", error: ECONOMY_SETTINGS_MESSAGES.percent }]);
+    const badRange = await callAction(mod, request("/admin/settings/economy", { cookie }, { ...valid, pricePerThousand: "30" }));
+    expect(badRange.data.error).toBe(ECONOMY_SETTINGS_MESSAGES.range);
+    const fraction = await callAction(mod, request("/admin/settings/economy", { cookie }, { ...valid, payoutMinimum: "1.5" }));
+    expect(fraction.data).toEqual({ field: "payoutMinimum", error: ECONOMY_SETTINGS_MESSAGES.whole });
+    expect((await getEconomySettings()).authorSharePercent).toBe(70);
+
+    const saved = await callAction(mod, request("/admin/settings/economy", { cookie }, valid));
+    expect([saved.status, saved.location]).toEqual([302, "/admin/settings/economy?notice=saved"]);
+    expect(await getEconomySettings()).toEqual({
+      pricePerThousand: 6,
+      pricePerThousandMin: 2,
+      pricePerThousandMax: 20,
+      authorSharePercent: 80,
+      wholeBookDiscountPercent: 10,
+      payoutMinimum: 50,
+    });
+  });
+});
