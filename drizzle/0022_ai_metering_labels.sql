@@ -15,6 +15,6 @@ ALTER TABLE "chapters" ADD COLUMN "ai_chars" integer DEFAULT 0 NOT NULL;--> stat
 ALTER TABLE "chapters" ADD COLUMN "ai_level" "ai_level" DEFAULT 'none' NOT NULL;--> statement-breakpoint
 ALTER TABLE "works" ADD COLUMN "ai_level" "ai_level" DEFAULT 'none' NOT NULL;--> statement-breakpoint
 ALTER TABLE "ai_text_marks" ADD CONSTRAINT "ai_text_marks_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "profiles" ADD CONSTRAINT "profiles_ai_day_tokens_nonnegative" CHECK ("profiles"."ai_day_tokens" >= 0);
+ALTER TABLE "profiles" ADD CONSTRAINT "profiles_ai_day_tokens_nonnegative" CHECK ("profiles"."ai_day_tokens" >= 0);--> statement-breakpoint
 -- hand-written: generations settled before usage was read were charged by the estimate (decision 125).
 UPDATE "token_transactions" SET "metering" = 'estimate', "input_tokens" = ceil(coalesce("prompt_chars", 0) / 4.0)::int, "output_tokens" = ceil(coalesce("output_chars", 0) / 4.0)::int WHERE "type" = 'generation' AND "output_chars" > 0;
