@@ -50,14 +50,15 @@ async function sendResponse(res, response, recorder = null) {
     if (key !== "set-cookie") res.append(key, value);
   }
   for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
-  if (!response.body || response.status === 304 || res.req.method === "HEAD") {
+  // A page rendered whole rides beside its (empty) body (docs/decisions/108-whole-pages.md).
+  const whole = response[WHOLE_BODY];
+  if ((!response.body && !whole) || response.status === 304 || res.req.method === "HEAD") {
     await response.body?.cancel().catch(() => {});
     res.end();
     return;
   }
-  // A page rendered whole: one write with its length (docs/decisions/108-whole-pages.md).
-  const whole = response[WHOLE_BODY];
-  if (whole && response.headers.get("Content-Length") === String(whole.byteLength)) {
+  // One write with its length.
+  if (whole) {
     recorder?.add(whole);
     res.end(whole);
     recorder?.finish();

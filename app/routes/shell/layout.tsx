@@ -8,7 +8,6 @@ import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
 import { authEmailCookie } from "~/server/auth-flash.server";
 import { readerSettingsFor } from "~/server/reader-settings.server";
-import { unreadNotificationCount } from "~/server/notifications.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfig } from "~/server/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
@@ -22,11 +21,10 @@ export async function loader({ request, url }: Route.LoaderArgs) {
   const authParam = url.searchParams.get("auth");
   const auth: AuthMode | null =
     !user && (authParam === "login" || authParam === "register") ? authParam : null;
-  const [prefillEmail, unread] = await Promise.all([
-    auth === "login" ? authEmailCookie.parse(request.headers.get("Cookie")) : null,
-    // The bell's count (docs/product.md#notifications), live through the events stream.
-    user ? unreadNotificationCount(user.id) : 0,
-  ]);
+  const prefillEmail = auth === "login" ? await authEmailCookie.parse(request.headers.get("Cookie")) : null;
+  // The bell's count (docs/product.md#notifications), read with the session, live through
+  // the events stream.
+  const unread = user?.unread ?? 0;
   return data({
     // The reader's settings, put on the document by app/root.tsx (decision 106).
     reader: await readerSettingsFor(request, user),
