@@ -154,6 +154,8 @@ describe("author income", () => {
     await fund(reader.id, 200);
     await purchaseChapter(reader.id, workId, chapterId);
     expect(await events.next()).toEqual({ topic: `user:${author.id}`, kind: "income" });
+    // The same sale's line in the author's inbox (decision 115).
+    expect(await events.next()).toEqual({ topic: `user:${author.id}`, kind: "notifications" });
     // The author's page stream turns it into a change that reloads 我的收入.
     expect(await sse.next()).toContain("event: change");
     await requestPayout(author.id, 100, "支付宝");
