@@ -5,7 +5,6 @@ import { Pagination } from "~/components/ui/pagination";
 import { filterParams, hasFilters, parseWorkFilters } from "~/schemas/discovery";
 import { listCategories } from "~/server/discovery/categories.server";
 import { searchWorks } from "~/server/search.server";
-import { AI_FILTER_LABELS, AI_FILTERS } from "~/utils/ai-labels";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import { parsePage } from "~/utils/pagination";
@@ -53,15 +52,6 @@ export default function WorksSearch() {
           maxLength={100}
         />
         <input type="hidden" name="page" value="1" />
-        {/* The AI label filter (decision 126), beside the show_ai preference in 设置. */}
-        <select name="ai" defaultValue={filters.ai ?? ""} key={filters.ai ?? ""} aria-label="AI 标识">
-          <option value="">AI 标识：全部</option>
-          {AI_FILTERS.map((f) => (
-            <option key={f} value={f}>
-              {AI_FILTER_LABELS[f]}
-            </option>
-          ))}
-        </select>
         <button type="submit" className="btn btn-primary">
           搜索
         </button>
