@@ -24,6 +24,8 @@ async function readyPlot(page: Page, visit: (path: string) => Promise<unknown>) 
   await textbox(character, "性格").fill("倔强");
   await textbox(character, "外貌").fill("清瘦");
   await character.getByRole("button", { name: "保存角色" }).click();
+  // Saved before the plot form opens, or the form has no 林晚 to tick.
+  await expect(page.getByRole("list", { name: "角色列表" }).getByText("林晚", { exact: true })).toBeVisible();
   await page.getByRole("link", { name: "添加情节" }).click();
   const plot = page.getByRole("form", { name: "添加情节" });
   await textbox(plot, "标题").fill("雨夜来信");
