@@ -3,8 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../bench/lib-server";
-import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { metricValue, root, startServerProcesses, stopServerProcesses, type ServerProcess } from "../fixtures/processes";
 import { ownPostgresDatabase } from "../fixtures/server-database";
 
 /**
@@ -22,7 +21,7 @@ const METRICS_TOKEN = "notify-test-metrics";
 
 let dropDatabase: (() => Promise<void>) | undefined;
 let sql: postgres.Sql;
-const servers: { child: Child; origin: string }[] = [];
+const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
@@ -44,27 +43,18 @@ beforeAll(async () => {
   };
   delete env.NODE_ENV;
   delete env.PGLITE_DIR;
-  const ports = [await freePort(), await freePort()];
-  const started = await Promise.allSettled(ports.map((port) => startServerProcess(env, port)));
-  started.forEach((s, i) => {
-    if (s.status === "fulfilled") servers.push({ child: s.value, origin: `http://127.0.0.1:${ports[i]}` });
-  });
-  for (const s of started) if (s.status === "rejected") throw s.reason;
+  await startServerProcesses(env, 2, servers);
   sql = postgres(database.url, { max: 2, onnotice: () => {} });
 }, 60_000);
 
 afterAll(async () => {
-  for (const { child } of servers) {
-    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGTERM");
-    await child.exited;
-  }
+  await stopServerProcesses(servers);
   await sql?.end();
   await dropDatabase?.();
 });
 
 async function notifiedBy(origin: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  return Number(/^inkstone_followers_notified_total (\d+)/m.exec(text)?.[1] ?? 0);
+  return metricValue(origin, METRICS_TOKEN, "inkstone_followers_notified_total");
 }
 
 describe("new-chapter notifications with two app processes", () => {
