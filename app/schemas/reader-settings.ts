@@ -26,6 +26,7 @@ export const READER_SETTINGS_MESSAGES = {
   lineHeight: "行距只能是紧凑、适中或宽松",
   width: "页宽只能是窄、适中或宽",
   background: "背景只能是白、米黄、护眼绿或夜间",
+  saving: "正在保存…",
   saved: "阅读设置已保存",
 };
 

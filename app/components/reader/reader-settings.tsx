@@ -30,7 +30,7 @@ function applyToDocument(settings: ReaderSettings) {
   }
 }
 
-type SaveState = { kind: "idle" } | { kind: "saved" } | { kind: "error"; message: string };
+type SaveState = { kind: "idle" } | { kind: "saving" } | { kind: "saved" } | { kind: "error"; message: string };
 
 /**
  * The chapter's reading settings: a 夜间/日间 switch and a 阅读设置 panel. The panel is a plain
@@ -81,6 +81,8 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
     setSettings(next);
     applyToDocument(next);
     unsaved.current = next;
+    // Until the newest choice is saved the status says so, never an earlier save's 已保存.
+    setSave({ kind: "saving" });
     sendNext();
   };
 
@@ -131,7 +133,7 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
               </p>
             ) : (
               <p role="status" className="hint">
-                {save.kind === "saved" ? READER_SETTINGS_MESSAGES.saved : ""}
+                {save.kind === "saved" ? READER_SETTINGS_MESSAGES.saved : save.kind === "saving" ? READER_SETTINGS_MESSAGES.saving : ""}
               </p>
             )
           ) : (
