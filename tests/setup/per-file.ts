@@ -33,6 +33,9 @@ process.env.SESSION_SECRET = "test-session-secret";
 // is still on its way: the few-second public caches (docs/decisions/060) are off here,
 // and tests/integration/public-cache.test.ts turns them on to test them.
 process.env.PAGE_CACHE = "0";
+// Password hashes at scrypt's lowest accepted cost: the suite registers hundreds of
+// accounts, about 80 ms of CPU each at the default (docs/decisions/140).
+process.env.PASSWORD_SCRYPT_N = "1024";
 
 let dropDatabase: (() => Promise<void>) | undefined;
 
