@@ -26,6 +26,8 @@ describe("password hashes", () => {
     process.env.PASSWORD_SCRYPT_N = "1024";
     const cheap = await hashPassword("正确的密码");
     expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+    process.env.PASSWORD_SCRYPT_N = "65536";
+    expect(await verifyPassword("正确的密码", await hashPassword("正确的密码"))).toBe(true);
     expect(await verifyPassword("正确的密码", strong)).toBe(true);
     expect(await verifyPassword("正确的密码", cheap)).toBe(true);
     expect(await verifyPassword("错误的密码", strong)).toBe(false);
