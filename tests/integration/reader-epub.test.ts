@@ -7,6 +7,7 @@ import JSZip from "jszip";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as bookLoader } from "~/routes/shell/reader/book-epub";
 import { credit, purchaseWork } from "~/server/ledger.server";
+import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
 import { db } from "~/db/client.server";
 import { createWork, updateListing } from "~/server/works.server";
 import { insertChapter } from "~/server/studio/chapters.server";
@@ -110,6 +111,40 @@ describe("a reader's EPUB", () => {
     expect((await download(work.id, readerCookie)).status).toBe(200);
     // Someone else does not get it: private is a 404.
     expect((await download(work.id, await sessionCookieFor((await createUser()).id))).status).toBe(404);
+  });
+
+  it("of a work sold by chapter gives the free chapters and the bought ones, in order, and nothing else", async () => {
+    const work = await createWork(author.id, { ...base, title: "按章书", type: "series", status: "ongoing" }, [
+      { title: "第一章", content: "　　免费一" },
+      { title: "第二章", content: "　　免费二" },
+      { title: "第三章", content: "　　收费三".repeat(300) },
+      { title: "第四章", content: "　　收费四".repeat(300) },
+      { title: "第五章", content: "　　收费五".repeat(300) },
+    ], null);
+    await setWorkPricing(author.id, work.id, { mode: "chapter", vipFrom: "3", pricePerThousand: "5" });
+    const buyer = await createUser();
+    const buyerCookie = await sessionCookieFor(buyer.id);
+    const chapterFiles = async (r: Response) => {
+      const zip = await JSZip.loadAsync(await bytesOf(r));
+      const names = Object.keys(zip.files).filter((n) => /^OEBPS\/text\/c\d+\.xhtml$/.test(n)).sort();
+      return Promise.all(names.map((n) => zip.file(n)!.async("string")));
+    };
+
+    // Nothing bought yet: the two free chapters.
+    const free = await download(work.id, buyerCookie);
+    expect(free.status).toBe(200);
+    const freeText = (await chapterFiles(free)).join("");
+    expect(freeText).toContain("免费一");
+    expect(freeText).toContain("免费二");
+    expect(freeText).not.toMatch(/收费/);
+
+    await db.transaction((tx) => credit(tx, buyer.id, 100, "测试充值"));
+    const [, , , fourth] = await db.query.chapters.findMany({ where: (c, { eq }) => eq(c.workId, work.id), orderBy: (c, { asc }) => [asc(c.position)] });
+    expect((await purchaseChapter(buyer.id, work.id, fourth.id)).status).toBe("purchased");
+    const files = await chapterFiles(await download(work.id, buyerCookie));
+    expect(files).toHaveLength(3);
+    expect(files[2]).toContain("收费四");
+    expect(files.join("")).not.toMatch(/收费三|收费五/);
   });
 
   it("sends visitors to sign in, keeps R-18 behind the reader's setting, and answers bad ids with 404", async () => {

@@ -22,6 +22,8 @@ const BATCH = 100;
 export interface ExportOptions {
   /** With 存稿 and 定时 chapters too (with text); published chapters only by default. */
   drafts: boolean;
+  /** Only these chapters (a reader's copy of a work sold by chapter: the free and bought ones). */
+  chapterIds?: number[];
 }
 
 export interface OwnWorkExport {
@@ -90,6 +92,7 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
           eq(chapters.workId, workId),
           statesFor(prepared.options),
           hasText,
+          prepared.options.chapterIds ? inArray(chapters.id, prepared.options.chapterIds) : undefined,
           after ? sql`(${chapters.position}, ${chapters.id}) > (${after.position}, ${after.id})` : undefined,
         ),
       )

@@ -185,10 +185,11 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               {access.isOwner ? null : (
                 <FavoriteButton workId={work.id} favorited={access.favorited} signedIn={access.signedIn} back={here} />
               )}
-              {!locked && !access.isOwner && page.toc.chapters.length > 0 ? (
+              {(!locked || work.vipFrom !== null) && !access.isOwner && page.toc.chapters.length > 0 ? (
                 // A reader's own copy (docs/decisions/123); a visitor is asked to sign in first.
+                // Of a work sold by chapter and not bought whole: its free and bought chapters.
                 <a className="btn" href={`/works/${work.id}/book.epub`}>
-                  下载 EPUB
+                  {locked ? "下载 EPUB（已解锁章节）" : "下载 EPUB"}
                 </a>
               ) : null}
             </div>
