@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { categories, chapterReads, chapters, favorites, statsRefreshes, workPurchases, works } from "~/db/schema";
+import { categories, chapterPurchases, chapterReads, chapters, favorites, incomeTransactions, statsRefreshes, workPurchases, works } from "~/db/schema";
 import { parseWorkFilters } from "~/schemas/discovery";
 import { loader as homeLoader } from "~/routes/public/index";
 import { loader as rankingsLoader } from "~/routes/public/rankings";
@@ -12,6 +12,7 @@ import { action as settingsAction } from "~/routes/shell/studio/settings";
 import { continueReading, shelfUpdates } from "~/server/discovery/home.server";
 import { rankingBoard, sharedHomeRows } from "~/server/discovery/rankings.server";
 import { refreshWorkStats } from "~/server/discovery/stats.server";
+import { rowsOf } from "~/server/db-utils.server";
 import { saveProgress } from "~/server/reading.server";
 import { searchWorks } from "~/server/search.server";
 import { createWork } from "~/server/works.server";
@@ -118,10 +119,29 @@ describe("work statistics and rankings", () => {
       { userId: readers[1].id, workId: ids.r18 },
       { userId: readers[2].id, workId: ids.r18 },
     ]);
+    // Sales as the purchase functions write them: the purchase rows, and the author's
+    // income row with what the buyer paid (gross). 仙侠长篇 is sold by chapter: one reader
+    // bought two chapters (3 + 2), another 购买全部 at a discount (95 for 100).
+    const sale = (workId: number, gross: number, createdAt: Date, chapterId: number | null = null) => ({
+      userId: author.id, type: "sale" as const, amount: gross, gross, workId, chapterId, description: "售出", createdAt,
+    });
+    const [c1, c2] = [await firstChapterOf(ids.long), await firstChapterOf(ids.long)];
     await db.insert(workPurchases).values([
       { userId: readers[0].id, workId: ids.paid, price: 30 },
       { userId: readers[1].id, workId: ids.paid, price: 30, createdAt: new Date(now - 20 * day) },
-      { userId: readers[2].id, workId: ids.long, price: 100, createdAt: new Date(now - 3 * day) },
+    ]);
+    await db.insert(chapterPurchases).values([
+      { userId: readers[2].id, workId: ids.long, chapterId: c1, price: 3, createdAt: new Date(now - 3 * day) },
+      { userId: readers[2].id, workId: ids.long, chapterId: c2, price: 2, createdAt: new Date(now - 3 * day) },
+      { userId: readers[1].id, workId: ids.long, chapterId: c1, price: 100, createdAt: new Date(now - 40 * day) },
+    ]);
+    await db.insert(incomeTransactions).values([
+      sale(ids.paid, 30, new Date(now)),
+      sale(ids.paid, 30, new Date(now - 20 * day)),
+      sale(ids.long, 3, new Date(now - 3 * day), c1),
+      sale(ids.long, 2, new Date(now - 3 * day), c2),
+      sale(ids.long, 95, new Date(now - 6 * day)),
+      sale(ids.long, 500, new Date(now - 40 * day)),
     ]);
     expect(await refreshWorkStats(0)).toBe(true);
     // Fresh counts are not recomputed before they are due.
@@ -131,6 +151,9 @@ describe("work statistics and rankings", () => {
     expect(seven.map((w) => [w.title, w.score])).toEqual([["仙侠长篇", 100], ["付费仙侠", 30]]);
     const thirty = await rankingBoard("bestselling-30d", all);
     expect(thirty.map((w) => [w.title, w.score])).toEqual([["仙侠长篇", 100], ["付费仙侠", 60]]);
+    // Buyers: each reader once, of the whole work or of chapters.
+    const buyers = await db.execute(sql`select work_id, purchases from work_stats where work_id in (${ids.paid}, ${ids.long}) order by work_id`);
+    expect(Object.fromEntries(rowsOf(buyers).map((r) => [Number(r.work_id), Number(r.purchases)]))).toEqual({ [ids.paid]: 2, [ids.long]: 2 });
     expect((await rankingBoard("favorites", all)).map((w) => [w.title, w.score])).toEqual([["成人仙侠", 3], ["仙侠虐文", 2], ["都市短篇", 1]]);
     // A visitor and a reader without R-18 do not see the R-18 work ranked.
     expect((await rankingBoard("favorites", null)).map((w) => w.title)).toEqual(["仙侠虐文", "都市短篇"]);

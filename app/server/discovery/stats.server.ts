@@ -4,7 +4,7 @@ import { rowsOf } from "../db-utils.server";
 
 /**
  * Each work's counts for the rankings, 热门 and the /works sorts (docs/decisions/122):
- * favourites, buyers, credits spent over 7 and 30 days, and the 7-day 热门 score. They are
+ * favourites, buyers (of the work or of its chapters), credits spent over 7 and 30 days, and the 7-day 热门 score. They are
  * recomputed in the background, never in a reader's request, by one process at a time:
  * the process that gets the row lock of stats_refreshes (FOR UPDATE SKIP LOCKED) while
  * the counts are older than STATS_MAX_AGE_MS recomputes them in that transaction;
@@ -40,11 +40,24 @@ export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boo
                (count(*) filter (where created_at > now() - interval '7 days'))::int as n7
         from favorites group by work_id
       ), pur as (
-        select work_id, count(*)::int as n,
-               (count(*) filter (where created_at > now() - interval '7 days'))::int as n7,
-               coalesce(sum(price) filter (where created_at > now() - interval '7 days'), 0)::bigint as c7,
-               coalesce(sum(price) filter (where created_at > now() - interval '30 days'), 0)::bigint as c30
-        from work_purchases group by work_id
+        -- Buyers: of the whole work or of any of its chapters, each reader once.
+        select work_id, count(distinct user_id)::int as n,
+               (count(distinct user_id) filter (where created_at > now() - interval '7 days'))::int as n7
+        from (
+          select work_id, user_id, created_at from work_purchases
+          union all
+          select work_id, user_id, created_at from chapter_purchases
+        ) bought
+        group by work_id
+      ), spent as (
+        -- Credits readers spent: what each sale charged (whole work, one chapter, or
+        -- 购买全部 after its discount), as the author's income ledger records it.
+        select work_id,
+               coalesce(sum(gross) filter (where created_at > now() - interval '7 days'), 0)::bigint as c7,
+               coalesce(sum(gross), 0)::bigint as c30
+        from income_transactions
+        where type = 'sale' and work_id is not null and created_at > now() - interval '30 days'
+        group by work_id
       ), rd as (
         select work_id, count(distinct user_id)::int as n
         from chapter_reads
@@ -54,14 +67,15 @@ export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boo
         select w.id as work_id,
                coalesce(fav.n, 0) as favorites,
                coalesce(pur.n, 0) as purchases,
-               coalesce(pur.c7, 0) as credits_7d,
-               coalesce(pur.c30, 0) as credits_30d,
+               coalesce(spent.c7, 0) as credits_7d,
+               coalesce(spent.c30, 0) as credits_30d,
                (coalesce(rd.n, 0) + ${HOT_FOLLOWER} * coalesce(fav.n7, 0) + ${HOT_BUYER} * coalesce(pur.n7, 0))::int as hot_7d
         from works w
         left join fav on fav.work_id = w.id
         left join pur on pur.work_id = w.id
+        left join spent on spent.work_id = w.id
         left join rd on rd.work_id = w.id
-        where fav.work_id is not null or pur.work_id is not null or rd.work_id is not null
+        where fav.work_id is not null or pur.work_id is not null or spent.work_id is not null or rd.work_id is not null
       ), written as (
         insert into work_stats (work_id, favorites, purchases, credits_7d, credits_30d, hot_7d)
         select work_id, favorites, purchases, credits_7d, credits_30d, hot_7d from fresh
