@@ -38,6 +38,11 @@ test("a reader reads free, buys chapter 2, turns on 自动订阅 and gets chapte
     maxRedirects: 0,
   });
   expect(priced.status()).toBe(302);
+  // The author's 我的作品 card leads to the pricing page instead of the whole-price form,
+  // which would sell the work whole again.
+  const myWorks = await (await author.request.get("/my-works")).text();
+  expect(myWorks).toContain(`href="/works/${id}/pricing"`);
+  expect(myWorks).not.toMatch(/修改价格|设为付费/);
   await logInAs(context, buyer);
 
   await visit(`/works/${id}`);

@@ -27,9 +27,16 @@ function ActionButton({ workId, intent, back, label }: { workId: number; intent:
 export function OwnerControls({ work, back, error }: { work: WorkCardData & { status: string }; back: string; error?: string }) {
   const submit = useSubmit();
   const paid = work.visibility === "public-vip";
+  // A work sold by chapter has no whole price: its pricing page changes it, so the quick
+  // whole-price form does not turn it back into 全本 by accident.
+  const byChapter = paid && work.price <= 0;
   return (
     <div className="owner-controls">
-      {work.visibility !== "private" ? (
+      {byChapter ? (
+        <Link className="btn btn-small" to={`/works/${work.id}/pricing`}>
+          按章定价
+        </Link>
+      ) : work.visibility !== "private" ? (
         <details className="price-editor" open={Boolean(error)}>
           <summary className="btn btn-small">{paid ? "修改价格" : "设为付费"}</summary>
           {/* noValidate: the browser's own bubble would block 0 or 1.5 with a generic text;
