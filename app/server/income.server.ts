@@ -6,6 +6,7 @@ import { authorShareOf, getEconomySettings, type EconomySettings } from "./econo
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { credit } from "./ledger.server";
+import { pageCountOf } from "~/utils/pagination";
 
 /**
  * An author's income (docs/product.md#author-income, D14): a balance apart from credits.
@@ -176,10 +177,17 @@ export const INCOME_LEDGER_PAGE = 50;
 
 /**
  * The 收入 page: balance, income by work (all time and the last 30 days), by chapter
- * (the best-selling chapters), by day (the last 30 days), the newest ledger rows and the
- * author's payout requests.
+ * (the best-selling chapters), by day (the last 30 days), one page of the ledger (newest
+ * first, INCOME_LEDGER_PAGE rows; a page past the end shows the last) and the author's
+ * payout requests.
  */
-export async function incomeOverview(userId: string) {
+export async function incomeOverview(userId: string, ledgerPage = 1) {
+  const [{ ledgerTotal }] = await db
+    .select({ ledgerTotal: sql<number>`count(*)::int` })
+    .from(incomeTransactions)
+    .where(eq(incomeTransactions.userId, userId));
+  const ledgerPageCount = pageCountOf(Number(ledgerTotal), INCOME_LEDGER_PAGE);
+  const currentLedgerPage = Math.min(Math.max(1, ledgerPage), ledgerPageCount);
   const [balance, byWork, byChapter, byDay, ledger, payouts, settings] = await Promise.all([
     incomeBalance(userId),
     db.execute(sql`
@@ -205,7 +213,8 @@ export async function incomeOverview(userId: string) {
       .from(incomeTransactions)
       .where(eq(incomeTransactions.userId, userId))
       .orderBy(desc(incomeTransactions.createdAt), desc(incomeTransactions.id))
-      .limit(INCOME_LEDGER_PAGE),
+      .limit(INCOME_LEDGER_PAGE)
+      .offset((currentLedgerPage - 1) * INCOME_LEDGER_PAGE),
     db
       .select()
       .from(payoutRequests)
@@ -238,6 +247,8 @@ export async function incomeOverview(userId: string) {
       gross: Number(r.gross),
     })),
     byDay: rowsOf<DayRow>(byDay).map((r) => ({ day: r.day, total: Number(r.total) })),
+    ledgerPage: currentLedgerPage,
+    ledgerPageCount,
     ledger: ledger.map((r) => ({
       id: r.id,
       type: r.type,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { authorIncome, chapters, incomeTransactions, payoutRequests, works } from "~/db/schema";
 import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
-import { convertIncomeToCredits, INCOME_MESSAGES, incomeOverview, requestPayout, settlePayout } from "~/server/income.server";
+import { convertIncomeToCredits, INCOME_LEDGER_PAGE, INCOME_MESSAGES, incomeOverview, requestPayout, settlePayout } from "~/server/income.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
@@ -50,6 +50,26 @@ describe("author income", () => {
       ["sale", 140],
       ["sale", 140],
     ]);
+    expect(page).toMatchObject({ ledgerPage: 1, ledgerPageCount: 1 });
+  });
+
+  it("pages the income ledger, newest first; a page past the end shows the last", async () => {
+    const [author] = await quickUsers(1);
+    const at = Date.now();
+    // Rows of 0 (a share that rounds down to nothing), so the income balance stays the
+    // sum of its ledger for the reconciliation tests below.
+    await db.insert(incomeTransactions).values(
+      Array.from({ length: INCOME_LEDGER_PAGE + 3 }, (_, i) => ({
+        userId: author.id, type: "sale" as const, amount: 0, gross: 0, description: `第${i + 1}笔`, createdAt: new Date(at - (INCOME_LEDGER_PAGE + 3 - i) * 1000),
+      })),
+    );
+    const first = await incomeOverview(author.id);
+    expect(first).toMatchObject({ ledgerPage: 1, ledgerPageCount: 2 });
+    expect(first.ledger).toHaveLength(INCOME_LEDGER_PAGE);
+    expect(first.ledger[0].description).toBe(`第${INCOME_LEDGER_PAGE + 3}笔`);
+    const second = await incomeOverview(author.id, 2);
+    expect(second.ledger.map((r) => r.description)).toEqual(["第3笔", "第2笔", "第1笔"]);
+    expect((await incomeOverview(author.id, 99)).ledger.map((r) => r.description)).toEqual(["第3笔", "第2笔", "第1笔"]);
   });
 
   it("holds a payout request, then pays it or refuses it (released), each a ledger row", async () => {

@@ -153,7 +153,7 @@ describe("work statistics and rankings", () => {
     expect(thirty.map((w) => [w.title, w.score])).toEqual([["仙侠长篇", 100], ["付费仙侠", 60]]);
     // Buyers: each reader once, of the whole work or of chapters.
     const buyers = await db.execute(sql`select work_id, purchases from work_stats where work_id in (${ids.paid}, ${ids.long}) order by work_id`);
-    expect(Object.fromEntries(rowsOf(buyers).map((r) => [Number(r.work_id), Number(r.purchases)]))).toEqual({ [ids.paid]: 2, [ids.long]: 2 });
+    expect(Object.fromEntries(rowsOf<{ work_id: number; purchases: number }>(buyers).map((r) => [Number(r.work_id), Number(r.purchases)]))).toEqual({ [ids.paid]: 2, [ids.long]: 2 });
     expect((await rankingBoard("favorites", all)).map((w) => [w.title, w.score])).toEqual([["成人仙侠", 3], ["仙侠虐文", 2], ["都市短篇", 1]]);
     // A visitor and a reader without R-18 do not see the R-18 work ranked.
     expect((await rankingBoard("favorites", null)).map((w) => w.title)).toEqual(["仙侠虐文", "都市短篇"]);

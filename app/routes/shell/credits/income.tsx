@@ -2,11 +2,13 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
+import { Pagination } from "~/components/ui/pagination";
 import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/income.server";
+import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/income";
 
 /**
@@ -28,7 +30,7 @@ const PAYOUT_LABELS = { pending: "处理中", paid: "已支付", refused: "已�
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const [overview, flash] = await Promise.all([incomeOverview(user.id), takeFlash(request, url)]);
+  const [overview, flash] = await Promise.all([incomeOverview(user.id, parsePage(url.searchParams.get("page"))), takeFlash(request, url)]);
   return data({ ...overview, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
@@ -224,6 +226,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
           </tbody>
         </table>
       </div>
+      <Pagination page={page.ledgerPage} pageCount={page.ledgerPageCount} hrefFor={(p) => `/income?page=${p}`} />
     </section>
   );
 }
