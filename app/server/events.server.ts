@@ -268,6 +268,9 @@ export function liveEventStream(
           library = libraryWorkIds(userId);
           await library;
         }
+        // Every subscription is in place: from here on no event of this stream is missed
+        // (the page marks itself live; browser tests wait for it instead of sleeping).
+        send(`event: ready\ndata: {}\n\n`);
       } catch (error) {
         console.error("live updates unavailable", error);
         cleanup();

@@ -162,10 +162,9 @@ test("a reader's open chapter and thread show new 段评 without reload, and dro
   const author = await newAuthor(playwright, baseURL!);
   const text = marker("live");
   const id = await publishWork(author, { title: `实时 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}第一段。`, `${text}第二段。`] }] });
-  const stream = page.waitForResponse((r) => r.url().includes(`/api/events?work=${id}`));
   await visit(`/works/${id}?chapter=1`);
-  await stream;
-  await page.waitForTimeout(300); // the stream subscribes right after its first bytes
+  // The page's live stream has subscribed (its `ready` event came).
+  await expect(page.locator("html")).toHaveAttribute("data-live", "ready");
 
   // Someone else (here the author, through the site's own form) writes on paragraph 1.
   const first = await commentAs(author, id, { chapter: 1, p: 0 }, { intent: "post", body: "第一条实时段评" });

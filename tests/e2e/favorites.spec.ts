@@ -78,9 +78,8 @@ test("/following in another tab updates live when a work is followed and when it
   const id = await publishWork(author, { title, chapters: [{ title: "第一章", paragraphs: ["一"] }] });
 
   const other = await context.newPage();
-  const stream = other.waitForResponse((r) => r.url().endsWith("/api/events"));
   await visit("/following", other);
-  await stream;
+  await expect(other.locator("html")).toHaveAttribute("data-live", "ready");
   await expect(other.getByText("还没有关注的作品")).toBeVisible();
 
   await visit(`/works/${id}`);

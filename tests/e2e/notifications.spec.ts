@@ -28,9 +28,8 @@ test("the bell rings live when a followed work gets a chapter; the 书架 card s
   await page.getByRole("button", { name: "☆ 关注" }).click();
   await followed;
 
-  const stream = page.waitForResponse((r) => r.url().endsWith("/api/events"));
   await visit("/following");
-  await stream;
+  await expect(page.locator("html")).toHaveAttribute("data-live", "ready");
   const card = page.getByTestId("shelf-card").filter({ hasText: title });
   await expect(card.getByTestId("shelf-unread")).toHaveText("2 章未读");
   await expect(card.getByTestId("shelf-latest")).toContainText("最新：第二章");

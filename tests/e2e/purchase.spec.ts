@@ -186,6 +186,7 @@ test("after a purchase in one tab, the balance in another tab updates live", asy
   const stream = other.waitForResponse((r) => r.url().endsWith("/api/events"));
   await visit("/purchased", other);
   expect((await stream).headers()["content-type"]).toBe("text/event-stream; charset=utf-8");
+  await expect(other.locator("html")).toHaveAttribute("data-live", "ready");
   await expect(other.getByText("还没有购买的作品")).toBeVisible();
   const before = await shownBalance(other);
 

@@ -102,7 +102,9 @@ describe("/api/events", () => {
     expect(response.status).toBe(200);
     const sse = sseReader(response.body!);
     expect(await sse.next()).toContain(": connected");
-    for (let i = 0; i < 50 && listenerCount("site") === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // `ready` comes once the stream has subscribed: no waiting by the clock.
+    await sse.ready();
+    expect(listenerCount("site")).toBeGreaterThan(0);
     expect(listenerCount(`user:${someone.id}`)).toBe(0);
 
     await notifyUserChanged(someone.id, "balance");
@@ -128,8 +130,10 @@ describe("/api/events", () => {
     expect(response.headers.get("Cache-Control")).toContain("no-cache");
     const sse = sseReader(response.body!);
     expect(await sse.next()).toContain(": connected");
-    // Wait until the stream has subscribed before raising events.
-    for (let i = 0; i < 50 && listenerCount("work") === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // `ready`: the stream has subscribed to everything it carries, its library read.
+    await sse.ready();
+    expect(listenerCount("work")).toBeGreaterThan(0);
+    expect(listenerCount(`user:${reader.id}`)).toBe(1);
 
     await notifyUserChanged(stranger.id, "balance");
     await notifyUserChanged(reader.id, "balance");

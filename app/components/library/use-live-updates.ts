@@ -49,8 +49,13 @@ export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget |
       if (opened) schedule();
       opened = true;
     });
+    // The server has subscribed this stream to everything it carries.
+    const root = document.documentElement;
+    source.addEventListener("ready", () => (root.dataset.live = "ready"));
+    source.addEventListener("error", () => delete root.dataset.live);
     return () => {
       if (timer) clearTimeout(timer);
+      delete root.dataset.live;
       source.close();
     };
   }, [signedIn, comments?.workId, comments?.chapterId]); // eslint-disable-line react-hooks/exhaustive-deps
