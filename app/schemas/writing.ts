@@ -254,7 +254,6 @@ export const TO_CHAPTER_MESSAGES = {
   work: "请选择作品",
   mode: "请选择保存方式",
   chapter: "请选择要追加到的存稿章节",
-  onlyDraft: "只能追加到存稿章节，已发布或定时发布的章节请在章节管理中编辑",
   emptyText: "情节正文为空，没有可以保存的内容",
   saved: "已存为章节",
 } as const;
@@ -266,8 +265,8 @@ export const toChapterSchema = z
     mode: z.enum(["draft", "publish", "append"], { error: TO_CHAPTER_MESSAGES.mode }),
     workId: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().positive().optional()),
     chapterId: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().positive().optional()),
-    title: z.string().trim().optional(),
-    formToken: z.string().optional(),
+    title: z.string().trim().max(100, "章节标题不能超过100个字").optional(),
+    formToken: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "表单已失效，请刷新页面后重试").optional(),
   })
   .superRefine((v, ctx) => {
     if (v.mode === "append" && !v.chapterId) ctx.addIssue({ code: "custom", path: ["chapterId"], message: TO_CHAPTER_MESSAGES.chapter });
