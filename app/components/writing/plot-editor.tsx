@@ -52,8 +52,10 @@ export function PlotEditor({
   const { state: opState, operate, stop: stopOperation } = useOperation();
   const navigate = useNavigate();
   const href = useWritingHref();
-  // The selection (or cursor) last made in the text: what an operation works on.
-  const selection = useRef<{ start: number; end: number } | null>(null);
+  // The text box: its selection (kept after it loses focus) is what an operation works on;
+  // `touched` says the author put a cursor in it (续写 continues there).
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  const touched = useRef(false);
   const [opKind, setOpKind] = useState<TextOperation>("polish");
   const [content, setContent] = useState(plot.content);
   const form = useRef<HTMLFormElement>(null);
@@ -115,10 +117,10 @@ export function PlotEditor({
     body.set("plotId", plot.id);
     setOpKind(String(body.get("operation") ?? "polish") as TextOperation);
     // A selection (or, for 续写, a cursor) made in the text wins over the paragraph number.
-    const picked = selection.current;
-    if (picked && (picked.start !== picked.end || body.get("operation") === "continue")) {
-      body.set("start", String(picked.start));
-      body.set("end", String(picked.end));
+    const el = textRef.current;
+    if (el && (el.selectionStart !== el.selectionEnd || (body.get("operation") === "continue" && touched.current))) {
+      body.set("start", String(el.selectionStart));
+      body.set("end", String(el.selectionEnd));
       body.delete("paragraph");
     }
     const result = await operate(body);
@@ -171,8 +173,9 @@ export function PlotEditor({
           value={content}
           readOnly={streaming || generatingWithoutScript || operation?.status === "open"}
           onChange={(e) => onType(e.target.value)}
-          onSelect={(e) => {
-            selection.current = { start: e.currentTarget.selectionStart, end: e.currentTarget.selectionEnd };
+          ref={textRef}
+          onFocus={() => {
+            touched.current = true;
           }}
           placeholder="点击“生成”，AI 会根据设定写出这段情节；也可以直接在这里写。"
           aria-busy={streaming}
