@@ -71,7 +71,7 @@ export function ToChapterPanel({
           </fieldset>
           <label>
             作品（新章节）
-            <select name="workId" defaultValue="" aria-describedby="to-chapter-work-error">
+            <select name="workId" defaultValue="" aria-describedby={errors?.workId ? "to-chapter-work-error" : undefined} aria-invalid={errors?.workId ? true : undefined}>
               <option value="">请选择作品</option>
               {targets.works.map((w) => (
                 <option key={w.id} value={w.id}>
@@ -88,7 +88,7 @@ export function ToChapterPanel({
           <FieldError errors={errors?.title} />
           <label>
             存稿章节（追加）
-            <select name="chapterId" defaultValue="" aria-describedby="to-chapter-chapter-error">
+            <select name="chapterId" defaultValue="" aria-describedby={errors?.chapterId ? "to-chapter-chapter-error" : undefined} aria-invalid={errors?.chapterId ? true : undefined}>
               <option value="">请选择存稿章节</option>
               {groupByWork(targets.drafts).map(([title, drafts]) => (
                 <optgroup key={title} label={title}>
