@@ -16,7 +16,7 @@ import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } f
 import { userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { adminCookieFor, callAction, createAdmin, request as adminRequest } from "./admin-fixtures";
-import { aiRows, readEvents, readyProject, tokensOf, writer, type SseEvent } from "./ai-helpers";
+import { aiRows, readEvents, readyProject, tokensOf, waitFor, writer, type SseEvent } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
 
 /**
@@ -162,6 +162,57 @@ describe("candidates: one metered generation each", () => {
     expect(((await failed.json()) as { error: string }).error).toBe("API密钥无效或已过期");
     expect(await tokensOf(user.id)).toBe(before);
     expect((await db.select().from(textOperations).where(eq(textOperations.userId, user.id))).length).toBe(rowsBefore);
+  });
+});
+
+describe("stopping and failing mid-stream", () => {
+  it("停止 aborts every candidate: each is charged by the estimate for what was sent and kept to accept", async () => {
+    const { user, projectId, plotId } = await authorWithText();
+    fake.enqueue({ forever: true, chunks: ["山风，"], delayMs: 15 }, { forever: true, chunks: ["雪夜，"], delayMs: 15 });
+    const controller = new AbortController();
+    const seen = new Map<number, string>();
+    const response = (await callThroughRoutes(operateAction, {
+      request: operateRequest(user.cookie, { projectId, plotId, operation: "continue", count: "2", requestKey: key(), start: "10", end: "10" }, controller.signal),
+    })) as Response;
+    let operationId = "";
+    await readEvents(response, (e) => {
+      const data = e.data as { index: number; text: string; operationId: string };
+      if (e.event === "start") operationId = data.operationId;
+      if (e.event === "text") seen.set(data.index, (seen.get(data.index) ?? "") + data.text);
+      if ([...seen.values()].filter((t) => t.length >= 12).length === 2) controller.abort();
+    });
+    const candidates = await waitFor(async () => {
+      const rows = await db.select().from(textCandidates).where(eq(textCandidates.operationId, operationId)).orderBy(asc(textCandidates.index));
+      return rows.every((r) => r.status === "ready") ? rows : null;
+    });
+    const rows = await aiRows(user.id);
+    expect(rows).toHaveLength(2);
+    for (const c of candidates) {
+      expect(c.endReason).toBe("aborted");
+      expect(c.content.startsWith(seen.get(c.index)!)).toBe(true);
+      const row = rows.find((r) => r.id === c.transactionId)!;
+      expect(row).toMatchObject({ metering: "estimate", outputChars: c.content.length });
+    }
+    await acceptCandidate(user.id, projectId, operationId, 1);
+  });
+
+  it("a candidate whose provider breaks off is refunded and marked failed; the other is kept", async () => {
+    const { user, projectId, plotId } = await authorWithText();
+    const before = await tokensOf(user.id);
+    fake.enqueue({ text: "孩子们在村口等了他很久。", chunkCount: 3 }, { chunks: ["一", "二", "三", "四"], disconnectAfter: 2, delayMs: 5 });
+    const events = await readEvents(await operate(user.cookie, { projectId, plotId, operation: "rewrite", count: "2", requestKey: key(), ...selectionOf(OWN, "村口的孩子们总围着他") }));
+    const { operationId } = eventsNamed(events, "start")[0] as { operationId: string };
+    expect(eventsNamed(events, "done")).toHaveLength(1);
+    const [failed] = eventsNamed(events, "error");
+    expect(failed.message).toBeTruthy();
+    const candidates = await db.select().from(textCandidates).where(eq(textCandidates.operationId, operationId)).orderBy(asc(textCandidates.index));
+    expect(candidates.map((c) => c.status).sort()).toEqual(["failed", "ready"]);
+    const kept = candidates.find((c) => c.status === "ready")!;
+    // The broken-off candidate's reservation came back in full: only the kept one is paid.
+    expect(await tokensOf(user.id)).toBe(before - kept.tokensCharged);
+    expect((await domainError(acceptCandidate(user.id, projectId, operationId, candidates.find((c) => c.status === "failed")!.index))).message).toBe(
+      "该候选没有可以采用的内容",
+    );
   });
 });
 
