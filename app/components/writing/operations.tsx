@@ -40,7 +40,20 @@ export function OperationControls({ requestKey, disabled, onOperate }: { request
       </label>
       <label>
         段落编号
-        <input type="number" name="paragraph" min={1} inputMode="numeric" className="paragraph-input" placeholder="全文" />
+        <input
+          type="number"
+          name="paragraph"
+          min={1}
+          inputMode="numeric"
+          className="paragraph-input"
+          placeholder="全文"
+          onKeyDown={(e) => {
+            // Enter here means 生成候选, not the form's first button (保存正文).
+            if (e.key !== "Enter") return;
+            e.preventDefault();
+            e.currentTarget.closest("fieldset")?.querySelector<HTMLButtonElement>('button[value="operate"]')?.click();
+          }}
+        />
       </label>
       <button type="submit" name="intent" value="operate" className="btn" onClick={onOperate} disabled={disabled}>
         生成候选

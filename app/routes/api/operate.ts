@@ -56,7 +56,7 @@ export async function action({ request }: Route.ActionArgs) {
   const parsed = operationSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const missing = issue?.path[0] === "projectId" || issue?.path[0] === "plotId";
+    const missing = issue?.path[0] === "projectId" || issue?.message === WRITING_MESSAGES.plotMissing;
     return json({ error: issue?.message ?? WRITING_MESSAGES.projectMissing }, missing ? 404 : 400);
   }
 
