@@ -10,6 +10,8 @@ export default [
   ...prefix("api", [
     route("events", "routes/api/events.ts"),
     route("generate", "routes/api/generate.ts"),
+    // The editor's operations on a selection, their candidates streamed (decision 130).
+    route("operate", "routes/api/operate.ts"),
     route("notify", "routes/api/notify.ts"),
     route("*", "routes/api/not-found.ts"),
   ]),

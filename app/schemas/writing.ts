@@ -177,3 +177,99 @@ export const generateSchema = z.object({
   theme: z.preprocess(normalizeLinesIn, z.string().trim().max(WRITING_LIMITS.theme, WRITING_MESSAGES.themeMax).optional()),
   content: z.preprocess(normalizeLinesIn, z.string().max(WRITING_LIMITS.plotContent, WRITING_MESSAGES.contentMax).optional()),
 });
+
+// ---- The editor's operations on a selection (decision 130) ----------------------------
+
+export const TEXT_OPERATIONS = ["continue", "rewrite", "expand", "condense", "polish"] as const;
+export type TextOperation = (typeof TEXT_OPERATIONS)[number];
+export const TEXT_OPERATION_LABELS: Record<TextOperation, string> = {
+  continue: "续写",
+  rewrite: "改写",
+  expand: "扩写",
+  condense: "缩写",
+  polish: "润色",
+};
+
+export const OPERATION_LIMITS = {
+  /** The longest selection one operation works on. */
+  selection: 5_000,
+  /** Candidates per operation: the author picks 1 to 3. */
+  candidates: 3,
+  /** Text before and after the selection that goes into the prompt. */
+  before: 1_500,
+  after: 500,
+  /** 续写 writes about this many characters. */
+  continueWords: 500,
+} as const;
+
+export const OPERATION_MESSAGES = {
+  operation: "请选择要进行的操作",
+  count: `候选数量为1到${OPERATION_LIMITS.candidates}个`,
+  requestKey: "请求已失效，请刷新页面后重试",
+  noText: "正文为空，请先写一些内容",
+  needSelection: "请先选中要修改的文字（没有JavaScript时请填写段落编号，留空则为全文）",
+  selectionTooLong: `选中的文字过长，一次最多${OPERATION_LIMITS.selection}字`,
+  selectionRange: "选中的范围不在正文内，请重新选择",
+  paragraph: (total: number) => (total > 0 ? `请输入1到${total}之间的段落编号（留空为全文）` : "正文为空，请先写一些内容"),
+  needTextBefore: "续写需要在光标前有正文，请先写几句",
+  submitted: "这个操作已经提交过了",
+  operationMissing: "该操作不存在",
+  operationClosed: "该操作已处理过（已采用或已放弃）",
+  candidateMissing: "该候选不存在",
+  candidateEmpty: "该候选没有可以采用的内容",
+  textChanged: "正文在这次操作之后改动过，不能再采用这个候选。请重新选择文字后再试",
+  tooLongAfter: `采用后情节内容将超过${WRITING_LIMITS.plotContent}个字符`,
+} as const;
+
+const optionalInt = z.preprocess(
+  (v) => (v === "" || v === null || v === undefined ? undefined : v),
+  z.coerce.number().int().min(0).optional(),
+);
+
+/**
+ * One operation on the plot's text: 续写 at the cursor (start = end), or 改写/扩写/缩写/润色 on
+ * a selection (UTF-16 offsets into the text on screen, `content`, saved first when it
+ * differs). Without JavaScript there is no selection: `paragraph` (1-based, non-empty
+ * lines) or, left empty, the whole text; 续写 continues after that paragraph or at the end.
+ */
+export const operationSchema = z.object({
+  projectId: z.string().uuid(WRITING_MESSAGES.projectMissing),
+  plotId: z.string({ error: WRITING_MESSAGES.needPlot }).uuid(WRITING_MESSAGES.plotMissing),
+  operation: z.enum(TEXT_OPERATIONS, { error: OPERATION_MESSAGES.operation }),
+  count: z.coerce.number({ error: OPERATION_MESSAGES.count }).int(OPERATION_MESSAGES.count).min(1, OPERATION_MESSAGES.count).max(OPERATION_LIMITS.candidates, OPERATION_MESSAGES.count),
+  requestKey: z.string({ error: OPERATION_MESSAGES.requestKey }).regex(/^[A-Za-z0-9_-]{16,64}$/, OPERATION_MESSAGES.requestKey),
+  start: optionalInt,
+  end: optionalInt,
+  paragraph: z.preprocess(
+    (v) => (typeof v === "string" ? v.trim() : v),
+    z.union([z.literal(""), z.coerce.number({ error: OPERATION_MESSAGES.paragraph(0) }).int().min(1)]).optional(),
+  ),
+  content: z.preprocess(normalizeLinesIn, z.string().max(WRITING_LIMITS.plotContent, WRITING_MESSAGES.contentMax).optional()),
+});
+export type OperationInput = z.infer<typeof operationSchema>;
+
+// ---- 存为章节: a plot's text to a chapter of one's own work (docs/product.md) ----------
+
+export const TO_CHAPTER_MESSAGES = {
+  work: "请选择作品",
+  mode: "请选择保存方式",
+  chapter: "请选择要追加到的存稿章节",
+  emptyText: "情节正文为空，没有可以保存的内容",
+  saved: "已存为章节",
+} as const;
+
+export const toChapterSchema = z
+  .object({
+    projectId: z.string().uuid(WRITING_MESSAGES.projectMissing),
+    plotId: z.string({ error: WRITING_MESSAGES.needPlot }).uuid(WRITING_MESSAGES.plotMissing),
+    mode: z.enum(["draft", "publish", "append"], { error: TO_CHAPTER_MESSAGES.mode }),
+    workId: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().positive().optional()),
+    chapterId: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().positive().optional()),
+    title: z.string().trim().max(100, "章节标题不能超过100个字").optional(),
+    formToken: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "表单已失效，请刷新页面后重试").optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.mode === "append" && !v.chapterId) ctx.addIssue({ code: "custom", path: ["chapterId"], message: TO_CHAPTER_MESSAGES.chapter });
+    if (v.mode !== "append" && !v.workId) ctx.addIssue({ code: "custom", path: ["workId"], message: TO_CHAPTER_MESSAGES.work });
+  });
+export type ToChapterInput = z.infer<typeof toChapterSchema>;

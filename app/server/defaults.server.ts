@@ -144,7 +144,69 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 
 要求：篇幅约 {|expected-word-count|} 字；保留参考作品的语言风格和节奏，情节与句子必须是新的；使用简体中文。`,
   },
+  // The editor's operations (decision 130): 改写, 扩写, 缩写, 润色 on a selection, 续写 from
+  // the cursor. Required by the product: the back office edits them but cannot delete them.
+  ...(
+    [
+      ["P05", "改写选中文字", "换一种写法重写下面选中的文字：保留原意、人物和情节，换用新的句子和表达"],
+      ["P06", "扩写选中文字", "扩写下面选中的文字：保留原有情节，补充细节、动作、对话和心理描写"],
+      ["P07", "缩写选中文字", "缩写下面选中的文字：保留关键情节和人物，删去次要的描写"],
+      ["P08", "润色选中文字", "润色下面选中的文字：修正语病，让语言更流畅生动，不改变情节和人物"],
+    ] as const
+  ).map(([code, title, task]) => ({
+    code,
+    title,
+    type: "free" as const,
+    systemContent:
+      "你是一位经验丰富的中文小说编辑，帮助作者修改小说正文中选中的一段。只输出修改后的这一段文字，不要输出解释、标题、引号或前后文。",
+    userContent: `请${task}。
+
+【故事梗概】
+{|synopsis|}
+
+【角色设定】
+{|character-setting|}
+
+【前文】
+{|preceding-text|}
+
+【选中的文字】
+{|selected-text|}
+
+【后文】
+{|following-text|}
+
+要求：篇幅约 {|expected-word-count|} 字；与前文、后文衔接自然；使用简体中文。`,
+  })),
+  {
+    code: "P09",
+    title: "光标处续写",
+    type: "free",
+    systemContent:
+      "你是一位经验丰富的中文小说作者，接着作者已经写下的正文往下写。只输出续写的正文，不要重复前文，不要输出标题或解释。",
+    userContent: `请从前文结束的地方接着往下写。
+
+【故事梗概】
+{|synopsis|}
+
+【角色设定】
+{|character-setting|}
+
+【本段情节】
+{|key-moment|}
+
+【前文】
+{|preceding-text|}
+
+【后文（如有，续写要能接上）】
+{|following-text|}
+
+要求：篇幅约 {|expected-word-count|} 字；紧接前文的最后一句，人物言行符合设定；使用简体中文。`,
+  },
 ];
+
+/** The prompts the editor's operations read; an administrator may edit but not delete them (decision 130). */
+export const REQUIRED_PROMPT_CODES: readonly string[] = ["P05", "P06", "P07", "P08", "P09"];
 
 /**
  * Writes the default site configuration and prompts where they are missing. Existing

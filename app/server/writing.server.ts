@@ -347,6 +347,7 @@ export async function listVersions(userId: string, projectId: string, plotId: st
       tokensCharged: plotVersions.tokensCharged,
       outputChars: plotVersions.outputChars,
       endReason: plotVersions.endReason,
+      operation: plotVersions.operation,
       createdAt: plotVersions.createdAt,
       length: sql<number>`char_length(${plotVersions.content})`.mapWith(Number),
     })

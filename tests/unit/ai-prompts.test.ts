@@ -39,8 +39,10 @@ describe("renderTemplate", () => {
       plots: [{ id: "p1", title: "标题", summary: "概要", environment: "环境", expectedWords: 800, additionalNotes: "", characterIds: ["c1"] }],
       plot: { id: "p1", title: "标题", summary: "概要", environment: "环境", expectedWords: 800, additionalNotes: "", characterIds: ["c1"] },
     });
+    // The editor's operations (P05-P09, decision 130) also fill the selection and its surroundings.
+    const operation = { "selected-text": "选中", "preceding-text": "前文", "following-text": "后文" };
     for (const prompt of DEFAULT_PROMPTS) {
-      expect(renderTemplate(prompt.userContent, { ...values, synopsis: values.synopsis })).not.toMatch(/\{\|[a-z-]+\|\}/);
+      expect(renderTemplate(prompt.userContent, { ...values, ...operation, synopsis: values.synopsis })).not.toMatch(/\{\|[a-z-]+\|\}/);
     }
   });
 });

@@ -1,12 +1,15 @@
 import { useEffect, useRef, useState } from "react";
-import { Form, useFetcher, useNavigation, useRevalidator } from "react-router";
+import { Form, useFetcher, useNavigate, useNavigation, useRevalidator } from "react-router";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { HiddenFields } from "./hidden-fields";
 import type { PlotView } from "./plot-panel";
 import { useAutosave } from "./use-autosave";
 import { useGeneration } from "./use-generation";
-import { useWritingParam } from "./url";
+import { useWritingHref, useWritingParam } from "./url";
+import { CandidatesPanel, LiveCandidates, OperationControls, type OperationView } from "./operations";
+import { useOperation } from "./use-operation";
+import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { FormError } from "~/components/ui/forms";
 
 export type Estimate = { promptTokens: number } | { blocked: string } | null;
@@ -31,6 +34,8 @@ export function PlotEditor({
   estimate,
   generated,
   actionData,
+  requestKey,
+  operation,
 }: {
   plot: PlotView;
   projectId: string;
@@ -38,14 +43,24 @@ export function PlotEditor({
   estimate: Estimate;
   generated: { tokensCharged: number } | null;
   actionData?: WritingActionData;
+  requestKey: string;
+  operation: OperationView | null;
 }) {
   const navigation = useNavigation();
   const revalidator = useRevalidator();
   const { state, generate, stop } = useGeneration();
+  const { state: opState, operate, stop: stopOperation } = useOperation();
+  const navigate = useNavigate();
+  const href = useWritingHref();
+  // The text box: its selection (kept after it loses focus) is what an operation works on;
+  // `touched` says the author put a cursor in it (续写 continues there).
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  const touched = useRef(false);
+  const [opKind, setOpKind] = useState<TextOperation>("polish");
   const [content, setContent] = useState(plot.content);
   const form = useRef<HTMLFormElement>(null);
   const notice = NOTICES[useWritingParam("notice")];
-  const streaming = state.status === "streaming";
+  const streaming = state.status === "streaming" || opState.status === "streaming";
   const posting = navigation.state !== "idle" && navigation.formData?.get("plotId") === plot.id;
   const generatingWithoutScript = posting && navigation.formData?.get("intent") === "generate";
 
@@ -94,14 +109,43 @@ export function PlotEditor({
     if (result.status === "done" || (result.status === "idle" && text)) revalidator.revalidate();
   }
 
+  async function onOperate(event: React.MouseEvent<HTMLButtonElement>) {
+    event.preventDefault();
+    if (!form.current || streaming) return;
+    const body = new FormData(form.current);
+    body.set("content", content);
+    body.set("plotId", plot.id);
+    setOpKind(String(body.get("operation") ?? "polish") as TextOperation);
+    // A selection (or, for 续写, a cursor) made in the text wins over the paragraph number.
+    const el = textRef.current;
+    if (el && (el.selectionStart !== el.selectionEnd || (body.get("operation") === "continue" && touched.current))) {
+      body.set("start", String(el.selectionStart));
+      body.set("end", String(el.selectionEnd));
+      body.delete("paragraph");
+    }
+    const result = await operate(body);
+    // Each press is a new request: the page's next key comes with the revalidated loader.
+    const id = result.status === "done" ? result.operationId : result.status === "error" ? result.operationId : undefined;
+    if (id) navigate(href({ op: id }), { preventScrollReset: true });
+    else revalidator.revalidate();
+  }
+
   const summary = state.status === "done" ? state.summary : null;
   // The balance as it stands: after the prompt's reservation while streaming, after the charge when done.
   const shownBalance = summary?.balance ?? (state.status === "streaming" ? state.balance : undefined) ?? balance;
-  const error = state.status === "error" ? state.message : actionData?.intent === "generate" ? actionData.error : undefined;
+  const error =
+    state.status === "error"
+      ? state.message
+      : opState.status === "error"
+        ? opState.message
+        : actionData?.intent === "generate" || actionData?.intent === "operate" || actionData?.intent === "accept-candidate" || actionData?.intent === "reject-operation"
+          ? actionData.error
+          : undefined;
   const contentError = actionData?.intent === "save-content" ? (actionData.result?.error?.content?.[0] ?? actionData.error) : undefined;
   const autosaveError = autosave.data && !autosave.data.ok ? (autosave.data.result?.error?.content?.[0] ?? autosave.data.error) : undefined;
 
   return (
+    <>
     <section className="writing-card plot-editor" aria-labelledby="editor-heading">
       <div className="card-head">
         <h2 id="editor-heading">正文：{plot.title}</h2>
@@ -127,8 +171,12 @@ export function PlotEditor({
           aria-label="情节正文"
           rows={18}
           value={content}
-          readOnly={streaming || generatingWithoutScript}
+          readOnly={streaming || generatingWithoutScript || operation?.status === "open"}
           onChange={(e) => onType(e.target.value)}
+          ref={textRef}
+          onFocus={() => {
+            touched.current = true;
+          }}
           placeholder="点击“生成”，AI 会根据设定写出这段情节；也可以直接在这里写。"
           aria-busy={streaming}
         />
@@ -149,6 +197,7 @@ export function PlotEditor({
             {streaming || generatingWithoutScript ? "生成中..." : "生成"}
           </button>
         </div>
+        <OperationControls requestKey={requestKey} disabled={streaming || posting || generatingWithoutScript} onOperate={onOperate} />
       </Form>
       <FormError errors={error} />
       {summary ? (
@@ -163,5 +212,11 @@ export function PlotEditor({
         </p>
       ) : null}
     </section>
+    {opState.status === "streaming" ? (
+      <LiveCandidates kind={TEXT_OPERATION_LABELS[opKind]} candidates={opState.candidates} onStop={stopOperation} />
+    ) : operation ? (
+      <CandidatesPanel operation={operation} projectId={projectId} plotId={plot.id} closeHref={href({ op: null })} />
+    ) : null}
+    </>
   );
 }

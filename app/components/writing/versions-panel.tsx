@@ -1,4 +1,5 @@
 import { Form, Link, useLocation } from "react-router";
+import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref } from "./url";
 
@@ -9,6 +10,8 @@ export interface VersionRow {
   tokensCharged: number;
   length: number;
   endReason: string | null;
+  /** An accepted operation on a selection (decision 130). */
+  operation?: TextOperation | null;
   createdAt: Date | string;
 }
 
@@ -92,7 +95,7 @@ export function VersionsPanel({
               </td>
               <td>{formatTime(v.createdAt)}</td>
               <td>
-                {v.kind === "generation" ? `AI生成 · ${v.model ?? ""}` : "手动保存"}
+                {v.kind === "generation" ? `${v.operation ? `AI${TEXT_OPERATION_LABELS[v.operation]}` : "AI生成"} · ${v.model ?? ""}` : "手动保存"}
                 {v.endReason && REASONS[v.endReason] ? `（${REASONS[v.endReason]}）` : ""}
               </td>
               <td>{v.length}</td>

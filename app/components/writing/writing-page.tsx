@@ -9,6 +9,7 @@ import { SourcePanel } from "./source-panel";
 import { ThemePanel } from "./theme-panel";
 import { useWritingHref, useWritingParam } from "./url";
 import { VersionsPanel } from "./versions-panel";
+import { ToChapterPanel } from "./to-chapter-panel";
 
 const TEXT = {
   free: { title: "自由创作", narrow: "自由创作仅支持在电脑上使用", theme: "整体设定" },
@@ -102,6 +103,8 @@ function WritingPanel({
               estimate={ws.estimate}
               generated={ws.generated}
               actionData={actionData}
+              requestKey={ws.requestKey}
+              operation={ws.operation}
             />
             <VersionsPanel
               versions={ws.versions}
@@ -111,6 +114,17 @@ function WritingPanel({
               viewed={ws.viewed}
               compare={ws.compare}
             />
+            {ws.chapterTargets ? (
+              <ToChapterPanel
+                projectId={projectId}
+                plotId={plot.id}
+                plotTitle={plot.title}
+                targets={ws.chapterTargets}
+                formToken={ws.chapterFormToken}
+                saved={ws.chapterSaved}
+                actionData={actionData}
+              />
+            ) : null}
           </>
         ) : (
           <section className="writing-card">

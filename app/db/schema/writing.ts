@@ -8,6 +8,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  uniqueIndex,
   timestamp,
   uuid,
   type AnyPgColumn,
@@ -23,6 +24,13 @@ import { works } from "./works";
  */
 export const writingKind = pgEnum("writing_kind", ["free", "short"]);
 export const plotVersionKind = pgEnum("plot_version_kind", ["generation", "manual"]);
+/**
+ * The editor's operations on a selection (docs/product.md D15, decision 130): 续写 from the
+ * cursor, 改写, 扩写, 缩写, 润色.
+ */
+export const textOperationKind = pgEnum("text_operation_kind", ["continue", "rewrite", "expand", "condense", "polish"]);
+export const textOperationStatus = pgEnum("text_operation_status", ["open", "accepted", "rejected"]);
+export const textCandidateStatus = pgEnum("text_candidate_status", ["generating", "ready", "failed"]);
 
 /** A writing project: free writing or short-piece imitation, named and reopenable. */
 export const writingProjects = pgTable(
@@ -130,12 +138,76 @@ export const plotVersions = pgTable(
     outputChars: integer("output_chars"),
     /** Why the generation ended: complete, tokens-exhausted, aborted or limit. */
     endReason: text("end_reason"),
+    /** An accepted operation on a selection (decision 130): which one made this version. */
+    operation: textOperationKind("operation"),
     transactionId: bigint("transaction_id", { mode: "number" }).references(() => tokenTransactions.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     check("plot_versions_tokens_nonnegative", sql`${t.tokensCharged} >= 0`),
     index("plot_versions_plot_created_idx").on(t.plotId, t.createdAt),
+  ],
+);
+
+/**
+ * One operation on a plot's text (decision 130): what was selected (UTF-16 offsets into the
+ * text it was based on, whose SHA-256 is kept so accepting refuses a text changed since)
+ * and how many candidates were asked for. `request_key` comes from the page (a fresh one
+ * per form or button press), unique per user: the same request posted twice (two tabs,
+ * a resubmitted form) creates and charges once.
+ */
+export const textOperations = pgTable(
+  "text_operations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    plotId: uuid("plot_id")
+      .notNull()
+      .references(() => writingPlots.id, { onDelete: "cascade" }),
+    requestKey: text("request_key").notNull(),
+    kind: textOperationKind("kind").notNull(),
+    selectionStart: integer("selection_start").notNull(),
+    selectionEnd: integer("selection_end").notNull(),
+    /** The selected text (empty for 续写). */
+    source: text("source").notNull(),
+    baseHash: text("base_hash").notNull(),
+    candidateCount: integer("candidate_count").notNull(),
+    status: textOperationStatus("status").notNull().default("open"),
+    acceptedIndex: integer("accepted_index"),
+    versionId: uuid("version_id").references(() => plotVersions.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("text_operations_count", sql`${t.candidateCount} between 1 and 3`),
+    check("text_operations_range", sql`0 <= ${t.selectionStart} and ${t.selectionStart} <= ${t.selectionEnd}`),
+    uniqueIndex("text_operations_user_key_idx").on(t.userId, t.requestKey),
+    index("text_operations_plot_idx").on(t.plotId, t.createdAt),
+  ],
+);
+
+/** One candidate of an operation: one metered generation (its token_transactions row is the receipt). */
+export const textCandidates = pgTable(
+  "text_candidates",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    operationId: uuid("operation_id")
+      .notNull()
+      .references(() => textOperations.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    status: textCandidateStatus("status").notNull().default("generating"),
+    content: text("content").notNull().default(""),
+    model: text("model"),
+    tokensCharged: integer("tokens_charged").notNull().default(0),
+    endReason: text("end_reason"),
+    error: text("error"),
+    transactionId: bigint("transaction_id", { mode: "number" }).references(() => tokenTransactions.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("text_candidates_index", sql`${t.index} between 0 and 2`),
+    uniqueIndex("text_candidates_operation_index_idx").on(t.operationId, t.index),
   ],
 );
 

@@ -93,7 +93,11 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
                   <td>{formatDateTime(p.createdAt)}</td>
                   <td className="admin-actions">
                     <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
-                    <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+                    {p.required ? (
+                      <span className="muted" title="系统功能所必需的提示词只能编辑">不可删除</span>
+                    ) : (
+                      <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -4,7 +4,17 @@ import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
+import { REQUIRED_PROMPT_CODES } from "../defaults.server";
 import { DomainError } from "../errors.server";
+
+/** The editor's operation prompts are read by the product: edited, never deleted or renamed (decision 130). */
+export const PROMPT_REQUIRED_MESSAGE = "该提示词为系统功能所必需，不能删除（可以编辑内容）";
+export const PROMPT_CODE_FIXED_MESSAGE = "该提示词为系统功能所必需，不能修改代码";
+
+async function requiredCodeOf(id: number): Promise<string | null> {
+  const [row] = await db.select({ code: prompts.code }).from(prompts).where(eq(prompts.id, id));
+  return row && REQUIRED_PROMPT_CODES.includes(row.code) ? row.code : null;
+}
 
 export const PROMPTS_PAGE_SIZE = 20;
 
@@ -21,7 +31,7 @@ export async function listPrompts(page: number) {
     .orderBy(desc(prompts.createdAt), desc(prompts.id))
     .limit(PROMPTS_PAGE_SIZE)
     .offset((current - 1) * PROMPTS_PAGE_SIZE);
-  return { prompts: rows, total, page: current, pageCount };
+  return { prompts: rows.map((r) => ({ ...r, required: REQUIRED_PROMPT_CODES.includes(r.code) })), total, page: current, pageCount };
 }
 
 export async function getPrompt(id: number): Promise<Prompt> {
@@ -46,6 +56,8 @@ export async function createPrompt(input: PromptInput): Promise<number> {
 }
 
 export async function updatePrompt(id: number, input: PromptInput): Promise<void> {
+  const required = await requiredCodeOf(id);
+  if (required && input.code !== required) throw new DomainError(PROMPT_CODE_FIXED_MESSAGE, 409, "code");
   try {
     const rows = await db
       .update(prompts)
@@ -60,6 +72,7 @@ export async function updatePrompt(id: number, input: PromptInput): Promise<void
 }
 
 export async function deletePrompt(id: number): Promise<void> {
+  if (await requiredCodeOf(id)) throw new DomainError(PROMPT_REQUIRED_MESSAGE, 409);
   const rows = await db.delete(prompts).where(eq(prompts.id, id)).returning({ id: prompts.id });
   if (rows.length === 0) throw new DomainError("提示词不存在", 404);
 }

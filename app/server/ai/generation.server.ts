@@ -1,4 +1,4 @@
-import { db } from "~/db/client.server";
+import { db, type Executor } from "~/db/client.server";
 import { WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "../errors.server";
 import {
@@ -22,7 +22,7 @@ import { CallAbortedError, withUsage, type TextStream } from "./http.server";
 import { AI_MESSAGES } from "./messages";
 import { recordGeneratedText } from "./labels.server";
 import { renderLoadedPrompt } from "./prompts.server";
-import type { ChatPrompt } from "./provider.server";
+import type { AiProvider, ChatPrompt } from "./provider.server";
 import { generationValues } from "./render";
 import { affordablePrefix, countChars, tokensForChars } from "./tokens";
 
@@ -98,13 +98,50 @@ export function outputLimit(expectedWords: number): number {
   return Math.max(10 * expectedWords, 20_000);
 }
 
-interface Prepared {
+export interface Prepared {
   userId: string;
   plotId: string;
+  /** Names the generation in the ledger: `AI生成：<label>`, `生成失败，退还Tokens：<label>`. */
   plotTitle: string;
   prompt: ChatPrompt & { chars: number };
   promptTokens: number;
   expectedWords: number;
+  /** The ledger row's description (default `AI生成：<plotTitle>`). */
+  description?: string;
+  /** The longest text it may produce (default outputLimit(expectedWords)). */
+  maxChars?: number;
+}
+
+/** What the settling transaction does with the delivered text, besides the charge. */
+export interface GenerationOutcome {
+  content: string;
+  model: string;
+  tokensCharged: number;
+  promptChars: number;
+  outputChars: number;
+  endReason: EndReason;
+  transactionId: number;
+}
+
+/**
+ * Where a generation's text goes: a plot's new version (today's 生成), or a candidate of an
+ * operation on a selection (decision 130). `settle` runs in the transaction that settles
+ * the charge and returns the id the `done` event carries; `refunded` in the refund's.
+ */
+export interface GenerationSink {
+  settle(tx: Executor, outcome: GenerationOutcome): Promise<string | null>;
+  refunded?(tx: Executor, message: string): Promise<void>;
+}
+
+/** Today's 生成: the text joins the generation log and becomes the plot's current version. */
+export function plotVersionSink(userId: string, plotId: string): GenerationSink {
+  return {
+    async settle(tx, outcome) {
+      // The delivered text joins the generation log the AI labels read (decision 126).
+      await recordGeneratedText(tx, userId, outcome.content);
+      return saveGeneratedVersion(tx, plotId, outcome);
+    },
+  };
 }
 
 /**
@@ -147,6 +184,7 @@ export class Generation {
     private readonly model: string,
     /** Output tokens the reservation already held. */
     private readonly initialHold: number,
+    private readonly sink: GenerationSink = plotVersionSink(prepared.userId, prepared.plotId),
   ) {}
 
   /** The reader went away (the response stream was cancelled). */
@@ -161,7 +199,7 @@ export class Generation {
    */
   async run(onText: (text: string) => void): Promise<GenerationResult> {
     const { userId, promptTokens, plotId } = this.prepared;
-    const limit = outputLimit(this.prepared.expectedWords);
+    const limit = this.prepared.maxChars ?? outputLimit(this.prepared.expectedWords);
     const parts: string[] = [];
     let sentChars = 0;
     // Output tokens held so far (the reservation took the first block with the prompt).
@@ -240,9 +278,25 @@ export class Generation {
     while (pending) await pending;
 
     if (failure || sentChars === 0) {
-      const { balance } = await db.transaction((tx) =>
-        refundGenerationTokens(tx, userId, this.transactionId, promptTokens, `生成失败，退还Tokens：${this.prepared.plotTitle}`),
-      );
+      const { balance } = await db.transaction(async (tx) => {
+        const refund = await refundGenerationTokens(tx, userId, this.transactionId, promptTokens, `生成失败，退还Tokens：${this.prepared.plotTitle}`);
+        if (this.sink.refunded) {
+          const message =
+            failure instanceof AiError
+              ? failure.message
+              : failure
+                ? AI_MESSAGES.generationFailed
+                : reason === "tokens-exhausted"
+                  ? TOKEN_MESSAGES.insufficient
+                  : reason === "daily-cap"
+                    ? AI_MESSAGES.dailyCapReached
+                    : reason === "aborted"
+                      ? AI_MESSAGES.stoppedEmpty
+                      : AI_MESSAGES.emptyOutput;
+          await this.sink.refunded(tx, message);
+        }
+        return refund;
+      });
       if (failure instanceof AiError) throw failure;
       if (failure) {
         console.error("generation failed", plotId, failure);
@@ -264,9 +318,7 @@ export class Generation {
       : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
     const { charged, balance, versionId } = await db.transaction(async (tx) => {
       const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
-      // The delivered text joins the generation log the AI labels read (decision 126).
-      await recordGeneratedText(tx, userId, text);
-      const versionId = await saveGeneratedVersion(tx, plotId, {
+      const versionId = await this.sink.settle(tx, {
         content: text,
         model: this.model,
         tokensCharged: settled.charged,
@@ -380,6 +432,22 @@ export async function startGeneration(
   // The project's messages come before the configuration's.
   const drafted = prepareFrom(userId, context, input.plotId);
   const provider = defaultProviderFrom(context.apiConfig);
+  return openGeneration(drafted, provider, { balanceHint, signal });
+}
+
+/**
+ * The metered part every generation shares (a plot's 生成, and each candidate of an
+ * operation on a selection, decision 130): the balance check and reservation, the
+ * provider's stream, and a `Generation` whose `run` streams, holds, settles or refunds.
+ */
+export async function openGeneration(
+  drafted: Prepared,
+  provider: AiProvider,
+  options: { balanceHint?: number; signal?: AbortSignal; sink?: GenerationSink } = {},
+): Promise<Generation> {
+  const { signal, sink } = options;
+  const userId = drafted.userId;
+  let balanceHint = options.balanceHint;
   // Charged for the prompt as this provider sends it (Gemini joins the two parts).
   const chars = provider.promptChars(drafted.prompt);
   const prepared: Prepared = { ...drafted, prompt: { ...drafted.prompt, chars }, promptTokens: tokensForChars(chars) };
@@ -399,7 +467,7 @@ export async function startGeneration(
         userId,
         prepared.promptTokens,
         {
-          description: `AI生成：${prepared.plotTitle}`.slice(0, 200),
+          description: (prepared.description ?? `AI生成：${prepared.plotTitle}`).slice(0, 200),
           model: provider.model,
           plotId: prepared.plotId,
           promptChars: prepared.prompt.chars,
@@ -452,7 +520,7 @@ export async function startGeneration(
     // What the user has after the prompt (the output hold is not spent yet).
     balance: reservation.balance + reservation.held,
   };
-  return new Generation(prepared, reservation.transactionId, upstream, info, combined, internal, provider.model, reservation.held);
+  return new Generation(prepared, reservation.transactionId, upstream, info, combined, internal, provider.model, reservation.held, sink);
 }
 
 /** The message and status for any failure of a generation, for the route and the page. */

@@ -86,8 +86,10 @@ export function textMarks(text: string): number[] {
 const intArray = (values: number[]) => `{${values.join(",")}}`;
 
 /** Adds the marks of a delivered generation's text to its user's log, in the caller's transaction. */
-export async function recordGeneratedText(tx: Executor, userId: string, text: string): Promise<void> {
-  const marks = textMarks(text);
+export async function recordGeneratedText(tx: Executor, userId: string, text: string, except?: string): Promise<void> {
+  // An operation on a selection leaves out what it kept of the author's own text (decision 130).
+  const kept = except ? new Set(textMarks(except)) : null;
+  const marks = kept ? textMarks(text).filter((m) => !kept.has(m)) : textMarks(text);
   if (marks.length === 0) return;
   await tx.execute(sql`
     insert into ai_text_marks (user_id, mark)

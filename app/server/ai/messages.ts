@@ -23,6 +23,7 @@ export const AI_MESSAGES = {
   idleTimeout: "AI服务长时间没有返回内容，已停止生成，请重试",
   blocked: (reason: string) => `AI服务拒绝了本次请求（${reason}）`,
   emptyOutput: "AI返回内容为空",
+  stoppedEmpty: "已停止，未生成内容",
   tokensExhausted: "Tokens已用完，生成已停止。已生成的内容已保留，请充值后继续。",
   lengthLimit: "已达到本次生成的长度上限，生成已停止。",
   dailyCapReached: "今日AI生成已达每日上限，生成已停止。已生成的内容已保留，请明天再试。",

@@ -12,6 +12,10 @@ export const PLACEHOLDERS = [
   "key-character",
   "key-stage",
   "additional-information",
+  // The editor's operations on a selection (decision 130).
+  "selected-text",
+  "preceding-text",
+  "following-text",
 ] as const;
 
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];

@@ -21,13 +21,17 @@ import { onChaptersPublished } from "./release.server";
 
 const AUTOSAVE_MERGE_MS = AUTOSAVE_MERGE_MINUTES * 60_000;
 
+export const APPEND_ONLY_DRAFT = "只能追加到存稿章节，已发布或定时发布的章节请在章节管理中编辑";
+
 export type ChapterSave =
   /** 保存: the editor's form (title and release optional: the old edit page sends text only). */
   | { kind: "save"; content: string; title?: string; release?: Release; baseRevision?: number }
   /** The editor saving as the author types: a draft's text, a published chapter's working copy. */
   | { kind: "autosave"; content: string; baseRevision: number }
   /** One of the last saves made current again; itself a save. */
-  | { kind: "restore"; revisionId: number; baseRevision?: number };
+  | { kind: "restore"; revisionId: number; baseRevision?: number }
+  /** Text added at the end of a draft (存稿) chapter, e.g. free writing's 存为章节; itself a save. */
+  | { kind: "append"; text: string; baseRevision?: number };
 
 export interface SavedText {
   /** The chapter's revision number now: the next save is based on it. */
@@ -54,7 +58,8 @@ function checkRevision(value: number | undefined): void {
 
 /** Saves a chapter's text (and for 保存, its title and release). See ChapterSave. */
 export async function saveChapter(userId: string, workId: number, chapterId: number, save: ChapterSave): Promise<SavedText> {
-  if (save.kind !== "restore") checkContent(save.content);
+  if (save.kind === "append") checkContent(save.text);
+  else if (save.kind !== "restore") checkContent(save.content);
   checkRevision(save.baseRevision);
   const title = save.kind === "save" && save.title !== undefined ? checkTitle(save.title) : undefined;
   const outcome = await db.transaction(async (tx) => {
@@ -84,6 +89,12 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
         .where(and(eq(chapterRevisions.id, save.revisionId), eq(chapterRevisions.chapterId, chapter.id)));
       if (!revision) throw new DomainError(STUDIO_MESSAGES.revisionNotFound, 404);
       content = revision.content;
+    } else if (save.kind === "append") {
+      // Only a draft: readers never see text arrive in a chapter they may be reading.
+      if (chapter.state !== "draft") throw new DomainError(APPEND_ONLY_DRAFT, 409);
+      const before = (chapter.pendingContent ?? chapter.content).replace(/\s+$/u, "");
+      content = before ? `${before}\n\n${save.text}` : save.text;
+      if (content.length > CHAPTER_CONTENT_MAX) throw new DomainError(STUDIO_MESSAGES.contentTooLong, 413, "content");
     } else {
       content = save.content;
     }
@@ -113,7 +124,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       .returning({ id: chapters.id });
     // The work's lock makes this unreachable; the condition keeps a lost update impossible.
     if (written.length === 0) throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
-    await keepRevision(tx, chapter.id, { kind: save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
+    await keepRevision(tx, chapter.id, { kind: save.kind === "append" ? "save" : save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
 
     if (release?.state === "published" && chapter.state !== "published") await onChaptersPublished(tx, workId, [chapter.id]);
     // An autosaved draft changes nothing readers or the counts see: no event every few seconds.

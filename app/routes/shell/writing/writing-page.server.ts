@@ -9,7 +9,12 @@ import {
   projectNameSchema,
   sourceSchema,
   themeSchema,
+  operationSchema,
+  toChapterSchema,
 } from "~/schemas/writing";
+import { acceptCandidate, getOperation, OperationSubmitted, rejectOperation, startOperation } from "~/server/ai/operations.server";
+import { newFormToken } from "~/server/form-tokens.server";
+import { chapterTargets, savePlotAsChapter } from "~/server/studio/from-writing.server";
 import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
@@ -86,11 +91,18 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
     const v = await getVersion(user.id, project.id, id).catch(() => null);
     return v && v.plotId === plot.id ? { id: v.id, content: v.content, createdAt: v.createdAt, kind: v.kind, model: v.model, tokensCharged: v.tokensCharged } : null;
   };
-  const [viewed, compareA, compareB, generated] = await Promise.all([
+  const operationOf = async (id: string) => {
+    if (!plot || !id) return null;
+    const op = await getOperation(user.id, project.id, id).catch(() => null);
+    return op && op.plotId === plot.id ? op : null;
+  };
+  const [viewed, compareA, compareB, generated, operation, targets] = await Promise.all([
     ownVersion(param(url, "version")),
     ownVersion(param(url, "a")),
     ownVersion(param(url, "b")),
     ownVersion(param(url, "generated")),
+    operationOf(param(url, "op")),
+    plot ? chapterTargets(user.id) : null,
   ]);
 
   // The estimated prompt cost beside the balance, or what stands in the way of 生成.
@@ -133,6 +145,31 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
       viewed,
       compare: compareA && compareB ? { a: compareA, b: compareB } : null,
       generated: generated && generated.kind === "generation" ? { tokensCharged: generated.tokensCharged } : null,
+      // The editor's operations (decision 130): the one shown, and a fresh request key per page.
+      operation: operation
+        ? {
+            id: operation.id,
+            kind: operation.kind,
+            status: operation.status,
+            source: operation.source,
+            acceptedIndex: operation.acceptedIndex,
+            candidates: operation.candidates.map((c) => ({
+              index: c.index,
+              status: c.status,
+              content: c.content,
+              model: c.model,
+              tokensCharged: c.tokensCharged,
+              endReason: c.endReason,
+              error: c.error,
+              receiptId: c.transactionId,
+            })),
+          }
+        : null,
+      requestKey: newFormToken(),
+      // 存为章节: the author's works and 存稿 chapters, and the form's one-time token.
+      chapterTargets: targets,
+      chapterFormToken: newFormToken(),
+      chapterSaved: /^\d+-\d+-(draft|publish|append)$/.test(param(url, "chapterSaved")) ? param(url, "chapterSaved") : null,
       estimate,
       sources: kind === "short" ? await listSourceWorks(user, param(url, "sourceQ")) : [],
     },
@@ -229,6 +266,22 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
       }
       case "generate":
         return await generateWithoutJavaScript(request, user.id, kind, projectId, form);
+      case "operate":
+        return await operateWithoutJavaScript(request, user.id, kind, projectId, form);
+      case "accept-candidate": {
+        const { plotId } = await acceptCandidate(user.id, projectId, String(form.get("operationId") ?? ""), Number(form.get("index") ?? NaN));
+        return back({ plot: plotId });
+      }
+      case "reject-operation": {
+        const { plotId } = await rejectOperation(user.id, projectId, String(form.get("operationId") ?? ""));
+        return back({ plot: plotId });
+      }
+      case "save-to-chapter": {
+        const submission = parseWithZod(form, { schema: toChapterSchema });
+        if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
+        const saved = await savePlotAsChapter(user.id, submission.value);
+        return back({ plot: submission.value.plotId, chapterSaved: `${saved.workId}-${saved.chapterId}-${saved.mode}` });
+      }
       case "analyze": {
         if (kind !== "short") break;
         const submission = parseWithZod(form, { schema: sourceSchema });
@@ -256,5 +309,29 @@ async function generateWithoutJavaScript(request: Request, userId: string, kind:
   } catch (error) {
     const { message, status } = generationErrorResponse(error);
     return data<WritingActionData>({ intent: "generate", error: message }, { status });
+  }
+}
+
+/**
+ * An operation without JavaScript (decision 130): no selection, so a paragraph by number or
+ * the whole text; its candidates run to completion before the page answers, which then
+ * shows them as differences (`?op=`). The same request posted again shows the same
+ * operation and charges nothing.
+ */
+async function operateWithoutJavaScript(request: Request, userId: string, kind: WritingKind, projectId: string, form: FormData) {
+  const submission = parseWithZod(form, { schema: operationSchema });
+  if (submission.status !== "success") {
+    const first = Object.values(submission.reply().error ?? {}).flat()[0];
+    return data<WritingActionData>({ intent: "operate", error: first ?? "请求无效" }, { status: 400 });
+  }
+  const input = { ...submission.value, start: undefined, end: undefined };
+  try {
+    const run = await startOperation(userId, input, request.signal);
+    await run.run(() => {});
+    return redirect(pageUrl(kind, projectId, { plot: input.plotId, op: run.info.operationId }));
+  } catch (error) {
+    if (error instanceof OperationSubmitted) return redirect(pageUrl(kind, projectId, { plot: input.plotId, op: error.operationId }));
+    const { message, status } = generationErrorResponse(error);
+    return data<WritingActionData>({ intent: "operate", error: message }, { status });
   }
 }
