@@ -28,6 +28,8 @@ export const ADMIN_MESSAGES = {
   promptSystem: "请输入系统提示词",
   promptUser: "请输入用户提示词",
   promptCodeExists: "提示词代码已存在",
+  promptRequired: (code: string) => `提示词 ${code} 是连载续写必需的，不能删除`,
+  promptCodeFixed: (code: string) => `提示词 ${code} 是连载续写必需的，不能修改代码`,
   apiConfigIncomplete: "请填写完整信息",
   apiTestIncomplete: "请填写接口地址和API密钥",
   apiConnectionFailed: "API连接失败",

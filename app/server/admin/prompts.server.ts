@@ -1,10 +1,11 @@
-import { desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
 import { DomainError } from "../errors.server";
+import { REQUIRED_PROMPT_CODES } from "../ai/prompts.server";
 
 export const PROMPTS_PAGE_SIZE = 20;
 
@@ -46,6 +47,10 @@ export async function createPrompt(input: PromptInput): Promise<number> {
 }
 
 export async function updatePrompt(id: number, input: PromptInput): Promise<void> {
+  const [current] = await db.select({ code: prompts.code }).from(prompts).where(eq(prompts.id, id));
+  if (current && REQUIRED_PROMPT_CODES.includes(current.code) && input.code !== current.code) {
+    throw new DomainError(ADMIN_MESSAGES.promptCodeFixed(current.code), 409, "code");
+  }
   try {
     const rows = await db
       .update(prompts)
@@ -59,7 +64,15 @@ export async function updatePrompt(id: number, input: PromptInput): Promise<void
   }
 }
 
+/** P04 and P05 cannot be deleted (docs/decisions/127): the continuation and summaries need them. */
 export async function deletePrompt(id: number): Promise<void> {
-  const rows = await db.delete(prompts).where(eq(prompts.id, id)).returning({ id: prompts.id });
+  const rows = await db
+    .delete(prompts)
+    .where(and(eq(prompts.id, id), notInArray(prompts.code, [...REQUIRED_PROMPT_CODES])))
+    .returning({ id: prompts.id });
+  if (rows.length === 0) {
+    const [kept] = await db.select({ code: prompts.code }).from(prompts).where(eq(prompts.id, id));
+    if (kept) throw new DomainError(ADMIN_MESSAGES.promptRequired(kept.code), 409);
+  }
   if (rows.length === 0) throw new DomainError("提示词不存在", 404);
 }

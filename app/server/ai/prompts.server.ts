@@ -7,8 +7,14 @@ import { renderTemplate, type PromptValues } from "./render";
 import type { ChatPrompt } from "./provider.server";
 import { countChars } from "./tokens";
 
-/** P01 free writing, P02 novel analysis, P03 short-piece imitation. */
-export type PromptCode = "P01" | "P02" | "P03";
+/**
+ * P01 free writing, P02 novel analysis, P03 short-piece imitation, P04 serial continuation
+ * (docs/decisions/127), P05 chapter summary and proposed facts (docs/decisions/128).
+ */
+export type PromptCode = "P01" | "P02" | "P03" | "P04" | "P05";
+
+/** Codes the product cannot work without: the back office refuses to delete or rename them. */
+export const REQUIRED_PROMPT_CODES: readonly string[] = ["P04", "P05"];
 
 /**
  * The prompt an administrator configured under `code`, rendered with `values`. Section 8:

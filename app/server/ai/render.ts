@@ -12,6 +12,18 @@ export const PLACEHOLDERS = [
   "key-character",
   "key-stage",
   "additional-information",
+  // P04 continuation and P05 chapter summary (docs/decisions/127, 128).
+  "work-title",
+  "chapter-number",
+  "plan",
+  "earlier-summaries",
+  "recent-summaries",
+  "story-bible",
+  "open-threads",
+  "previous-ending",
+  "chapter-title",
+  "chapter-text",
+  "known-entities",
 ] as const;
 
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
