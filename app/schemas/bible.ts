@@ -39,7 +39,8 @@ export const BIBLE_MESSAGES = {
 
 const id = z.coerce.number({ error: BIBLE_MESSAGES.unknownAction }).int().positive({ error: BIBLE_MESSAGES.unknownAction });
 const optionalId = z.preprocess((v) => (v === "" || v == null ? undefined : v), id.optional());
-const text = (max: number, tooLong: string) => z.preprocess((v) => (typeof v === "string" ? v : ""), z.string().max(max * 2, { error: tooLong }));
+/** Text fields may be empty (Conform reads empty as missing); the domain trims and checks them. */
+const text = (max: number, tooLong: string) => z.string().max(max * 2, { error: tooLong }).optional();
 /** A chapter number field: empty is none; anything else must be a whole number ≥ 1. */
 const chapterField = z.preprocess(
   (v) => (typeof v === "string" ? v.trim() : v) || undefined,

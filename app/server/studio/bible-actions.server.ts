@@ -19,20 +19,20 @@ export type BibleTab = "bible" | "threads" | "summaries";
 export async function runBibleAction(userId: string, workId: number, action: BibleAction): Promise<{ notice: string; tab: BibleTab; anchor: string }> {
   switch (action.intent) {
     case "entity-save": {
-      const id = await saveEntity(userId, workId, action);
+      const id = await saveEntity(userId, workId, { ...action, name: action.name ?? "", aliases: action.aliases ?? "" });
       return { notice: action.id ? "设定已保存" : "设定已添加", tab: "bible", anchor: `e-${id}` };
     }
     case "entity-delete":
       await deleteEntity(userId, workId, action.id);
       return { notice: "设定已删除", tab: "bible", anchor: "" };
     case "fact-save":
-      await saveFact(userId, workId, action);
+      await saveFact(userId, workId, { ...action, content: action.content ?? "" });
       return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}` };
     case "fact-delete":
       await deleteFact(userId, workId, action.id);
       return { notice: "事实已删除", tab: "bible", anchor: "" };
     case "thread-save": {
-      const id = await saveThread(userId, workId, action);
+      const id = await saveThread(userId, workId, { ...action, title: action.title ?? "" });
       return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}` };
     }
     case "thread-status":
@@ -42,10 +42,10 @@ export async function runBibleAction(userId: string, workId: number, action: Bib
       await deleteThread(userId, workId, action.id);
       return { notice: "伏笔已删除", tab: "threads", anchor: "" };
     case "summary-save":
-      await saveChapterSummary(userId, workId, action.chapterId, action.summary);
+      await saveChapterSummary(userId, workId, action.chapterId, action.summary ?? "");
       return { notice: "章节摘要已保存", tab: "summaries", anchor: `s-${action.chapterId}` };
     case "volume-summary-save":
-      await saveVolumeSummary(userId, workId, action.volumeId, action.summary);
+      await saveVolumeSummary(userId, workId, action.volumeId, action.summary ?? "");
       return { notice: "分卷摘要已保存", tab: "summaries", anchor: `v-${action.volumeId}` };
     case "proposal-accept":
       await acceptProposal(userId, workId, action.id);

@@ -146,7 +146,12 @@ export async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | 
       rowsOf<{ n: number }>(
         await db.execute(sql`select count(*)::int as n from ${chapters} where work_id = ${job.workId} and state = 'published' and (position, id) <= (${row.position}, ${job.chapterId})`),
       ),
-      db.select({ name: storyEntities.name }).from(storyEntities).where(eq(storyEntities.workId, job.workId)).limit(300),
+      db
+        .select({ entityId: storyEntityNames.entityId, name: storyEntityNames.name, isAlias: storyEntityNames.isAlias })
+        .from(storyEntityNames)
+        .where(eq(storyEntityNames.workId, job.workId))
+        .orderBy(storyEntityNames.entityId, storyEntityNames.isAlias, storyEntityNames.name)
+        .limit(1000),
       db.select({ system: prompts.systemContent, user: prompts.userContent }).from(prompts).where(eq(prompts.code, "P05")),
       defaultProvider(),
     ]);
@@ -155,7 +160,7 @@ export async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | 
       "chapter-number": String(number.n),
       "chapter-title": row.title,
       "chapter-text": Array.from(row.content).slice(0, SUMMARY_CHAPTER_CHARS).join(""),
-      "known-entities": names.map((n) => n.name).join("、") || "（无）",
+      "known-entities": knownEntities(names) || "（无）",
     });
     const promptChars = provider.promptChars(prompt);
     promptTokens = tokensForChars(promptChars);
@@ -218,6 +223,13 @@ export async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | 
 }
 
 class LostLease extends Error {}
+
+/** 周伯（老周、周老汉）、林晚: each entity's name with its aliases, for P05. */
+function knownEntities(rows: { entityId: number; name: string; isAlias: boolean }[]): string {
+  const byEntity = new Map<number, string[]>();
+  for (const r of rows) byEntity.set(r.entityId, [...(byEntity.get(r.entityId) ?? []), r.name]);
+  return [...byEntity.values()].map(([name, ...aliases]) => (aliases.length ? `${name}（${aliases.join("、")}）` : name)).join("、");
+}
 
 function settlement(usage: ReportedUsage | null, promptTokens: number, reply: string) {
   return usage
