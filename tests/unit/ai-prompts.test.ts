@@ -39,9 +39,18 @@ describe("renderTemplate", () => {
       plots: [{ id: "p1", title: "标题", summary: "概要", environment: "环境", expectedWords: 800, additionalNotes: "", characterIds: ["c1"] }],
       plot: { id: "p1", title: "标题", summary: "概要", environment: "环境", expectedWords: 800, additionalNotes: "", characterIds: ["c1"] },
     });
-    for (const prompt of DEFAULT_PROMPTS) {
+    for (const prompt of DEFAULT_PROMPTS.filter((p) => ["P01", "P02", "P03"].includes(p.code))) {
       expect(renderTemplate(prompt.userContent, { ...values, synopsis: values.synopsis })).not.toMatch(/\{\|[a-z-]+\|\}/);
     }
+  });
+
+  it("fills P04 (continuation) and P05 (chapter summary) completely with the names their code fills", () => {
+    const p04 = DEFAULT_PROMPTS.find((p) => p.code === "P04")!;
+    const p05 = DEFAULT_PROMPTS.find((p) => p.code === "P05")!;
+    const continuation = { "work-title": "书", "chapter-number": "41", plan: "计划", "earlier-summaries": "早", "recent-summaries": "近", "story-bible": "设定", "open-threads": "伏笔", "previous-ending": "结尾" };
+    expect(renderTemplate(p04.userContent, continuation)).not.toMatch(/\{\|[a-z-]+\|\}/);
+    const summary = { "work-title": "书", "chapter-number": "3", "chapter-title": "标题", "chapter-text": "正文", "known-entities": "林晚" };
+    expect(renderTemplate(p05.userContent, summary)).not.toMatch(/\{\|[a-z-]+\|\}/);
   });
 });
 
