@@ -5,6 +5,9 @@ export const ENTITY_KINDS = ["character", "place", "item", "faction"] as const;
 export type EntityKind = (typeof ENTITY_KINDS)[number];
 export const ENTITY_KIND_LABELS: Record<EntityKind, string> = { character: "角色", place: "地点", item: "物品", faction: "势力" };
 
+/** The most a continuation plan may hold (本次上下文, docs/decisions/127). */
+export const PLAN_MAX_CHARS = 5000;
+
 export const BIBLE_LIMITS = { name: 50, aliases: 20, description: 2000, fact: 500, threadTitle: 100, threadNote: 1000, summary: 2000, volumeSummary: 5000, chapter: 100_000 } as const;
 
 export const BIBLE_MESSAGES = {

@@ -4,7 +4,8 @@ import { formatTokens } from "~/utils/format";
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { userContext } from "~/server/guards.server";
 import { publishedChapterCount } from "~/server/studio/bible.server";
-import { assembleContinuationContext, PLAN_MAX_CHARS, type ContinuationContext } from "~/server/studio/context.server";
+import { assembleContinuationContext, type ContinuationContext } from "~/server/studio/context.server";
+import { PLAN_MAX_CHARS } from "~/schemas/bible";
 import { getOwnedWork } from "~/server/works.server";
 import type { Route } from "./+types/context";
 
