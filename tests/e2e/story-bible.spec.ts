@@ -42,6 +42,7 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(page.getByRole("alert")).toHaveText("结束章节不能早于起始章节");
   await card.getByLabel("事实").fill("双目失明");
   await card.getByLabel("从第几章起").fill("1");
+  await card.getByLabel("到第几章止").fill("");
   await card.getByRole("button", { name: "添加事实" }).click();
   await expect(page.getByRole("status")).toHaveText("事实已添加");
   await expect(card.getByText("从第1章起")).toBeVisible();
