@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
+import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, PLAN_MAX_CHARS } from "~/schemas/bible";
 export { PLAN_MAX_CHARS };
 import { renderLoadedPrompt } from "../ai/prompts.server";
@@ -27,7 +28,7 @@ export const BRIEF_SUMMARY_CHARS = 80;
 export const PREVIOUS_ENDING_CHARS = 1500;
 export const NAME_SCAN_CHARS = 1000;
 /** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). */
-export const DEFAULT_CONTEXT_TOKENS = 32000;
+export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
 
 export type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";
 
