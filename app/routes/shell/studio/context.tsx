@@ -70,9 +70,9 @@ export default function ContextPreview() {
             ))}
           </ul>
           <h3>系统提示词</h3>
-          <pre className="context-text" data-testid="context-system">{result.prompt.system}</pre>
+          <pre className="context-text" data-testid="context-system" tabIndex={0} role="region" aria-label="系统提示词">{result.prompt.system}</pre>
           <h3>用户提示词</h3>
-          <pre className="context-text" data-testid="context-user">{result.prompt.user}</pre>
+          <pre className="context-text" data-testid="context-user" tabIndex={0} role="region" aria-label="用户提示词">{result.prompt.user}</pre>
         </div>
       ) : null}
     </section>
