@@ -24,7 +24,8 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await page.getByLabel("别名（用逗号或顿号分隔）").fill("老周，周老汉");
   await page.getByRole("button", { name: "添加设定" }).click();
   await expect(page.getByRole("status")).toHaveText("设定已添加");
-  const card = page.locator(".bible-list > li").filter({ hasText: "周伯" });
+  // The only entity (the second is refused below); in edit mode its card shows a form.
+  const card = page.locator(".bible-list > li").first();
   await expect(card.getByText("别名：老周、周老汉")).toBeVisible();
 
   await page.getByText("添加角色、地点、物品或势力").click();
@@ -35,18 +36,30 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(page.locator(".bible-list > li")).toHaveCount(1);
 
   // A fact whose range ends before it starts, then one from chapter 1 on.
-  await card.getByLabel("事实").fill("双目失明");
+  await card.getByLabel("事实", { exact: true }).fill("双目失明");
   await card.getByLabel("从第几章起").fill("5");
   await card.getByLabel("到第几章止").fill("2");
   await card.getByRole("button", { name: "添加事实" }).click();
   await expect(page.getByRole("alert")).toHaveText("结束章节不能早于起始章节");
-  await card.getByLabel("事实").fill("双目失明");
+  await card.getByLabel("事实", { exact: true }).fill("双目失明");
   await card.getByLabel("从第几章起").fill("1");
   await card.getByLabel("到第几章止").fill("");
   await card.getByRole("button", { name: "添加事实" }).click();
   await expect(page.getByRole("status")).toHaveText("事实已添加");
   await expect(card.getByText("从第1章起")).toBeVisible();
   await fitsPhone(page);
+
+  // Editing the fact and the entity: each opens its form in place.
+  await card.getByRole("link", { name: "编辑事实：双目失明" }).click();
+  await card.locator(".bible-facts").getByLabel("事实", { exact: true }).fill("右眼失明");
+  await card.locator(".bible-facts").getByRole("button", { name: "保存事实" }).click();
+  await expect(page.getByRole("status")).toHaveText("事实已保存");
+  await expect(card.getByText("右眼失明")).toBeVisible();
+  await card.getByRole("link", { name: "编辑设定：周伯" }).click();
+  await card.getByLabel("简介", { exact: true }).fill("老更夫");
+  await card.getByRole("button", { name: "保存设定" }).click();
+  await expect(page.getByRole("status")).toHaveText("设定已保存");
+  await expect(card.getByText("老更夫")).toBeVisible();
 
   // A thread due by chapter 1, which is published: overdue here and in the chapter manager.
   await page.getByRole("link", { name: "伏笔" }).click();
@@ -78,8 +91,8 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await page.getByRole("button", { name: "查看本次上下文" }).click();
   const user = page.getByTestId("context-user");
   await expect(user).toContainText("续写第2章");
-  await expect(user).toContainText("【周伯】角色（又称：老周、周老汉）");
-  await expect(user).toContainText("- 从第1章起：双目失明");
+  await expect(user).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
+  await expect(user).toContainText("- 从第1章起：右眼失明");
   await expect(user).toContainText("三年之约（第1章埋下，应在第1章前回收，已逾期）");
   await expect(user).toContainText("第1章：周伯在雨夜失明。");
   await expect(page.getByText(/预计 .+ Tokens/)).toBeVisible();

@@ -82,7 +82,7 @@ function FactForm({ entityId, fact }: { entityId: number; fact?: Fact }) {
   );
 }
 
-export function EntitiesPanel({ base, entities, edit }: { base: string; entities: Entity[]; edit: number | null }) {
+export function EntitiesPanel({ base, entities, edit, editFact }: { base: string; entities: Entity[]; edit: number | null; editFact: number | null }) {
   return (
     <div className="bible-panel">
       <details className="bible-add" open={entities.length === 0}>
@@ -101,7 +101,7 @@ export function EntitiesPanel({ base, entities, edit }: { base: string; entities
                   {e.name} <span className="badge">{ENTITY_KIND_LABELS[e.kind]}</span>
                 </h3>
                 <p className="row-actions">
-                  <Link to={`${base}?edit=${e.id}#e-${e.id}`}>编辑</Link>
+                  <Link to={`${base}?edit=${e.id}#e-${e.id}`} aria-label={`编辑设定：${e.name}`}>编辑</Link>
                   <DeleteButton intent="entity-delete" id={e.id} label={`确认删除「${e.name}」及其事实`} />
                 </p>
               </div>
@@ -109,13 +109,21 @@ export function EntitiesPanel({ base, entities, edit }: { base: string; entities
             {e.aliases.length ? <p className="muted">别名：{e.aliases.join("、")}</p> : null}
             {e.description ? <p>{e.description}</p> : null}
             <ul className="bible-facts">
-              {e.facts.map((f) => (
-                <li key={f.id}>
-                  <span className="chapter-state">{rangeText(f.fromChapter, f.untilChapter)}</span> {f.content}
-                  {f.source === "ai" ? <span className="badge">AI建议</span> : null}
-                  <DeleteButton intent="fact-delete" id={f.id} label="确认删除这条事实" />
-                </li>
-              ))}
+              {e.facts.map((f) =>
+                editFact === f.id ? (
+                  <li key={f.id} id={`f-${f.id}`}>
+                    <FactForm entityId={e.id} fact={f} />
+                    <Link to={`${base}#e-${e.id}`}>取消</Link>
+                  </li>
+                ) : (
+                  <li key={f.id} id={`f-${f.id}`}>
+                    <span className="chapter-state">{rangeText(f.fromChapter, f.untilChapter)}</span> {f.content}
+                    {f.source === "ai" ? <span className="badge">AI建议</span> : null}{" "}
+                    <Link to={`${base}?editFact=${f.id}#f-${f.id}`} aria-label={`编辑事实：${f.content}`}>编辑</Link>
+                    <DeleteButton intent="fact-delete" id={f.id} label="确认删除这条事实" />
+                  </li>
+                ),
+              )}
             </ul>
             <FactForm entityId={e.id} />
           </li>
@@ -174,7 +182,7 @@ export function ThreadsPanel({ base, threads, edit }: { base: string; threads: T
                     {t.title} {t.status === "resolved" ? <span className="badge badge-free">已回收</span> : t.overdue ? <span className="badge badge-r18">已逾期</span> : <span className="badge">未回收</span>}
                   </h3>
                   <p className="row-actions">
-                    <Link to={`${base}&edit=${t.id}#t-${t.id}`}>编辑</Link>
+                    <Link to={`${base}&edit=${t.id}#t-${t.id}`} aria-label={`编辑伏笔：${t.title}`}>编辑</Link>
                     <DeleteButton intent="thread-delete" id={t.id} label="确认删除这条伏笔" />
                   </p>
                 </div>

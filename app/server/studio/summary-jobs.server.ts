@@ -282,7 +282,9 @@ export async function acceptProposal(userId: string, workId: number, proposalId:
     if (!entityId) {
       const [created] = await tx.insert(storyEntities).values({ workId, kind: p.entityKind ?? "character", name }).returning({ id: storyEntities.id });
       entityId = created.id;
-      await tx.insert(storyEntityNames).values({ workId, name, entityId, isAlias: false });
+      // Another tab may have just given the name to an entity: then this answer is refused whole.
+      const named = await tx.insert(storyEntityNames).values({ workId, name, entityId, isAlias: false }).onConflictDoNothing().returning({ name: storyEntityNames.name });
+      if (named.length === 0) throw new DomainError(BIBLE_MESSAGES.nameTaken(name, name), 409);
     }
     await tx.execute(sql`insert into story_facts (work_id, entity_id, content, from_chapter, source) values (${workId}, ${entityId}, ${fact.content}, ${fact.fromChapter}, 'ai')`);
   });

@@ -43,7 +43,7 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
     takeFlash(request, url),
   ]);
   return data(
-    { ...view, tab, summaries, edit: idParam(url.searchParams.get("edit")), notice: flash.notice },
+    { ...view, tab, summaries, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
 }
@@ -70,7 +70,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function StoryBible({ actionData }: Route.ComponentProps) {
-  const { work, tab, published, entities, threads, proposals, jobs, summaries, edit, notice } = useLoaderData<typeof loader>();
+  const { work, tab, published, entities, threads, proposals, jobs, summaries, edit, editFact, notice } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/bible`;
   const overdue = threads.filter((t) => t.overdue).length;
   return (
@@ -91,7 +91,7 @@ export default function StoryBible({ actionData }: Route.ComponentProps) {
         <Link to={`/works/${work.id}/context`}>本次上下文 →</Link>
       </div>
       <p className="muted">章节号按读者看到的顺序（已发布的章节）计算，目前已发布 {published} 章。</p>
-      {tab === "bible" ? <EntitiesPanel base={base} entities={entities} edit={edit} /> : null}
+      {tab === "bible" ? <EntitiesPanel base={base} entities={entities} edit={edit} editFact={editFact} /> : null}
       {tab === "threads" ? <ThreadsPanel base={`${base}?tab=threads`} threads={threads} edit={edit} /> : null}
       {tab === "summaries" && summaries ? (
         <>
