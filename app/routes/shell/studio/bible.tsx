@@ -43,7 +43,7 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
     takeFlash(request, url),
   ]);
   return data(
-    { ...view, tab, summaries, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice },
+    { ...view, tab, summaries, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice, loadedAt: Date.now() },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
 }
@@ -70,7 +70,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function StoryBible({ actionData }: Route.ComponentProps) {
-  const { work, tab, published, entities, threads, proposals, jobs, summaries, edit, editFact, notice } = useLoaderData<typeof loader>();
+  const { work, tab, published, entities, threads, proposals, jobs, summaries, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/bible`;
   const overdue = threads.filter((t) => t.overdue).length;
   return (
@@ -91,8 +91,9 @@ export default function StoryBible({ actionData }: Route.ComponentProps) {
         <Link to={`/works/${work.id}/context`}>本次上下文 →</Link>
       </div>
       <p className="muted">章节号按读者看到的顺序（已发布的章节）计算，目前已发布 {published} 章。</p>
-      {tab === "bible" ? <EntitiesPanel base={base} entities={entities} edit={edit} editFact={editFact} /> : null}
-      {tab === "threads" ? <ThreadsPanel base={`${base}?tab=threads`} threads={threads} edit={edit} /> : null}
+      {/* Keyed by the load: a saved form starts empty again; a refused one (not reloaded) keeps what was typed. */}
+      {tab === "bible" ? <EntitiesPanel key={loadedAt} base={base} entities={entities} edit={edit} editFact={editFact} /> : null}
+      {tab === "threads" ? <ThreadsPanel key={loadedAt} base={`${base}?tab=threads`} threads={threads} edit={edit} /> : null}
       {tab === "summaries" && summaries ? (
         <>
           <SummariesPanel aiSummaries={work.aiSummaries} proposals={proposals} jobs={jobs} summaries={summaries} />
