@@ -111,6 +111,21 @@ describe("story bible: entities and facts", () => {
     expect((await domainError(deleteEntity(owner.id, otherWork.id, linWan))).status).toBe(404);
   });
 
+  it("two tabs giving the same alias to two new entities at once: one wins, the other is refused whole", async () => {
+    const work = await serial(owner.id, 1);
+    const results = await Promise.allSettled([
+      saveEntity(owner.id, work.id, { kind: "character", name: "甲", aliases: "同名" }),
+      saveEntity(owner.id, work.id, { kind: "character", name: "乙", aliases: "同名" }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason.status).toBe(409);
+    const entities = await db.select({ name: storyEntities.name }).from(storyEntities).where(eq(storyEntities.workId, work.id));
+    expect(entities).toHaveLength(1);
+    const names = await db.select({ name: storyEntityNames.name }).from(storyEntityNames).where(eq(storyEntityNames.workId, work.id));
+    expect(names.map((n) => n.name).sort()).toEqual([entities[0].name, "同名"].sort());
+  });
+
   it("checks a fact's chapter range and its entity", async () => {
     const work = await serial(owner.id, 2);
     const entity = await saveEntity(owner.id, work.id, { kind: "character", name: "老周", aliases: "" });
