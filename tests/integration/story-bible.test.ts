@@ -32,6 +32,8 @@ import {
   SUMMARY_JOB_ATTEMPTS,
   SUMMARY_MESSAGES,
 } from "~/server/studio/summary-jobs.server";
+import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "~/server/events.server";
+import { startSummaryJobs, stopSummaryJobs } from "~/server/studio/summary-poller.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
@@ -460,6 +462,33 @@ describe("AI summaries after publication (background job)", () => {
       .where(and(eq(storyProposals.workId, work.id), eq(storyProposals.kind, "summary")));
     expect(summaries).toHaveLength(jobs);
     expect((await aiRows(owner.id)).length - before).toBe(jobs);
+  });
+
+  it("the background runner picks up a publication on its own and stops cleanly", async () => {
+    await setTokens(owner.id, 100_000);
+    const work = await serial(owner.id, 1);
+    await setAiSummaries(owner.id, work.id, true);
+    fake.enqueue({ reply });
+    startSummaryJobs(60_000);
+    // The process listens for events once; this resolves when it does (the runner's own
+    // subscription is registered at once and shares that listening).
+    const off = await subscribe(CHAPTER_PUBLISHED_TOPIC, () => {});
+    try {
+      const chapterId = await publishOne(work.id, "自动摘要");
+      // Woken by the chapter-published event, not the (one-minute) timer.
+      const deadline = Date.now() + 10_000;
+      let state = "pending";
+      while (state !== "done" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        [{ state }] = await db.select({ state: summaryJobs.state }).from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+      }
+      const [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+      expect([job.state, job.attempts, job.reason]).toEqual(["done", 1, null]);
+      expect(await db.select().from(storyProposals).where(eq(storyProposals.chapterId, chapterId))).toHaveLength(3);
+    } finally {
+      off();
+      await stopSummaryJobs();
+    }
   });
 
   it("reads the AI's reply leniently and refuses one without a summary", () => {
