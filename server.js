@@ -65,6 +65,9 @@ build.entry.module.startStatsPoller();
 // Followers are told of new chapters in background batches shared by every process
 // (docs/decisions/115).
 build.entry.module.startNotificationDelivery();
+// AI summaries of newly published chapters, for works that turned them on, shared by
+// every process like the notifications (docs/decisions/128).
+build.entry.module.startSummaryJobs();
 
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
@@ -192,7 +195,7 @@ async function shutdown(signal) {
   const lifecycle = build.entry.module;
   lifecycle.beginShutdown("draining");
   // Background work stops claiming at once; a release already running finishes.
-  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopStatsPoller?.(), lifecycle.stopNotificationDelivery?.()]);
+  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopStatsPoller?.(), lifecycle.stopNotificationDelivery?.(), lifecycle.stopSummaryJobs?.()]);
   const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));

@@ -19,6 +19,7 @@ export { startTxtImportCleanup } from "~/server/publish.server";
 export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 export { startStatsPoller, stopStatsPoller } from "~/server/discovery/stats.server";
 export { startNotificationDelivery, stopNotificationDelivery } from "~/server/notification-poller.server";
+export { startSummaryJobs, stopSummaryJobs } from "~/server/studio/summary-poller.server";
 
 export const streamTimeout = 5_000;
 

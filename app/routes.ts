@@ -77,6 +77,9 @@ export default [
       route("works/:id/chapters/:chapterId/autosave", "routes/shell/studio/chapter-autosave.ts"),
       route("works/:id/chapters/:chapterId/revisions", "routes/shell/studio/chapter-revisions.tsx"),
       route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
+      // The story bible, plot threads and summaries; 本次上下文 (docs/product.md#story-bible).
+      route("works/:id/bible", "routes/shell/studio/bible.tsx"),
+      route("works/:id/context", "routes/shell/studio/context.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),
       route("series-writing", "routes/shell/writing/series-writing.tsx"),

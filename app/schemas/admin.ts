@@ -162,6 +162,11 @@ export const MODEL_PLACEHOLDERS: Record<(typeof API_PROVIDERS)[number], string> 
   gemini: "gemini-pro",
 };
 
+export const CONTEXT_TOKENS_DEFAULT = 32_000;
+export const CONTEXT_TOKENS_MIN = 1_000;
+export const CONTEXT_TOKENS_MAX = 2_000_000;
+const CONTEXT_TOKENS_MESSAGE = `上下文大小必须是${CONTEXT_TOKENS_MIN}到${CONTEXT_TOKENS_MAX}之间的整数`;
+
 const optionalText = (max: number) => z.string().trim().max(max, `不能超过${max}个字符`).optional().default("");
 
 /**
@@ -174,6 +179,13 @@ const apiConfigFields = {
   endpoint: optionalText(2000),
   apiKey: optionalText(2000),
   model: optionalText(200),
+  /** The continuation prompt's size limit (docs/decisions/127); empty: the default. */
+  contextTokens: z.coerce
+    .number({ error: CONTEXT_TOKENS_MESSAGE })
+    .int({ error: CONTEXT_TOKENS_MESSAGE })
+    .min(CONTEXT_TOKENS_MIN, { error: CONTEXT_TOKENS_MESSAGE })
+    .max(CONTEXT_TOKENS_MAX, { error: CONTEXT_TOKENS_MESSAGE })
+    .optional(),
 };
 
 export const apiConfigActionSchema = z.discriminatedUnion("intent", [

@@ -203,10 +203,64 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 
 要求：篇幅约 {|expected-word-count|} 字；紧接前文的最后一句，人物言行符合设定；使用简体中文。`,
   },
+  {
+    // Serial continuation (docs/decisions/127): assembleContinuationContext fills it.
+    code: "P04",
+    title: "连载续写",
+    type: "continue",
+    systemContent:
+      "你是一位经验丰富的中文网络小说作者，正在续写一部长篇连载。你严格遵守故事设定中仍然有效的事实（人物的伤病、生死、身份、关系），不与前文矛盾，并在合适的时候推进或回收未完成的伏笔。只输出正文，不要输出标题、解释或任何额外说明。",
+    userContent: `请为《{|work-title|}》续写第{|chapter-number|}章。
+
+【本章计划】
+{|plan|}
+
+【更早的剧情（按卷）】
+{|earlier-summaries|}
+
+【最近几章摘要】
+{|recent-summaries|}
+
+【本章相关设定（在第{|chapter-number|}章仍然有效）】
+{|story-bible|}
+
+【未回收的伏笔】
+{|open-threads|}
+
+【上一章结尾】
+{|previous-ending|}
+
+要求：紧接上一章结尾，按本章计划展开；不得违背上面的设定；使用简体中文。`,
+  },
+  {
+    // Chapter summary and proposed facts after publication (docs/decisions/128), P10.
+    code: "P10",
+    title: "章节摘要与设定建议",
+    type: "continue",
+    systemContent: "你是一位细心的小说编辑，负责为连载小说整理章节摘要和故事设定。你只输出合法的 JSON，不输出任何其他文字。",
+    userContent: `下面是《{|work-title|}》第{|chapter-number|}章「{|chapter-title|}」的正文。请写出本章摘要（200字以内），并列出本章新出现或发生变化的设定事实（人物的伤病、生死、身份、关系，地点、物品、势力的变化）。
+
+已有的设定名称：{|known-entities|}
+
+只输出如下格式的 JSON（不要使用代码块）：
+{
+  "摘要": "本章发生了什么",
+  "设定": [
+    { "名称": "设定所属的角色、地点、物品或势力名称", "类型": "角色", "内容": "从本章起成立的事实" }
+  ]
+}
+
+正文：
+{|chapter-text|}`,
+  },
 ];
 
-/** The prompts the editor's operations read; an administrator may edit but not delete them (decision 130). */
-export const REQUIRED_PROMPT_CODES: readonly string[] = ["P05", "P06", "P07", "P08", "P09"];
+/**
+ * The prompts the product cannot work without: serial continuation (P04, decision 127), the
+ * editor's operations (P05-P09, decision 130) and the chapter summary (P10, decision 128).
+ * An administrator may edit them but not delete them or change their code.
+ */
+export const REQUIRED_PROMPT_CODES: readonly string[] = ["P04", "P05", "P06", "P07", "P08", "P09", "P10"];
 
 /**
  * Writes the default site configuration and prompts where they are missing. Existing

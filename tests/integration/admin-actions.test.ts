@@ -266,6 +266,25 @@ describe("API configs", () => {
     expect(errorsOf(r.data.result)[0]).toMatch(/http或https/);
   });
 
+  it("keeps a context size per config (default 32000) and refuses one out of range", async () => {
+    const secret = `sk-context-${Date.now()}`;
+    let r = await callAction(await page(), post("/admin/settings/api?dialog=new", { ...base, intent: "create", endpoint: fake.openaiEndpoint, apiKey: secret, contextTokens: "" }));
+    expect(r.location).toBe("/admin/settings/api?notice=saved");
+    const [row] = await db.select().from(apiConfigs).where(eq(apiConfigs.apiKey, secret));
+    expect(row.contextTokens).toBe(32000);
+    for (const contextTokens of ["999", "2000001", "1.5", "很多"]) {
+      r = await callAction(await page(), post(`/admin/settings/api?dialog=edit&id=${row.id}`, { ...base, intent: "update", id: row.id, endpoint: fake.openaiEndpoint, apiKey: "", contextTokens }));
+      expect(r.status).toBe(400);
+      expect(errorsOf(r.data.result)).toContain("上下文大小必须是1000到2000000之间的整数");
+    }
+    r = await callAction(await page(), post(`/admin/settings/api?dialog=edit&id=${row.id}`, { ...base, intent: "update", id: row.id, endpoint: fake.openaiEndpoint, apiKey: "", contextTokens: "128000" }));
+    expect(r.location).toBe("/admin/settings/api?notice=saved");
+    expect((await db.select().from(apiConfigs).where(eq(apiConfigs.id, row.id)))[0].contextTokens).toBe(128000);
+    const listed = await callLoader(await page(), get(`/admin/settings/api?dialog=edit&id=${row.id}`));
+    expect(listed.data.configs.find((c: { id: string }) => c.id === row.id).contextTokens).toBe(128000);
+    await db.delete(apiConfigs).where(eq(apiConfigs.id, row.id));
+  });
+
   it("never sends the key to the browser; a blank key on edit keeps it; set default and delete", async () => {
     const secret = `sk-secret-${Date.now()}`;
     let r = await callAction(await page(), post("/admin/settings/api?dialog=new", { ...base, intent: "create", endpoint: fake.openaiEndpoint, apiKey: secret, model: "" }));

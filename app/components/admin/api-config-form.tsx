@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from "@conform-to/react";
 import { useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
-import { apiConfigActionSchema, MODEL_PLACEHOLDERS } from "~/schemas/admin";
+import { apiConfigActionSchema, CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MODEL_PLACEHOLDERS } from "~/schemas/admin";
 import { FieldErrors, FormErrors, Notice } from "./ui";
 import { useSchemaForm } from "~/components/ui/forms";
 
@@ -11,6 +11,7 @@ export interface ApiConfigValues {
   provider: "openai" | "gemini";
   endpoint: string;
   model: string;
+  contextTokens: number;
 }
 
 /**
@@ -39,7 +40,7 @@ export function ApiConfigForm({
   });
   const [provider, setProvider] = useState<string>(String(fields.provider.initialValue ?? initial?.provider ?? "openai"));
   const busyIntent = navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "") : null;
-  const f = fields as unknown as Record<"name" | "provider" | "endpoint" | "apiKey" | "model", typeof fields.intent>;
+  const f = fields as unknown as Record<"name" | "provider" | "endpoint" | "apiKey" | "model" | "contextTokens", typeof fields.intent>;
   return (
     <Form method="post" action={action} {...getFormProps(form)}>
       {initial ? <input type="hidden" name="id" value={initial.id} /> : null}
@@ -83,6 +84,19 @@ export function ApiConfigForm({
       <label className="field">
         <span>模型</span>
         <input {...getInputProps(f.model, { type: "text" })} placeholder={provider === "gemini" ? MODEL_PLACEHOLDERS.gemini : MODEL_PLACEHOLDERS.openai} />
+      </label>
+      <label className="field">
+        <span>上下文大小（Tokens）</span>
+        <input
+          {...getInputProps(f.contextTokens, { type: "number" })}
+          min={CONTEXT_TOKENS_MIN}
+          max={CONTEXT_TOKENS_MAX}
+          inputMode="numeric"
+          placeholder={String(CONTEXT_TOKENS_DEFAULT)}
+          aria-describedby="context-tokens-hint"
+        />
+        <span className="muted" id="context-tokens-hint">连载续写的提示词最多占用这么多Tokens（按估算），超出时先省略较早的章节摘要。留空为 {CONTEXT_TOKENS_DEFAULT}。</span>
+        <FieldErrors field={f.contextTokens} />
       </label>
       <div className="admin-dialog-actions">
         {/* The first submit button is the one Enter presses: saving. */}

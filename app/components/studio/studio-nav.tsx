@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 
-/** The author studio's header: the work's title and its pages (chapters, settings, statistics, muted commenters). */
+/** The author studio's header: the work's title and its pages (chapters, story bible, context, settings, statistics, muted commenters). */
 export function StudioNav({
   workId,
   title,
@@ -8,10 +8,12 @@ export function StudioNav({
 }: {
   workId: number;
   title: string;
-  current: "settings" | "pricing" | "chapters" | "stats" | "comment-mutes";
+  current: "settings" | "pricing" | "chapters" | "stats" | "comment-mutes" | "bible" | "context";
 }) {
   const tabs = [
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
+    { id: "bible", label: "故事设定", to: `/works/${workId}/bible` },
+    { id: "context", label: "本次上下文", to: `/works/${workId}/context` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
     { id: "pricing", label: "销售设置", to: `/works/${workId}/pricing` },
     { id: "stats", label: "数据统计", to: `/works/${workId}/stats` },

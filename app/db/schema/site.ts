@@ -4,6 +4,7 @@ import {
   boolean,
   check,
   index,
+  integer,
   pgTable,
   text,
   timestamp,
@@ -43,6 +44,8 @@ export const apiConfigs = pgTable("api_configs", {
   endpoint: text("endpoint").notNull(),
   apiKey: text("api_key").notNull(),
   model: text("model").notNull(),
+  /** The most a continuation prompt may take, in estimated tokens (docs/decisions/127). */
+  contextTokens: integer("context_tokens").notNull().default(32000),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

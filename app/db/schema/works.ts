@@ -65,6 +65,8 @@ export const works = pgTable(
     categoryId: bigint("category_id", { mode: "number" }).references(() => categories.id, { onDelete: "set null" }),
     /** When the work became 完本 (status completed); null while ongoing. 新完本 sorts by it. */
     completedAt: timestamp("completed_at", { withTimezone: true }),
+    /** The author's switch for AI summaries and proposed facts after each publication (docs/decisions/128); off by default. */
+    aiSummaries: boolean("ai_summaries").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

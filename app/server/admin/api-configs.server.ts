@@ -1,7 +1,7 @@
 import { desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
-import { ADMIN_MESSAGES } from "~/schemas/admin";
+import { ADMIN_MESSAGES, CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN } from "~/schemas/admin";
 import { AiError, errorForStatus } from "../ai/errors.server";
 import { providerRequest } from "../ai/config.server";
 import type { ChatPrompt, ProviderConfig } from "../ai/provider.server";
@@ -25,6 +25,7 @@ export interface ApiConfigView {
   provider: ApiProvider;
   endpoint: string;
   model: string;
+  contextTokens: number;
   createdAt: Date;
   isDefault: boolean;
 }
@@ -38,6 +39,7 @@ export async function listApiConfigs(): Promise<ApiConfigView[]> {
         provider: apiConfigs.provider,
         endpoint: apiConfigs.endpoint,
         model: apiConfigs.model,
+        contextTokens: apiConfigs.contextTokens,
         createdAt: apiConfigs.createdAt,
       })
       .from(apiConfigs)
@@ -53,6 +55,8 @@ export interface ApiConfigInput {
   endpoint: string;
   apiKey: string;
   model: string;
+  /** The continuation prompt's size limit in estimated tokens (docs/decisions/127); absent: the default. */
+  contextTokens?: number;
 }
 
 function checkComplete(input: ApiConfigInput, keyRequired: boolean) {
@@ -71,11 +75,20 @@ function modelOf(input: ApiConfigInput): string {
   return input.model || (input.provider === "gemini" ? "gemini-pro" : "gpt-4-turbo-preview");
 }
 
+function contextTokensOf(input: ApiConfigInput): number {
+  const n = input.contextTokens;
+  if (n === undefined) return CONTEXT_TOKENS_DEFAULT;
+  if (!Number.isSafeInteger(n) || n < CONTEXT_TOKENS_MIN || n > CONTEXT_TOKENS_MAX) {
+    throw new DomainError(`上下文大小必须是${CONTEXT_TOKENS_MIN}到${CONTEXT_TOKENS_MAX}之间的整数`, 400, "contextTokens");
+  }
+  return n;
+}
+
 export async function createApiConfig(input: ApiConfigInput): Promise<string> {
   checkComplete(input, true);
   const [row] = await db
     .insert(apiConfigs)
-    .values({ name: input.name, provider: input.provider, endpoint: input.endpoint, apiKey: input.apiKey, model: modelOf(input) })
+    .values({ name: input.name, provider: input.provider, endpoint: input.endpoint, apiKey: input.apiKey, model: modelOf(input), contextTokens: contextTokensOf(input) })
     .returning({ id: apiConfigs.id });
   return row.id;
 }
@@ -89,6 +102,7 @@ export async function updateApiConfig(id: string, input: ApiConfigInput): Promis
       provider: input.provider,
       endpoint: input.endpoint,
       model: modelOf(input),
+      contextTokens: contextTokensOf(input),
       ...(input.apiKey ? { apiKey: input.apiKey } : {}),
       updatedAt: new Date(),
     })

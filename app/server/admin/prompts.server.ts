@@ -1,4 +1,4 @@
-import { desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
@@ -71,6 +71,7 @@ export async function updatePrompt(id: number, input: PromptInput): Promise<void
   }
 }
 
+/** P04 and P05 cannot be deleted (docs/decisions/127): the continuation and summaries need them. */
 export async function deletePrompt(id: number): Promise<void> {
   if (await requiredCodeOf(id)) throw new DomainError(PROMPT_REQUIRED_MESSAGE, 409);
   const rows = await db.delete(prompts).where(eq(prompts.id, id)).returning({ id: prompts.id });

@@ -16,6 +16,18 @@ export const PLACEHOLDERS = [
   "selected-text",
   "preceding-text",
   "following-text",
+  // P04 continuation and P10 chapter summary (docs/decisions/127, 128).
+  "work-title",
+  "chapter-number",
+  "plan",
+  "earlier-summaries",
+  "recent-summaries",
+  "story-bible",
+  "open-threads",
+  "previous-ending",
+  "chapter-title",
+  "chapter-text",
+  "known-entities",
 ] as const;
 
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];

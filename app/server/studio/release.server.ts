@@ -6,6 +6,7 @@ import { announceChaptersPublished } from "../events.server";
 import { priceNewlyPublished } from "../chapter-sales.server";
 import { chaptersReleased } from "../metrics.server";
 import { enqueueChapterNotifications } from "../notifications.server";
+import { enqueueSummaryJobs } from "./summary-jobs.server";
 export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
 import { refreshWorkCounts } from "../works.server";
 
@@ -22,7 +23,8 @@ import { refreshWorkCounts } from "../works.server";
  * the work's counts and updated_at (whose trigger tells open pages and caches), the
  * chapters' prices when the work is sold by chapter (fixed from now on, D13), one
  * `chapter-published` event per chapter, delivered on commit, and one job telling the
- * work's followers, delivered in the background (decision 115).
+ * work's followers, delivered in the background (decision 115), and, when the work has
+ * AI summaries on, one summary job per chapter (docs/decisions/128).
  */
 export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
@@ -30,6 +32,7 @@ export async function onChaptersPublished(tx: Executor, workId: number, chapterI
   await refreshWorkCounts(tx, workId);
   await announceChaptersPublished(tx, workId, chapterIds);
   await enqueueChapterNotifications(tx, workId, chapterIds);
+  await enqueueSummaryJobs(tx, workId, chapterIds);
 }
 
 /** Works with chapters due now, a batch at a time (the partial index chapters_due_idx finds them). */

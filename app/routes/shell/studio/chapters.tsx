@@ -12,6 +12,7 @@ import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { managerPage } from "~/server/studio/chapters.server";
+import { overdueThreads } from "~/server/studio/bible.server";
 import { runChapterManagerAction } from "~/server/studio/manager-actions.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/chapters";
@@ -29,6 +30,8 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
     managerPage(user.id, Number(params.id), parsePage(url.searchParams.get("page"))).catch(asRouteError),
     takeFlash(request, url),
   ]);
+  // Open plot threads whose due chapter is already published (docs/product.md#story-bible).
+  const overdue = await overdueThreads(view.work.id);
   const confirmId = idParam(url.searchParams.get("confirm"));
   const confirm = view.rows.find((r) => r.kind === "chapter" && r.id === confirmId) ?? null;
   return data(
@@ -43,6 +46,7 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
       selectedVolume: idParam(url.searchParams.get("volume")),
       confirm: confirm && { id: confirm.id, title: confirm.title },
       notice: flash.notice,
+      overdue,
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
@@ -71,7 +75,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function ChapterManager({ actionData }: Route.ComponentProps) {
-  const { work, total, page, pageCount, rows, volumes, selected, selectedVolume, confirm, notice } = useLoaderData<typeof loader>();
+  const { work, total, page, pageCount, rows, volumes, selected, selectedVolume, confirm, notice, overdue } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/chapters`;
   const canInsert = work.type !== "single_chapter";
   return (
@@ -79,6 +83,17 @@ export default function ChapterManager({ actionData }: Route.ComponentProps) {
       <StudioNav workId={work.id} title={work.title} current="chapters" />
       <FlashMessage notice={notice} />
       <FormError errors={actionData?.error} />
+      {overdue.length ? (
+        <div className="notice notice-warning chapter-manager-overdue" role="status">
+          <strong>有 {overdue.length} 条伏笔已逾期未回收：</strong>
+          {overdue.slice(0, 5).map((t, i) => (
+            <span key={t.id}>
+              {i ? "；" : ""}「{t.title}」应在第{t.dueChapter}章前回收
+            </span>
+          ))}
+          {overdue.length > 5 ? "……" : ""} <Link to={`/works/${work.id}/bible?tab=threads`}>查看伏笔</Link>
+        </div>
+      ) : null}
       <div className="studio-toolbar">
         <p className="muted">共 {total} 章{volumes.length ? `，${volumes.length} 卷` : ""}。{total > 1 ? "可拖动章节调整顺序，或使用上移、下移和“更多”中的移动。" : ""}</p>
         {canInsert ? <Link className="btn btn-primary" to={`${base}/new`}>添加章节</Link> : null}

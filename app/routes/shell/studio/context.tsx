@@ -1,0 +1,80 @@
+import { data, Form, useLoaderData } from "react-router";
+import { StudioNav } from "~/components/studio/studio-nav";
+import { formatTokens } from "~/utils/format";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { userContext } from "~/server/guards.server";
+import { publishedChapterCount } from "~/server/studio/bible.server";
+import { assembleContinuationContext, type ContinuationContext } from "~/server/studio/context.server";
+import { PLAN_MAX_CHARS } from "~/schemas/bible";
+import { getOwnedWork } from "~/server/works.server";
+import type { Route } from "./+types/context";
+
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `本次上下文《${data?.work.title ?? ""}》 - 砚台` }];
+
+/**
+ * 本次上下文 (docs/product.md#continuation-context): exactly what the continuation of
+ * chapter N would send, and its estimated cost. A loader only: nothing is generated.
+ */
+export async function loader({ params, context, url }: Route.LoaderArgs) {
+  const user = context.get(userContext);
+  const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
+  const published = await publishedChapterCount(work.id);
+  const raw = url.searchParams.get("chapter")?.trim();
+  const chapter = raw ? Number(raw) : published + 1;
+  const plan = url.searchParams.get("plan") ?? "";
+  let result: ContinuationContext | null = null;
+  let error: string | null = null;
+  try {
+    result = await assembleContinuationContext(work.id, chapter, plan);
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    error = e.message;
+  }
+  return data({ work: { id: work.id, title: work.title }, published, chapter: raw ?? String(chapter), plan, result, error }, { status: error ? 400 : 200 });
+}
+
+export default function ContextPreview() {
+  const { work, published, chapter, plan, result, error } = useLoaderData<typeof loader>();
+  return (
+    <section className="studio-page">
+      <StudioNav workId={work.id} title={work.title} current="context" />
+      <p className="muted">续写时发送给AI的内容：本章计划、前文摘要、本章有效的设定、未回收的伏笔和上一章结尾，按API配置的上下文大小裁剪。这里只预览，不会生成，也不扣Tokens。</p>
+      <Form method="get" className="studio-form">
+        <div className="bible-row">
+          <label className="field bible-chapter">
+            <span>续写第几章</span>
+            <input type="number" name="chapter" min={1} inputMode="numeric" defaultValue={chapter} />
+          </label>
+        </div>
+        <label className="field">
+          <span>本章计划</span>
+          <textarea name="plan" rows={4} maxLength={PLAN_MAX_CHARS} defaultValue={plan} placeholder="这一章要写什么：出场人物、发生的事、结尾停在哪里" />
+        </label>
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary">查看本次上下文</button>
+        </div>
+      </Form>
+      {error ? <p className="notice notice-error" role="alert">{error}</p> : null}
+      {result ? (
+        <div className="context-sections">
+          <h2>本次上下文：第{result.chapterNumber}章</h2>
+          <p>
+            预计 <strong>{formatTokens(result.estimatedTokens)}</strong> Tokens（{result.chars} 字，上限 {formatTokens(result.budgetTokens)} Tokens）；生成的正文另计。已发布 {published} 章。
+          </p>
+          {result.namedEntities.length ? <p className="muted">计划和上一章结尾提到：{result.namedEntities.join("、")}</p> : null}
+          <ul>
+            {result.sections.map((s) => (
+              <li key={s.key}>
+                {s.title}：{s.available === 0 ? "无" : s.included === s.available ? `全部 ${s.included} 项` : `${s.available} 项中的 ${s.included} 项（超出上下文大小的已省略）`}
+              </li>
+            ))}
+          </ul>
+          <h3>系统提示词</h3>
+          <pre className="context-text" data-testid="context-system" tabIndex={0} role="region" aria-label="系统提示词">{result.prompt.system}</pre>
+          <h3>用户提示词</h3>
+          <pre className="context-text" data-testid="context-user" tabIndex={0} role="region" aria-label="用户提示词">{result.prompt.user}</pre>
+        </div>
+      ) : null}
+    </section>
+  );
+}

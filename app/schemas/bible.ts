@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/** The story bible's forms and messages (docs/product.md#story-bible). */
+export const ENTITY_KINDS = ["character", "place", "item", "faction"] as const;
+export type EntityKind = (typeof ENTITY_KINDS)[number];
+export const ENTITY_KIND_LABELS: Record<EntityKind, string> = { character: "角色", place: "地点", item: "物品", faction: "势力" };
+
+/** The most a continuation plan may hold (本次上下文, docs/decisions/127). */
+export const PLAN_MAX_CHARS = 5000;
+
+export const BIBLE_LIMITS = { name: 50, aliases: 20, description: 2000, fact: 500, threadTitle: 100, threadNote: 1000, summary: 2000, volumeSummary: 5000, chapter: 100_000 } as const;
+
+export const BIBLE_MESSAGES = {
+  kindInvalid: "请选择设定类型",
+  nameRequired: "请输入名称",
+  nameTooLong: `名称不能超过${BIBLE_LIMITS.name}个字`,
+  aliasTooLong: `每个别名不能超过${BIBLE_LIMITS.name}个字`,
+  aliasesTooMany: `别名最多${BIBLE_LIMITS.aliases}个`,
+  nameTaken: (name: string, owner: string) => (name === owner ? `名称「${name}」已被另一个设定使用` : `名称或别名「${name}」已被「${owner}」使用`),
+  descriptionTooLong: `简介不能超过${BIBLE_LIMITS.description}个字`,
+  entityNotFound: "设定不存在或已删除",
+  factRequired: "请输入设定内容",
+  factTooLong: `设定内容不能超过${BIBLE_LIMITS.fact}个字`,
+  factNotFound: "这条设定不存在或已删除",
+  chapterNumber: "章节号必须是 1 以上的整数",
+  rangeBackwards: "结束章节不能早于起始章节",
+  threadTitleRequired: "请输入伏笔标题",
+  threadTitleTooLong: `伏笔标题不能超过${BIBLE_LIMITS.threadTitle}个字`,
+  threadNoteTooLong: `伏笔说明不能超过${BIBLE_LIMITS.threadNote}个字`,
+  plantedRequired: "请输入埋下伏笔的章节",
+  dueBeforePlanted: "回收章节不能早于埋下伏笔的章节",
+  threadNotFound: "伏笔不存在或已删除",
+  summaryTooLong: `章节摘要不能超过${BIBLE_LIMITS.summary}个字`,
+  volumeSummaryTooLong: `分卷摘要不能超过${BIBLE_LIMITS.volumeSummary}个字`,
+  chapterGone: "章节不存在或已删除，无法保存摘要",
+  volumeGone: "分卷不存在或已删除，无法保存摘要",
+  proposalNotFound: "这条建议不存在或已处理",
+  planTooLong: "本章计划不能超过 5000 字",
+  budgetTooSmall: "上下文预算太小，放不下本章计划和提示词，请联系管理员调大API配置的上下文大小",
+  unknownAction: "无法识别的操作",
+} as const;
+
+const id = z.coerce.number({ error: BIBLE_MESSAGES.unknownAction }).int().positive({ error: BIBLE_MESSAGES.unknownAction });
+const optionalId = z.preprocess((v) => (v === "" || v == null ? undefined : v), id.optional());
+/** Text fields may be empty (Conform reads empty as missing); the domain trims and checks them. */
+const text = (max: number, tooLong: string) => z.string().max(max * 2, { error: tooLong }).optional();
+/** A chapter number field: empty is none; anything else must be a whole number ≥ 1. */
+const chapterField = z.preprocess(
+  (v) => (typeof v === "string" ? v.trim() : v) || undefined,
+  z.coerce.number({ error: BIBLE_MESSAGES.chapterNumber }).int({ error: BIBLE_MESSAGES.chapterNumber }).min(1, { error: BIBLE_MESSAGES.chapterNumber }).max(BIBLE_LIMITS.chapter, { error: BIBLE_MESSAGES.chapterNumber }).optional(),
+);
+
+export const bibleActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("entity-save"),
+    id: optionalId,
+    kind: z.enum(ENTITY_KINDS, { error: BIBLE_MESSAGES.kindInvalid }),
+    name: text(BIBLE_LIMITS.name, BIBLE_MESSAGES.nameTooLong),
+    aliases: text(BIBLE_LIMITS.name * BIBLE_LIMITS.aliases, BIBLE_MESSAGES.aliasesTooMany),
+    description: text(BIBLE_LIMITS.description, BIBLE_MESSAGES.descriptionTooLong),
+  }),
+  z.object({ intent: z.literal("entity-delete"), id }),
+  z.object({
+    intent: z.literal("fact-save"),
+    id: optionalId,
+    entityId: id,
+    content: text(BIBLE_LIMITS.fact, BIBLE_MESSAGES.factTooLong),
+    fromChapter: chapterField,
+    untilChapter: chapterField,
+  }),
+  z.object({ intent: z.literal("fact-delete"), id }),
+  z.object({
+    intent: z.literal("thread-save"),
+    id: optionalId,
+    title: text(BIBLE_LIMITS.threadTitle, BIBLE_MESSAGES.threadTitleTooLong),
+    note: text(BIBLE_LIMITS.threadNote, BIBLE_MESSAGES.threadNoteTooLong),
+    plantedChapter: chapterField,
+    dueChapter: chapterField,
+  }),
+  z.object({ intent: z.literal("thread-status"), id, status: z.enum(["open", "resolved"], { error: BIBLE_MESSAGES.unknownAction }) }),
+  z.object({ intent: z.literal("thread-delete"), id }),
+  z.object({ intent: z.literal("summary-save"), chapterId: id, summary: text(BIBLE_LIMITS.summary, BIBLE_MESSAGES.summaryTooLong) }),
+  z.object({ intent: z.literal("volume-summary-save"), volumeId: id, summary: text(BIBLE_LIMITS.volumeSummary, BIBLE_MESSAGES.volumeSummaryTooLong) }),
+  z.object({ intent: z.literal("proposal-accept"), id }),
+  z.object({ intent: z.literal("proposal-reject"), id }),
+  z.object({ intent: z.literal("ai-summaries"), enabled: z.enum(["on", "off"], { error: BIBLE_MESSAGES.unknownAction }) }),
+]);
+
+export type BibleAction = z.output<typeof bibleActionSchema>;

@@ -1,0 +1,60 @@
+import type { BibleAction } from "~/schemas/bible";
+import {
+  deleteEntity,
+  deleteFact,
+  deleteThread,
+  saveChapterSummary,
+  saveEntity,
+  saveFact,
+  saveThread,
+  saveVolumeSummary,
+  setAiSummaries,
+  setThreadStatus,
+} from "./bible.server";
+import { acceptProposal, rejectProposal } from "./summary-jobs.server";
+
+export type BibleTab = "bible" | "threads" | "summaries";
+
+/** One form of the story bible screen (/works/:id/bible): what it did, and the tab and anchor to go back to. */
+export async function runBibleAction(userId: string, workId: number, action: BibleAction): Promise<{ notice: string; tab: BibleTab; anchor: string }> {
+  switch (action.intent) {
+    case "entity-save": {
+      const id = await saveEntity(userId, workId, { ...action, name: action.name ?? "", aliases: action.aliases ?? "" });
+      return { notice: action.id ? "设定已保存" : "设定已添加", tab: "bible", anchor: `e-${id}` };
+    }
+    case "entity-delete":
+      await deleteEntity(userId, workId, action.id);
+      return { notice: "设定已删除", tab: "bible", anchor: "" };
+    case "fact-save":
+      await saveFact(userId, workId, { ...action, content: action.content ?? "" });
+      return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}` };
+    case "fact-delete":
+      await deleteFact(userId, workId, action.id);
+      return { notice: "事实已删除", tab: "bible", anchor: "" };
+    case "thread-save": {
+      const id = await saveThread(userId, workId, { ...action, title: action.title ?? "" });
+      return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}` };
+    }
+    case "thread-status":
+      await setThreadStatus(userId, workId, action.id, action.status);
+      return { notice: action.status === "resolved" ? "伏笔已标记为已回收" : "伏笔已重新打开", tab: "threads", anchor: `t-${action.id}` };
+    case "thread-delete":
+      await deleteThread(userId, workId, action.id);
+      return { notice: "伏笔已删除", tab: "threads", anchor: "" };
+    case "summary-save":
+      await saveChapterSummary(userId, workId, action.chapterId, action.summary ?? "");
+      return { notice: "章节摘要已保存", tab: "summaries", anchor: `s-${action.chapterId}` };
+    case "volume-summary-save":
+      await saveVolumeSummary(userId, workId, action.volumeId, action.summary ?? "");
+      return { notice: "分卷摘要已保存", tab: "summaries", anchor: `v-${action.volumeId}` };
+    case "proposal-accept":
+      await acceptProposal(userId, workId, action.id);
+      return { notice: "已采纳", tab: "summaries", anchor: "proposals" };
+    case "proposal-reject":
+      await rejectProposal(userId, workId, action.id);
+      return { notice: "已忽略", tab: "summaries", anchor: "proposals" };
+    case "ai-summaries":
+      await setAiSummaries(userId, workId, action.enabled === "on");
+      return { notice: action.enabled === "on" ? "已开启AI摘要：之后发布的章节会自动生成摘要和设定建议" : "已关闭AI摘要", tab: "summaries", anchor: "" };
+  }
+}

@@ -1,0 +1,290 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
+import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, PLAN_MAX_CHARS } from "~/schemas/bible";
+export { PLAN_MAX_CHARS };
+import { renderLoadedPrompt } from "../ai/prompts.server";
+import type { ChatPrompt } from "../ai/provider.server";
+import { CHARS_PER_TOKEN, countChars, tokensForChars } from "../ai/tokens";
+import { rowsOf } from "../db-utils.server";
+import { DomainError } from "../errors.server";
+
+/**
+ * The continuation prompt of a serial (docs/product.md#continuation-context,
+ * docs/decisions/127): P04 filled with the next chapter's plan, summaries of the earlier
+ * chapters (the last RECENT_CHAPTERS in full, older ones by their volume's summary, or
+ * briefly when their volume has none), the bible facts in force at that chapter for the
+ * entities named in the plan or the end of the previous chapter, the open plot threads,
+ * and the end of the previous chapter; trimmed to the default API configuration's
+ * context size. Three round trips, whatever the work's length (bench:context).
+ */
+
+/** Chapters summarised in full before the one being written. */
+export const RECENT_CHAPTERS = 10;
+/** Characters of an older chapter's summary when its volume has none. */
+export const BRIEF_SUMMARY_CHARS = 80;
+/** How much of the previous chapter's end is sent, and how much is searched for names. */
+export const PREVIOUS_ENDING_CHARS = 1500;
+export const NAME_SCAN_CHARS = 1000;
+/** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). */
+export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
+
+export type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";
+
+export interface ContextSection {
+  key: SectionKey;
+  title: string;
+  /** Items (lines or blocks) available and sent. */
+  available: number;
+  included: number;
+  text: string;
+}
+
+export interface ContinuationContext {
+  workId: number;
+  chapterNumber: number;
+  prompt: ChatPrompt;
+  /** Characters of system + user prompt, and the estimate of their tokens (what the prompt is charged before usage is known). */
+  chars: number;
+  estimatedTokens: number;
+  budgetTokens: number;
+  sections: ContextSection[];
+  /** Entities found in the plan or the previous ending (their facts in force were considered). */
+  namedEntities: string[];
+}
+
+const SECTION_TITLES: Record<SectionKey, string> = {
+  "recent-summaries": "最近几章摘要",
+  "earlier-summaries": "更早的剧情（按卷）",
+  "story-bible": "本章相关设定",
+  "open-threads": "未回收的伏笔",
+  "previous-ending": "上一章结尾",
+};
+
+const NONE = "（无）";
+
+interface ChapterRow {
+  id: number;
+  n: number;
+  position: number;
+  summary: string | null;
+  ending: string | null;
+}
+
+/** The context size of the site's default API configuration (DEFAULT_CONTEXT_TOKENS when none is chosen). */
+export async function contextBudget(): Promise<number> {
+  const [row] = await db
+    .select({ tokens: apiConfigs.contextTokens })
+    .from(siteConfigs)
+    .innerJoin(apiConfigs, sql`${apiConfigs.id}::text = trim(${siteConfigs.value})`)
+    .where(eq(siteConfigs.key, "default_api_provider"));
+  return row?.tokens ?? DEFAULT_CONTEXT_TOKENS;
+}
+
+/**
+ * Builds the continuation prompt for chapter `chapterNumber` (the reader's numbering: the
+ * published chapters in order; the chapter after the last published one is the usual
+ * case) of `workId`. Callers check ownership (the page does, with getOwnedWork); this
+ * function reads the work's own rows only. `options.budgetTokens` overrides the API
+ * configuration's context size (tests, the benchmark).
+ */
+export async function assembleContinuationContext(
+  workId: number,
+  chapterNumber: number,
+  plan: string,
+  options: { budgetTokens?: number } = {},
+): Promise<ContinuationContext> {
+  if (!Number.isSafeInteger(chapterNumber) || chapterNumber < 1 || chapterNumber > BIBLE_LIMITS.chapter) {
+    throw new DomainError(BIBLE_MESSAGES.chapterNumber, 400, "chapter");
+  }
+  const planText = (plan ?? "").replace(/\r\n?/g, "\n").trim();
+  if (countChars(planText) > PLAN_MAX_CHARS) throw new DomainError(BIBLE_MESSAGES.planTooLong, 400, "plan");
+
+  // Round trip 1 (in parallel): the work, its chapters before this one with their summaries
+  // (older ones cut short) and the previous chapter's end, volumes, names, open threads, P04.
+  const recentFrom = chapterNumber - RECENT_CHAPTERS;
+  const [workRows, chapterRows, volumeRows, nameRows, threads, promptRows, budgetTokens] = await Promise.all([
+    db.select({ title: works.title }).from(works).where(eq(works.id, workId)),
+    db.execute(sql`
+      with numbered as (
+        select id, position, row_number() over (order by position, id)::int as n
+        from chapters where work_id = ${workId} and state = 'published'
+      )
+      select n.id, n.n, n.position,
+        case when n.n >= ${recentFrom} then s.summary else left(s.summary, ${BRIEF_SUMMARY_CHARS + 1}) end as summary,
+        case when n.n = ${chapterNumber - 1} then (select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c where c.id = n.id) end as ending
+      from numbered n left join chapter_summaries s on s.chapter_id = n.id
+      where n.n < ${chapterNumber}
+      order by n.n`),
+    db
+      .select({ id: volumes.id, title: volumes.title, position: volumes.position, summary: volumeSummaries.summary })
+      .from(volumes)
+      .leftJoin(volumeSummaries, eq(volumeSummaries.volumeId, volumes.id))
+      .where(eq(volumes.workId, workId))
+      .orderBy(asc(volumes.position), asc(volumes.id)),
+    db.select({ name: storyEntityNames.name, entityId: storyEntityNames.entityId }).from(storyEntityNames).where(eq(storyEntityNames.workId, workId)),
+    db
+      .select({ title: plotThreads.title, note: plotThreads.note, plantedChapter: plotThreads.plantedChapter, dueChapter: plotThreads.dueChapter })
+      .from(plotThreads)
+      .where(and(eq(plotThreads.workId, workId), eq(plotThreads.status, "open"), sql`${plotThreads.plantedChapter} <= ${chapterNumber}`))
+      .orderBy(sql`${plotThreads.dueChapter} asc nulls last`, asc(plotThreads.id)),
+    db.select({ system: prompts.systemContent, user: prompts.userContent }).from(prompts).where(eq(prompts.code, "P04")),
+    options.budgetTokens ? Promise.resolve(options.budgetTokens) : contextBudget(),
+  ]);
+  if (!workRows[0]) throw new DomainError("作品不存在", 404);
+  const chaptersBefore = rowsOf<ChapterRow>(chapterRows).map((r) => ({ ...r, n: Number(r.n), position: Number(r.position), id: Number(r.id) }));
+  const previous = chaptersBefore.at(-1)?.n === chapterNumber - 1 ? chaptersBefore.at(-1)! : null;
+  const ending = trimEnding(previous?.ending ?? "");
+
+  // Entities named (name or alias) in the plan or the last NAME_SCAN_CHARS of the previous chapter.
+  const scan = `${planText}\n${Array.from(ending).slice(-NAME_SCAN_CHARS).join("")}`;
+  const named = new Map<number, number>();
+  for (const { name, entityId } of nameRows) {
+    const at = scan.indexOf(name);
+    if (at >= 0 && (!named.has(entityId) || at < named.get(entityId)!)) named.set(entityId, at);
+  }
+  const entityIds = [...named.keys()];
+
+  // Round trip 2: those entities and their facts in force at this chapter.
+  const [entities, facts] = entityIds.length
+    ? await Promise.all([
+        db.select({ id: storyEntities.id, kind: storyEntities.kind, name: storyEntities.name, description: storyEntities.description }).from(storyEntities).where(inArray(storyEntities.id, entityIds)),
+        db
+          .select({ entityId: storyFacts.entityId, content: storyFacts.content, fromChapter: storyFacts.fromChapter, untilChapter: storyFacts.untilChapter })
+          .from(storyFacts)
+          .where(
+            and(
+              inArray(storyFacts.entityId, entityIds),
+              sql`(${storyFacts.fromChapter} is null or ${storyFacts.fromChapter} <= ${chapterNumber})`,
+              sql`(${storyFacts.untilChapter} is null or ${storyFacts.untilChapter} >= ${chapterNumber})`,
+            ),
+          )
+          .orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
+      ])
+    : [[], []];
+  const aliasesOf = new Map<number, string[]>();
+  for (const { name, entityId } of nameRows) if (named.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);
+  entities.sort((a, b) => named.get(a.id)! - named.get(b.id)! || a.id - b.id);
+  const bibleBlocks = entities.map((e) => {
+    const aliases = (aliasesOf.get(e.id) ?? []).filter((a) => a !== e.name);
+    const head = `【${e.name}】${ENTITY_KIND_LABELS[e.kind]}${aliases.length ? `（又称：${aliases.join("、")}）` : ""}${e.description ? `：${e.description}` : ""}`;
+    const lines = facts.filter((f) => f.entityId === e.id).map((f) => `- ${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}`);
+    return [head, ...lines].join("\n");
+  });
+
+  const threadLines = threads.map((t) => {
+    const due = t.dueChapter === null ? "未定回收章节" : t.dueChapter < chapterNumber ? `应在第${t.dueChapter}章前回收，已逾期` : `应在第${t.dueChapter}章前回收`;
+    return `- ${t.title}（第${t.plantedChapter}章埋下，${due}）${t.note ? `：${t.note}` : ""}`;
+  });
+
+  // Summaries: recent chapters in full; older ones by volume (a volume summary stands for
+  // its chapters before the recent window), else a brief line each.
+  const volumeOf = (position: number) => {
+    let found: (typeof volumeRows)[number] | null = null;
+    for (const v of volumeRows) {
+      if (v.position < position) found = v;
+      else break;
+    }
+    return found;
+  };
+  const recentLines: string[] = [];
+  const earlierItems: string[] = [];
+  const volumesUsed = new Set<number>();
+  for (const c of chaptersBefore) {
+    if (c.n >= recentFrom) {
+      if (c.summary) recentLines.push(`第${c.n}章：${c.summary}`);
+      continue;
+    }
+    const volume = volumeOf(c.position);
+    if (volume?.summary) {
+      if (!volumesUsed.has(volume.id)) {
+        volumesUsed.add(volume.id);
+        earlierItems.push(`【${volume.title}】${volume.summary}`);
+      }
+    } else if (c.summary) {
+      const brief = Array.from(c.summary);
+      earlierItems.push(`第${c.n}章：${brief.length > BRIEF_SUMMARY_CHARS ? `${brief.slice(0, BRIEF_SUMMARY_CHARS).join("")}…` : c.summary}`);
+    }
+  }
+
+  const template = promptRows[0];
+  const values = (sections: Record<SectionKey, string>) => ({
+    "work-title": workRows[0].title,
+    "chapter-number": String(chapterNumber),
+    plan: planText || NONE,
+    ...Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, v || NONE])),
+  });
+  const empty: Record<SectionKey, string> = { "recent-summaries": "", "earlier-summaries": "", "story-bible": "", "open-threads": "", "previous-ending": "" };
+  const fixed = renderLoadedPrompt("P04", template, values(empty));
+  let room = budgetTokens * CHARS_PER_TOKEN - fixed.chars;
+  if (room < 0) throw new DomainError(BIBLE_MESSAGES.budgetTooSmall, 422);
+
+  // Filling in order of importance: the previous ending (cut from its start when short of
+  // room), the facts, the threads, the recent summaries (newest first), the older ones
+  // (newest first). A section stops at the first item that does not fit.
+  const chosen: Record<SectionKey, string[]> = { "previous-ending": [], "story-bible": [], "open-threads": [], "recent-summaries": [], "earlier-summaries": [] };
+  const available: Record<SectionKey, number> = {
+    "previous-ending": ending ? 1 : 0,
+    "story-bible": bibleBlocks.length,
+    "open-threads": threadLines.length,
+    "recent-summaries": recentLines.length,
+    "earlier-summaries": earlierItems.length,
+  };
+  // The placeholder's NONE is replaced by the text: its characters are room too.
+  const take = (key: SectionKey, items: string[], newestLast: boolean) => {
+    const order = newestLast ? [...items].reverse() : items;
+    const kept: string[] = [];
+    let used = -countChars(NONE);
+    for (const item of order) {
+      const cost = countChars(item) + (kept.length ? 1 : 0);
+      if (used + cost > room) break;
+      kept.push(item);
+      used += cost;
+    }
+    if (kept.length) room -= used;
+    chosen[key] = newestLast ? kept.reverse() : kept;
+  };
+  if (ending) {
+    const fit = Math.max(0, room + countChars(NONE));
+    const chars = Array.from(ending);
+    const kept = chars.length <= fit ? ending : chars.slice(chars.length - fit).join("");
+    if (kept) {
+      chosen["previous-ending"] = [kept];
+      room -= countChars(kept) - countChars(NONE);
+    }
+  }
+  take("story-bible", bibleBlocks, false);
+  take("open-threads", threadLines, false);
+  take("recent-summaries", recentLines, true);
+  take("earlier-summaries", earlierItems, true);
+
+  const texts = Object.fromEntries(Object.entries(chosen).map(([k, v]) => [k, v.join("\n")])) as Record<SectionKey, string>;
+  const rendered = renderLoadedPrompt("P04", template, values(texts));
+  const order: SectionKey[] = ["recent-summaries", "earlier-summaries", "story-bible", "open-threads", "previous-ending"];
+  return {
+    workId,
+    chapterNumber,
+    prompt: { system: rendered.system, user: rendered.user },
+    chars: rendered.chars,
+    estimatedTokens: tokensForChars(rendered.chars),
+    budgetTokens,
+    sections: order.map((key) => ({ key, title: SECTION_TITLES[key], available: available[key], included: chosen[key].length, text: texts[key] })),
+    namedEntities: entities.map((e) => e.name),
+  };
+}
+
+function rangeLabel(from: number | null, until: number | null): string {
+  if (from && until) return `第${from}至${until}章：`;
+  if (from) return `从第${from}章起：`;
+  if (until) return `至第${until}章：`;
+  return "";
+}
+
+/** The previous chapter's end, starting at a paragraph where one begins near the cut. */
+function trimEnding(text: string): string {
+  const trimmed = text.replace(/\r\n?/g, "\n").trim();
+  if (countChars(trimmed) < PREVIOUS_ENDING_CHARS) return trimmed;
+  const cut = trimmed.indexOf("\n");
+  return cut >= 0 && cut < 300 ? trimmed.slice(cut + 1).trim() : trimmed;
+}

@@ -1,0 +1,100 @@
+import { expect, test } from "./fixtures";
+import { marker } from "./reader-helpers";
+import { publishWork } from "./studio-helpers";
+
+const nojs = { tag: "@nojs" };
+
+/** The page is no wider than a 390 px phone. */
+async function fitsPhone(page: import("@playwright/test").Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+test("on a phone, the author keeps a story bible, a thread and a summary, and sees them in 本次上下文", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const title = `设定集 ${marker("bible")}`;
+  const id = await publishWork(page, baseURL!, { title });
+  await visit(`/works/${id}/chapters`);
+  await page.getByRole("link", { name: "故事设定" }).click();
+  await expect(page).toHaveURL(new RegExp(`/works/${id}/bible$`));
+  await fitsPhone(page);
+
+  // A character with aliases; another taking one of them is refused by name.
+  await page.getByLabel("名称", { exact: true }).fill("周伯");
+  await page.getByLabel("别名（用逗号或顿号分隔）").fill("老周，周老汉");
+  await page.getByRole("button", { name: "添加设定" }).click();
+  await expect(page.getByRole("status")).toHaveText("设定已添加");
+  // The only entity (the second is refused below); in edit mode its card shows a form.
+  const card = page.locator(".bible-list > li").first();
+  await expect(card.getByText("别名：老周、周老汉")).toBeVisible();
+
+  await page.getByText("添加角色、地点、物品或势力").click();
+  await page.getByLabel("名称", { exact: true }).fill("沈舟");
+  await page.getByLabel("别名（用逗号或顿号分隔）").fill("老周");
+  await page.getByRole("button", { name: "添加设定" }).click();
+  await expect(page.getByRole("alert")).toHaveText("名称或别名「老周」已被「周伯」使用");
+  await expect(page.locator(".bible-list > li")).toHaveCount(1);
+
+  // A fact whose range ends before it starts, then one from chapter 1 on.
+  await card.getByLabel("事实", { exact: true }).fill("双目失明");
+  await card.getByLabel("从第几章起").fill("5");
+  await card.getByLabel("到第几章止").fill("2");
+  await card.getByRole("button", { name: "添加事实" }).click();
+  await expect(page.getByRole("alert")).toHaveText("结束章节不能早于起始章节");
+  await card.getByLabel("事实", { exact: true }).fill("双目失明");
+  await card.getByLabel("从第几章起").fill("1");
+  await card.getByLabel("到第几章止").fill("");
+  await card.getByRole("button", { name: "添加事实" }).click();
+  await expect(page.getByRole("status")).toHaveText("事实已添加");
+  await expect(card.getByText("从第1章起")).toBeVisible();
+  await fitsPhone(page);
+
+  // Editing the fact and the entity: each opens its form in place.
+  await card.getByRole("link", { name: "编辑事实：双目失明" }).click();
+  await card.locator(".bible-facts").getByLabel("事实", { exact: true }).fill("右眼失明");
+  await card.locator(".bible-facts").getByRole("button", { name: "保存事实" }).click();
+  await expect(page.getByRole("status")).toHaveText("事实已保存");
+  await expect(card.getByText("右眼失明")).toBeVisible();
+  await card.getByRole("link", { name: "编辑设定：周伯" }).click();
+  await card.getByLabel("简介", { exact: true }).fill("老更夫");
+  await card.getByRole("button", { name: "保存设定" }).click();
+  await expect(page.getByRole("status")).toHaveText("设定已保存");
+  await expect(card.getByText("老更夫")).toBeVisible();
+
+  // A thread due by chapter 1, which is published: overdue here and in the chapter manager.
+  await page.getByRole("link", { name: "伏笔" }).click();
+  await page.getByLabel("伏笔", { exact: true }).fill("三年之约");
+  await page.getByLabel("埋下于第几章").fill("1");
+  await page.getByLabel("最迟第几章回收").fill("1");
+  await page.getByRole("button", { name: "添加伏笔" }).click();
+  await expect(page.getByRole("status")).toHaveText("伏笔已添加");
+  await expect(page.locator(".bible-list > li").filter({ hasText: "三年之约" }).getByText("已逾期")).toBeVisible();
+  await fitsPhone(page);
+  await visit(`/works/${id}/chapters`);
+  await expect(page.getByText("有 1 条伏笔已逾期未回收")).toBeVisible();
+  await expect(page.getByText("「三年之约」应在第1章前回收")).toBeVisible();
+
+  // The first chapter's summary.
+  await visit(`/works/${id}/bible?tab=summaries`);
+  await expect(page.getByText("AI摘要：未开启")).toBeVisible();
+  const summary = page.locator(".bible-summary").filter({ hasText: "第一章 开端" });
+  await summary.getByRole("textbox").fill("周伯在雨夜失明。");
+  await summary.getByRole("button", { name: "保存摘要" }).click();
+  await expect(page.getByRole("status")).toHaveText("章节摘要已保存");
+  await expect(page.locator(".bible-summary").filter({ hasText: "第一章 开端" }).getByRole("textbox")).toHaveValue("周伯在雨夜失明。");
+  await fitsPhone(page);
+
+  // 本次上下文 for chapter 2: the plan names 老周, so his fact in force is sent.
+  await page.getByRole("link", { name: "本次上下文 →" }).click();
+  await expect(page.getByLabel("续写第几章")).toHaveValue("2");
+  await page.getByLabel("本章计划").fill("老周摸黑出门。");
+  await page.getByRole("button", { name: "查看本次上下文" }).click();
+  const user = page.getByTestId("context-user");
+  await expect(user).toContainText("续写第2章");
+  await expect(user).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
+  await expect(user).toContainText("- 从第1章起：右眼失明");
+  await expect(user).toContainText("三年之约（第1章埋下，应在第1章前回收，已逾期）");
+  await expect(user).toContainText("第1章：周伯在雨夜失明。");
+  await expect(page.getByText(/预计 .+ Tokens/)).toBeVisible();
+  await fitsPhone(page);
+});

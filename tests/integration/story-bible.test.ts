@@ -1,0 +1,499 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { databaseKind, db } from "~/db/client.server";
+import { chapterSummaries, chapters, plotThreads, prompts, storyEntities, storyEntityNames, storyFacts, storyProposals, summaryJobs } from "~/db/schema";
+import { action as bibleAction, loader as bibleLoader } from "~/routes/shell/studio/bible";
+import { loader as chaptersLoader } from "~/routes/shell/studio/chapters";
+import { loader as contextLoader } from "~/routes/shell/studio/context";
+import { BIBLE_MESSAGES } from "~/schemas/bible";
+import { deletePrompt, PROMPT_REQUIRED_MESSAGE, updatePrompt } from "~/server/admin/prompts.server";
+import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import { configureFakeProvider } from "../fakes/ai-provider-config";
+import {
+  bibleView,
+  deleteEntity,
+  overdueThreads,
+  saveChapterSummary,
+  saveEntity,
+  saveFact,
+  saveThread,
+  saveVolumeSummary,
+  setAiSummaries,
+  setThreadStatus,
+} from "~/server/studio/bible.server";
+import { createVolume, deleteChapter, insertChapter } from "~/server/studio/chapters.server";
+import { assembleContinuationContext, DEFAULT_CONTEXT_TOKENS } from "~/server/studio/context.server";
+import {
+  acceptProposal,
+  claimSummaryJob,
+  parseSummaryReply,
+  rejectProposal,
+  runSummaryJobs,
+  SUMMARY_JOB_ATTEMPTS,
+  SUMMARY_MESSAGES,
+} from "~/server/studio/summary-jobs.server";
+import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "~/server/events.server";
+import { startSummaryJobs, stopSummaryJobs } from "~/server/studio/summary-poller.server";
+import { createWork } from "~/server/works.server";
+import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { domainError } from "../fixtures/domain-error";
+import { aiRows, setTokens, tokensOf } from "./ai-helpers";
+import { callThroughRoutes } from "./route-chain";
+
+const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+
+function serial(userId: string, n: number, text = (i: number) => `第${i}章的正文。`) {
+  const list = Array.from({ length: n }, (_, i) => ({ title: `第${i + 1}章`, content: text(i + 1) }));
+  return createWork(userId, { ...base, title: "长夜行", type: "series", status: "ongoing" }, list, null);
+}
+async function chapterIds(workId: number) {
+  const rows = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, workId)).orderBy(asc(chapters.position), asc(chapters.id));
+  return rows.map((r) => r.id);
+}
+async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
+  try {
+    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
+  } catch (thrown) {
+    return thrown;
+  }
+}
+function statusOf(result: unknown): number {
+  if (result instanceof Response) return result.status;
+  return (result as { init?: { status?: number } }).init?.status ?? 200;
+}
+function bodyOf<T>(result: unknown): T {
+  return (result as { data: T }).data;
+}
+
+let owner: { id: string };
+let other: { id: string };
+let fake: FakeAiProvider;
+beforeAll(async () => {
+  owner = await createUser();
+  other = await createUser();
+  fake = await startFakeAiProvider();
+  await configureFakeProvider(fake.openaiEndpoint, { db });
+});
+afterEach(() => fake.reset());
+afterAll(() => fake.close());
+
+describe("story bible: entities and facts", () => {
+  it("keeps names and aliases unique within a work, and a refused save changes nothing", async () => {
+    const work = await serial(owner.id, 3);
+    const linWan = await saveEntity(owner.id, work.id, { kind: "character", name: " 林晚 ", aliases: "阿晚，林姑娘、阿晚", description: "女主角" });
+    const names = await db.select().from(storyEntityNames).where(eq(storyEntityNames.entityId, linWan));
+    expect(names.map((n) => [n.name, n.isAlias]).sort()).toEqual([["林姑娘", true], ["林晚", false], ["阿晚", true]]);
+
+    // An alias another entity has: a clear message naming who has it; no second entity.
+    const shared = await domainError(saveEntity(owner.id, work.id, { kind: "character", name: "沈舟", aliases: "阿晚" }));
+    expect(shared.status).toBe(409);
+    expect(shared.message).toBe("名称或别名「阿晚」已被「林晚」使用");
+    expect(shared.field).toBe("aliases");
+    const entities = await db.select().from(storyEntities).where(eq(storyEntities.workId, work.id));
+    expect(entities.map((e) => e.name)).toEqual(["林晚"]);
+
+    // Editing the entity to drop an alias frees it for another.
+    await saveEntity(owner.id, work.id, { id: linWan, kind: "character", name: "林晚", aliases: ["林姑娘"], description: "" });
+    const shenZhou = await saveEntity(owner.id, work.id, { kind: "character", name: "沈舟", aliases: "阿晚" });
+    expect(shenZhou).toBeGreaterThan(linWan);
+    // A failed edit keeps the old names (林晚 keeps 林姑娘 after trying to take 阿晚).
+    expect((await domainError(saveEntity(owner.id, work.id, { id: linWan, kind: "character", name: "林晚", aliases: "阿晚" }))).status).toBe(409);
+    const kept = await db.select({ name: storyEntityNames.name }).from(storyEntityNames).where(eq(storyEntityNames.entityId, linWan));
+    expect(kept.map((k) => k.name).sort()).toEqual(["林姑娘", "林晚"]);
+
+    // Another work may use the same names.
+    const otherWork = await serial(owner.id, 1);
+    await saveEntity(owner.id, otherWork.id, { kind: "character", name: "林晚", aliases: "阿晚" });
+
+    expect((await domainError(saveEntity(owner.id, work.id, { kind: "character", name: "   ", aliases: "" }))).message).toBe(BIBLE_MESSAGES.nameRequired);
+    expect((await domainError(saveEntity(owner.id, work.id, { kind: "place", name: "长".repeat(51), aliases: "" }))).message).toBe(BIBLE_MESSAGES.nameTooLong);
+    expect((await domainError(saveEntity(owner.id, work.id, { kind: "monster" as never, name: "怪", aliases: "" }))).message).toBe(BIBLE_MESSAGES.kindInvalid);
+    // Someone else's work is not found; so is an entity of another work.
+    expect((await domainError(saveEntity(other.id, work.id, { kind: "character", name: "路人", aliases: "" }))).status).toBe(404);
+    expect((await domainError(deleteEntity(owner.id, otherWork.id, linWan))).status).toBe(404);
+  });
+
+  it("two tabs giving the same alias to two new entities at once: one wins, the other is refused whole", async () => {
+    const work = await serial(owner.id, 1);
+    const results = await Promise.allSettled([
+      saveEntity(owner.id, work.id, { kind: "character", name: "甲", aliases: "同名" }),
+      saveEntity(owner.id, work.id, { kind: "character", name: "乙", aliases: "同名" }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason.status).toBe(409);
+    const entities = await db.select({ name: storyEntities.name }).from(storyEntities).where(eq(storyEntities.workId, work.id));
+    expect(entities).toHaveLength(1);
+    const names = await db.select({ name: storyEntityNames.name }).from(storyEntityNames).where(eq(storyEntityNames.workId, work.id));
+    expect(names.map((n) => n.name).sort()).toEqual([entities[0].name, "同名"].sort());
+  });
+
+  it("checks a fact's chapter range and its entity", async () => {
+    const work = await serial(owner.id, 2);
+    const entity = await saveEntity(owner.id, work.id, { kind: "character", name: "老周", aliases: "" });
+    const backwards = await domainError(saveFact(owner.id, work.id, { entityId: entity, content: "受伤", fromChapter: 40, untilChapter: 37 }));
+    expect([backwards.status, backwards.message, backwards.field]).toEqual([400, BIBLE_MESSAGES.rangeBackwards, "untilChapter"]);
+    expect((await domainError(saveFact(owner.id, work.id, { entityId: entity, content: "受伤", fromChapter: 0 }))).message).toBe(BIBLE_MESSAGES.chapterNumber);
+    expect((await domainError(saveFact(owner.id, work.id, { entityId: entity, content: "  " }))).message).toBe(BIBLE_MESSAGES.factRequired);
+    const elsewhere = await serial(other.id, 1);
+    const foreign = await saveEntity(other.id, elsewhere.id, { kind: "item", name: "剑", aliases: "" });
+    expect((await domainError(saveFact(owner.id, work.id, { entityId: foreign, content: "断了" }))).status).toBe(404);
+    expect(await db.select().from(storyFacts).where(eq(storyFacts.entityId, entity))).toHaveLength(0);
+
+    const fact = await saveFact(owner.id, work.id, { entityId: entity, content: "双目失明", fromChapter: 37 });
+    await saveFact(owner.id, work.id, { id: fact, entityId: entity, content: "双目失明", fromChapter: 37, untilChapter: 37 });
+    const [row] = await db.select().from(storyFacts).where(eq(storyFacts.id, fact));
+    expect([row.fromChapter, row.untilChapter, row.source]).toEqual([37, 37, "author"]);
+    // Deleting the entity takes its facts and names.
+    await deleteEntity(owner.id, work.id, entity);
+    expect(await db.select().from(storyFacts).where(eq(storyFacts.entityId, entity))).toHaveLength(0);
+  });
+
+  it("answers the screen's bad input with Chinese messages and 4xx, and others' works with 404", async () => {
+    const work = await serial(owner.id, 2);
+    const cookie = await sessionCookieFor(owner.id);
+    const path = `/works/${work.id}/bible`;
+    const entity = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "阿晚" });
+
+    const shared = await call(bibleAction, cookie, path, { intent: "entity-save", kind: "character", name: "沈舟", aliases: "阿晚", description: "" });
+    expect(statusOf(shared)).toBe(409);
+    expect(bodyOf<{ error: string }>(shared).error).toBe("名称或别名「阿晚」已被「林晚」使用");
+    const backwards = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "9", untilChapter: "3" });
+    expect([statusOf(backwards), bodyOf<{ error: string }>(backwards).error]).toEqual([400, BIBLE_MESSAGES.rangeBackwards]);
+    const notNumber = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "三" });
+    expect([statusOf(notNumber), bodyOf<{ error: string }>(notNumber).error]).toEqual([400, BIBLE_MESSAGES.chapterNumber]);
+    const unknown = await call(bibleAction, cookie, path, { intent: "drop-tables" });
+    expect([statusOf(unknown), bodyOf<{ error: string }>(unknown).error]).toEqual([400, BIBLE_MESSAGES.unknownAction]);
+    const due = await call(bibleAction, cookie, path, { intent: "thread-save", title: "三年之约", note: "", plantedChapter: "5", dueChapter: "2" });
+    expect([statusOf(due), bodyOf<{ error: string }>(due).error]).toEqual([400, BIBLE_MESSAGES.dueBeforePlanted]);
+    expect(await db.select().from(plotThreads).where(eq(plotThreads.workId, work.id))).toHaveLength(0);
+
+    const added = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "双目失明", fromChapter: "37", untilChapter: "" });
+    expect(statusOf(added)).toBe(302);
+    expect((added as Response).headers.get("Location")).toBe(`${path}#e-${entity}`);
+
+    const otherCookie = await sessionCookieFor(other.id);
+    expect(statusOf(await call(bibleLoader, otherCookie, path))).toBe(404);
+    expect(statusOf(await call(bibleAction, otherCookie, path, { intent: "entity-save", kind: "character", name: "路人", aliases: "", description: "" }))).toBe(404);
+    expect(statusOf(await call(contextLoader, otherCookie, `/works/${work.id}/context`))).toBe(404);
+
+    const page = bodyOf<Awaited<ReturnType<typeof bibleView>>>(await call(bibleLoader, cookie, path));
+    expect(page.entities[0]).toMatchObject({ name: "林晚", aliases: ["阿晚"], facts: [{ content: "双目失明", fromChapter: 37, untilChapter: null }] });
+  });
+});
+
+describe("plot threads and summaries", () => {
+  it("flags open threads whose due chapter is published, in the chapter manager too", async () => {
+    const work = await serial(owner.id, 5);
+    const overdue = await saveThread(owner.id, work.id, { title: "三年之约", plantedChapter: 1, dueChapter: 4 });
+    await saveThread(owner.id, work.id, { title: "玉佩的来历", plantedChapter: 2, dueChapter: 9 });
+    const resolved = await saveThread(owner.id, work.id, { title: "失踪的信", plantedChapter: 1, dueChapter: 3 });
+    await setThreadStatus(owner.id, work.id, resolved, "resolved");
+    expect((await overdueThreads(work.id)).map((t) => t.id)).toEqual([overdue]);
+    const manager = bodyOf<{ overdue: { title: string }[] }>(await call(chaptersLoader, await sessionCookieFor(owner.id), `/works/${work.id}/chapters`));
+    expect(manager.overdue.map((t) => t.title)).toEqual(["三年之约"]);
+    expect((await domainError(saveThread(owner.id, work.id, { title: "", plantedChapter: 1 }))).message).toBe(BIBLE_MESSAGES.threadTitleRequired);
+    expect((await domainError(saveThread(owner.id, work.id, { title: "x" }))).message).toBe(BIBLE_MESSAGES.plantedRequired);
+    expect((await domainError(setThreadStatus(other.id, work.id, overdue, "resolved"))).status).toBe(404);
+  });
+
+  it("saves chapter and volume summaries, refuses a deleted chapter's and another work's", async () => {
+    const work = await serial(owner.id, 3);
+    const [c1, c2] = await chapterIds(work.id);
+    await saveChapterSummary(owner.id, work.id, c1, "  林晚离开小镇。 ");
+    expect((await db.select().from(chapterSummaries).where(eq(chapterSummaries.chapterId, c1)))[0].summary).toBe("林晚离开小镇。");
+    await saveChapterSummary(owner.id, work.id, c1, "");
+    expect(await db.select().from(chapterSummaries).where(eq(chapterSummaries.chapterId, c1))).toHaveLength(0);
+
+    await deleteChapter(owner.id, work.id, c2);
+    const gone = await domainError(saveChapterSummary(owner.id, work.id, c2, "不存在的章节"));
+    expect([gone.status, gone.message]).toEqual([404, BIBLE_MESSAGES.chapterGone]);
+    const elsewhere = await serial(other.id, 1);
+    const [foreign] = await chapterIds(elsewhere.id);
+    expect((await domainError(saveChapterSummary(owner.id, work.id, foreign, "别人的章节"))).status).toBe(404);
+    expect(await db.select().from(chapterSummaries).where(eq(chapterSummaries.workId, work.id))).toHaveLength(0);
+
+    const volume = await createVolume(owner.id, work.id, "第一卷", c1);
+    await saveVolumeSummary(owner.id, work.id, volume, "小镇篇");
+    expect((await domainError(saveVolumeSummary(owner.id, work.id, volume + 999, "x"))).message).toBe(BIBLE_MESSAGES.volumeGone);
+    expect((await domainError(saveChapterSummary(owner.id, work.id, c1, "长".repeat(2001)))).message).toBe(BIBLE_MESSAGES.summaryTooLong);
+  });
+});
+
+describe("assembleContinuationContext (本次上下文)", () => {
+  it("sends the plan, summaries, the facts in force for named entities, open threads and the previous ending", async () => {
+    const work = await serial(owner.id, 40, (i) => (i === 40 ? `${"雨一直下。".repeat(300)}\n老周摸索着走到门口，阿晚扶住了他。` : `第${i}章正文。`));
+    const ids = await chapterIds(work.id);
+    await createVolume(owner.id, work.id, "第一卷 小镇", ids[0]);
+    const volume2 = await createVolume(owner.id, work.id, "第二卷 京城", ids[20]);
+    for (let i = 0; i < 40; i++) await saveChapterSummary(owner.id, work.id, ids[i], `第${i + 1}章摘要：${"事".repeat(100)}`);
+    await saveVolumeSummary(owner.id, work.id, volume2, "林晚进京，老周受伤。");
+
+    const zhou = await saveEntity(owner.id, work.id, { kind: "character", name: "周伯", aliases: "老周" });
+    await saveFact(owner.id, work.id, { entityId: zhou, content: "双目失明", fromChapter: 37 });
+    await saveFact(owner.id, work.id, { entityId: zhou, content: "能看见远处的灯", untilChapter: 36 });
+    await saveFact(owner.id, work.id, { entityId: zhou, content: "将在第50章死去", fromChapter: 50 });
+    const lin = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "阿晚" });
+    await saveFact(owner.id, work.id, { entityId: lin, content: "左手有疤" });
+    const shen = await saveEntity(owner.id, work.id, { kind: "character", name: "沈舟", aliases: "" });
+    await saveFact(owner.id, work.id, { entityId: shen, content: "已经离开京城" });
+    const place = await saveEntity(owner.id, work.id, { kind: "place", name: "清河镇", aliases: "" });
+    await saveFact(owner.id, work.id, { entityId: place, content: "被大水淹过" });
+    await saveThread(owner.id, work.id, { title: "三年之约", note: "沈舟许诺回来", plantedChapter: 3, dueChapter: 40 });
+    await saveThread(owner.id, work.id, { title: "玉佩", plantedChapter: 10 });
+    const done = await saveThread(owner.id, work.id, { title: "失踪的信", plantedChapter: 1, dueChapter: 5 });
+    await setThreadStatus(owner.id, work.id, done, "resolved");
+    await saveThread(owner.id, work.id, { title: "以后的事", plantedChapter: 60 });
+
+    const context = await assembleContinuationContext(work.id, 41, "清河镇来了客人。");
+    const user = context.prompt.user;
+    expect(user).toContain("请为《长夜行》续写第41章");
+    expect(user).toContain("清河镇来了客人。");
+    // Named in the plan (清河镇) or the previous ending (老周, 阿晚): their facts in force at 41.
+    expect(context.namedEntities.sort()).toEqual(["周伯", "林晚", "清河镇"].sort());
+    expect(user).toContain("【周伯】角色（又称：老周）");
+    expect(user).toContain("- 从第37章起：双目失明");
+    expect(user).not.toContain("能看见远处的灯");
+    expect(user).not.toContain("将在第50章死去");
+    expect(user).toContain("左手有疤");
+    expect(user).toContain("被大水淹过");
+    expect(user).not.toContain("沈舟】");
+    // Open threads planted by now, the overdue one first; not the resolved one or a later one.
+    expect(user).toContain("- 三年之约（第3章埋下，应在第40章前回收，已逾期）：沈舟许诺回来");
+    expect(user).toContain("- 玉佩（第10章埋下，未定回收章节）");
+    expect(user).not.toContain("失踪的信");
+    expect(user).not.toContain("以后的事");
+    // Recent chapters in full (31..40), older ones by volume: 21..30 by 第二卷's summary, 1..20 briefly.
+    expect(user).toContain(`第40章：第40章摘要：${"事".repeat(100)}`);
+    expect(user).toContain(`第31章：第31章摘要`);
+    expect(user).toContain("【第二卷 京城】林晚进京，老周受伤。");
+    expect(user).not.toContain("第25章：");
+    expect(user).toContain(`第1章：第1章摘要：${"事".repeat(74)}…`);
+    expect(user).toContain("老周摸索着走到门口，阿晚扶住了他。");
+    expect(context.sections.find((s) => s.key === "earlier-summaries")).toMatchObject({ available: 21, included: 21 });
+    expect(context.estimatedTokens).toBe(Math.ceil(context.chars / 4));
+    expect(context.budgetTokens).toBe(DEFAULT_CONTEXT_TOKENS);
+
+    // A small budget drops the older summaries first, then the recent ones, keeping the ending and the facts.
+    const small = await assembleContinuationContext(work.id, 41, "清河镇来了客人。", { budgetTokens: context.estimatedTokens - 300 });
+    expect(small.estimatedTokens).toBeLessThanOrEqual(context.estimatedTokens - 300);
+    const earlier = small.sections.find((s) => s.key === "earlier-summaries")!;
+    expect(earlier.included).toBeLessThan(earlier.available);
+    expect(small.prompt.user).toContain("双目失明");
+    expect(small.prompt.user).toContain("第40章：");
+    expect(small.prompt.user).not.toContain("第1章：");
+    const summaryChars = context.sections.filter((s) => s.key.endsWith("summaries")).reduce((n, s) => n + s.text.length, 0);
+    const tinyBudget = Math.ceil((context.chars - summaryChars) / 4);
+    const tiny = await assembleContinuationContext(work.id, 41, "清河镇来了客人。", { budgetTokens: tinyBudget });
+    expect(tiny.sections.find((s) => s.key === "recent-summaries")!.included).toBe(0);
+    expect(tiny.sections.find((s) => s.key === "earlier-summaries")!.included).toBeLessThan(21);
+    expect(tiny.prompt.user).toContain("阿晚扶住了他");
+    expect(tiny.prompt.user).toContain("三年之约");
+    expect(tiny.estimatedTokens).toBeLessThanOrEqual(tinyBudget);
+    // Smaller still: the previous ending is cut from its start, the plan stays.
+    const cut = await assembleContinuationContext(work.id, 41, "清河镇来了客人。", { budgetTokens: tinyBudget - 200 });
+    expect(cut.prompt.user).toContain("阿晚扶住了他");
+    expect(cut.prompt.user).toContain("清河镇来了客人。");
+    expect(cut.estimatedTokens).toBeLessThanOrEqual(tinyBudget - 200);
+
+    // At chapter 20 the blindness is not yet in force, and 能看见远处的灯 is.
+    const early = await assembleContinuationContext(work.id, 20, "老周出门。");
+    expect(early.prompt.user).toContain("能看见远处的灯");
+    expect(early.prompt.user).not.toContain("双目失明");
+    expect(early.prompt.user).toContain("第19章正文。");
+
+    expect((await domainError(assembleContinuationContext(work.id, 0, ""))).message).toBe(BIBLE_MESSAGES.chapterNumber);
+    expect((await domainError(assembleContinuationContext(work.id, 1.5, ""))).message).toBe(BIBLE_MESSAGES.chapterNumber);
+    expect((await domainError(assembleContinuationContext(work.id, 41, "长".repeat(5001)))).message).toBe(BIBLE_MESSAGES.planTooLong);
+    expect((await domainError(assembleContinuationContext(work.id, 41, "", { budgetTokens: 10 }))).message).toBe(BIBLE_MESSAGES.budgetTooSmall);
+
+    // The page shows the same, with the admin's context size of the default API config.
+    await db.execute(sql`update api_configs set context_tokens = 5000`);
+    const page = bodyOf<{ result: { prompt: { user: string }; budgetTokens: number }; error: string | null }>(
+      await call(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?plan=${encodeURIComponent("清河镇来了客人。")}`),
+    );
+    expect(page.result.budgetTokens).toBe(5000);
+    expect(page.result.prompt.user).toContain("请为《长夜行》续写第41章");
+    const bad = await call(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?chapter=abc`);
+    expect([statusOf(bad), bodyOf<{ error: string }>(bad).error]).toEqual([400, BIBLE_MESSAGES.chapterNumber]);
+    await db.execute(sql`update api_configs set context_tokens = ${DEFAULT_CONTEXT_TOKENS}`);
+  });
+
+  it("P04 and P10 cannot be deleted or renamed in the back office", async () => {
+    const [p04] = await db.select().from(prompts).where(eq(prompts.code, "P04"));
+    const refused = await domainError(deletePrompt(p04.id));
+    expect([refused.status, refused.message]).toEqual([409, PROMPT_REQUIRED_MESSAGE]);
+    const renamed = await domainError(updatePrompt(p04.id, { code: "P99", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true }));
+    expect(renamed.status).toBe(409);
+    await updatePrompt(p04.id, { code: "P04", title: "连载续写（改）", systemContent: p04.systemContent, userContent: `${p04.userContent}\n额外要求：多写对话。`, type: p04.type, isSystem: true });
+    const work = await serial(owner.id, 1);
+    expect((await assembleContinuationContext(work.id, 2, "")).prompt.user).toContain("额外要求：多写对话。");
+    await updatePrompt(p04.id, { code: "P04", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true });
+    expect(await db.select().from(prompts).where(eq(prompts.code, "P04"))).toHaveLength(1);
+  });
+});
+
+describe("AI summaries after publication (background job)", () => {
+  const reply = JSON.stringify({ 摘要: "老周在雨夜失明，林晚决定留下。", 设定: [{ 名称: "老周", 类型: "角色", 内容: "双目失明" }, { 名称: "青石巷", 类型: "地点", 内容: "积水成河" }] });
+
+  async function publishOne(workId: number, title = "新的一章") {
+    return insertChapter(owner.id, workId, { title, content: "雨夜，老周看不见了。林晚扶着他。", release: { mode: "now" } }, "end");
+  }
+
+  it("runs only when turned on, proposes a summary and facts, charges the reported usage, and the author accepts or rejects", async () => {
+    await setTokens(owner.id, 100_000);
+    const work = await serial(owner.id, 2);
+    await publishOne(work.id, "关着时");
+    expect(await db.select().from(summaryJobs).where(eq(summaryJobs.workId, work.id))).toHaveLength(0);
+
+    await setAiSummaries(owner.id, work.id, true);
+    const zhou = await saveEntity(owner.id, work.id, { kind: "character", name: "周伯", aliases: "老周" });
+    const chapterId = await publishOne(work.id);
+    const before = await tokensOf(owner.id);
+    fake.enqueue({ reply });
+    expect(await runSummaryJobs()).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0].user).toContain("第4章「新的一章」");
+    expect(fake.requests[0].user).toContain("已有的设定名称：周伯（老周）");
+    const [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+    expect([job.state, job.attempts]).toEqual(["done", 1]);
+    const charged = fakeTokenCount(fake.requests[0].system + fake.requests[0].user) + fakeTokenCount(reply);
+    expect(before - (await tokensOf(owner.id))).toBe(charged);
+    expect((await aiRows(owner.id)).at(-1)).toMatchObject({ metering: "actual", description: "章节摘要：新的一章" });
+
+    const proposals = await db.select().from(storyProposals).where(eq(storyProposals.workId, work.id)).orderBy(asc(storyProposals.id));
+    expect(proposals.map((p) => [p.kind, p.entityName, p.content, p.fromChapter])).toEqual([
+      ["summary", null, "老周在雨夜失明，林晚决定留下。", null],
+      ["fact", "老周", "双目失明", 4],
+      ["fact", "青石巷", "积水成河", 4],
+    ]);
+    await acceptProposal(owner.id, work.id, proposals[0].id);
+    expect((await db.select().from(chapterSummaries).where(eq(chapterSummaries.chapterId, chapterId)))[0].summary).toBe("老周在雨夜失明，林晚决定留下。");
+    // 老周 is an alias of 周伯: the fact goes to him, from chapter 4.
+    await acceptProposal(owner.id, work.id, proposals[1].id);
+    const facts = await db.select().from(storyFacts).where(eq(storyFacts.entityId, zhou));
+    expect(facts.map((f) => [f.content, f.fromChapter, f.source])).toEqual([["双目失明", 4, "ai"]]);
+    await rejectProposal(owner.id, work.id, proposals[2].id);
+    expect(await db.select().from(storyProposals).where(eq(storyProposals.workId, work.id))).toHaveLength(0);
+    expect((await domainError(acceptProposal(owner.id, work.id, proposals[2].id))).message).toBe(BIBLE_MESSAGES.proposalNotFound);
+    expect(await runSummaryJobs()).toBe(0);
+  });
+
+  it("skips an author without tokens with a visible reason and no charge", async () => {
+    const poor = await createUser();
+    await setTokens(poor.id, 0);
+    const work = await createWork(poor.id, { ...base, title: "穷作者", type: "series", status: "ongoing" }, [{ title: "一", content: "正文" }], null);
+    await setAiSummaries(poor.id, work.id, true);
+    await insertChapter(poor.id, work.id, { title: "二", content: "又一章。", release: { mode: "now" } }, "end");
+    const rowsBefore = (await aiRows(poor.id)).length;
+    expect(await runSummaryJobs()).toBe(1);
+    expect(fake.requests).toHaveLength(0);
+    const [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.workId, work.id));
+    expect([job.state, job.reason]).toEqual(["skipped", SUMMARY_MESSAGES.noTokens]);
+    expect(await tokensOf(poor.id)).toBe(0);
+    expect(await aiRows(poor.id)).toHaveLength(rowsBefore);
+    const view = await bibleView(poor.id, work.id);
+    expect(view.jobs[0]).toMatchObject({ state: "skipped", reason: SUMMARY_MESSAGES.noTokens });
+  });
+
+  it("a provider failure never blocks publishing, refunds, and is retried with backoff up to the limit", async () => {
+    await setTokens(owner.id, 100_000);
+    const work = await serial(owner.id, 1);
+    await setAiSummaries(owner.id, work.id, true);
+    const chapterId = await publishOne(work.id);
+    expect((await db.select().from(chapters).where(eq(chapters.id, chapterId)))[0].state).toBe("published");
+    const balance = await tokensOf(owner.id);
+    const due = () => db.execute(sql`update summary_jobs set next_attempt_at = now() where chapter_id = ${chapterId}`);
+
+    fake.enqueue({ status: 429 });
+    expect(await runSummaryJobs()).toBe(1);
+    let [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+    expect([job.state, job.attempts]).toEqual(["pending", 1]);
+    expect(job.reason).toBeTruthy();
+    expect(job.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(await tokensOf(owner.id)).toBe(balance);
+    // Not due yet: nothing runs.
+    expect(await runSummaryJobs()).toBe(0);
+
+    // An unreadable reply is a failure too.
+    await due();
+    fake.enqueue({ reply: "我不会输出 JSON" });
+    expect(await runSummaryJobs()).toBe(1);
+    [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+    expect([job.state, job.attempts, job.reason]).toEqual(["pending", 2, SUMMARY_MESSAGES.unreadable]);
+    expect(await tokensOf(owner.id)).toBe(balance);
+
+    for (let attempt = 3; attempt <= SUMMARY_JOB_ATTEMPTS; attempt++) {
+      await due();
+      fake.enqueue({ status: 429 });
+      await runSummaryJobs();
+    }
+    [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+    expect([job.state, job.attempts]).toEqual(["failed", SUMMARY_JOB_ATTEMPTS]);
+    expect(job.reason).toMatch(/^多次尝试失败，已放弃：/);
+    expect(await tokensOf(owner.id)).toBe(balance);
+    await due();
+    expect(await runSummaryJobs()).toBe(0);
+  });
+
+  it("each job runs exactly once when two workers claim at once (two connections on PostgreSQL)", async () => {
+    await setTokens(owner.id, 1_000_000);
+    const work = await serial(owner.id, 1);
+    await setAiSummaries(owner.id, work.id, true);
+    const jobs = 6;
+    for (let i = 0; i < jobs; i++) await publishOne(work.id, `并发${i}`);
+    for (let i = 0; i < jobs; i++) fake.enqueue({ reply, headersDelayMs: 50 });
+    const before = (await aiRows(owner.id)).length;
+
+    // Two claims at once take different jobs (FOR UPDATE SKIP LOCKED), never the same one.
+    const [a, b] = await Promise.all([claimSummaryJob(), claimSummaryJob()]);
+    expect(a && b && a.id !== b.id).toBe(true);
+    await db.execute(sql`update summary_jobs set locked_until = null, attempts = 0 where work_id = ${work.id}`);
+
+    const [x, y] = await Promise.all([runSummaryJobs(), runSummaryJobs()]);
+    expect(x + y).toBe(jobs);
+    if (databaseKind === "postgres") expect(Math.min(x, y)).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(jobs);
+    const rows = await db.select().from(summaryJobs).where(eq(summaryJobs.workId, work.id));
+    expect(rows.map((r) => [r.state, r.attempts])).toEqual(Array.from({ length: jobs }, () => ["done", 1]));
+    const summaries = await db
+      .select()
+      .from(storyProposals)
+      .where(and(eq(storyProposals.workId, work.id), eq(storyProposals.kind, "summary")));
+    expect(summaries).toHaveLength(jobs);
+    expect((await aiRows(owner.id)).length - before).toBe(jobs);
+  });
+
+  it("the background runner picks up a publication on its own and stops cleanly", async () => {
+    await setTokens(owner.id, 100_000);
+    const work = await serial(owner.id, 1);
+    await setAiSummaries(owner.id, work.id, true);
+    fake.enqueue({ reply });
+    startSummaryJobs(60_000);
+    // The process listens for events once; this resolves when it does (the runner's own
+    // subscription is registered at once and shares that listening).
+    const off = await subscribe(CHAPTER_PUBLISHED_TOPIC, () => {});
+    try {
+      const chapterId = await publishOne(work.id, "自动摘要");
+      // Woken by the chapter-published event, not the (one-minute) timer.
+      const deadline = Date.now() + 10_000;
+      let state = "pending";
+      while (state !== "done" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        [{ state }] = await db.select({ state: summaryJobs.state }).from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+      }
+      const [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
+      expect([job.state, job.attempts, job.reason]).toEqual(["done", 1, null]);
+      expect(await db.select().from(storyProposals).where(eq(storyProposals.chapterId, chapterId))).toHaveLength(3);
+    } finally {
+      off();
+      await stopSummaryJobs();
+    }
+  });
+
+  it("reads the AI's reply leniently and refuses one without a summary", () => {
+    expect(parseSummaryReply("```json\n" + reply + "\n```").facts.map((f) => f.kind)).toEqual(["character", "place"]);
+    expect(() => parseSummaryReply('{"设定": []}')).toThrow();
+    expect(() => parseSummaryReply("没有JSON")).toThrow();
+  });
+});
