@@ -111,3 +111,11 @@ export async function insertUsers(count: number, emailPrefix: string): Promise<{
   await db.insert(credits).values(rows.map((r) => ({ userId: r.id, balance: 0 })));
   return rows;
 }
+
+/** The actor for domain functions a test calls directly, outside any admin request. */
+export const testActor = { admin: { id: null, email: "test-runner@example.com" }, address: "127.0.0.1" };
+
+/** The actor for a created admin, for domain functions a test calls directly. */
+export function actorOf(admin: { id: string; email: string }) {
+  return { admin: { id: admin.id, email: admin.email }, address: "127.0.0.1" };
+}

@@ -8,6 +8,7 @@ import { changeAdminPassword } from "~/server/admin/auth.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/account";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
@@ -25,7 +26,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   return replyOnDomainError(
     async () => {
-      await changeAdminPassword(admin.id, admin.sessionId, submission.value);
+      await changeAdminPassword(adminActorOf(context), admin.sessionId, submission.value);
       return redirect("/admin/account?notice=password-changed");
     },
     (error) => submission.reply({ ...hide, ...formErrorsOf(error) }),

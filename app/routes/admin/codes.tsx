@@ -7,6 +7,7 @@ import { AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { CODE_STATUS_FILTERS, generateCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
 import { generateRedeemCodes, listRedeemCodes } from "~/server/admin/redeem-codes.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
@@ -28,13 +29,13 @@ export async function loader({ url }: Route.LoaderArgs) {
 }
 
 /** Generates codes; on success back to page 1 with 兑换码生成成功！ for 3 s. */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const status = statusOf(url);
   const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   return replyOnDomainError(
     async () => {
-      await generateRedeemCodes(submission.value.quantity, submission.value.amount);
+      await generateRedeemCodes(adminActorOf(context), submission.value.quantity, submission.value.amount);
       return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
     },
     (error) => ({ result: submission.reply(formErrorsOf(error)) }),

@@ -1,7 +1,8 @@
+import { eq } from "drizzle-orm";
 import type { RouterContextProvider } from "react-router";
-import type { Executor } from "~/db/client.server";
-import { adminAuditLog } from "~/db/schema";
-import { adminContext } from "../guards.server";
+import { db, type Executor } from "~/db/client.server";
+import { adminAuditLog, admins } from "~/db/schema";
+import { adminContext, exportAccessContext } from "../guards.server";
 import { clientAddressOf } from "../request.server";
 
 /**
@@ -16,6 +17,9 @@ export interface AdminActor {
   admin: { id: string | null; email: string };
   address: string;
 }
+
+/** An actor who is a signed-in admin (not the system). */
+export type SignedInActor = AdminActor & { admin: { id: string } };
 
 export interface AdminActionEntry {
   /** A dotted code, area then verb: `user.nickname`, `settings.payment-api`, `code.generate`. */
@@ -33,9 +37,20 @@ export interface AdminActionEntry {
  * The actor of an /admin loader or action, from the admin layout's middleware (adminContext)
  * and the address server.js saw (request.server.ts). Throws if no admin guard ran above.
  */
-export function adminActorOf(context: Readonly<RouterContextProvider>): AdminActor {
+export function adminActorOf(context: Readonly<RouterContextProvider>): SignedInActor {
   const admin = context.get(adminContext);
   return { admin: { id: admin.id, email: admin.email }, address: clientAddressOf(context) };
+}
+
+/**
+ * A download from /exports (a session or a bearer token, the exports layout's middleware):
+ * recorded when it starts, with how the admin got in (`via`).
+ */
+export async function recordExport(context: Readonly<RouterContextProvider>, action: string, targetId?: string | number): Promise<void> {
+  const access = context.get(exportAccessContext);
+  const [admin] = await db.select({ email: admins.email }).from(admins).where(eq(admins.id, access.adminId));
+  const actor = { admin: { id: access.adminId, email: admin?.email ?? "" }, address: clientAddressOf(context) };
+  await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via } });
 }
 
 /** The actor for a command run on the server itself (CLI, start-up from ADMIN_EMAIL). */
@@ -63,7 +78,7 @@ export async function recordAdminAction(tx: Executor, actor: AdminActor, entry: 
  * Keeps only the fields whose value changed, for an edit's before/after (a form that saves
  * ten settings and changes one records one).
  */
-export function changedFields<T extends Record<string, unknown>>(before: T, after: Partial<T>): { before: Partial<T>; after: Partial<T> } {
+export function changedFields<T extends object>(before: T, after: Partial<T>): { before: Partial<T>; after: Partial<T> } {
   const b: Partial<T> = {};
   const a: Partial<T> = {};
   for (const key of Object.keys(after) as (keyof T)[]) {

@@ -5,6 +5,7 @@ import { ADMIN_MESSAGES, adminLoginSchema, adminPasswordSchema } from "~/schemas
 import { DomainError } from "../errors.server";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../password.server";
 import { attemptLogin } from "../login-failures.server";
+import { recordAdminAction, type SignedInActor } from "./audit.server";
 import { destroyOtherAdminSessions } from "./session.server";
 
 /**
@@ -34,10 +35,11 @@ export async function adminLogin(input: unknown, clientAddress: string): Promise
  * sessions of this administrator end, the one making the change stays signed in.
  */
 export async function changeAdminPassword(
-  adminId: string,
+  actor: SignedInActor,
   sessionId: string,
   input: { currentPassword: string; newPassword: string },
 ): Promise<void> {
+  const adminId = actor.admin.id;
   adminPasswordSchema.parse({ ...input, confirmPassword: input.newPassword });
   const [admin] = await db.select({ passwordHash: admins.passwordHash }).from(admins).where(eq(admins.id, adminId));
   if (!admin) throw new DomainError(ADMIN_MESSAGES.unauthorized, 401);
@@ -45,6 +47,9 @@ export async function changeAdminPassword(
     throw new DomainError(ADMIN_MESSAGES.currentPasswordWrong, 400, "currentPassword");
   }
   const passwordHash = await hashPassword(input.newPassword);
-  await db.update(admins).set({ passwordHash, updatedAt: new Date() }).where(eq(admins.id, adminId));
+  await db.transaction(async (tx) => {
+    await tx.update(admins).set({ passwordHash, updatedAt: new Date() }).where(eq(admins.id, adminId));
+    await recordAdminAction(tx, actor, { action: "admin.password", targetType: "admin", targetId: adminId });
+  });
   await destroyOtherAdminSessions(adminId, sessionId);
 }

@@ -5,6 +5,7 @@ import { profiles, redeemCodes } from "~/db/schema";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, type CodeStatusFilter } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { DomainError } from "../errors.server";
+import { recordAdminAction, type AdminActor } from "./audit.server";
 
 export const CODES_PAGE_SIZE = 20;
 
@@ -49,7 +50,12 @@ export async function listRedeemCodes({ status, page }: { status: CodeStatusFilt
  * already stored) is skipped by the unique index and drawn again, so exactly `quantity`
  * new codes are made.
  */
-export async function generateRedeemCodes(quantity: number, amount: number, draw: () => string = newRedeemCode): Promise<string[]> {
+export async function generateRedeemCodes(
+  actor: AdminActor,
+  quantity: number,
+  amount: number,
+  draw: () => string = newRedeemCode,
+): Promise<string[]> {
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > CODE_BATCH_MAX) throw new DomainError("请输入1到100之间的数量", 400, "quantity");
   if (!(CODE_DENOMINATIONS as readonly number[]).includes(amount)) throw new DomainError("请选择有效的面额", 400, "amount");
   return db.transaction(async (tx) => {
@@ -65,6 +71,7 @@ export async function generateRedeemCodes(quantity: number, amount: number, draw
         .returning({ code: redeemCodes.code });
       made.push(...inserted.map((r) => r.code));
     }
+    await recordAdminAction(tx, actor, { action: "code.generate", targetType: "redeem-code", after: { quantity, amount } });
     return made;
   });
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
+import { adminActorOf } from "~/server/admin/audit.server";
 import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
 import { replyOnDomainError } from "~/server/errors.server";
 import { fileField, readFormData } from "~/server/form-data.server";
@@ -37,7 +38,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 }
 
 /** Upload (re-encoded on the server, docs/product.md D10) or remove (the stored value becomes empty). */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const kind = kindOf(url);
   const { path, maxBytes, tooLarge } = KINDS[kind];
   return replyOnDomainError(
@@ -45,13 +46,13 @@ export async function action({ request, url }: Route.ActionArgs) {
       // The multipart body may be a little larger than the file itself.
       const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
       if (form.get("intent") === "remove") {
-        await removeSiteImage(kind);
+        await removeSiteImage(adminActorOf(context), kind);
         return redirect(`${path}?notice=removed`);
       }
       const file = fileField(form, "image");
       if (!file) return data({ error: "请选择图片文件" }, { status: 400 });
       if (file.size > maxBytes) return data({ error: tooLarge }, { status: 413 });
-      await replaceSiteImage(kind, new Uint8Array(await file.arrayBuffer()));
+      await replaceSiteImage(adminActorOf(context), kind, new Uint8Array(await file.arrayBuffer()));
       return redirect(`${path}?notice=uploaded`);
     },
     (error) => ({ error: error.message }),

@@ -3,7 +3,8 @@ import { useState } from "react";
 import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
-import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { sanitizeRichText } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
@@ -32,7 +33,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
  * Save, or preview: the preview is the text as the public page will show it (sanitized
  * on the server, the same function the public page uses), without saving.
  */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const page = pageOf(url);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: legalSchema });
@@ -40,7 +41,7 @@ export async function action({ request, url }: Route.ActionArgs) {
   if (form.get("intent") === "preview") {
     return { result: submission.reply(), preview: sanitizeRichText(submission.value.content) };
   }
-  await setSiteConfigs({ [page.key]: submission.value.content });
+  await saveSiteSettings(adminActorOf(context), `settings.${page.key === "terms_content" ? "terms" : "privacy"}`, { [page.key]: submission.value.content });
   return redirect(`${page.path}?notice=saved`);
 }
 
