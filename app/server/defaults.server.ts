@@ -167,7 +167,8 @@ export async function seedDefaults(db: Database): Promise<void> {
     if (existing.length === 0) {
       await db
         .insert(admins)
-        .values({ email, passwordHash: await hashPassword(password) })
+        // The first administrator is a 超级管理员 (docs/product.md#admin-roles).
+        .values({ email, passwordHash: await hashPassword(password), role: "super" })
         .onConflictDoNothing({ target: admins.email });
     }
   }

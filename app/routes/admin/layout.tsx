@@ -14,7 +14,7 @@ export const middleware: Route.MiddlewareFunction[] = [requireAdminMiddleware];
 
 export async function loader({ context }: Route.LoaderArgs) {
   const admin = context.get(adminContext);
-  return { email: admin.email };
+  return { email: admin.email, role: admin.role };
 }
 
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
@@ -23,12 +23,18 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
       <a className="skip-link" href="#main">
         跳到正文
       </a>
-      <AdminSidebar />
+      {/* Below 768 px the menu is a drawer opened by this checkbox's label: no JavaScript needed. */}
+      <input type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-hidden="true" tabIndex={-1} />
+      <AdminSidebar role={loaderData.role} />
+      <label htmlFor="admin-menu-toggle" className="admin-menu-backdrop" aria-hidden="true" />
       <div className="admin-main">
         <header className="admin-top">
+          <label htmlFor="admin-menu-toggle" className="btn btn-ghost admin-menu-button">
+            菜单
+          </label>
           <PendingBar />
           <span className="admin-email">{loaderData.email}</span>
-          <Link to="/admin/account">修改密码</Link>
+          <Link to="/admin/account">我的账户</Link>
           <Form method="post" action="/admin/logout">
             <button type="submit" className="btn btn-ghost">
               退出登录

@@ -3,7 +3,7 @@ import { desc, eq, isNull, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { adminApiTokens, admins } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { getAdmin } from "./session.server";
+import { getAdmin, mustEnrolSecondFactor } from "./session.server";
 import { recordAdminAction, type AdminActor, type SignedInActor } from "./audit.server";
 
 /**
@@ -116,9 +116,16 @@ export async function requireExportAccess(request: Request): Promise<ExportAcces
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const verified = match ? await verifyApiToken(match[1]) : null;
     if (!verified) unauthorized("API令牌无效、已过期或已撤销");
+    // The token acts as its admin: a disabled admin's tokens stop working, a 运营 admin's
+    // (made before a change of role) may not export (docs/product.md#admin-roles).
+    const [owner] = await db.select({ role: admins.role, disabledAt: admins.disabledAt }).from(admins).where(eq(admins.id, verified.adminId));
+    if (!owner || owner.disabledAt) unauthorized("API令牌无效、已过期或已撤销");
+    if (owner.role !== "super") throw textResponse(ADMIN_MESSAGES.superOnly, 403);
     return { adminId: verified.adminId, via: "token" };
   }
   const admin = await getAdmin(request);
   if (!admin) unauthorized(ADMIN_MESSAGES.unauthorized);
+  if (admin.role !== "super") throw textResponse(ADMIN_MESSAGES.superOnly, 403);
+  if (mustEnrolSecondFactor(admin)) throw textResponse(ADMIN_MESSAGES.totpRequired, 403);
   return { adminId: admin.id, via: "session" };
 }

@@ -52,10 +52,11 @@ export async function saveSiteSettings(actor: AdminActor, action: string, values
   else await write(executor);
 }
 
-export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url"> = {
+export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url" | "site_icon"> = {
   cover: "default_cover_url",
   logo: "logo_url",
   hero: "hero_url",
+  icon: "site_icon",
 };
 
 /**

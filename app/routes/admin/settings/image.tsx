@@ -20,16 +20,17 @@ const KINDS = {
   cover: { title: "默认封面", hint: "建议尺寸 200×275 像素", path: "/admin/settings/cover", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
   logo: { title: "站点标识", hint: "建议尺寸 200×48 像素，显示高度 48 像素", path: "/admin/settings/logo", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
   hero: { title: "首页主图", hint: "建议尺寸 1200×800 像素，最大 2MB", path: "/admin/settings/hero", maxBytes: 2 * MB, tooLarge: "图片大小不能超过2MB" },
+  icon: { title: "站点图标", hint: "浏览器标签页上的图标，建议正方形，至少 64×64 像素", path: "/admin/settings/icon", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
 } as const;
 
 function kindOf(url: URL): SiteImageKind {
   const last = url.pathname.split("/").pop();
-  return last === "logo" || last === "hero" ? last : "cover";
+  return last === "logo" || last === "hero" || last === "icon" ? last : "cover";
 }
 
 export const meta: Route.MetaFunction = ({ location }) => {
   const last = location.pathname.split("/").pop();
-  return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : "默认封面"} - 管理后台` }];
+  return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : last === "icon" ? "站点图标" : "默认封面"} - 管理后台` }];
 };
 
 export async function loader({ request, url }: Route.LoaderArgs) {
