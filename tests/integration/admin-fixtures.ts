@@ -6,7 +6,7 @@ import { runRoute } from "./route-chain";
 
 export const ADMIN_PASSWORD = "admin-password-123";
 
-export async function createAdmin(opts: { email?: string; password?: string } = {}) {
+export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" } = {}) {
   const { createOrResetAdmin } = await import("~/server/admins.server");
   const { db } = await import("~/db/client.server");
   const { admins } = await import("~/db/schema");
@@ -14,6 +14,7 @@ export async function createAdmin(opts: { email?: string; password?: string } = 
   const email = opts.email ?? `admin-${randomBytes(4).toString("hex")}@example.com`;
   const password = opts.password ?? ADMIN_PASSWORD;
   await createOrResetAdmin(email, password);
+  if (opts.role === "operator") await db.update(admins).set({ role: "operator" }).where(eq(admins.email, email));
   const [row] = await db.select({ id: admins.id }).from(admins).where(eq(admins.email, email));
   return { id: row.id, email, password };
 }

@@ -28,11 +28,10 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 function siteDayStart(value: string): Date | null {
   const m = DATE.exec(value);
   if (!m) return null;
-  const date = new Date(`${value}T00:00:00+08:00`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])).toISOString().slice(0, 10)) {
-    return null;
-  }
-  return date;
+  // 2026-02-30 is no day: Date.UTC would roll it over to March.
+  const day = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (day.getUTCFullYear() !== +m[1] || day.getUTCMonth() !== +m[2] - 1 || day.getUTCDate() !== +m[3]) return null;
+  return new Date(`${value}T00:00:00+08:00`);
 }
 
 const text = (url: URL, name: string, max = 200) => (url.searchParams.get(name) ?? "").trim().slice(0, max);
