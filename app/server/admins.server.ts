@@ -20,7 +20,9 @@ export async function createOrResetAdmin(email: string, password: string): Promi
     if (inserted.length > 0) return true;
     const [admin] = await tx
       .update(admins)
-      .set({ passwordHash, updatedAt: new Date() })
+      // The way back in for someone with server access: the password, and no TOTP and no
+      // disabled state to get past (docs/decisions/134).
+      .set({ passwordHash, totpSecret: null, totpEnabledAt: null, totpLastStep: null, disabledAt: null, updatedAt: new Date() })
       .where(eq(admins.email, normalized))
       .returning({ id: admins.id });
     await tx.delete(adminSessions).where(eq(adminSessions.adminId, admin.id));
