@@ -27,7 +27,7 @@ test("a change shows in the audit log, searched on a phone without JavaScript; t
   await expect(menuLink).not.toBeInViewport();
   await page.locator("label.admin-menu-button").click();
   await expect(menuLink).toBeInViewport();
-  await page.getByLabel("管理菜单").getByText("管理员", { exact: true }).click();
+  await page.getByLabel("管理菜单").getByText("系统管理", { exact: true }).click();
   await page.getByLabel("管理菜单").getByRole("link", { name: "操作日志" }).click();
   await expect(page).toHaveURL(/\/admin\/audit$/);
 

@@ -648,7 +648,7 @@ describe("redeem codes", () => {
     const [existing] = await generateRedeemCodes(testActor, 1, 10);
     const fresh = ["1000000001", "1000000002"];
     const sequence = [existing, existing, fresh[0], existing, fresh[1]];
-    const made = await generateRedeemCodes(testActor, 2, 20, () => sequence.shift() ?? "1000000003");
+    const made = await generateRedeemCodes(testActor, 2, 20, { draw: () => sequence.shift() ?? "1000000003" });
     expect(made.sort()).toEqual(fresh);
     const rows = await db.select().from(redeemCodes).where(eq(redeemCodes.code, existing));
     expect(rows).toHaveLength(1);

@@ -51,7 +51,7 @@ export const ADMIN_NAV: AdminNavGroup[] = [
     ],
   },
   {
-    label: "管理员",
+    label: "系统管理",
     items: [
       { to: "/admin/audit", label: "操作日志" },
       { to: "/admin/admins", label: "管理员", superOnly: true },

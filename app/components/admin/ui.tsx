@@ -41,6 +41,7 @@ export const NOTICES: Record<string, string> = {
   revoked: "令牌已撤销",
   "payout-paid": "已标记为已支付",
   "payout-refused": "已拒绝，金额已退回作者收入",
+  "codes-voided": "兑换码已作废",
   "totp-enabled": "两步验证已开启",
   "totp-disabled": "两步验证已关闭",
   "totp-required": "请先开启两步验证",

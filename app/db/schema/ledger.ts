@@ -114,9 +114,17 @@ export const redeemCodes = pgTable(
     usedBy: uuid("used_by").references(() => users.id, { onDelete: "set null" }),
     usedAt: timestamp("used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The named batch it was generated in (docs/product.md#back-office-redeem-codes); null before batches. */
+    batch: text("batch"),
+    /** After this moment the code no longer redeems; null: no end. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Voided by an administrator while unused: it no longer redeems. */
+    voidedAt: timestamp("voided_at", { withTimezone: true }),
   },
   (t) => [
     check("redeem_codes_code_format", sql`${t.code} ~ '^[1-9][0-9]{9}$'`),
+    check("redeem_codes_void_unused", sql`${t.voidedAt} IS NULL OR ${t.status} = 'unused'`),
+    index("redeem_codes_batch_idx").on(t.batch, t.createdAt),
     check("redeem_codes_amount_positive", sql`${t.amount} > 0`),
     check("redeem_codes_used_at", sql`(${t.status} = 'used') = (${t.usedAt} IS NOT NULL)`),
     index("redeem_codes_status_created_idx").on(t.status, t.createdAt),
