@@ -77,6 +77,8 @@ export const tokenTransactions = pgTable(
   (t) => [
     check("token_transactions_amount_nonzero", sql`${t.amount} <> 0`),
     index("token_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
+    // The dashboard's tokens used by day, from the index alone (docs/benchmarks.md#dashboard).
+    index("token_transactions_generation_day_idx").on(t.createdAt, t.amount).where(sql`type = 'generation'`),
   ],
 );
 
@@ -101,6 +103,8 @@ export const paymentOrders = pgTable(
       sql`(${t.status} = 'paid') = (${t.paidAt} IS NOT NULL)`,
     ),
     index("payment_orders_user_idx").on(t.userId, t.createdAt),
+    // The dashboard's top-ups by day.
+    index("payment_orders_paid_day_idx").on(t.paidAt, t.amount).where(sql`status = 'paid'`),
   ],
 );
 
