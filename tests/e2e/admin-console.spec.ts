@@ -31,7 +31,7 @@ test("a change shows in the audit log, searched on a phone without JavaScript; t
   await page.getByLabel("管理菜单").getByRole("link", { name: "操作日志" }).click();
   await expect(page).toHaveURL(/\/admin\/audit$/);
 
-  await page.getByLabel("操作").selectOption({ label: "修改站点名称" });
+  await page.getByLabel("操作", { exact: true }).selectOption({ label: "修改站点名称" });
   await page.getByLabel("关键词").fill(name);
   await page.getByRole("button", { name: "搜索" }).click();
   await expect(page).toHaveURL(/action=settings\.site/);
@@ -41,7 +41,7 @@ test("a change shows in the audit log, searched on a phone without JavaScript; t
   await rows.first().getByText("查看").click();
   await expect(rows.first()).toContainText(name);
   // The wide table scrolls inside its card; the page itself does not scroll sideways.
-  const wrap = page.getByRole("region", { name: "操作日志" });
+  const wrap = page.getByRole("region", { name: "操作日志列表" });
   expect(await wrap.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 

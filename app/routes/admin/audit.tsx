@@ -112,7 +112,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       {rows.length === 0 ? (
         <p className="empty-state">没有符合条件的记录</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="操作日志">
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="操作日志列表">
           <table className="admin-table audit-table">
             <thead>
               <tr>
