@@ -165,7 +165,7 @@ describe("admin actions write their audit row in the change's transaction", () =
 
     const codes = await import("~/routes/admin/codes");
     await callAction(codes, post("/admin/codes", { quantity: "3", amount: "20" }));
-    expect((await rowsFor("code.generate"))[0].after).toEqual({ quantity: 3, amount: 20 });
+    expect((await rowsFor("code.generate"))[0].after).toEqual({ quantity: 3, amount: 20, batch: null, expiresAt: null });
 
     const categories = await import("~/routes/admin/categories");
     await callAction(categories, post("/admin/categories", { intent: "add", name: "审计分类" }));

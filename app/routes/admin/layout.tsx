@@ -24,12 +24,12 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
         跳到正文
       </a>
       {/* Below 768 px the menu is a drawer opened by this checkbox's label: no JavaScript needed. */}
-      <input type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-hidden="true" tabIndex={-1} />
+      <input type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-label="打开管理菜单" aria-controls="admin-menu" />
       <AdminSidebar role={loaderData.role} />
       <label htmlFor="admin-menu-toggle" className="admin-menu-backdrop" aria-hidden="true" />
       <div className="admin-main">
         <header className="admin-top">
-          <label htmlFor="admin-menu-toggle" className="btn btn-ghost admin-menu-button">
+          <label htmlFor="admin-menu-toggle" className="btn btn-ghost admin-menu-button" aria-hidden="true">
             菜单
           </label>
           <PendingBar />
