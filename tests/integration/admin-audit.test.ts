@@ -218,6 +218,30 @@ describe("admin actions write their audit row in the change's transaction", () =
     expect(r.data.errors).toEqual(["开始日期不能晚于结束日期"]);
   });
 
+  it("site name: saved with its audit row; empty or too long is refused, writing nothing; the icon uploads as a 64 px PNG", async () => {
+    const page = await import("~/routes/admin/settings/site");
+    const before = await count();
+    for (const [title, message] of [["  ", "请输入站点名称"], ["名".repeat(31), "站点名称不能超过30个字符"]] as const) {
+      const r = await callAction(page, post("/admin/settings/site", { title }));
+      expect([r.status, errorsOf(r.data)]).toEqual([400, [message]]);
+    }
+    expect(await count()).toBe(before);
+    expect((await callAction(page, post("/admin/settings/site", { title: " 新砚台 " }))).location).toBe("/admin/settings/site?notice=saved");
+    expect((await rowsFor("settings.site"))[0].after).toEqual({ site_title: "新砚台" });
+    expect((await callLoader(page, get("/admin/settings/site"))).data.title).toBe("新砚台");
+
+    const sharp = (await import("sharp")).default;
+    const png = await sharp({ create: { width: 200, height: 120, channels: 3, background: "#c33" } }).png().toBuffer();
+    const form = new FormData();
+    form.set("image", new File([new Uint8Array(png)], "icon.png", { type: "image/png" }));
+    const icon = await import("~/routes/admin/settings/image");
+    const r = await callAction(icon, request("/admin/settings/icon", { cookie }, form));
+    expect(r.location).toBe("/admin/settings/icon?notice=uploaded");
+    const [{ value }] = await db.select().from(siteConfigs).where(eq(siteConfigs.key, "site_icon"));
+    expect(value).toMatch(/\.png$/);
+    expect((await rowsFor("settings.image"))[0].after).toEqual({ site_icon: value });
+  });
+
   it("the database export holds the audit log", async () => {
     const { describeTables } = await import("~/server/admin/exports/database.server");
     expect((await describeTables()).map((t) => t.name)).toContain("admin_audit_log");
