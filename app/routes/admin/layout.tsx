@@ -1,4 +1,5 @@
-import { Form, Link, Outlet } from "react-router";
+import { useEffect, useRef } from "react";
+import { Form, Link, Outlet, useLocation } from "react-router";
 import { AdminSidebar } from "~/components/admin/sidebar";
 import { PendingBar } from "~/components/admin/ui";
 import { adminContext, requireAdminMiddleware } from "~/server/guards.server";
@@ -18,13 +19,19 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
+  // With JavaScript a page change happens in place: close the drawer after it.
+  const menuToggle = useRef<HTMLInputElement>(null);
+  const location = useLocation();
+  useEffect(() => {
+    if (menuToggle.current) menuToggle.current.checked = false;
+  }, [location.key]);
   return (
     <div className="admin-shell">
       <a className="skip-link" href="#main">
         跳到正文
       </a>
       {/* Below 768 px the menu is a drawer opened by this checkbox's label: no JavaScript needed. */}
-      <input type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-label="打开管理菜单" aria-controls="admin-menu" />
+      <input ref={menuToggle} type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-label="打开管理菜单" aria-controls="admin-menu" />
       <AdminSidebar role={loaderData.role} />
       <label htmlFor="admin-menu-toggle" className="admin-menu-backdrop" aria-hidden="true" />
       <div className="admin-main">
