@@ -21,7 +21,6 @@ import "./styles/app.css";
  */
 export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware];
 
-export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.ico" }];
 
 export function Layout({ children }: { children: React.ReactNode }) {
   // <Scripts/> and <ScrollRestoration/> take the page's CSP nonce from React Router's
@@ -30,7 +29,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   // width) are rendered on the document by the server, so they apply before the first
   // paint for visitors (their cookie) and signed-in readers (their profile) alike
   // (decision 106). Pages outside the shell (the back office) keep the defaults.
-  const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings } | undefined;
+  const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings; site?: { iconUrl?: string } } | undefined;
   return (
     <html lang="zh-CN" {...readerSettingsAttributes(shell?.reader ?? DEFAULT_READER_SETTINGS)}>
       <head>
@@ -38,6 +37,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        {/* The site icon an administrator uploaded (站点图标), else the bundled one. */}
+        <link rel="icon" href={shell?.site?.iconUrl || "/favicon.ico"} />
       </head>
       <body>
         {children}

@@ -102,35 +102,46 @@ export default [
   ...prefix("admin", [
     route("logout", "routes/admin/logout.ts"),
     layout("routes/admin/layout.tsx", [
+      // Both roles, 超级管理员 and 运营 (docs/product.md#admin-roles).
       route("dashboard", "routes/admin/dashboard.tsx"),
       route("users", "routes/admin/users.tsx"),
       route("users/:id", "routes/admin/user-edit.tsx"),
       route("works", "routes/admin/works.tsx"),
       route("prompts", "routes/admin/prompts.tsx"),
       route("categories", "routes/admin/categories.tsx"),
-      route("migration", "routes/admin/migration.tsx"),
       route("codes", "routes/admin/codes.tsx"),
-      route("payment", "routes/admin/payment.tsx"),
       route("payouts", "routes/admin/payouts.tsx"),
-      route("settings/economy", "routes/admin/settings/economy.tsx"),
-      route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
-      route("settings/api", "routes/admin/settings/api.tsx"),
-      route("settings/tokens", "routes/admin/settings/tokens.tsx"),
-      route("settings/cover", "routes/admin/settings/image.tsx", { id: "admin-settings-cover" }),
-      route("settings/logo", "routes/admin/settings/image.tsx", { id: "admin-settings-logo" }),
-      route("settings/hero", "routes/admin/settings/image.tsx", { id: "admin-settings-hero" }),
-      route("settings/description", "routes/admin/settings/description.tsx"),
-      route("settings/terms", "routes/admin/settings/legal.tsx", { id: "admin-settings-terms" }),
-      route("settings/privacy", "routes/admin/settings/legal.tsx", { id: "admin-settings-privacy" }),
-      route("tests/openai", "routes/admin/tests/openai.tsx"),
       route("account", "routes/admin/account.tsx"),
-      route("api-tokens", "routes/admin/api-tokens.tsx"),
+      // 操作日志 (docs/product.md#audit-log): every admin's actions.
+      route("audit", "routes/admin/audit.tsx"),
+      // 超级管理员 only: a 运营 admin gets 403 from the layout's middleware on every page
+      // and action below (site settings, API keys, payment keys, exports, admins).
+      layout("routes/admin/super-only.tsx", [
+        route("admins", "routes/admin/admins.tsx"),
+        route("migration", "routes/admin/migration.tsx"),
+        route("payment", "routes/admin/payment.tsx"),
+        route("settings/site", "routes/admin/settings/site.tsx"),
+        route("settings/economy", "routes/admin/settings/economy.tsx"),
+        route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
+        route("settings/api", "routes/admin/settings/api.tsx"),
+        route("settings/tokens", "routes/admin/settings/tokens.tsx"),
+        route("settings/cover", "routes/admin/settings/image.tsx", { id: "admin-settings-cover" }),
+        route("settings/logo", "routes/admin/settings/image.tsx", { id: "admin-settings-logo" }),
+        route("settings/hero", "routes/admin/settings/image.tsx", { id: "admin-settings-hero" }),
+        route("settings/icon", "routes/admin/settings/image.tsx", { id: "admin-settings-icon" }),
+        route("settings/description", "routes/admin/settings/description.tsx"),
+        route("settings/terms", "routes/admin/settings/legal.tsx", { id: "admin-settings-terms" }),
+        route("settings/privacy", "routes/admin/settings/legal.tsx", { id: "admin-settings-privacy" }),
+        route("tests/openai", "routes/admin/tests/openai.tsx"),
+        route("api-tokens", "routes/admin/api-tokens.tsx"),
+      ]),
     ]),
     // docs/product.md D4: /admin and unknown paths under it go to the dashboard.
     index("routes/admin/catch-all.ts", { id: "admin-index" }),
     route("*", "routes/admin/catch-all.ts"),
   ]),
-  // Files for administrators and their scripts (admin session or bearer API token).
+  // Files for administrators and their scripts (admin session or bearer API token), for
+  // 超级管理员 only: the layout's middleware answers 403 to a 运营 admin.
   ...prefix("exports", [
     layout("routes/exports/layout.ts", [
       route("works/:id/txt", "routes/exports/work-txt.ts"),

@@ -28,6 +28,12 @@ export const ADMIN_MESSAGES = {
   promptSystem: "请输入系统提示词",
   promptUser: "请输入用户提示词",
   promptCodeExists: "提示词代码已存在",
+  promptMissing: "提示词不存在",
+  superOnly: "只有超级管理员可以进行此操作",
+  adminDisabled: "该管理员账号已停用",
+  totpRequired: "请先在“我的账户”中开启两步验证",
+  builtInPromptDelete: "内置提示词不能删除，只能修改内容",
+  builtInPromptCode: "内置提示词的代码不能修改",
   apiConfigIncomplete: "请填写完整信息",
   apiTestIncomplete: "请填写接口地址和API密钥",
   apiConnectionFailed: "API连接失败",
@@ -258,15 +264,37 @@ export const legalSchema = z.object({
 export const CODE_DENOMINATIONS = [10, 20, 50, 100] as const;
 export const CODE_BATCH_MAX = 100;
 
+/** A YYYY-MM-DD that is a real day (2026-02-30 is not). */
+const isRealDay = (v: string) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+};
+
 export const generateCodesSchema = z.object({
   quantity: wholeNumber(ADMIN_MESSAGES.quantity, 1, CODE_BATCH_MAX),
+  /** A batch name, e.g. 双十一活动 (docs/product.md#back-office-redeem-codes). */
+  batch: z.string().trim().max(50, "批次名称不能超过50个字符").optional(),
+  /** The last day the codes redeem (China time), or none. */
+  expiresOn: z
+    .string()
+    .trim()
+    .optional()
+    .refine((v) => !v || isRealDay(v), "请输入有效的日期（年-月-日）"),
   amount: z
     .string({ error: ADMIN_MESSAGES.denomination })
     .refine((v) => (CODE_DENOMINATIONS as readonly number[]).includes(Number(v)) && /^\d+$/.test(v), ADMIN_MESSAGES.denomination)
     .transform(Number),
 });
 
-export const CODE_STATUS_FILTERS = ["all", "unused", "used"] as const;
+export const CODE_STATUS_FILTERS = ["all", "unused", "used", "void", "expired"] as const;
+
+/** Void one unused code, or every unused code of a batch. */
+export const voidCodesSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("void"), id: z.string().regex(/^\d{1,15}$/, "兑换码不存在").transform(Number) }),
+  z.object({ intent: z.literal("void-batch"), batch: z.string({ error: "请输入批次名称" }).trim().min(1, "请输入批次名称").max(50) }),
+]);
 export type CodeStatusFilter = (typeof CODE_STATUS_FILTERS)[number];
 
 export const chatTestSchema = z.object({

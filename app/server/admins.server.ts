@@ -5,7 +5,8 @@ import { hashPassword } from "./password.server";
 
 /**
  * Creates an administrator, or resets the password of an existing one (and ends its
- * sessions). Returns true when a new administrator was created.
+ * sessions). One created here (ADMIN_EMAIL / ADMIN_PASSWORD, the CLI) is a 超级管理员
+ * (docs/product.md#admin-roles). Returns true when a new administrator was created.
  */
 export async function createOrResetAdmin(email: string, password: string): Promise<boolean> {
   const normalized = email.trim().toLowerCase();
@@ -13,13 +14,15 @@ export async function createOrResetAdmin(email: string, password: string): Promi
   return db.transaction(async (tx) => {
     const inserted = await tx
       .insert(admins)
-      .values({ email: normalized, passwordHash })
+      .values({ email: normalized, passwordHash, role: "super" })
       .onConflictDoNothing({ target: admins.email })
       .returning({ id: admins.id });
     if (inserted.length > 0) return true;
     const [admin] = await tx
       .update(admins)
-      .set({ passwordHash, updatedAt: new Date() })
+      // The way back in for someone with server access: the password, and no TOTP and no
+      // disabled state to get past (docs/decisions/134).
+      .set({ passwordHash, totpSecret: null, totpEnabledAt: null, totpLastStep: null, disabledAt: null, updatedAt: new Date() })
       .where(eq(admins.email, normalized))
       .returning({ id: admins.id });
     await tx.delete(adminSessions).where(eq(adminSessions.adminId, admin.id));

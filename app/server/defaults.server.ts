@@ -255,12 +255,6 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
   },
 ];
 
-/**
- * The prompts the product cannot work without: serial continuation (P04, decision 127), the
- * editor's operations (P05-P09, decision 130) and the chapter summary (P10, decision 128).
- * An administrator may edit them but not delete them or change their code.
- */
-export const REQUIRED_PROMPT_CODES: readonly string[] = ["P04", "P05", "P06", "P07", "P08", "P09", "P10"];
 
 /**
  * Writes the default site configuration and prompts where they are missing. Existing
@@ -283,7 +277,8 @@ export async function seedDefaults(db: Database): Promise<void> {
     if (existing.length === 0) {
       await db
         .insert(admins)
-        .values({ email, passwordHash: await hashPassword(password) })
+        // The first administrator is a 超级管理员 (docs/product.md#admin-roles).
+        .values({ email, passwordHash: await hashPassword(password), role: "super" })
         .onConflictDoNothing({ target: admins.email });
     }
   }

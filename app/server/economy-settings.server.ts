@@ -4,6 +4,7 @@ import { siteConfigs } from "~/db/schema";
 import { DEFAULT_SITE_CONFIGS } from "./defaults.server";
 import { DomainError } from "./errors.server";
 import { configInt } from "./site-config.server";
+import { changedFields, recordAdminAction, type AdminActor } from "./admin/audit.server";
 
 /**
  * The site's settings of the serial economy (docs/product.md#paying-by-chapter): read
@@ -56,7 +57,7 @@ export const ECONOMY_SETTINGS_MESSAGES = {
 } as const;
 
 /** Parses and saves the administrator's economy settings; a bad value changes nothing. */
-export async function saveEconomySettings(input: Record<keyof EconomySettings, unknown>): Promise<EconomySettings> {
+export async function saveEconomySettings(actor: AdminActor, input: Record<keyof EconomySettings, unknown>): Promise<EconomySettings> {
   const parsed = {} as EconomySettings;
   for (const name of Object.keys(KEYS) as (keyof EconomySettings)[]) {
     const raw = typeof input[name] === "string" ? (input[name] as string).trim() : input[name];
@@ -75,10 +76,15 @@ export async function saveEconomySettings(input: Record<keyof EconomySettings, u
   ) {
     throw new DomainError(ECONOMY_SETTINGS_MESSAGES.range, 400, "pricePerThousand");
   }
-  await db
-    .insert(siteConfigs)
-    .values((Object.keys(KEYS) as (keyof EconomySettings)[]).map((name) => ({ key: KEYS[name], value: String(parsed[name]) })))
-    .onConflictDoUpdate({ target: siteConfigs.key, set: { value: sql`excluded.value`, updatedAt: new Date() } });
+  await db.transaction(async (tx) => {
+    const before = await getEconomySettings(tx);
+    await tx
+      .insert(siteConfigs)
+      .values((Object.keys(KEYS) as (keyof EconomySettings)[]).map((name) => ({ key: KEYS[name], value: String(parsed[name]) })))
+      .onConflictDoUpdate({ target: siteConfigs.key, set: { value: sql`excluded.value`, updatedAt: new Date() } });
+    const changed = changedFields(before, parsed);
+    await recordAdminAction(tx, actor, { action: "settings.economy", targetType: "setting", targetId: "economy", ...changed });
+  });
   return parsed;
 }
 

@@ -1,6 +1,7 @@
-import { createContext, type MiddlewareFunction } from "react-router";
+import { createContext, data, redirect, type MiddlewareFunction } from "react-router";
+import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { requireExportAccess, type ExportAccess } from "./admin/api-tokens.server";
-import { requireAdmin, type SessionAdmin } from "./admin/session.server";
+import { mustEnrolSecondFactor, requireAdmin, type SessionAdmin } from "./admin/session.server";
 import { requireUser, type SessionUser } from "./session.server";
 
 /**
@@ -21,9 +22,30 @@ export const requireUserMiddleware: MiddlewareFunction<Response> = async ({ requ
   context.set(userContext, await requireUser(request, url));
 };
 
-/** No admin session: a page view goes to /xbbadmin, anything else gets 401 (requireAdmin). */
+/**
+ * No admin session: a page view goes to /xbbadmin, anything else gets 401 (requireAdmin).
+ * With ADMIN_REQUIRE_2FA=1 a 超级管理员 without an authenticator can open only
+ * /admin/account (where it is set up) until they have one (docs/decisions/134).
+ */
 export const requireAdminMiddleware: MiddlewareFunction<Response> = async ({ request, url, context }) => {
-  context.set(adminContext, await requireAdmin(request, url));
+  const admin = await requireAdmin(request, url);
+  if (mustEnrolSecondFactor(admin) && url.pathname !== ACCOUNT_PATH) {
+    if (request.method === "GET" || request.method === "HEAD") throw redirect(`${ACCOUNT_PATH}?notice=totp-required`);
+    throw data(ADMIN_MESSAGES.totpRequired, { status: 403 });
+  }
+  context.set(adminContext, admin);
+};
+
+const ACCOUNT_PATH = "/admin/account";
+
+
+/**
+ * On the super-admin layout (routes/admin/super-only.tsx), below the admin layout: a 运营
+ * admin gets 403 on every page and action placed under it in app/routes.ts
+ * (docs/product.md#admin-roles).
+ */
+export const requireSuperAdminMiddleware: MiddlewareFunction<Response> = async ({ context }) => {
+  if (context.get(adminContext).role !== "super") throw data(ADMIN_MESSAGES.superOnly, { status: 403 });
 };
 
 /** An admin session or a bearer API token, else 401 with WWW-Authenticate (requireExportAccess). */

@@ -209,7 +209,7 @@ export async function processAvatar(
   return { bytes: compressed, ...AVATAR_OUTPUT.jpeg };
 }
 
-export type SiteImageKind = "cover" | "logo" | "hero";
+export type SiteImageKind = "cover" | "logo" | "hero" | "icon";
 
 /**
  * Administrator images (admin spec): the default cover (400x550, the 2x cover size),
@@ -231,6 +231,10 @@ export async function processSiteImage(bytes: Uint8Array, kind: SiteImageKind): 
     }
     if (kind === "logo") {
       return image.resize(960, 96, { fit: "inside", withoutEnlargement: true }).webp({ quality: 90 }).toBuffer();
+    }
+    if (kind === "icon") {
+      // The browser tab's icon: a 64x64 PNG (every browser takes PNG icons).
+      return image.resize(64, 64, { fit: "cover" }).png().toBuffer();
     }
     return image.resize(1200, 800, { fit: "inside", withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
   }, MESSAGES.corrupt);
@@ -298,8 +302,9 @@ export async function storeSiteImage(kind: SiteImageKind, bytes: Uint8Array): Pr
     return getStorage().urlFor(key);
   }
   const image = await processSiteImage(bytes, kind);
-  const key = newKey(`site/${kind}`, "webp");
-  await getStorage().put(key, image, "image/webp");
+  const png = kind === "icon";
+  const key = newKey(`site/${kind}`, png ? "png" : "webp");
+  await getStorage().put(key, image, png ? "image/png" : "image/webp");
   return getStorage().urlFor(key);
 }
 

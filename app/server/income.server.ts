@@ -7,6 +7,7 @@ import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { credit } from "./ledger.server";
 import { pageCountOf } from "~/utils/pagination";
+import { recordAdminAction, type AdminActor } from "./admin/audit.server";
 
 /**
  * An author's income (docs/product.md#author-income, D14): a balance apart from credits.
@@ -113,7 +114,7 @@ export async function requestPayout(userId: string, amountInput: unknown, payeeI
  * moves (the UPDATE is conditional), so two administrators cannot settle it twice.
  */
 export async function settlePayout(
-  adminId: string,
+  actor: AdminActor,
   payoutId: number,
   outcome: "paid" | "refused",
   referenceInput: unknown,
@@ -125,7 +126,7 @@ export async function settlePayout(
   await db.transaction(async (tx) => {
     const [settled] = await tx
       .update(payoutRequests)
-      .set({ status: outcome, reference: reference || null, settledBy: adminId, settledAt: new Date() })
+      .set({ status: outcome, reference: reference || null, settledBy: actor.admin.id, settledAt: new Date() })
       .where(and(eq(payoutRequests.id, payoutId), eq(payoutRequests.status, "pending")))
       .returning({ userId: payoutRequests.userId, amount: payoutRequests.amount });
     if (!settled) {
@@ -149,6 +150,14 @@ export async function settlePayout(
       description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
     });
     await notifyUserChanged(settled.userId, "income", tx);
+    await recordAdminAction(tx, actor, {
+      action: outcome === "paid" ? "payout.paid" : "payout.refused",
+      targetType: "payout",
+      targetId: payoutId,
+      before: { status: "pending" },
+      after: { status: outcome, amount, userId: settled.userId },
+      reason: reference || null,
+    });
   });
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, sql } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, or, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, tokenTransactions, workPurchases, works } from "~/db/schema";
 import { rowsOf } from "./db-utils.server";
@@ -415,6 +415,8 @@ export const PAYMENT_DESCRIPTION = "在线充值";
 export const REDEEM_MESSAGES = {
   notFound: "兑换码不存在",
   used: "兑换码已被使用",
+  voided: "兑换码已作废",
+  expired: "兑换码已过期",
 } as const;
 
 export interface RedeemResult {
@@ -435,13 +437,21 @@ export async function redeemCode(userId: string, code: string): Promise<RedeemRe
     const [used] = await tx
       .update(redeemCodes)
       .set({ status: "used", usedBy: userId, usedAt: sql`now()` })
-      .where(and(eq(redeemCodes.code, code), eq(redeemCodes.status, "unused")))
+      // Voided and expired codes do not redeem (docs/product.md#back-office-redeem-codes).
+      .where(
+        and(
+          eq(redeemCodes.code, code),
+          eq(redeemCodes.status, "unused"),
+          isNull(redeemCodes.voidedAt),
+          or(isNull(redeemCodes.expiresAt), gt(redeemCodes.expiresAt, sql`now()`)),
+        ),
+      )
       .returning({ amount: redeemCodes.amount });
     if (!used) {
-      const [existing] = await tx.select({ id: redeemCodes.id }).from(redeemCodes).where(eq(redeemCodes.code, code));
-      throw existing
-        ? new LedgerError(REDEEM_MESSAGES.used, 409, "code")
-        : new LedgerError(REDEEM_MESSAGES.notFound, 404, "code");
+      const [existing] = await tx.select({ status: redeemCodes.status, voidedAt: redeemCodes.voidedAt }).from(redeemCodes).where(eq(redeemCodes.code, code));
+      if (!existing) throw new LedgerError(REDEEM_MESSAGES.notFound, 404, "code");
+      if (existing.status === "used") throw new LedgerError(REDEEM_MESSAGES.used, 409, "code");
+      throw new LedgerError(existing.voidedAt ? REDEEM_MESSAGES.voided : REDEEM_MESSAGES.expired, 409, "code");
     }
     const { balance } = await credit(tx, userId, used.amount, REDEEM_DESCRIPTION);
     await notifyUserChanged(userId, "balance", tx);

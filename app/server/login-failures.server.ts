@@ -20,14 +20,14 @@ import { hitRateLimit, resetRateLimit } from "./rate-limit.server";
  *   15 minutes, again not counting the addresses an account is known at, so an office
  *   behind one address is not locked out by its own typos.
  */
-export type LoginKind = "login" | "admin-login";
+export type LoginKind = "login" | "admin-login" | "admin-totp";
 
 export const LOGIN_TOO_MANY = "尝试次数过多，请稍后再试";
 const WINDOW = 15 * 60;
 const EMAIL_WINDOW = 24 * 60 * 60;
 const MAX_DELAY_SECONDS = 60;
 const KNOWN_DAYS = 90;
-const KINDS: LoginKind[] = ["login", "admin-login"];
+const KINDS: LoginKind[] = ["login", "admin-login", "admin-totp"];
 
 function limits() {
   return {

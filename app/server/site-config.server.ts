@@ -35,6 +35,7 @@ function withDefaults<K extends string>(keys: readonly K[], rows: Iterable<{ key
  */
 export const DISPLAY_CONFIG_KEYS = [
   "site_title",
+  "site_icon",
   "logo_url",
   "hero_url",
   "default_cover_url",

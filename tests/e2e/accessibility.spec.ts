@@ -208,6 +208,9 @@ for (const look of LOOKS) {
         { url: "/admin/settings/terms" },
         { url: "/admin/api-tokens" },
         { url: "/admin/categories" },
+        { url: "/admin/audit", key: true },
+        { url: "/admin/admins", key: true },
+        { url: "/admin/account" },
       ], false);
     });
   });

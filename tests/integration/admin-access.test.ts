@@ -16,6 +16,8 @@ import {
   request,
   type Identity,
   type RouteResult,
+  testActor,
+  actorOf,
 } from "./admin-fixtures";
 
 let admin: Awaited<ReturnType<typeof createAdmin>>;
@@ -32,11 +34,11 @@ beforeAll(async () => {
   adminCookie = await adminCookieFor(admin.id);
   user = await createUser();
   userCookie = await sessionCookieFor(user.id);
-  validToken = (await createApiToken(admin.id, { name: "valid", expiresInDays: 30 })).token;
-  const revoked = await createApiToken(admin.id, { name: "revoked", expiresInDays: null });
-  await revokeApiToken(revoked.id);
+  validToken = (await createApiToken(actorOf(admin), { name: "valid", expiresInDays: 30 })).token;
+  const revoked = await createApiToken(actorOf(admin), { name: "revoked", expiresInDays: null });
+  await revokeApiToken(testActor, revoked.id);
   revokedToken = revoked.token;
-  const expired = await createApiToken(admin.id, { name: "expired", expiresInDays: 1 });
+  const expired = await createApiToken(actorOf(admin), { name: "expired", expiresInDays: 1 });
   await db.update(adminApiTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(adminApiTokens.id, expired.id));
   expiredToken = expired.token;
   // Something to export: a work with a chapter, and an unused redeem code.
@@ -44,7 +46,7 @@ beforeAll(async () => {
   const { chapters } = await import("~/db/schema");
   await db.insert(chapters).values({ workId, title: "第一章", content: "正文", position: 1 });
   const { generateRedeemCodes } = await import("~/server/admin/redeem-codes.server");
-  await generateRedeemCodes(1, 10);
+  await generateRedeemCodes(testActor, 1, 10);
 });
 
 describe("/xbbadmin login", () => {

@@ -13,7 +13,7 @@ import { getStorage, keyFromUrl } from "~/server/storage.server";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, insertUsers, request } from "./admin-fixtures";
+import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, insertUsers, request, testActor } from "./admin-fixtures";
 
 let admin: Awaited<ReturnType<typeof createAdmin>>;
 let cookie: string;
@@ -664,10 +664,10 @@ describe("redeem codes", () => {
 
   it("draws again when a code already exists, so exactly the asked number is made", async () => {
     const { generateRedeemCodes } = await import("~/server/admin/redeem-codes.server");
-    const [existing] = await generateRedeemCodes(1, 10);
+    const [existing] = await generateRedeemCodes(testActor, 1, 10);
     const fresh = ["1000000001", "1000000002"];
     const sequence = [existing, existing, fresh[0], existing, fresh[1]];
-    const made = await generateRedeemCodes(2, 20, () => sequence.shift() ?? "1000000003");
+    const made = await generateRedeemCodes(testActor, 2, 20, { draw: () => sequence.shift() ?? "1000000003" });
     expect(made.sort()).toEqual(fresh);
     const rows = await db.select().from(redeemCodes).where(eq(redeemCodes.code, existing));
     expect(rows).toHaveLength(1);

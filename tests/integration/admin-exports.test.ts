@@ -24,7 +24,7 @@ import { parseTxtChapters } from "~/server/txt.server";
 import { createWork } from "~/server/works.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { adminCookieFor, callLoader, createAdmin, request } from "./admin-fixtures";
+import { adminCookieFor, callLoader, createAdmin, request, testActor } from "./admin-fixtures";
 
 const run = promisify(execFile);
 
@@ -105,7 +105,7 @@ describe("unused redeem codes spreadsheet", () => {
   });
 
   it("is an .xlsx named 未使用兑换码 with columns 兑换码, 积分, 创建时间 (Asia/Shanghai), unused codes only", async () => {
-    const codes = [...(await generateRedeemCodes(30, 20)), ...(await generateRedeemCodes(5, 100))];
+    const codes = [...(await generateRedeemCodes(testActor, 30, 20)), ...(await generateRedeemCodes(testActor, 5, 100))];
     await db.update(redeemCodes).set({ status: "used", usedAt: new Date() }).where(eq(redeemCodes.code, codes[0]));
     const r = await exportXlsx();
     expect(r.status).toBe(200);
@@ -170,7 +170,7 @@ async function seedVariedData() {
   await db.insert(prompts).values({ code: `BK${randomBytes(3).toString("hex")}`, title: "备份", systemContent: "s'", userContent: "{|synopsis|}", isSystem: false, type: "continue" });
   await db.insert(siteConfigs).values({ key: "backup_test", value: "多行\n'值'" }).onConflictDoNothing();
   await db.insert(rateLimits).values({ key: "backup:test", windowStart: new Date("2024-02-29T23:59:59.123Z"), count: 3 }).onConflictDoNothing();
-  const [code] = await generateRedeemCodes(1, 50);
+  const [code] = await generateRedeemCodes(testActor, 1, 50);
   await db.update(redeemCodes).set({ status: "used", usedBy: user.id, usedAt: new Date("2025-01-01T00:00:00.000001Z") }).where(eq(redeemCodes.code, code));
   // A deleted row moves an identity sequence past max(id): the restore must keep that too.
   const [gone] = await insertWorks([{ userId: user.id, title: "已删除" }]);

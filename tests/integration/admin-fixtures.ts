@@ -6,7 +6,7 @@ import { runRoute } from "./route-chain";
 
 export const ADMIN_PASSWORD = "admin-password-123";
 
-export async function createAdmin(opts: { email?: string; password?: string } = {}) {
+export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" } = {}) {
   const { createOrResetAdmin } = await import("~/server/admins.server");
   const { db } = await import("~/db/client.server");
   const { admins } = await import("~/db/schema");
@@ -14,6 +14,7 @@ export async function createAdmin(opts: { email?: string; password?: string } = 
   const email = opts.email ?? `admin-${randomBytes(4).toString("hex")}@example.com`;
   const password = opts.password ?? ADMIN_PASSWORD;
   await createOrResetAdmin(email, password);
+  if (opts.role === "operator") await db.update(admins).set({ role: "operator" }).where(eq(admins.email, email));
   const [row] = await db.select({ id: admins.id }).from(admins).where(eq(admins.email, email));
   return { id: row.id, email, password };
 }
@@ -110,4 +111,12 @@ export async function insertUsers(count: number, emailPrefix: string): Promise<{
   await db.insert(profiles).values(rows.map((r) => ({ id: r.id, email: r.email, nickname: r.email.split("@")[0] })));
   await db.insert(credits).values(rows.map((r) => ({ userId: r.id, balance: 0 })));
   return rows;
+}
+
+/** The actor for domain functions a test calls directly, outside any admin request. */
+export const testActor = { admin: { id: null, email: "test-runner@example.com" }, address: "127.0.0.1" };
+
+/** The actor for a created admin, for domain functions a test calls directly. */
+export function actorOf(admin: { id: string; email: string }) {
+  return { admin: { id: admin.id, email: admin.email }, address: "127.0.0.1" };
 }

@@ -416,7 +416,7 @@ describe("the operations' prompts", () => {
     const page = await import("~/routes/admin/prompts");
     const del = await callAction(page, adminRequest(`/admin/prompts?dialog=delete&id=${p05.id}`, { cookie }, { intent: "delete", id: String(p05.id) }));
     expect(del.status).toBe(409);
-    expect(JSON.stringify(del.data)).toContain("该提示词为系统功能所必需，不能删除（可以编辑内容）");
+    expect(JSON.stringify(del.data)).toContain("内置提示词不能删除，只能修改内容");
     const renamed = await callAction(
       page,
       adminRequest(`/admin/prompts?dialog=edit&id=${p05.id}`, { cookie }, {

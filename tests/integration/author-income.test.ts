@@ -10,7 +10,7 @@ import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
 import { collector, sseReader } from "../fixtures/live-events";
 import { liveEventStream } from "~/server/events.server";
-import { createAdmin } from "./admin-fixtures";
+import { actorOf, createAdmin } from "./admin-fixtures";
 
 /** An author whose chapter 2 (of 2) sells at 200 credits (40,000 字 at 5), bought by `buyers`. */
 async function authorWithSales(buyers: number) {
@@ -81,15 +81,15 @@ describe("author income", () => {
     const second = await requestPayout(author.id, 100, "银行卡 6222");
     expect(await incomeOf(author.id)).toEqual({ balance: 30, held: 250 });
 
-    await settlePayout(admin.id, first.id, "paid", "ALI-20261126-001");
+    await settlePayout(actorOf(admin), first.id, "paid", "ALI-20261126-001");
     expect(await incomeOf(author.id)).toEqual({ balance: 30, held: 100 });
-    await settlePayout(admin.id, second.id, "refused", "收款信息有误");
+    await settlePayout(actorOf(admin), second.id, "refused", "收款信息有误");
     expect(await incomeOf(author.id)).toEqual({ balance: 130, held: 0 });
 
     // Settled once: a second settlement is refused and changes nothing.
-    const again = await domainError(settlePayout(admin.id, first.id, "refused", ""));
+    const again = await domainError(settlePayout(actorOf(admin), first.id, "refused", ""));
     expect([again.status, again.message]).toEqual([409, INCOME_MESSAGES.payoutSettled]);
-    expect((await domainError(settlePayout(admin.id, 987654321, "paid", "x"))).status).toBe(404);
+    expect((await domainError(settlePayout(actorOf(admin), 987654321, "paid", "x"))).status).toBe(404);
     expect(await incomeOf(author.id)).toEqual({ balance: 130, held: 0 });
 
     const rows = await db.select().from(incomeTransactions).where(eq(incomeTransactions.userId, author.id)).orderBy(incomeTransactions.id);
@@ -123,7 +123,7 @@ describe("author income", () => {
     }
     expect(await incomeOf(author.id)).toEqual({ balance: 140, held: 0 });
     const ok = await requestPayout(author.id, "100", "支付宝");
-    expect((await domainError(settlePayout(admin.id, ok.id, "paid", " "))).message).toBe(INCOME_MESSAGES.reference);
+    expect((await domainError(settlePayout(actorOf(admin), ok.id, "paid", " "))).message).toBe(INCOME_MESSAGES.reference);
     expect(await incomeOf(author.id)).toEqual({ balance: 40, held: 100 });
   });
 
@@ -158,7 +158,7 @@ describe("author income", () => {
 
     // Two administrators settle the same request at once: paid once.
     const id = granted[0].value.id;
-    const settle = await Promise.allSettled([settlePayout(admin.id, id, "paid", "A"), settlePayout(admin.id, id, "paid", "B")]);
+    const settle = await Promise.allSettled([settlePayout(actorOf(admin), id, "paid", "A"), settlePayout(actorOf(admin), id, "paid", "B")]);
     expect(settle.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect((await incomeOf(author.id)).held).toBe((granted.length - 1) * 100);
     expect(await checkLedger(db)).toEqual([]);

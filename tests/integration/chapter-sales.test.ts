@@ -21,6 +21,7 @@ import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
+import { testActor } from "./admin-fixtures";
 
 /**
  * A series of `count` published chapters of `words` 字 each (the i-th may differ through
@@ -120,7 +121,7 @@ describe("pricing a work by chapter", () => {
   it("keeps the site's range: an administrator's narrower range refuses a 千字价 outside it", async () => {
     const [author] = await quickUsers(1);
     const [workId] = await insertWorks([{ userId: author.id, title: "范围" }]);
-    await saveEconomySettings({
+    await saveEconomySettings(testActor, {
       pricePerThousand: "4",
       pricePerThousandMin: "3",
       pricePerThousandMax: "8",
@@ -132,7 +133,7 @@ describe("pricing a work by chapter", () => {
       const error = await domainError(setWorkPricing(author.id, workId, { mode: "chapter", vipFrom: "2", pricePerThousand: "9" }));
       expect(error.message).toBe(PRICING_MESSAGES.perThousand(3, 8));
     } finally {
-      await saveEconomySettings({
+      await saveEconomySettings(testActor, {
         pricePerThousand: "5",
         pricePerThousandMin: "1",
         pricePerThousandMax: "50",
@@ -267,7 +268,7 @@ describe("purchaseAllChapters (购买全部)", () => {
     await fund(reader.id, 1000);
     const { workId, chapterIds } = await serial(author.id, { count: 15 });
     await purchaseChapter(reader.id, workId, chapterIds[10]);
-    await saveEconomySettings({
+    await saveEconomySettings(testActor, {
       pricePerThousand: "5",
       pricePerThousandMin: "1",
       pricePerThousandMax: "50",
@@ -291,7 +292,7 @@ describe("purchaseAllChapters (购买全部)", () => {
       expect(await purchaseAllChapters(reader.id, workId)).toEqual({ status: "nothing" });
       expect(await checkLedger(db)).toEqual([]);
     } finally {
-      await saveEconomySettings({
+      await saveEconomySettings(testActor, {
         pricePerThousand: "5",
         pricePerThousandMin: "1",
         pricePerThousandMax: "50",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { requireAdminMiddleware, requireExportAccessMiddleware, requireUserMiddleware } from "~/server/guards.server";
-import { settle } from "./admin-fixtures";
+import { requireAdminMiddleware, requireExportAccessMiddleware, requireSuperAdminMiddleware, requireUserMiddleware } from "~/server/guards.server";
+import { adminCookieFor, createAdmin, settle } from "./admin-fixtures";
 import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
 
 /**
@@ -15,6 +15,8 @@ const GUARDS = {
   user: { layout: "routes/shell/signed-in.tsx", middleware: requireUserMiddleware },
   admin: { layout: "routes/admin/layout.tsx", middleware: requireAdminMiddleware },
   export: { layout: "routes/exports/layout.ts", middleware: requireExportAccessMiddleware },
+  // 超级管理员 only, below the admin layout (docs/product.md#admin-roles).
+  super: { layout: "routes/admin/super-only.tsx", middleware: requireSuperAdminMiddleware },
 } as const;
 type Guard = keyof typeof GUARDS;
 
@@ -94,6 +96,31 @@ describe("app/routes.ts", () => {
     expect(under("export").map((l) => l.pattern)).toContain("/exports/database.zip");
   });
 
+  it("has site settings, API keys, payment keys, exports and admin management under the super-admin guard, and the daily work outside it", () => {
+    const superOnly = under("super").map((l) => l.pattern);
+    for (const page of [
+      "/admin/admins",
+      "/admin/migration",
+      "/admin/api-tokens",
+      "/admin/payment",
+      "/admin/settings/payment-api",
+      "/admin/settings/api",
+      "/admin/settings/tokens",
+      "/admin/settings/economy",
+      "/admin/settings/site",
+      "/admin/settings/icon",
+      "/admin/settings/terms",
+      "/admin/tests/openai",
+    ]) {
+      expect(superOnly).toContain(page);
+    }
+    for (const page of ["/admin/dashboard", "/admin/users/:id", "/admin/works", "/admin/payouts", "/admin/audit", "/admin/account"]) {
+      expect(superOnly).not.toContain(page);
+    }
+    // Every super-only page is also behind the admin session.
+    for (const leaf of under("super")) expect(leaf.guards).toContain("admin");
+  });
+
   it("has each guard's middleware on its layout", async () => {
     for (const guard of Object.values(GUARDS)) {
       const layout = await import(/* @vite-ignore */ `../../app/${guard.layout}`);
@@ -151,4 +178,42 @@ describe("exports refuse a request without an admin session or API token", () =>
       expect(r.response!.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
     });
   }
+});
+
+describe("a 运营 admin gets 403 on every super-admin page, action and export", () => {
+  let cookie: string;
+  const operator = async () => {
+    cookie ??= await adminCookieFor((await createAdmin({ role: "operator" })).id);
+    return cookie;
+  };
+  for (const leaf of under("super")) {
+    it(`${leaf.pattern}: GET and POST get 403`, async () => {
+      const mod = await importRoute(leaf.node);
+      const url = urlOf(leaf.pattern);
+      const headers = { Cookie: await operator(), Origin: "http://localhost" };
+      const get = await settle(() => runRoute("loader", mod, new Request(url, { headers })));
+      expect([get.status, get.data]).toEqual([403, ADMIN_MESSAGES.superOnly]);
+      if (mod.action) {
+        const post = new Request(url, { method: "POST", headers, body: new URLSearchParams({ intent: "x" }) });
+        const posted = await settle(() => runRoute("action", mod, post));
+        expect([posted.status, posted.data]).toEqual([403, ADMIN_MESSAGES.superOnly]);
+      }
+    });
+  }
+  for (const leaf of under("export")) {
+    it(`${leaf.pattern}: 403`, async () => {
+      const mod = await importRoute(leaf.node);
+      const headers = { Cookie: await operator() };
+      const r = await settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern), { headers })));
+      expect(r.status).toBe(403);
+      expect(await r.response!.text()).toBe(ADMIN_MESSAGES.superOnly);
+    });
+  }
+  it("while the pages for both roles open", async () => {
+    await operator();
+    const leaf = under("admin").find((l) => l.pattern === "/admin/audit")!;
+    const mod = await importRoute(leaf.node);
+    const r = await settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern), { headers: { Cookie: cookie } })));
+    expect(r.status).toBe(200);
+  });
 });

@@ -6,7 +6,8 @@ import { action as bibleAction, loader as bibleLoader } from "~/routes/shell/stu
 import { loader as chaptersLoader } from "~/routes/shell/studio/chapters";
 import { loader as contextLoader } from "~/routes/shell/studio/context";
 import { BIBLE_MESSAGES } from "~/schemas/bible";
-import { deletePrompt, PROMPT_REQUIRED_MESSAGE, updatePrompt } from "~/server/admin/prompts.server";
+import { deletePrompt, updatePrompt } from "~/server/admin/prompts.server";
+import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import {
@@ -39,6 +40,7 @@ import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts"
 import { domainError } from "../fixtures/domain-error";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { testActor } from "./admin-fixtures";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -321,14 +323,14 @@ describe("assembleContinuationContext (本次上下文)", () => {
 
   it("P04 and P10 cannot be deleted or renamed in the back office", async () => {
     const [p04] = await db.select().from(prompts).where(eq(prompts.code, "P04"));
-    const refused = await domainError(deletePrompt(p04.id));
-    expect([refused.status, refused.message]).toEqual([409, PROMPT_REQUIRED_MESSAGE]);
-    const renamed = await domainError(updatePrompt(p04.id, { code: "P99", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true }));
-    expect(renamed.status).toBe(409);
-    await updatePrompt(p04.id, { code: "P04", title: "连载续写（改）", systemContent: p04.systemContent, userContent: `${p04.userContent}\n额外要求：多写对话。`, type: p04.type, isSystem: true });
+    const refused = await domainError(deletePrompt(testActor, p04.id));
+    expect([refused.status, refused.message]).toEqual([409, ADMIN_MESSAGES.builtInPromptDelete]);
+    const renamed = await domainError(updatePrompt(testActor, p04.id, { code: "P99", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true }));
+    expect([renamed.status, renamed.message]).toEqual([400, ADMIN_MESSAGES.builtInPromptCode]);
+    await updatePrompt(testActor, p04.id, { code: "P04", title: "连载续写（改）", systemContent: p04.systemContent, userContent: `${p04.userContent}\n额外要求：多写对话。`, type: p04.type, isSystem: true });
     const work = await serial(owner.id, 1);
     expect((await assembleContinuationContext(work.id, 2, "")).prompt.user).toContain("额外要求：多写对话。");
-    await updatePrompt(p04.id, { code: "P04", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true });
+    await updatePrompt(testActor, p04.id, { code: "P04", title: p04.title, systemContent: p04.systemContent, userContent: p04.userContent, type: p04.type, isSystem: true });
     expect(await db.select().from(prompts).where(eq(prompts.code, "P04"))).toHaveLength(1);
   });
 });

@@ -36,6 +36,16 @@ export function GenerateCodesForm({ action, closeHref, lastResult }: { action: s
         <span className="hint">每次最多生成{CODE_BATCH_MAX}个</span>
         <FieldErrors field={fields.quantity} />
       </label>
+      <label className="field">
+        <span>批次名称（可选）</span>
+        <input {...getInputProps(fields.batch, { type: "text" })} maxLength={50} placeholder="如 双十一活动" />
+        <FieldErrors field={fields.batch} />
+      </label>
+      <label className="field">
+        <span>有效期至（可选，含当天）</span>
+        <input {...getInputProps(fields.expiresOn, { type: "date" })} />
+        <FieldErrors field={fields.expiresOn} />
+      </label>
       <fieldset className="admin-fieldset">
         <legend>面额</legend>
         <div className="choice-row">

@@ -1,6 +1,8 @@
 export interface AdminNavItem {
   to: string;
   label: string;
+  /** Only a 超级管理员 sees it (the route sits under routes/admin/super-only.tsx). */
+  superOnly?: boolean;
 }
 
 /** A menu group: one link, or several under a heading that folds (docs/product.md: Back office). */
@@ -15,11 +17,11 @@ export const ADMIN_NAV: AdminNavGroup[] = [
   {
     label: "支付管理",
     items: [
-      { to: "/admin/payment", label: "支付配置" },
-      { to: "/admin/settings/payment-api", label: "支付接口" },
+      { to: "/admin/payment", label: "支付配置", superOnly: true },
+      { to: "/admin/settings/payment-api", label: "支付接口", superOnly: true },
       { to: "/admin/codes", label: "兑换码管理" },
       { to: "/admin/payouts", label: "提现申请" },
-      { to: "/admin/settings/economy", label: "稿酬与定价" },
+      { to: "/admin/settings/economy", label: "稿酬与定价", superOnly: true },
     ],
   },
   { label: "用户管理", to: "/admin/users" },
@@ -29,25 +31,41 @@ export const ADMIN_NAV: AdminNavGroup[] = [
   {
     label: "站点配置",
     items: [
-      { to: "/admin/settings/api", label: "API配置" },
-      { to: "/admin/settings/tokens", label: "Tokens配置" },
-      { to: "/admin/settings/cover", label: "默认封面" },
-      { to: "/admin/settings/logo", label: "站点标识" },
-      { to: "/admin/settings/hero", label: "首页主图" },
-      { to: "/admin/settings/description", label: "站点简介" },
-      { to: "/admin/settings/terms", label: "用户协议" },
-      { to: "/admin/settings/privacy", label: "隐私政策" },
+      { to: "/admin/settings/site", label: "站点名称", superOnly: true },
+      { to: "/admin/settings/icon", label: "站点图标", superOnly: true },
+      { to: "/admin/settings/api", label: "API配置", superOnly: true },
+      { to: "/admin/settings/tokens", label: "Tokens配置", superOnly: true },
+      { to: "/admin/settings/cover", label: "默认封面", superOnly: true },
+      { to: "/admin/settings/logo", label: "站点标识", superOnly: true },
+      { to: "/admin/settings/hero", label: "首页主图", superOnly: true },
+      { to: "/admin/settings/description", label: "站点简介", superOnly: true },
+      { to: "/admin/settings/terms", label: "用户协议", superOnly: true },
+      { to: "/admin/settings/privacy", label: "隐私政策", superOnly: true },
     ],
   },
   {
     label: "数据管理",
     items: [
-      { to: "/admin/migration", label: "数据导出" },
-      { to: "/admin/api-tokens", label: "API令牌" },
+      { to: "/admin/migration", label: "数据导出", superOnly: true },
+      { to: "/admin/api-tokens", label: "API令牌", superOnly: true },
     ],
   },
-  { label: "单元测试", items: [{ to: "/admin/tests/openai", label: "AI对话接口测试" }] },
+  {
+    label: "系统管理",
+    items: [
+      { to: "/admin/audit", label: "操作日志" },
+      { to: "/admin/admins", label: "管理员", superOnly: true },
+      { to: "/admin/account", label: "我的账户" },
+    ],
+  },
+  { label: "单元测试", items: [{ to: "/admin/tests/openai", label: "AI对话接口测试", superOnly: true }] },
 ];
+
+/** The menu a role sees: super-only items dropped, and groups left empty with them. */
+export function navFor(role: "super" | "operator"): AdminNavGroup[] {
+  if (role === "super") return ADMIN_NAV;
+  return ADMIN_NAV.map((g) => (g.items ? { ...g, items: g.items.filter((i) => !i.superOnly) } : g)).filter((g) => g.to || (g.items?.length ?? 0) > 0);
+}
 
 /** Whether `pathname` is `to` or a page below it (/admin/users/:id highlights 用户管理). */
 export function isCurrent(pathname: string, to: string): boolean {

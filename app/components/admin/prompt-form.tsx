@@ -13,6 +13,8 @@ export interface PromptValues {
   userContent: string;
   type: "free" | "imitate" | "continue";
   isSystem: boolean;
+  /** A built-in prompt (P01-P03): its code is fixed. */
+  builtIn?: boolean;
 }
 
 /**
@@ -59,7 +61,8 @@ export function PromptForm({
           <div className="admin-form-row">
             <label className="field">
               <span>提示词代码</span>
-              <input {...getInputProps(fields.code, { type: "text" })} placeholder="如 P04" maxLength={50} />
+              <input {...getInputProps(fields.code, { type: "text" })} placeholder="如 P04" maxLength={50} readOnly={initial?.builtIn} />
+              {initial?.builtIn ? <span className="hint">内置提示词，代码不能修改</span> : null}
               <FieldErrors field={fields.code} />
             </label>
             <label className="field">

@@ -1,19 +1,19 @@
 import { NavLink, useLocation } from "react-router";
-import { ADMIN_NAV, isCurrent } from "./nav";
+import { isCurrent, navFor } from "./nav";
 
 /**
  * The admin menu. Groups are <details> sharing one `name`, so the browser keeps a single
  * group open, without JavaScript; the group holding the current page opens itself.
  */
-export function AdminSidebar() {
+export function AdminSidebar({ role }: { role: "super" | "operator" }) {
   const { pathname } = useLocation();
   const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? "admin-nav-link active" : "admin-nav-link");
   return (
-    <aside className="admin-sidebar" aria-label="管理菜单">
+    <aside className="admin-sidebar" id="admin-menu" aria-label="管理菜单">
       <div className="admin-brand">管理后台</div>
       <nav>
         <ul className="admin-nav">
-          {ADMIN_NAV.map((group) =>
+          {navFor(role).map((group) =>
             group.to ? (
               <li key={group.label}>
                 <NavLink to={group.to} className={linkClass}>

@@ -41,6 +41,15 @@ export const NOTICES: Record<string, string> = {
   revoked: "令牌已撤销",
   "payout-paid": "已标记为已支付",
   "payout-refused": "已拒绝，金额已退回作者收入",
+  "codes-voided": "兑换码已作废",
+  "totp-enabled": "两步验证已开启",
+  "totp-disabled": "两步验证已关闭",
+  "totp-required": "请先开启两步验证",
+  "admin-added": "管理员已添加",
+  "admin-disabled": "管理员已停用，其登录已全部失效",
+  "admin-enabled": "管理员已启用",
+  "admin-role": "角色已修改",
+  "admin-password": "密码已重置，该管理员的登录已全部失效",
 };
 
 /**

@@ -12,3 +12,4 @@ export * from "./discovery";
 export * from "./notifications";
 export * from "./economy";
 export * from "./bible";
+export * from "./audit";

@@ -77,6 +77,8 @@ export const tokenTransactions = pgTable(
   (t) => [
     check("token_transactions_amount_nonzero", sql`${t.amount} <> 0`),
     index("token_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
+    // The dashboard's tokens used by day, from the index alone (docs/benchmarks.md#dashboard).
+    index("token_transactions_generation_day_idx").on(t.createdAt, t.amount).where(sql`type = 'generation'`),
   ],
 );
 
@@ -101,6 +103,8 @@ export const paymentOrders = pgTable(
       sql`(${t.status} = 'paid') = (${t.paidAt} IS NOT NULL)`,
     ),
     index("payment_orders_user_idx").on(t.userId, t.createdAt),
+    // The dashboard's top-ups by day.
+    index("payment_orders_paid_day_idx").on(t.paidAt, t.amount).where(sql`status = 'paid'`),
   ],
 );
 
@@ -114,9 +118,17 @@ export const redeemCodes = pgTable(
     usedBy: uuid("used_by").references(() => users.id, { onDelete: "set null" }),
     usedAt: timestamp("used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The named batch it was generated in (docs/product.md#back-office-redeem-codes); null before batches. */
+    batch: text("batch"),
+    /** After this moment the code no longer redeems; null: no end. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Voided by an administrator while unused: it no longer redeems. */
+    voidedAt: timestamp("voided_at", { withTimezone: true }),
   },
   (t) => [
     check("redeem_codes_code_format", sql`${t.code} ~ '^[1-9][0-9]{9}$'`),
+    check("redeem_codes_void_unused", sql`${t.voidedAt} IS NULL OR ${t.status} = 'unused'`),
+    index("redeem_codes_batch_idx").on(t.batch, t.createdAt),
     check("redeem_codes_amount_positive", sql`${t.amount} > 0`),
     check("redeem_codes_used_at", sql`(${t.status} = 'used') = (${t.usedAt} IS NOT NULL)`),
     index("redeem_codes_status_created_idx").on(t.status, t.createdAt),

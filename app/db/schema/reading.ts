@@ -53,5 +53,7 @@ export const chapterReads = pgTable(
     primaryKey({ name: "chapter_reads_pkey", columns: [t.chapterId, t.day, t.userId] }),
     // The work's distinct readers by day, answered from the index alone.
     index("chapter_reads_work_day_idx").on(t.workId, t.day, t.userId),
+    // The dashboard's active readers by day, from the index alone.
+    index("chapter_reads_day_user_idx").on(t.day, t.userId),
   ],
 );

@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps } from "@conform-to/react";
+import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
@@ -8,38 +8,138 @@ import { changeAdminPassword } from "~/server/admin/auth.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { mustEnrolSecondFactor } from "~/server/admin/session.server";
+import { confirmTotpEnrolment, disableTotp, pendingEnrolment, startTotpEnrolment } from "~/server/admin/totp.server";
+import { ADMIN_ROLE_LABELS, totpActionSchema, totpConfirmSchema } from "~/schemas/admin-accounts";
 import type { Route } from "./+types/account";
 
-export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 管理后台" }];
+export const meta: Route.MetaFunction = () => [{ title: "我的账户 - 管理后台" }];
 
 export async function loader({ context }: Route.LoaderArgs) {
   const admin = context.get(adminContext);
-  return { email: admin.email };
+  return {
+    email: admin.email,
+    role: admin.role,
+    totpEnabled: admin.totpEnabled,
+    enrolment: admin.totpEnabled ? null : await pendingEnrolment(admin.id, admin.email),
+    totpRequired: mustEnrolSecondFactor(admin),
+  };
 }
 
 const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
 
+/** The password form, and the two-factor forms (intent totp-start, totp-confirm, totp-disable). */
 export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
-  const submission = parseWithZod(await readForm(request), { schema: adminPasswordSchema });
+  const form = await readForm(request);
+  if (String(form.get("intent") ?? "").startsWith("totp-")) return totpAction(form, context);
+  const submission = parseWithZod(form, { schema: adminPasswordSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   return replyOnDomainError(
     async () => {
-      await changeAdminPassword(admin.id, admin.sessionId, submission.value);
+      await changeAdminPassword(adminActorOf(context), admin.sessionId, submission.value);
       return redirect("/admin/account?notice=password-changed");
     },
     (error) => submission.reply({ ...hide, ...formErrorsOf(error) }),
   );
 }
 
+async function totpAction(form: FormData, context: Route.ActionArgs["context"]) {
+  const submission = parseWithZod(form, { schema: totpActionSchema });
+  if (submission.status !== "success") return data({ totp: submission.reply() }, { status: 400 });
+  const actor = adminActorOf(context);
+  return replyOnDomainError(
+    async () => {
+      const value = submission.value;
+      if (value.intent === "totp-start") {
+        await startTotpEnrolment(actor.admin.id);
+        return redirect("/admin/account#totp");
+      }
+      if (value.intent === "totp-confirm") {
+        await confirmTotpEnrolment(actor, value.code);
+        return redirect("/admin/account?notice=totp-enabled");
+      }
+      await disableTotp(actor, value.code);
+      return redirect("/admin/account?notice=totp-disabled");
+    },
+    (error) => ({ totp: submission.reply(formErrorsOf(error)) }),
+  );
+}
+
+function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProps["loaderData"]; lastResult?: SubmissionResult<string[]> }) {
+  const busy = useNavigation().state === "submitting";
+  const [form, fields] = useSchemaForm(totpConfirmSchema, { id: "admin-totp", lastResult });
+  const { totpEnabled, enrolment } = loaderData;
+  return (
+    <div className="admin-card" id="totp">
+      <h2>两步验证</h2>
+      {totpEnabled ? (
+        <>
+          <p data-testid="totp-state">已开启：登录时需要输入认证器上的验证码。</p>
+          <FormErrors form={form} />
+          <Form method="post" {...getFormProps(form)} className="admin-inline-form">
+            <input type="hidden" name="intent" value="totp-disable" />
+            <label className="field">
+              <span>关闭需要当前验证码</span>
+              <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={12} />
+              <FieldErrors field={fields.code} />
+            </label>
+            <button type="submit" className="btn btn-danger" disabled={busy}>关闭两步验证</button>
+          </Form>
+        </>
+      ) : enrolment ? (
+        <>
+          <p>用认证器应用（如 Google Authenticator、Microsoft Authenticator）扫描二维码，或手动输入密钥，然后填写显示的6位验证码。</p>
+          <div className="totp-enrol">
+            {/* The SVG is made on the server from the otpauth:// address (uqr), no user text in it. */}
+            <div className="totp-qr" role="img" aria-label="两步验证二维码" dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
+            <div>
+              <p className="hint">密钥（手动输入）</p>
+              <code className="admin-token" data-testid="totp-secret">{enrolment.secret}</code>
+            </div>
+          </div>
+          <FormErrors form={form} />
+          <Form method="post" {...getFormProps(form)} className="admin-inline-form">
+            <input type="hidden" name="intent" value="totp-confirm" />
+            <label className="field">
+              <span>验证码</span>
+              <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={12} />
+              <FieldErrors field={fields.code} />
+            </label>
+            <button type="submit" className="btn btn-primary" disabled={busy}>确认开启</button>
+          </Form>
+        </>
+      ) : (
+        <>
+          <p data-testid="totp-state">未开启。开启后，登录时除密码外还需要输入认证器上的验证码。</p>
+          <FormErrors form={form} />
+          <Form method="post">
+            <input type="hidden" name="intent" value="totp-start" />
+            <button type="submit" className="btn btn-primary" disabled={busy}>开启两步验证</button>
+          </Form>
+        </>
+      )}
+    </div>
+  );
+}
+
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(adminPasswordSchema, { id: "admin-password", lastResult: actionData });
+  const passwordResult = actionData && !("totp" in actionData) ? actionData : undefined;
+  const totpResult = actionData && "totp" in actionData ? actionData.totp : undefined;
+  const [form, fields] = useSchemaForm(adminPasswordSchema, { id: "admin-password", lastResult: passwordResult });
   return (
     <section className="admin-page">
-      <h1>修改密码</h1>
-      <p className="hint">当前管理员：{loaderData.email}。修改后，此管理员在其他设备上的登录将失效。</p>
+      <h1>我的账户</h1>
+      <p className="hint">
+        当前管理员：{loaderData.email}（{ADMIN_ROLE_LABELS[loaderData.role]}）。
+      </p>
+      {loaderData.totpRequired ? <FormErrors errors={["本站要求超级管理员开启两步验证：开启之前，后台的其他页面暂不可用。"]} /> : null}
       <QueryNotice ms={5000} />
+      <TwoFactor loaderData={loaderData} lastResult={totpResult} />
+      <h2>修改密码</h2>
+      <p className="hint">修改后，此管理员在其他设备上的登录将失效。</p>
       <FormErrors form={form} />
       <Form method="post" {...getFormProps(form)} className="admin-card">
         <label className="field">

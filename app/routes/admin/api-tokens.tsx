@@ -7,7 +7,7 @@ import { useSchemaForm } from "~/components/ui/forms";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
 import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/api-tokens";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
@@ -29,16 +29,15 @@ export async function loader({ request, url }: Route.LoaderArgs) {
  * revoke. No redirect after creating, or the token would be lost.
  */
 export async function action({ request, context }: Route.ActionArgs) {
-  const admin = context.get(adminContext);
   const submission = parseWithZod(await readForm(request), { schema: apiTokenActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), created: null }, { status: 400 });
   const value = submission.value;
   if (value.intent === "revoke") {
-    const found = await revokeApiToken(value.id);
+    const found = await revokeApiToken(adminActorOf(context), value.id);
     if (!found) return data({ result: submission.reply({ formErrors: ["令牌不存在"] }), created: null }, { status: 404 });
     return redirect("/admin/api-tokens?notice=revoked");
   }
-  const created = await createApiToken(admin.id, {
+  const created = await createApiToken(adminActorOf(context), {
     name: value.name,
     expiresInDays: value.expiresIn === "never" ? null : Number(value.expiresIn),
   });

@@ -6,6 +6,7 @@ import { categoryActionSchema } from "~/schemas/discovery";
 import { listCategoriesForAdmin, runCategoryAction } from "~/server/discovery/categories.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/categories";
 
 export const meta: Route.MetaFunction = () => [{ title: "作品分类 - 管理后台" }];
@@ -15,13 +16,13 @@ export async function loader() {
 }
 
 /** Add, rename, delete, move up or down (docs/decisions/121); each a plain form. */
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: categoryActionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const action = submission.value;
   return replyOnDomainError(
     async () => {
-      await runCategoryAction(action);
+      await runCategoryAction(adminActorOf(context), action);
       return redirect(`/admin/categories?notice=${action.intent === "delete" ? "deleted" : "saved"}`);
     },
     (error) => submission.reply(formErrorsOf(error)),

@@ -3,10 +3,11 @@ import { data, Form, Link, redirect } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
 import { formatDateTime } from "~/components/admin/format";
 import { GenerateCodesForm } from "~/components/admin/generate-codes-form";
-import { AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
+import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { CODE_STATUS_FILTERS, generateCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
-import { generateRedeemCodes, listRedeemCodes } from "~/server/admin/redeem-codes.server";
+import { CODE_STATUS_FILTERS, generateCodesSchema, voidCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
+import { generateRedeemCodes, listRedeemCodes, voidRedeemCodes } from "~/server/admin/redeem-codes.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
@@ -14,7 +15,7 @@ import type { Route } from "./+types/codes";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
-const STATUS_LABELS: Record<CodeStatusFilter, string> = { all: "全部", unused: "未使用", used: "已使用" };
+const STATUS_LABELS: Record<CodeStatusFilter, string> = { all: "全部", unused: "未使用", used: "已使用", void: "已作废", expired: "已过期" };
 
 function statusOf(url: URL): CodeStatusFilter {
   const s = url.searchParams.get("status");
@@ -23,27 +24,58 @@ function statusOf(url: URL): CodeStatusFilter {
 
 export async function loader({ url }: Route.LoaderArgs) {
   const status = statusOf(url);
-  const result = await listRedeemCodes({ status, page: parsePage(url.searchParams.get("page")) });
-  return { ...result, status, generating: url.searchParams.get("dialog") === "generate" };
+  const code = (url.searchParams.get("code") ?? "").trim().slice(0, 20);
+  const batch = (url.searchParams.get("batch") ?? "").trim().slice(0, 50);
+  const result = await listRedeemCodes({ status, page: parsePage(url.searchParams.get("page")), code, batch });
+  return { ...result, status, code, batch, generating: url.searchParams.get("dialog") === "generate" };
+}
+
+/** The codes' end: the end of the chosen day in China time (the site's clock). */
+function endOfSiteDay(day: string): Date {
+  return new Date(new Date(`${day}T00:00:00+08:00`).getTime() + 24 * 3600 * 1000);
 }
 
 /** Generates codes; on success back to page 1 with 兑换码生成成功！ for 3 s. */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const status = statusOf(url);
-  const submission = parseWithZod(await readForm(request), { schema: generateCodesSchema });
+  const form = await readForm(request);
+  const intent = form.get("intent");
+  if (intent === "void" || intent === "void-batch") {
+    const voiding = parseWithZod(form, { schema: voidCodesSchema });
+    if (voiding.status !== "success") return data({ result: voiding.reply() }, { status: 400 });
+    const value = voiding.value;
+    return replyOnDomainError(
+      async () => {
+        await voidRedeemCodes(adminActorOf(context), value.intent === "void" ? { id: value.id } : { batch: value.batch });
+        return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-voided" })}`);
+      },
+      (error) => ({ result: voiding.reply(formErrorsOf(error)) }),
+    );
+  }
+  const submission = parseWithZod(form, { schema: generateCodesSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   return replyOnDomainError(
     async () => {
-      await generateRedeemCodes(submission.value.quantity, submission.value.amount);
+      const { quantity, amount, batch, expiresOn } = submission.value;
+      await generateRedeemCodes(adminActorOf(context), quantity, amount, { batch, expiresAt: expiresOn ? endOfSiteDay(expiresOn) : null });
       return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
     },
     (error) => ({ result: submission.reply(formErrorsOf(error)) }),
   );
 }
 
+function codeState(c: { status: string; voidedAt: Date | string | null; expiresAt: Date | string | null }): string {
+  if (c.status === "used") return "已使用";
+  if (c.voidedAt) return "已作废";
+  if (c.expiresAt && new Date(c.expiresAt).getTime() <= Date.now()) return "已过期";
+  return "未使用";
+}
+
 export default function Codes({ loaderData, actionData }: Route.ComponentProps) {
-  const { codes, total, page, pageCount, status, generating } = loaderData;
-  const base = `/admin/codes?status=${status}&page=${page}`;
+  const { codes, total, page, pageCount, status, code, batch, generating } = loaderData;
+  const filters = `status=${status}${code ? `&code=${encodeURIComponent(code)}` : ""}${batch ? `&batch=${encodeURIComponent(batch)}` : ""}`;
+  const base = `/admin/codes?${filters}&page=${page}`;
+  const voidErrors = actionData && !generating ? Object.values(actionData.result.error ?? {}).flat().filter((m): m is string => typeof m === "string") : [];
   return (
     <section className="admin-page">
       <div className="page-head">
@@ -59,7 +91,10 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       </div>
       <QueryNotice ms={3000} />
       {/* Changing the filter starts again at page 1 (no page in this form). */}
+      {voidErrors.length ? <FormErrors errors={voidErrors} /> : null}
       <Form method="get" className="toolbar" aria-label="状态筛选">
+        <input type="search" name="code" defaultValue={code} key={`c${code}`} placeholder="按兑换码搜索" aria-label="按兑换码搜索" maxLength={20} inputMode="numeric" />
+        <input type="search" name="batch" defaultValue={batch} key={`b${batch}`} placeholder="批次名称" aria-label="批次名称" maxLength={50} />
         <select name="status" defaultValue={status} key={status} aria-label="状态" onChange={(e) => e.currentTarget.form?.requestSubmit()}>
           {CODE_STATUS_FILTERS.map((s) => (
             <option key={s} value={s}>
@@ -83,6 +118,9 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
                 <th>使用用户</th>
                 <th>使用时间</th>
                 <th>创建时间</th>
+                <th>批次</th>
+                <th>有效期至</th>
+                <th>操作</th>
               </tr>
             </thead>
             <tbody>
@@ -90,17 +128,37 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
                 <tr key={c.id}>
                   <td><code>{c.code}</code></td>
                   <td>{c.amount}</td>
-                  <td>{c.status === "used" ? "已使用" : "未使用"}</td>
+                  <td>{codeState(c)}</td>
                   <td>{c.userEmail ?? "—"}</td>
                   <td>{formatDateTime(c.usedAt) || "—"}</td>
                   <td>{formatDateTime(c.createdAt)}</td>
+                  <td>
+                    {c.batch ? <Link to={`/admin/codes?status=all&batch=${encodeURIComponent(c.batch)}`}>{c.batch}</Link> : "—"}
+                  </td>
+                  <td>{formatDateTime(c.expiresAt) || "—"}</td>
+                  <td>
+                    {codeState(c) === "未使用" ? (
+                      <Form method="post" action={base}>
+                        <input type="hidden" name="intent" value="void" />
+                        <input type="hidden" name="id" value={c.id} />
+                        <button type="submit" className="btn btn-ghost admin-danger-link">作废</button>
+                      </Form>
+                    ) : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/codes?status=${status}&page=${p}`} />
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/codes?${filters}&page=${p}`} />
+      {batch && codes.some((c) => codeState(c) === "未使用") ? (
+        <Form method="post" action={base} className="admin-inline-form">
+          <input type="hidden" name="intent" value="void-batch" />
+          <input type="hidden" name="batch" value={batch} />
+          <button type="submit" className="btn btn-danger">作废批次“{batch}”中所有未使用的兑换码</button>
+        </Form>
+      ) : null}
       {generating ? (
         <AdminDialog title="生成兑换码" closeHref={base}>
           <GenerateCodesForm action={`${base}&dialog=generate`} closeHref={base} lastResult={actionData?.result} />

@@ -1,12 +1,14 @@
 import { AdminErrorBox } from "~/components/admin/ui";
 import { formatNumber, formatTokens } from "~/utils/format";
-import { getDashboardStats } from "~/server/admin/dashboard.server";
+import { DayChart } from "~/components/admin/day-chart";
+import { getDailySeries, getDashboardStats } from "~/server/admin/dashboard.server";
 import type { Route } from "./+types/dashboard";
 
 export const meta: Route.MetaFunction = () => [{ title: "仪表盘 - 管理后台" }];
 
 export async function loader() {
-  return { stats: await getDashboardStats() };
+  const [stats, series] = await Promise.all([getDashboardStats(), getDailySeries()]);
+  return { stats, series };
 }
 
 function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
@@ -18,7 +20,7 @@ function Stat({ label, value, testId }: { label: string; value: string; testId: 
   );
 }
 
-export default function Dashboard({ loaderData: { stats } }: Route.ComponentProps) {
+export default function Dashboard({ loaderData: { stats, series } }: Route.ComponentProps) {
   return (
     <section className="admin-page">
       <h1>仪表盘</h1>
@@ -36,6 +38,14 @@ export default function Dashboard({ loaderData: { stats } }: Route.ComponentProp
         <Stat label="今日购买" value={`${formatNumber(stats.today.purchases)} 次`} testId="stat-today-purchases" />
         <Stat label="今日购买积分" value={formatNumber(stats.today.purchaseCredits)} testId="stat-today-credits" />
         <Stat label="今日生成消耗 Tokens" value={formatTokens(stats.today.generationTokens)} testId="stat-today-tokens" />
+      </div>
+      <h2 className="admin-section-title">近30天</h2>
+      <div className="admin-charts">
+        <DayChart title="新用户" days={series.days} values={series.newUsers} unit="人" testId="chart-new-users" />
+        <DayChart title="充值" days={series.days} values={series.topUps} unit="积分" testId="chart-top-ups" />
+        <DayChart title="购买" days={series.days} values={series.purchases} unit="积分" testId="chart-purchases" />
+        <DayChart title="生成消耗 Tokens" days={series.days} values={series.tokensUsed} unit="" testId="chart-tokens" />
+        <DayChart title="活跃读者" days={series.days} values={series.activeReaders} unit="人" testId="chart-readers" />
       </div>
     </section>
   );

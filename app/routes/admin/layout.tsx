@@ -1,4 +1,5 @@
-import { Form, Link, Outlet } from "react-router";
+import { useEffect, useRef } from "react";
+import { Form, Link, Outlet, useLocation } from "react-router";
 import { AdminSidebar } from "~/components/admin/sidebar";
 import { PendingBar } from "~/components/admin/ui";
 import { adminContext, requireAdminMiddleware } from "~/server/guards.server";
@@ -14,21 +15,33 @@ export const middleware: Route.MiddlewareFunction[] = [requireAdminMiddleware];
 
 export async function loader({ context }: Route.LoaderArgs) {
   const admin = context.get(adminContext);
-  return { email: admin.email };
+  return { email: admin.email, role: admin.role };
 }
 
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
+  // With JavaScript a page change happens in place: close the drawer after it.
+  const menuToggle = useRef<HTMLInputElement>(null);
+  const location = useLocation();
+  useEffect(() => {
+    if (menuToggle.current) menuToggle.current.checked = false;
+  }, [location.key]);
   return (
     <div className="admin-shell">
       <a className="skip-link" href="#main">
         跳到正文
       </a>
-      <AdminSidebar />
+      {/* Below 768 px the menu is a drawer opened by this checkbox's label: no JavaScript needed. */}
+      <input ref={menuToggle} type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-label="打开管理菜单" aria-controls="admin-menu" />
+      <AdminSidebar role={loaderData.role} />
+      <label htmlFor="admin-menu-toggle" className="admin-menu-backdrop" aria-hidden="true" />
       <div className="admin-main">
         <header className="admin-top">
+          <label htmlFor="admin-menu-toggle" className="btn btn-ghost admin-menu-button" aria-hidden="true">
+            菜单
+          </label>
           <PendingBar />
           <span className="admin-email">{loaderData.email}</span>
-          <Link to="/admin/account">修改密码</Link>
+          <Link to="/admin/account">我的账户</Link>
           <Form method="post" action="/admin/logout">
             <button type="submit" className="btn btn-ghost">
               退出登录

@@ -5,7 +5,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { paymentMethodSchema } from "~/schemas/admin";
-import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
@@ -18,7 +19,7 @@ export async function loader() {
 }
 
 /** docs/product.md: Back office: redeem codes (with a store link to buy them) or the payment API. */
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: paymentMethodSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
@@ -26,7 +27,7 @@ export async function action({ request }: Route.ActionArgs) {
   // the page shows it in both, so what the operator typed is what is kept.
   const values: Record<string, string> = { payment_method_v2: submission.value.method };
   if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
-  await setSiteConfigs(values);
+  await saveSiteSettings(adminActorOf(context), "settings.payment", values);
   return redirect("/admin/payment?notice=saved");
 }
 

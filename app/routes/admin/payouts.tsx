@@ -4,9 +4,9 @@ import { Pagination } from "~/components/ui/pagination";
 import { PAYOUT_STATUSES, type PayoutStatus } from "~/db/schema";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
 import { listPayoutRequests, settlePayout } from "~/server/income.server";
 import { parsePage } from "~/utils/pagination";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/payouts";
 
 /**
@@ -30,13 +30,12 @@ export async function loader({ url }: Route.LoaderArgs) {
 }
 
 export async function action({ request, url, context }: Route.ActionArgs) {
-  const admin = context.get(adminContext);
   const form = await readForm(request);
   const outcome = form.get("outcome");
   if (outcome !== "paid" && outcome !== "refused") return data({ error: "未知操作" }, { status: 400 });
   return replyOnDomainError(
     async () => {
-      await settlePayout(admin.id, Number(form.get("id")), outcome, form.get("reference"));
+      await settlePayout(adminActorOf(context), Number(form.get("id")), outcome, form.get("reference"));
       const back = new URLSearchParams(url.search);
       back.set("notice", outcome === "paid" ? "payout-paid" : "payout-refused");
       return redirect(`/admin/payouts?${back}`);

@@ -9,6 +9,7 @@ import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/prompts";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
@@ -37,20 +38,21 @@ export async function loader({ url }: Route.LoaderArgs) {
 }
 
 /** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
+  const actor = adminActorOf(context);
   const submission = parseWithZod(await readForm(request), { schema: promptActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const value = submission.value;
   return replyOnDomainError(
     async () => {
       if (value.intent === "delete") {
-        await deletePrompt(value.id);
+        await deletePrompt(actor, value.id);
         return redirect("/admin/prompts?notice=deleted");
       }
       const { code, title, systemContent, userContent, type, isSystem } = value;
       const input = { code, title, systemContent, userContent, type, isSystem };
-      if (value.intent === "create") await createPrompt(input);
-      else await updatePrompt(value.id, input);
+      if (value.intent === "create") await createPrompt(actor, input);
+      else await updatePrompt(actor, value.id, input);
       return redirect("/admin/prompts?notice=saved");
     },
     (error) => ({ result: submission.reply(formErrorsOf(error)) }),
@@ -87,14 +89,14 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
             <tbody>
               {prompts.map((p) => (
                 <tr key={p.id}>
-                  <td><code>{p.code}</code></td>
+                  <td><code>{p.code}</code>{p.builtIn ? <span className="admin-badge">内置</span> : null}</td>
                   <td>{p.title}</td>
                   <td>{PROMPT_TYPE_LABELS[p.type]}</td>
                   <td>{formatDateTime(p.createdAt)}</td>
                   <td className="admin-actions">
                     <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
-                    {p.required ? (
-                      <span className="muted" title="系统功能所必需的提示词只能编辑">不可删除</span>
+                    {p.builtIn ? (
+                      <span className="muted" title="内置提示词只能修改内容">不可删除</span>
                     ) : (
                       <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
                     )}

@@ -1,4 +1,5 @@
 import { databaseExportFrames } from "~/server/admin/exports/database-zip.server";
+import { recordExport } from "~/server/admin/audit.server";
 import { exportAccessContext } from "~/server/guards.server";
 import type { Route } from "./+types/database-progress";
 
@@ -9,6 +10,7 @@ import type { Route } from "./+types/database-progress";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const access = context.get(exportAccessContext);
   console.info(`database export (with progress) started by admin ${access.adminId} (${access.via})`);
+  await recordExport(context, "export.database");
   return new Response(databaseExportFrames(request.signal), {
     headers: {
       "Content-Type": "application/octet-stream",

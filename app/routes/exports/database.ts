@@ -1,5 +1,6 @@
 import { databaseZipStream } from "~/server/admin/exports/database-zip.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { recordExport } from "~/server/admin/audit.server";
 import { exportAccessContext } from "~/server/guards.server";
 import type { Route } from "./+types/database";
 
@@ -11,6 +12,7 @@ import type { Route } from "./+types/database";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const access = context.get(exportAccessContext);
   console.info(`database export started by admin ${access.adminId} (${access.via})`);
+  await recordExport(context, "export.database");
   return new Response(databaseZipStream(request.signal), {
     headers: downloadHeaders("database.zip", "database.zip", "application/zip"),
   });

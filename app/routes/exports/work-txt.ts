@@ -2,13 +2,15 @@ import { textResponse } from "~/server/admin/api-tokens.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
 import { exportWorkTxt } from "~/server/admin/exports/txt.server";
 import { DomainError } from "~/server/errors.server";
+import { recordExport } from "~/server/admin/audit.server";
 import type { Route } from "./+types/work-txt";
 
 /** GET /exports/works/:id/txt: the work as a TXT that re-imports into the same chapters. */
-export async function loader({ request, params }: Route.LoaderArgs) {
+export async function loader({ request, params, context }: Route.LoaderArgs) {
   try {
     const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : 0;
     const txt = await exportWorkTxt(id);
+    await recordExport(context, "export.work-txt", txt.workId);
     return new Response(txt.body, {
       headers: downloadHeaders(txt.filename, `work-${txt.workId}.txt`, "text/plain; charset=utf-8"),
     });

@@ -1,5 +1,5 @@
 import { useLoaderData } from "react-router";
-import { sanitizeRichText } from "~/server/sanitize.server";
+import { legalTextHtml } from "~/server/sanitize.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
 
@@ -14,10 +14,10 @@ function pageOf(url: URL) {
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `${data?.title ?? "用户协议"} - 砚台` }];
 
-/** /terms and /privacy: site configuration HTML, sanitised on the way out. */
+/** /terms and /privacy: site configuration HTML, sanitised on the way out, or plain text in paragraphs. */
 export async function loader({ request, url }: Route.LoaderArgs) {
   const page = pageOf(url);
-  const html = sanitizeRichText(await getDisplayConfigValue(page.key));
+  const html = legalTextHtml(await getDisplayConfigValue(page.key));
   return { title: page.title, html };
 }
 

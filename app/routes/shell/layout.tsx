@@ -16,7 +16,7 @@ import type { Route } from "./+types/layout";
 export async function loader({ request, url }: Route.LoaderArgs) {
   const [user, site] = await Promise.all([
     getSessionUser(request),
-    getDisplayConfig(["site_title", "logo_url"] as const),
+    getDisplayConfig(["site_title", "logo_url", "site_icon"] as const),
   ]);
   const authParam = url.searchParams.get("auth");
   const auth: AuthMode | null =
@@ -37,7 +37,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
       credits: user.credits,
       unread,
     },
-    site: { title: site.site_title || "砚台", logoUrl: site.logo_url },
+    site: { title: site.site_title || "砚台", logoUrl: site.logo_url, iconUrl: site.site_icon },
     auth: auth && {
       mode: auth,
       redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),

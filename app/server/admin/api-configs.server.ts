@@ -8,7 +8,8 @@ import type { ChatPrompt, ProviderConfig } from "../ai/provider.server";
 import { DomainError } from "../errors.server";
 import { getSiteConfigValue } from "../site-config.server";
 import { OutboundError, outboundRequest, parseOutboundUrl } from "./outbound.server";
-import { setSiteConfigs } from "./site-settings.server";
+import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
+import { saveSiteSettings, setSiteConfigs } from "./site-settings.server";
 
 /**
  * AI provider connections (docs/product.md: Back office). The API key is written here and read by the
@@ -84,51 +85,65 @@ function contextTokensOf(input: ApiConfigInput): number {
   return n;
 }
 
-export async function createApiConfig(input: ApiConfigInput): Promise<string> {
+const auditView = (c: { name: string; provider: string; endpoint: string; model: string; contextTokens?: number; apiKey?: string }) => ({
+  name: c.name,
+  provider: c.provider,
+  endpoint: c.endpoint,
+  model: c.model,
+  ...(c.contextTokens !== undefined ? { contextTokens: c.contextTokens } : {}),
+  ...(c.apiKey !== undefined ? { apiKey: c.apiKey } : {}),
+});
+
+export async function createApiConfig(actor: AdminActor, input: ApiConfigInput): Promise<string> {
   checkComplete(input, true);
-  const [row] = await db
-    .insert(apiConfigs)
-    .values({ name: input.name, provider: input.provider, endpoint: input.endpoint, apiKey: input.apiKey, model: modelOf(input), contextTokens: contextTokensOf(input) })
-    .returning({ id: apiConfigs.id });
-  return row.id;
+  return db.transaction(async (tx) => {
+    const values = { name: input.name, provider: input.provider, endpoint: input.endpoint, apiKey: input.apiKey, model: modelOf(input), contextTokens: contextTokensOf(input) };
+    const [row] = await tx.insert(apiConfigs).values(values).returning({ id: apiConfigs.id });
+    await recordAdminAction(tx, actor, { action: "api-config.create", targetType: "api-config", targetId: row.id, after: auditView(values) });
+    return row.id;
+  });
 }
 
-export async function updateApiConfig(id: string, input: ApiConfigInput): Promise<void> {
+export async function updateApiConfig(actor: AdminActor, id: string, input: ApiConfigInput): Promise<void> {
   checkComplete(input, false);
-  const rows = await db
-    .update(apiConfigs)
-    .set({
+  await db.transaction(async (tx) => {
+    const [current] = await tx.select().from(apiConfigs).where(eq(apiConfigs.id, id)).for("update");
+    if (!current) throw new DomainError("API配置不存在", 404);
+    const next = {
       name: input.name,
       provider: input.provider,
       endpoint: input.endpoint,
       model: modelOf(input),
       contextTokens: contextTokensOf(input),
       ...(input.apiKey ? { apiKey: input.apiKey } : {}),
-      updatedAt: new Date(),
-    })
-    .where(eq(apiConfigs.id, id))
-    .returning({ id: apiConfigs.id });
-  if (rows.length === 0) throw new DomainError("API配置不存在", 404);
+    };
+    await tx.update(apiConfigs).set({ ...next, updatedAt: new Date() }).where(eq(apiConfigs.id, id));
+    const { before, after } = changedFields(auditView(current), auditView(next));
+    await recordAdminAction(tx, actor, { action: "api-config.update", targetType: "api-config", targetId: id, before, after });
+  });
 }
 
 /** Deleting the default config also clears default_api_provider. */
-export async function deleteApiConfig(id: string): Promise<void> {
+export async function deleteApiConfig(actor: AdminActor, id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const rows = await tx.delete(apiConfigs).where(eq(apiConfigs.id, id)).returning({ id: apiConfigs.id });
+    const rows = await tx.delete(apiConfigs).where(eq(apiConfigs.id, id)).returning();
     if (rows.length === 0) throw new DomainError("API配置不存在", 404);
     const [current] = await tx
       .select({ value: siteConfigs.value })
       .from(siteConfigs)
       .where(eq(siteConfigs.key, "default_api_provider"));
     if (current?.value === id) await setSiteConfigs({ default_api_provider: "" }, tx);
+    await recordAdminAction(tx, actor, { action: "api-config.delete", targetType: "api-config", targetId: id, before: auditView(rows[0]) });
   });
 }
 
 /** One default at a time: site_configs.default_api_provider holds its id. */
-export async function setDefaultApiConfig(id: string): Promise<void> {
-  const [row] = await db.select({ id: apiConfigs.id }).from(apiConfigs).where(eq(apiConfigs.id, id));
-  if (!row) throw new DomainError("API配置不存在", 404);
-  await setSiteConfigs({ default_api_provider: id });
+export async function setDefaultApiConfig(actor: AdminActor, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select({ id: apiConfigs.id, name: apiConfigs.name }).from(apiConfigs).where(eq(apiConfigs.id, id));
+    if (!row) throw new DomainError("API配置不存在", 404);
+    await saveSiteSettings(actor, "api-config.default", { default_api_provider: id }, tx);
+  });
 }
 
 /** The stored key of a config, for a connectivity test of an existing config. */

@@ -3,7 +3,8 @@ import { desc, eq, isNull, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { adminApiTokens, admins } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { getAdmin } from "./session.server";
+import { getAdmin, mustEnrolSecondFactor } from "./session.server";
+import { recordAdminAction, type AdminActor, type SignedInActor } from "./audit.server";
 
 /**
  * docs/product.md D8: scripts pull the exports with `Authorization: Bearer <token>`. A token
@@ -24,15 +25,20 @@ export interface CreatedApiToken {
 }
 
 export async function createApiToken(
-  adminId: string,
+  actor: SignedInActor,
   input: { name: string; expiresInDays: number | null },
 ): Promise<CreatedApiToken> {
+  const adminId = actor.admin.id;
   const token = API_TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 24 * 3600 * 1000) : null;
-  const [row] = await db
-    .insert(adminApiTokens)
-    .values({ adminId, name: input.name, tokenHash: hashApiToken(token), expiresAt })
-    .returning({ id: adminApiTokens.id });
+  const [row] = await db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(adminApiTokens)
+      .values({ adminId, name: input.name, tokenHash: hashApiToken(token), expiresAt })
+      .returning({ id: adminApiTokens.id });
+    await recordAdminAction(tx, actor, { action: "api-token.create", targetType: "api-token", targetId: rows[0].id, after: { name: input.name, expiresAt } });
+    return rows;
+  });
   return { id: row.id, token, name: input.name, expiresAt };
 }
 
@@ -53,13 +59,17 @@ export async function listApiTokens() {
 }
 
 /** Revoking is for good (the row stays, for the record). Returns false for an unknown id. */
-export async function revokeApiToken(id: number): Promise<boolean> {
-  const rows = await db
-    .update(adminApiTokens)
-    .set({ revokedAt: new Date() })
-    .where(sql`${adminApiTokens.id} = ${id} and ${isNull(adminApiTokens.revokedAt)}`)
-    .returning({ id: adminApiTokens.id });
-  if (rows.length > 0) return true;
+export async function revokeApiToken(actor: AdminActor, id: number): Promise<boolean> {
+  const revoked = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(adminApiTokens)
+      .set({ revokedAt: new Date() })
+      .where(sql`${adminApiTokens.id} = ${id} and ${isNull(adminApiTokens.revokedAt)}`)
+      .returning({ id: adminApiTokens.id, name: adminApiTokens.name });
+    if (rows.length > 0) await recordAdminAction(tx, actor, { action: "api-token.revoke", targetType: "api-token", targetId: id, before: { name: rows[0].name } });
+    return rows.length > 0;
+  });
+  if (revoked) return true;
   const [exists] = await db.select({ id: adminApiTokens.id }).from(adminApiTokens).where(eq(adminApiTokens.id, id));
   return Boolean(exists);
 }
@@ -106,9 +116,16 @@ export async function requireExportAccess(request: Request): Promise<ExportAcces
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const verified = match ? await verifyApiToken(match[1]) : null;
     if (!verified) unauthorized("API令牌无效、已过期或已撤销");
+    // The token acts as its admin: a disabled admin's tokens stop working, a 运营 admin's
+    // (made before a change of role) may not export (docs/product.md#admin-roles).
+    const [owner] = await db.select({ role: admins.role, disabledAt: admins.disabledAt }).from(admins).where(eq(admins.id, verified.adminId));
+    if (!owner || owner.disabledAt) unauthorized("API令牌无效、已过期或已撤销");
+    if (owner.role !== "super") throw textResponse(ADMIN_MESSAGES.superOnly, 403);
     return { adminId: verified.adminId, via: "token" };
   }
   const admin = await getAdmin(request);
   if (!admin) unauthorized(ADMIN_MESSAGES.unauthorized);
+  if (admin.role !== "super") throw textResponse(ADMIN_MESSAGES.superOnly, 403);
+  if (mustEnrolSecondFactor(admin)) throw textResponse(ADMIN_MESSAGES.totpRequired, 403);
   return { adminId: admin.id, via: "session" };
 }

@@ -4,17 +4,9 @@ import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
-import { REQUIRED_PROMPT_CODES } from "../defaults.server";
+import { DEFAULT_PROMPTS } from "../defaults.server";
 import { DomainError } from "../errors.server";
-
-/** The editor's operation prompts are read by the product: edited, never deleted or renamed (decision 130). */
-export const PROMPT_REQUIRED_MESSAGE = "该提示词为系统功能所必需，不能删除（可以编辑内容）";
-export const PROMPT_CODE_FIXED_MESSAGE = "该提示词为系统功能所必需，不能修改代码";
-
-async function requiredCodeOf(id: number): Promise<string | null> {
-  const [row] = await db.select({ code: prompts.code }).from(prompts).where(eq(prompts.id, id));
-  return row && REQUIRED_PROMPT_CODES.includes(row.code) ? row.code : null;
-}
+import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
 
 export const PROMPTS_PAGE_SIZE = 20;
 
@@ -31,13 +23,13 @@ export async function listPrompts(page: number) {
     .orderBy(desc(prompts.createdAt), desc(prompts.id))
     .limit(PROMPTS_PAGE_SIZE)
     .offset((current - 1) * PROMPTS_PAGE_SIZE);
-  return { prompts: rows.map((r) => ({ ...r, required: REQUIRED_PROMPT_CODES.includes(r.code) })), total, page: current, pageCount };
+  return { prompts: rows.map((r) => ({ ...r, builtIn: isBuiltInPrompt(r.code) })), total, page: current, pageCount };
 }
 
-export async function getPrompt(id: number): Promise<Prompt> {
+export async function getPrompt(id: number): Promise<Prompt & { builtIn: boolean }> {
   const [row] = await db.select().from(prompts).where(eq(prompts.id, id));
-  if (!row) throw new DomainError("提示词不存在", 404);
-  return row;
+  if (!row) throw new DomainError(ADMIN_MESSAGES.promptMissing, 404);
+  return { ...row, builtIn: isBuiltInPrompt(row.code) };
 }
 
 function codeExists(error: unknown): never {
@@ -45,35 +37,55 @@ function codeExists(error: unknown): never {
   throw error;
 }
 
+/**
+ * The codes the site itself renders (P01-P03 and any added to DEFAULT_PROMPTS): such a
+ * prompt can be edited but not deleted or given another code (docs/product.md#back-office).
+ */
+export const BUILT_IN_PROMPT_CODES: ReadonlySet<string> = new Set(DEFAULT_PROMPTS.map((p) => p.code));
+
+export function isBuiltInPrompt(code: string): boolean {
+  return BUILT_IN_PROMPT_CODES.has(code);
+}
+
+const auditFields = (p: PromptInput) => ({ code: p.code, title: p.title, type: p.type, isSystem: p.isSystem, systemContent: p.systemContent, userContent: p.userContent });
+
 /** A new prompt; its code must not exist yet (提示词代码已存在), checked by the unique index. */
-export async function createPrompt(input: PromptInput): Promise<number> {
+export async function createPrompt(actor: AdminActor, input: PromptInput): Promise<number> {
   try {
-    const [row] = await db.insert(prompts).values(input).returning({ id: prompts.id });
-    return row.id;
+    return await db.transaction(async (tx) => {
+      const [row] = await tx.insert(prompts).values(input).returning({ id: prompts.id });
+      await recordAdminAction(tx, actor, { action: "prompt.create", targetType: "prompt", targetId: row.id, after: auditFields(input) });
+      return row.id;
+    });
   } catch (error) {
     codeExists(error);
   }
 }
 
-export async function updatePrompt(id: number, input: PromptInput): Promise<void> {
-  const required = await requiredCodeOf(id);
-  if (required && input.code !== required) throw new DomainError(PROMPT_CODE_FIXED_MESSAGE, 409, "code");
+export async function updatePrompt(actor: AdminActor, id: number, input: PromptInput): Promise<void> {
   try {
-    const rows = await db
-      .update(prompts)
-      .set({ ...input, updatedAt: new Date() })
-      .where(eq(prompts.id, id))
-      .returning({ id: prompts.id });
-    if (rows.length === 0) throw new DomainError("提示词不存在", 404);
+    await db.transaction(async (tx) => {
+      const [current] = await tx.select().from(prompts).where(eq(prompts.id, id)).for("update");
+      if (!current) throw new DomainError(ADMIN_MESSAGES.promptMissing, 404);
+      if (isBuiltInPrompt(current.code) && input.code !== current.code) {
+        throw new DomainError(ADMIN_MESSAGES.builtInPromptCode, 400, "code");
+      }
+      await tx.update(prompts).set({ ...input, updatedAt: new Date() }).where(eq(prompts.id, id));
+      const { before, after } = changedFields(auditFields(current), auditFields(input));
+      await recordAdminAction(tx, actor, { action: "prompt.update", targetType: "prompt", targetId: id, before, after });
+    });
   } catch (error) {
     if (error instanceof DomainError) throw error;
     codeExists(error);
   }
 }
 
-/** P04 and P05 cannot be deleted (docs/decisions/127): the continuation and summaries need them. */
-export async function deletePrompt(id: number): Promise<void> {
-  if (await requiredCodeOf(id)) throw new DomainError(PROMPT_REQUIRED_MESSAGE, 409);
-  const rows = await db.delete(prompts).where(eq(prompts.id, id)).returning({ id: prompts.id });
-  if (rows.length === 0) throw new DomainError("提示词不存在", 404);
+export async function deletePrompt(actor: AdminActor, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [current] = await tx.select().from(prompts).where(eq(prompts.id, id)).for("update");
+    if (!current) throw new DomainError(ADMIN_MESSAGES.promptMissing, 404);
+    if (isBuiltInPrompt(current.code)) throw new DomainError(ADMIN_MESSAGES.builtInPromptDelete, 409);
+    await tx.delete(prompts).where(eq(prompts.id, id));
+    await recordAdminAction(tx, actor, { action: "prompt.delete", targetType: "prompt", targetId: id, before: auditFields(current) });
+  });
 }

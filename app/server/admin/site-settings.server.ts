@@ -1,8 +1,10 @@
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { siteConfigs } from "~/db/schema";
 import { deleteStoredImage, storeSiteImage, type SiteImageKind } from "../images.server";
+import { DEFAULT_SITE_CONFIGS } from "../defaults.server";
 import { getSiteConfig, invalidateDisplayConfig } from "../site-config.server";
+import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
 
 /**
  * Writes of the site configuration (site_configs, key/value). Every change is one
@@ -25,22 +27,48 @@ export async function setSiteConfigs(values: Record<string, string>, executor: E
   invalidateDisplayConfig();
 }
 
-export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url"> = {
+/** The stored values of `keys` (defaults for missing ones), read on `executor` (a transaction's). */
+export async function readSiteConfigs(executor: Executor, keys: readonly string[]): Promise<Record<string, string>> {
+  const rows = await executor.select({ key: siteConfigs.key, value: siteConfigs.value }).from(siteConfigs).where(inArray(siteConfigs.key, [...keys]));
+  const out: Record<string, string> = {};
+  for (const key of keys) out[key] = DEFAULT_SITE_CONFIGS[key] ?? "";
+  for (const row of rows) out[row.key] = row.value;
+  return out;
+}
+
+/**
+ * An administrator saves settings: the upsert and its audit row (`action`, the keys that
+ * changed with their old and new values, secrets redacted) in one transaction
+ * (docs/decisions/132).
+ */
+export async function saveSiteSettings(actor: AdminActor, action: string, values: Record<string, string>, executor: Executor = db): Promise<void> {
+  const write = async (tx: Executor) => {
+    const current = await readSiteConfigs(tx, Object.keys(values));
+    await setSiteConfigs(values, tx);
+    const { before, after } = changedFields(current, values);
+    await recordAdminAction(tx, actor, { action, targetType: "setting", targetId: Object.keys(values).join(","), before, after });
+  };
+  if (executor === db) await db.transaction(write);
+  else await write(executor);
+}
+
+export const IMAGE_CONFIG_KEYS: Record<SiteImageKind, "default_cover_url" | "logo_url" | "hero_url" | "site_icon"> = {
   cover: "default_cover_url",
   logo: "logo_url",
   hero: "hero_url",
+  icon: "site_icon",
 };
 
 /**
  * Stores a new site image (re-encoded by images.server, docs/product.md D10), points the
  * configuration at it, then removes the previous file. Returns the new URL.
  */
-export async function replaceSiteImage(kind: SiteImageKind, bytes: Uint8Array): Promise<string> {
+export async function replaceSiteImage(actor: AdminActor, kind: SiteImageKind, bytes: Uint8Array): Promise<string> {
   const key = IMAGE_CONFIG_KEYS[kind];
   const previous = (await getSiteConfig([key]))[key];
   const url = await storeSiteImage(kind, bytes);
   try {
-    await setSiteConfigs({ [key]: url });
+    await saveSiteSettings(actor, "settings.image", { [key]: url });
   } catch (error) {
     await deleteStoredImage(url).catch(() => {});
     throw error;
@@ -50,10 +78,10 @@ export async function replaceSiteImage(kind: SiteImageKind, bytes: Uint8Array): 
 }
 
 /** Removing sets the stored value to empty (docs/product.md: States and actions) and deletes the file. */
-export async function removeSiteImage(kind: SiteImageKind): Promise<void> {
+export async function removeSiteImage(actor: AdminActor, kind: SiteImageKind): Promise<void> {
   const key = IMAGE_CONFIG_KEYS[kind];
   const previous = (await getSiteConfig([key]))[key];
-  await setSiteConfigs({ [key]: "" });
+  await saveSiteSettings(actor, "settings.image", { [key]: "" });
   if (previous) await deleteStoredImage(previous).catch((e) => console.error("old site image", e));
 }
 
@@ -75,11 +103,11 @@ export async function getPaymentApiSettings() {
 }
 
 /** Saves the payment interface; a blank merchant key keeps the stored one. */
-export async function savePaymentApiSettings(input: { gatewayUrl: string; merchantPid: string; merchantKey: string }): Promise<void> {
+export async function savePaymentApiSettings(actor: AdminActor, input: { gatewayUrl: string; merchantPid: string; merchantKey: string }): Promise<void> {
   const values: Record<string, string> = {
     payment_gateway_url: input.gatewayUrl,
     merchant_pid: input.merchantPid,
   };
   if (input.merchantKey) values.merchant_key = input.merchantKey;
-  await setSiteConfigs(values);
+  await saveSiteSettings(actor, "settings.payment-api", values);
 }

@@ -6,6 +6,7 @@ import type { CategoryAction } from "~/schemas/discovery";
 import { pgErrorCode } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { cachedPublic, clearPublicCache } from "../public-cache.server";
+import { recordAdminAction, type AdminActor } from "../admin/audit.server";
 
 /**
  * The categories readers browse by (docs/decisions/121): a short list the administrators
@@ -46,22 +47,25 @@ export async function listCategoriesForAdmin() {
  * One change of the administrators' list: add (at the end), rename, delete (its works
  * become uncategorized, by the foreign key), move up or down. Returns the notice.
  */
-export async function runCategoryAction(action: CategoryAction): Promise<string> {
+export async function runCategoryAction(actor: AdminActor, action: CategoryAction): Promise<string> {
   try {
     const notice = await db.transaction(async (tx) => {
       if (action.intent === "add") {
         const [{ last }] = await tx.select({ last: sql<number>`coalesce(max(${categories.position}), 0)::int` }).from(categories);
-        await tx.insert(categories).values({ name: action.name, position: last + 1 });
+        const [row] = await tx.insert(categories).values({ name: action.name, position: last + 1 }).returning({ id: categories.id });
+        await recordAdminAction(tx, actor, { action: "category.add", targetType: "category", targetId: row.id, after: { name: action.name } });
         return DISCOVERY_MESSAGES.categoryAdded;
       }
       const [current] = await tx.select().from(categories).where(eq(categories.id, action.id)).for("update");
       if (!current) throw new DomainError(DISCOVERY_MESSAGES.categoryMissing, 404);
       if (action.intent === "rename") {
         await tx.update(categories).set({ name: action.name }).where(eq(categories.id, action.id));
+        await recordAdminAction(tx, actor, { action: "category.rename", targetType: "category", targetId: action.id, before: { name: current.name }, after: { name: action.name } });
         return DISCOVERY_MESSAGES.categorySaved;
       }
       if (action.intent === "delete") {
         await tx.delete(categories).where(eq(categories.id, action.id));
+        await recordAdminAction(tx, actor, { action: "category.delete", targetType: "category", targetId: action.id, before: { name: current.name } });
         return DISCOVERY_MESSAGES.categoryDeleted;
       }
       // Swap places with the neighbour: (position, id) orders the list.
@@ -82,6 +86,7 @@ export async function runCategoryAction(action: CategoryAction): Promise<string>
         : [neighbour.position, current.position];
       await tx.update(categories).set({ position: a }).where(eq(categories.id, current.id));
       await tx.update(categories).set({ position: b }).where(eq(categories.id, neighbour.id));
+      await recordAdminAction(tx, actor, { action: up ? "category.up" : "category.down", targetType: "category", targetId: current.id, before: { name: current.name } });
       return DISCOVERY_MESSAGES.categorySaved;
     });
     // No trigger announces a category change: this process forgets its copy at once,

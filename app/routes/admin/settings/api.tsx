@@ -16,6 +16,7 @@ import {
 } from "~/server/admin/api-configs.server";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/api";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
@@ -33,7 +34,7 @@ export async function loader({ url }: Route.LoaderArgs) {
   return { configs, dialog, selected, maskedKey: MASKED_KEY };
 }
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: apiConfigActionSchema });
   const hide = { hideFields: ["apiKey"] };
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
@@ -42,16 +43,16 @@ export async function action({ request }: Route.ActionArgs) {
     async () => {
       switch (value.intent) {
         case "create":
-          await createApiConfig(value);
+          await createApiConfig(adminActorOf(context), value);
           return redirect("/admin/settings/api?notice=saved");
         case "update":
-          await updateApiConfig(value.id, value);
+          await updateApiConfig(adminActorOf(context), value.id, value);
           return redirect("/admin/settings/api?notice=saved");
         case "delete":
-          await deleteApiConfig(value.id);
+          await deleteApiConfig(adminActorOf(context), value.id);
           return redirect("/admin/settings/api?notice=deleted");
         case "set-default":
-          await setDefaultApiConfig(value.id);
+          await setDefaultApiConfig(adminActorOf(context), value.id);
           return redirect("/admin/settings/api?notice=default-set");
         case "test": {
           const apiKey = value.apiKey || (value.id ? await storedApiKey(value.id) : "");

@@ -2,7 +2,8 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
-import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
@@ -13,10 +14,10 @@ export async function loader() {
   return { description: await getSiteConfigValue("site_description") };
 }
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await setSiteConfigs({ site_description: submission.value.description });
+  await saveSiteSettings(adminActorOf(context), "settings.description", { site_description: submission.value.description });
   return redirect("/admin/settings/description?notice=saved");
 }
 

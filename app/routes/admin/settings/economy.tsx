@@ -3,6 +3,7 @@ import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { getEconomySettings, saveEconomySettings } from "~/server/economy-settings.server";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/economy";
 
 /**
@@ -24,11 +25,11 @@ const FIELDS = [
   ["payoutMinimum", "最低提现金额（积分）"],
 ] as const;
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
   return replyOnDomainError(
     async () => {
-      await saveEconomySettings(Object.fromEntries(FIELDS.map(([name]) => [name, form.get(name)])) as never);
+      await saveEconomySettings(adminActorOf(context), Object.fromEntries(FIELDS.map(([name]) => [name, form.get(name)])) as never);
       return redirect("/admin/settings/economy?notice=saved");
     },
     (error) => ({ field: error.field ?? null, error: error.message }),

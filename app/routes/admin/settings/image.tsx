@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
+import { adminActorOf } from "~/server/admin/audit.server";
 import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
 import { replyOnDomainError } from "~/server/errors.server";
 import { fileField, readFormData } from "~/server/form-data.server";
@@ -19,16 +20,17 @@ const KINDS = {
   cover: { title: "默认封面", hint: "建议尺寸 200×275 像素", path: "/admin/settings/cover", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
   logo: { title: "站点标识", hint: "建议尺寸 200×48 像素，显示高度 48 像素", path: "/admin/settings/logo", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
   hero: { title: "首页主图", hint: "建议尺寸 1200×800 像素，最大 2MB", path: "/admin/settings/hero", maxBytes: 2 * MB, tooLarge: "图片大小不能超过2MB" },
+  icon: { title: "站点图标", hint: "浏览器标签页上的图标，建议正方形，至少 64×64 像素", path: "/admin/settings/icon", maxBytes: 5 * MB, tooLarge: "图片大小不能超过5MB" },
 } as const;
 
 function kindOf(url: URL): SiteImageKind {
   const last = url.pathname.split("/").pop();
-  return last === "logo" || last === "hero" ? last : "cover";
+  return last === "logo" || last === "hero" || last === "icon" ? last : "cover";
 }
 
 export const meta: Route.MetaFunction = ({ location }) => {
   const last = location.pathname.split("/").pop();
-  return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : "默认封面"} - 管理后台` }];
+  return [{ title: `${last === "logo" ? "站点标识" : last === "hero" ? "首页主图" : last === "icon" ? "站点图标" : "默认封面"} - 管理后台` }];
 };
 
 export async function loader({ request, url }: Route.LoaderArgs) {
@@ -37,7 +39,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 }
 
 /** Upload (re-encoded on the server, docs/product.md D10) or remove (the stored value becomes empty). */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const kind = kindOf(url);
   const { path, maxBytes, tooLarge } = KINDS[kind];
   return replyOnDomainError(
@@ -45,13 +47,13 @@ export async function action({ request, url }: Route.ActionArgs) {
       // The multipart body may be a little larger than the file itself.
       const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
       if (form.get("intent") === "remove") {
-        await removeSiteImage(kind);
+        await removeSiteImage(adminActorOf(context), kind);
         return redirect(`${path}?notice=removed`);
       }
       const file = fileField(form, "image");
       if (!file) return data({ error: "请选择图片文件" }, { status: 400 });
       if (file.size > maxBytes) return data({ error: tooLarge }, { status: 413 });
-      await replaceSiteImage(kind, new Uint8Array(await file.arrayBuffer()));
+      await replaceSiteImage(adminActorOf(context), kind, new Uint8Array(await file.arrayBuffer()));
       return redirect(`${path}?notice=uploaded`);
     },
     (error) => ({ error: error.message }),

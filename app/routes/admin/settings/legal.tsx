@@ -3,9 +3,10 @@ import { useState } from "react";
 import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
-import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
-import { sanitizeRichText } from "~/server/sanitize.server";
+import { legalTextHtml } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
 
@@ -25,22 +26,22 @@ export const meta: Route.MetaFunction = ({ location }) => [
 export async function loader({ request, url }: Route.LoaderArgs) {
   const page = pageOf(url);
   const content = await getSiteConfigValue(page.key);
-  return { title: page.title, path: page.path, content, preview: sanitizeRichText(content) };
+  return { title: page.title, path: page.path, content, preview: legalTextHtml(content) };
 }
 
 /**
  * Save, or preview: the preview is the text as the public page will show it (sanitized
  * on the server, the same function the public page uses), without saving.
  */
-export async function action({ request, url }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const page = pageOf(url);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: legalSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
   if (form.get("intent") === "preview") {
-    return { result: submission.reply(), preview: sanitizeRichText(submission.value.content) };
+    return { result: submission.reply(), preview: legalTextHtml(submission.value.content) };
   }
-  await setSiteConfigs({ [page.key]: submission.value.content });
+  await saveSiteSettings(adminActorOf(context), `settings.${page.key === "terms_content" ? "terms" : "privacy"}`, { [page.key]: submission.value.content });
   return redirect(`${page.path}?notice=saved`);
 }
 

@@ -4,6 +4,7 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
+import { adminActorOf } from "~/server/admin/audit.server";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/payment-api";
@@ -15,7 +16,7 @@ export async function loader() {
   return { settings: await getPaymentApiSettings() };
 }
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const hide = { hideFields: ["merchantKey"] };
   const submission = parseWithZod(await readForm(request), { schema: paymentApiSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
@@ -23,7 +24,7 @@ export async function action({ request }: Route.ActionArgs) {
   if (!submission.value.merchantKey && !current.merchantKeySet) {
     return data(submission.reply({ ...hide, fieldErrors: { merchantKey: [ADMIN_MESSAGES.merchantKey] } }), { status: 400 });
   }
-  await savePaymentApiSettings(submission.value);
+  await savePaymentApiSettings(adminActorOf(context), submission.value);
   return redirect("/admin/settings/payment-api?notice=saved");
 }
 

@@ -4,7 +4,8 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { tokensSchema } from "~/schemas/admin";
-import { setSiteConfigs } from "~/server/admin/site-settings.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { DAILY_TOKEN_CAP_KEY } from "~/server/ledger.server";
 import { getSiteConfig } from "~/server/site-config.server";
@@ -22,10 +23,10 @@ export async function loader() {
 }
 
 /** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await setSiteConfigs({
+  await saveSiteSettings(adminActorOf(context), "settings.tokens", {
     credits_to_tokens_ratio: String(submission.value.ratio),
     initial_tokens: String(submission.value.initialTokens),
     [DAILY_TOKEN_CAP_KEY]: String(submission.value.dailyTokenCap),

@@ -1,0 +1,164 @@
+import { Form, Link } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { AdminErrorBox, FormErrors } from "~/components/admin/ui";
+import { Pagination } from "~/components/ui/pagination";
+import { parseAuditFilters, searchAuditLog, type AuditFilters } from "~/server/admin/audit-search.server";
+import { AUDIT_ACTION_LABELS, AUDIT_TARGET_LABELS, auditActionLabel } from "~/utils/audit-actions";
+import { formatNumber } from "~/utils/format";
+import type { Route } from "./+types/audit";
+
+export const meta: Route.MetaFunction = () => [{ title: "操作日志 - 管理后台" }];
+
+/** docs/product.md#audit-log: search by admin, action, target, days and text; 50 a page. */
+export async function loader({ url }: Route.LoaderArgs) {
+  const { filters, page, errors } = parseAuditFilters(url);
+  return { ...(await searchAuditLog(filters, page)), filters, errors };
+}
+
+function queryOf(filters: AuditFilters, page?: number): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value) params.set(key, value);
+  if (page && page > 1) params.set("page", String(page));
+  const search = params.toString();
+  return `/admin/audit${search ? `?${search}` : ""}`;
+}
+
+function Change({ before, after }: { before: unknown; after: unknown }) {
+  if (before == null && after == null) return <span className="hint">—</span>;
+  return (
+    <details className="audit-change">
+      <summary>查看</summary>
+      {before != null ? (
+        <div>
+          <strong>修改前</strong>
+          <pre>{JSON.stringify(before, null, 1)}</pre>
+        </div>
+      ) : null}
+      {after != null ? (
+        <div>
+          <strong>修改后</strong>
+          <pre>{JSON.stringify(after, null, 1)}</pre>
+        </div>
+      ) : null}
+    </details>
+  );
+}
+
+export default function AuditLog({ loaderData }: Route.ComponentProps) {
+  const { rows, total, page, pageCount, filters, errors } = loaderData;
+  const key = queryOf(filters);
+  return (
+    <section className="admin-page">
+      <div className="page-head">
+        <h1>操作日志</h1>
+        <span className="hint">共 {formatNumber(total)} 条</span>
+      </div>
+      <p className="hint">管理员的每一次操作都记录在这里：谁、做了什么、对象、修改前后、原因、时间和地址。日志不能修改或删除。</p>
+      <FormErrors errors={errors.length ? errors : undefined} />
+      <Form method="get" className="audit-filters" role="search" key={key}>
+        <label className="field">
+          <span>管理员</span>
+          <input type="search" name="admin" defaultValue={filters.admin} placeholder="邮箱" maxLength={200} />
+        </label>
+        <label className="field">
+          <span>操作</span>
+          <select name="action" defaultValue={filters.action}>
+            <option value="">全部</option>
+            {filters.action && !(filters.action in AUDIT_ACTION_LABELS) ? <option value={filters.action}>{filters.action}</option> : null}
+            {Object.entries(AUDIT_ACTION_LABELS).map(([code, label]) => (
+              <option key={code} value={code}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>对象类型</span>
+          <select name="targetType" defaultValue={filters.targetType}>
+            <option value="">全部</option>
+            {filters.targetType && !(filters.targetType in AUDIT_TARGET_LABELS) ? <option value={filters.targetType}>{filters.targetType}</option> : null}
+            {Object.entries(AUDIT_TARGET_LABELS).map(([code, label]) => (
+              <option key={code} value={code}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>对象ID</span>
+          <input type="search" name="targetId" defaultValue={filters.targetId} maxLength={200} />
+        </label>
+        <label className="field">
+          <span>开始日期</span>
+          <input type="date" name="from" defaultValue={filters.from} />
+        </label>
+        <label className="field">
+          <span>结束日期</span>
+          <input type="date" name="to" defaultValue={filters.to} />
+        </label>
+        <label className="field audit-q">
+          <span>关键词</span>
+          <input type="search" name="q" defaultValue={filters.q} placeholder="原因、内容、地址…" maxLength={200} />
+        </label>
+        <div className="audit-filter-actions">
+          <button type="submit" className="btn btn-primary">
+            搜索
+          </button>
+          <Link className="btn" to="/admin/audit">
+            清除
+          </Link>
+        </div>
+      </Form>
+      {rows.length === 0 ? (
+        <p className="empty-state">没有符合条件的记录</p>
+      ) : (
+        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="操作日志列表">
+          <table className="admin-table audit-table">
+            <thead>
+              <tr>
+                <th>时间</th>
+                <th>管理员</th>
+                <th>操作</th>
+                <th>对象</th>
+                <th>原因</th>
+                <th>修改内容</th>
+                <th>地址</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id} data-testid="audit-row">
+                  <td>{formatDateTime(r.createdAt)}</td>
+                  <td>
+                    <Link to={queryOf({ ...filters, admin: r.adminEmail })}>{r.adminEmail}</Link>
+                  </td>
+                  <td title={r.action}>{auditActionLabel(r.action)}</td>
+                  <td className="admin-break">
+                    {r.targetType ? (
+                      <Link to={queryOf({ ...filters, targetType: r.targetType, targetId: r.targetId ?? "" })}>
+                        {AUDIT_TARGET_LABELS[r.targetType] ?? r.targetType}
+                        {r.targetId ? ` ${r.targetId}` : ""}
+                      </Link>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td className="admin-break">{r.reason ?? "—"}</td>
+                  <td>
+                    <Change before={r.before} after={r.after} />
+                  </td>
+                  <td>{r.clientAddress}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => queryOf(filters, p)} />
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

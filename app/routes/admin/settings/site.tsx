@@ -1,0 +1,57 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, redirect, useNavigation } from "react-router";
+import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { SITE_TITLE_MAX, siteTitleSchema } from "~/schemas/admin-accounts";
+import { adminActorOf } from "~/server/admin/audit.server";
+import { saveSiteSettings } from "~/server/admin/site-settings.server";
+import { readForm } from "~/server/form-data.server";
+import { getSiteConfigValue } from "~/server/site-config.server";
+import type { Route } from "./+types/site";
+
+export const meta: Route.MetaFunction = () => [{ title: "站点名称 - 管理后台" }];
+
+export async function loader() {
+  return { title: await getSiteConfigValue("site_title") };
+}
+
+/** The site's name (site_title), a setting that had no screen (docs/product.md#back-office). */
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = parseWithZod(await readForm(request), { schema: siteTitleSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  await saveSiteSettings(adminActorOf(context), "settings.site", { site_title: submission.value.title });
+  return redirect("/admin/settings/site?notice=saved");
+}
+
+export default function SiteSettings({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const errors = actionData?.error;
+  return (
+    <section className="admin-page">
+      <h1>站点名称</h1>
+      <QueryNotice />
+      <FormErrors errors={errors?.[""] ?? undefined} />
+      <Form method="post" className="admin-card">
+        <label className="field">
+          <span>显示在导航栏和邮件中的站点名称</span>
+          <input
+            type="text"
+            name="title"
+            defaultValue={loaderData.title}
+            maxLength={SITE_TITLE_MAX}
+            aria-invalid={errors?.title ? true : undefined}
+            aria-describedby={errors?.title ? "title-error" : undefined}
+          />
+          <FieldErrors id="title-error" errors={errors?.title ?? undefined} />
+        </label>
+        <p className="hint">浏览器标签页上的图标在“站点图标”中设置。</p>
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { newPasswordField } from "./admin";
+
+/** docs/product.md#admin-roles: the two roles and their names. */
+export const ADMIN_ROLES = ["super", "operator"] as const;
+export const ADMIN_ROLE_LABELS: Record<(typeof ADMIN_ROLES)[number], string> = { super: "超级管理员", operator: "运营" };
+
+export const ADMIN_ACCOUNT_MESSAGES = {
+  email: "请输入有效的邮箱地址",
+  role: "请选择角色",
+  emailTaken: "该邮箱已是管理员",
+  adminMissing: "管理员不存在",
+  lastSuper: "至少需要保留一位启用中的超级管理员",
+  notSelf: "不能停用自己的账号",
+  selfRole: "不能修改自己的角色",
+  code: "请输入认证器上的6位数字验证码",
+  wrongCode: "验证码不正确或已使用，请输入认证器上的最新验证码",
+  totpNotStarted: "请先生成新的密钥",
+  totpAlreadyOn: "两步验证已开启",
+  totpOff: "两步验证未开启",
+  totpExpired: "登录已超时，请重新输入邮箱和密码",
+} as const;
+
+const id = z.string({ error: ADMIN_ACCOUNT_MESSAGES.adminMissing }).uuid(ADMIN_ACCOUNT_MESSAGES.adminMissing);
+const role = z.enum(ADMIN_ROLES, { error: ADMIN_ACCOUNT_MESSAGES.role });
+
+export const addAdminSchema = z.object({
+  intent: z.literal("add"),
+  email: z
+    .string({ error: ADMIN_ACCOUNT_MESSAGES.email })
+    .trim()
+    .max(254, "邮箱地址过长")
+    .email(ADMIN_ACCOUNT_MESSAGES.email)
+    .transform((v) => v.toLowerCase()),
+  password: newPasswordField,
+  role,
+});
+export const adminRoleSchema = z.object({ intent: z.literal("role"), id, role });
+export const adminDisableSchema = z.object({ intent: z.literal("disable"), id });
+export const adminEnableSchema = z.object({ intent: z.literal("enable"), id });
+export const adminResetPasswordSchema = z.object({ intent: z.literal("reset-password"), id, password: newPasswordField });
+export const adminAccountActionSchema = z.discriminatedUnion("intent", [
+  addAdminSchema,
+  adminRoleSchema,
+  adminDisableSchema,
+  adminEnableSchema,
+  adminResetPasswordSchema,
+]);
+
+/** A TOTP code as typed: six digits, spaces allowed ("123 456"). */
+const totpCode = z
+  .string({ error: ADMIN_ACCOUNT_MESSAGES.code })
+  .transform((v) => v.replace(/\s+/g, ""))
+  .pipe(z.string().regex(/^\d{6}$/, ADMIN_ACCOUNT_MESSAGES.code));
+
+export const totpStartSchema = z.object({ intent: z.literal("totp-start") });
+export const totpConfirmSchema = z.object({ intent: z.literal("totp-confirm"), code: totpCode });
+export const totpDisableSchema = z.object({ intent: z.literal("totp-disable"), code: totpCode });
+export const totpActionSchema = z.discriminatedUnion("intent", [totpStartSchema, totpConfirmSchema, totpDisableSchema]);
+export const totpLoginSchema = z.object({ code: totpCode });
+
+/** 站点名称 (docs/product.md#back-office): shown in the shell's top bar and sidebar, and in mails. */
+export const SITE_TITLE_MAX = 30;
+export const siteTitleSchema = z.object({
+  title: z.string({ error: "请输入站点名称" }).trim().min(1, "请输入站点名称").max(SITE_TITLE_MAX, `站点名称不能超过${SITE_TITLE_MAX}个字符`),
+});

@@ -1,0 +1,104 @@
+import { and, eq, isNotNull, isNull, or, lt, sql } from "drizzle-orm";
+import { Secret, TOTP } from "otpauth";
+import { renderSVG } from "uqr";
+import { db } from "~/db/client.server";
+import { admins } from "~/db/schema";
+import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
+import { DomainError } from "../errors.server";
+import { recordAdminAction, type SignedInActor } from "./audit.server";
+
+/**
+ * TOTP two-factor sign-in for administrators (docs/decisions/134), RFC 6238 with the
+ * authenticator apps' defaults: SHA-1, 6 digits, 30-second steps, one step of clock drift
+ * either way. A code is accepted once: the step it belongs to is stored, and a code from
+ * that step or an earlier one is refused.
+ */
+const PERIOD = 30;
+const ISSUER = "砚台管理后台";
+
+function totpFor(secret: string, email: string): TOTP {
+  return new TOTP({ issuer: ISSUER, label: email, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: PERIOD });
+}
+
+/** The time step a valid `code` belongs to, or null. */
+export function matchingStep(secret: string, code: string, now = Date.now()): number | null {
+  const delta = TOTP.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: PERIOD, timestamp: now, window: 1 });
+  if (delta === null) return null;
+  return Math.floor(now / 1000 / PERIOD) + delta;
+}
+
+/**
+ * Enrolment, step 1: a fresh secret is stored (not yet in force) and shown as a QR code
+ * and as text. Only while no authenticator is confirmed.
+ */
+export async function startTotpEnrolment(adminId: string): Promise<void> {
+  const secret = new Secret({ size: 20 }).base32;
+  const rows = await db
+    .update(admins)
+    .set({ totpSecret: secret, totpLastStep: null, updatedAt: new Date() })
+    .where(and(eq(admins.id, adminId), isNull(admins.totpEnabledAt)))
+    .returning({ id: admins.id });
+  if (rows.length === 0) throw new DomainError(M.totpAlreadyOn, 409);
+}
+
+/** What the account page shows while enrolling: the secret as text, its otpauth:// URI as an SVG QR code. */
+export async function pendingEnrolment(adminId: string, email: string): Promise<{ secret: string; uri: string; qrSvg: string } | null> {
+  const [row] = await db.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, adminId));
+  if (!row?.secret || row.enabledAt) return null;
+  const uri = totpFor(row.secret, email).toString();
+  return { secret: row.secret.replace(/(.{4})/g, "$1 ").trim(), uri, qrSvg: renderSVG(uri, { border: 2 }) };
+}
+
+/**
+ * Stores `step` as the last one used, if it is later than the stored one: the one
+ * conditional update that makes each code good for one use, even for two requests at once.
+ */
+async function useStep(tx: typeof db | Parameters<Parameters<typeof db.transaction>[0]>[0], adminId: string, step: number, extra: Partial<typeof admins.$inferInsert> = {}) {
+  const rows = await tx
+    .update(admins)
+    .set({ totpLastStep: step, updatedAt: new Date(), ...extra })
+    .where(and(eq(admins.id, adminId), or(isNull(admins.totpLastStep), lt(admins.totpLastStep, step))))
+    .returning({ id: admins.id });
+  return rows.length > 0;
+}
+
+/** Enrolment, step 2: a code from the authenticator turns two-factor on. */
+export async function confirmTotpEnrolment(actor: SignedInActor, code: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
+    if (row?.enabledAt) throw new DomainError(M.totpAlreadyOn, 409);
+    if (!row?.secret) throw new DomainError(M.totpNotStarted, 400);
+    const step = matchingStep(row.secret, code);
+    if (step === null || !(await useStep(tx, actor.admin.id, step, { totpEnabledAt: new Date() }))) throw new DomainError(M.wrongCode, 400, "code");
+    await recordAdminAction(tx, actor, { action: "admin.totp-enable", targetType: "admin", targetId: actor.admin.id });
+  });
+}
+
+/** Turning two-factor off needs a current code (a stolen session alone cannot). */
+export async function disableTotp(actor: SignedInActor, code: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
+    if (!row?.enabledAt || !row.secret) throw new DomainError(M.totpOff, 409);
+    const step = matchingStep(row.secret, code);
+    if (step === null || !(await useStep(tx, actor.admin.id, step))) throw new DomainError(M.wrongCode, 400, "code");
+    await tx.update(admins).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(admins.id, actor.admin.id));
+    await recordAdminAction(tx, actor, { action: "admin.totp-disable", targetType: "admin", targetId: actor.admin.id });
+  });
+}
+
+/** The login's second step: true when `code` is a current, unused code of the admin's authenticator. */
+export async function verifyLoginCode(adminId: string, code: string): Promise<boolean> {
+  const [row] = await db
+    .select({ secret: admins.totpSecret })
+    .from(admins)
+    .where(and(eq(admins.id, adminId), isNotNull(admins.totpEnabledAt), isNull(admins.disabledAt)));
+  if (!row?.secret) return false;
+  const step = matchingStep(row.secret, code);
+  return step !== null && (await useStep(db, adminId, step));
+}
+
+/** Whether the admin signs in with a code (for the login's first step). */
+export async function hasTotp(adminId: string): Promise<boolean> {
+  const [row] = await db.select({ on: sql<boolean>`${admins.totpEnabledAt} is not null` }).from(admins).where(eq(admins.id, adminId));
+  return Boolean(row?.on);
+}
