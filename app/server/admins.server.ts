@@ -5,7 +5,8 @@ import { hashPassword } from "./password.server";
 
 /**
  * Creates an administrator, or resets the password of an existing one (and ends its
- * sessions). Returns true when a new administrator was created.
+ * sessions). One created here (ADMIN_EMAIL / ADMIN_PASSWORD, the CLI) is a 超级管理员
+ * (docs/product.md#admin-roles). Returns true when a new administrator was created.
  */
 export async function createOrResetAdmin(email: string, password: string): Promise<boolean> {
   const normalized = email.trim().toLowerCase();
@@ -13,7 +14,7 @@ export async function createOrResetAdmin(email: string, password: string): Promi
   return db.transaction(async (tx) => {
     const inserted = await tx
       .insert(admins)
-      .values({ email: normalized, passwordHash })
+      .values({ email: normalized, passwordHash, role: "super" })
       .onConflictDoNothing({ target: admins.email })
       .returning({ id: admins.id });
     if (inserted.length > 0) return true;

@@ -1,16 +1,28 @@
 import {
   bigint,
+  boolean,
   index,
   pgTable,
   text,
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { adminRole } from "./enums";
 
 export const admins = pgTable("admins", {
   id: uuid("id").primaryKey().defaultRandom(),
   email: text("email").notNull().unique(),
   passwordHash: text("password_hash").notNull(),
+  /** docs/product.md#admin-roles: 超级管理员 (super) or 运营 (operator). */
+  role: adminRole("role").notNull().default("operator"),
+  /** A disabled admin cannot sign in; their sessions and API tokens stop working. */
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  /** TOTP two-factor (docs/decisions/134): the base32 secret, set at enrolment. */
+  totpSecret: text("totp_secret"),
+  /** Set once a code from the authenticator confirmed the enrolment; login then asks for a code. */
+  totpEnabledAt: timestamp("totp_enabled_at", { withTimezone: true }),
+  /** The time step of the last accepted code: a code is accepted once. */
+  totpLastStep: bigint("totp_last_step", { mode: "number" }),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
@@ -23,6 +35,8 @@ export const adminSessions = pgTable(
     adminId: uuid("admin_id")
       .notNull()
       .references(() => admins.id, { onDelete: "cascade" }),
+    /** Password accepted, TOTP code not yet: such a session opens no admin page. */
+    secondFactorPending: boolean("second_factor_pending").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },

@@ -22,3 +22,5 @@ export const redeemCodeStatus = pgEnum("redeem_code_status", ["unused", "used"])
 export const tokenMetering = pgEnum("token_metering", ["actual", "estimate"]);
 /** docs/product.md D15: a chapter's (and a work's) AI-assistance level: 无, AI辅助, AI生成 (decision 126). */
 export const aiLevel = pgEnum("ai_level", ["none", "assisted", "generated"]);
+/** docs/product.md#admin-roles: 超级管理员 and 运营. */
+export const adminRole = pgEnum("admin_role", ["super", "operator"]);

@@ -11,3 +11,4 @@ export * from "./comments";
 export * from "./discovery";
 export * from "./notifications";
 export * from "./economy";
+export * from "./audit";
