@@ -555,8 +555,8 @@ export type PaymentCreditResult =
  */
 export type PaymentCreditSource =
   | { via: "notify" }
-  | { via: "query"; adminId: string }
-  | { via: "manual"; adminId: string; reason: string };
+  | { via: "query"; adminId: string | null }
+  | { via: "manual"; adminId: string | null; reason: string };
 
 /**
  * Credits a paid order exactly once (docs/product.md D6), in one transaction: a conditional
@@ -628,7 +628,7 @@ export type PaymentRefundResult = { status: "refunded"; userId: string; amount: 
  * debit writes the ledger row 充值退款：reason, `also` writes the audit row.
  */
 export async function refundPaymentOrder(
-  adminId: string,
+  adminId: string | null,
   outTradeNo: string,
   reason: string,
   also?: (tx: Executor, refund: PaymentRefundResult) => Promise<void>,

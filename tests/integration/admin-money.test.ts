@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { chapters, paymentNotifies, paymentOrders } from "~/db/schema";
+import { adminAuditLog, chapters, paymentNotifies, paymentOrders } from "~/db/schema";
 import { action as notifyAction, loader as notifyLoader } from "~/routes/api/notify";
 import { moneyByDay } from "~/server/admin/payments.server";
 import { createPaymentOrder } from "~/server/payments/epay.server";
@@ -82,6 +82,11 @@ async function paidOrder(amount: number, { notify }: { notify: boolean }) {
 async function orderRow(outTradeNo: string) {
   const [row] = await db.select().from(paymentOrders).where(eq(paymentOrders.outTradeNo, outTradeNo));
   return row;
+}
+
+/** The audit rows about one order, oldest first. */
+async function auditOf(outTradeNo: string) {
+  return db.select().from(adminAuditLog).where(eq(adminAuditLog.targetId, outTradeNo)).orderBy(adminAuditLog.id);
 }
 
 async function orderPage() {
@@ -167,6 +172,15 @@ describe(`查单 and 补单 (${databaseKind})`, () => {
     expect(again.location).toBe(`/admin/orders/${outTradeNo}?notice=order-already-paid`);
     expect(await creditBalance(user.id)).toBe(30);
     expect(await creditLedger(user.id)).toEqual([{ type: "recharge", amount: 30, description: "在线充值" }]);
+    // One audit row, for the 查单 that credited; the one that found it paid changed nothing.
+    const audit = await auditOf(outTradeNo);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      adminId: admin.id,
+      action: "order.query-credit",
+      targetType: "payment_order",
+      after: { status: "paid", credits: 30, userId: user.id },
+    });
   });
 
   it("查单 of an order not paid at the gateway credits nothing; gateway errors are clear 502s", async () => {
@@ -226,6 +240,8 @@ describe(`查单 and 补单 (${databaseKind})`, () => {
     const twice = await orderAction(outTradeNo, { intent: "credit", reason: "再补一次" });
     expect(twice.location).toBe(`/admin/orders/${outTradeNo}?notice=order-already-paid`);
     expect(await creditLedger(user.id)).toEqual([{ type: "recharge", amount: 20, description: "在线充值（补单）" }]);
+    const audit = await auditOf(outTradeNo);
+    expect(audit.map((a) => [a.action, a.reason])).toEqual([["order.manual-credit", "用户提供了支付宝截图"]]);
     expect(await checkLedger()).toEqual([]);
   });
 
@@ -268,6 +284,10 @@ describe(`查单 and 补单 (${databaseKind})`, () => {
       const ledger = await creditLedger(user.id);
       expect(ledger).toHaveLength(1);
       expect(ledger[0].amount).toBe(9);
+      // An audit row only if an administrator's action was the one that credited.
+      const audit = await auditOf(outTradeNo);
+      expect(audit.length).toBe(notices.filter((n) => n === "order-credited").length);
+      expect(audit.length).toBeLessThanOrEqual(1);
     }
     expect(await checkLedger()).toEqual([]);
   });
@@ -300,6 +320,8 @@ describe(`refunds (${databaseKind})`, () => {
     expect(r.status).toBe(409);
     expect(r.data.error).toBe("积分余额不足，无法退款（用户已使用了这笔充值的积分）");
     expect((await orderRow(spent.outTradeNo)).refundedAt).toBeNull();
+    expect(await auditOf(spent.outTradeNo)).toEqual([]);
+    expect((await auditOf(outTradeNo)).map((a) => [a.action, a.reason])).toEqual([["order.refund", "用户误充，已在网关原路退回"]]);
     expect(await creditBalance(spent.user.id)).toBe(6);
 
     const [other] = await quickUsers(1);

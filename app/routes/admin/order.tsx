@@ -6,7 +6,7 @@ import { NotifyTable } from "~/components/admin/notify-table";
 import { creditOrderByHand, getPaymentOrderForAdmin, queryGatewayOrder, refundOrder, type OrderActionResult } from "~/server/admin/payments.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
+import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/order";
 
 /**
@@ -29,7 +29,7 @@ function noticeOf(result: OrderActionResult): string | null {
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const admin = context.get(adminContext);
+  const actor = adminActorOf(context);
   const form = await readForm(request);
   const intent = form.get("intent");
   const back = `/admin/orders/${encodeURIComponent(params.outTradeNo)}`;
@@ -38,14 +38,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       if (intent === "query" || intent === "credit") {
         const result =
           intent === "query"
-            ? await queryGatewayOrder(admin.id, params.outTradeNo)
-            : await creditOrderByHand(admin.id, params.outTradeNo, form.get("reason"), form.get("tradeNo"));
+            ? await queryGatewayOrder(actor, params.outTradeNo)
+            : await creditOrderByHand(actor, params.outTradeNo, form.get("reason"), form.get("tradeNo"));
         const notice = noticeOf(result);
         if (notice) return redirect(`${back}?notice=${notice}`);
         return data({ intent, error: `网关显示已支付，但金额（¥${result.status === "mismatch" ? result.money : ""}）与订单不符，未入账` }, { status: 409 });
       }
       if (intent === "refund") {
-        await refundOrder(admin.id, params.outTradeNo, form.get("reason"));
+        await refundOrder(actor, params.outTradeNo, form.get("reason"));
         return redirect(`${back}?notice=order-refunded`);
       }
       return data({ intent: String(intent ?? ""), error: "未知操作" }, { status: 400 });

@@ -7,12 +7,20 @@ import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/component
 import { useSchemaForm } from "~/components/ui/forms";
 import { UserActivity } from "~/components/admin/user-activity";
 import { balanceSchema, banSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
-import { banUser, endUserSessions, getUserActivity, getUserForAdmin, resetUserPassword, unbanUser, updateUserNickname } from "~/server/admin/users.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import {
+  adjustUserCredits,
+  banUser,
+  endUserSessions,
+  getUserActivity,
+  getUserForAdmin,
+  messageUser,
+  resetUserPassword,
+  unbanUser,
+  updateUserNickname,
+} from "~/server/admin/users.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
-import { adjustCreditBalance } from "~/server/ledger.server";
-import { sendAdminMessage } from "~/server/notifications.server";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户详情 - 管理后台" }];
@@ -29,7 +37,7 @@ export async function loader({ params }: Route.LoaderArgs) {
  * a message to the user, ban / unban and ending every session (decision 137).
  */
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const admin = context.get(adminContext);
+  const actor = adminActorOf(context);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: userActionSchema });
   const intent = String(form.get("intent") ?? "");
@@ -41,30 +49,30 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     async () => {
       await getUserForAdmin(params.id);
       if (value.intent === "nickname") {
-        await updateUserNickname(params.id, value.nickname);
+        await updateUserNickname(actor, params.id, value.nickname);
         return redirect(`/admin/users/${params.id}?notice=nickname-set`);
       }
       if (value.intent === "balance") {
-        await adjustCreditBalance(admin.id, params.id, value.change, value.reason);
+        await adjustUserCredits(actor, params.id, value.change, value.reason);
         return redirect(`/admin/users/${params.id}?notice=balance-set`);
       }
       if (value.intent === "message") {
-        await sendAdminMessage(params.id, value.body);
+        await messageUser(actor, params.id, value.body);
         return redirect(`/admin/users/${params.id}?notice=message-sent`);
       }
       if (value.intent === "ban") {
-        await banUser(params.id, value.reason, value.until);
+        await banUser(actor, params.id, value.reason, value.until);
         return redirect(`/admin/users/${params.id}?notice=banned`);
       }
       if (value.intent === "unban") {
-        await unbanUser(params.id);
+        await unbanUser(actor, params.id);
         return redirect(`/admin/users/${params.id}?notice=unbanned`);
       }
       if (value.intent === "end-sessions") {
-        await endUserSessions(params.id);
+        await endUserSessions(actor, params.id);
         return redirect(`/admin/users/${params.id}?notice=sessions-ended`);
       }
-      await resetUserPassword(params.id, value.password);
+      await resetUserPassword(actor, params.id, value.password);
       return redirect(`/admin/users/${params.id}?notice=password-reset`);
     },
     (error) => ({ intent, result: submission.reply({ formErrors: [error.message], hideFields: ["password"] }) }),

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, ilike, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { db, type Executor } from "~/db/client.server";
+import { db } from "~/db/client.server";
 import { paymentNotifies, paymentOrders, profiles } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
 import { rowsOf } from "../db-utils.server";
@@ -10,6 +10,7 @@ import { getSiteConfig } from "../site-config.server";
 import { SITE_TIME_ZONE } from "./dashboard.server";
 import { OutboundError, outboundRequest } from "./outbound.server";
 import { escapeLike } from "./users.server";
+import { recordAdminAction, type AdminActor } from "./audit.server";
 
 /**
  * 充值订单 and 支付通知 in the back office (docs/product.md: Back office, orders and money;
@@ -23,9 +24,6 @@ export const NOTIFIES_PAGE_SIZE = 50;
 
 export const ORDER_FILTERS = ["all", "pending", "paid", "refunded"] as const;
 export type OrderFilter = (typeof ORDER_FILTERS)[number];
-
-/** Audit hook: runs inside the transaction of the change (the audit row goes there). */
-export type AdminTxHook<T = void> = (tx: Executor, result: T) => Promise<void>;
 
 export interface OrderListInput {
   status: OrderFilter;
@@ -178,7 +176,7 @@ interface GatewayOrderAnswer {
  * credited through the notify's own path, so a notify arriving before or after credits
  * nothing more. A gateway that cannot be reached or answers nonsense is a 502 with the reason.
  */
-export async function queryGatewayOrder(adminId: string, outTradeNo: string, also?: AdminTxHook<OrderActionResult>): Promise<OrderActionResult> {
+export async function queryGatewayOrder(actor: AdminActor, outTradeNo: string): Promise<OrderActionResult> {
   const order = await pendingOrder(outTradeNo);
   const config = await getSiteConfig(["payment_gateway_url", "merchant_pid", "merchant_key"] as const);
   const pid = config.merchant_pid.trim();
@@ -210,8 +208,14 @@ export async function queryGatewayOrder(adminId: string, outTradeNo: string, als
   const cents = parseMoneyCents(money);
   if (cents === null || cents !== order.amount * 100) return { status: "mismatch", money };
   const tradeNo = typeof answer.trade_no === "string" && answer.trade_no ? answer.trade_no.slice(0, 128) : null;
-  const credited = await creditPaymentOrder(order.outTradeNo, cents, tradeNo, { via: "query", adminId }, (tx) =>
-    also ? also(tx, { status: "credited", amount: order.amount }) : Promise.resolve(),
+  const credited = await creditPaymentOrder(order.outTradeNo, cents, tradeNo, { via: "query", adminId: actor.admin.id }, (tx) =>
+    recordAdminAction(tx, actor, {
+      action: "order.query-credit",
+      targetType: "payment_order",
+      targetId: order.outTradeNo,
+      before: { status: "pending" },
+      after: { status: "paid", credits: order.amount, userId: order.userId, tradeNo },
+    }),
   );
   if (credited.status === "credited") return { status: "credited", amount: credited.amount };
   if (credited.status === "already-paid") return { status: "already-paid" };
@@ -232,34 +236,40 @@ function reasonOf(raw: unknown, message: string): string {
  * required reason and the gateway's trade number when known, through the same path as the
  * notify: exactly one of them credits.
  */
-export async function creditOrderByHand(
-  adminId: string,
-  outTradeNo: string,
-  rawReason: unknown,
-  rawTradeNo: unknown,
-  also?: AdminTxHook<OrderActionResult>,
-): Promise<OrderActionResult> {
+export async function creditOrderByHand(actor: AdminActor, outTradeNo: string, rawReason: unknown, rawTradeNo: unknown): Promise<OrderActionResult> {
   const reason = reasonOf(rawReason, "请填写补单原因");
   const tradeNo = typeof rawTradeNo === "string" && rawTradeNo.trim() ? rawTradeNo.trim().slice(0, 128) : null;
   const order = await pendingOrder(outTradeNo);
   if (order.status === "paid") return { status: "already-paid" };
-  const credited = await creditPaymentOrder(order.outTradeNo, order.amount * 100, tradeNo, { via: "manual", adminId, reason }, (tx) =>
-    also ? also(tx, { status: "credited", amount: order.amount }) : Promise.resolve(),
+  const source = { via: "manual" as const, adminId: actor.admin.id, reason };
+  const credited = await creditPaymentOrder(order.outTradeNo, order.amount * 100, tradeNo, source, (tx) =>
+    recordAdminAction(tx, actor, {
+      action: "order.manual-credit",
+      targetType: "payment_order",
+      targetId: order.outTradeNo,
+      before: { status: "pending" },
+      after: { status: "paid", credits: order.amount, userId: order.userId, tradeNo },
+      reason,
+    }),
   );
   if (credited.status === "credited") return { status: "credited", amount: credited.amount };
   return { status: "already-paid" };
 }
 
 /** Refunds a paid order's unspent credits (the money goes back outside the site). */
-export async function refundOrder(
-  adminId: string,
-  outTradeNo: string,
-  rawReason: unknown,
-  also?: AdminTxHook<PaymentRefundResult>,
-): Promise<PaymentRefundResult> {
+export async function refundOrder(actor: AdminActor, outTradeNo: string, rawReason: unknown): Promise<PaymentRefundResult> {
   const reason = reasonOf(rawReason, "请填写退款原因");
   await pendingOrder(outTradeNo);
-  return refundPaymentOrder(adminId, outTradeNo, reason, also);
+  return refundPaymentOrder(actor.admin.id, outTradeNo, reason, (tx, refund) =>
+    recordAdminAction(tx, actor, {
+      action: "order.refund",
+      targetType: "payment_order",
+      targetId: outTradeNo,
+      before: { refunded: false },
+      after: { refunded: true, credits: -refund.amount, userId: refund.userId, balance: refund.balance },
+      reason,
+    }),
+  );
 }
 
 export interface MoneyDay {

@@ -1,5 +1,5 @@
 import { desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
-import { db, type Executor } from "~/db/client.server";
+import { db } from "~/db/client.server";
 import {
   authorIncome,
   chapterPurchases,
@@ -15,6 +15,9 @@ import {
   works,
 } from "~/db/schema";
 import { banActive } from "../auth.server";
+import { adjustCreditBalance, type AdminAdjustment } from "../ledger.server";
+import { sendAdminMessage } from "../notifications.server";
+import { recordAdminAction, type AdminActor } from "./audit.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { DomainError } from "../errors.server";
@@ -73,24 +76,49 @@ export async function getUserForAdmin(userId: string) {
   return row;
 }
 
-export async function updateUserNickname(userId: string, nickname: string): Promise<void> {
-  const rows = await db
-    .update(profiles)
-    .set({ nickname, updatedAt: new Date() })
-    .where(eq(profiles.id, userId))
-    .returning({ id: profiles.id });
-  if (rows.length === 0) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
+export async function updateUserNickname(actor: AdminActor, userId: string, nickname: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, userId)).for("update");
+    if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
+    await tx.update(profiles).set({ nickname, updatedAt: new Date() }).where(eq(profiles.id, userId));
+    await recordAdminAction(tx, actor, { action: "user.nickname", targetType: "user", targetId: userId, before, after: { nickname } });
+  });
+}
+
+/** Adds to or takes from the user's credits with a reason (ledger.server.ts), audited in the same transaction. */
+export async function adjustUserCredits(actor: AdminActor, userId: string, change: number, reason: string): Promise<AdminAdjustment> {
+  return adjustCreditBalance(actor.admin.id ?? "system", userId, change, reason, (tx, a) =>
+    recordAdminAction(tx, actor, {
+      action: "user.credits",
+      targetType: "user",
+      targetId: userId,
+      before: { credits: a.previous },
+      after: { credits: a.balance, change: a.difference },
+      reason,
+    }),
+  );
+}
+
+/** A message to the user's inbox (docs/product.md#notifications), audited with its text. */
+export async function messageUser(actor: AdminActor, userId: string, body: unknown): Promise<void> {
+  await sendAdminMessage(userId, body, (tx, text) =>
+    recordAdminAction(tx, actor, { action: "user.message", targetType: "user", targetId: userId, after: { body: text } }),
+  );
 }
 
 /**
  * Sets a user's password (docs/product.md: Back office, users) and ends every session of that
  * user, so whoever was signed in with the old password is signed out everywhere.
  */
-export async function resetUserPassword(userId: string, password: string): Promise<void> {
+export async function resetUserPassword(actor: AdminActor, userId: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
-  const rows = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id });
-  if (rows.length === 0) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
-  await destroyAllUserSessions(userId);
+  await db.transaction(async (tx) => {
+    const rows = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id });
+    if (rows.length === 0) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
+    await destroyAllUserSessions(userId, tx);
+    // The password itself is a secret: the log says that it changed, not to what.
+    await recordAdminAction(tx, actor, { action: "user.password-reset", targetType: "user", targetId: userId });
+  });
 }
 
 /** The longest ban reason. */
@@ -102,12 +130,7 @@ export const MAX_BAN_REASON = 200;
  * are signed out at their next request; sign-in is refused with the reason while the ban
  * lasts, and their comments are hidden. Banning again replaces the reason and end.
  */
-export async function banUser(
-  userId: string,
-  reason: string,
-  until: Date | null,
-  also?: (tx: Executor, before: { bannedAt: Date | null; bannedUntil: Date | null; banReason: string | null }) => Promise<void>,
-): Promise<void> {
+export async function banUser(actor: AdminActor, userId: string, reason: string, until: Date | null): Promise<void> {
   const why = reason.trim();
   if (!why) throw new DomainError("请填写封禁原因", 400);
   if (why.length > MAX_BAN_REASON) throw new DomainError(`封禁原因不能超过${MAX_BAN_REASON}个字`, 400);
@@ -120,33 +143,46 @@ export async function banUser(
       .for("update");
     if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
     await tx.update(users).set({ bannedAt: new Date(), bannedUntil: until, banReason: why }).where(eq(users.id, userId));
-    await destroyAllUserSessions(userId, tx);
-    await also?.(tx, before);
+    const ended = await tx.delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.id });
+    await recordAdminAction(tx, actor, {
+      action: "user.ban",
+      targetType: "user",
+      targetId: userId,
+      before: before.bannedAt ? { bannedUntil: before.bannedUntil, banReason: before.banReason } : { banned: false },
+      after: { bannedUntil: until, sessionsEnded: ended.length },
+      reason: why,
+    });
   });
 }
 
 /** Lifts a ban; 该用户未被封禁 when there is none to lift. */
-export async function unbanUser(userId: string, also?: (tx: Executor, before: { banReason: string | null }) => Promise<void>): Promise<void> {
+export async function unbanUser(actor: AdminActor, userId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const [before] = await tx
-      .select({ banReason: users.banReason, bannedAt: users.bannedAt })
+      .select({ banReason: users.banReason, bannedAt: users.bannedAt, bannedUntil: users.bannedUntil })
       .from(users)
       .where(eq(users.id, userId))
       .for("update");
     if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
     if (!before.bannedAt) throw new DomainError("该用户未被封禁", 409);
     await tx.update(users).set({ bannedAt: null, bannedUntil: null, banReason: null }).where(eq(users.id, userId));
-    await also?.(tx, before);
+    await recordAdminAction(tx, actor, {
+      action: "user.unban",
+      targetType: "user",
+      targetId: userId,
+      before: { bannedUntil: before.bannedUntil, banReason: before.banReason },
+      after: { banned: false },
+    });
   });
 }
 
 /** Ends every session of the user (they must sign in again everywhere); returns how many. */
-export async function endUserSessions(userId: string, also?: (tx: Executor, ended: number) => Promise<void>): Promise<number> {
+export async function endUserSessions(actor: AdminActor, userId: string): Promise<number> {
   return db.transaction(async (tx) => {
     const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId));
     if (!exists) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
     const ended = await tx.delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.id });
-    await also?.(tx, ended.length);
+    await recordAdminAction(tx, actor, { action: "user.end-sessions", targetType: "user", targetId: userId, after: { sessionsEnded: ended.length } });
     return ended.length;
   });
 }
