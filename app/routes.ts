@@ -101,6 +101,8 @@ export default [
       route("users", "routes/admin/users.tsx"),
       route("users/:id", "routes/admin/user-edit.tsx"),
       route("works", "routes/admin/works.tsx"),
+      route("works/:id", "routes/admin/work.tsx"),
+      route("comment-reports", "routes/admin/comment-reports.tsx"),
       route("prompts", "routes/admin/prompts.tsx"),
       route("categories", "routes/admin/categories.tsx"),
       route("migration", "routes/admin/migration.tsx"),

@@ -26,7 +26,13 @@ export const ADMIN_NAV: AdminNavGroup[] = [
     ],
   },
   { label: "用户管理", to: "/admin/users" },
-  { label: "作品管理", to: "/admin/works" },
+  {
+    label: "内容管理",
+    items: [
+      { to: "/admin/works", label: "作品管理" },
+      { to: "/admin/comment-reports", label: "评论举报" },
+    ],
+  },
   { label: "提示词管理", to: "/admin/prompts" },
   { label: "作品分类", to: "/admin/categories" },
   {

@@ -87,10 +87,26 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
   );
 }
 
-export function MyWorkCard({ work, defaultCoverUrl, back, error }: { work: WorkCardData; defaultCoverUrl?: string; back: string; error?: string }) {
+export function MyWorkCard({
+  work,
+  defaultCoverUrl,
+  back,
+  error,
+}: {
+  work: WorkCardData & { takedownReason?: string | null };
+  defaultCoverUrl?: string;
+  back: string;
+  error?: string;
+}) {
   return (
     <div className="my-work-card">
       <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} />
+      {work.takedownReason ? (
+        // decision 138: the owner alone sees why; only an administrator can restore it.
+        <p className="form-error" role="status" data-testid="takedown-notice">
+          已被管理员下架：{work.takedownReason}
+        </p>
+      ) : null}
       <OwnerControls work={work} back={back} error={error} />
     </div>
   );
