@@ -14,7 +14,8 @@ import { pathToFileURL } from "node:url";
  *                          so configured) and waits for its answer, then redirects the
  *                          payer to return_url with the same signed query; then repeats
  *                          the notify `repeatNotifies` more times, as real gateways do.
- *                          The page's 测试选项 (notify_delay_ms, repeat) override both per order.
+ *                          The page's 测试选项 (notify_delay_ms, repeat, drop_notify) override
+ *                          them per order; drop_notify=1 sends no notify at all.
  *   GET|POST /api.php      the merchant API; act=order with pid, key and out_trade_no (or
  *                          trade_no) answers the order as JSON the way the platform does:
  *                          {code: 1, msg, trade_no, out_trade_no, type, pid, addtime, endtime,
@@ -329,7 +330,8 @@ ${
     : `<form method="post" action="/pay"><input type="hidden" name="trade_no" value="${escapeHtml(order.tradeNo)}">
 <details><summary>测试选项</summary>
 <p><label>延迟通知（毫秒） <input name="notify_delay_ms" type="number" min="0" value="${behaviour.notifyDelayMs}"></label></p>
-<p><label>重复通知次数 <input name="repeat" type="number" min="0" value="${behaviour.repeatNotifies}"></label></p></details>
+<p><label>重复通知次数 <input name="repeat" type="number" min="0" value="${behaviour.repeatNotifies}"></label></p>
+<p><label><input name="drop_notify" type="checkbox" value="1"${behaviour.dropNotifies ? " checked" : ""}> 不发送通知（模拟通知丢失）</label></p></details>
 <p><button type="submit">确认支付</button><a class="cancel" href="${escapeHtml(order.returnUrl)}">取消支付</a></p></form>`
 }`,
       ),
@@ -358,7 +360,8 @@ ${
     const firstTime = order.status === "unpaid";
     order.status = "paid";
     if (firstTime) order.endTime = gatewayTime();
-    if (firstTime && !behaviour.dropNotifies) {
+    const dropped = form.has("drop_notify") ? form.get("drop_notify") === "1" : behaviour.dropNotifies;
+    if (firstTime && !dropped) {
       const notifyDelayMs = number("notify_delay_ms", behaviour.notifyDelayMs);
       const repeatNotifies = number("repeat", behaviour.repeatNotifies);
       if (notifyDelayMs > 0) {

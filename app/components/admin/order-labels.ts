@@ -1,3 +1,7 @@
+/** The order list's status filter (decision 136). */
+export const ORDER_FILTERS = ["all", "pending", "paid", "refunded"] as const;
+export type OrderFilter = (typeof ORDER_FILTERS)[number];
+
 /** Labels of payment orders in the back office (decision 136). */
 export const ORDER_FILTER_LABELS = { all: "全部", pending: "待支付", paid: "已支付", refunded: "已退款" } as const;
 

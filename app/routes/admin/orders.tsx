@@ -1,8 +1,8 @@
 import { Form, Link } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
-import { CREDITED_VIA_LABELS, ORDER_FILTER_LABELS, orderStatusLabel } from "~/components/admin/order-labels";
+import { CREDITED_VIA_LABELS, ORDER_FILTER_LABELS, ORDER_FILTERS, orderStatusLabel, type OrderFilter } from "~/components/admin/order-labels";
 import { Pagination } from "~/components/ui/pagination";
-import { listPaymentOrders, ORDER_FILTERS, parseDay, type OrderFilter } from "~/server/admin/payments.server";
+import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/orders";
 

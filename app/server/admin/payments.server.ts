@@ -22,8 +22,8 @@ import { recordAdminAction, type AdminActor } from "./audit.server";
 export const ORDERS_PAGE_SIZE = 30;
 export const NOTIFIES_PAGE_SIZE = 50;
 
-export const ORDER_FILTERS = ["all", "pending", "paid", "refunded"] as const;
-export type OrderFilter = (typeof ORDER_FILTERS)[number];
+import { type OrderFilter } from "~/components/admin/order-labels";
+export { ORDER_FILTERS, type OrderFilter } from "~/components/admin/order-labels";
 
 export interface OrderListInput {
   status: OrderFilter;
