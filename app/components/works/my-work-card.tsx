@@ -104,7 +104,7 @@ export function MyWorkCard({
       {work.takedownReason ? (
         // decision 138: the owner alone sees why; only an administrator can restore it.
         <p className="form-error" role="status" data-testid="takedown-notice">
-          已被管理员下架：{work.takedownReason}
+          {`已被管理员下架：${work.takedownReason}`}
         </p>
       ) : null}
       <OwnerControls work={work} back={back} error={error} />
