@@ -94,6 +94,14 @@ describe(`bans (${databaseKind})`, () => {
     expect(await signedIn(phone)).toBe(false);
     expect(await signedIn(laptop)).toBe(false);
     expect(await loginError(spammer.email)).toEqual({ message: "该账号已被封禁，原因：发布广告", status: 403 });
+    // The sign-in form shows the reason (and no session cookie is set).
+    const { loginAction } = await import("~/server/auth-actions.server");
+    const { settle } = await import("./admin-fixtures");
+    const form = await settle(() =>
+      loginAction(new Request("http://localhost/auth/login", { method: "POST", headers: { Origin: "http://localhost" }, body: new URLSearchParams({ email: spammer.email, password: TEST_PASSWORD }) }), "198.51.100.9"),
+    );
+    expect(form.status).toBe(403);
+    expect(errorsOf(form.data)).toContain("该账号已被封禁，原因：发布广告");
     // A wrong password says nothing about the ban.
     expect((await loginError(spammer.email, "wrong-password-1"))?.message).toBe("邮箱或密码错误");
     for (const who of [null, author.id, reader.id, spammer.id]) expect(await bodies(who)).toEqual(["写得好"]);
