@@ -24,11 +24,25 @@ function ActionButton({ workId, intent, back, label }: { workId: number; intent:
 }
 
 /** The owner's controls on a work (docs/product.md D3), each a plain form. */
-export function OwnerControls({ work, back, error }: { work: WorkCardData & { status: string }; back: string; error?: string }) {
+export function OwnerControls({
+  work,
+  back,
+  error,
+}: {
+  work: WorkCardData & { status: string; takedownReason?: string | null };
+  back: string;
+  error?: string;
+}) {
   const submit = useSubmit();
   const paid = work.visibility === "public-vip";
   return (
     <div className="owner-controls">
+      {work.takedownReason ? (
+        // decision 138: the owner alone sees why; only an administrator can restore it.
+        <p className="form-error" role="status" data-testid="takedown-notice">
+          {`已被管理员下架：${work.takedownReason}`}
+        </p>
+      ) : null}
       {work.visibility !== "private" ? (
         <details className="price-editor" open={Boolean(error)}>
           <summary className="btn btn-small">{paid ? "修改价格" : "设为付费"}</summary>
@@ -50,7 +64,8 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       {paid ? <ActionButton workId={work.id} intent="make-free" back={back} label="改为免费" /> : null}
       {work.visibility !== "private" ? (
         <ActionButton workId={work.id} intent="take-down" back={back} label="下架" />
-      ) : (
+      ) : work.takedownReason ? null : (
+        // Taken down by an administrator: only they can restore it (decision 138).
         <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
       )}
       <Link className="btn btn-small" to={`/works/${work.id}/settings`}>
@@ -101,12 +116,6 @@ export function MyWorkCard({
   return (
     <div className="my-work-card">
       <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} />
-      {work.takedownReason ? (
-        // decision 138: the owner alone sees why; only an administrator can restore it.
-        <p className="form-error" role="status" data-testid="takedown-notice">
-          {`已被管理员下架：${work.takedownReason}`}
-        </p>
-      ) : null}
       <OwnerControls work={work} back={back} error={error} />
     </div>
   );
