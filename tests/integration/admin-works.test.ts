@@ -6,6 +6,7 @@ import { listComments, postComment, reportComment } from "~/server/comments.serv
 import { credit, purchaseWork } from "~/server/ledger.server";
 import { searchWorks } from "~/server/search.server";
 import { getWorkForViewer, listMyWorks, updateListing } from "~/server/works.server";
+import { workFeed } from "~/server/feeds.server";
 import { createUser } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { insertWorks } from "../fixtures/works";
@@ -106,6 +107,7 @@ describe(`take-down and restore (${databaseKind})`, () => {
     expect(await domainError(getWorkForViewer(id, viewer(buyer.id)))).toMatchObject({ status: 404 });
     expect(await domainError(getWorkForViewer(id, viewer(stranger.id)))).toMatchObject({ status: 404 });
     expect(await domainError(getWorkForViewer(id, null))).toMatchObject({ status: 404 });
+    expect(await domainError(workFeed(id, "http://localhost"))).toMatchObject({ status: 404 });
     expect((await getWorkForViewer(id, viewer(author.id))).isOwner).toBe(true);
     const mine = await listMyWorks(author.id, { tab: "private", sort: "newest", query: "", page: 1 });
     expect(mine.works.find((w) => w.id === id)?.takedownReason).toBe("涉嫌抄袭");
@@ -118,6 +120,7 @@ describe(`take-down and restore (${databaseKind})`, () => {
     const [row] = await db.select().from(works).where(eq(works.id, id));
     expect(row).toMatchObject({ visibility: "public-vip", price: 8, takenDownAt: null, takedownReason: null });
     expect(await found()).toEqual([id]);
+    expect(await workFeed(id, "http://localhost")).toContain(title);
     expect((await getWorkForViewer(id, viewer(buyer.id))).purchased).toBe(true);
     expect((await workAction(id, { intent: "restore" })).status).toBe(409);
 
