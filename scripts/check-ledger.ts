@@ -11,7 +11,7 @@ export interface LedgerDifference {
   userId: string;
   email: string;
   /** What disagrees: the credits balance, the token balance, paid orders, used codes. */
-  check: "credits" | "tokens" | "payments" | "redeem" | "income" | "income-held" | "payouts-held";
+  check: "credits" | "tokens" | "payments" | "refunds" | "redeem" | "income" | "income-held" | "payouts-held";
   /** The stored balance (or, for payments and redeem, what the orders / codes add up to). */
   expected: number;
   /** What the ledger rows add up to. */
@@ -21,7 +21,7 @@ export interface LedgerDifference {
 /**
  * For every user: credits.balance = recharges - consumes in credit_transactions;
  * profiles.tokens = the sum of token_transactions; the paid payment orders add up to the
- * 在线充值 rows and the used redeem codes to the 兑换码充值 rows (each credited exactly once);
+ * 在线充值 rows (补单 included), the refunded ones to the 充值退款 rows, and the used redeem codes to the 兑换码充值 rows (each credited exactly once);
  * an author's income balance and held amount are the sums of income_transactions, and the
  * held amount is what their pending payout requests ask for (docs/product.md#author-income).
  */
@@ -31,12 +31,16 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
     with credit_sums as (
       select user_id,
              sum(case when type = 'recharge' then amount else -amount end) as total,
-             sum(case when type = 'recharge' and description = '在线充值' then amount else 0 end) as paid_in,
+             sum(case when type = 'recharge' and description in ('在线充值', '在线充值（补单）') then amount else 0 end) as paid_in,
+             sum(case when type = 'consume' and description like '充值退款：%' then amount else 0 end) as refunded_out,
              sum(case when type = 'recharge' and description = '兑换码充值' then amount else 0 end) as redeemed_in
       from credit_transactions group by user_id
     ),
     token_sums as (select user_id, sum(amount) as total from token_transactions group by user_id),
-    order_sums as (select user_id, sum(amount) as total from payment_orders where status = 'paid' group by user_id),
+    order_sums as (
+      select user_id, sum(amount) as total, sum(case when refunded_at is not null then amount else 0 end) as refunded
+      from payment_orders where status = 'paid' group by user_id
+    ),
     code_sums as (select used_by as user_id, sum(amount) as total from redeem_codes where status = 'used' and used_by is not null group by used_by),
     income_sums as (select user_id, sum(amount) as total, sum(held_change) as held from income_transactions group by user_id),
     pending_sums as (select user_id, sum(amount) as total from payout_requests where status = 'pending' group by user_id),
@@ -45,6 +49,7 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
              coalesce(c.balance, 0) as balance, coalesce(cs.total, 0) as credit_ledger,
              p.tokens, coalesce(ts.total, 0) as token_ledger,
              coalesce(os.total, 0) as paid_orders, coalesce(cs.paid_in, 0) as paid_in,
+             coalesce(os.refunded, 0) as refunded_orders, coalesce(cs.refunded_out, 0) as refunded_out,
              coalesce(rs.total, 0) as used_codes, coalesce(cs.redeemed_in, 0) as redeemed_in,
              coalesce(ai.balance, 0) as income, coalesce(ins.total, 0) as income_ledger,
              coalesce(ai.held, 0) as held, coalesce(ins.held, 0) as held_ledger, coalesce(ps.total, 0) as pending_payouts
@@ -59,11 +64,12 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       left join pending_sums ps on ps.user_id = p.id
     )
     select * from per_user
-    where balance <> credit_ledger or tokens <> token_ledger or paid_orders <> paid_in or used_codes <> redeemed_in
+    where balance <> credit_ledger or tokens <> token_ledger or paid_orders <> paid_in or refunded_orders <> refunded_out
+       or used_codes <> redeemed_in
        or income <> income_ledger or held <> held_ledger or held <> pending_payouts
     order by email`);
   type Row = Record<"user_id" | "email", string> &
-    Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "used_codes" | "redeemed_in", string | number> &
+    Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "refunded_orders" | "refunded_out" | "used_codes" | "redeemed_in", string | number> &
     Record<"income" | "income_ledger" | "held" | "held_ledger" | "pending_payouts", string | number>;
   const differences: LedgerDifference[] = [];
   for (const row of rowsOf<Row>(result)) {
@@ -71,6 +77,7 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       ["credits", row.balance, row.credit_ledger],
       ["tokens", row.tokens, row.token_ledger],
       ["payments", row.paid_orders, row.paid_in],
+      ["refunds", row.refunded_orders, row.refunded_out],
       ["redeem", row.used_codes, row.redeemed_in],
       ["income", row.income, row.income_ledger],
       ["income-held", row.held, row.held_ledger],
@@ -89,6 +96,7 @@ const LABELS: Record<LedgerDifference["check"], [string, string]> = {
   credits: ["积分余额", "积分流水合计"],
   tokens: ["Tokens余额", "Tokens流水合计"],
   payments: ["已支付订单合计", "在线充值流水合计"],
+  refunds: ["已退款订单合计", "充值退款流水合计"],
   redeem: ["已使用兑换码合计", "兑换码充值流水合计"],
   income: ["收入余额", "收入流水合计"],
   "income-held": ["提现冻结", "冻结流水合计"],

@@ -57,6 +57,7 @@ export const ADMIN_MESSAGES = {
   nickname: "请输入昵称",
   userMissing: "用户不存在",
   balance: "请输入有效的积分余额（不小于0的整数）",
+  balanceChange: "请输入有效的调整数量（非零整数，如 +100 或 -50）",
   unauthorized: "请先登录管理后台",
   tokenName: "请输入令牌名称",
 } as const;
@@ -114,14 +115,58 @@ export const nicknameSchema = z.object({
   intent: z.literal("nickname"),
   nickname: requiredText(ADMIN_MESSAGES.nickname, 30, "昵称不能超过30个字符"),
 });
-export const balanceSchema = z.object({ intent: z.literal("balance"), balance: wholeNumber(ADMIN_MESSAGES.balance, 0, MAX_BALANCE) });
+/**
+ * A change of the credits balance (decision 137): signed ("+100", "-50", "100"), never 0,
+ * with a required reason that goes into the ledger row.
+ */
+export const balanceSchema = z.object({
+  intent: z.literal("balance"),
+  change: z
+    .string({ error: ADMIN_MESSAGES.balanceChange })
+    .trim()
+    .regex(/^[+-]?\d{1,10}$/, ADMIN_MESSAGES.balanceChange)
+    .transform(Number)
+    .pipe(z.number().int().refine((n) => n !== 0 && Math.abs(n) <= MAX_BALANCE, ADMIN_MESSAGES.balanceChange)),
+  reason: requiredText("请填写调整原因", 200, "原因不能超过200个字"),
+});
+/** yyyy-mm-dd (a ban ends at the start of that day, China time) or empty: no end. */
+const optionalDay = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => v ?? "")
+  .refine((v) => v === "" || /^\d{4}-\d{2}-\d{2}$/.test(v), "请输入有效的日期，如 2026-12-31")
+  .transform((v, ctx) => {
+    if (!v) return null;
+    const date = new Date(`${v}T00:00:00+08:00`);
+    if (Number.isNaN(date.getTime()) || new Date(date.getTime() + 8 * 3600_000).toISOString().slice(0, 10) !== v) {
+      ctx.addIssue({ code: "custom", message: "请输入有效的日期，如 2026-12-31" });
+      return z.NEVER;
+    }
+    return date;
+  });
+export const banSchema = z.object({
+  intent: z.literal("ban"),
+  reason: requiredText("请填写封禁原因", 200, "封禁原因不能超过200个字"),
+  until: optionalDay,
+});
+export const unbanSchema = z.object({ intent: z.literal("unban") });
+export const endSessionsSchema = z.object({ intent: z.literal("end-sessions") });
 export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
 /** An administrator's message to the user's inbox (docs/product.md#notifications). */
 export const userMessageSchema = z.object({
   intent: z.literal("message"),
   body: requiredText("请填写消息内容", 2000, "消息不能超过 2000 字"),
 });
-export const userActionSchema = z.discriminatedUnion("intent", [nicknameSchema, balanceSchema, resetPasswordSchema, userMessageSchema]);
+export const userActionSchema = z.discriminatedUnion("intent", [
+  nicknameSchema,
+  balanceSchema,
+  resetPasswordSchema,
+  userMessageSchema,
+  banSchema,
+  unbanSchema,
+  endSessionsSchema,
+]);
 
 export const PROMPT_TYPES = ["free", "imitate", "continue"] as const;
 export const PROMPT_TYPE_LABELS: Record<(typeof PROMPT_TYPES)[number], string> = {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { db } from "~/db/client.server";
@@ -17,6 +17,8 @@ export const AUTH_MESSAGES = {
   invalidCredentials: "邮箱或密码错误",
   emailTaken: "该邮箱已被注册",
   tooManyAttempts: "尝试次数过多，请稍后再试",
+  banned: (reason: string, until: Date | null) =>
+    `该账号已被封禁${until ? `至 ${until.toLocaleString("zh-CN", { timeZone: "Asia/Shanghai", hour12: false })}` : ""}，原因：${reason}`,
 } as const;
 
 /** A refused login or registration: its messages by field (or the form's), and 400 or 429. */
@@ -24,12 +26,18 @@ export class AuthError extends DomainError {
   constructor(
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
-    status: 400 | 429 = 400,
+    status: 400 | 403 | 429 = 400,
   ) {
     super(message, status);
     this.name = "AuthError";
   }
 }
+
+/**
+ * Whether a user is banned now (decision 137): banned, and the ban has no end or ends later.
+ * A ban that ran out needs no cleanup.
+ */
+export const banActive = sql<boolean>`(${users.bannedAt} is not null and (${users.bannedUntil} is null or ${users.bannedUntil} > now()))`;
 
 const WINDOW = 15 * 60;
 /** Registration attempts; failed logins are counted by login-failures.server.ts. */
@@ -68,23 +76,34 @@ export async function login(form: FormData, clientAddress: string): Promise<Auth
   const parsed = loginSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
   const { email, password } = parsed.data;
-  let account: AuthenticatedUser | null;
+  let account: (AuthenticatedUser & { ban: { reason: string; until: Date | null } | null }) | null;
   try {
     account = await attemptLogin("login", email, clientAddress, async () => {
       const [user] = await db
-        .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+        .select({
+          id: users.id,
+          email: users.email,
+          passwordHash: users.passwordHash,
+          banReason: users.banReason,
+          bannedUntil: users.bannedUntil,
+          banned: banActive,
+        })
         .from(users)
         .where(eq(users.email, email));
       // Hash even for an unknown e-mail, so the response time does not reveal which exist.
       const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-      return user && ok ? { id: user.id, email: user.email } : null;
+      if (!user || !ok) return null;
+      // A ban is told only to whoever knows the password (decision 137).
+      const ban = user.banned ? { reason: user.banReason ?? "", until: user.bannedUntil } : null;
+      return { id: user.id, email: user.email, ban };
     });
   } catch (error) {
     if (error instanceof DomainError) throw new AuthError(error.message, {}, 429);
     throw error;
   }
   if (!account) throw new AuthError(AUTH_MESSAGES.invalidCredentials);
-  return account;
+  if (account.ban) throw new AuthError(AUTH_MESSAGES.banned(account.ban.reason, account.ban.until), {}, 403);
+  return { id: account.id, email: account.email };
 }
 
 /**

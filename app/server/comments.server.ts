@@ -269,11 +269,15 @@ export async function listComments(
     opts.paragraph === null ? null : opts.paragraph < paragraphs.length ? { index: opts.paragraph, text: paragraphs[opts.paragraph] } : null;
   if (opts.paragraph !== null && !paragraph) throw new DomainError(COMMENT_MESSAGES.paragraphMissing, 404);
 
-  const visible: SQL | undefined = view.isOwner
-    ? undefined
-    : viewer
-      ? or(isNull(chapterComments.hiddenAt), eq(chapterComments.userId, viewer.id))
-      : isNull(chapterComments.hiddenAt);
+  const visible: SQL | undefined = and(
+    view.isOwner
+      ? undefined
+      : viewer
+        ? or(isNull(chapterComments.hiddenAt), eq(chapterComments.userId, viewer.id))
+        : isNull(chapterComments.hiddenAt),
+    // A banned user's comments are hidden from everyone while the ban lasts (decision 137).
+    sql`not ${authorBanned(sql`${chapterComments.userId}`)}`,
+  );
   const where = and(
     eq(chapterComments.chapterId, chapter.id),
     isNull(chapterComments.parentId),
@@ -381,11 +385,12 @@ export async function commentCounts(chapterId: number, range?: { from: number; t
   const result = await db.execute(sql`
     select a.paragraph_index as p, count(*)::int as n
     from ${commentAnchors} a join ${chapterComments} c on c.anchor_id = a.id and c.parent_id is null and c.hidden_at is null
-    where a.chapter_id = ${chapterId} ${inRange}
+    where a.chapter_id = ${chapterId} ${inRange} and not ${authorBanned(sql`c.user_id`)}
     group by a.paragraph_index
     union all
-    select null, count(*)::int from ${chapterComments}
-    where chapter_id = ${chapterId} and anchor_id is null and parent_id is null and hidden_at is null`);
+    select null, count(*)::int from ${chapterComments} c
+    where c.chapter_id = ${chapterId} and c.anchor_id is null and c.parent_id is null and c.hidden_at is null
+      and not ${authorBanned(sql`c.user_id`)}`);
   const counts: CommentCounts = { paragraphs: {}, chapter: 0 };
   for (const row of rowsOf<{ p: number | null; n: number }>(result)) {
     if (row.p === null) counts.chapter += Number(row.n);
@@ -425,6 +430,11 @@ export async function commentCountsFor(
   range?: { from: number; to: number },
 ): Promise<CommentCounts> {
   return commentCounts(await readableChapterId(viewer, workId, chapterId), range);
+}
+
+/** Whether the writer of a comment (`userId`, a column) is banned now (decision 137). */
+function authorBanned(userId: SQL): SQL {
+  return sql`exists (select 1 from users bu where bu.id = ${userId} and bu.banned_at is not null and (bu.banned_until is null or bu.banned_until > now()))`;
 }
 
 /** Checks the viewer may read the comment's chapter; returns the comment. */

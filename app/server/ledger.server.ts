@@ -134,19 +134,33 @@ export const ADMIN_ADJUSTMENT_DESCRIPTION = "管理员调整";
 export interface AdminAdjustment {
   previous: number;
   balance: number;
-  /** Signed: what was added (positive) or taken (negative); 0 writes no ledger row. */
+  /** Signed: what was added (positive) or taken (negative). */
   difference: number;
 }
 
+/** The most one adjustment may move (either way). */
+export const MAX_ADJUSTMENT = 1_000_000_000;
+
 /**
- * An administrator sets a user's credits balance to `newBalance` (docs/product.md: Back office):
- * in one transaction, lock the user's credits row, take the difference, move the balance
- * by it through credit/debit (so the ledger row 管理员调整 is written beside it, a
- * recharge for a rise and a consume for a fall), and announce the change on commit. The
- * ledger therefore always sums to the balance. Setting the same balance writes nothing.
+ * An administrator adds to or takes from a user's credits (docs/product.md: Back office, users;
+ * decision 137): `change` is signed and never 0, `reason` is required and becomes part of the
+ * ledger row (管理员调整：reason). One transaction: lock the credits row, move the balance
+ * through credit/debit (a fall below zero is refused with 积分余额不足 and changes nothing),
+ * run `also` (the audit row) and announce the change on commit.
  */
-export async function adjustCreditBalance(adminId: string, userId: string, newBalance: number): Promise<AdminAdjustment> {
-  if (!Number.isSafeInteger(newBalance) || newBalance < 0) throw new LedgerError("请输入有效的积分余额（不小于0的整数）", 400);
+export async function adjustCreditBalance(
+  adminId: string,
+  userId: string,
+  change: number,
+  reason: string,
+  also?: (tx: Executor, adjustment: AdminAdjustment) => Promise<void>,
+): Promise<AdminAdjustment> {
+  if (!Number.isSafeInteger(change) || change === 0 || Math.abs(change) > MAX_ADJUSTMENT) {
+    throw new LedgerError("请输入有效的调整数量（非零整数，如 +100 或 -50）", 400);
+  }
+  const why = reason.trim();
+  if (!why) throw new LedgerError("请填写调整原因", 400);
+  const description = `${ADMIN_ADJUSTMENT_DESCRIPTION}：${why}`;
   const result = await db.transaction(async (tx) => {
     const [account] = await tx
       .select({ balance: credits.balance })
@@ -155,18 +169,13 @@ export async function adjustCreditBalance(adminId: string, userId: string, newBa
       .for("update");
     if (!account) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
     const previous = Number(account.balance);
-    const difference = newBalance - previous;
-    if (difference === 0) return { previous, balance: previous, difference };
-    const { balance } =
-      difference > 0
-        ? await credit(tx, userId, difference, ADMIN_ADJUSTMENT_DESCRIPTION)
-        : await debit(tx, userId, -difference, ADMIN_ADJUSTMENT_DESCRIPTION);
+    const { balance } = change > 0 ? await credit(tx, userId, change, description) : await debit(tx, userId, -change, description);
+    const adjustment = { previous, balance, difference: change };
+    await also?.(tx, adjustment);
     await notifyUserChanged(userId, "balance", tx);
-    return { previous, balance, difference };
+    return adjustment;
   });
-  if (result.difference !== 0) {
-    console.info(`admin ${adminId} set the credits of ${userId}: ${result.previous} -> ${result.balance}`);
-  }
+  console.info(`admin ${adminId} adjusted the credits of ${userId}: ${result.previous} -> ${result.balance}`);
   return result;
 }
 
@@ -550,19 +559,44 @@ export type PaymentCreditResult =
   | { status: "amount-mismatch" };
 
 /**
+ * Who credits an order (decision 136): the gateway's notify, an administrator's 查单 that
+ * found it paid at the gateway, or an administrator's 补单 with a reason. All three take
+ * the same path below, so whichever comes first credits and the others credit nothing.
+ */
+export type PaymentCreditSource =
+  | { via: "notify" }
+  | { via: "query"; adminId: string | null }
+  | { via: "manual"; adminId: string | null; reason: string };
+
+/**
  * Credits a paid order exactly once (docs/product.md D6), in one transaction: a conditional
  * UPDATE moves the order from pending to paid, only when the amount the gateway reports
  * (`paidCents`, whole cents) equals the order's; it must change exactly one row, and only
- * then are the credits added with the recharge row 在线充值 and the live update sent on
- * commit. Of any number of concurrent or repeated notifies one changes the row; the
- * others find it paid and credit nothing. The caller has already verified the signature.
+ * then are the credits added with the recharge row 在线充值 (补单 for a manual credit),
+ * `also` runs (the audit row) and the live update is sent on commit. Of any number of
+ * concurrent or repeated notifies, 查单 and 补单 one changes the row; the others find it
+ * paid and credit nothing. The caller has already verified the signature (or is an
+ * administrator).
  */
-export async function creditPaymentOrder(outTradeNo: string, paidCents: number, tradeNo: string): Promise<PaymentCreditResult> {
+export async function creditPaymentOrder(
+  outTradeNo: string,
+  paidCents: number,
+  tradeNo: string | null,
+  source: PaymentCreditSource = { via: "notify" },
+  also?: (tx: Executor) => Promise<void>,
+): Promise<PaymentCreditResult> {
   if (!Number.isSafeInteger(paidCents) || paidCents <= 0) return { status: "amount-mismatch" };
   return db.transaction(async (tx) => {
     const updated = await tx
       .update(paymentOrders)
-      .set({ status: "paid", paidAt: sql`now()`, tradeNo })
+      .set({
+        status: "paid",
+        paidAt: sql`now()`,
+        tradeNo,
+        creditedVia: source.via,
+        creditedBy: source.via === "notify" ? null : source.adminId,
+        creditNote: source.via === "manual" ? source.reason : null,
+      })
       .where(
         and(
           eq(paymentOrders.outTradeNo, outTradeNo),
@@ -574,7 +608,9 @@ export async function creditPaymentOrder(outTradeNo: string, paidCents: number, 
     if (updated.length > 1) throw new Error(`payment order ${outTradeNo}: ${updated.length} rows marked paid`);
     if (updated.length === 1) {
       const [order] = updated;
-      const { balance } = await credit(tx, order.userId, order.amount, PAYMENT_DESCRIPTION);
+      const description = source.via === "manual" ? MANUAL_PAYMENT_DESCRIPTION : PAYMENT_DESCRIPTION;
+      const { balance } = await credit(tx, order.userId, order.amount, description);
+      await also?.(tx);
       await notifyUserChanged(order.userId, "balance", tx);
       return { status: "credited" as const, userId: order.userId, amount: order.amount, balance };
     }
@@ -588,3 +624,53 @@ export async function creditPaymentOrder(outTradeNo: string, paidCents: number, 
     return order.status === "paid" ? { status: "already-paid" as const } : { status: "unknown-order" as const };
   });
 }
+
+/** The ledger row of an order credited by hand (补单). */
+export const MANUAL_PAYMENT_DESCRIPTION = "在线充值（补单）";
+
+export type PaymentRefundResult = { status: "refunded"; userId: string; amount: number; balance: number };
+
+/**
+ * Refunds a paid order's credits (decision 136): only credits not yet spent, so the user's
+ * balance must still hold the order's amount (积分余额不足，无法退款 otherwise, nothing
+ * changed); the money itself goes back through the gateway's own dashboard, outside the
+ * site. One transaction: a conditional UPDATE marks the order refunded exactly once, the
+ * debit writes the ledger row 充值退款：reason, `also` writes the audit row.
+ */
+export async function refundPaymentOrder(
+  adminId: string | null,
+  outTradeNo: string,
+  reason: string,
+  also?: (tx: Executor, refund: PaymentRefundResult) => Promise<void>,
+): Promise<PaymentRefundResult> {
+  const why = reason.trim();
+  if (!why) throw new LedgerError("请填写退款原因", 400);
+  return db.transaction(async (tx) => {
+    const [order] = await tx
+      .update(paymentOrders)
+      .set({ refundedAt: sql`now()`, refundedBy: adminId, refundReason: why })
+      .where(and(eq(paymentOrders.outTradeNo, outTradeNo), eq(paymentOrders.status, "paid"), isNull(paymentOrders.refundedAt)))
+      .returning({ userId: paymentOrders.userId, amount: paymentOrders.amount });
+    if (!order) {
+      const [existing] = await tx
+        .select({ status: paymentOrders.status, refundedAt: paymentOrders.refundedAt })
+        .from(paymentOrders)
+        .where(eq(paymentOrders.outTradeNo, outTradeNo));
+      if (!existing) throw new LedgerError("订单不存在", 404);
+      throw new LedgerError(existing.refundedAt ? "该订单已退款" : "只有已支付的订单可以退款", 409);
+    }
+    let balance: number;
+    try {
+      ({ balance } = await debit(tx, order.userId, order.amount, `${REFUND_DESCRIPTION}：${why}`));
+    } catch (error) {
+      if (error instanceof LedgerError && error.status === 402) throw new LedgerError("积分余额不足，无法退款（用户已使用了这笔充值的积分）", 409);
+      throw error;
+    }
+    const refund = { status: "refunded" as const, userId: order.userId, amount: order.amount, balance };
+    await also?.(tx, refund);
+    await notifyUserChanged(order.userId, "balance", tx);
+    return refund;
+  });
+}
+
+export const REFUND_DESCRIPTION = "充值退款";

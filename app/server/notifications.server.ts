@@ -172,7 +172,7 @@ export async function notifyCommentReply(
 }
 
 /** An administrator's message to one user (the back office's user page). */
-export async function sendAdminMessage(userId: string, rawBody: unknown): Promise<void> {
+export async function sendAdminMessage(userId: string, rawBody: unknown, also?: (tx: Executor, body: string) => Promise<void>): Promise<void> {
   const body = typeof rawBody === "string" ? rawBody.replace(/\r\n?/g, "\n").trim() : "";
   if (!body) throw new DomainError(NOTIFICATION_MESSAGES.bodyRequired, 400, "body");
   if (Array.from(body).length > 2000) throw new DomainError(NOTIFICATION_MESSAGES.bodyTooLong, 400, "body");
@@ -180,6 +180,7 @@ export async function sendAdminMessage(userId: string, rawBody: unknown): Promis
     const [user] = await tx.select({ id: profiles.id }).from(profiles).where(eq(profiles.id, userId));
     if (!user) throw new DomainError(NOTIFICATION_MESSAGES.userMissing, 404);
     await tx.insert(notifications).values({ userId, kind: "admin", body });
+    await also?.(tx, body);
     await notifyUserChanged(userId, "notifications", tx);
   });
 }

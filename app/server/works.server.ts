@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterPurchases, chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
 import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
@@ -143,10 +143,20 @@ export async function updateListing(userId: string, workId: number, action: List
   const [work] = await db
     .update(works)
     .set({ ...next, updatedAt: new Date() })
-    .where(and(eq(works.id, workId), eq(works.userId, userId)))
+    .where(and(eq(works.id, workId), eq(works.userId, userId), isNull(works.takenDownAt)))
     .returning();
-  if (!work) throw notFound();
+  if (!work) {
+    const owned = await getOwnedWork(userId, workId);
+    // Only an administrator's restore brings a taken-down work back (decision 138).
+    if (owned.takenDownAt) throw new DomainError(takenDownMessage(owned.takedownReason), 409);
+    throw notFound();
+  }
   return work;
+}
+
+/** What the owner of a taken-down work is told (decision 138). */
+export function takenDownMessage(reason: string | null): string {
+  return `该作品已被管理员下架，原因：${reason ?? ""}。如有疑问请联系管理员`;
 }
 
 /** Deletes a work and (by cascade) its chapters, favourites and purchases. */
@@ -202,14 +212,14 @@ export async function listMyWorks(
   const pageCount = pageCountOf(total, MY_WORKS_PAGE_SIZE);
   const page = Math.min(Math.max(1, opts.page), pageCount);
   const rows = await db
-    .select(workCardColumns)
+    .select({ ...workCardColumns, takedownReason: works.takedownReason })
     .from(works)
     .innerJoin(profiles, eq(profiles.id, works.userId))
     .where(where)
     .orderBy(...order)
     .limit(MY_WORKS_PAGE_SIZE)
     .offset((page - 1) * MY_WORKS_PAGE_SIZE);
-  return { works: rows as WorkCard[], total, page, pageCount };
+  return { works: rows as (WorkCard & { takedownReason: string | null })[], total, page, pageCount };
 }
 
 /** Whether the viewer has bought the work (owners never need to). */
@@ -246,6 +256,8 @@ export async function getWorkForViewer(workId: number, viewer: Viewer) {
   if (!row) throw notFound();
   const { work } = row;
   const isOwner = viewer?.id === work.userId;
+  // Taken down by an administrator: only the owner still sees it, buyers included (decision 138).
+  if (work.takenDownAt && !isOwner) throw notFound();
   // A buyer keeps what they paid for: a paid work taken down stays readable to them.
   const purchased = viewer && !isOwner && work.visibility !== "public" ? await hasPurchased(viewer.id, work.id) : false;
   if (work.visibility === "private" && !isOwner && !purchased) throw notFound();

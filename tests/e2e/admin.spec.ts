@@ -134,14 +134,17 @@ test.describe("signed in", () => {
     const row = page.getByRole("row", { name: new RegExp(user.email) });
     await expect(row).toHaveCount(1);
     await row.getByRole("link", { name: "编辑" }).click();
-    await expect(page.getByRole("heading", { name: "编辑用户" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "用户详情" })).toBeVisible();
     await page.getByLabel("昵称").fill("管理员改的名");
     await page.getByRole("button", { name: "保存昵称" }).click();
     await expect(page.getByTestId("notice")).toHaveText("昵称已更新");
-    await page.getByLabel("新的积分余额").fill("88");
-    await page.getByRole("button", { name: "保存余额" }).click();
-    await expect(page.getByTestId("notice")).toHaveText("积分余额已更新");
-    await expect(page.getByTestId("user-credits")).toHaveText("88");
+    const before = Number((await page.getByTestId("user-credits").innerText()).replace(/,/g, ""));
+    await page.getByLabel("增减数量").fill("+88");
+    await page.getByLabel("原因", { exact: true }).fill("活动奖励");
+    await page.getByRole("button", { name: "调整积分" }).click();
+    await expect(page.getByTestId("notice")).toHaveText("积分余额已调整");
+    await expect(page.getByTestId("user-credits")).toHaveText((before + 88).toLocaleString("zh-CN"));
+    await expect(page.getByTestId("user-credit-ledger")).toContainText("管理员调整：活动奖励");
   });
 
   test("works: search and TXT export", async ({ page, facts }) => {

@@ -14,12 +14,20 @@ import { pathToFileURL } from "node:url";
  *                          so configured) and waits for its answer, then redirects the
  *                          payer to return_url with the same signed query; then repeats
  *                          the notify `repeatNotifies` more times, as real gateways do.
- *                          The page's 测试选项 (notify_delay_ms, repeat) override both per order.
+ *                          The page's 测试选项 (notify_delay_ms, repeat, drop_notify) override
+ *                          them per order; drop_notify=1 sends no notify at all.
+ *   GET|POST /api.php      the merchant API; act=order with pid, key and out_trade_no (or
+ *                          trade_no) answers the order as JSON the way the platform does:
+ *                          {code: 1, msg, trade_no, out_trade_no, type, pid, addtime, endtime,
+ *                          name, money, status: 1 paid | 0 unpaid, param, buyer}, or
+ *                          {code: -1 | -3, msg} for an unknown order or a wrong key
  *   GET      /healthz      ok
  *
  * Control, for tests in another process (the e2e app server runs separately):
  *   GET  /__control/orders/:out_trade_no   the order and every notify sent with its answer
- *   POST /__control/behaviour              JSON {notifyDelayMs, repeatNotifies, notifyMethod}
+ *   POST /__control/behaviour              JSON {notifyDelayMs, repeatNotifies, notifyMethod, dropNotifies}
+ *                                          (dropNotifies: a payment sends no notify at all, as when
+ *                                          the merchant's server was unreachable)
  *   POST /__control/notify/:out_trade_no   JSON {tamper?, method?}: send one notify now
  *                                          (optionally forged) and return the app's answer
  *
@@ -68,6 +76,8 @@ export interface GatewayOrder {
   returnUrl: string;
   param: string;
   status: "unpaid" | "paid";
+  addTime: string;
+  endTime: string;
 }
 
 /** POST-query: a POST with the fields in the query string, no body and no content type. */
@@ -86,6 +96,8 @@ export interface Behaviour {
   notifyDelayMs: number;
   repeatNotifies: number;
   notifyMethod: NotifyMethod;
+  /** Payments send no notify (the merchant never hears of them): for 查单 and 补单. */
+  dropNotifies: boolean;
 }
 
 export interface FakeEpayGateway {
@@ -147,7 +159,41 @@ export async function startFakeEpayGateway(
   const orders = new Map<string, GatewayOrder>();
   const notifies: NotifyRecord[] = [];
   const inFlight = new Set<Promise<unknown>>();
-  const behaviour: Behaviour = { notifyDelayMs: 0, repeatNotifies: 2, notifyMethod: "GET", ...options.behaviour };
+  const behaviour: Behaviour = { notifyDelayMs: 0, repeatNotifies: 2, notifyMethod: "GET", dropNotifies: false, ...options.behaviour };
+  /** The platform's time format, in China time: 2024-01-31 12:00:00. */
+  const gatewayTime = () => new Date(Date.now() + 8 * 3600 * 1000).toISOString().slice(0, 19).replace("T", " ");
+
+  /** api.php?act=order: the merchant's order query, answered as the platform does. */
+  function orderApi(params: Params, res: http.ServerResponse) {
+    const json = (value: unknown) => {
+      // The platform answers JSON with a text/html content type.
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(JSON.stringify(value));
+    };
+    if (params.act !== "order") return json({ code: -5, msg: "No Act!" });
+    if (params.pid !== pid) return json({ code: -2, msg: "商户ID不存在" });
+    if (params.key !== key) return json({ code: -3, msg: "KEY校验失败" });
+    const order = params.out_trade_no
+      ? orders.get(params.out_trade_no)
+      : [...orders.values()].find((o) => o.tradeNo === params.trade_no);
+    if (!order) return json({ code: -1, msg: "订单号不存在" });
+    json({
+      code: 1,
+      msg: "查询订单号成功！",
+      trade_no: order.tradeNo,
+      out_trade_no: order.outTradeNo,
+      api_trade_no: "",
+      type: order.type,
+      pid: Number(pid),
+      addtime: order.addTime,
+      endtime: order.endTime,
+      name: order.name,
+      money: order.money,
+      status: order.status === "paid" ? 1 : 0,
+      param: order.param,
+      buyer: "",
+    });
+  }
 
   function notifyParams(outTradeNo: string, tamper: Tamper = "none"): Params {
     const order = orders.get(outTradeNo);
@@ -266,6 +312,8 @@ export async function startFakeEpayGateway(
         returnUrl: params.return_url,
         param: params.param ?? "",
         status: "unpaid",
+        addTime: gatewayTime(),
+        endTime: "",
       };
       orders.set(order.outTradeNo, order);
     }
@@ -282,7 +330,8 @@ ${
     : `<form method="post" action="/pay"><input type="hidden" name="trade_no" value="${escapeHtml(order.tradeNo)}">
 <details><summary>测试选项</summary>
 <p><label>延迟通知（毫秒） <input name="notify_delay_ms" type="number" min="0" value="${behaviour.notifyDelayMs}"></label></p>
-<p><label>重复通知次数 <input name="repeat" type="number" min="0" value="${behaviour.repeatNotifies}"></label></p></details>
+<p><label>重复通知次数 <input name="repeat" type="number" min="0" value="${behaviour.repeatNotifies}"></label></p>
+<p><label><input name="drop_notify" type="checkbox" value="1"${behaviour.dropNotifies ? " checked" : ""}> 不发送通知（模拟通知丢失）</label></p></details>
 <p><button type="submit">确认支付</button><a class="cancel" href="${escapeHtml(order.returnUrl)}">取消支付</a></p></form>`
 }`,
       ),
@@ -310,7 +359,9 @@ ${
     }
     const firstTime = order.status === "unpaid";
     order.status = "paid";
-    if (firstTime) {
+    if (firstTime) order.endTime = gatewayTime();
+    const dropped = form.has("drop_notify") ? form.get("drop_notify") === "1" : behaviour.dropNotifies;
+    if (firstTime && !dropped) {
       const notifyDelayMs = number("notify_delay_ms", behaviour.notifyDelayMs);
       const repeatNotifies = number("repeat", behaviour.repeatNotifies);
       if (notifyDelayMs > 0) {
@@ -340,6 +391,7 @@ ${
       if (typeof input.notifyDelayMs === "number") behaviour.notifyDelayMs = input.notifyDelayMs;
       if (typeof input.repeatNotifies === "number") behaviour.repeatNotifies = input.repeatNotifies;
       if (input.notifyMethod === "GET" || input.notifyMethod === "POST") behaviour.notifyMethod = input.notifyMethod;
+      if (typeof input.dropNotifies === "boolean") behaviour.dropNotifies = input.dropNotifies;
       return json(200, behaviour);
     }
     const notifyMatch = /^\/__control\/notify\/([^/]+)$/.exec(url.pathname);
@@ -365,6 +417,10 @@ ${
         return submit(paramsOf(new URLSearchParams(await readBody(req))), res);
       }
       if (url.pathname === "/pay" && req.method === "POST") return pay(await readBody(req), res);
+      if (url.pathname === "/api.php" && req.method === "GET") return orderApi(paramsOf(url.searchParams), res);
+      if (url.pathname === "/api.php" && req.method === "POST") {
+        return orderApi({ ...paramsOf(url.searchParams), ...paramsOf(new URLSearchParams(await readBody(req))) }, res);
+      }
       res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
       res.end("not found");
     };

@@ -20,12 +20,21 @@ export const ADMIN_NAV: AdminNavGroup[] = [
       { to: "/admin/payment", label: "支付配置", superOnly: true },
       { to: "/admin/settings/payment-api", label: "支付接口", superOnly: true },
       { to: "/admin/codes", label: "兑换码管理" },
+      { to: "/admin/orders", label: "充值订单" },
+      { to: "/admin/payment-notifies", label: "支付通知" },
+      { to: "/admin/money", label: "资金报表" },
       { to: "/admin/payouts", label: "提现申请" },
       { to: "/admin/settings/economy", label: "稿酬与定价", superOnly: true },
     ],
   },
   { label: "用户管理", to: "/admin/users" },
-  { label: "作品管理", to: "/admin/works" },
+  {
+    label: "内容管理",
+    items: [
+      { to: "/admin/works", label: "作品管理" },
+      { to: "/admin/comment-reports", label: "评论举报" },
+    ],
+  },
   { label: "提示词管理", to: "/admin/prompts" },
   { label: "作品分类", to: "/admin/categories" },
   {

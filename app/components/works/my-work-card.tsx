@@ -24,7 +24,15 @@ function ActionButton({ workId, intent, back, label }: { workId: number; intent:
 }
 
 /** The owner's controls on a work (docs/product.md D3), each a plain form. */
-export function OwnerControls({ work, back, error }: { work: WorkCardData & { status: string }; back: string; error?: string }) {
+export function OwnerControls({
+  work,
+  back,
+  error,
+}: {
+  work: WorkCardData & { status: string; takedownReason?: string | null };
+  back: string;
+  error?: string;
+}) {
   const submit = useSubmit();
   const paid = work.visibility === "public-vip";
   // A work sold by chapter has no whole price: its pricing page changes it, so the quick
@@ -32,6 +40,12 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
   const byChapter = paid && work.price <= 0;
   return (
     <div className="owner-controls">
+      {work.takedownReason ? (
+        // decision 138: the owner alone sees why; only an administrator can restore it.
+        <p className="form-error" role="status" data-testid="takedown-notice">
+          {`已被管理员下架：${work.takedownReason}`}
+        </p>
+      ) : null}
       {byChapter ? (
         <Link className="btn btn-small" to={`/works/${work.id}/pricing`}>
           按章定价
@@ -57,7 +71,8 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
       {paid ? <ActionButton workId={work.id} intent="make-free" back={back} label="改为免费" /> : null}
       {work.visibility !== "private" ? (
         <ActionButton workId={work.id} intent="take-down" back={back} label="下架" />
-      ) : (
+      ) : work.takedownReason ? null : (
+        // Taken down by an administrator: only they can restore it (decision 138).
         <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
       )}
       <Link className="btn btn-small" to={`/works/${work.id}/settings`}>
@@ -94,7 +109,17 @@ export function OwnerControls({ work, back, error }: { work: WorkCardData & { st
   );
 }
 
-export function MyWorkCard({ work, defaultCoverUrl, back, error }: { work: WorkCardData; defaultCoverUrl?: string; back: string; error?: string }) {
+export function MyWorkCard({
+  work,
+  defaultCoverUrl,
+  back,
+  error,
+}: {
+  work: WorkCardData & { takedownReason?: string | null };
+  defaultCoverUrl?: string;
+  back: string;
+  error?: string;
+}) {
   return (
     <div className="my-work-card">
       <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} />

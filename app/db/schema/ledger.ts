@@ -4,6 +4,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgTable,
   text,
   timestamp,
@@ -95,9 +96,23 @@ export const paymentOrders = pgTable(
     tradeNo: text("trade_no"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     paidAt: timestamp("paid_at", { withTimezone: true }),
+    /**
+     * How a paid order was credited (decision 136): `notify` (the gateway's signed notify),
+     * `query` (an administrator's 查单 found it paid at the gateway) or `manual` (补单, with
+     * the administrator and reason in `creditNote`).
+     */
+    creditedVia: text("credited_via"),
+    creditedBy: uuid("credited_by"),
+    creditNote: text("credit_note"),
+    /** A refund of the order's credits by an administrator (the money goes back outside the site). */
+    refundedAt: timestamp("refunded_at", { withTimezone: true }),
+    refundedBy: uuid("refunded_by"),
+    refundReason: text("refund_reason"),
   },
   (t) => [
     check("payment_orders_amount_positive", sql`${t.amount} >= 1`),
+    check("payment_orders_credited_via", sql`${t.creditedVia} IN ('notify', 'query', 'manual')`),
+    check("payment_orders_refund_paid", sql`${t.refundedAt} IS NULL OR (${t.status} = 'paid' AND ${t.refundReason} IS NOT NULL)`),
     check(
       "payment_orders_paid_at",
       sql`(${t.status} = 'paid') = (${t.paidAt} IS NOT NULL)`,
@@ -105,7 +120,26 @@ export const paymentOrders = pgTable(
     index("payment_orders_user_idx").on(t.userId, t.createdAt),
     // The dashboard's top-ups by day.
     index("payment_orders_paid_day_idx").on(t.paidAt, t.amount).where(sql`status = 'paid'`),
+    index("payment_orders_created_idx").on(t.createdAt),
   ],
+);
+
+/**
+ * Every notify as it arrived (decision 136), for 支付通知 in the back office: what the
+ * handler decided and the fields sent, the signature cut short. Kept 90 days.
+ */
+export const paymentNotifies = pgTable(
+  "payment_notifies",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+    outTradeNo: text("out_trade_no"),
+    method: text("method").notNull(),
+    outcome: text("outcome").notNull(),
+    params: jsonb("params").$type<Record<string, string>>().notNull(),
+    address: text("address"),
+  },
+  (t) => [index("payment_notifies_received_idx").on(t.receivedAt), index("payment_notifies_order_idx").on(t.outTradeNo, t.receivedAt)],
 );
 
 export const redeemCodes = pgTable(

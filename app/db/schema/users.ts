@@ -22,8 +22,18 @@ export const users = pgTable(
     passwordHash: text("password_hash").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
+    /**
+     * A ban by an administrator (docs/product.md: Back office, users; decision 137): set
+     * while banned, with the reason shown at sign-in and an optional end (null: no end).
+     */
+    bannedAt: timestamp("banned_at", { withTimezone: true }),
+    bannedUntil: timestamp("banned_until", { withTimezone: true }),
+    banReason: text("ban_reason"),
   },
-  (t) => [check("users_email_lower", sql`${t.email} = lower(${t.email})`)],
+  (t) => [
+    check("users_email_lower", sql`${t.email} = lower(${t.email})`),
+    check("users_ban_reason", sql`(${t.bannedAt} IS NULL) = (${t.banReason} IS NULL)`),
+  ],
 );
 
 /** What the site shows about a user, and their token balance. */

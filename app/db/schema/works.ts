@@ -67,6 +67,14 @@ export const works = pgTable(
     completedAt: timestamp("completed_at", { withTimezone: true }),
     /** The author's switch for AI summaries and proposed facts after each publication (docs/decisions/128); off by default. */
     aiSummaries: boolean("ai_summaries").notNull().default(false),
+    /**
+     * An administrator's take-down (decision 138): the work is private while it lasts, hidden
+     * from everyone but its owner (buyers included), who sees the reason and cannot put it
+     * back on the shelf; `takedownPrevious` is the listing a restore puts back.
+     */
+    takenDownAt: timestamp("taken_down_at", { withTimezone: true }),
+    takedownReason: text("takedown_reason"),
+    takedownPrevious: jsonb("takedown_previous").$type<{ visibility: "public" | "public-vip" | "private"; price: number }>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -83,6 +91,10 @@ export const works = pgTable(
       sql`(${t.visibility} = 'public-vip' and (${t.price} >= 1 or ${t.saleMode} = 'chapter')) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,
     ),
     check("works_sale_mode", sql`${t.saleMode} in ('whole', 'chapter')`),
+    check(
+      "works_takedown",
+      sql`${t.takenDownAt} is null or (${t.visibility} = 'private' and ${t.takedownReason} is not null and ${t.takedownPrevious} is not null)`,
+    ),
     check(
       "works_chapter_sale_terms",
       sql`${t.saleMode} <> 'chapter' or (${t.vipFrom} >= 1 and ${t.pricePerThousand} >= 1)`,

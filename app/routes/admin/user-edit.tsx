@@ -5,24 +5,39 @@ import { formatDateTime } from "~/components/admin/format";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
-import { balanceSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
-import { getUserForAdmin, resetUserPassword, updateUserNickname } from "~/server/admin/users.server";
+import { UserActivity } from "~/components/admin/user-activity";
+import { balanceSchema, banSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
+import { adminActorOf } from "~/server/admin/audit.server";
+import {
+  adjustUserCredits,
+  banUser,
+  endUserSessions,
+  getUserActivity,
+  getUserForAdmin,
+  messageUser,
+  resetUserPassword,
+  unbanUser,
+  updateUserNickname,
+} from "~/server/admin/users.server";
 import { orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
-import { adjustCreditBalance } from "~/server/ledger.server";
-import { sendAdminMessage } from "~/server/notifications.server";
 import type { Route } from "./+types/user-edit";
 
-export const meta: Route.MetaFunction = () => [{ title: "编辑用户 - 管理后台" }];
+export const meta: Route.MetaFunction = () => [{ title: "用户详情 - 管理后台" }];
 
 export async function loader({ params }: Route.LoaderArgs) {
-  return orRouteError(async () => ({ user: await getUserForAdmin(params.id) }));
+  return orRouteError(async () => {
+    const user = await getUserForAdmin(params.id);
+    return { user, activity: await getUserActivity(user.id) };
+  });
 }
 
-/** Nickname, credits balance (with its 管理员调整 ledger row), password reset, a message to the user. */
+/**
+ * Nickname, a credits change with its reason (ledger row 管理员调整：reason), password reset,
+ * a message to the user, ban / unban and ending every session (decision 137).
+ */
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const admin = context.get(adminContext);
+  const actor = adminActorOf(context);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: userActionSchema });
   const intent = String(form.get("intent") ?? "");
@@ -34,25 +49,37 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     async () => {
       await getUserForAdmin(params.id);
       if (value.intent === "nickname") {
-        await updateUserNickname(params.id, value.nickname);
+        await updateUserNickname(actor, params.id, value.nickname);
         return redirect(`/admin/users/${params.id}?notice=nickname-set`);
       }
       if (value.intent === "balance") {
-        await adjustCreditBalance(admin.id, params.id, value.balance);
+        await adjustUserCredits(actor, params.id, value.change, value.reason);
         return redirect(`/admin/users/${params.id}?notice=balance-set`);
       }
       if (value.intent === "message") {
-        await sendAdminMessage(params.id, value.body);
+        await messageUser(actor, params.id, value.body);
         return redirect(`/admin/users/${params.id}?notice=message-sent`);
       }
-      await resetUserPassword(params.id, value.password);
+      if (value.intent === "ban") {
+        await banUser(actor, params.id, value.reason, value.until);
+        return redirect(`/admin/users/${params.id}?notice=banned`);
+      }
+      if (value.intent === "unban") {
+        await unbanUser(actor, params.id);
+        return redirect(`/admin/users/${params.id}?notice=unbanned`);
+      }
+      if (value.intent === "end-sessions") {
+        await endUserSessions(actor, params.id);
+        return redirect(`/admin/users/${params.id}?notice=sessions-ended`);
+      }
+      await resetUserPassword(actor, params.id, value.password);
       return redirect(`/admin/users/${params.id}?notice=password-reset`);
     },
     (error) => ({ intent, result: submission.reply({ formErrors: [error.message], hideFields: ["password"] }) }),
   );
 }
 
-export default function UserEdit({ loaderData: { user }, actionData }: Route.ComponentProps) {
+export default function UserEdit({ loaderData: { user, activity }, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
   const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
@@ -64,7 +91,12 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
   const [balanceForm, balanceFields] = useSchemaForm(balanceSchema, {
     id: "user-balance",
     lastResult: resultFor("balance"),
-    defaultValue: { intent: "balance", balance: String(user.credits) },
+    defaultValue: { intent: "balance" },
+  });
+  const [banForm, banFields] = useSchemaForm(banSchema, {
+    id: "user-ban",
+    lastResult: resultFor("ban"),
+    defaultValue: { intent: "ban" },
   });
   const [passwordForm, passwordFields] = useSchemaForm(resetPasswordSchema, {
     id: "user-password",
@@ -84,8 +116,9 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
       <p>
         <Link to="/admin/users">← 返回用户列表</Link>
       </p>
-      <h1>编辑用户</h1>
+      <h1>用户详情</h1>
       <QueryNotice />
+      <FormErrors errors={actionData && ["unban", "end-sessions"].includes(actionData.intent) ? (actionData.result.error?.[""] ?? undefined) : undefined} />
       <dl className="admin-facts">
         <dt>邮箱</dt>
         <dd>{user.email}</dd>
@@ -95,7 +128,47 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
         <dd title={String(user.tokens)}>{formatTokens(user.tokens)}</dd>
         <dt>注册时间</dt>
         <dd>{formatDateTime(user.createdAt)}</dd>
+        <dt>最近登录</dt>
+        <dd>{formatDateTime(user.lastSignInAt) || "—"}（当前有效登录 {activity.sessions} 个）</dd>
+        <dt>状态</dt>
+        <dd data-testid="user-ban-state">
+          {user.banned
+            ? `已封禁${user.bannedUntil ? `至 ${formatDateTime(user.bannedUntil)}` : "（无期限）"}，原因：${user.banReason}`
+            : "正常"}
+        </dd>
       </dl>
+
+      <div className="admin-card">
+        <h2>{user.banned ? "封禁与登录" : "封禁用户"}</h2>
+        <p className="hint">封禁后该用户无法登录、所有登录立即失效，其评论对所有人隐藏；到期自动解封。</p>
+        <FormErrors form={banForm} />
+        <Form method="post" {...getFormProps(banForm)}>
+          <input type="hidden" name="intent" value="ban" />
+          <label className="field">
+            <span>封禁原因（会在该用户登录时显示）</span>
+            <input {...getInputProps(banFields.reason, { type: "text" })} maxLength={200} />
+            <FieldErrors field={banFields.reason} />
+          </label>
+          <label className="field">
+            <span>解封日期（可选，北京时间当日零点解封；留空为无期限）</span>
+            <input {...getInputProps(banFields.until, { type: "date" })} />
+            <FieldErrors field={banFields.until} />
+          </label>
+          <button type="submit" className="btn btn-danger" disabled={busy}>{user.banned ? "更新封禁" : "封禁"}</button>
+        </Form>
+        <div className="admin-inline-form">
+          {user.banned ? (
+            <Form method="post">
+              <input type="hidden" name="intent" value="unban" />
+              <button type="submit" className="btn" disabled={busy}>解除封禁</button>
+            </Form>
+          ) : null}
+          <Form method="post">
+            <input type="hidden" name="intent" value="end-sessions" />
+            <button type="submit" className="btn" disabled={busy}>结束所有登录</button>
+          </Form>
+        </div>
+      </div>
 
       <div className="admin-card">
         <h2>修改昵称</h2>
@@ -112,17 +185,22 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
       </div>
 
       <div className="admin-card">
-        <h2>设置积分余额</h2>
-        <p className="hint">将记录一条“管理员调整”的积分流水，金额为新旧余额之差。</p>
+        <h2>调整积分</h2>
+        <p className="hint">填写增减的数量（如 +100 或 -50）和原因，将记录一条“管理员调整：原因”的积分流水；余额不能低于0。</p>
         <FormErrors form={balanceForm} />
         <Form method="post" {...getFormProps(balanceForm)}>
           <input type="hidden" name="intent" value="balance" />
           <label className="field">
-            <span>新的积分余额</span>
-            <input {...getInputProps(bf.balance, { type: "text" })} inputMode="numeric" />
-            <FieldErrors field={bf.balance} />
+            <span>增减数量</span>
+            <input {...getInputProps(bf.change, { type: "text" })} placeholder="+100 或 -50" />
+            <FieldErrors field={bf.change} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>保存余额</button>
+          <label className="field">
+            <span>原因</span>
+            <input {...getInputProps(bf.reason, { type: "text" })} maxLength={200} />
+            <FieldErrors field={bf.reason} />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={busy}>调整积分</button>
         </Form>
       </div>
 
@@ -155,6 +233,8 @@ export default function UserEdit({ loaderData: { user }, actionData }: Route.Com
           <button type="submit" className="btn btn-primary" disabled={busy}>发送消息</button>
         </Form>
       </div>
+
+      <UserActivity activity={activity} />
     </section>
   );
 }

@@ -50,7 +50,10 @@ export default function Users({ loaderData }: Route.ComponentProps) {
               {users.map((u) => (
                 <tr key={u.id}>
                   <td>{u.email}</td>
-                  <td>{u.nickname}</td>
+                  <td>
+                    {u.nickname}
+                    {u.banned ? <small className="admin-muted">（已封禁）</small> : null}
+                  </td>
                   <td>{formatNumber(u.credits)}</td>
                   <td title={String(u.tokens)}>{formatTokens(u.tokens)}</td>
                   <td>{formatDateTime(u.createdAt)}</td>

@@ -1,6 +1,7 @@
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
-import { handleNotify, notifyAnswer, type NotifyOutcome } from "~/server/payments/epay.server";
+import { notifyAnswer, receiveNotify, type NotifyOutcome } from "~/server/payments/epay.server";
+import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/notify";
 
 /**
@@ -12,8 +13,8 @@ import type { Route } from "./+types/notify";
  */
 const MAX_BODY_BYTES = 16 * 1024;
 
-function answer(outcome: NotifyOutcome, request: Request): Response {
-  const body = notifyAnswer(outcome);
+function answer(outcome: NotifyOutcome | "error", request: Request): Response {
+  const body = outcome === "error" ? "fail" : notifyAnswer(outcome);
   if (body === "fail") {
     const outTradeNo = new URL(request.url).searchParams.get("out_trade_no") ?? "";
     console.warn(`payment notify refused: ${outcome}${outTradeNo ? ` (${outTradeNo.slice(0, 64)})` : ""}`);
@@ -24,21 +25,16 @@ function answer(outcome: NotifyOutcome, request: Request): Response {
   });
 }
 
-async function handle(entries: Iterable<[string, string]>, request: Request): Promise<Response> {
-  try {
-    return answer(await handleNotify(entries), request);
-  } catch (error) {
-    // Nothing was committed: the gateway will try again.
-    console.error("payment notify failed", error);
-    return answer("malformed", request);
-  }
+/** Every notify is recorded with its outcome for 支付通知 in the back office (decision 136). */
+async function handle(entries: [string, string][], request: Request, address: string): Promise<Response> {
+  return answer(await receiveNotify(entries, { method: request.method, address }), request);
 }
 
-export async function loader({ request }: Route.LoaderArgs) {
-  return handle(new URL(request.url).searchParams.entries(), request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  return handle([...new URL(request.url).searchParams.entries()], request, clientAddressOf(context));
 }
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   if (request.method !== "POST") return new Response("fail", { status: 405, headers: { Allow: "GET, POST" } });
   let form: FormData;
   try {
@@ -54,5 +50,5 @@ export async function action({ request }: Route.ActionArgs) {
     entries.push([k, v]);
   }
   if (entries.length === 0) entries.push(...new URL(request.url).searchParams.entries());
-  return handle(entries, request);
+  return handle(entries, request, clientAddressOf(context));
 }

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { paymentOrders } from "~/db/schema";
+import { paymentNotifies, paymentOrders } from "~/db/schema";
 import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { oncePerFormToken, type RecordResult } from "../form-tokens.server";
@@ -233,6 +233,7 @@ export function notifyAnswer(outcome: NotifyOutcome): "success" | "fail" {
 export async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
   const params: EpayParams = {};
   for (const [k, v] of entries) {
+    if (k === "__proto__") return "malformed";
     // A repeated field is ambiguous: which one did the gateway sign?
     if (Object.hasOwn(params, k)) return "malformed";
     params[k] = v;
@@ -249,8 +250,76 @@ export async function handleNotify(entries: Iterable<[string, string]>): Promise
   const cents = parseMoneyCents(params.money);
   if (cents === null || cents <= 0) return "bad-money";
 
-  const result = await creditPaymentOrder(params.out_trade_no, cents, params.trade_no);
+  const result = await creditPaymentOrder(params.out_trade_no, cents, params.trade_no, { via: "notify" });
   if (result.status === "credited") return "credited";
   if (result.status === "already-paid") return "already-paid";
   return result.status;
+}
+
+/** What 支付通知 in the back office says about each outcome (decision 136). */
+export const NOTIFY_OUTCOME_LABELS: Record<NotifyOutcome | "error", string> = {
+  credited: "验签通过，已入账",
+  "already-paid": "验签通过，订单此前已入账（重复通知，未再入账）",
+  malformed: "拒绝：参数缺失、重复或格式不对",
+  "not-configured": "拒绝：网站未配置商户PID或密钥",
+  "wrong-pid": "拒绝：商户PID不是本站的",
+  "bad-sign": "拒绝：签名校验失败",
+  "not-success": "拒绝：交易状态不是 TRADE_SUCCESS",
+  "bad-money": "拒绝：金额格式不对",
+  "unknown-order": "拒绝：本站没有这个订单",
+  "amount-mismatch": "拒绝：金额与订单不符",
+  error: "处理出错（数据库），未入账，网关会重试",
+};
+
+const MAX_RECORDED_FIELDS = 30;
+const MAX_RECORDED_VALUE = 200;
+
+/**
+ * The fields of a notify as 支付通知 keeps them: at most 30, each value cut to 200
+ * characters, and the signature cut to its first 8 characters (enough to tell two apart,
+ * useless to replay). The merchant key is never sent in a notify, so nothing else is secret.
+ */
+export function redactNotifyParams(entries: [string, string][]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries.slice(0, MAX_RECORDED_FIELDS)) {
+    const key = k.slice(0, 40);
+    if (Object.hasOwn(out, key) || key === "__proto__") continue;
+    out[key] = key === "sign" ? `${v.slice(0, 8)}…` : v.slice(0, MAX_RECORDED_VALUE);
+  }
+  return out;
+}
+
+/**
+ * Handles a notify and records it with its outcome in payment_notifies (decision 136).
+ * Recording is best effort and after the decision: a failed insert is logged and never
+ * changes what the gateway is told. One call in 200 also drops records older than 90 days.
+ */
+export async function receiveNotify(
+  entries: [string, string][],
+  meta: { method: string; address: string },
+): Promise<NotifyOutcome | "error"> {
+  let outcome: NotifyOutcome | "error";
+  try {
+    outcome = await handleNotify(entries);
+  } catch (error) {
+    // Nothing was committed: the gateway will try again.
+    console.error("payment notify failed", error);
+    outcome = "error";
+  }
+  const outTradeNo = entries.find(([k]) => k === "out_trade_no")?.[1]?.slice(0, 64) ?? null;
+  try {
+    await db.insert(paymentNotifies).values({
+      outTradeNo,
+      method: meta.method.slice(0, 10),
+      outcome,
+      params: redactNotifyParams(entries),
+      address: meta.address.slice(0, 64),
+    });
+    if (randomInt(0, 200) === 0) {
+      await db.delete(paymentNotifies).where(lt(paymentNotifies.receivedAt, sql`now() - interval '90 days'`));
+    }
+  } catch (error) {
+    console.error("payment notify could not be recorded", error);
+  }
+  return outcome;
 }

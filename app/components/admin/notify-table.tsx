@@ -1,0 +1,54 @@
+import { Link } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+
+/** Notifies as they arrived, with what was decided (decision 136); the signature is already cut short. */
+export interface NotifyRow {
+  id: number;
+  receivedAt: Date | string;
+  outTradeNo: string | null;
+  method: string;
+  outcome: string;
+  label: string;
+  params: Record<string, string>;
+  address: string | null;
+}
+
+export function NotifyTable({ notifies, showOrder }: { notifies: NotifyRow[]; showOrder?: boolean }) {
+  if (notifies.length === 0) return <p className="admin-muted">暂无支付通知</p>;
+  return (
+    <div className="table-scroll">
+      <table className="admin-table" data-testid="notify-table">
+        <thead>
+          <tr>
+            <th>收到时间</th>
+            {showOrder ? <th>订单号</th> : null}
+            <th>结果</th>
+            <th>来源</th>
+            <th>参数</th>
+          </tr>
+        </thead>
+        <tbody>
+          {notifies.map((n) => (
+            <tr key={n.id} className={n.outcome === "credited" || n.outcome === "already-paid" ? undefined : "admin-row-warn"}>
+              <td>{formatDateTime(n.receivedAt)}</td>
+              {showOrder ? (
+                <td>{n.outTradeNo ? <Link to={`/admin/orders/${encodeURIComponent(n.outTradeNo)}`}>{n.outTradeNo}</Link> : "—"}</td>
+              ) : null}
+              <td>{n.label}</td>
+              <td>
+                {n.method} {n.address ?? ""}
+              </td>
+              <td>
+                <code className="admin-params">
+                  {Object.entries(n.params)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join("&")}
+                </code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

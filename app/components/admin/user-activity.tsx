@@ -1,0 +1,163 @@
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { formatNumber, formatTokens } from "~/utils/format";
+
+/** The user page's ledgers, purchases, orders and works (decision 137): plain tables that scroll inside their card. */
+
+interface LedgerRow {
+  id: number;
+  amount: number;
+  type: string;
+  description: string;
+  createdAt: Date | string;
+}
+
+interface Activity {
+  creditRows: LedgerRow[];
+  tokenRows: LedgerRow[];
+  incomeRows: LedgerRow[];
+  income: { balance: number; held: number };
+  purchases: { workId: number; title: string | null; price: number; createdAt: Date | string }[];
+  chapterBuys: { workId: number; title: string | null; chapters: number; credits: number; lastAt: Date | string }[];
+  orders: { outTradeNo: string; amount: number; status: string; createdAt: Date | string; paidAt: Date | string | null; refundedAt: Date | string | null }[];
+  works: { id: number; title: string; visibility: string; chapterCount: number; createdAt: Date | string }[];
+}
+
+const VISIBILITY: Record<string, string> = { public: "免费", "public-vip": "付费", private: "未公开" };
+
+function Card({ title, testId, empty, children }: { title: string; testId: string; empty: boolean; children: ReactNode }) {
+  return (
+    <div className="admin-card" data-testid={testId}>
+      <h2>{title}</h2>
+      {empty ? <p className="admin-muted">暂无记录</p> : <div className="table-scroll">{children}</div>}
+    </div>
+  );
+}
+
+function Ledger({ rows, tokens }: { rows: LedgerRow[]; tokens?: boolean }) {
+  return (
+    <table className="admin-table">
+      <thead>
+        <tr>
+          <th>时间</th>
+          <th>变动</th>
+          <th>说明</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => {
+          // Credits ledger rows store a positive amount with a type; the others are signed.
+          const signed = r.type === "consume" ? -Math.abs(r.amount) : r.type === "recharge" ? Math.abs(r.amount) : r.amount;
+          const text = tokens ? formatTokens(Math.abs(signed)) : formatNumber(Math.abs(signed));
+          return (
+            <tr key={r.id}>
+              <td>{formatDateTime(r.createdAt)}</td>
+              <td>{signed < 0 ? `-${text}` : `+${text}`}</td>
+              <td>{r.description}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+export function UserActivity({ activity }: { activity: Activity }) {
+  const a = activity;
+  return (
+    <>
+      <Card title="积分流水（最近50条）" testId="user-credit-ledger" empty={a.creditRows.length === 0}>
+        <Ledger rows={a.creditRows} />
+      </Card>
+      <Card title="Tokens流水（最近50条）" testId="user-token-ledger" empty={a.tokenRows.length === 0}>
+        <Ledger rows={a.tokenRows} tokens />
+      </Card>
+      <Card
+        title={`收入流水（可提现 ${formatNumber(a.income.balance)}，提现中 ${formatNumber(a.income.held)}）`}
+        testId="user-income-ledger"
+        empty={a.incomeRows.length === 0}
+      >
+        <Ledger rows={a.incomeRows} />
+      </Card>
+      <Card title="购买记录" testId="user-purchases" empty={a.purchases.length === 0 && a.chapterBuys.length === 0}>
+        <table className="admin-table">
+          <thead>
+            <tr>
+              <th>作品</th>
+              <th>购买</th>
+              <th>积分</th>
+              <th>时间</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.purchases.map((p) => (
+              <tr key={`w${p.workId}`}>
+                <td>
+                  {p.title ?? "（已删除）"}
+                </td>
+                <td>整本</td>
+                <td>{formatNumber(p.price)}</td>
+                <td>{formatDateTime(p.createdAt)}</td>
+              </tr>
+            ))}
+            {a.chapterBuys.map((p) => (
+              <tr key={`c${p.workId}`}>
+                <td>{p.title ?? "（已删除）"}</td>
+                <td>{p.chapters} 章</td>
+                <td>{formatNumber(p.credits)}</td>
+                <td>{formatDateTime(p.lastAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      <Card title="充值订单" testId="user-orders" empty={a.orders.length === 0}>
+        <table className="admin-table">
+          <thead>
+            <tr>
+              <th>订单号</th>
+              <th>金额</th>
+              <th>状态</th>
+              <th>创建时间</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.orders.map((o) => (
+              <tr key={o.outTradeNo}>
+                <td>
+                  <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
+                </td>
+                <td>¥{o.amount}</td>
+                <td>{o.refundedAt ? "已退款" : o.status === "paid" ? "已支付" : "待支付"}</td>
+                <td>{formatDateTime(o.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      <Card title="作品" testId="user-works" empty={a.works.length === 0}>
+        <table className="admin-table">
+          <thead>
+            <tr>
+              <th>标题</th>
+              <th>可见性</th>
+              <th>章节</th>
+              <th>创建时间</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.works.map((w) => (
+              <tr key={w.id}>
+                <td>{w.title}</td>
+                <td>{VISIBILITY[w.visibility] ?? w.visibility}</td>
+                <td>{w.chapterCount}</td>
+                <td>{formatDateTime(w.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,166 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { formatDateTime } from "~/components/admin/format";
+import { CREDITED_VIA_LABELS, orderStatusLabel } from "~/components/admin/order-labels";
+import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { NotifyTable } from "~/components/admin/notify-table";
+import { creditOrderByHand, getPaymentOrderForAdmin, queryGatewayOrder, refundOrder, type OrderActionResult } from "~/server/admin/payments.server";
+import { orRouteError, replyOnDomainError } from "~/server/errors.server";
+import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/admin/audit.server";
+import type { Route } from "./+types/order";
+
+/**
+ * One payment order (decision 136): its facts, the notifies that named it with what was
+ * decided, and the repairs: 查单 asks the gateway and credits when it says paid, 补单 credits
+ * by hand with a reason, 退款 takes back the order's credits while unspent. Crediting goes
+ * through the notify's own path, so a notify before or after credits nothing more.
+ */
+export const meta: Route.MetaFunction = () => [{ title: "订单详情 - 管理后台" }];
+
+export async function loader({ params }: Route.LoaderArgs) {
+  return orRouteError(() => getPaymentOrderForAdmin(params.outTradeNo));
+}
+
+function noticeOf(result: OrderActionResult): string | null {
+  if (result.status === "credited") return "order-credited";
+  if (result.status === "already-paid") return "order-already-paid";
+  if (result.status === "unpaid") return "order-unpaid";
+  return null;
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const actor = adminActorOf(context);
+  const form = await readForm(request);
+  const intent = form.get("intent");
+  const back = `/admin/orders/${encodeURIComponent(params.outTradeNo)}`;
+  return replyOnDomainError(
+    async () => {
+      if (intent === "query" || intent === "credit") {
+        const result =
+          intent === "query"
+            ? await queryGatewayOrder(actor, params.outTradeNo)
+            : await creditOrderByHand(actor, params.outTradeNo, form.get("reason"), form.get("tradeNo"));
+        const notice = noticeOf(result);
+        if (notice) return redirect(`${back}?notice=${notice}`);
+        return data({ intent, error: `网关显示已支付，但金额（¥${result.status === "mismatch" ? result.money : ""}）与订单不符，未入账` }, { status: 409 });
+      }
+      if (intent === "refund") {
+        await refundOrder(actor, params.outTradeNo, form.get("reason"));
+        return redirect(`${back}?notice=order-refunded`);
+      }
+      return data({ intent: String(intent ?? ""), error: "未知操作" }, { status: 400 });
+    },
+    (error) => ({ intent: String(intent ?? ""), error: error.message }),
+  );
+}
+
+export default function Order({ loaderData: { order, notifies }, actionData }: Route.ComponentProps) {
+  const busy = useNavigation().state === "submitting";
+  const errorFor = (intent: string) => (actionData?.intent === intent ? [actionData.error] : undefined);
+  return (
+    <section className="admin-page">
+      <p>
+        <Link to="/admin/orders">← 返回订单列表</Link>
+      </p>
+      <h1>订单详情</h1>
+      <QueryNotice />
+      <dl className="admin-facts" data-testid="order-facts">
+        <dt>订单号</dt>
+        <dd>{order.outTradeNo}</dd>
+        <dt>用户</dt>
+        <dd>
+          <Link to={`/admin/users/${order.userId}`}>{order.nickname}</Link>（{order.email}）
+        </dd>
+        <dt>金额</dt>
+        <dd>¥{order.amount}（{order.amount} 积分）</dd>
+        <dt>状态</dt>
+        <dd data-testid="order-status">
+          {orderStatusLabel(order)}
+          {order.status === "paid" && order.creditedVia ? `（${CREDITED_VIA_LABELS[order.creditedVia] ?? order.creditedVia}入账）` : ""}
+        </dd>
+        {order.creditNote ? (
+          <>
+            <dt>补单原因</dt>
+            <dd>{order.creditNote}</dd>
+          </>
+        ) : null}
+        <dt>网关流水号</dt>
+        <dd>{order.tradeNo ?? "—"}</dd>
+        <dt>创建时间</dt>
+        <dd>{formatDateTime(order.createdAt)}</dd>
+        <dt>支付时间</dt>
+        <dd>{formatDateTime(order.paidAt) || "—"}</dd>
+        {order.refundedAt ? (
+          <>
+            <dt>退款</dt>
+            <dd>
+              {formatDateTime(order.refundedAt)}，{order.refundReason}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+
+      {order.status === "pending" ? (
+        <>
+          <div className="admin-card">
+            <h2>查单</h2>
+            <p className="hint">向支付网关查询这笔订单；网关显示已支付且金额相符时自动入账（与支付通知走同一入账流程，不会重复入账）。</p>
+            <FormErrors errors={errorFor("query")} />
+            <Form method="post">
+              <input type="hidden" name="intent" value="query" />
+              <button type="submit" className="btn btn-primary" disabled={busy}>
+                查单
+              </button>
+            </Form>
+          </div>
+          <div className="admin-card">
+            <h2>补单</h2>
+            <p className="hint">确认用户已付款但积分未到账时，手动入账。请先在网关后台核实收款。</p>
+            <FormErrors errors={errorFor("credit")} />
+            <Form method="post">
+              <input type="hidden" name="intent" value="credit" />
+              <label className="field">
+                <span>补单原因（必填）</span>
+                <input name="reason" required maxLength={200} />
+              </label>
+              <label className="field">
+                <span>网关流水号（可选）</span>
+                <input name="tradeNo" maxLength={128} />
+              </label>
+              <button type="submit" className="btn btn-primary" disabled={busy}>
+                补单入账
+              </button>
+            </Form>
+          </div>
+        </>
+      ) : null}
+
+      {order.status === "paid" && !order.refundedAt ? (
+        <div className="admin-card">
+          <h2>退款</h2>
+          <p className="hint">退回这笔充值的积分（用户余额须仍有这些积分）；钱款请在支付网关后台原路退回。</p>
+          <FormErrors errors={errorFor("refund")} />
+          <Form method="post">
+            <input type="hidden" name="intent" value="refund" />
+            <label className="field">
+              <span>退款原因（必填）</span>
+              <input name="reason" required maxLength={200} />
+            </label>
+            <button type="submit" className="btn btn-danger" disabled={busy}>
+              退回积分
+            </button>
+          </Form>
+        </div>
+      ) : null}
+
+      <div className="admin-card">
+        <h2>支付通知记录</h2>
+        <NotifyTable notifies={notifies} />
+      </div>
+    </section>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBox />;
+}
