@@ -429,7 +429,8 @@ describe("the operations' prompts", () => {
         type: "free",
       }),
     );
-    expect(renamed.status).toBe(409);
+    expect(renamed.status).toBe(400);
+    expect(JSON.stringify(renamed.data)).toContain("内置提示词的代码不能修改");
     expect((await db.select().from(prompts).where(eq(prompts.id, p05.id)))[0].code).toBe("P05");
   });
 });
