@@ -61,7 +61,10 @@ let proxy: Proxy;
 
 async function timed(url: string): Promise<{ status: number; ms: number; body: string }> {
   const started = performance.now();
-  const response = await fetch(`${origin}${url}`);
+  const response = await fetch(`${origin}${url}`).catch((error: unknown) => {
+    // The server's own words say why it dropped the connection (a crash, say).
+    throw new Error(`GET ${url} failed (${String(error)}; exit code ${server.process.exitCode}); the server said:\n${server.output().slice(-4000)}`);
+  });
   const body = await response.text();
   return { status: response.status, ms: performance.now() - started, body };
 }
