@@ -45,3 +45,6 @@ export const continueSaveSchema = z.object({
   formToken: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, SERIES_MESSAGES.requestKey).optional(),
 });
 export type ContinueSaveInput = z.infer<typeof continueSaveSchema>;
+
+/** The default title of a continued chapter. */
+export const defaultChapterTitle = (chapter: number) => `第${chapter}章`;

@@ -185,7 +185,7 @@ for (const look of LOOKS) {
         { url: `/works/${work.id}/comment-mutes` },
         { url: "/free-writing", key: true },
         { url: "/short-writing" },
-        { url: "/series-writing" },
+        { url: `/series-writing?work=${work.id}` },
       ]);
     });
 

@@ -1,7 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, formSubmissions } from "~/db/schema";
-import { SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
+import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
 import { defaultProvider } from "../ai/config.server";
 import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
 import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
@@ -160,8 +160,6 @@ export async function startContinuation(userId: string, input: ContinueInput, si
   }
 }
 
-/** The default title of a continued chapter. */
-export const defaultChapterTitle = (chapter: number) => `第${chapter}章`;
 
 /** 存为草稿 / 发布: the edited text becomes a new chapter at the end of the work, as 存为章节 does (newChapterFromText). */
 export async function saveContinuation(userId: string, input: ContinueSaveInput, chapter: number): Promise<{ workId: number; chapterId: number; mode: "draft" | "publish" }> {

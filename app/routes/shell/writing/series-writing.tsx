@@ -7,7 +7,7 @@ import { useGeneration } from "~/components/writing/use-generation";
 import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { PLAN_MAX_CHARS } from "~/schemas/bible";
-import { continueSaveSchema, continueSchema, SERIES_MESSAGES } from "~/schemas/series";
+import { continueSaveSchema, continueSchema, defaultChapterTitle, SERIES_MESSAGES } from "~/schemas/series";
 import { generationErrorResponse } from "~/server/ai/generation.server";
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
@@ -20,7 +20,6 @@ import {
   checkChapter,
   ContinuationSubmitted,
   continuationResult,
-  defaultChapterTitle,
   ownedSeries,
   saveContinuation,
   startContinuation,
