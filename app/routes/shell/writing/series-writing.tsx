@@ -225,7 +225,7 @@ export default function SeriesWriting({ actionData }: Route.ComponentProps) {
             </button>
           </Form>
         )}
-        {page ? <Continuation key={`${page.work.id}-${page.chapter}`} page={page} balance={balance} actionData={actionData as SeriesActionData | undefined} /> : null}
+        {page ? <Continuation key={`${page.work.id}-${page.chapter}-${page.saved?.chapterId ?? ""}`} page={page} balance={balance} actionData={actionData as SeriesActionData | undefined} /> : null}
       </div>
     </section>
   );
