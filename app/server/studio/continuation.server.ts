@@ -1,6 +1,6 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapters, formSubmissions } from "~/db/schema";
+import { chapters, formSubmissions, works } from "~/db/schema";
 import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
 import { defaultProvider } from "../ai/config.server";
 import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
@@ -30,6 +30,16 @@ export const CONTINUATION_KIND = "continuation";
 export const CONTINUATION_WORDS = 3000;
 
 export type SeriesWork = Awaited<ReturnType<typeof getOwnedWork>>;
+
+/** The author's series works, for the page's picker (the most recently updated first). */
+export async function listOwnSeries(userId: string) {
+  return db
+    .select({ id: works.id, title: works.title })
+    .from(works)
+    .where(and(eq(works.userId, userId), eq(works.type, "series")))
+    .orderBy(desc(works.updatedAt), asc(works.id))
+    .limit(200);
+}
 
 /** The author's own series work: 404 for another's (or none), a refusal for a work of another type. */
 export async function ownedSeries(userId: string, workId: number): Promise<SeriesWork> {
