@@ -12,6 +12,8 @@ export default [
     route("generate", "routes/api/generate.ts"),
     // The editor's operations on a selection, their candidates streamed (decision 130).
     route("operate", "routes/api/operate.ts"),
+    // 连载续写's 生成下一章, streamed (docs/decisions/141).
+    route("continue", "routes/api/continue.ts"),
     route("notify", "routes/api/notify.ts"),
     route("*", "routes/api/not-found.ts"),
   ]),

@@ -13,6 +13,7 @@ import { expect, test, waitForHydration } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
 import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
+import { publishWork as publishSeries } from "./studio-helpers";
 
 type Background = "white" | "sepia" | "green" | "night";
 
@@ -152,6 +153,8 @@ for (const look of LOOKS) {
       const manager = await (await page.request.get(`/works/${work.id}/chapters`)).text();
       const editor = new RegExp(`href="(/works/${work.id}/chapters/\\d+)"`).exec(manager)?.[1];
       expect(editor, "a chapter editor link in the chapter manager").toBeTruthy();
+      // 连载续写 takes a series (the shared work has several chapters but is not one).
+      const series = await publishSeries(page, baseURL!, { title: `连载 ${marker("a11y")}` });
       await checkPages(page, look, [
         { url: `/works/${work.id}`, key: true },
         { url: `/works/${work.id}?chapter=2`, key: true },
@@ -185,7 +188,7 @@ for (const look of LOOKS) {
         { url: `/works/${work.id}/comment-mutes` },
         { url: "/free-writing", key: true },
         { url: "/short-writing" },
-        { url: "/series-writing" },
+        { url: `/series-writing?work=${series}` },
       ]);
     });
 

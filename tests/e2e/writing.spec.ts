@@ -202,16 +202,15 @@ test("the writing forms work without JavaScript, and 生成 shows the finished t
   await expect(page.getByRole("link", { name: "第二段", exact: true })).toHaveCount(0);
 });
 
-test("the writing tools are desktop only, and series continuation is in development", nojs, async ({ loggedInPage: page, visit }) => {
+test("the writing tools are desktop only", nojs, async ({ loggedInPage: page, visit }) => {
   await page.setViewportSize({ width: 600, height: 900 });
   await visit("/free-writing");
   await expect(page.getByText("自由创作仅支持在电脑上使用")).toBeVisible();
   await expect(page.getByRole("button", { name: "开始自由创作" })).toBeHidden();
   await visit("/short-writing");
   await expect(page.getByText("短篇仿写仅支持在电脑上使用")).toBeVisible();
-  await page.setViewportSize({ width: 1280, height: 900 });
   await visit("/series-writing");
-  await expect(page.getByText("功能开发中")).toBeVisible();
+  await expect(page.getByText("连载续写仅支持在电脑上使用")).toBeVisible();
 });
 
 test("short-piece imitation: a failed 分析 says why, with JavaScript and without", nojs, async ({ loggedInPage: page, visit }) => {

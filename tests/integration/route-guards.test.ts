@@ -30,6 +30,7 @@ const PUBLIC = new Set([
   "/api/events", // site changes for everyone, the user's own when signed in
   "/api/generate", // answers 401 itself before anything else (the session is read with the project)
   "/api/operate", // answers 401 itself, as /api/generate (decision 130)
+  "/api/continue", // answers 401 itself, as /api/generate (decision 141)
   "/api/notify", // the payment gateway, authenticated by its signature
   "/api/*",
   "/works/:id/paragraphs", // the reader: visitors read free works (docs/product.md D5)

@@ -22,13 +22,13 @@ export type GenerationState =
   | { status: "error"; message: string };
 
 /**
- * Posts to /api/generate and reads its Server-Sent Events as they arrive, handing each
+ * Posts to /api/generate (or /api/continue, 连载续写) and reads its Server-Sent Events as they arrive, handing each
  * piece of text to `onText`. The state is kept by hand because a streamed fetch has no
  * router pending state (a fetcher would only see the finished answer). Unmounting, or
  * `stop`, aborts the request: the server then stops the provider and charges only what
  * was sent.
  */
-export function useGeneration() {
+export function useGeneration(url = "/api/generate") {
   const [state, setState] = useState<GenerationState>({ status: "idle" });
   const controller = useRef<AbortController | null>(null);
   useEffect(() => () => controller.current?.abort(), []);
@@ -42,7 +42,7 @@ export function useGeneration() {
     setState({ status: "streaming" });
     let final: GenerationState = { status: "error", message: "生成失败，请重试" };
     try {
-      const response = await fetch("/api/generate", { method: "POST", body, signal: abort.signal });
+      const response = await fetch(url, { method: "POST", body, signal: abort.signal });
       if (!response.ok || !response.body) {
         const answer = (await response.json().catch(() => null)) as { error?: string } | null;
         final = { status: "error", message: answer?.error ?? "生成失败，请重试" };
@@ -74,7 +74,7 @@ export function useGeneration() {
       if (controller.current === abort) controller.current = null;
       setState(final);
     }
-  }, []);
+  }, [url]);
 
   return { state, generate, stop };
 }

@@ -3,8 +3,7 @@ import { generationErrorResponse, startGeneration } from "~/server/ai/generation
 import { generateSchema, WRITING_MESSAGES } from "~/schemas/writing";
 import { DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
-import { onShutdown } from "~/server/lifecycle.server";
-import { generationStreams } from "~/server/metrics.server";
+import { generationEventStream } from "~/server/ai/generation-stream.server";
 import { getSessionUser, readSessionId } from "~/server/session.server";
 import type { Route } from "./+types/generate";
 
@@ -29,9 +28,6 @@ const json = (body: unknown, status: number) =>
 
 /** The plot text (200,000 characters) and the overall setting, in UTF-8, with room to spare. */
 const MAX_BODY_BYTES = 1_500_000;
-
-const encoder = new TextEncoder();
-const event = (name: string, data: unknown) => encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
 
 export async function loader() {
   return json({ error: "请使用 POST" }, 405);
@@ -72,51 +68,5 @@ export async function action({ request }: Route.ActionArgs) {
     return json({ error: message }, status);
   }
 
-  // Open until the generation ends or the reader cancels (the socket closed): after
-  // that nothing may be enqueued, or the enqueue throws.
-  let open = true;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (chunk: Uint8Array) => {
-        if (open) controller.enqueue(chunk);
-      };
-      const close = () => {
-        if (!open) return;
-        open = false;
-        try {
-          controller.close();
-        } catch {
-          // the reader already went away
-        }
-      };
-      send(event("start", generation.info));
-      // A server shutting down lets the generation run through its grace period, then
-      // stops it: what was sent is settled and saved, and `done` says "aborted".
-      const offShutdown = onShutdown("deadline", () => generation.abort());
-      generationStreams.inc();
-      generation
-        .run((text) => send(event("text", text)))
-        .then((result) => {
-          const { text: _text, ...summary } = result;
-          send(event("done", summary));
-        })
-        .catch((error) => send(event("error", { message: generationErrorResponse(error).message })))
-        .finally(() => {
-          offShutdown();
-          generationStreams.dec();
-          close();
-        });
-    },
-    cancel() {
-      open = false;
-      generation.abort();
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache, no-transform",
-      "X-Accel-Buffering": "no",
-    },
-  });
+  return generationEventStream(generation);
 }

@@ -133,15 +133,23 @@ export interface GenerationSink {
   refunded?(tx: Executor, message: string): Promise<void>;
 }
 
-/** Today's 生成: the text joins the generation log and becomes the plot's current version. */
-export function plotVersionSink(userId: string, plotId: string): GenerationSink {
+/**
+ * A sink for text kept by its caller (a serial's continuation, decision 141): the delivered
+ * text joins the generation log the AI labels read (decision 126), then `keep` stores it.
+ */
+export function generationLogSink(userId: string, keep: (tx: Executor, outcome: GenerationOutcome) => Promise<string | null>, refunded?: GenerationSink["refunded"]): GenerationSink {
   return {
     async settle(tx, outcome) {
-      // The delivered text joins the generation log the AI labels read (decision 126).
       await recordGeneratedText(tx, userId, outcome.content);
-      return saveGeneratedVersion(tx, plotId, outcome);
+      return keep(tx, outcome);
     },
+    refunded,
   };
+}
+
+/** Today's 生成: the text joins the generation log and becomes the plot's current version. */
+export function plotVersionSink(userId: string, plotId: string): GenerationSink {
+  return generationLogSink(userId, (tx, outcome) => saveGeneratedVersion(tx, plotId, outcome));
 }
 
 /**
@@ -469,7 +477,8 @@ export async function openGeneration(
         {
           description: (prepared.description ?? `AI生成：${prepared.plotTitle}`).slice(0, 200),
           model: provider.model,
-          plotId: prepared.plotId,
+          // A continuation of a serial has no plot (decision 141): the column stays empty.
+          plotId: prepared.plotId || null,
           promptChars: prepared.prompt.chars,
         },
         { keep, hold: FIRST_HOLD_TOKENS },

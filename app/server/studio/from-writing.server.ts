@@ -59,14 +59,26 @@ export async function savePlotAsChapter(userId: string, input: ToChapterInput): 
   }
 
   const workId = input.workId!;
-  const title = input.title?.trim() || plot.title;
+  const chapterId = await newChapterFromText(userId, workId, { title: input.title?.trim() || plot.title, text, mode: input.mode, formToken: input.formToken });
+  return { workId, chapterId, mode: input.mode };
+}
+
+/**
+ * AI text as a new chapter at the end of a work, 存稿 or published, in one step (one
+ * transaction under the work's lock; the AI label from the generation log), once per
+ * one-time form token (decision 077). Shared by 存为章节 and 连载续写 (decision 142).
+ */
+export async function newChapterFromText(
+  userId: string,
+  workId: number,
+  input: { title: string; text: string; mode: "draft" | "publish"; formToken?: string | null },
+): Promise<number> {
   const release = input.mode === "publish" ? ({ mode: "now" } as const) : ({ mode: "draft" } as const);
-  const chapterId = await oncePerFormToken(
+  return oncePerFormToken(
     userId,
     "chapter",
     input.formToken || null,
-    (record) => insertChapter(userId, workId, { title, content: text, release }, "end", { record }),
+    (record) => insertChapter(userId, workId, { title: input.title, content: input.text, release }, "end", { record }),
     async (resultId) => Number(resultId),
   );
-  return { workId, chapterId, mode: input.mode };
 }

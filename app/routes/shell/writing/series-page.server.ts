@@ -1,0 +1,171 @@
+import { data, redirect } from "react-router";
+import { continueSaveSchema, continueSchema, SERIES_MESSAGES } from "~/schemas/series";
+import { generationErrorResponse } from "~/server/ai/generation.server";
+import { asRouteError, DomainError } from "~/server/errors.server";
+import { readFormData } from "~/server/form-data.server";
+import { newFormToken } from "~/server/form-tokens.server";
+import type { SessionUser } from "~/server/session.server";
+import { bibleView } from "~/server/studio/bible.server";
+import { assembleContinuationContext } from "~/server/studio/context.server";
+import {
+  chapterCounts,
+  checkChapter,
+  ContinuationSubmitted,
+  continuationResult,
+  listOwnSeries,
+  ownedSeries,
+  saveContinuation,
+  startContinuation,
+} from "~/server/studio/continuation.server";
+
+/**
+ * The loader and action of 连载续写 (docs/product.md#series-continuation, decisions
+ * 141-142): the author picks one of their series, sees for the next chapter the recent summaries, the bible facts in force and
+ * the open threads, writes a plan, and 生成下一章 (streamed from /api/continue with
+ * JavaScript; without it this page's action runs the generation to completion and shows the
+ * text by its request key, `?result=`). The edited text is saved as a new chapter, 存稿 or
+ * published, in one step. Everything the page shows is in the URL.
+ */
+const MAX_BODY_BYTES = 8_000_000;
+
+const pageUrl = (params: Record<string, string | number | undefined | null>) => {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") search.set(k, String(v));
+  const query = search.toString();
+  return `/series-writing${query ? `?${query}` : ""}`;
+};
+
+function rangeLabel(from: number | null, until: number | null): string {
+  if (from && until) return `第${from}至${until}章：`;
+  if (from) return `从第${from}章起：`;
+  if (until) return `至第${until}章：`;
+  return "";
+}
+
+export async function seriesLoader(url: URL, user: SessionUser) {
+  const series = await listOwnSeries(user.id);
+  const base = { series, balance: user.tokens };
+  const rawWork = url.searchParams.get("work")?.trim();
+  if (!rawWork) return data({ ...base, page: null });
+
+  const work = await ownedSeries(user.id, Number(rawWork)).catch(asRouteError);
+  const counts = await chapterCounts(work.id);
+  const rawChapter = url.searchParams.get("chapter")?.trim();
+  let chapter = counts.published + 1;
+  let chapterError: string | null = null;
+  if (rawChapter) {
+    try {
+      checkChapter(Number(rawChapter), counts.published);
+      chapter = Number(rawChapter);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      chapterError = error.message;
+    }
+  }
+  const plan = url.searchParams.get("plan") ?? "";
+  const view = await bibleView(user.id, work.id);
+  const inForce = (f: { fromChapter: number | null; untilChapter: number | null }) =>
+    (f.fromChapter === null || f.fromChapter <= chapter) && (f.untilChapter === null || f.untilChapter >= chapter);
+  const facts = view.entities.flatMap((e) =>
+    e.facts.filter(inForce).map((f) => ({ id: f.id, entity: e.name, content: `${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}` })),
+  );
+  const threads = view.threads
+    .filter((t) => t.status === "open" && t.plantedChapter <= chapter)
+    .map((t) => ({ id: t.id, title: t.title, note: t.note, plantedChapter: t.plantedChapter, dueChapter: t.dueChapter, due: t.dueChapter !== null && t.dueChapter <= chapter }));
+
+  let summaries = "";
+  let estimate: { tokens: number; budget: number } | { blocked: string };
+  try {
+    const assembled = await assembleContinuationContext(work.id, chapter, plan);
+    summaries = assembled.sections.find((s) => s.key === "recent-summaries")?.text ?? "";
+    estimate = { tokens: assembled.estimatedTokens, budget: assembled.budgetTokens };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    estimate = { blocked: error.message };
+  }
+
+  const key = url.searchParams.get("result") ?? "";
+  const stored = key ? await continuationResult(user.id, key) : null;
+  const result = stored && stored.workId === work.id ? stored : null;
+  const savedParam = url.searchParams.get("saved") ?? "";
+  const saved = /^\d+-(draft|publish)$/.test(savedParam) ? { chapterId: Number(savedParam.split("-")[0]), mode: savedParam.split("-")[1] as "draft" | "publish" } : null;
+  return data(
+    {
+      ...base,
+      page: {
+        work: { id: work.id, title: work.title },
+        counts,
+        chapter,
+        chapterError,
+        plan,
+        facts,
+        threads,
+        summaries,
+        estimate,
+        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason } : null,
+        resultMissing: Boolean(key) && !result ? SERIES_MESSAGES.resultGone : result?.state === "running" ? SERIES_MESSAGES.running : null,
+        saved,
+        requestKey: newFormToken(),
+        formToken: newFormToken(),
+      },
+    },
+    { status: chapterError ? 400 : 200 },
+  );
+}
+
+export interface SeriesActionData {
+  intent: string;
+  error: string;
+  content?: string;
+  title?: string;
+}
+
+export async function seriesAction(request: Request, user: SessionUser) {
+  let form: FormData;
+  try {
+    form = await readFormData(request, MAX_BODY_BYTES, "提交的内容过大");
+  } catch (error) {
+    if (error instanceof DomainError) return data<SeriesActionData>({ intent: "", error: error.message }, { status: error.status });
+    throw error;
+  }
+  const intent = String(form.get("intent") ?? "");
+  const fields = Object.fromEntries(form);
+  if (intent === "generate") {
+    const parsed = continueSchema.safeParse(fields);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return data<SeriesActionData>({ intent, error: issue?.message ?? SERIES_MESSAGES.workMissing }, { status: issue?.path[0] === "workId" ? 404 : 400 });
+    }
+    const input = parsed.data;
+    const back = () => redirect(pageUrl({ work: input.workId, chapter: input.chapter, plan: input.plan, result: input.requestKey }));
+    try {
+      const started = await startContinuation(user.id, input, request.signal);
+      await started.generation.run(() => {});
+      return back();
+    } catch (error) {
+      // The same form posted again shows what the first post generated, and charges nothing.
+      if (error instanceof ContinuationSubmitted && error.result.state === "done") return back();
+      const { message, status } = generationErrorResponse(error);
+      return data<SeriesActionData>({ intent, error: message }, { status });
+    }
+  }
+  if (intent === "save") {
+    const content = typeof fields.content === "string" ? fields.content : "";
+    const title = typeof fields.title === "string" ? fields.title : "";
+    const parsed = continueSaveSchema.safeParse(fields);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return data<SeriesActionData>({ intent, error: issue?.message ?? SERIES_MESSAGES.workMissing, content, title }, { status: issue?.path[0] === "workId" ? 404 : 400 });
+    }
+    const chapter = Number(fields.chapter);
+    try {
+      const saved = await saveContinuation(user.id, parsed.data, Number.isSafeInteger(chapter) && chapter > 0 ? chapter : 1);
+      return redirect(pageUrl({ work: saved.workId, saved: `${saved.chapterId}-${saved.mode}` }));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return data<SeriesActionData>({ intent, error: error.message, content, title }, { status: error.status });
+    }
+  }
+  return data<SeriesActionData>({ intent, error: "未知操作" }, { status: 400 });
+}
+

@@ -1,0 +1,182 @@
+import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { chapters, formSubmissions, works } from "~/db/schema";
+import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
+import { defaultProvider } from "../ai/config.server";
+import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
+import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
+import { DomainError } from "../errors.server";
+import { FORM_TOKEN_MESSAGES } from "../form-tokens.server";
+import { getOwnedWork } from "../works.server";
+import { publishedChapterCount } from "./bible.server";
+import { assembleContinuationContext } from "./context.server";
+import { newChapterFromText } from "./from-writing.server";
+
+/**
+ * 连载续写 (docs/product.md#series-continuation, decisions 141 and 142): the next chapter of
+ * the author's own serial, generated from the P04 prompt assembleContinuationContext
+ * builds, on the shared metered path (openGeneration: reservation, held output, settled on
+ * the provider's reported usage, refunded on a provider failure). The delivered text joins
+ * the generation log (so the chapter it becomes carries its AI label, decision 126) and is
+ * kept with the page's one-time request key in form_submissions (decision 141): a key is
+ * claimed before the provider is called, so a second tab or a resubmitted form with the
+ * same key starts nothing and is charged nothing, and a page without JavaScript finds the
+ * text again by its key. The author then saves the edited text as a chapter at the end of
+ * the work, 存稿 or published, through the studio's insertChapter (as 存为章节 does).
+ */
+
+export const CONTINUATION_KIND = "continuation";
+/** Output of one continuation: a long chapter, not endless (outputLimit gives 10x this, at least 20,000 characters). */
+export const CONTINUATION_WORDS = 3000;
+
+export type SeriesWork = Awaited<ReturnType<typeof getOwnedWork>>;
+
+/** The author's series works, for the page's picker (the most recently updated first). */
+export async function listOwnSeries(userId: string) {
+  return db
+    .select({ id: works.id, title: works.title })
+    .from(works)
+    .where(and(eq(works.userId, userId), eq(works.type, "series")))
+    .orderBy(desc(works.updatedAt), asc(works.id))
+    .limit(200);
+}
+
+/** The author's own series work: 404 for another's (or none), a refusal for a work of another type. */
+export async function ownedSeries(userId: string, workId: number): Promise<SeriesWork> {
+  const work = await getOwnedWork(userId, workId);
+  if (work.type !== "series") throw new DomainError(SERIES_MESSAGES.notSeries, 400);
+  return work;
+}
+
+/** Published chapters (the reader's numbering, which the continuation follows) and the others (存稿, scheduled). */
+export async function chapterCounts(workId: number): Promise<{ published: number; unpublished: number }> {
+  const [published, [row]] = await Promise.all([
+    publishedChapterCount(workId),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(chapters)
+      .where(and(eq(chapters.workId, workId), ne(chapters.state, "published"))),
+  ]);
+  return { published, unpublished: Number(row?.n ?? 0) };
+}
+
+/** Checks a chapter number: 1 .. the chapter after the last published one. */
+export function checkChapter(chapter: number, published: number): void {
+  if (!Number.isSafeInteger(chapter) || chapter < 1 || chapter > published + 1) {
+    throw new DomainError(SERIES_MESSAGES.chapterRange(published + 1), 400, "chapter");
+  }
+}
+
+/** What a request key holds: still generating, or the delivered text and its charge. */
+export type ContinuationResult =
+  | { state: "running"; workId: number; chapter: number }
+  | { state: "done"; workId: number; chapter: number; text: string; charged: number; model: string; endReason: string; transactionId: number };
+
+/** The key was used before: what it holds (the stream answers 409, the page shows the text). */
+export class ContinuationSubmitted extends DomainError {
+  constructor(readonly result: ContinuationResult) {
+    super(result.state === "running" ? SERIES_MESSAGES.running : SERIES_MESSAGES.submitted, 409);
+    this.name = "ContinuationSubmitted";
+  }
+}
+
+const parse = (raw: string): ContinuationResult | null => {
+  try {
+    return JSON.parse(raw) as ContinuationResult;
+  } catch {
+    return null;
+  }
+};
+
+/** The result a user's request key holds, null when it holds none (never used, refunded, or another user's). */
+export async function continuationResult(userId: string, key: string): Promise<ContinuationResult | null> {
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) return null;
+  const [row] = await db.select().from(formSubmissions).where(eq(formSubmissions.token, key));
+  if (!row || row.userId !== userId || row.kind !== CONTINUATION_KIND) return null;
+  return parse(row.resultId);
+}
+
+async function existingClaim(userId: string, key: string): Promise<DomainError | null> {
+  const [row] = await db.select().from(formSubmissions).where(eq(formSubmissions.token, key));
+  if (!row) return null;
+  if (row.userId !== userId || row.kind !== CONTINUATION_KIND) return new DomainError(FORM_TOKEN_MESSAGES.usedElsewhere, 409);
+  const result = parse(row.resultId);
+  return result ? new ContinuationSubmitted(result) : new DomainError(SERIES_MESSAGES.submitted, 409);
+}
+
+const forget = (executor: Executor, key: string) => executor.delete(formSubmissions).where(eq(formSubmissions.token, key));
+
+/**
+ * Everything before the first byte of 生成下一章: the work (the user's own series), the
+ * chapter number, the request key (claimed once), the prompt, the provider, the balance
+ * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
+ * (the key was used), AiError (configuration or provider); a failure leaves the key free.
+ */
+export async function startContinuation(userId: string, input: ContinueInput, signal?: AbortSignal): Promise<{ generation: Generation; chapter: number; title: string }> {
+  const work = await ownedSeries(userId, input.workId);
+  const { published } = await chapterCounts(work.id);
+  checkChapter(input.chapter, published);
+  const earlier = await existingClaim(userId, input.requestKey);
+  if (earlier) throw earlier;
+  const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
+  try {
+    await db.insert(formSubmissions).values({ token: input.requestKey, userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) });
+  } catch (error) {
+    if (pgErrorCode(error) === UNIQUE_VIOLATION) throw (await existingClaim(userId, input.requestKey)) ?? error;
+    throw error;
+  }
+  try {
+    const context = await assembleContinuationContext(work.id, input.chapter, input.plan);
+    const provider = await defaultProvider();
+    const label = `《${work.title}》第${input.chapter}章`;
+    const sink = generationLogSink(
+      userId,
+      async (tx, outcome) => {
+        const done: ContinuationResult = {
+          state: "done",
+          workId: work.id,
+          chapter: input.chapter,
+          text: outcome.content,
+          charged: outcome.tokensCharged,
+          model: outcome.model,
+          endReason: outcome.endReason,
+          transactionId: outcome.transactionId,
+        };
+        await tx.update(formSubmissions).set({ resultId: JSON.stringify(done) }).where(eq(formSubmissions.token, input.requestKey));
+        return String(outcome.transactionId);
+      },
+      // Refunded (a provider failure, nothing delivered): nothing was charged, the key may be used again.
+      async (tx) => {
+        await forget(tx, input.requestKey);
+      },
+    );
+    const generation = await openGeneration(
+      {
+        userId,
+        plotId: "",
+        plotTitle: label,
+        description: `AI续写：${label}`,
+        prompt: { ...context.prompt, chars: context.chars },
+        promptTokens: context.estimatedTokens,
+        expectedWords: CONTINUATION_WORDS,
+      },
+      provider,
+      { signal, sink },
+    );
+    return { generation, chapter: input.chapter, title: work.title };
+  } catch (error) {
+    await forget(db, input.requestKey);
+    throw error;
+  }
+}
+
+
+/** 存为草稿 / 发布: the edited text becomes a new chapter at the end of the work, as 存为章节 does (newChapterFromText). */
+export async function saveContinuation(userId: string, input: ContinueSaveInput, chapter: number): Promise<{ workId: number; chapterId: number; mode: "draft" | "publish" }> {
+  const work = await ownedSeries(userId, input.workId);
+  const text = input.content.replace(/^\s+|\s+$/gu, "");
+  if (!text) throw new DomainError(SERIES_MESSAGES.emptyText, 400, "content");
+  const title = input.title?.trim() || defaultChapterTitle(chapter);
+  const chapterId = await newChapterFromText(userId, work.id, { title, text, mode: input.mode, formToken: input.formToken });
+  return { workId: work.id, chapterId, mode: input.mode };
+}
