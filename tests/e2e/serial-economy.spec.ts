@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
 
 /**
@@ -75,4 +76,82 @@ test("a reader reads free, buys chapter 2, turns on 自动订阅 and gets chapte
   const income = await author.request.get("/income");
   // Two sales at 70%, each rounded down.
   expect(await income.text()).toContain(`data-testid="income-balance">${2 * Math.floor(price * 0.7)}<`);
+});
+
+/**
+ * The author's side of the money (docs/product.md#author-income): a sale's share shows on
+ * 我的收入, the author asks for a payout (held at once), and an administrator marks it paid
+ * in the back office; the author's ledger then shows 提现完成. With and without JavaScript.
+ */
+test("an author asks for a payout of their income and an administrator pays it @nojs", async ({
+  page,
+  browser,
+  visit,
+  facts,
+  playwright,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  const buyer = fundedBuyer(facts, javaScriptEnabled ? 4 : 5);
+  const author = await newAuthor(playwright, baseURL!);
+  const origin = new URL(baseURL!).origin;
+  const id = await publishWork(author, { title: `提现 ${marker("payout")}`, chapters: [{ title: "第一章", paragraphs: ["付费的正文"] }] });
+  // A whole-work sale of 150 credits: 105 to the author at the default 70%, over the
+  // default payout minimum of 100.
+  const priced = await author.request.post("/my-works", {
+    form: { intent: "set-price", workId: String(id), price: "150", back: "/my-works" },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
+  expect(priced.status()).toBe(302);
+  const buyerContext = await browser.newContext();
+  try {
+    const login = await buyerContext.request.post("/auth/login", {
+      form: { email: buyer.email, password: buyer.password, redirectTo: "/" },
+      headers: { Origin: origin },
+      maxRedirects: 0,
+    });
+    expect(login.status()).toBe(302);
+    const bought = await buyerContext.request.post(`/works/${id}`, { form: { intent: "purchase" }, headers: { Origin: origin }, maxRedirects: 0 });
+    expect(bought.status()).toBeLessThan(400);
+  } finally {
+    await buyerContext.close();
+  }
+
+  // The author, in the browser.
+  await page.context().addCookies((await author.request.storageState()).cookies);
+  await visit("/income");
+  await expect(page.getByTestId("income-balance")).toHaveText("105");
+  await page.getByLabel("金额（不低于 100）").fill("100");
+  const payee = `支付宝 ${marker("payee")}`;
+  await page.getByLabel(/^收款信息/).fill(payee);
+  await page.getByRole("button", { name: "提交申请" }).click();
+  await expect(page.getByText(/提现申请 #\d+ 已提交，金额已冻结，等待处理/)).toBeVisible();
+  await expect(page.getByTestId("income-balance")).toHaveText("5");
+  const ledger = page.getByTestId("income-ledger");
+  await expect(ledger.getByRole("cell", { name: "提现申请", exact: true })).toBeVisible();
+
+  // An administrator pays it.
+  const session = claimAdminSession();
+  expect(session, "an administrator session from the seed's pool").toBeTruthy();
+  const admin = await browser.newContext({ javaScriptEnabled });
+  try {
+    await admin.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+    const office = await admin.newPage();
+    await office.goto(`${baseURL}/admin/payouts`);
+    const row = office.getByRole("row").filter({ hasText: payee });
+    await expect(row).toContainText("待处理");
+    await row.getByRole("textbox", { name: /付款凭证号/ }).fill("ZFB-2026-0001");
+    await row.getByRole("button", { name: "标记已支付" }).click();
+    await expect(office.getByRole("status")).toHaveText("已标记为已支付");
+    // It leaves the 待处理 list and shows among the paid ones, with its reference.
+    await expect(office.getByRole("row").filter({ hasText: payee })).toHaveCount(0);
+    await office.goto(`${baseURL}/admin/payouts?status=paid`);
+    await expect(office.getByRole("row").filter({ hasText: payee })).toContainText("已支付（ZFB-2026-0001）");
+  } finally {
+    await admin.close();
+  }
+  await visit("/income");
+  await expect(ledger.getByRole("cell", { name: "提现完成", exact: true })).toBeVisible();
+  await expect(page.getByTestId("income-balance")).toHaveText("5");
 });
