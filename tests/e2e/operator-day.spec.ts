@@ -67,6 +67,11 @@ test("an operator takes down a reported work, deletes the comment, bans the spam
   await spammerPage.getByLabel("不发送通知（模拟通知丢失）").check();
   await spammerPage.getByRole("button", { name: "确认支付" }).click();
   await expect(spammerPage).toHaveURL(/\/payment\/success\?/);
+  // The return page reloads itself every 3 s (meta refresh) while it waits for the notify,
+  // which never comes: leave it, retrying if a reload was starting at that moment.
+  await expect(async () => {
+    await spammerPage.goto("about:blank");
+  }).toPass();
 
   const context = await browser.newContext({ baseURL, javaScriptEnabled });
   await adminContext(context, baseURL!);
