@@ -1,61 +1,20 @@
-import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "../events.server";
+import { chapterPublishedPoller } from "../chapter-published-poller.server";
 import { runSummaryJobs } from "./summary-jobs.server";
 
 /**
- * AI summaries after publication (docs/decisions/128), run in every app process: when any
- * process publishes a chapter (the `chapter-published` event) and on a timer, which also
- * picks up retries coming due. Runs never overlap within a process; across processes the
- * jobs are shared by their claim (FOR UPDATE SKIP LOCKED and a lease).
+ * AI summaries after publication (docs/decisions/128), run in every app process at each
+ * publication and on a timer, which also picks up retries coming due
+ * (chapter-published-poller.server.ts); across processes the jobs are shared by their
+ * claim (FOR UPDATE SKIP LOCKED and a lease).
  */
 export const SUMMARY_EVERY_MS = 30_000;
 
-interface Poller {
-  timer: NodeJS.Timeout;
-  running: Promise<unknown> | null;
-  again: boolean;
-  off: (() => void) | null;
-  stopped: boolean;
-}
+const poller = chapterPublishedPoller("summary jobs", runSummaryJobs);
 
-const holder = globalThis as unknown as { __inkstoneSummaryPoller?: Poller | null };
-
-function run(poller: Poller) {
-  if (poller.stopped) return;
-  if (poller.running) {
-    poller.again = true;
-    return;
-  }
-  poller.running = runSummaryJobs()
-    .catch((error) => console.error("running summary jobs failed", error))
-    .finally(() => {
-      poller.running = null;
-      if (poller.again) {
-        poller.again = false;
-        run(poller);
-      }
-    });
-}
-
+/** Starts the summary runner (once per process; a second call does nothing). */
 export function startSummaryJobs(everyMs = Number(process.env.SUMMARY_JOB_INTERVAL_MS) || SUMMARY_EVERY_MS): void {
-  if (holder.__inkstoneSummaryPoller) return;
-  const poller: Poller = { running: null, again: false, off: null, stopped: false, timer: setInterval(() => run(poller), everyMs) };
-  poller.timer.unref();
-  holder.__inkstoneSummaryPoller = poller;
-  subscribe(CHAPTER_PUBLISHED_TOPIC, () => run(poller))
-    .then((off) => {
-      if (poller.stopped) off();
-      else poller.off = off;
-    })
-    .catch((error) => console.error("summary jobs cannot listen", error));
-  run(poller);
+  poller.start(everyMs);
 }
 
-export async function stopSummaryJobs(): Promise<void> {
-  const poller = holder.__inkstoneSummaryPoller;
-  if (!poller) return;
-  holder.__inkstoneSummaryPoller = null;
-  poller.stopped = true;
-  clearInterval(poller.timer);
-  poller.off?.();
-  await poller.running;
-}
+/** Stops the runner and waits for a run in progress, so the database can close after it. */
+export const stopSummaryJobs = (): Promise<void> => poller.stop();
