@@ -12,7 +12,7 @@ import path from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
 import sharp from "sharp";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
-import { expect, test, waitForHydration } from "./fixtures";
+import { expect, test, waitForHydration, waitForLive } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 
 process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
@@ -256,7 +256,7 @@ test.describe("signed in", () => {
     try {
       const reader = await visitor.newPage();
       await reader.goto("/privacy");
-      await waitForHydration(reader);
+      await waitForLive(reader);
       const marker = `隐私政策 ${Date.now()}`;
       await open(page, "/admin/settings/privacy", true);
       await page.getByLabel("内容（HTML）").fill(`<h2>${marker}</h2><p>我们如何使用你的信息。</p>`);

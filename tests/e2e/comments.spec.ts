@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expectNoSeriousViolations } from "./fixtures/axe";
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 import { commentAs, marker, newAuthor, publishWork } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
@@ -164,7 +164,7 @@ test("a reader's open chapter and thread show new 段评 without reload, and dro
   const id = await publishWork(author, { title: `实时 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}第一段。`, `${text}第二段。`] }] });
   await visit(`/works/${id}?chapter=1`);
   // The page's live stream has subscribed (its `ready` event came).
-  await expect(page.locator("html")).toHaveAttribute("data-live", "ready");
+  await waitForLive(page);
 
   // Someone else (here the author, through the site's own form) writes on paragraph 1.
   const first = await commentAs(author, id, { chapter: 1, p: 0 }, { intent: "post", body: "第一条实时段评" });

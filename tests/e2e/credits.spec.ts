@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page, TestInfo } from "@playwright/test";
 import { runDir } from "./fixtures/facts";
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
@@ -177,6 +177,7 @@ test.describe("/credits", () => {
     await visit("/credits");
     const other = await context.newPage();
     await visit("/following", other);
+    await waitForLive(other);
     await expect(other.getByTestId("credits-balance")).toHaveText("0");
 
     await redeem(page, codeFor(testInfo, 3));
@@ -185,6 +186,7 @@ test.describe("/credits", () => {
     // No reload: the server's event makes the other page fetch its data again.
     await expect(other.getByTestId("credits-balance")).toHaveText("100");
     await visit("/credits", other);
+    await waitForLive(other);
     await page.getByRole("link", { name: "积分兑换 Tokens" }).click();
     await page.getByLabel("兑换积分数量").fill("40");
     await page.getByRole("button", { name: "确认兑换" }).click();

@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
@@ -79,7 +79,7 @@ test("/following in another tab updates live when a work is followed and when it
 
   const other = await context.newPage();
   await visit("/following", other);
-  await expect(other.locator("html")).toHaveAttribute("data-live", "ready");
+  await waitForLive(other);
   await expect(other.getByText("还没有关注的作品")).toBeVisible();
 
   await visit(`/works/${id}`);

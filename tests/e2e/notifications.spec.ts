@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
 import { marker, newAuthor, publishWork, type Author } from "./reader-helpers";
 
@@ -29,7 +29,7 @@ test("the bell rings live when a followed work gets a chapter; the 书架 card s
   await followed;
 
   await visit("/following");
-  await expect(page.locator("html")).toHaveAttribute("data-live", "ready");
+  await waitForLive(page);
   const card = page.getByTestId("shelf-card").filter({ hasText: title });
   await expect(card.getByTestId("shelf-unread")).toHaveText("2 章未读");
   await expect(card.getByTestId("shelf-latest")).toContainText("最新：第二章");

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { runDir } from "./fixtures/facts";
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 
 const nojs = { tag: "@nojs" };
 
@@ -72,6 +72,7 @@ test.describe("online top-up through the test gateway", () => {
   }) => {
     const other = await context.newPage();
     await visit("/credits", other);
+    await waitForLive(other);
     await expect(other.getByTestId("credits-page-balance")).toHaveText("0");
 
     await visit("/credits");
@@ -107,6 +108,7 @@ test.describe("online top-up through the test gateway", () => {
     await page.goto(`/payment/success?out_trade_no=${outTradeNo}&trade_status=TRADE_SUCCESS`);
     await expect(page.getByRole("heading", { name: "正在确认支付结果..." })).toBeVisible();
     await visit("/credits");
+    await waitForLive(page);
     await expect(page.getByTestId("credits-page-balance")).toHaveText("0");
 
     // Some gateways POST their notify: the real server takes it as it does a GET.

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, test, waitForLive } from "./fixtures";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 import { fundedBuyer, marker, newAuthor, publishWork, setPrice, shownBalance, type Author } from "./reader-helpers";
 
@@ -186,7 +186,7 @@ test("after a purchase in one tab, the balance in another tab updates live", asy
   const stream = other.waitForResponse((r) => r.url().endsWith("/api/events"));
   await visit("/purchased", other);
   expect((await stream).headers()["content-type"]).toBe("text/event-stream; charset=utf-8");
-  await expect(other.locator("html")).toHaveAttribute("data-live", "ready");
+  await waitForLive(other);
   await expect(other.getByText("还没有购买的作品")).toBeVisible();
   const before = await shownBalance(other);
 
