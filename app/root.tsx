@@ -30,6 +30,11 @@ export function Layout({ children }: { children: React.ReactNode }) {
   // paint for visitors (their cookie) and signed-in readers (their profile) alike
   // (decision 106). Pages outside the shell (the back office) keep the defaults.
   const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings; site?: { iconUrl?: string } } | undefined;
+  // Marks the document once React has hydrated it, an error page too (tests wait for this
+  // before clicking).
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return (
     <html lang="zh-CN" {...readerSettingsAttributes(shell?.reader ?? DEFAULT_READER_SETTINGS)}>
       <head>
@@ -50,10 +55,6 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  // Marks the document once React has hydrated it (tests wait for this before clicking).
-  useEffect(() => {
-    document.documentElement.dataset.hydrated = "true";
-  }, []);
   useAppLinkNavigation();
   return <Outlet />;
 }

@@ -1,31 +1,48 @@
 /**
- * A day of an operator in the back office (issue 20, decisions 136–138), with and without
- * JavaScript: a spammer's comment is reported and their paid top-up never got its notify;
- * the operator takes the work down, deletes the comment from the report queue, bans the
- * spammer, and repairs the order with 查单, on a 390 px phone for the last step.
+ * A day of a 运营 (operator) in the back office (issue 20, decisions 133, 136–138), with and
+ * without JavaScript: a spammer's comment is reported and their paid top-up never got its
+ * notify; an author waits for a payout. The 运营, added by a 超级管理员, takes the work down,
+ * deletes the comment from the report queue, bans the spammer, repairs the order with 查单
+ * (on a 390 px phone), pays the author, and then shows in 操作日志 who did each; the
+ * payment keys stay out of their reach.
  */
-import type { BrowserContext, Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { expect, test, waitForHydration } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
-import { commentAs, marker, newAuthor, publishWork } from "./reader-helpers";
+import { commentAs, fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
 
-process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
-process.env.ADMIN_PASSWORD ??= "e2e-admin-password";
-
-/** An administrator's context: a pooled session from the seed, else the /xbbadmin form. */
-async function adminContext(context: BrowserContext, baseURL: string) {
-  const session = claimAdminSession();
-  if (session) {
-    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
-    return;
-  }
+/**
+ * A new 运营 admin, added through /admin/admins by the e2e 超级管理员 (a pooled session
+ * from the seed), then signed in through /xbbadmin in a browser context of its own.
+ * Both steps are the forms' own requests; admin-console.spec.ts clicks through them.
+ */
+async function operatorContext(browser: Browser, baseURL: string, javaScriptEnabled: boolean) {
   const origin = new URL(baseURL).origin;
-  const response = await context.request.post("/xbbadmin", {
-    form: { email: process.env.ADMIN_EMAIL!, password: process.env.ADMIN_PASSWORD!, redirectTo: "/admin/dashboard" },
+  const headers = { Origin: origin, Referer: `${origin}/admin/admins` };
+  const email = `ops-${marker("day")}@example.com`;
+  const password = "ops-day-password";
+  const session = claimAdminSession();
+  if (!session) throw new Error("the seed's admin session pool is used up");
+  const superContext = await browser.newContext({ baseURL });
+  try {
+    await superContext.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
+    const added = await superContext.request.post("/admin/admins", {
+      form: { intent: "add", email, role: "operator", password },
+      headers,
+      maxRedirects: 0,
+    });
+    expect(added.status(), await added.text()).toBe(302);
+  } finally {
+    await superContext.close();
+  }
+  const context = await browser.newContext({ baseURL, javaScriptEnabled });
+  const login = await context.request.post("/xbbadmin", {
+    form: { email, password, redirectTo: "/admin/dashboard" },
     headers: { Origin: origin, Referer: `${origin}/xbbadmin` },
     maxRedirects: 0,
   });
-  expect(response.status()).toBe(302);
+  expect(login.status()).toBe(302);
+  return { context, email };
 }
 
 async function noHorizontalScroll(page: Page) {
@@ -33,15 +50,17 @@ async function noHorizontalScroll(page: Page) {
   expect(width).toBeLessThanOrEqual(390);
 }
 
-test("an operator takes down a reported work, deletes the comment, bans the spammer and repairs an unnotified order @nojs", async ({
+test("a 运营 takes down a reported work, deletes the comment, bans the spammer, repairs an unnotified order, pays an author, and shows who did each @nojs", async ({
   loggedInPage: spammerPage,
   user: spammer,
   visit,
   browser,
+  facts,
   playwright,
   baseURL,
   javaScriptEnabled,
 }) => {
+  const origin = new URL(baseURL!).origin;
   // The setting: an author's work, the spammer's comment on it, a reader's report.
   const author = await newAuthor(playwright, baseURL!);
   const reader = await newAuthor(playwright, baseURL!);
@@ -54,6 +73,37 @@ test("an operator takes down a reported work, deletes the comment, bans the spam
   await expect(spammerPage.getByTestId("comment-list")).toContainText(`加群领福利${text}`);
   const commentId = Number((await spammerPage.getByTestId("comment").first().getAttribute("id"))!.slice(2));
   await commentAs(reader, workId, { chapter: 1 }, { intent: "report", comment: String(commentId), reason: "广告引流" });
+
+  // Another author sold a work for 150 credits (105 to them) and asks for a payout of 100.
+  const seller = await newAuthor(playwright, baseURL!);
+  const soldId = await publishWork(seller, { title: `收入 ${text}`, chapters: [{ title: "第一章", paragraphs: ["付费的正文"] }] });
+  const priced = await seller.request.post("/my-works", {
+    form: { intent: "set-price", workId: String(soldId), price: "150", back: "/my-works" },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
+  expect(priced.status()).toBe(302);
+  const buyer = fundedBuyer(facts, javaScriptEnabled ? 8 : 9);
+  const buyerContext = await browser.newContext({ baseURL });
+  try {
+    const login = await buyerContext.request.post("/auth/login", {
+      form: { email: buyer.email, password: buyer.password, redirectTo: "/" },
+      headers: { Origin: origin },
+      maxRedirects: 0,
+    });
+    expect(login.status()).toBe(302);
+    const bought = await buyerContext.request.post(`/works/${soldId}`, { form: { intent: "purchase" }, headers: { Origin: origin }, maxRedirects: 0 });
+    expect(bought.status()).toBeLessThan(400);
+  } finally {
+    await buyerContext.close();
+  }
+  const payee = `支付宝 ${text}`;
+  const asked = await seller.request.post("/income", {
+    form: { intent: "payout", amount: "100", payee },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
+  expect(asked.status()).toBe(302);
 
   // The spammer pays 10 yuan, but the gateway's notify never arrives.
   await visit("/credits", spammerPage);
@@ -73,12 +123,12 @@ test("an operator takes down a reported work, deletes the comment, bans the spam
     await spammerPage.goto("about:blank");
   }).toPass();
 
-  const context = await browser.newContext({ baseURL, javaScriptEnabled });
-  await adminContext(context, baseURL!);
+  const { context, email: operator } = await operatorContext(browser, baseURL!, javaScriptEnabled);
   const admin = await context.newPage();
   const open = async (url: string) => {
-    await admin.goto(url);
+    const response = await admin.goto(url);
     if (javaScriptEnabled) await waitForHydration(admin);
+    return response;
   };
 
   // 1. The reported work: found by the filter, taken down with a reason.
@@ -126,5 +176,35 @@ test("an operator takes down a reported work, deletes the comment, bans the spam
   await admin.getByTestId("order-facts").getByRole("link").first().click();
   await expect(admin.getByTestId("user-credits")).toHaveText("10");
   await expect(admin.getByTestId("user-credit-ledger")).toContainText("在线充值");
+  await admin.setViewportSize({ width: 1280, height: 800 });
+
+  // 5. The author's payout, paid with the transfer's reference.
+  await open("/admin/payouts");
+  const payout = admin.getByRole("row").filter({ hasText: payee });
+  await expect(payout).toContainText("待处理");
+  await payout.getByRole("textbox", { name: /付款凭证号/ }).fill(`ZFB-${text}`);
+  await payout.getByRole("button", { name: "标记已支付" }).click();
+  await expect(admin.getByRole("status")).toHaveText("已标记为已支付");
+  expect(await (await seller.request.get("/income")).text()).toContain("提现完成");
+
+  // The payment keys are not theirs: no menu entry, 403 on the page and on its action.
+  await expect(admin.getByLabel("管理菜单").getByText("支付接口")).toHaveCount(0);
+  expect((await open("/admin/settings/payment-api"))!.status()).toBe(403);
+  await expect(admin.getByText("只有超级管理员可以进行此操作")).toBeVisible();
+  const keys = await context.request.post("/admin/settings/payment-api", {
+    form: { apiUrl: "https://evil.example/", pid: "1", key: "stolen" },
+    headers: { Origin: origin, Referer: `${origin}/admin/settings/payment-api` },
+    maxRedirects: 0,
+  });
+  expect(keys.status()).toBe(403);
+
+  // Later: 操作日志 shows who did each, this 运营, against each target.
+  await open(`/admin/audit?admin=${encodeURIComponent(operator)}`);
+  const rows = admin.getByTestId("audit-row");
+  for (const action of ["下架作品", "删除评论", "封禁用户", "查单入账", "提现已支付"]) {
+    await expect(rows.filter({ hasText: action }), action).toHaveCount(1);
+    await expect(rows.filter({ hasText: action })).toContainText(operator);
+  }
+  await expect(rows).toHaveCount(5);
   await context.close();
 });
