@@ -1,61 +1,113 @@
+import type { z } from "zod";
+import { isSameOriginPost } from "../csrf.server";
+import { DomainError } from "../errors.server";
+import { readFormData } from "../form-data.server";
 import { onShutdown } from "../lifecycle.server";
 import { generationStreams } from "../metrics.server";
+import { getSessionUser, readSessionId } from "../session.server";
+import { WRITING_MESSAGES } from "~/schemas/writing";
 import { generationErrorResponse, type Generation } from "./generation.server";
 
 /**
- * One generation as a Server-Sent Events response (/api/generate, /api/continue):
- *
- *   event: start  data: the generation's info (model, promptTokens, balance) and `start`
- *   event: text   data: "<JSON string>"      each piece, as it arrives
- *   event: done   data: the result without its text (reason, charged, metering, balance, ...)
- *   event: error  data: {"message"}          the provider failed mid-stream (refunded)
+ * What the streaming AI endpoints (/api/generate, /api/operate, /api/continue) share:
+ * reading the request before anything starts, answering a failure before the first byte
+ * as JSON `{ error }` with its status, and the Server-Sent Events response itself.
  *
  * server.js does not compress text/event-stream, so each event leaves at once; a closed
  * tab cancels the stream, which aborts the upstream call and settles what was sent; a
  * server shutting down lets it run through its grace period, then stops it.
  */
-const encoder = new TextEncoder();
-const event = (name: string, data: unknown) => encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
 
-export function generationEventStream(generation: Generation, start: Record<string, unknown> = {}): Response {
-  // Open until the generation ends or the reader cancels (the socket closed): after
-  // that nothing may be enqueued, or the enqueue throws.
+export const jsonAnswer = (body: unknown, status: number) =>
+  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json; charset=utf-8" } });
+
+/** The loader of a POST-only endpoint. */
+export function postOnly() {
+  return jsonAnswer({ error: "请使用 POST" }, 405);
+}
+
+/**
+ * Reads a streaming endpoint's request: POST from this site, a body of at most `maxBytes`
+ * (readFormData's checks), fields valid by `schema`. The session cookie is verified while
+ * the body is read; the session itself is looked up by the domain function, in the
+ * statement that reads what it needs, and only here when the request fails anyway, so
+ * that 请先登录 comes before any other message. Answers the Response to send back
+ * instead when the request cannot start: 405, 403, 401, 413, 400, or 404 for a field
+ * `notFound` names (a missing project, plot or work).
+ */
+export async function readStreamRequest<S extends z.ZodType>(
+  request: Request,
+  options: { schema: S; maxBytes: number; notFound: (issue: z.core.$ZodIssue) => boolean; fallback: string },
+): Promise<{ sessionId: string; data: z.output<S> } | Response> {
+  if (request.method !== "POST") return postOnly();
+  if (!isSameOriginPost(request)) return jsonAnswer({ error: "请求来源无效" }, 403);
+  const cookieSession = readSessionId(request);
+  cookieSession.catch(() => {}); // awaited below on every path
+  const needLogin = () => jsonAnswer({ error: WRITING_MESSAGES.needLogin }, 401);
+  let form: FormData;
+  try {
+    form = await readFormData(request, options.maxBytes, "请求内容过大");
+  } catch (error) {
+    if (!(await getSessionUser(request))) return needLogin();
+    if (error instanceof DomainError) return jsonAnswer({ error: error.message }, error.status);
+    throw error;
+  }
+  const sessionId = await cookieSession;
+  if (!sessionId) return needLogin();
+  const parsed = options.schema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) {
+    if (!(await getSessionUser(request))) return needLogin();
+    const issue = parsed.error.issues[0];
+    return jsonAnswer({ error: issue?.message ?? options.fallback }, issue && options.notFound(issue) ? 404 : 400);
+  }
+  return { sessionId, data: parsed.data };
+}
+
+/** A generation that failed before its first byte, as its JSON answer (499: the tab left). */
+export function startFailure(error: unknown, request: Request): Response {
+  if (request.signal.aborted) return new Response(null, { status: 499 });
+  const { message, status } = generationErrorResponse(error);
+  return jsonAnswer({ error: message }, status);
+}
+
+const encoder = new TextEncoder();
+
+type Send = (name: string, data: unknown) => void;
+
+/**
+ * A Server-Sent Events response for one running task: `run` sends its events and resolves
+ * when it is over; `abort` stops it (the reader went away, or the server's shutdown
+ * deadline passed: what was sent is settled and saved).
+ */
+export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abort: () => void }): Response {
+  // Open until the task ends or the reader cancels (the socket closed): after that
+  // nothing may be enqueued, or the enqueue throws.
   let open = true;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (chunk: Uint8Array) => {
-        if (open) controller.enqueue(chunk);
+      const send: Send = (name, data) => {
+        if (open) controller.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
       };
-      const close = () => {
-        if (!open) return;
-        open = false;
-        try {
-          controller.close();
-        } catch {
-          // the reader already went away
-        }
-      };
-      send(event("start", { ...generation.info, ...start }));
-      // A server shutting down lets the generation run through its grace period, then
-      // stops it: what was sent is settled and saved, and `done` says "aborted".
-      const offShutdown = onShutdown("deadline", () => generation.abort());
+      const offShutdown = onShutdown("deadline", () => task.abort());
       generationStreams.inc();
-      generation
-        .run((text) => send(event("text", text)))
-        .then((result) => {
-          const { text: _text, ...summary } = result;
-          send(event("done", summary));
-        })
-        .catch((error) => send(event("error", { message: generationErrorResponse(error).message })))
+      task
+        .run(send)
+        .catch((error) => console.error("stream task failed", error))
         .finally(() => {
           offShutdown();
           generationStreams.dec();
-          close();
+          if (!open) return;
+          open = false;
+          try {
+            controller.close();
+          } catch {
+            // the reader already went away
+          }
         });
     },
     cancel() {
       open = false;
-      generation.abort();
+      task.abort();
     },
   });
   return new Response(stream, {
@@ -63,6 +115,29 @@ export function generationEventStream(generation: Generation, start: Record<stri
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",
       "X-Accel-Buffering": "no",
+    },
+  });
+}
+
+/**
+ * One generation as Server-Sent Events (/api/generate, /api/continue):
+ *
+ *   event: start  data: the generation's info (model, promptTokens, balance) and `start`
+ *   event: text   data: "<JSON string>"      each piece, as it arrives
+ *   event: done   data: the result without its text (reason, charged, metering, balance, ...)
+ *   event: error  data: {"message"}          the provider failed mid-stream (refunded)
+ */
+export function generationEventStream(generation: Generation, start: Record<string, unknown> = {}): Response {
+  return serverSentEvents({
+    abort: () => generation.abort(),
+    run: async (send) => {
+      send("start", { ...generation.info, ...start });
+      try {
+        const { text: _text, ...summary } = await generation.run((text) => send("text", text));
+        send("done", summary);
+      } catch (error) {
+        send("error", { message: generationErrorResponse(error).message });
+      }
     },
   });
 }
