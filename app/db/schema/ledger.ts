@@ -121,6 +121,7 @@ export const paymentOrders = pgTable(
     // The dashboard's top-ups by day.
     index("payment_orders_paid_day_idx").on(t.paidAt, t.amount).where(sql`status = 'paid'`),
     index("payment_orders_created_idx").on(t.createdAt),
+    index("payment_orders_refunded_day_idx").on(t.refundedAt, t.amount).where(sql`refunded_at IS NOT NULL`),
   ],
 );
 

@@ -1,0 +1,3 @@
+CREATE INDEX "payment_orders_refunded_day_idx" ON "payment_orders" USING btree ("refunded_at","amount") WHERE refunded_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "income_transactions_sale_day_idx" ON "income_transactions" USING btree ("created_at","gross","amount") WHERE type = 'sale';--> statement-breakpoint
+CREATE INDEX "payout_requests_paid_day_idx" ON "payout_requests" USING btree ("settled_at","amount") WHERE status = 'paid';
