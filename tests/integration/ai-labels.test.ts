@@ -213,7 +213,16 @@ describe("exports carry the label, visible and as metadata", () => {
     expect(header).toContain("【AI生成内容标识】本作品含人工智能生成的内容（AI辅助）");
     expect(header).toContain("AI生成的章节：第2章");
     const aigc = JSON.parse(/^AIGC: (.+)$/m.exec(header)![1]) as Record<string, string>;
-    expect(aigc).toEqual({ Label: "1", ContentProducer: "砚台", ProduceID: `inkstone-work-${work.id}`, ReservedCode1: "assisted" });
+    // GB 45438-2025 annex E's seven elements, by their field names.
+    expect(aigc).toEqual({
+      Label: "1",
+      ContentProducer: "砚台",
+      ProduceID: `inkstone-work-${work.id}`,
+      ReservedCode1: "assisted",
+      ContentPropagator: "砚台",
+      PropagateID: `inkstone-work-${work.id}`,
+      ReservedCode2: "",
+    });
 
     const zip = await JSZip.loadAsync(new Uint8Array(await (await download(`/works/${work.id}/export.epub`)).arrayBuffer()));
     const opf = await zip.file("OEBPS/content.opf")!.async("string");

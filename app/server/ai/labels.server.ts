@@ -225,13 +225,25 @@ export interface LabelledWork {
 
 /**
  * The implicit label (metadata) of an export, in the shape of the national standard
- * GB 45438-2025's AIGC field: Label "1" (AI-generated content), the producer, an id.
- * Null for a work with nothing to label.
+ * GB 45438-2025's AIGC field (its annex E's seven elements, decision 126): Label "1"
+ * (AI-generated content); the site both as the generation service (ContentProducer,
+ * ProduceID) and as the platform that publishes the work (ContentPropagator,
+ * PropagateID); ReservedCode1 says which of this site's levels applies (generated,
+ * assisted, or declared by the author). Null for a work with nothing to label.
  */
 export function aigcMetadata(work: LabelledWork, labelled: { level: string }[]): string | null {
   const level = work.aiLevel !== "none" ? work.aiLevel : labelled.length > 0 ? "assisted" : work.isAiGenerated ? "declared" : null;
   if (!level) return null;
-  return JSON.stringify({ Label: "1", ContentProducer: "砚台", ProduceID: `inkstone-work-${work.id}`, ReservedCode1: level });
+  const id = `inkstone-work-${work.id}`;
+  return JSON.stringify({
+    Label: "1",
+    ContentProducer: "砚台",
+    ProduceID: id,
+    ReservedCode1: level,
+    ContentPropagator: "砚台",
+    PropagateID: id,
+    ReservedCode2: "",
+  });
 }
 
 function numbers(list: { n: number }[]): string {
