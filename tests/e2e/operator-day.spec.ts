@@ -9,7 +9,7 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test, waitForHydration } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
-import { commentAs, fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
+import { buyWhole, commentAs, fundedBuyer, marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 /**
  * A new 运营 admin, added through /admin/admins by the e2e 超级管理员 (a pooled session
@@ -77,26 +77,8 @@ test("a 运营 takes down a reported work, deletes the comment, bans the spammer
   // Another author sold a work for 150 credits (105 to them) and asks for a payout of 100.
   const seller = await newAuthor(playwright, baseURL!);
   const soldId = await publishWork(seller, { title: `收入 ${text}`, chapters: [{ title: "第一章", paragraphs: ["付费的正文"] }] });
-  const priced = await seller.request.post("/my-works", {
-    form: { intent: "set-price", workId: String(soldId), price: "150", back: "/my-works" },
-    headers: { Origin: origin },
-    maxRedirects: 0,
-  });
-  expect(priced.status()).toBe(302);
-  const buyer = fundedBuyer(facts, javaScriptEnabled ? 8 : 9);
-  const buyerContext = await browser.newContext({ baseURL });
-  try {
-    const login = await buyerContext.request.post("/auth/login", {
-      form: { email: buyer.email, password: buyer.password, redirectTo: "/" },
-      headers: { Origin: origin },
-      maxRedirects: 0,
-    });
-    expect(login.status()).toBe(302);
-    const bought = await buyerContext.request.post(`/works/${soldId}`, { form: { intent: "purchase" }, headers: { Origin: origin }, maxRedirects: 0 });
-    expect(bought.status()).toBeLessThan(400);
-  } finally {
-    await buyerContext.close();
-  }
+  await setPrice(seller, soldId, 150);
+  await buyWhole(playwright, baseURL!, fundedBuyer(facts, javaScriptEnabled ? 8 : 9), soldId);
   const payee = `支付宝 ${text}`;
   const asked = await seller.request.post("/income", {
     form: { intent: "payout", amount: "100", payee },

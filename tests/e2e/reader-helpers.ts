@@ -79,6 +79,32 @@ export async function setPrice(author: Author, workId: number, price: number): P
   expect(response.status(), "set price").toBe(302);
 }
 
+/**
+ * A seeded buyer (fundedBuyer) buys a paid work whole through the forms' own requests:
+ * the login form, then the work page's purchase.
+ */
+export async function buyWhole(
+  playwright: PlaywrightWorkerArgs["playwright"],
+  baseURL: string,
+  buyer: Credentials,
+  workId: number,
+): Promise<void> {
+  const request = await playwright.request.newContext({ baseURL });
+  try {
+    const headers = sameOrigin(baseURL);
+    const login = await request.post("/auth/login", {
+      form: { email: buyer.email, password: buyer.password, redirectTo: "/" },
+      headers,
+      maxRedirects: 0,
+    });
+    expect(login.status(), "buyer login").toBe(302);
+    const bought = await request.post(`/works/${workId}`, { form: { intent: "purchase" }, headers, maxRedirects: 0 });
+    expect(bought.status(), "purchase").toBeLessThan(400);
+  } finally {
+    await request.dispose();
+  }
+}
+
 /** `n` numbered paragraphs, with empty lines between some (the reader drops them). */
 export function numberedParagraphs(n: number, text: string): string[] {
   const out: string[] = [];

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
-import { fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
+import { buyWhole, fundedBuyer, marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 /**
  * Paying by chapter in the browser (docs/product.md#paying-by-chapter): the reader reads the
@@ -94,29 +94,11 @@ test("an author asks for a payout of their income and an administrator pays it @
 }) => {
   const buyer = fundedBuyer(facts, javaScriptEnabled ? 4 : 5);
   const author = await newAuthor(playwright, baseURL!);
-  const origin = new URL(baseURL!).origin;
   const id = await publishWork(author, { title: `提现 ${marker("payout")}`, chapters: [{ title: "第一章", paragraphs: ["付费的正文"] }] });
   // A whole-work sale of 150 credits: 105 to the author at the default 70%, over the
   // default payout minimum of 100.
-  const priced = await author.request.post("/my-works", {
-    form: { intent: "set-price", workId: String(id), price: "150", back: "/my-works" },
-    headers: { Origin: origin },
-    maxRedirects: 0,
-  });
-  expect(priced.status()).toBe(302);
-  const buyerContext = await browser.newContext();
-  try {
-    const login = await buyerContext.request.post("/auth/login", {
-      form: { email: buyer.email, password: buyer.password, redirectTo: "/" },
-      headers: { Origin: origin },
-      maxRedirects: 0,
-    });
-    expect(login.status()).toBe(302);
-    const bought = await buyerContext.request.post(`/works/${id}`, { form: { intent: "purchase" }, headers: { Origin: origin }, maxRedirects: 0 });
-    expect(bought.status()).toBeLessThan(400);
-  } finally {
-    await buyerContext.close();
-  }
+  await setPrice(author, id, 150);
+  await buyWhole(playwright, baseURL!, buyer, id);
 
   // The author, in the browser.
   await page.context().addCookies((await author.request.storageState()).cookies);
