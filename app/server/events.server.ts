@@ -47,12 +47,23 @@ type Listener = (event: LiveEvent) => void;
 
 interface Hub {
   listeners: Map<string, Set<Listener>>;
+  /** What this process heard in the last RECENT_MS, oldest first (liveEventStream's `since`). */
+  recent: { at: number; event: LiveEvent }[];
   started?: Promise<void>;
 }
 
+/**
+ * How long a process remembers the events it heard, for pages whose stream opens after
+ * their data was read (decision 145): the time between a page's loader and its stream's
+ * subscription (loading and starting the scripts) is seconds at most.
+ */
+export const RECENT_MS = 60_000;
+const RECENT_MAX = 20_000;
+
 // One hub per process, kept across dev-server module reloads like the database client.
 const holder = globalThis as unknown as { __inkstoneEvents?: Hub };
-const hub: Hub = (holder.__inkstoneEvents ??= { listeners: new Map() });
+const hub: Hub = (holder.__inkstoneEvents ??= { listeners: new Map(), recent: [] });
+hub.recent ??= [];
 
 function dispatch(payload: string) {
   let event: LiveEvent;
@@ -62,6 +73,11 @@ function dispatch(payload: string) {
     return;
   }
   if (typeof event?.topic !== "string") return;
+  const now = Date.now();
+  hub.recent.push({ at: now, event });
+  let stale = 0;
+  while (stale < hub.recent.length && (hub.recent[stale].at < now - RECENT_MS || hub.recent.length - stale > RECENT_MAX)) stale++;
+  if (stale > 0) hub.recent.splice(0, stale);
   for (const listener of hub.listeners.get(event.topic) ?? []) {
     try {
       listener(event);
@@ -168,6 +184,17 @@ export const NOTIFICATIONS_WORK_TOPIC = "notifications-work";
 
 export const HEARTBEAT_MS = 20_000;
 
+export interface LiveStreamOptions {
+  heartbeatMs?: number;
+  /** A chapter the viewer is reading (already checked readable): its comments events too. */
+  commentsOf?: number | null;
+  /**
+   * When the page's data was read (server time, ms): events this process heard after it,
+   * before the stream subscribed, are sent once it has (decision 145).
+   */
+  since?: number | null;
+}
+
 /**
  * The `/api/events` stream: `site` events for everyone (branding, terms and privacy
  * refresh live, docs/product.md D9), and for a signed-in user also their own `user:<id>`
@@ -178,9 +205,7 @@ export const HEARTBEAT_MS = 20_000;
 export function liveEventStream(
   userId: string | null,
   signal: AbortSignal,
-  heartbeatMs = HEARTBEAT_MS,
-  /** A chapter the viewer is reading (already checked readable): its comments events too. */
-  commentsOf: number | null = null,
+  { heartbeatMs = HEARTBEAT_MS, commentsOf = null, since = null }: LiveStreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
@@ -188,6 +213,12 @@ export function liveEventStream(
     async start(controller) {
       let closed = false;
       const unsubscribers: (() => void)[] = [];
+      // This stream's handler of each topic, to replay what it missed (`since`).
+      const handlers = new Map<string, Listener>();
+      const listen = async (topic: string, handler: Listener) => {
+        handlers.set(topic, handler);
+        unsubscribers.push(await subscribe(topic, handler));
+      };
       // The user's library, refreshed when their favourites or purchases change; work
       // events wait for a refresh in flight, so a just-followed work is not missed.
       let library: Promise<Set<number>> = Promise.resolve(new Set());
@@ -230,43 +261,42 @@ export function liveEventStream(
       // The first bytes go out at once, so proxies and the browser see an open stream.
       send(`retry: 5000\n: connected\n\n`);
       try {
-        unsubscribers.push(await subscribe("site", () => sendEvent({ topic: "site", kind: "site" })));
+        await listen("site", () => sendEvent({ topic: "site", kind: "site" }));
         if (commentsOf !== null) {
           // Its own event name: the page patches its counts and threads instead of reloading.
-          unsubscribers.push(
-            await subscribe(commentsTopic(commentsOf), (event) =>
-              send(`event: comments\ndata: ${JSON.stringify({ chapterId: commentsOf, paragraph: event.paragraph ?? null })}\n\n`),
-            ),
+          await listen(commentsTopic(commentsOf), (event) =>
+            send(`event: comments\ndata: ${JSON.stringify({ chapterId: commentsOf, paragraph: event.paragraph ?? null })}\n\n`),
           );
         }
         if (userId) {
-          unsubscribers.push(
-            await subscribe(`user:${userId}`, (event) => {
-              if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary(userId);
-              sendEvent(event);
-            }),
-          );
+          await listen(`user:${userId}`, (event) => {
+            if (event.kind === "favorites" || event.kind === "purchases") refreshLibrary(userId);
+            sendEvent(event);
+          });
           // New-chapter notifications are delivered in batches of followers: only the
           // batch holding this user changes their bell (decision 115).
-          unsubscribers.push(
-            await subscribe(NOTIFICATIONS_WORK_TOPIC, (event) => {
-              if (!event.from || !event.to || !(userId > event.from && userId <= event.to)) return;
-              const workId = Number(event.workId);
-              void library.then((ids) => {
-                if (ids.has(workId)) sendEvent({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications" });
-              });
-            }),
-          );
-          unsubscribers.push(
-            await subscribe("work", (event) => {
-              const workId = Number(event.workId);
-              void library.then((ids) => {
-                if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
-              });
-            }),
-          );
+          await listen(NOTIFICATIONS_WORK_TOPIC, (event) => {
+            if (!event.from || !event.to || !(userId > event.from && userId <= event.to)) return;
+            const workId = Number(event.workId);
+            void library.then((ids) => {
+              if (ids.has(workId)) sendEvent({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications" });
+            });
+          });
+          await listen("work", (event) => {
+            const workId = Number(event.workId);
+            void library.then((ids) => {
+              if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
+            });
+          });
           library = libraryWorkIds(userId);
           await library;
+        }
+        // What happened between the page's data and these subscriptions: heard by this
+        // process already, sent now (the page reloads its data once for them all).
+        if (since !== null) {
+          for (const { event } of hub.recent.filter((r) => r.at > since)) {
+            if (!closed) handlers.get(event.topic)?.(event);
+          }
         }
         // Every subscription is in place: from here on no event of this stream is missed
         // (the page marks itself live; browser tests wait for it instead of sleeping).

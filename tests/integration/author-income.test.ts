@@ -168,7 +168,7 @@ describe("author income", () => {
     const { author, workId, chapterId } = await authorWithSales(0);
     const events = await collector(`user:${author.id}`);
     const controller = new AbortController();
-    const sse = sseReader(liveEventStream(author.id, controller.signal, 60_000));
+    const sse = sseReader(liveEventStream(author.id, controller.signal, { heartbeatMs: 60_000 }));
     expect(await sse.next()).toContain(": connected");
     const [reader] = await quickUsers(1);
     await fund(reader.id, 200);

@@ -83,12 +83,12 @@ describe("publish / subscribe", () => {
 
 
 describe("/api/events", () => {
-  async function open(userId: string | null) {
+  async function open(userId: string | null, query = "") {
     const { loader } = await import("~/routes/api/events");
     const controller = new AbortController();
     const headers: Record<string, string> = {};
     if (userId) headers.Cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
-    const request = new Request("http://localhost/api/events", { headers, signal: controller.signal });
+    const request = new Request(`http://localhost/api/events${query}`, { headers, signal: controller.signal });
     const response = await callThroughRoutes(loader, { request });
     // The caller keeps `request` until it aborts: Node's Request follows the controller's
     // signal through a weak reference, so a Request already collected by the GC would
@@ -158,10 +158,37 @@ describe("/api/events", () => {
     expect(listenerCount("work")).toBe(0);
   });
 
+  it("sends what changed after the page's data was read (since) once subscribed, and nothing older", async () => {
+    const reader = await createUser();
+    // This process is listening (as a server is from its start) and hears the change.
+    const heard = await collector(`user:${reader.id}`);
+    const before = Date.now() - 1;
+    await notifyUserChanged(reader.id, "balance");
+    expect(await heard.next()).toEqual({ topic: `user:${reader.id}`, kind: "balance" });
+    heard.unsubscribe();
+
+    // A page read before the change: its stream, opened after, gets it once subscribed.
+    const late = await open(reader.id, `?since=${before}`);
+    const lateSse = sseReader(late.response.body!);
+    expect(await lateSse.next()).toContain(": connected");
+    expect(await lateSse.nextChange()).toEqual({ kind: "balance" });
+    late.controller.abort();
+
+    // A page read after it, and a nonsense `since`: nothing to catch up on.
+    for (const query of [`?since=${Date.now() + 1}`, "?since=abc"]) {
+      const fresh = await open(reader.id, query);
+      const sse = sseReader(fresh.response.body!);
+      expect(await sse.next()).toContain(": connected");
+      // Its `ready` comes and goes; no change follows.
+      await expect(sse.nextChange(1000)).rejects.toThrow("no SSE message");
+      fresh.controller.abort();
+    }
+  });
+
   it("sends heartbeats on an idle stream", async () => {
     const user = await createUser();
     const controller = new AbortController();
-    const stream = liveEventStream(user.id, controller.signal, 50);
+    const stream = liveEventStream(user.id, controller.signal, { heartbeatMs: 50 });
     const sse = sseReader(stream);
     expect(await sse.next()).toContain(": connected");
     expect(await sse.next(2000)).toMatch(/^: ping \d+$/);

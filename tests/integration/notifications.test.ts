@@ -373,7 +373,7 @@ describe("the bell, live", () => {
     await setFavorite(await viewer(follower.id), work.id, true);
     const streams = [follower, bystander].map((u) => {
       const controller = new AbortController();
-      return { controller, sse: sseReader(liveEventStream(u.id, controller.signal, 60_000)) };
+      return { controller, sse: sseReader(liveEventStream(u.id, controller.signal, { heartbeatMs: 60_000 })) };
     });
     for (const s of streams) expect(await s.sse.next()).toContain(": connected");
     // The stream subscribes after its first bytes: wait until both listen.

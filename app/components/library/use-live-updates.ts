@@ -13,21 +13,33 @@ import { announceCommentsChanged, type LiveCommentsTarget } from "~/components/c
  * it would race the redirect and could consume its one-time notice).
  * On a chapter (`comments`), the stream also carries that chapter's comments events,
  * handed to the page's own listeners (live-comments.ts) instead of reloading everything.
+ * `loadedAt` is the server time the page's data was read: the stream first sends what
+ * changed between then and its subscription (decision 145), so a change made while the
+ * page was loading its scripts is not missed.
  */
-export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget | null = null) {
+const SINCE_MARGIN_MS = 250;
+
+export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget | null = null, loadedAt: number | null = null) {
   const revalidator = useRevalidator();
   const navigation = useNavigation();
   const revalidate = useRef(revalidator.revalidate);
   revalidate.current = revalidator.revalidate;
   const idle = navigation.state === "idle";
+  const since = useRef(loadedAt);
+  since.current = loadedAt;
   const [pending, setPending] = useState(false);
 
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
     // A new session (login or logout) needs a new stream: the server scopes it by cookie.
-    const source = new EventSource(
-      comments ? `/api/events?work=${comments.workId}&chapterId=${comments.chapterId}` : "/api/events",
-    );
+    const query = new URLSearchParams();
+    if (comments) {
+      query.set("work", String(comments.workId));
+      query.set("chapterId", String(comments.chapterId));
+    }
+    // A little before the data was read: the page's other loaders ran beside the shell's.
+    if (since.current) query.set("since", String(since.current - SINCE_MARGIN_MS));
+    const source = new EventSource(`/api/events${query.size ? `?${query}` : ""}`);
     let timer: ReturnType<typeof setTimeout> | null = null;
     let opened = false;
     const schedule = () => {

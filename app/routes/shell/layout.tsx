@@ -14,6 +14,8 @@ import { safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/layout";
 
 export async function loader({ request, url }: Route.LoaderArgs) {
+  // When this page's data is read: its live stream asks for what changed since (decision 145).
+  const loadedAt = Date.now();
   const [user, site] = await Promise.all([
     getSessionUser(request),
     getDisplayConfig(["site_title", "logo_url", "site_icon"] as const),
@@ -38,6 +40,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
       unread,
     },
     site: { title: site.site_title || "砚台", logoUrl: site.logo_url, iconUrl: site.site_icon },
+    loadedAt,
     auth: auth && {
       mode: auth,
       redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
@@ -48,11 +51,11 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 }
 
 export default function ShellLayout() {
-  const { user, site, auth } = useLoaderData<typeof loader>();
+  const { user, site, auth, loadedAt } = useLoaderData<typeof loader>();
   // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
   // On a chapter or a thread, also its comments (decision 101).
-  useLiveUpdates(Boolean(user), useLiveCommentsTarget());
+  useLiveUpdates(Boolean(user), useLiveCommentsTarget(), loadedAt);
   const drawer = useNavDrawer();
   return (
     <div className="shell">
