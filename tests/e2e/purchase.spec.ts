@@ -183,7 +183,7 @@ test("after a purchase in one tab, the balance in another tab updates live", asy
   await logInAs(context, buyer);
 
   const other = await context.newPage();
-  const stream = other.waitForResponse((r) => r.url().endsWith("/api/events"));
+  const stream = other.waitForResponse((r) => new URL(r.url()).pathname === "/api/events");
   await visit("/purchased", other);
   expect((await stream).headers()["content-type"]).toBe("text/event-stream; charset=utf-8");
   await waitForLive(other);
