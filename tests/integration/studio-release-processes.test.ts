@@ -83,8 +83,9 @@ describe("scheduled release with two app processes", () => {
     ).map((r) => Number(r.id));
     expect(chapterIds).toHaveLength(WORKS * PER_WORK);
 
-    // Until nothing is left scheduled and every event has arrived (and no more come).
-    const deadline = Date.now() + 15_000;
+    // Until nothing is left scheduled and every event has arrived (and no more come); the
+    // deadline only bounds a failure (a loaded machine releases more slowly).
+    const deadline = Date.now() + 60_000;
     let seen = -1;
     for (;;) {
       const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from chapters where state = 'scheduled'`;
@@ -113,5 +114,5 @@ describe("scheduled release with two app processes", () => {
     expect(byProcess.every((n) => n > 0), `released per process: ${byProcess.join(", ")}`).toBe(true);
     // Neither poller failed along the way (a deadlock or a lost claim would be logged).
     for (const { child } of servers) expect(child.output()).not.toContain("releasing scheduled chapters failed");
-  }, 30_000);
+  }, 90_000);
 });
