@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import { isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
+import { Form, isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
 
@@ -139,6 +139,59 @@ export function AdminErrorBox({ fallback = "加载失败，请重试" }: { fallb
           </>
         ) : null}
       </Notice>
+    </section>
+  );
+}
+
+/**
+ * The page of one text setting (站点名称, 站点简介): a heading, the notice, the field with
+ * its error, an optional hint, 保存. `errors` is the action's submission reply's `error`.
+ */
+export function SingleSettingPage({
+  heading,
+  label,
+  name,
+  value,
+  maxLength,
+  rows,
+  hint,
+  errors,
+}: {
+  heading: string;
+  label: string;
+  name: string;
+  value: string;
+  maxLength: number;
+  /** A textarea of this many rows; a one-line input without. */
+  rows?: number;
+  hint?: string;
+  errors?: Record<string, string[] | null> | null;
+}) {
+  const navigation = useNavigation();
+  const fieldErrors = errors?.[name] ?? undefined;
+  const control = {
+    name,
+    defaultValue: value,
+    maxLength,
+    "aria-invalid": fieldErrors ? true : undefined,
+    "aria-describedby": fieldErrors ? `${name}-error` : undefined,
+  };
+  return (
+    <section className="admin-page">
+      <h1>{heading}</h1>
+      <QueryNotice />
+      <FormErrors errors={errors?.[""] ?? undefined} />
+      <Form method="post" className="admin-card">
+        <label className="field">
+          <span>{label}</span>
+          {rows ? <textarea rows={rows} {...control} /> : <input type="text" {...control} />}
+          <FieldErrors id={`${name}-error`} errors={fieldErrors} />
+        </label>
+        {hint ? <p className="hint">{hint}</p> : null}
+        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
+          {navigation.state === "submitting" ? "保存中..." : "保存"}
+        </button>
+      </Form>
     </section>
   );
 }

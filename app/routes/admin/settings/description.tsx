@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, redirect } from "react-router";
+import { AdminErrorBox, SingleSettingPage } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
 import { adminActorOf } from "~/server/admin/audit.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
@@ -22,31 +22,16 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function DescriptionSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
-  const errors = actionData?.error;
   return (
-    <section className="admin-page">
-      <h1>站点简介</h1>
-      <QueryNotice />
-      <FormErrors errors={errors?.[""] ?? undefined} />
-      <Form method="post" className="admin-card">
-        <label className="field">
-          <span>首页展示的站点简介</span>
-          <textarea
-            name="description"
-            rows={10}
-            defaultValue={loaderData.description}
-            maxLength={SITE_DESCRIPTION_MAX}
-            aria-invalid={errors?.description ? true : undefined}
-            aria-describedby={errors?.description ? "description-error" : undefined}
-          />
-          <FieldErrors id="description-error" errors={errors?.description ?? undefined} />
-        </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
-      </Form>
-    </section>
+    <SingleSettingPage
+      heading="站点简介"
+      label="首页展示的站点简介"
+      name="description"
+      value={loaderData.description}
+      maxLength={SITE_DESCRIPTION_MAX}
+      rows={10}
+      errors={actionData?.error}
+    />
   );
 }
 

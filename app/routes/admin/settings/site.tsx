@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, redirect } from "react-router";
+import { AdminErrorBox, SingleSettingPage } from "~/components/admin/ui";
 import { SITE_TITLE_MAX, siteTitleSchema } from "~/schemas/admin-accounts";
 import { adminActorOf } from "~/server/admin/audit.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
@@ -23,32 +23,16 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function SiteSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
-  const errors = actionData?.error;
   return (
-    <section className="admin-page">
-      <h1>站点名称</h1>
-      <QueryNotice />
-      <FormErrors errors={errors?.[""] ?? undefined} />
-      <Form method="post" className="admin-card">
-        <label className="field">
-          <span>显示在导航栏和邮件中的站点名称</span>
-          <input
-            type="text"
-            name="title"
-            defaultValue={loaderData.title}
-            maxLength={SITE_TITLE_MAX}
-            aria-invalid={errors?.title ? true : undefined}
-            aria-describedby={errors?.title ? "title-error" : undefined}
-          />
-          <FieldErrors id="title-error" errors={errors?.title ?? undefined} />
-        </label>
-        <p className="hint">浏览器标签页上的图标在“站点图标”中设置。</p>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
-      </Form>
-    </section>
+    <SingleSettingPage
+      heading="站点名称"
+      label="显示在导航栏和邮件中的站点名称"
+      name="title"
+      value={loaderData.title}
+      maxLength={SITE_TITLE_MAX}
+      hint="浏览器标签页上的图标在“站点图标”中设置。"
+      errors={actionData?.error}
+    />
   );
 }
 
