@@ -147,7 +147,7 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
  *
- * Four round trips (five statements) before the provider's first byte (decision 144): the
+ * Four round trips (six statements) before the provider's first byte (decision 144): the
  * reads (one statement for the work, its published chapters, the balance and the
  * provider; the prompt's own two round trips) run at once; then the key is claimed in one
  * statement; then the reservation runs while the provider is called, as /api/generate
