@@ -11,6 +11,8 @@ import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import {
+  BIBLE_PAGE_SIZE,
+  bibleScreen,
   bibleView,
   deleteEntity,
   overdueThreads,
@@ -179,8 +181,55 @@ describe("story bible: entities and facts", () => {
     expect(statusOf(await call(bibleAction, otherCookie, path, { intent: "entity-save", kind: "character", name: "路人", aliases: "", description: "" }))).toBe(404);
     expect(statusOf(await call(contextLoader, otherCookie, `/works/${work.id}/context`))).toBe(404);
 
-    const page = bodyOf<Awaited<ReturnType<typeof bibleView>>>(await call(bibleLoader, cookie, path));
-    expect(page.entities[0]).toMatchObject({ name: "林晚", aliases: ["阿晚"], facts: [{ content: "双目失明", fromChapter: 37, untilChapter: null }] });
+    const page = bodyOf<Awaited<ReturnType<typeof bibleScreen>>>(await call(bibleLoader, cookie, path));
+    expect(page.entities?.entities[0]).toMatchObject({ name: "林晚", aliases: ["阿晚"], facts: [{ content: "双目失明", fromChapter: 37, untilChapter: null }] });
+  });
+});
+
+describe("the bible screen's pages", () => {
+  type Screen = Awaited<ReturnType<typeof bibleScreen>>;
+  it("lists BIBLE_PAGE_SIZE entities or threads a page: page 2 holds what page 1 does not, and a save goes back to its page", async () => {
+    const work = await serial(owner.id, 3);
+    const cookie = await sessionCookieFor(owner.id);
+    const path = `/works/${work.id}/bible`;
+    const count = BIBLE_PAGE_SIZE + 5;
+    const ids: number[] = [];
+    for (let i = 1; i <= count; i++) ids.push(await saveEntity(owner.id, work.id, { kind: "character", name: `角色${i}`, aliases: `阿${i}` }));
+    await saveFact(owner.id, work.id, { entityId: ids.at(-1)!, content: "最后一位的事实" });
+    for (let i = 1; i <= count; i++) await saveThread(owner.id, work.id, { title: `伏笔${i}`, plantedChapter: 1, dueChapter: i });
+
+    const load = async (query: string) => bodyOf<Screen>(await call(bibleLoader, cookie, `${path}${query}`));
+    const first = (await load("")).entities!;
+    const second = (await load("?page=2")).entities!;
+    expect([first.page, first.pageCount, first.total, second.page]).toEqual([1, 2, count, 2]);
+    expect(first.entities.map((e) => e.name)).toEqual(Array.from({ length: BIBLE_PAGE_SIZE }, (_, i) => `角色${i + 1}`));
+    expect(second.entities.map((e) => e.name)).toEqual(Array.from({ length: 5 }, (_, i) => `角色${BIBLE_PAGE_SIZE + i + 1}`));
+    // Each page brings its own entities' aliases and facts.
+    expect(second.entities.at(-1)).toMatchObject({ aliases: [`阿${count}`], facts: [{ content: "最后一位的事实" }] });
+    // A page past the last shows the last; nonsense shows the first.
+    expect((await load("?page=99")).entities!.page).toBe(2);
+    expect((await load("?page=abc")).entities!.page).toBe(1);
+
+    const threadsFirst = (await load("?tab=threads")).threads!;
+    const threadsSecond = (await load("?tab=threads&page=2")).threads!;
+    expect([threadsFirst.threads.length, threadsSecond.threads.length, threadsSecond.total]).toEqual([BIBLE_PAGE_SIZE, 5, count]);
+    expect(threadsSecond.threads.map((t) => t.title)).toEqual(Array.from({ length: 5 }, (_, i) => `伏笔${BIBLE_PAGE_SIZE + i + 1}`));
+    expect(threadsFirst.threads.some((t) => threadsSecond.threads.some((u) => u.id === t.id))).toBe(false);
+    // The badge counts every overdue thread, not only this page's: due by chapter 1..3, 3 are published.
+    expect((await load("?tab=threads&page=2")).overdue).toBe(3);
+
+    // Saving an entity listed on page 2 (from page 1's address) goes back to page 2, to its card.
+    const last = ids.at(-1)!;
+    const saved = await call(bibleAction, cookie, path, { intent: "entity-save", id: String(last), kind: "character", name: `角色${count}`, aliases: "", description: "改过" });
+    expect((saved as Response).headers.get("Location")).toBe(`${path}?page=2#e-${last}`);
+    const thread = threadsSecond.threads[0];
+    const resolved = await call(bibleAction, cookie, `${path}?tab=threads`, { intent: "thread-status", id: String(thread.id), status: "resolved" });
+    // Resolved threads sort after the open ones: still on page 2.
+    expect((resolved as Response).headers.get("Location")).toBe(`${path}?tab=threads&page=2#t-${thread.id}`);
+    // A deletion stays on the page it was made from.
+    const deleted = await call(bibleAction, cookie, `${path}?page=2`, { intent: "entity-delete", id: String(ids[BIBLE_PAGE_SIZE]) });
+    expect((deleted as Response).headers.get("Location")).toBe(`${path}?page=2`);
+    expect((await load("?page=2")).entities!.entities.map((e) => e.name)).toEqual(Array.from({ length: 4 }, (_, i) => `角色${BIBLE_PAGE_SIZE + i + 2}`));
   });
 });
 

@@ -7,6 +7,9 @@ type Fact = { id: number; content: string; fromChapter: number | null; untilChap
 type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; aliases: string[]; facts: Fact[] };
 type Thread = { id: number; title: string; note: string; plantedChapter: number; dueChapter: number | null; status: "open" | "resolved"; overdue: boolean };
 
+/** The screen's current address (tab and page kept) with one more parameter. */
+const withParam = (here: string, name: string, value: number) => `${here}${here.includes("?") ? "&" : "?"}${name}=${value}`;
+
 export function rangeText(from: number | null, until: number | null): string {
   if (from && until) return `第${from}至${until}章`;
   if (from) return `从第${from}章起`;
@@ -26,7 +29,7 @@ function DeleteButton({ intent, id, label }: { intent: string; id: number; label
   );
 }
 
-function EntityForm({ entity }: { entity?: Entity }) {
+function EntityForm({ entity, here }: { entity?: Entity; here: string }) {
   return (
     <Form method="post" className="studio-form bible-form">
       {entity ? <input type="hidden" name="id" value={entity.id} /> : null}
@@ -53,7 +56,7 @@ function EntityForm({ entity }: { entity?: Entity }) {
         <textarea name="description" rows={2} defaultValue={entity?.description} maxLength={BIBLE_LIMITS.description} />
       </label>
       <div className="form-actions">
-        {entity ? <Link className="btn" to={`?#e-${entity.id}`}>取消</Link> : null}
+        {entity ? <Link className="btn" to={`${here}#e-${entity.id}`}>取消</Link> : null}
         <button type="submit" name="intent" value="entity-save" className="btn btn-primary">{entity ? "保存设定" : "添加设定"}</button>
       </div>
     </Form>
@@ -82,26 +85,27 @@ function FactForm({ entityId, fact }: { entityId: number; fact?: Fact }) {
   );
 }
 
-export function EntitiesPanel({ base, entities, edit, editFact }: { base: string; entities: Entity[]; edit: number | null; editFact: number | null }) {
+/** One page of the entities (`here`: the page's address, for edit and cancel links); `total` across all pages. */
+export function EntitiesPanel({ here, entities, total, edit, editFact }: { here: string; entities: Entity[]; total: number; edit: number | null; editFact: number | null }) {
   return (
     <div className="bible-panel">
-      <details className="bible-add" open={entities.length === 0}>
+      <details className="bible-add" open={total === 0}>
         <summary className="btn">添加角色、地点、物品或势力</summary>
-        <EntityForm />
+        <EntityForm here={here} />
       </details>
-      {entities.length === 0 ? <p className="empty-state">还没有设定。记下人物的伤病、生死、身份，续写时AI就不会忘。</p> : null}
+      {total === 0 ? <p className="empty-state">还没有设定。记下人物的伤病、生死、身份，续写时AI就不会忘。</p> : <p className="muted">共 {total} 项设定。</p>}
       <ul className="bible-list">
         {entities.map((e) => (
           <li key={e.id} id={`e-${e.id}`} className="studio-card">
             {edit === e.id ? (
-              <EntityForm entity={e} />
+              <EntityForm entity={e} here={here} />
             ) : (
               <div className="card-head">
                 <h3>
                   {e.name} <span className="badge">{ENTITY_KIND_LABELS[e.kind]}</span>
                 </h3>
                 <p className="row-actions">
-                  <Link to={`${base}?edit=${e.id}#e-${e.id}`} aria-label={`编辑设定：${e.name}`}>编辑</Link>
+                  <Link to={`${withParam(here, "edit", e.id)}#e-${e.id}`} aria-label={`编辑设定：${e.name}`}>编辑</Link>
                   <DeleteButton intent="entity-delete" id={e.id} label={`确认删除「${e.name}」及其事实`} />
                 </p>
               </div>
@@ -113,13 +117,13 @@ export function EntitiesPanel({ base, entities, edit, editFact }: { base: string
                 editFact === f.id ? (
                   <li key={f.id} id={`f-${f.id}`}>
                     <FactForm entityId={e.id} fact={f} />
-                    <Link to={`${base}#e-${e.id}`}>取消</Link>
+                    <Link to={`${here}#e-${e.id}`}>取消</Link>
                   </li>
                 ) : (
                   <li key={f.id} id={`f-${f.id}`}>
                     <span className="chapter-state">{rangeText(f.fromChapter, f.untilChapter)}</span> {f.content}
                     {f.source === "ai" ? <span className="badge">AI建议</span> : null}{" "}
-                    <Link to={`${base}?editFact=${f.id}#f-${f.id}`} aria-label={`编辑事实：${f.content}`}>编辑</Link>
+                    <Link to={`${withParam(here, "editFact", f.id)}#f-${f.id}`} aria-label={`编辑事实：${f.content}`}>编辑</Link>
                     <DeleteButton intent="fact-delete" id={f.id} label="确认删除这条事实" />
                   </li>
                 ),
@@ -162,14 +166,15 @@ function ThreadForm({ thread }: { thread?: Thread }) {
   );
 }
 
-export function ThreadsPanel({ base, threads, edit }: { base: string; threads: Thread[]; edit: number | null }) {
+/** One page of the threads (`here`: the page's address); `total` across all pages. */
+export function ThreadsPanel({ here, threads, total, edit }: { here: string; threads: Thread[]; total: number; edit: number | null }) {
   return (
     <div className="bible-panel">
-      <details className="bible-add" open={threads.length === 0}>
+      <details className="bible-add" open={total === 0}>
         <summary className="btn">添加伏笔</summary>
         <ThreadForm />
       </details>
-      {threads.length === 0 ? <p className="empty-state">还没有伏笔。</p> : null}
+      {total === 0 ? <p className="empty-state">还没有伏笔。</p> : <p className="muted">共 {total} 条伏笔。</p>}
       <ul className="bible-list">
         {threads.map((t) => (
           <li key={t.id} id={`t-${t.id}`} className={t.overdue ? "studio-card bible-overdue" : "studio-card"}>
@@ -182,7 +187,7 @@ export function ThreadsPanel({ base, threads, edit }: { base: string; threads: T
                     {t.title} {t.status === "resolved" ? <span className="badge badge-free">已回收</span> : t.overdue ? <span className="badge badge-r18">已逾期</span> : <span className="badge">未回收</span>}
                   </h3>
                   <p className="row-actions">
-                    <Link to={`${base}&edit=${t.id}#t-${t.id}`} aria-label={`编辑伏笔：${t.title}`}>编辑</Link>
+                    <Link to={`${withParam(here, "edit", t.id)}#t-${t.id}`} aria-label={`编辑伏笔：${t.title}`}>编辑</Link>
                     <DeleteButton intent="thread-delete" id={t.id} label="确认删除这条伏笔" />
                   </p>
                 </div>

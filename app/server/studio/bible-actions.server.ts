@@ -1,5 +1,6 @@
 import type { BibleAction } from "~/schemas/bible";
 import {
+  bibleListPage,
   deleteEntity,
   deleteFact,
   deleteThread,
@@ -15,29 +16,33 @@ import { acceptProposal, rejectProposal } from "./summary-jobs.server";
 
 export type BibleTab = "bible" | "threads" | "summaries";
 
-/** One form of the story bible screen (/works/:id/bible): what it did, and the tab and anchor to go back to. */
-export async function runBibleAction(userId: string, workId: number, action: BibleAction): Promise<{ notice: string; tab: BibleTab; anchor: string }> {
+/**
+ * One form of the story bible screen (/works/:id/bible): what it did, and the tab, anchor
+ * and (for a saved entity, fact or thread) the page to go back to, the one that lists it;
+ * without a page, the screen's own page stays.
+ */
+export async function runBibleAction(userId: string, workId: number, action: BibleAction): Promise<{ notice: string; tab: BibleTab; anchor: string; page?: number }> {
   switch (action.intent) {
     case "entity-save": {
       const id = await saveEntity(userId, workId, { ...action, name: action.name ?? "", aliases: action.aliases ?? "" });
-      return { notice: action.id ? "设定已保存" : "设定已添加", tab: "bible", anchor: `e-${id}` };
+      return { notice: action.id ? "设定已保存" : "设定已添加", tab: "bible", anchor: `e-${id}`, page: await bibleListPage(workId, "entity", id) };
     }
     case "entity-delete":
       await deleteEntity(userId, workId, action.id);
       return { notice: "设定已删除", tab: "bible", anchor: "" };
     case "fact-save":
       await saveFact(userId, workId, { ...action, content: action.content ?? "" });
-      return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}` };
+      return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}`, page: await bibleListPage(workId, "entity", action.entityId) };
     case "fact-delete":
       await deleteFact(userId, workId, action.id);
       return { notice: "事实已删除", tab: "bible", anchor: "" };
     case "thread-save": {
       const id = await saveThread(userId, workId, { ...action, title: action.title ?? "" });
-      return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}` };
+      return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}`, page: await bibleListPage(workId, "thread", id) };
     }
     case "thread-status":
       await setThreadStatus(userId, workId, action.id, action.status);
-      return { notice: action.status === "resolved" ? "伏笔已标记为已回收" : "伏笔已重新打开", tab: "threads", anchor: `t-${action.id}` };
+      return { notice: action.status === "resolved" ? "伏笔已标记为已回收" : "伏笔已重新打开", tab: "threads", anchor: `t-${action.id}`, page: await bibleListPage(workId, "thread", action.id) };
     case "thread-delete":
       await deleteThread(userId, workId, action.id);
       return { notice: "伏笔已删除", tab: "threads", anchor: "" };

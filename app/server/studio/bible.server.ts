@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import {
   chapters,
@@ -333,6 +333,119 @@ export async function bibleView(userId: string, workId: number) {
     proposals,
     jobs,
   };
+}
+
+/** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
+export const BIBLE_PAGE_SIZE = 20;
+
+const entityOrder = [asc(storyEntities.kind), asc(storyEntities.id)];
+const threadOrder = [asc(plotThreads.status), asc(plotThreads.dueChapter), asc(plotThreads.id)];
+
+/**
+ * What the bible screen shows on every tab (the work, the published count, the overdue
+ * threads' count for the tab's badge, the proposals and recent summary jobs) and, for the
+ * 设定 or 伏笔 tab, one page of its entities (with their aliases and facts) or threads
+ * (decision 144): a serial of 300 entities and 800 chapters renders BIBLE_PAGE_SIZE of them.
+ * A page past the last shows the last.
+ */
+export async function bibleScreen(userId: string, workId: number, tab: "bible" | "threads" | "summaries", page: number) {
+  const work = await getOwnedWork(userId, workId);
+  const pageOf = (total: number) => {
+    const pageCount = Math.max(1, Math.ceil(total / BIBLE_PAGE_SIZE));
+    return { page: Math.min(Math.max(1, Math.floor(page) || 1), pageCount), pageCount, total };
+  };
+  const [published, [{ overdue }], proposals, jobs, listed] = await Promise.all([
+    publishedChapterCount(workId),
+    db
+      .select({ overdue: sql<number>`count(*)::int` })
+      .from(plotThreads)
+      .where(
+        and(
+          eq(plotThreads.workId, workId),
+          eq(plotThreads.status, "open"),
+          sql`${plotThreads.dueChapter} <= (select count(*) from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+        ),
+      ),
+    db
+      .select({ id: storyProposals.id, kind: storyProposals.kind, entityName: storyProposals.entityName, content: storyProposals.content, fromChapter: storyProposals.fromChapter, chapterTitle: chapters.title })
+      .from(storyProposals)
+      .innerJoin(chapters, eq(chapters.id, storyProposals.chapterId))
+      .where(eq(storyProposals.workId, workId))
+      .orderBy(asc(storyProposals.id))
+      .limit(200),
+    db
+      .select({ id: summaryJobs.id, state: summaryJobs.state, reason: summaryJobs.reason, attempts: summaryJobs.attempts, chapterTitle: chapters.title, updatedAt: summaryJobs.updatedAt })
+      .from(summaryJobs)
+      .innerJoin(chapters, eq(chapters.id, summaryJobs.chapterId))
+      .where(eq(summaryJobs.workId, workId))
+      .orderBy(desc(summaryJobs.id))
+      .limit(10),
+    tab === "bible" ? entityPage(workId) : tab === "threads" ? threadPage(workId) : Promise.resolve(null),
+  ]);
+
+  async function entityPage(id: number) {
+    const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(storyEntities).where(eq(storyEntities.workId, id));
+    const paging = pageOf(total);
+    const rows = await db
+      .select()
+      .from(storyEntities)
+      .where(eq(storyEntities.workId, id))
+      .orderBy(...entityOrder)
+      .offset((paging.page - 1) * BIBLE_PAGE_SIZE)
+      .limit(BIBLE_PAGE_SIZE);
+    const ids = rows.map((e) => e.id);
+    const [names, facts] = ids.length
+      ? await Promise.all([
+          db.select().from(storyEntityNames).where(and(eq(storyEntityNames.workId, id), eq(storyEntityNames.isAlias, true), inArray(storyEntityNames.entityId, ids))),
+          db.select().from(storyFacts).where(and(eq(storyFacts.workId, id), inArray(storyFacts.entityId, ids))).orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
+        ])
+      : [[], []];
+    return {
+      ...paging,
+      entities: rows.map((e) => ({
+        id: e.id,
+        kind: e.kind,
+        name: e.name,
+        description: e.description,
+        aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
+        facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
+      })),
+    };
+  }
+
+  async function threadPage(id: number) {
+    const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(plotThreads).where(eq(plotThreads.workId, id));
+    const paging = pageOf(total);
+    const rows = await db
+      .select()
+      .from(plotThreads)
+      .where(eq(plotThreads.workId, id))
+      .orderBy(...threadOrder)
+      .offset((paging.page - 1) * BIBLE_PAGE_SIZE)
+      .limit(BIBLE_PAGE_SIZE);
+    return { ...paging, threads: rows };
+  }
+
+  const threads = listed && "threads" in listed ? listed : null;
+  return {
+    work: { id: work.id, title: work.title, type: work.type, aiSummaries: work.aiSummaries },
+    published,
+    overdue,
+    proposals,
+    jobs,
+    entities: listed && "entities" in listed ? listed : null,
+    threads: threads ? { ...threads, threads: threads.threads.map((t) => ({ ...t, overdue: t.status === "open" && t.dueChapter !== null && t.dueChapter <= published })) } : null,
+  };
+}
+
+/** The bible screen's page (1-based) that lists an entity, or a thread, of the work: where a save goes back to. */
+export async function bibleListPage(workId: number, list: "entity" | "thread", id: number): Promise<number> {
+  const table = list === "entity" ? storyEntities : plotThreads;
+  const order = list === "entity" ? sql`${storyEntities.kind}, ${storyEntities.id}` : sql`${plotThreads.status}, ${plotThreads.dueChapter}, ${plotThreads.id}`;
+  const rows = rowsOf<{ n: number | string }>(
+    await db.execute(sql`select n from (select id, row_number() over (order by ${order}) as n from ${table} where work_id = ${workId}) r where id = ${id}`),
+  );
+  return rows[0] ? Math.ceil(Number(rows[0].n) / BIBLE_PAGE_SIZE) : 1;
 }
 
 /** The summaries tab: a page of chapters in the reader's order (drafts after), with their summaries, and every volume with its summary. */

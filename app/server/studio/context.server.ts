@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
-import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, PLAN_MAX_CHARS } from "~/schemas/bible";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, PLAN_MAX_CHARS, type EntityKind } from "~/schemas/bible";
 export { PLAN_MAX_CHARS };
 import { renderLoadedPrompt } from "../ai/prompts.server";
 import type { ChatPrompt } from "../ai/provider.server";
@@ -17,8 +17,12 @@ import { DomainError } from "../errors.server";
  * briefly when their volume has none), the bible facts in force at that chapter for the
  * entities named in the plan or the end of the previous chapter, the open plot threads,
  * and the end of the previous chapter; trimmed to the default API configuration's
- * context size. Three round trips, whatever the work's length (bench:context).
+ * context size. Two round trips of three statements, whatever the work's length
+ * (bench:context; decision 144).
  */
+
+/** A json column: parsed by postgres.js, a string where a driver leaves it one. */
+const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
 /** Chapters summarised in full before the one being written. */
 export const RECENT_CHAPTERS = 10;
@@ -72,16 +76,6 @@ interface ChapterRow {
   ending: string | null;
 }
 
-/** The context size of the site's default API configuration (DEFAULT_CONTEXT_TOKENS when none is chosen). */
-export async function contextBudget(): Promise<number> {
-  const [row] = await db
-    .select({ tokens: apiConfigs.contextTokens })
-    .from(siteConfigs)
-    .innerJoin(apiConfigs, sql`${apiConfigs.id}::text = trim(${siteConfigs.value})`)
-    .where(eq(siteConfigs.key, "default_api_provider"));
-  return row?.tokens ?? DEFAULT_CONTEXT_TOKENS;
-}
-
 /**
  * Builds the continuation prompt for chapter `chapterNumber` (the reader's numbering: the
  * published chapters in order; the chapter after the last published one is the usual
@@ -101,11 +95,24 @@ export async function assembleContinuationContext(
   const planText = (plan ?? "").replace(/\r\n?/g, "\n").trim();
   if (countChars(planText) > PLAN_MAX_CHARS) throw new DomainError(BIBLE_MESSAGES.planTooLong, 400, "plan");
 
-  // Round trip 1 (in parallel): the work, its chapters before this one with their summaries
-  // (older ones cut short) and the previous chapter's end, volumes, names, open threads, P04.
+  // Round trip 1: two statements at once. The chapters before this one with their
+  // summaries (older ones cut short) and the previous chapter's end; and in one row the
+  // work's title, volumes, names, open threads, P04 and the budget (each statement costs
+  // the server a socket write and a pool turn, so the small reads travel together).
   const recentFrom = chapterNumber - RECENT_CHAPTERS;
-  const [workRows, chapterRows, volumeRows, nameRows, threads, promptRows, budgetTokens] = await Promise.all([
-    db.select({ title: works.title }).from(works).where(eq(works.id, workId)),
+  const [metaRows, chapterRows] = await Promise.all([
+    db.execute(sql`
+      select
+        (select w.title from ${works} w where w.id = ${workId}) as title,
+        coalesce((
+          select json_agg(json_build_object('id', v.id, 'title', v.title, 'position', v.position, 'summary', vs.summary) order by v.position, v.id)
+          from ${volumes} v left join ${volumeSummaries} vs on vs.volume_id = v.id where v.work_id = ${workId}), '[]'::json) as volumes,
+        coalesce((select json_agg(json_build_array(n.name, n.entity_id)) from ${storyEntityNames} n where n.work_id = ${workId}), '[]'::json) as names,
+        coalesce((
+          select json_agg(json_build_object('title', t.title, 'note', t.note, 'plantedChapter', t.planted_chapter, 'dueChapter', t.due_chapter) order by t.due_chapter asc nulls last, t.id)
+          from ${plotThreads} t where t.work_id = ${workId} and t.status = 'open' and t.planted_chapter <= ${chapterNumber}), '[]'::json) as threads,
+        (select json_build_object('system', p.system_content, 'user', p.user_content) from ${prompts} p where p.code = 'P04') as prompt,
+        ${options.budgetTokens ? sql`null::int` : sql`(select ac.context_tokens from ${siteConfigs} sc join ${apiConfigs} ac on ac.id::text = trim(sc.value) where sc.key = 'default_api_provider')`} as budget`),
     db.execute(sql`
       with numbered as (
         select id, position, row_number() over (order by position, id)::int as n
@@ -117,22 +124,15 @@ export async function assembleContinuationContext(
       from numbered n left join chapter_summaries s on s.chapter_id = n.id
       where n.n < ${chapterNumber}
       order by n.n`),
-    db
-      .select({ id: volumes.id, title: volumes.title, position: volumes.position, summary: volumeSummaries.summary })
-      .from(volumes)
-      .leftJoin(volumeSummaries, eq(volumeSummaries.volumeId, volumes.id))
-      .where(eq(volumes.workId, workId))
-      .orderBy(asc(volumes.position), asc(volumes.id)),
-    db.select({ name: storyEntityNames.name, entityId: storyEntityNames.entityId }).from(storyEntityNames).where(eq(storyEntityNames.workId, workId)),
-    db
-      .select({ title: plotThreads.title, note: plotThreads.note, plantedChapter: plotThreads.plantedChapter, dueChapter: plotThreads.dueChapter })
-      .from(plotThreads)
-      .where(and(eq(plotThreads.workId, workId), eq(plotThreads.status, "open"), sql`${plotThreads.plantedChapter} <= ${chapterNumber}`))
-      .orderBy(sql`${plotThreads.dueChapter} asc nulls last`, asc(plotThreads.id)),
-    db.select({ system: prompts.systemContent, user: prompts.userContent }).from(prompts).where(eq(prompts.code, "P04")),
-    options.budgetTokens ? Promise.resolve(options.budgetTokens) : contextBudget(),
   ]);
-  if (!workRows[0]) throw new DomainError("作品不存在", 404);
+  const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
+  if (!meta?.title) throw new DomainError("作品不存在", 404);
+  const workTitle = meta.title;
+  const volumeRows = json<{ id: number | string; title: string; position: number | string; summary: string | null }[]>(meta.volumes).map((v) => ({ ...v, id: Number(v.id), position: Number(v.position) }));
+  const nameRows = json<[string, number | string][]>(meta.names).map(([name, entityId]) => ({ name, entityId: Number(entityId) }));
+  const threads = json<{ title: string; note: string; plantedChapter: number; dueChapter: number | null }[]>(meta.threads);
+  const template = meta.prompt ? json<{ system: string; user: string }>(meta.prompt) : undefined;
+  const budgetTokens = options.budgetTokens ?? (meta.budget === null ? DEFAULT_CONTEXT_TOKENS : Number(meta.budget));
   const chaptersBefore = rowsOf<ChapterRow>(chapterRows).map((r) => ({ ...r, n: Number(r.n), position: Number(r.position), id: Number(r.id) }));
   const previous = chaptersBefore.at(-1)?.n === chapterNumber - 1 ? chaptersBefore.at(-1)! : null;
   const ending = trimEnding(previous?.ending ?? "");
@@ -146,30 +146,28 @@ export async function assembleContinuationContext(
   }
   const entityIds = [...named.keys()];
 
-  // Round trip 2: those entities and their facts in force at this chapter.
-  const [entities, facts] = entityIds.length
-    ? await Promise.all([
-        db.select({ id: storyEntities.id, kind: storyEntities.kind, name: storyEntities.name, description: storyEntities.description }).from(storyEntities).where(inArray(storyEntities.id, entityIds)),
-        db
-          .select({ entityId: storyFacts.entityId, content: storyFacts.content, fromChapter: storyFacts.fromChapter, untilChapter: storyFacts.untilChapter })
-          .from(storyFacts)
-          .where(
-            and(
-              inArray(storyFacts.entityId, entityIds),
-              sql`(${storyFacts.fromChapter} is null or ${storyFacts.fromChapter} <= ${chapterNumber})`,
-              sql`(${storyFacts.untilChapter} is null or ${storyFacts.untilChapter} >= ${chapterNumber})`,
-            ),
-          )
-          .orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
-      ])
-    : [[], []];
+  // Round trip 2: those entities, each with its facts in force at this chapter.
+  const entities = entityIds.length
+    ? rowsOf<{ id: number | string; kind: EntityKind; name: string; description: string; facts: unknown }>(
+        await db.execute(sql`
+          select e.id, e.kind, e.name, e.description,
+            coalesce((
+              select json_agg(json_build_object('content', f.content, 'fromChapter', f.from_chapter, 'untilChapter', f.until_chapter) order by f.from_chapter, f.id)
+              from ${storyFacts} f
+              where f.entity_id = e.id
+                and (f.from_chapter is null or f.from_chapter <= ${chapterNumber})
+                and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
+          from ${storyEntities} e
+          where e.work_id = ${workId} and e.id in (${sql.join(entityIds.map((id) => sql`${id}`), sql`, `)})`),
+      ).map((e) => ({ ...e, id: Number(e.id), facts: json<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
+    : [];
   const aliasesOf = new Map<number, string[]>();
   for (const { name, entityId } of nameRows) if (named.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);
   entities.sort((a, b) => named.get(a.id)! - named.get(b.id)! || a.id - b.id);
   const bibleBlocks = entities.map((e) => {
     const aliases = (aliasesOf.get(e.id) ?? []).filter((a) => a !== e.name);
     const head = `【${e.name}】${ENTITY_KIND_LABELS[e.kind]}${aliases.length ? `（又称：${aliases.join("、")}）` : ""}${e.description ? `：${e.description}` : ""}`;
-    const lines = facts.filter((f) => f.entityId === e.id).map((f) => `- ${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}`);
+    const lines = e.facts.map((f) => `- ${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}`);
     return [head, ...lines].join("\n");
   });
 
@@ -208,9 +206,8 @@ export async function assembleContinuationContext(
     }
   }
 
-  const template = promptRows[0];
   const values = (sections: Record<SectionKey, string>) => ({
-    "work-title": workRows[0].title,
+    "work-title": workTitle,
     "chapter-number": String(chapterNumber),
     plan: planText || NONE,
     ...Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, v || NONE])),

@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapters, formSubmissions, works } from "~/db/schema";
+import { chapters, formSubmissions, profiles, works } from "~/db/schema";
 import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
-import { defaultProvider } from "../ai/config.server";
+import { defaultProviderFrom, type DefaultApiConfig } from "../ai/config.server";
 import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
-import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
+import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { FORM_TOKEN_MESSAGES } from "../form-tokens.server";
+import { generationAllowance } from "../ledger.server";
 import { getOwnedWork } from "../works.server";
 import { publishedChapterCount } from "./bible.server";
 import { assembleContinuationContext } from "./context.server";
@@ -107,27 +108,77 @@ async function existingClaim(userId: string, key: string): Promise<DomainError |
 const forget = (executor: Executor, key: string) => executor.delete(formSubmissions).where(eq(formSubmissions.token, key));
 
 /**
+ * In one statement: the user's own work with its type and title, its published chapters,
+ * what generation may take from the user now (the balance, or less under the daily cap:
+ * the reservation's hint) and the default API configuration. No row: not the user's
+ * work (or none), answered as ownedSeries answers it.
+ */
+async function readContinuationStart(userId: string, workId: number) {
+  if (!Number.isSafeInteger(workId) || workId <= 0) return null;
+  const [row] = rowsOf<{ id: number | string; title: string; type: string; published: number | string; allowance: number | string | null; api_config: unknown }>(
+    await db.execute(sql`
+      select w.id, w.title, w.type,
+        (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published') as published,
+        (select ${generationAllowance} from ${profiles} where ${profiles.id} = ${userId}) as allowance,
+        (select json_build_object('id', sc.value, 'config', case when ac.id is null then null else
+                   json_build_object('provider', ac.provider, 'endpoint', ac.endpoint, 'apiKey', ac.api_key, 'model', ac.model) end)
+          from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
+          where sc.key = 'default_api_provider') as api_config
+      from ${works} w where w.id = ${workId} and w.user_id = ${userId}`),
+  );
+  if (!row) return null;
+  const apiConfig = typeof row.api_config === "string" ? (JSON.parse(row.api_config) as DefaultApiConfig) : (row.api_config as DefaultApiConfig);
+  return {
+    work: { id: Number(row.id), title: row.title, type: row.type },
+    published: Number(row.published),
+    allowance: row.allowance === null ? undefined : Number(row.allowance),
+    apiConfig: apiConfig ?? null,
+  };
+}
+
+const valueOf = <T>(result: PromiseSettledResult<T>): T => {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+};
+
+/**
  * Everything before the first byte of 生成下一章: the work (the user's own series), the
  * chapter number, the request key (claimed once), the prompt, the provider, the balance
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
+ *
+ * Four round trips (six statements) before the provider's first byte (decision 144): the
+ * reads (one statement for the work, its published chapters, the balance and the
+ * provider; the prompt's own two round trips) run at once; then the key is claimed in one
+ * statement; then the reservation runs while the provider is called, as /api/generate
+ * does. Errors are still reported in the order the checks were made (the work, the
+ * chapter, the key, then the prompt and the configuration), whatever finishes first.
  */
 export async function startContinuation(userId: string, input: ContinueInput, signal?: AbortSignal): Promise<{ generation: Generation; chapter: number; title: string }> {
-  const work = await ownedSeries(userId, input.workId);
-  const { published } = await chapterCounts(work.id);
-  checkChapter(input.chapter, published);
-  const earlier = await existingClaim(userId, input.requestKey);
-  if (earlier) throw earlier;
-  const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
-  try {
-    await db.insert(formSubmissions).values({ token: input.requestKey, userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) });
-  } catch (error) {
-    if (pgErrorCode(error) === UNIQUE_VIOLATION) throw (await existingClaim(userId, input.requestKey)) ?? error;
-    throw error;
+  const [start, assembled] = await Promise.allSettled([
+    readContinuationStart(userId, input.workId),
+    assembleContinuationContext(input.workId, input.chapter, input.plan),
+  ]);
+  const read = valueOf(start);
+  // Not the user's work, or none: the usual answers (404, 不是连载) from the usual check.
+  if (!read) {
+    await ownedSeries(userId, input.workId);
+    throw new DomainError(SERIES_MESSAGES.workMissing, 404);
   }
+  const work = read.work;
+  if (work.type !== "series") throw new DomainError(SERIES_MESSAGES.notSeries, 400);
+  checkChapter(input.chapter, read.published);
+  const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
+  // The claim: the primary key lets one request in, whether the other came earlier or at the same moment.
+  const claimed = await db
+    .insert(formSubmissions)
+    .values({ token: input.requestKey, userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) })
+    .onConflictDoNothing()
+    .returning({ token: formSubmissions.token });
+  if (claimed.length === 0) throw (await existingClaim(userId, input.requestKey)) ?? new DomainError(SERIES_MESSAGES.submitted, 409);
   try {
-    const context = await assembleContinuationContext(work.id, input.chapter, input.plan);
-    const provider = await defaultProvider();
+    const context = valueOf(assembled);
+    const provider = defaultProviderFrom(read.apiConfig);
     const label = `《${work.title}》第${input.chapter}章`;
     const sink = generationLogSink(
       userId,
@@ -161,7 +212,9 @@ export async function startContinuation(userId: string, input: ContinueInput, si
         expectedWords: CONTINUATION_WORDS,
       },
       provider,
-      { signal, sink },
+      // The balance as read with the work: the provider is called while the reservation runs
+      // (the reservation stays the check that counts; decision 144).
+      { signal, sink, balanceHint: read.allowance },
     );
     return { generation, chapter: input.chapter, title: work.title };
   } catch (error) {
@@ -169,7 +222,6 @@ export async function startContinuation(userId: string, input: ContinueInput, si
     throw error;
   }
 }
-
 
 /** 存为草稿 / 发布: the edited text becomes a new chapter at the end of the work, as 存为章节 does (newChapterFromText). */
 export async function saveContinuation(userId: string, input: ContinueSaveInput, chapter: number): Promise<{ workId: number; chapterId: number; mode: "draft" | "publish" }> {

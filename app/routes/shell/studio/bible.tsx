@@ -11,7 +11,7 @@ import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { runBibleAction, type BibleTab } from "~/server/studio/bible-actions.server";
-import { bibleView, summariesView } from "~/server/studio/bible.server";
+import { bibleScreen, summariesView } from "~/server/studio/bible.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/bible";
 
@@ -38,7 +38,7 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
   const tab = tabOf(url.searchParams.get("tab"));
   const page = parsePage(url.searchParams.get("page"));
   const [view, summaries, flash] = await Promise.all([
-    bibleView(user.id, workId).catch(asRouteError),
+    bibleScreen(user.id, workId, tab, page).catch(asRouteError),
     tab === "summaries" ? summariesView(user.id, workId, page).catch(asRouteError) : null,
     takeFlash(request, url),
   ]);
@@ -48,11 +48,21 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
   );
 }
 
+/** The screen's address for a tab and page (page 1 and the 设定 tab leave their parameter out). */
+function screenUrl(workId: number, tab: BibleTab, page: number, extra = ""): string {
+  const query = new URLSearchParams();
+  if (tab !== "bible") query.set("tab", tab);
+  if (page > 1) query.set("page", String(page));
+  const q = query.toString();
+  return `/works/${workId}/bible${q ? `?${q}` : ""}${extra}`;
+}
+
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const workId = Number(params.id);
   const form = await readForm(request);
-  const page = parsePage(String(form.get("page") ?? ""));
+  // The summaries' forms carry their page; the others post to the screen's own address, ?page= included.
+  const page = parsePage(String(form.get("page") ?? new URL(request.url).searchParams.get("page") ?? ""));
   const submission = parseWithZod(form, { schema: bibleActionSchema });
   if (submission.status !== "success") {
     const errors = submission.error ?? {};
@@ -61,18 +71,16 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
   return replyOnDomainError(
     async () => {
-      const { notice, tab, anchor } = await runBibleAction(user.id, workId, submission.value);
-      const query = tab === "bible" ? "" : `?tab=${tab}${tab === "summaries" && page > 1 ? `&page=${page}` : ""}`;
-      return redirectWithFlash(request, `/works/${workId}/bible${query}${anchor ? `#${anchor}` : ""}`, { kind: "success", text: notice });
+      const done = await runBibleAction(user.id, workId, submission.value);
+      return redirectWithFlash(request, screenUrl(workId, done.tab, done.page ?? page, done.anchor ? `#${done.anchor}` : ""), { kind: "success", text: done.notice });
     },
     (error) => ({ error: error.message }),
   );
 }
 
 export default function StoryBible({ actionData }: Route.ComponentProps) {
-  const { work, tab, published, entities, threads, proposals, jobs, summaries, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
+  const { work, tab, published, overdue, entities, threads, proposals, jobs, summaries, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/bible`;
-  const overdue = threads.filter((t) => t.overdue).length;
   return (
     <section className="studio-page bible-page">
       <StudioNav workId={work.id} title={work.title} current="bible" />
@@ -92,12 +100,22 @@ export default function StoryBible({ actionData }: Route.ComponentProps) {
       </div>
       <p className="muted">章节号按读者看到的顺序（已发布的章节）计算，目前已发布 {published} 章。</p>
       {/* Keyed by the load: a saved form starts empty again; a refused one (not reloaded) keeps what was typed. */}
-      {tab === "bible" ? <EntitiesPanel key={loadedAt} base={base} entities={entities} edit={edit} editFact={editFact} /> : null}
-      {tab === "threads" ? <ThreadsPanel key={loadedAt} base={`${base}?tab=threads`} threads={threads} edit={edit} /> : null}
+      {tab === "bible" && entities ? (
+        <>
+          <EntitiesPanel key={loadedAt} here={screenUrl(work.id, "bible", entities.page)} entities={entities.entities} total={entities.total} edit={edit} editFact={editFact} />
+          <Pagination page={entities.page} pageCount={entities.pageCount} hrefFor={(p) => screenUrl(work.id, "bible", p)} />
+        </>
+      ) : null}
+      {tab === "threads" && threads ? (
+        <>
+          <ThreadsPanel key={loadedAt} here={screenUrl(work.id, "threads", threads.page)} threads={threads.threads} total={threads.total} edit={edit} />
+          <Pagination page={threads.page} pageCount={threads.pageCount} hrefFor={(p) => screenUrl(work.id, "threads", p)} />
+        </>
+      ) : null}
       {tab === "summaries" && summaries ? (
         <>
           <SummariesPanel aiSummaries={work.aiSummaries} proposals={proposals} jobs={jobs} summaries={summaries} />
-          <Pagination page={summaries.page} pageCount={summaries.pageCount} hrefFor={(p) => `${base}?tab=summaries&page=${p}`} />
+          <Pagination page={summaries.page} pageCount={summaries.pageCount} hrefFor={(p) => screenUrl(work.id, "summaries", p)} />
         </>
       ) : null}
     </section>
