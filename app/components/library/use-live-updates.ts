@@ -2,6 +2,9 @@ import { useEffect, useRef, useState } from "react";
 import { useNavigation, useRevalidator } from "react-router";
 import { announceCommentsChanged, type LiveCommentsTarget } from "~/components/comments/live-comments";
 
+/** How much before its data's time a page asks for changes (its other loaders ran beside the shell's). */
+const SINCE_MARGIN_MS = 250;
+
 /**
  * Live updates (docs/product.md D9): listen to /api/events and reload the page's data when the
  * server says something changed: the site's branding, terms or privacy for everyone;
@@ -17,8 +20,6 @@ import { announceCommentsChanged, type LiveCommentsTarget } from "~/components/c
  * changed between then and its subscription (decision 145), so a change made while the
  * page was loading its scripts is not missed.
  */
-const SINCE_MARGIN_MS = 250;
-
 export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget | null = null, loadedAt: number | null = null) {
   const revalidator = useRevalidator();
   const navigation = useNavigation();
@@ -37,7 +38,6 @@ export function useLiveUpdates(signedIn: boolean, comments: LiveCommentsTarget |
       query.set("work", String(comments.workId));
       query.set("chapterId", String(comments.chapterId));
     }
-    // A little before the data was read: the page's other loaders ran beside the shell's.
     if (since.current) query.set("since", String(since.current - SINCE_MARGIN_MS));
     const source = new EventSource(`/api/events${query.size ? `?${query}` : ""}`);
     let timer: ReturnType<typeof setTimeout> | null = null;
