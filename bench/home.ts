@@ -10,7 +10,8 @@
 //      apart its cold load, which one request in every few seconds pays);
 //   3. GET / through the production server (node server.js, built first if build/ is
 //      missing), sequential requests, each by a different random reader signed in by a
-//      session the app's own createUserSession made: p50 / p95, in several rounds.
+//      session the app's own createUserSession made: p50 / p95, in several rounds, with the
+//      CPU time a request took in the server and in its PostgreSQL backends (from /proc).
 // Flags: --scale=F (1: the issue's scale; 0.01 for a smoke run: 1,000 works, 10,000
 // chapters, 1,000 readers still following 300 works each), --keep (leave the database
 // inkstone_homebench, or inkstone_homebench_<scale>, in place), --reuse (skip the seed
@@ -25,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
 import { captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
-import { ensureBuild, freePort, startServer, stopServer } from "./lib-server";
+import { cpuMsOf, ensureBuild, freePort, startServer, stopServer } from "./lib-server";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const flags = parseFlags(process.argv.slice(2));
@@ -227,8 +228,24 @@ async function measureServer() {
       if (body.includes('data-testid="shelf-updates"') || body.includes('data-testid="continue-reading"')) personal++;
     }
     log(`\nGET / signed in (${personal} of the first ${Math.min(100, cookies.length)} pages show 继续阅读 or 书架更新):`);
+    // CPU time per request of the server and of its PostgreSQL backends, from /proc: a
+    // figure other processes on a shared machine disturb far less than latency.
+    const backends = async () =>
+      rowsOf<{ pid: number }>(
+        await db.execute(sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`),
+      ).map((r) => r.pid);
+    const cpuOf = (pids: number[]) =>
+      pids.reduce((sum, pid) => {
+        try {
+          return sum + cpuMsOf(pid);
+        } catch {
+          return sum; // gone
+        }
+      }, 0);
     for (let round = 1; round <= rounds; round++) {
       const order = [...cookies].sort(() => Math.random() - 0.5);
+      const pgPids = await backends();
+      const cpuBefore = { server: cpuMsOf(server.pid!), pg: cpuOf(pgPids) };
       const samples: number[] = [];
       let bytes = 0;
       for (const cookie of order) {
@@ -236,11 +253,13 @@ async function measureServer() {
         bytes += (await get(cookie)).length;
         samples.push(performance.now() - t);
       }
+      const serverCpu = (cpuMsOf(server.pid!) - cpuBefore.server) / samples.length;
+      const pgCpu = (cpuOf(pgPids) - cpuBefore.pg) / samples.length;
       samples.sort((a, b) => a - b);
       const p95 = percentile(samples, 95);
       p95s.push(p95);
       log(
-        `  round ${round}: ${samples.length} requests, ${samples.length} readers, ${fmt(bytes / samples.length / 1024, 0)} KiB a page  ${summary(samples)}  ${p95 < 50 ? "ok" : "MISSED (< 50 ms)"}  (load ${os.loadavg()[0].toFixed(1)})`,
+        `  round ${round}: ${samples.length} requests, ${samples.length} readers, ${fmt(bytes / samples.length / 1024, 0)} KiB a page  ${summary(samples)}  ${p95 < 50 ? "ok" : "MISSED (< 50 ms)"}  (load ${os.loadavg()[0].toFixed(1)}; CPU a request: server ${fmt(serverCpu)} ms, PostgreSQL ${fmt(pgCpu)} ms)`,
       );
     }
   } finally {
