@@ -169,10 +169,10 @@ const summary = (samples: number[]) => {
 const p95s: number[] = [];
 if (!flags.has("domain-only")) await measureServer();
 log(describeBusy(before, busy()));
-if (p95s.length > 0)
-  log(
-    `GET / p95 over the rounds: ${p95s.map((p) => fmt(p)).join(", ")} ms; target p95 < 50 ms ${Math.min(...p95s) < 50 ? "met" : "MISSED"}`,
-  );
+if (p95s.length > 0) {
+  const met = p95s.filter((p) => p < 50).length;
+  log(`GET / p95 over the rounds: ${p95s.map((p) => fmt(p)).join(", ")} ms; target p95 < 50 ms met in ${met} of ${p95s.length} rounds`);
+}
 
 await closeDatabase();
 if (!flags.has("keep")) {
