@@ -77,9 +77,9 @@ export async function continueReading(viewer: Viewer): Promise<ContinueItem[]> {
 export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
   const followed = sql`
     select ${sql.join(
-      [...Object.entries(workCardColumns).filter(([name]) => name !== "authorNickname")].map(
-        ([name, column]) => sql`${column} as ${sql.identifier(name)}`,
-      ),
+      Object.entries(workCardColumns)
+        .filter(([name]) => name !== "authorNickname")
+        .map(([name, column]) => sql`${column} as ${sql.identifier(name)}`),
       sql`, `,
     )}, ${works.updatedAt} as updated_at
     from ${favorites}
@@ -94,11 +94,11 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
       (select count(*)::int from ${chapters} c
         where c.work_id = t.id and c.state = 'published' and (c.position, c.id) <= (t.read_position, t.read_chapter_id)) as read_order
     from (
-      select m.*, x.read_position, x.read_chapter_id, x.read_title, x.read_paragraph, x.latest_title
+      select m.*, x.read_position, x.read_chapter_id, x.read_paragraph, x.latest_title
       from (${followed}) m
       cross join lateral (
         select latest.title as latest_title, latest.position as latest_position, latest.id as latest_id,
-          rc.position as read_position, rc.id as read_chapter_id, rc.title as read_title, rp.paragraph as read_paragraph
+          rc.position as read_position, rc.id as read_chapter_id, rp.paragraph as read_paragraph
         from (
           select c.id, c.title, c.position from ${chapters} c
           where c.work_id = m.id and c.state = 'published'
