@@ -1,0 +1,458 @@
+// npm run bench:home: the signed-in home page (`/`) at the readers' issue's scale on
+// PostgreSQL (docs/benchmarks.md#signed-in-home-at-scale-npm-run-benchhome). Target:
+// p95 < 50 ms with 100,000 works, 1,000,000 chapters and 100,000 readers following 300
+// works each (30,000,000 favourites). Measures:
+//   1. the seed itself, set-based SQL as a restore would load it (tables first, then their
+//      indexes and constraints), then `vacuum analyze` and one run of the app's own
+//      refreshWorkStats (the background counts the shared rows read);
+//   2. the domain functions the page's loader calls, one random reader after another:
+//      continueReading, shelfUpdates, sharedHomeRows (from its few-second shared copy, and
+//      apart its cold load, which one request in every few seconds pays);
+//   3. GET / through the production server (node server.js, built first if build/ is
+//      missing), sequential requests, each by a different random reader signed in by a
+//      session the app's own createUserSession made: p50 / p95, in several rounds, with the
+//      CPU time a request took in the server and in its PostgreSQL backends (from /proc).
+// Flags: --scale=F (1: the issue's scale; 0.01 for a smoke run: 1,000 works, 10,000
+// chapters, 1,000 readers still following 300 works each), --keep (leave the database
+// inkstone_homebench, or inkstone_homebench_<scale>, in place), --reuse (skip the seed
+// when that database already holds this scale's data; it says so), --requests=N (per
+// round, default 1000), --rounds=N (default 3), --runs=N (domain samples, default 500),
+// --build (rebuild first), --explain (EXPLAIN ANALYZE the personal queries for one reader
+// following 300 works).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+import { busy, describeBusy, describeMachine } from "./lib-machine";
+import { captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { cpuMsOf, ensureBuild, freePort, startServer, stopServer } from "./lib-server";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const flags = parseFlags(process.argv.slice(2));
+const scale = Number(flags.get("scale") ?? 1);
+if (!(scale > 0 && scale <= 1)) throw new Error("--scale must be in (0, 1]");
+const WORKS = Math.round(100_000 * scale);
+const CHAPTERS = Math.round(1_000_000 * scale);
+const READERS = Math.round(100_000 * scale);
+const FOLLOWS = Math.min(300, Math.floor(WORKS / 2));
+const AUTHORS = Math.max(10, Math.round(WORKS / 50));
+const requests = Number(flags.get("requests") ?? 1000);
+const rounds = Number(flags.get("rounds") ?? 3);
+const runs = Number(flags.get("runs") ?? 500);
+const dbName = scale === 1 ? "inkstone_homebench" : `inkstone_homebench_${String(scale).replace(/\D/g, "")}`;
+const SEED_MARK = `bench:home works=${WORKS} chapters=${CHAPTERS} readers=${READERS} follows=${FOLLOWS}`;
+const log = (line: string) => console.log(line);
+
+// --- The database -------------------------------------------------------------------------
+const url = pgUrlFor(dbName);
+const admin = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
+const [existing] = await admin`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = ${dbName}`;
+const reuse = flags.has("reuse") && typeof existing?.mark === "string" && existing.mark.startsWith(SEED_MARK);
+await admin.end();
+await ensurePgDatabase(dbName, !reuse);
+process.env.DATABASE_URL = url;
+process.env.DATABASE_POOL_SIZE ??= "4";
+// The bench signs the session cookies the server reads: the same secret in both.
+process.env.SESSION_SECRET ??= "bench-home-session-secret-0123456789abcdef";
+// The seed's and the bench's own refreshWorkStats may take longer than the app's 30 s
+// statement timeout on a busy machine (the server keeps the app's default).
+const serverEnv = { ...process.env };
+process.env.DATABASE_STATEMENT_TIMEOUT_MS = "600000";
+const { closeDatabase, db } = await import("~/db/client.server");
+const { sql } = await import("drizzle-orm");
+const { refreshWorkStats } = await import("~/server/discovery/stats.server");
+const { continueReading, shelfUpdates } = await import("~/server/discovery/home.server");
+const { sharedHomeRows } = await import("~/server/discovery/rankings.server");
+const { clearPublicCache } = await import("~/server/public-cache.server");
+const { createUserSession } = await import("~/server/session.server");
+
+const machine = describeMachine();
+log(`machine: ${machine}`);
+let seedSeconds: number;
+if (reuse) {
+  seedSeconds = Number(/seeded in (\d+) s/.exec(existing.mark as string)?.[1] ?? NaN);
+  log(`reusing ${dbName} (${existing.mark})`);
+} else {
+  seedSeconds = await seed();
+  const admin2 = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
+  await admin2.unsafe(`comment on database ${dbName} is '${SEED_MARK}, seeded in ${Math.round(seedSeconds)} s'`);
+  await admin2.end();
+}
+const counts = rowsOf<Record<string, number>>(
+  await db.execute(sql`select
+    (select count(*) from works)::int as works,
+    (select count(*) from chapters where state = 'published')::int as chapters,
+    (select count(*) from profiles where email like 'reader%')::int as readers,
+    (select reltuples from pg_class where relname = 'favorites')::bigint as favorites,
+    (select reltuples from pg_class where relname = 'reading_progress')::bigint as progress,
+    (select count(*) from work_purchases)::int as purchases,
+    (select count(*) from work_stats)::int as stats,
+    pg_database_size(current_database()) as bytes`),
+)[0];
+log(
+  `data: ${counts.works} works, ${counts.chapters} published chapters, ${counts.readers} readers, ~${counts.favorites} favourites, ~${counts.progress} reading positions, ${counts.purchases} purchases, ${counts.stats} work_stats rows; database ${fmt(Number(counts.bytes) / 2 ** 30, 2)} GiB; seed ${fmt(seedSeconds, 0)} s`,
+);
+
+// --- Readers to sign in: random ones, each once per round -----------------------------------
+type Viewer = { id: string; showR18: boolean; showAi: boolean };
+const readerCount = Math.min(READERS, Math.max(requests, runs));
+const readers = rowsOf<{ id: string; show_r18: boolean; show_ai: boolean }>(
+  await db.execute(sql`select id, show_r18, show_ai from profiles where email like 'reader%' order by random() limit ${readerCount}`),
+).map((r): Viewer => ({ id: r.id, showR18: r.show_r18, showAi: r.show_ai }));
+
+const before = busy();
+log(`before: 1-minute load average ${before.load1.toFixed(1)}, CPU calibration loop ${before.calibrationMs.toFixed(0)} ms`);
+
+// --- EXPLAIN of the personal queries ---------------------------------------------------------
+if (flags.has("explain")) {
+  const viewer = readers[0];
+  for (const [name, fn] of [
+    ["continueReading", () => continueReading(viewer)],
+    ["shelfUpdates", () => shelfUpdates(viewer)],
+  ] as const) {
+    await fn();
+    for (const statement of await captureQueries(db, fn)) {
+      log(`\n--- ${name}: ${statement.text.slice(0, 120).replace(/\s+/g, " ")}...`);
+      log(await explainAnalyze(db, statement));
+    }
+  }
+}
+
+// --- 2. The domain functions ----------------------------------------------------------------
+const summary = (samples: number[]) => {
+  samples.sort((a, b) => a - b);
+  return `p50 ${fmt(percentile(samples, 50))} ms  p95 ${fmt(percentile(samples, 95))} ms  max ${fmt(samples.at(-1)!)} ms`;
+};
+{
+  const reading: number[] = [];
+  const shelf: number[] = [];
+  const shared: number[] = [];
+  const loader: number[] = [];
+  let items = 0;
+  let updates = 0;
+  for (const v of readers.slice(0, 20)) await Promise.all([continueReading(v), shelfUpdates(v), sharedHomeRows(v)]); // warm-up
+  for (let i = 0; i < runs; i++) {
+    const viewer = readers[i % readers.length];
+    let t = performance.now();
+    items += (await continueReading(viewer)).length;
+    reading.push(performance.now() - t);
+    t = performance.now();
+    updates += (await shelfUpdates(viewer)).length;
+    shelf.push(performance.now() - t);
+    t = performance.now();
+    await sharedHomeRows(viewer);
+    shared.push(performance.now() - t);
+    // As the loader runs them: the shared rows, then both personal rows at once.
+    const other = readers[(i + runs) % readers.length];
+    t = performance.now();
+    await sharedHomeRows(other);
+    await Promise.all([continueReading(other), shelfUpdates(other)]);
+    loader.push(performance.now() - t);
+  }
+  const cold: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    clearPublicCache();
+    const t = performance.now();
+    await sharedHomeRows(readers[i]);
+    cold.push(performance.now() - t);
+  }
+  log(`\ndomain functions, ${runs} random readers (${fmt(items / runs)} 继续阅读 and ${fmt(updates / runs)} 书架更新 items on average):`);
+  log(`  continueReading                          ${summary(reading)}`);
+  log(`  shelfUpdates                             ${summary(shelf)}`);
+  log(`  sharedHomeRows (shared copy)             ${summary(shared)}`);
+  log(`  sharedHomeRows cold (20 loads)           ${summary(cold)}`);
+  log(`  the loader's three (personal in parallel) ${summary(loader)}`);
+}
+
+// --- 3. GET / through the production server ---------------------------------------------------
+const p95s: number[] = [];
+if (!flags.has("domain-only")) await measureServer();
+log(describeBusy(before, busy()));
+if (p95s.length > 0) {
+  const met = p95s.filter((p) => p < 50).length;
+  log(`GET / p95 over the rounds: ${p95s.map((p) => fmt(p)).join(", ")} ms; target p95 < 50 ms met in ${met} of ${p95s.length} rounds`);
+}
+
+await closeDatabase();
+if (!flags.has("keep")) {
+  await dropPgDatabase(dbName);
+  log(`dropped ${dbName}`);
+} else {
+  log(
+    `kept ${dbName} (${fmt(Number(counts.bytes) / 2 ** 30, 2)} GiB); rerun with --reuse --keep, drop with: dropdb -h 127.0.0.1 -U postgres ${dbName}`,
+  );
+}
+
+async function measureServer() {
+  // Counts fresh for the next 5 minutes, so the server's stats poller does not recompute
+  // them during the measurement (it would on start with older ones); timed, as it is the
+  // background cost of this data size.
+  let t0 = performance.now();
+  await refreshWorkStats(0);
+  log(`\nrefreshWorkStats over this data: ${fmt((performance.now() - t0) / 1000)} s (background, every 5 minutes)`);
+
+  await db.execute(sql`delete from sessions`);
+  const cookies: string[] = [];
+  t0 = performance.now();
+  for (const reader of readers.slice(0, Math.min(readers.length, requests))) {
+    const setCookie = await createUserSession(new Request("http://127.0.0.1/"), reader.id);
+    cookies.push(setCookie.split(";")[0]);
+  }
+  log(`${cookies.length} sessions made by createUserSession in ${fmt((performance.now() - t0) / 1000)} s`);
+
+  ensureBuild(ROOT, flags.has("build"), log);
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-home-"));
+  const serverLog = path.join(dataDir, "server.log");
+  const server = await startServer({
+    cwd: ROOT,
+    env: { ...serverEnv, NODE_ENV: "production", DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+    port,
+    logFile: serverLog,
+  });
+  process.on("exit", () => server.kill("SIGKILL"));
+  try {
+    const get = async (cookie: string) => {
+      const res = await fetch(`${origin}/`, { headers: { Cookie: cookie } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`GET / answered ${res.status}`);
+      return body;
+    };
+    // Warm-up (JIT, pool, the shared copy), and a check that the page is the signed-in one.
+    let personal = 0;
+    for (let i = 0; i < Math.min(100, cookies.length); i++) {
+      const body = await get(cookies[i]);
+      if (!body.includes("退出登录")) throw new Error("GET /: not signed in");
+      if (body.includes('data-testid="shelf-updates"') || body.includes('data-testid="continue-reading"')) personal++;
+    }
+    log(`\nGET / signed in (${personal} of the first ${Math.min(100, cookies.length)} pages show 继续阅读 or 书架更新):`);
+    // CPU time per request of the server and of its PostgreSQL backends, from /proc: a
+    // figure other processes on a shared machine disturb far less than latency.
+    const backends = async () =>
+      rowsOf<{ pid: number }>(
+        await db.execute(sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`),
+      ).map((r) => r.pid);
+    const cpuOf = (pids: number[]) =>
+      pids.reduce((sum, pid) => {
+        try {
+          return sum + cpuMsOf(pid);
+        } catch {
+          return sum; // gone
+        }
+      }, 0);
+    for (let round = 1; round <= rounds; round++) {
+      const order = [...cookies].sort(() => Math.random() - 0.5);
+      const pgPids = await backends();
+      const cpuBefore = { server: cpuMsOf(server.pid!), pg: cpuOf(pgPids) };
+      const samples: number[] = [];
+      let bytes = 0;
+      for (const cookie of order) {
+        const t = performance.now();
+        bytes += (await get(cookie)).length;
+        samples.push(performance.now() - t);
+      }
+      const serverCpu = (cpuMsOf(server.pid!) - cpuBefore.server) / samples.length;
+      const pgCpu = (cpuOf(pgPids) - cpuBefore.pg) / samples.length;
+      samples.sort((a, b) => a - b);
+      const p95 = percentile(samples, 95);
+      p95s.push(p95);
+      log(
+        `  round ${round}: ${samples.length} requests, ${samples.length} readers, ${fmt(bytes / samples.length / 1024, 0)} KiB a page  ${summary(samples)}  ${p95 < 50 ? "ok" : "MISSED (< 50 ms)"}  (load ${os.loadavg()[0].toFixed(1)}; CPU a request: server ${fmt(serverCpu)} ms, PostgreSQL ${fmt(pgCpu)} ms)`,
+      );
+    }
+  } finally {
+    await stopServer(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// --- 1. The seed -----------------------------------------------------------------------------
+/**
+ * Set-based, on one connection of its own (session settings apply): readers, authors,
+ * works, chapters, favourites, reading positions, purchases; then `vacuum analyze` and
+ * the real refreshWorkStats. The three big tables are loaded as pg_restore loads a dump:
+ * rows first, then their indexes, primary keys and foreign keys (validated by one query
+ * each), not row by row through every index and trigger.
+ */
+async function seed(): Promise<number> {
+  const started = performance.now();
+  const s = postgres(url, { max: 1, onnotice: () => {} });
+  const step = async (name: string, text: string) => {
+    const t = performance.now();
+    const result = await s.unsafe(text);
+    log(`  ${name}: ${result.count ?? 0} rows, ${fmt((performance.now() - t) / 1000)} s`);
+  };
+  try {
+    await s.unsafe(`set maintenance_work_mem = '512MB'; set work_mem = '256MB'; set synchronous_commit = off; select setseed(0.42)`);
+    log(`seeding ${dbName}: ${WORKS} works, ${CHAPTERS} chapters, ${READERS} readers following ${FOLLOWS} works each`);
+
+    // Categories, authors and readers.
+    await step(
+      "categories",
+      `insert into categories (name, position) select c, i from unnest(array['玄幻','都市','言情','科幻','悬疑','历史','武侠','仙侠','游戏','同人','轻小说','短篇']) with ordinality as t(c, i) on conflict do nothing`,
+    );
+    await step(
+      "authors",
+      `with u as (insert into users (email, password_hash) select 'author' || g || '@example.com', 'bench-no-login' from generate_series(1, ${AUTHORS}) g returning id, email)
+       insert into profiles (id, email, nickname) select id, email, '作者' || split_part(email, '@', 1) from u`,
+    );
+    await step(
+      "readers",
+      `with u as (insert into users (email, password_hash, created_at) select 'reader' || g || '@example.com', 'bench-no-login', now() - random() * interval '700 days' from generate_series(1, ${READERS}) g returning id, email, created_at)
+       insert into profiles (id, email, nickname, show_r18, show_ai, created_at)
+       select id, email, '读者' || split_part(email, '@', 1), random() < 0.3, random() < 0.8, created_at from u`,
+    );
+    await s.unsafe(
+      `create temp table author_no as select row_number() over (order by email) - 1 as author_n, id from users where email like 'author%'`,
+    );
+    await s.unsafe(`create temp table cat_no as select row_number() over (order by id) - 1 as cat_n, id from categories`);
+    await s.unsafe(
+      `create temp table reader_no as select row_number() over (order by email) - 1 as n, id from users where email like 'reader%'`,
+    );
+
+    // Works: 45% single-chapter, 25% multi-chapter, 30% series (half of them ongoing);
+    // 70% public, 15% paid, 15% private; 15% R18; 20% ticked AI-generated, 10% more
+    // labelled AI-assisted; 0-3 tags; a category for 90%. Chapter counts: 1 for a
+    // single chapter, else 2 + an exponential tail, so the total is about CHAPTERS.
+    const tail = Math.max(0.5, (CHAPTERS - 0.45 * WORKS) / (0.55 * WORKS) - 1.5); // floor() takes 0.5 off the mean
+    await loadLikeARestore(s, "works", false, () =>
+      step(
+        "works",
+        `insert into works (user_id, title, description, type, status, visibility, rating, is_ai_generated, ai_level, price,
+                          chapter_count, word_count, tags, category_id, created_at, updated_at, completed_at)
+       select a.id, '作品' || g, '第' || g || '部作品的简介：一个关于成长、冒险与选择的故事。', type, status, vis, rating, ai, ai_level,
+              case when vis = 'public-vip' then 1 + g % 50 else 0 end, n, n * (1500 + g % 3000),
+              (array['穿越','系统','重生','修仙','甜宠','悬疑','科幻','历史','校园','都市','末世','无限流','群像','轻松','虐恋','种田','宫斗','电竞','武侠','灵异'])[1 + g % 17 : g % 17 + g % 4],
+              c.id,
+              created, updated, case when status = 'completed' then updated end
+       from (
+         select g, type, case when type = 'series' and r2 < 0.5 then 'ongoing' else 'completed' end::work_status as status,
+                case when r3 < 0.7 then 'public' when r3 < 0.85 then 'public-vip' else 'private' end::work_visibility as vis,
+                case when r4 < 0.15 then 'r18' else 'all_ages' end::work_rating as rating,
+                r5 < 0.2 as ai, case when r5 < 0.2 then 'generated' when r5 < 0.3 then 'assisted' else 'none' end::ai_level as ai_level,
+                case when type = 'single_chapter' then 1 else least(3000, 2 + floor(-ln(1 - r6) * ${tail})::int) end as n,
+                created,
+                case when type = 'series' and r2 < 0.5 then greatest(created, now() - r7 * r7 * interval '60 days')
+                     else created + (now() - created) * r7 * 0.5 end as updated
+         from (
+           select g, case when r1 < 0.45 then 'single_chapter' when r1 < 0.70 then 'multi_chapter' else 'series' end::work_type as type,
+                  r2, r3, r4, r5, r6, r7, now() - interval '1095 days' * (1 - (g - 1 + r8) / ${WORKS}) as created
+           from (select g, random() r1, random() r2, random() r3, random() r4, random() r5, random() r6, random() r7, random() r8
+                 from generate_series(1, ${WORKS}) g) r
+         ) t
+       ) w join author_no a on a.author_n = w.g % ${AUTHORS}
+       left join cat_no c on w.g % 10 <> 0 and c.cat_n = w.g % (select count(*) from cat_no)`,
+      ),
+    );
+
+    // Chapters in work order, published over each work's life; ids contiguous by work.
+    await loadLikeARestore(s, "chapters", false, () =>
+      step(
+        "chapters",
+        `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
+         select w.id, '第' || n || '章', '正文。' || repeat('夜色渐深，灯火未眠。', 10), n * 65536, 2000, 'published',
+                p, p, p
+         from works w cross join lateral generate_series(1, w.chapter_count) n
+         cross join lateral (select w.created_at + (w.updated_at - w.created_at) * (n - 1) / greatest(1, w.chapter_count - 1) as p) t
+         order by w.id, n`,
+      ),
+    );
+    await s.unsafe(
+      `create temp table work_chapters as select work_id, min(id) as first_id, count(*)::int as n from chapters group by work_id`,
+    );
+    await s.unsafe(`alter table work_chapters add primary key (work_id); analyze work_chapters`);
+
+    // Popularity: a fixed shuffle of the works, listed ones first; reader r's k-th follow
+    // (k = 0..FOLLOWS-1) is a random rank in the k-th of FOLLOWS strata of a squared
+    // uniform, shifted by k so a reader never follows a work twice: the top works are
+    // followed by nearly every reader, rank R by about 1/sqrt(R) of them (Zipf-like).
+    await s.unsafe(
+      `create temp table pop as select (row_number() over (order by visibility = 'private', md5(id::text)) - 1)::int as rank, id, created_at from works;
+       alter table pop add primary key (rank); analyze pop`,
+    );
+    // Rows in (k, reader) order: one reader's follows lie far apart, as years of follows do.
+    await loadLikeARestore(s, "favorites", true, () =>
+      step(
+        "favorites",
+        `insert into favorites (user_id, work_id, created_at)
+         select x.uid, p.id, greatest(p.created_at, now() - x.age * interval '365 days')
+         from (select k, r.id as uid, random() as age,
+                      k + floor(${WORKS - FOLLOWS} * power((k + random()) / ${FOLLOWS}, 2))::int as rank
+               from generate_series(0, ${FOLLOWS - 1}) k cross join reader_no r offset 0) x
+         join pop p on p.rank = x.rank`,
+      ),
+    );
+
+    // Reading positions: in a third of the followed works (most readers keep up: 70% within
+    // the last 3 chapters, the rest anywhere), and 10 works each read without following.
+    await loadLikeARestore(s, "reading_progress", true, () =>
+      step(
+        "reading_progress (followed works)",
+        `insert into reading_progress (user_id, work_id, chapter_id, paragraph, updated_at)
+         select f.user_id, f.work_id,
+                wc.first_id + case when f.h < 0.7 then greatest(0, wc.n - 1 - floor(f.h * 10)::int % 3) else floor(f.h2 * wc.n)::int end,
+                floor(f.h2 * 40)::int, greatest(f.created_at, now() - f.h2 * interval '180 days')
+         from (select user_id, work_id, created_at, random() as h, random() as h2 from favorites where random() < 1.0 / 3 offset 0) f
+         join work_chapters wc on wc.work_id = f.work_id`,
+      ),
+    );
+    await step(
+      "reading_progress (works not followed)",
+      `insert into reading_progress (user_id, work_id, chapter_id, paragraph, updated_at)
+       select distinct on (x.uid, p.id) x.uid, p.id, wc.first_id + floor(x.r * wc.n)::int, 0, now() - x.r * interval '90 days'
+       from (select r.id as uid, floor(random() * ${WORKS})::int as rank, random() as r
+             from generate_series(1, 10) k cross join reader_no r offset 0) x
+       join pop p on p.rank = x.rank
+       join work_chapters wc on wc.work_id = p.id
+       where not exists (select 1 from favorites f where f.user_id = x.uid and f.work_id = p.id)
+       on conflict do nothing`,
+    );
+    // Purchases: a quarter of the followed paid works, over the last 90 days.
+    await step(
+      "work_purchases",
+      `insert into work_purchases (user_id, work_id, price, created_at)
+       select f.user_id, f.work_id, w.price, now() - random() * interval '90 days'
+       from favorites f join works w on w.id = f.work_id
+       where w.visibility = 'public-vip' and w.sale_mode = 'whole' and random() < 0.25`,
+    );
+    let t = performance.now();
+    await s.unsafe(`vacuum analyze`);
+    log(`  vacuum analyze: ${fmt((performance.now() - t) / 1000)} s`);
+  } finally {
+    await s.end({ timeout: 5 });
+  }
+  const t = performance.now();
+  await refreshWorkStats(0);
+  await db.execute(sql`vacuum analyze work_stats`);
+  log(`  refreshWorkStats: ${fmt((performance.now() - t) / 1000)} s`);
+  const seconds = (performance.now() - started) / 1000;
+  log(`seeded in ${fmt(seconds, 0)} s`);
+  return seconds;
+}
+
+/**
+ * Runs `load` with `table`'s secondary indexes and foreign keys (and, with dropPrimary,
+ * its primary key) dropped, then puts them back as the schema has them: the order
+ * pg_restore uses for a dump's data.
+ */
+async function loadLikeARestore(s: postgres.Sql, table: string, dropPrimary: boolean, load: () => Promise<void>) {
+  const constraints = await s<{ name: string; def: string; type: string }[]>`
+    select conname as name, pg_get_constraintdef(oid) as def, contype as type from pg_constraint
+    where conrelid = ${table}::regclass and contype in ('p', 'u', 'f') and (contype <> 'p' or ${dropPrimary})`;
+  const indexes = await s<{ name: string; def: string }[]>`
+    select indexname as name, indexdef as def from pg_indexes
+    where schemaname = 'public' and tablename = ${table}
+      and indexname not in (select conname from pg_constraint where conrelid = ${table}::regclass)`;
+  for (const c of constraints.filter((c) => c.type === "f")) await s.unsafe(`alter table ${table} drop constraint "${c.name}"`);
+  for (const c of constraints.filter((c) => c.type !== "f")) await s.unsafe(`alter table ${table} drop constraint "${c.name}"`);
+  for (const i of indexes) await s.unsafe(`drop index "${i.name}"`);
+  await load();
+  const t = performance.now();
+  for (const i of indexes) await s.unsafe(i.def);
+  for (const c of constraints.filter((c) => c.type === "p")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
+  for (const c of constraints.filter((c) => c.type === "u")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
+  for (const c of constraints.filter((c) => c.type === "f")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
+  log(`  ${table}: ${indexes.length} indexes and ${constraints.length} constraints rebuilt in ${fmt((performance.now() - t) / 1000)} s`);
+}
