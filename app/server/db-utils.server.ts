@@ -4,6 +4,11 @@ export function rowsOf<T>(result: unknown): T[] {
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
+/** A json column of a raw row: parsed by postgres.js, a string where a driver leaves it one (PGlite). */
+export function jsonColumn<T>(value: unknown): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : (value as T);
+}
+
 /** PostgreSQL error code of a driver error (or its cause), e.g. 23505 for unique_violation. */
 export function pgErrorCode(error: unknown): string | undefined {
   let e = error as { code?: unknown; cause?: unknown } | undefined;

@@ -10,7 +10,8 @@ import {
   writingProjects,
 } from "~/db/schema";
 import { WRITING_LIMITS, WRITING_MESSAGES, type CharacterInput, type PlotInput } from "~/schemas/writing";
-import { rowsOf } from "./db-utils.server";
+import { DEFAULT_API_CONFIG_JSON } from "./ai/config.server";
+import { jsonColumn, rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { generationAllowance } from "./ledger.server";
 import { liveSession } from "./session.server";
@@ -506,8 +507,6 @@ export interface GenerationContext {
   apiConfig: { id: string; config: { provider: string; endpoint: string; apiKey: string; model: string } | null } | null;
 }
 
-const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
-
 /** What the session lookup gives a generation: who, and as a hint what it may take (balance, daily cap). */
 export interface SessionTokens {
   id: string;
@@ -581,10 +580,7 @@ async function readContextRow(
         coalesce((
           select json_object_agg(pr.code, json_build_object('system', pr.system_content, 'user', pr.user_content))
           from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts,
-        (select json_build_object('id', sc.value, 'config', case when ac.id is null then null else
-                   json_build_object('provider', ac.provider, 'endpoint', ac.endpoint, 'apiKey', ac.api_key, 'model', ac.model) end)
-          from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
-          where sc.key = 'default_api_provider') as api_config
+        ${DEFAULT_API_CONFIG_JSON} as api_config
       from writing_projects p
       where p.id = ${project}${userId ? sql` and p.user_id = ${userId}` : sql``}`;
   type Row = {
@@ -611,7 +607,7 @@ async function readContextRow(
     ),
   );
   const row = rows[0];
-  const sessionUser = row?.session_user ? json<{ id: string; tokens: number | string }>(row.session_user) : null;
+  const sessionUser = row?.session_user ? jsonColumn<{ id: string; tokens: number | string }>(row.session_user) : null;
   return {
     sessionUser: sessionUser ? { id: sessionUser.id, tokens: Number(sessionUser.tokens) } : null,
     context:
@@ -620,11 +616,11 @@ async function readContextRow(
             ownerId: row.owner_id,
             kind: row.kind,
             theme: row.theme,
-            characters: json(row.characters),
-            plots: json(row.plots),
+            characters: jsonColumn(row.characters),
+            plots: jsonColumn(row.plots),
             contentChanged: row.content_changed,
-            prompts: json(row.prompts),
-            apiConfig: json(row.api_config),
+            prompts: jsonColumn(row.prompts),
+            apiConfig: jsonColumn(row.api_config),
           }
         : null,
   };

@@ -43,6 +43,16 @@ export function defaultProviderFrom(row: DefaultApiConfig): AiProvider {
   return providerFor(row.config);
 }
 
+/**
+ * The default configuration as one json column of a statement that reads something else
+ * too (a generation's project, a continuation's work), for `defaultProviderFrom` once
+ * parsed (`jsonColumn`): `(select ...) as api_config`.
+ */
+export const DEFAULT_API_CONFIG_JSON = sql`(select json_build_object('id', sc.value, 'config', case when ac.id is null then null else
+    json_build_object('provider', ac.provider, 'endpoint', ac.endpoint, 'apiKey', ac.api_key, 'model', ac.model) end)
+  from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
+  where sc.key = 'default_api_provider')`;
+
 /** `defaultProviderFrom` with its own read (a generation reads it with the project). */
 export async function defaultProvider(): Promise<AiProvider> {
   // One round trip: the setting and the row it names.

@@ -294,42 +294,69 @@ export async function setAiSummaries(userId: string, workId: number, enabled: bo
 
 export const SUMMARIES_PAGE_SIZE = 20;
 
+const entityOrder = [asc(storyEntities.kind), asc(storyEntities.id)];
+const threadOrder = [asc(plotThreads.status), asc(plotThreads.dueChapter), asc(plotThreads.id)];
+
+/** The AI's pending proposals for a work (up to 200), oldest first. */
+function proposalsOf(workId: number) {
+  return db
+    .select({ id: storyProposals.id, kind: storyProposals.kind, entityName: storyProposals.entityName, content: storyProposals.content, fromChapter: storyProposals.fromChapter, chapterTitle: chapters.title })
+    .from(storyProposals)
+    .innerJoin(chapters, eq(chapters.id, storyProposals.chapterId))
+    .where(eq(storyProposals.workId, workId))
+    .orderBy(asc(storyProposals.id))
+    .limit(200);
+}
+
+/** The work's last 10 summary jobs, newest first. */
+function recentJobsOf(workId: number) {
+  return db
+    .select({ id: summaryJobs.id, state: summaryJobs.state, reason: summaryJobs.reason, attempts: summaryJobs.attempts, chapterTitle: chapters.title, updatedAt: summaryJobs.updatedAt })
+    .from(summaryJobs)
+    .innerJoin(chapters, eq(chapters.id, summaryJobs.chapterId))
+    .where(eq(summaryJobs.workId, workId))
+    .orderBy(desc(summaryJobs.id))
+    .limit(10);
+}
+
+/** Entities as the screen shows them: each with its aliases and facts (from lists of the work's). */
+function withNamesAndFacts(
+  entities: (typeof storyEntities.$inferSelect)[],
+  names: (typeof storyEntityNames.$inferSelect)[],
+  facts: (typeof storyFacts.$inferSelect)[],
+) {
+  return entities.map((e) => ({
+    id: e.id,
+    kind: e.kind,
+    name: e.name,
+    description: e.description,
+    aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
+    facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
+  }));
+}
+
+/** An open thread due by a chapter already published. */
+function isOverdue(thread: { status: string; dueChapter: number | null }, published: number): boolean {
+  return thread.status === "open" && thread.dueChapter !== null && thread.dueChapter <= published;
+}
+
 /** Everything the bible screen shows but the summaries: entities with names and facts, threads, proposals, recent job outcomes. */
 export async function bibleView(userId: string, workId: number) {
   const work = await getOwnedWork(userId, workId);
   const [entities, names, facts, threads, published, proposals, jobs] = await Promise.all([
-    db.select().from(storyEntities).where(eq(storyEntities.workId, workId)).orderBy(asc(storyEntities.kind), asc(storyEntities.id)),
+    db.select().from(storyEntities).where(eq(storyEntities.workId, workId)).orderBy(...entityOrder),
     db.select().from(storyEntityNames).where(and(eq(storyEntityNames.workId, workId), eq(storyEntityNames.isAlias, true))),
     db.select().from(storyFacts).where(eq(storyFacts.workId, workId)).orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
-    db.select().from(plotThreads).where(eq(plotThreads.workId, workId)).orderBy(asc(plotThreads.status), asc(plotThreads.dueChapter), asc(plotThreads.id)),
+    db.select().from(plotThreads).where(eq(plotThreads.workId, workId)).orderBy(...threadOrder),
     publishedChapterCount(workId),
-    db
-      .select({ id: storyProposals.id, kind: storyProposals.kind, entityName: storyProposals.entityName, content: storyProposals.content, fromChapter: storyProposals.fromChapter, chapterTitle: chapters.title })
-      .from(storyProposals)
-      .innerJoin(chapters, eq(chapters.id, storyProposals.chapterId))
-      .where(eq(storyProposals.workId, workId))
-      .orderBy(asc(storyProposals.id))
-      .limit(200),
-    db
-      .select({ id: summaryJobs.id, state: summaryJobs.state, reason: summaryJobs.reason, attempts: summaryJobs.attempts, chapterTitle: chapters.title, updatedAt: summaryJobs.updatedAt })
-      .from(summaryJobs)
-      .innerJoin(chapters, eq(chapters.id, summaryJobs.chapterId))
-      .where(eq(summaryJobs.workId, workId))
-      .orderBy(desc(summaryJobs.id))
-      .limit(10),
+    proposalsOf(workId),
+    recentJobsOf(workId),
   ]);
   return {
     work: { id: work.id, title: work.title, type: work.type, aiSummaries: work.aiSummaries },
     published,
-    entities: entities.map((e) => ({
-      id: e.id,
-      kind: e.kind,
-      name: e.name,
-      description: e.description,
-      aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
-      facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
-    })),
-    threads: threads.map((t) => ({ ...t, overdue: t.status === "open" && t.dueChapter !== null && t.dueChapter <= published })),
+    entities: withNamesAndFacts(entities, names, facts),
+    threads: threads.map((t) => ({ ...t, overdue: isOverdue(t, published) })),
     proposals,
     jobs,
   };
@@ -338,8 +365,6 @@ export async function bibleView(userId: string, workId: number) {
 /** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
 export const BIBLE_PAGE_SIZE = 20;
 
-const entityOrder = [asc(storyEntities.kind), asc(storyEntities.id)];
-const threadOrder = [asc(plotThreads.status), asc(plotThreads.dueChapter), asc(plotThreads.id)];
 
 /**
  * What the bible screen shows on every tab (the work, the published count, the overdue
@@ -366,20 +391,8 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
           sql`${plotThreads.dueChapter} <= (select count(*) from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
         ),
       ),
-    db
-      .select({ id: storyProposals.id, kind: storyProposals.kind, entityName: storyProposals.entityName, content: storyProposals.content, fromChapter: storyProposals.fromChapter, chapterTitle: chapters.title })
-      .from(storyProposals)
-      .innerJoin(chapters, eq(chapters.id, storyProposals.chapterId))
-      .where(eq(storyProposals.workId, workId))
-      .orderBy(asc(storyProposals.id))
-      .limit(200),
-    db
-      .select({ id: summaryJobs.id, state: summaryJobs.state, reason: summaryJobs.reason, attempts: summaryJobs.attempts, chapterTitle: chapters.title, updatedAt: summaryJobs.updatedAt })
-      .from(summaryJobs)
-      .innerJoin(chapters, eq(chapters.id, summaryJobs.chapterId))
-      .where(eq(summaryJobs.workId, workId))
-      .orderBy(desc(summaryJobs.id))
-      .limit(10),
+    proposalsOf(workId),
+    recentJobsOf(workId),
     tab === "bible" ? entityPage(workId) : tab === "threads" ? threadPage(workId) : Promise.resolve(null),
   ]);
 
@@ -402,14 +415,7 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
       : [[], []];
     return {
       ...paging,
-      entities: rows.map((e) => ({
-        id: e.id,
-        kind: e.kind,
-        name: e.name,
-        description: e.description,
-        aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
-        facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
-      })),
+      entities: withNamesAndFacts(rows, names, facts),
     };
   }
 
@@ -434,7 +440,7 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
     proposals,
     jobs,
     entities: listed && "entities" in listed ? listed : null,
-    threads: threads ? { ...threads, threads: threads.threads.map((t) => ({ ...t, overdue: t.status === "open" && t.dueChapter !== null && t.dueChapter <= published })) } : null,
+    threads: threads ? { ...threads, threads: threads.threads.map((t) => ({ ...t, overdue: isOverdue(t, published) })) } : null,
   };
 }
 

@@ -7,7 +7,7 @@ export { PLAN_MAX_CHARS };
 import { renderLoadedPrompt } from "../ai/prompts.server";
 import type { ChatPrompt } from "../ai/provider.server";
 import { CHARS_PER_TOKEN, countChars, tokensForChars } from "../ai/tokens";
-import { rowsOf } from "../db-utils.server";
+import { jsonColumn, rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 
 /**
@@ -20,9 +20,6 @@ import { DomainError } from "../errors.server";
  * context size. Two round trips of three statements, whatever the work's length
  * (bench:context; decision 144).
  */
-
-/** A json column: parsed by postgres.js, a string where a driver leaves it one. */
-const json = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
 /** Chapters summarised in full before the one being written. */
 export const RECENT_CHAPTERS = 10;
@@ -128,10 +125,10 @@ export async function assembleContinuationContext(
   const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
   if (!meta?.title) throw new DomainError("作品不存在", 404);
   const workTitle = meta.title;
-  const volumeRows = json<{ id: number | string; title: string; position: number | string; summary: string | null }[]>(meta.volumes).map((v) => ({ ...v, id: Number(v.id), position: Number(v.position) }));
-  const nameRows = json<[string, number | string][]>(meta.names).map(([name, entityId]) => ({ name, entityId: Number(entityId) }));
-  const threads = json<{ title: string; note: string; plantedChapter: number; dueChapter: number | null }[]>(meta.threads);
-  const template = meta.prompt ? json<{ system: string; user: string }>(meta.prompt) : undefined;
+  const volumeRows = jsonColumn<{ id: number | string; title: string; position: number | string; summary: string | null }[]>(meta.volumes).map((v) => ({ ...v, id: Number(v.id), position: Number(v.position) }));
+  const nameRows = jsonColumn<[string, number | string][]>(meta.names).map(([name, entityId]) => ({ name, entityId: Number(entityId) }));
+  const threads = jsonColumn<{ title: string; note: string; plantedChapter: number; dueChapter: number | null }[]>(meta.threads);
+  const template = meta.prompt ? jsonColumn<{ system: string; user: string }>(meta.prompt) : undefined;
   const budgetTokens = options.budgetTokens ?? (meta.budget === null ? DEFAULT_CONTEXT_TOKENS : Number(meta.budget));
   const chaptersBefore = rowsOf<ChapterRow>(chapterRows).map((r) => ({ ...r, n: Number(r.n), position: Number(r.position), id: Number(r.id) }));
   const previous = chaptersBefore.at(-1)?.n === chapterNumber - 1 ? chaptersBefore.at(-1)! : null;
@@ -159,7 +156,7 @@ export async function assembleContinuationContext(
                 and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
           from ${storyEntities} e
           where e.work_id = ${workId} and e.id in (${sql.join(entityIds.map((id) => sql`${id}`), sql`, `)})`),
-      ).map((e) => ({ ...e, id: Number(e.id), facts: json<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
+      ).map((e) => ({ ...e, id: Number(e.id), facts: jsonColumn<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
     : [];
   const aliasesOf = new Map<number, string[]>();
   for (const { name, entityId } of nameRows) if (named.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);

@@ -2,9 +2,9 @@ import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, formSubmissions, profiles, works } from "~/db/schema";
 import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
-import { defaultProviderFrom, type DefaultApiConfig } from "../ai/config.server";
+import { DEFAULT_API_CONFIG_JSON, defaultProviderFrom, type DefaultApiConfig } from "../ai/config.server";
 import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
-import { rowsOf } from "../db-utils.server";
+import { jsonColumn, rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { FORM_TOKEN_MESSAGES } from "../form-tokens.server";
 import { generationAllowance } from "../ledger.server";
@@ -120,14 +120,11 @@ async function readContinuationStart(userId: string, workId: number) {
       select w.id, w.title, w.type,
         (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published') as published,
         (select ${generationAllowance} from ${profiles} where ${profiles.id} = ${userId}) as allowance,
-        (select json_build_object('id', sc.value, 'config', case when ac.id is null then null else
-                   json_build_object('provider', ac.provider, 'endpoint', ac.endpoint, 'apiKey', ac.api_key, 'model', ac.model) end)
-          from site_configs sc left join api_configs ac on ac.id::text = trim(sc.value)
-          where sc.key = 'default_api_provider') as api_config
+        ${DEFAULT_API_CONFIG_JSON} as api_config
       from ${works} w where w.id = ${workId} and w.user_id = ${userId}`),
   );
   if (!row) return null;
-  const apiConfig = typeof row.api_config === "string" ? (JSON.parse(row.api_config) as DefaultApiConfig) : (row.api_config as DefaultApiConfig);
+  const apiConfig = jsonColumn<DefaultApiConfig>(row.api_config);
   return {
     work: { id: Number(row.id), title: row.title, type: row.type },
     published: Number(row.published),
