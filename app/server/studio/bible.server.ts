@@ -14,6 +14,7 @@ import {
   works,
 } from "~/db/schema";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, type EntityKind } from "~/schemas/bible";
+import { pageCountOf } from "~/utils/pagination";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { getOwnedWork } from "../works.server";
@@ -335,6 +336,12 @@ function withNamesAndFacts(
   }));
 }
 
+/** A requested page within a list of `total` (a page past the last is the last). */
+function pageWithin(page: number, total: number, size: number): { page: number; pageCount: number } {
+  const pageCount = pageCountOf(total, size);
+  return { page: Math.min(Math.max(1, Math.floor(page) || 1), pageCount), pageCount };
+}
+
 /** An open thread due by a chapter already published. */
 function isOverdue(thread: { status: string; dueChapter: number | null }, published: number): boolean {
   return thread.status === "open" && thread.dueChapter !== null && thread.dueChapter <= published;
@@ -375,10 +382,7 @@ export const BIBLE_PAGE_SIZE = 20;
  */
 export async function bibleScreen(userId: string, workId: number, tab: "bible" | "threads" | "summaries", page: number) {
   const work = await getOwnedWork(userId, workId);
-  const pageOf = (total: number) => {
-    const pageCount = Math.max(1, Math.ceil(total / BIBLE_PAGE_SIZE));
-    return { page: Math.min(Math.max(1, Math.floor(page) || 1), pageCount), pageCount, total };
-  };
+  const pageOf = (total: number) => ({ ...pageWithin(page, total, BIBLE_PAGE_SIZE), total });
   const [published, [{ overdue }], proposals, jobs, listed] = await Promise.all([
     publishedChapterCount(workId),
     db
@@ -447,7 +451,7 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
 /** The bible screen's page (1-based) that lists an entity, or a thread, of the work: where a save goes back to. */
 export async function bibleListPage(workId: number, list: "entity" | "thread", id: number): Promise<number> {
   const table = list === "entity" ? storyEntities : plotThreads;
-  const order = list === "entity" ? sql`${storyEntities.kind}, ${storyEntities.id}` : sql`${plotThreads.status}, ${plotThreads.dueChapter}, ${plotThreads.id}`;
+  const order = sql.join(list === "entity" ? entityOrder : threadOrder, sql`, `);
   const rows = rowsOf<{ n: number | string }>(
     await db.execute(sql`select n from (select id, row_number() over (order by ${order}) as n from ${table} where work_id = ${workId}) r where id = ${id}`),
   );
@@ -458,8 +462,7 @@ export async function bibleListPage(workId: number, list: "entity" | "thread", i
 export async function summariesView(userId: string, workId: number, page: number) {
   const work = await getOwnedWork(userId, workId);
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(chapters).where(eq(chapters.workId, workId));
-  const pageCount = Math.max(1, Math.ceil(total / SUMMARIES_PAGE_SIZE));
-  const current = Math.min(Math.max(1, Math.floor(page) || 1), pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, SUMMARIES_PAGE_SIZE);
   const [rows, vols] = await Promise.all([
     db
       .select({ id: chapters.id, title: chapters.title, state: chapters.state, summary: chapterSummaries.summary })
