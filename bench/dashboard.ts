@@ -1,7 +1,7 @@
 // npm run bench:dashboard: the back office's 30-day charts (getDailySeries) and its money
 // figures (moneyByDay, /admin/money) on PostgreSQL over 1,000,000 token ledger rows spread
 // over a year, with 20,000 users, 200,000 chapter purchases and as many author sales in the
-// income ledger, 50,000 payment orders (1,000 refunded), 5,000 payouts and 200,000 chapter
+// income ledger, 50,000 payment orders (1,250 refunded), 5,000 payouts and 200,000 chapter
 // reads (docs/benchmarks.md#dashboard-charts-and-money-figures-npm-run-benchdashboard). Target: p95 < 100 ms for each.
 import { describeMachine } from "./lib-machine";
 import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor } from "./lib-db";
