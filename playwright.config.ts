@@ -55,6 +55,8 @@ export default defineConfig({
   workers: 4,
   retries: 0,
   reporter: "list",
+  // Every balance still matches its ledger after the run (PostgreSQL; see the file).
+  globalTeardown: "./tests/e2e/fixtures/ledger-teardown.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
   use: {
