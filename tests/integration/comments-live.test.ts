@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
@@ -21,6 +19,7 @@ import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { collector, sseReader } from "../fixtures/live-events";
+import { requireBuild, root } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 import { insertWorks } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";
@@ -227,11 +226,10 @@ describe("the author's muted list", () => {
 // posted through the other (decision 101). PGlite is one process: the PostgreSQL pass only.
 if (process.env.DATABASE_URL) {
   describe("across two app processes", () => {
-    const root = path.resolve(import.meta.dirname, "../..");
     const servers: { child: ChildProcess; origin: string }[] = [];
 
     beforeAll(async () => {
-      if (!fs.existsSync(path.join(root, "build/server/index.js"))) throw new Error("build/server/index.js is missing: run `npx react-router build` first");
+      requireBuild();
       const database = childDatabase({ ...process.env });
       await Promise.all(
         [0, 1].map(async () => {

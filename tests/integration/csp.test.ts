@@ -6,6 +6,7 @@ import { RouterContextProvider } from "react-router";
 import { freePort, startServer, stopServer } from "../../bench/lib-server";
 import { handleError, routePattern } from "~/entry.server";
 import { logger } from "~/server/logger.server";
+import { requireBuild, root } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 
 /**
@@ -13,7 +14,6 @@ import { childDatabase } from "../fixtures/server-database";
  * them (docs/decisions/066-content-security-policy.md), on this test file's own database,
  * with the visitor page cache on as in production. Needs the build (`npm test` makes it).
  */
-const root = path.resolve(import.meta.dirname, "../..");
 const BUCKET = "https://covers.example-cdn.com";
 let server: ChildProcess;
 let origin: string;
@@ -21,9 +21,7 @@ let logFile: string;
 let removeDatabase = () => {};
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   logFile = path.join(process.env.DATA_DIR!, "server.log");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
-import { root, runScript, startServerProcess, type Child } from "../fixtures/processes";
+import { runScript, startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 
 /**
  * One process per PGlite data directory (docs/decisions/075): real `node server.js` and
@@ -16,9 +16,7 @@ let dir: string;
 let server: Child | undefined;
 
 beforeAll(() => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-lock-"));
   dir = path.join(tmp, "pglite");
   const template = inject("pgliteTemplateDir");

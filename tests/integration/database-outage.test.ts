@@ -1,9 +1,7 @@
 import net from "node:net";
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
-import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { ownPostgresDatabase } from "../fixtures/server-database";
 
 /**
@@ -70,9 +68,7 @@ async function timed(url: string): Promise<{ status: number; ms: number; body: s
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   const database = await ownPostgresDatabase(
     "inkstone_outage",
     process.env.OUTAGE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",

@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { metricValue, root, startServerProcesses, stopServerProcesses, type ServerProcess } from "../fixtures/processes";
+import { metricValue, startServerProcesses, stopServerProcesses, type ServerProcess, requireBuild } from "../fixtures/processes";
 import { ownPostgresDatabase } from "../fixtures/server-database";
 
 /**
@@ -24,9 +22,7 @@ let sql: postgres.Sql;
 const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   const database = await ownPostgresDatabase(
     "inkstone_notify",
     process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",

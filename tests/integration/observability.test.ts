@@ -1,12 +1,10 @@
-import fs from "node:fs";
-import path from "node:path";
 import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { createLogger, requestScope, serializeError } from "~/server/logger.server";
 import { freePort } from "../../bench/lib-server";
-import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 
 /**
@@ -19,9 +17,7 @@ let origin: string;
 let remove = () => {};
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   const database = childDatabase({ ...process.env, METRICS_TOKEN: TOKEN, LOG_LEVEL: "info" });
   remove = database.remove;
   const env = { ...database.env };

@@ -5,6 +5,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
+import { requireBuild, root } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 
 /**
@@ -12,7 +13,6 @@ import { childDatabase } from "../fixtures/server-database";
  * server.js` with no NODE_ENV), on this test file's own database. Needs the build that
  * `npm test` makes first.
  */
-const root = path.resolve(import.meta.dirname, "../..");
 let server: ChildProcess;
 let origin: string;
 let output = "";
@@ -23,9 +23,7 @@ const ADMIN = { ADMIN_EMAIL: "server-admin@example.com", ADMIN_PASSWORD: "server
 const OFF_SITE = ["//evil.example", "/\\evil.example", "/.//evil.example", "/admin/../..//evil.example", "/%2e%2e//evil.example", "https://evil.example/", "/\t/evil.example"];
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...ADMIN };

@@ -1,9 +1,7 @@
 import http from "node:http";
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
-import { root, startServerProcess, type Child } from "../fixtures/processes";
+import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 
 /**
@@ -64,9 +62,7 @@ function slowPost(origin: string, to: string, body: string, cookie: string) {
 }
 
 beforeAll(() => {
-  if (!fs.existsSync(path.join(root, "build/server/index.js"))) {
-    throw new Error("build/server/index.js is missing: run `npx react-router build` first (npm test does)");
-  }
+  requireBuild();
 });
 
 afterAll(async () => {
