@@ -51,9 +51,10 @@ if (process.argv.includes("--migrate-only")) {
   process.exit(0);
 }
 
-// Staged TXT imports are deleted a day after they were made, whoever made them; every
-// process runs this (it is idempotent), so no one process has to be the one.
-build.entry.module.startTxtImportCleanup();
+// The hourly clean-up (staged TXT imports after a day, old form tokens, reading statistics
+// older than they are shown); every process runs it (it is idempotent), so no one process
+// has to be the one (app/server/cleanup.server.ts).
+build.entry.module.startHourlyCleanup();
 
 // Scheduled chapters are published at their time by every process (no cron process);
 // the database decides which process publishes each one (docs/decisions/081).

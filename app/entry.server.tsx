@@ -15,7 +15,7 @@ export { beginShutdown } from "~/server/lifecycle.server";
 export { logger, requestScope, routeConsoleToLogger } from "~/server/logger.server";
 export { metricsText, observeRequest } from "~/server/metrics.server";
 export { onPublicContentChange } from "~/server/events.server";
-export { startTxtImportCleanup } from "~/server/publish.server";
+export { startHourlyCleanup } from "~/server/cleanup.server";
 export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 export { startStatsPoller, stopStatsPoller } from "~/server/discovery/stats.server";
 export { startNotificationDelivery, stopNotificationDelivery } from "~/server/notification-poller.server";

@@ -8,11 +8,10 @@ import { insertJsonBatches, rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { uploadBytes, type Upload } from "./form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "./images.server";
-import { onShutdown } from "./lifecycle.server";
 import { streamTxtChapters, TxtImportError, type ParsedChapter, type TxtBytes } from "./txt.server";
 import { GAP } from "./studio/positions.server";
 import { createWork, getOwnedWork, type ChapterInput, type ChapterInserter, type Work } from "./works.server";
-import { deleteOldFormTokens, oncePerFormToken, type RecordResult } from "./form-tokens.server";
+import { oncePerFormToken, type RecordResult } from "./form-tokens.server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -34,25 +33,13 @@ export const LIVE_TXT_IMPORT = `created_at > now() - interval '${TXT_IMPORT_LIFE
 
 /**
  * Deletes every user's staged imports older than TXT_IMPORT_LIFETIME; how many. Run on
- * each preview and by the server every hour (startTxtImportCleanup). Any number of
+ * each preview and by the server every hour (startHourlyCleanup, cleanup.server.ts). Any number of
  * processes may run it at once: a row two of them both delete is deleted once, the
  * other skips it.
  */
 export async function deleteExpiredTxtImports(executor: Executor = db): Promise<number> {
   const deleted = await executor.execute(sql`delete from ${txtImports} where not (${sql.raw(LIVE_TXT_IMPORT)}) returning 1`);
   return rowsOf(deleted).length;
-}
-
-/** Runs deleteExpiredTxtImports now and every hour (server.js); returns the stop function. */
-export function startTxtImportCleanup(everyMs = 3_600_000): () => void {
-  const run = () =>
-    Promise.all([deleteExpiredTxtImports(), deleteOldFormTokens()]).catch((error) => console.error("hourly clean-up failed", error));
-  void run();
-  const timer = setInterval(run, everyMs);
-  timer.unref();
-  const stop = () => clearInterval(timer);
-  onShutdown("draining", stop);
-  return stop;
 }
 
 /** A TxtImportError's message as the TXT field's error. */

@@ -325,7 +325,7 @@ describe("staged TXT imports", () => {
   });
 
   it("are deleted by the server's periodic cleanup, can no longer be published, and are left out of the database export", async () => {
-    const { startTxtImportCleanup } = await import("~/server/publish.server");
+    const { startHourlyCleanup } = await import("~/server/cleanup.server");
     const { writeDatabaseSql } = await import("~/server/admin/exports/database.server");
     const expired = await stage(userId, "过期草稿.txt", 24.5);
     await stage(userId, "新鲜草稿.txt", 1);
@@ -343,7 +343,7 @@ describe("staged TXT imports", () => {
     expect(dump).toContain("新鲜草稿.txt");
     expect(dump).not.toContain("过期草稿.txt");
 
-    const stop = startTxtImportCleanup(60_000);
+    const stop = startHourlyCleanup(60_000);
     try {
       await expect.poll(names).not.toContain("过期草稿.txt");
     } finally {

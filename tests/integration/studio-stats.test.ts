@@ -7,7 +7,7 @@ import { setFavorite } from "~/server/favorites.server";
 import { credit, purchaseWork } from "~/server/ledger.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { saveProgress } from "~/server/reading.server";
-import { STATS_DAYS, workStats } from "~/server/studio/stats.server";
+import { CHAPTER_READS_KEPT_DAYS, deleteOldChapterReads, STATS_DAYS, workStats } from "~/server/studio/stats.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
@@ -95,6 +95,33 @@ describe("distinct readers by China-time day", () => {
     const stats = await workStats(owner.id, work.id);
     expect(stats.readers.values.at(-1)).toBe(1);
     expect(stats.chapters[0].readers).toBe(1);
+  });
+});
+
+describe("old reading statistics", () => {
+  it(`are deleted after ${CHAPTER_READS_KEPT_DAYS} China-time days, in batches, once however many processes run it`, async () => {
+    const work = await series(owner.id);
+    const [c1, c2, c3] = await chapterIds(work.id);
+    const [a, b, c] = readers;
+    // Kept: the 60 days ending 2025-03-15 start on 2025-01-15 (China time, UTC+8).
+    const now = at("2025-03-15T04:00:00Z");
+    await read(a.id, work.id, c1, at("2025-01-14T15:59:59Z")); // 2025-01-14 23:59:59: deleted
+    await read(b.id, work.id, c1, at("2025-01-14T16:00:00Z")); // 2025-01-15 00:00: kept
+    await read(a.id, work.id, c2, at("2025-01-10T04:00:00Z")); // deleted
+    await read(c.id, work.id, c3, at("2024-12-01T04:00:00Z")); // deleted
+    await read(c.id, work.id, c2, at("2025-03-15T03:00:00Z")); // today: kept
+    const days = async () =>
+      (await db.select({ day: chapterReads.day }).from(chapterReads).where(eq(chapterReads.workId, work.id))).map((r) => r.day).sort();
+    expect(await days()).toHaveLength(5);
+
+    // Two at once (two connections on PostgreSQL), two rows a statement: three rows go, once.
+    const counts = await Promise.all([deleteOldChapterReads({ now, batch: 2 }), deleteOldChapterReads({ now, batch: 2 })]);
+    expect(counts[0] + counts[1]).toBe(3);
+    expect(await days()).toEqual(["2025-01-15", "2025-03-15"]);
+    expect(await deleteOldChapterReads({ now, batch: 2 })).toBe(0);
+    // The newer days other tests recorded are untouched, and the last 30 days still count.
+    const stats = await workStats(owner.id, work.id, { now });
+    expect(stats.readers.values.at(-1)).toBe(1);
   });
 });
 

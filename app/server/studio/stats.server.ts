@@ -46,6 +46,36 @@ export function rememberChapterRead(read: { userId: string; chapterId: number; d
   recorded.keys.add(`${read.userId}:${read.chapterId}`);
 }
 
+/**
+ * How many China-time days of `chapter_reads` are kept. Every figure drawn from them looks
+ * back at most STATS_DAYS (30: the studio's statistics, the back office's charts; 热门 7),
+ * so twice that leaves room for a longer window without keeping a row per reader per
+ * chapter per day for ever (docs/decisions/146).
+ */
+export const CHAPTER_READS_KEPT_DAYS = 2 * STATS_DAYS;
+
+/**
+ * Deletes the `chapter_reads` rows older than CHAPTER_READS_KEPT_DAYS, `batch` rows a
+ * statement (one short transaction each, so a first run on years of rows neither holds
+ * locks long nor builds one huge WAL record), and returns how many. Run by the hourly
+ * clean-up (app/server/cleanup.server.ts); any number of processes may run it at once.
+ */
+export async function deleteOldChapterReads(options: { now?: Date; batch?: number } = {}): Promise<number> {
+  const days = shanghaiDaysEnding(options.now ?? new Date(), CHAPTER_READS_KEPT_DAYS);
+  const oldestKept = days[0];
+  const batch = options.batch ?? 10_000;
+  let deleted = 0;
+  for (;;) {
+    const result = await db.execute(sql`
+      delete from ${chapterReads} where ctid in (
+        select ctid from ${chapterReads} where day < ${oldestKept}::date limit ${batch}
+      ) returning 1`);
+    const n = rowsOf(result).length;
+    deleted += n;
+    if (n < batch) return deleted;
+  }
+}
+
 export interface DailySeries {
   /** One value per day of `StatsView.days`. */
   values: number[];
