@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, formSubmissions } from "~/db/schema";
+import { chapters, formSubmissions, sessions } from "~/db/schema";
 import { action as continueAction } from "~/routes/api/continue";
 import { action as seriesAction, loader as seriesLoader } from "~/routes/shell/writing/series-writing";
 import { SERIES_MESSAGES } from "~/schemas/series";
@@ -232,6 +232,11 @@ describe("failures and bad input", () => {
       expect([i, ((await response.json()) as { error: string }).error]).toEqual([i, message]);
     }
     expect((await continueStream(null, ok)).status).toBe(401);
+    // A signed cookie whose session has ended (logged out elsewhere): 请先登录 before anything else.
+    const ended = await writer();
+    await db.delete(sessions).where(eq(sessions.userId, ended.id));
+    const afterLogout = await continueStream(ended.cookie, { ...ok, workId: "x", requestKey: key() });
+    expect([afterLogout.status, ((await afterLogout.json()) as { error: string }).error]).toEqual([401, "请先登录"]);
     // The page's form answers the same way, without a 500.
     const pageRefusal = await call(seriesAction, user.cookie, "/series-writing", { intent: "generate", ...ok, chapter: "0" });
     expect(statusOf(pageRefusal)).toBe(400);

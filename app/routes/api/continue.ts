@@ -1,7 +1,5 @@
 import { generationEventStream, jsonAnswer, postOnly, readStreamRequest, startFailure } from "~/server/ai/generation-stream.server";
 import { continueSchema, SERIES_MESSAGES } from "~/schemas/series";
-import { WRITING_MESSAGES } from "~/schemas/writing";
-import { getSessionUser } from "~/server/session.server";
 import { ContinuationSubmitted, startContinuation } from "~/server/studio/continuation.server";
 import type { Route } from "./+types/continue";
 
@@ -27,11 +25,10 @@ export async function action({ request }: Route.ActionArgs) {
     fallback: SERIES_MESSAGES.workMissing,
   });
   if (read instanceof Response) return read;
-  const user = await getSessionUser(request);
-  if (!user) return jsonAnswer({ error: WRITING_MESSAGES.needLogin }, 401);
   let started;
   try {
-    started = await startContinuation(user.id, read.data, request.signal);
+    // The session is looked up with the work, in one statement.
+    started = await startContinuation({ sessionId: read.sessionId }, read.data, request.signal);
   } catch (error) {
     if (error instanceof ContinuationSubmitted) {
       const result = error.result;

@@ -1,13 +1,15 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapters, formSubmissions, profiles, works } from "~/db/schema";
+import { chapters, formSubmissions, profiles, sessions, works } from "~/db/schema";
 import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
+import { WRITING_MESSAGES } from "~/schemas/writing";
 import { DEFAULT_API_CONFIG_JSON, defaultProviderFrom, type DefaultApiConfig } from "../ai/config.server";
-import { generationLogSink, openGeneration, type Generation } from "../ai/generation.server";
+import { generationLogSink, openGeneration, type Generation, type GenerationSession } from "../ai/generation.server";
 import { jsonColumn, rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { FORM_TOKEN_MESSAGES } from "../form-tokens.server";
 import { generationAllowance } from "../ledger.server";
+import { liveSession } from "../session.server";
 import { getOwnedWork } from "../works.server";
 import { publishedChapterCount } from "./bible.server";
 import { assembleContinuationContext } from "./context.server";
@@ -108,28 +110,46 @@ async function existingClaim(userId: string, key: string): Promise<DomainError |
 const forget = (executor: Executor, key: string) => executor.delete(formSubmissions).where(eq(formSubmissions.token, key));
 
 /**
- * In one statement: the user's own work with its type and title, its published chapters,
- * what generation may take from the user now (the balance, or less under the daily cap:
- * the reservation's hint) and the default API configuration. No row: not the user's
- * work (or none), answered as ownedSeries answers it.
+ * Who starts a continuation: a user's id (the /series-writing action, behind its guard),
+ * or the session of /api/continue, looked up in the same statement as the work.
  */
-async function readContinuationStart(userId: string, workId: number) {
-  if (!Number.isSafeInteger(workId) || workId <= 0) return null;
-  const [row] = rowsOf<{ id: number | string; title: string; type: string; published: number | string; allowance: number | string | null; api_config: unknown }>(
+export type ContinuationUser = string | GenerationSession;
+
+/**
+ * In one statement: the user (by id, or the live session's), what generation may take
+ * from them now (the balance, or less under the daily cap: the reservation's hint), their
+ * own work with its type, title and published chapters (null: not theirs, or none,
+ * answered as ownedSeries answers it) and the default API configuration. No row: no live
+ * session.
+ */
+async function readContinuationStart(user: ContinuationUser, workId: number) {
+  const owner =
+    typeof user === "string" ? sql`${user}::uuid` : sql`(select ${sessions.userId} from ${sessions} where ${liveSession(user.sessionId)})`;
+  const work = Number.isSafeInteger(workId) && workId > 0 ? workId : null;
+  type Row = {
+    user_id: string;
+    allowance: number | string;
+    id: number | string | null;
+    title: string | null;
+    type: string | null;
+    published: number | string | null;
+    api_config: unknown;
+  };
+  const [row] = rowsOf<Row>(
     await db.execute(sql`
-      select w.id, w.title, w.type,
+      select ${profiles.id} as user_id, ${generationAllowance} as allowance, w.id, w.title, w.type,
         (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published') as published,
-        (select ${generationAllowance} from ${profiles} where ${profiles.id} = ${userId}) as allowance,
         ${DEFAULT_API_CONFIG_JSON} as api_config
-      from ${works} w where w.id = ${workId} and w.user_id = ${userId}`),
+      from ${profiles} left join ${works} w on w.id = ${work} and w.user_id = ${profiles.id}
+      where ${profiles.id} = ${owner}`),
   );
   if (!row) return null;
-  const apiConfig = jsonColumn<DefaultApiConfig>(row.api_config);
   return {
-    work: { id: Number(row.id), title: row.title, type: row.type },
-    published: Number(row.published),
-    allowance: row.allowance === null ? undefined : Number(row.allowance),
-    apiConfig: apiConfig ?? null,
+    userId: row.user_id,
+    allowance: Number(row.allowance),
+    work: row.id === null ? null : { id: Number(row.id), title: row.title ?? "", type: row.type ?? "" },
+    published: Number(row.published ?? 0),
+    apiConfig: jsonColumn<DefaultApiConfig>(row.api_config) ?? null,
   };
 }
 
@@ -144,21 +164,28 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
  *
- * Four round trips (six statements) before the provider's first byte (decision 144): the
- * reads (one statement for the work, its published chapters, the balance and the
- * provider; the prompt's own two round trips) run at once; then the key is claimed in one
- * statement; then the reservation runs while the provider is called, as /api/generate
+ * Four round trips (six statements) before the provider's first byte (decision 144), the
+ * session's lookup included: the reads (one statement for the session's user, the work,
+ * its published chapters, the balance and the provider; the prompt's own two round trips)
+ * run at once; then the key is claimed in one statement; then the reservation runs while the provider is called, as /api/generate
  * does. Errors are still reported in the order the checks were made (the work, the
  * chapter, the key, then the prompt and the configuration), whatever finishes first.
  */
-export async function startContinuation(userId: string, input: ContinueInput, signal?: AbortSignal): Promise<{ generation: Generation; chapter: number; title: string }> {
+export async function startContinuation(
+  user: ContinuationUser,
+  input: ContinueInput,
+  signal?: AbortSignal,
+): Promise<{ generation: Generation; chapter: number; title: string }> {
   const [start, assembled] = await Promise.allSettled([
-    readContinuationStart(userId, input.workId),
+    readContinuationStart(user, input.workId),
     assembleContinuationContext(input.workId, input.chapter, input.plan),
   ]);
   const read = valueOf(start);
+  // 请先登录 before any other message.
+  if (!read) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
+  const userId = read.userId;
   // Not the user's work, or none: the usual answers (404, 不是连载) from the usual check.
-  if (!read) {
+  if (!read.work) {
     await ownedSeries(userId, input.workId);
     throw new DomainError(SERIES_MESSAGES.workMissing, 404);
   }
