@@ -182,6 +182,19 @@ describe("the owner's EPUB export", () => {
         "</ol>"
       ),
     );
+    // The same table of contents as an NCX for EPUB 2 readers: levels, reading order, the book's id.
+    const ncx = await zip.file("OEBPS/toc.ncx")!.async("string");
+    expect(opf).toContain('<spine toc="ncx">');
+    expect(ncx).toContain(`<meta name="dtb:uid" content="${/<dc:identifier id="book-id">([^<]+)</.exec(opf)![1]}"/>`);
+    expect(ncx).toContain('<meta name="dtb:depth" content="2"/>');
+    const points = ncx.slice(ncx.indexOf("<navMap>"), ncx.indexOf("</navMap>")).replace(/<navLabel><text>[^<]*<\/text><\/navLabel>|\s+/g, "");
+    expect(points).toBe(
+      "<navMap>" +
+        '<navPointid="np-c1"playOrder="1"><contentsrc="text/c1.xhtml"/></navPoint>' +
+        '<navPointid="np-v1"playOrder="2"><contentsrc="text/v1.xhtml"/><navPointid="np-c2"playOrder="3"><contentsrc="text/c2.xhtml"/></navPoint><navPointid="np-c3"playOrder="4"><contentsrc="text/c3.xhtml"/></navPoint></navPoint>' +
+        '<navPointid="np-v2"playOrder="5"><contentsrc="text/v2.xhtml"/><navPointid="np-c4"playOrder="6"><contentsrc="text/c4.xhtml"/></navPoint><navPointid="np-c5"playOrder="7"><contentsrc="text/c5.xhtml"/></navPoint></navPoint>',
+    );
+    expect(ncx).toContain("<text>序章 &lt;开始&gt; &amp; &quot;引号&quot;</text>");
     const first = await zip.file("OEBPS/text/c1.xhtml")!.async("string");
     expect(first).toContain('xml:lang="zh-CN"');
     expect(first).toContain("<p>　　R&amp;D &lt;b&gt;不是标签&lt;/b&gt; 😀 &#39;single&#39;</p>");
@@ -214,6 +227,9 @@ describe("the owner's EPUB export", () => {
     expect(opf).toContain('properties="cover-image"');
     const nav = await zip.file("OEBPS/nav.xhtml")!.async("string");
     expect(nav.match(/<li><a href="text\/v\d+\.xhtml">/g)).toHaveLength(30);
+    const ncx = await zip.file("OEBPS/toc.ncx")!.async("string");
+    expect(ncx.match(/<navPoint /g)).toHaveLength(30 + 3000);
+    expect(ncx).toContain('playOrder="3030"');
 
     const txt = await bytesOf(await download(`/works/${work.id}/export.txt`, ownerCookie));
     expect(txt.chunks).toBeGreaterThan(10);

@@ -19,6 +19,7 @@ import { downloadNames, prepareOwnWorkExport, workSections, type ExportOptions, 
  *   OEBPS/cover.xhtml        the cover page
  *   OEBPS/title.xhtml        title, author, description
  *   OEBPS/nav.xhtml          目录: volumes as the first level, their chapters under them
+ *   OEBPS/toc.ncx            the same table of contents for EPUB 2 reading systems
  *   OEBPS/text/vN.xhtml      a volume's title page
  *   OEBPS/text/cN.xhtml      one file per chapter, a <p> per non-blank line
  *   OEBPS/content.opf        metadata (zh-CN), manifest and spine, written last
@@ -111,6 +112,34 @@ function navXhtml(entries: TocEntry[], firstChapter: string, hasCover: boolean):
   return page("目录", `<nav epub:type="toc" id="toc"><h1>目录</h1>\n<ol>\n${ol}</ol>\n</nav>\n${landmarks}`, 0, true);
 }
 
+/**
+ * The table of contents once more as an NCX, for EPUB 2 reading systems (older e-ink
+ * readers and apps that ignore nav.xhtml): the same entries and levels, numbered in
+ * reading order (playOrder), tied to the book by its identifier.
+ */
+function tocNcx(entries: TocEntry[], workId: number, title: string, author: string | null): string {
+  let order = 0;
+  // A volume is numbered before its chapters: its opening tag is written first.
+  const open = (e: TocChapter) =>
+    `<navPoint id="np-${e.id}" playOrder="${++order}"><navLabel><text>${xmlText(e.title)}</text></navLabel><content src="${e.file}"/>`;
+  let map = "";
+  for (const e of entries) {
+    map += open(e);
+    if (e.kind === "volume") for (const c of e.chapters) map += `\n${open(c)}</navPoint>`;
+    map += "</navPoint>\n";
+  }
+  const depth = entries.some((e) => e.kind === "volume" && e.chapters.length > 0) ? 2 : 1;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1" xml:lang="${LANG}">\n` +
+    `<head>\n<meta name="dtb:uid" content="${bookId(workId)}"/>\n<meta name="dtb:depth" content="${depth}"/>\n` +
+    `<meta name="dtb:totalPageCount" content="0"/>\n<meta name="dtb:maxPageNumber" content="0"/>\n</head>\n` +
+    `<docTitle><text>${xmlText(title)}</text></docTitle>\n` +
+    (author ? `<docAuthor><text>${xmlText(author)}</text></docAuthor>\n` : "") +
+    `<navMap>\n${map}</navMap>\n</ncx>\n`
+  );
+}
+
 /** The reader's copy (docs/decisions/123): who downloaded it, in the book's metadata. */
 export interface EpubReader {
   id: string;
@@ -124,6 +153,7 @@ function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: bool
   const aigc = aigcMetadata(work, prepared.labelled);
   const manifest: string[] = [
     `<item id="nav" href="nav.xhtml" media-type="${MEDIA_XHTML}" properties="nav"/>`,
+    `<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>`,
     `<item id="style" href="style.css" media-type="text/css"/>`,
     `<item id="title-page" href="title.xhtml" media-type="${MEDIA_XHTML}"/>`,
   ];
@@ -163,7 +193,7 @@ function contentOpf(prepared: OwnWorkExport, entries: TocEntry[], hasCover: bool
     `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${LANG}"${reader ? ` prefix="${READER_PREFIX}"` : ""}>\n` +
     `<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">\n${metadata.join("\n")}\n</metadata>\n` +
     `<manifest>\n${manifest.join("\n")}\n</manifest>\n` +
-    `<spine>\n${spine.join("\n")}\n</spine>\n</package>\n`
+    `<spine toc="ncx">\n${spine.join("\n")}\n</spine>\n</package>\n`
   );
 }
 
@@ -214,6 +244,7 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
     await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${labelHtml}${paragraphs(section.content)}`, 1));
   }
   await entry("OEBPS/nav.xhtml", navXhtml(entries, "text/c1.xhtml", cover !== null));
+  await entry("OEBPS/toc.ncx", tocNcx(entries, work.id, work.title, author));
   await entry("OEBPS/content.opf", contentOpf(prepared, entries, cover !== null, now, reader));
   await zip.finish();
 }
