@@ -86,6 +86,8 @@ export const myWorksActionSchema = z.discriminatedUnion("intent", [
 
 export const editChapterSchema = z.object({
   chapterId: z.coerce.number().int().positive(),
+  /** The chapter's revision the page was loaded with: a save made elsewhere since is a 409. */
+  revision: z.coerce.number({ error: "版本号无效" }).int("版本号无效").nonnegative("版本号无效").optional(),
   content: multiline(
     z
       .string({ error: WORK_MESSAGES.editContent })

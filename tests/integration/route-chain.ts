@@ -131,3 +131,14 @@ export async function callThroughRoutes<H extends Handler>(
   }
   throw new Error(`${url.pathname} does not route to the loader or action under test`);
 }
+
+/** The status a route's answer carries: a Response's, a `data()` result's, else 200. */
+export function statusOf(result: unknown): number {
+  if (result instanceof Response) return result.status;
+  return (result as { init?: { status?: number } | null }).init?.status ?? 200;
+}
+
+/** What a `data()` result carries. */
+export function bodyOf<T>(result: unknown): T {
+  return (result as { data: T }).data;
+}

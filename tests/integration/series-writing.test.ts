@@ -16,7 +16,7 @@ import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { aiRows, readEvents, setTokens, textOf, tokensOf, writer } from "./ai-helpers";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
 
 /**
  * 连载续写 (issue 19 part 1, decisions 141-142): the next chapter of the author's own serial
@@ -69,8 +69,6 @@ async function call(handler: (args: never) => unknown, cookie: string, path: str
     return thrown;
   }
 }
-const statusOf = (result: unknown) => (result instanceof Response ? result.status : ((result as { init?: { status?: number } }).init?.status ?? 200));
-const bodyOf = <T,>(result: unknown) => (result as { data: T }).data;
 const locationOf = (result: unknown) => (result instanceof Response ? result.headers.get("Location") : null);
 const chaptersOf = (workId: number) => db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(asc(chapters.position), asc(chapters.id));
 

@@ -41,7 +41,7 @@ import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
 import { testActor } from "./admin-fixtures";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -60,13 +60,6 @@ async function call(handler: (args: never) => unknown, cookie: string, path: str
   } catch (thrown) {
     return thrown;
   }
-}
-function statusOf(result: unknown): number {
-  if (result instanceof Response) return result.status;
-  return (result as { init?: { status?: number } }).init?.status ?? 200;
-}
-function bodyOf<T>(result: unknown): T {
-  return (result as { data: T }).data;
 }
 
 let owner: { id: string };

@@ -22,7 +22,7 @@ import {
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, statusOf } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -48,10 +48,6 @@ async function post(handler: (args: never) => unknown, cookie: string, path: str
     if (thrown instanceof Response) return thrown;
     throw thrown;
   }
-}
-function statusOf(result: unknown): number {
-  if (result instanceof Response) return result.status;
-  return (result as { init?: { status?: number } }).init?.status ?? 200;
 }
 
 let owner: { id: string };

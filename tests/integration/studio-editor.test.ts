@@ -12,7 +12,7 @@ import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, statusOf } from "./route-chain";
 
 /** The studio chapter editor's saves (docs/decisions/095): autosave, revisions, restore. */
 
@@ -45,10 +45,6 @@ async function call(handler: (args: never) => unknown, cookie: string, path: str
     if (thrown instanceof Response) return thrown;
     return thrown;
   }
-}
-function statusOf(result: unknown): number {
-  if (result instanceof Response) return result.status;
-  return (result as { init?: { status?: number } | null }).init?.status ?? 200;
 }
 async function autosave(cookie: string, workId: number, chapterId: number, fields: Record<string, string>) {
   const response = (await call(autosaveAction, cookie, `/works/${workId}/chapters/${chapterId}/autosave`, fields)) as Response;

@@ -8,7 +8,7 @@ import { parseTags, workSettingsSchema } from "~/schemas/studio";
 import { getStorage, keyFromUrl } from "~/server/storage.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, statusOf } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -22,10 +22,6 @@ async function post(cookie: string, workId: number, fields: Record<string, strin
     if (thrown instanceof Response) return thrown;
     throw thrown;
   }
-}
-function statusOf(result: unknown): number {
-  if (result instanceof Response) return result.status;
-  return (result as { init?: { status?: number } }).init?.status ?? 200;
 }
 function errorsOf(result: unknown): Record<string, string[]> {
   const init = result as { data?: { error?: Record<string, string[] | null> } };

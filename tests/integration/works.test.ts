@@ -6,7 +6,7 @@ import { createWork, deleteWork, listMyWorks, updateListing } from "~/server/wor
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { addChapter } from "~/server/studio/chapters.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { callThroughRoutes, runRoute } from "./route-chain";
+import { bodyOf, callThroughRoutes, runRoute, statusOf } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
 
 type Created = Awaited<ReturnType<typeof createWork>>;
@@ -195,6 +195,33 @@ describe("chapters", () => {
     await runRoute("action", edit, userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), content: "一\r\n二" }));
     await runRoute("action", added, userRequest(cookie, `/works/${work.id}/new-chapter`, { title: "第二章", content: "三\r\n\r\n四" }));
     expect((await chaptersOf(work.id)).map((c) => c.content)).toEqual(["一\n二", "三\n\n四"]);
+  });
+
+  it("the old edit page saves on the revision it showed: a save made elsewhere since is 409 with the text kept, nothing overwritten", async () => {
+    const work = await series(owner.id);
+    const cookie = await sessionCookieFor(owner.id);
+    const [first] = await chaptersOf(work.id);
+    const edit = await import("~/routes/shell/works/edit");
+    const shown = async () =>
+      ((await runRoute("loader", edit, userRequest(cookie, `/works/${work.id}/edit?chapter=${first.id}`))) as { chapter: { revision: number } })
+        .chapter.revision;
+    const revision = String(await shown());
+    // Saved in the studio editor (another tab) after this page was loaded.
+    await saveChapter(owner.id, work.id, first.id, { kind: "save", content: "编辑器里改的" });
+    const stale = await runRoute("action", edit, userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), revision, content: "旧页面改的" }));
+    expect(statusOf(stale)).toBe(409);
+    const reply = bodyOf<{ error: Record<string, string[]>; initialValue: Record<string, string> }>(stale);
+    expect(reply.error[""]).toEqual(["此章节已在别处修改，请重新载入后再编辑"]);
+    expect(reply.initialValue.content).toBe("旧页面改的");
+    expect((await chaptersOf(work.id))[0].content).toBe("编辑器里改的");
+
+    const fresh = await shown();
+    const saved = await runRoute("action", edit, userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), revision: String(fresh), content: "旧页面改的" }));
+    expect(statusOf(saved)).toBe(302);
+    expect((await chaptersOf(work.id))[0].content).toBe("旧页面改的");
+    const junk = await runRoute("action", edit, userRequest(cookie, `/works/${work.id}/edit`, { chapterId: String(first.id), revision: "abc", content: "乱" }));
+    expect(statusOf(junk)).toBe(400);
+    expect((await chaptersOf(work.id))[0].content).toBe("旧页面改的");
   });
 
   it("refuses a chapter id of another work", async () => {

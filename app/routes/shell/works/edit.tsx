@@ -28,7 +28,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   return {
     work: { id: work.id, title: work.title, type: work.type },
     chapters: heads.map((c) => ({ id: c.id, title: c.title, order: c.order })),
-    chapter: chapter && { id: chapter.id, title: chapter.title, content: chapter.content },
+    chapter: chapter && { id: chapter.id, title: chapter.title, content: chapter.content, revision: chapter.revision },
     back: `/my-works?tab=${tabOfVisibility(work.visibility)}`,
   };
 }
@@ -40,8 +40,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       const workId = Number(params.id);
-      // The studio editor's 保存, text only (docs/decisions/095).
-      await saveChapter(user.id, workId, submission.value.chapterId, { kind: "save", content: submission.value.content });
+      // The studio editor's 保存, text only (docs/decisions/095), based on the revision the
+      // page showed: a save made elsewhere since answers 此章节已在别处修改 and keeps the text.
+      const { chapterId, content, revision } = submission.value;
+      await saveChapter(user.id, workId, chapterId, { kind: "save", content, baseRevision: revision });
       const work = await getOwnedWork(user.id, workId);
       return redirect(`/my-works?tab=${tabOfVisibility(work.visibility)}`);
     },
@@ -87,6 +89,7 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
           {chapter ? (
             <Form method="post" {...getFormProps(form)} {...leaveWarning}>
               <input type="hidden" name="chapterId" value={chapter.id} />
+              <input type="hidden" name="revision" value={chapter.revision} />
               {work.type !== "single_chapter" ? <h2>{chapter.title}</h2> : null}
               <label className="field">
                 <span>正文</span>
