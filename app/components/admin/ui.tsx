@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import { Form, isRouteErrorResponse, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
+import { Form, isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
 
@@ -114,6 +114,43 @@ export function AdminDialog({ title, closeHref, children, wide }: { title: strin
     <Dialog title={title} closeHref={closeHref} className={wide ? "admin-modal admin-modal-wide" : "admin-modal"}>
       {children}
     </Dialog>
+  );
+}
+
+/**
+ * A back-office deletion asked once more: the question, then 取消 (back to `closeHref`)
+ * and 确认删除, which posts `intent=delete` and the row's `id` to `action`.
+ */
+export function AdminDeleteDialog({
+  title,
+  closeHref,
+  action,
+  id,
+  errors,
+  children,
+}: {
+  title: string;
+  closeHref: string;
+  action: string;
+  id: string | number;
+  errors?: string[];
+  children: ReactNode;
+}) {
+  return (
+    <AdminDialog title={title} closeHref={closeHref}>
+      <FormErrors errors={errors} />
+      <p>{children}</p>
+      <Form method="post" action={action} className="admin-dialog-actions">
+        <input type="hidden" name="intent" value="delete" />
+        <input type="hidden" name="id" value={id} />
+        <Link className="btn" to={closeHref} preventScrollReset>
+          取消
+        </Link>
+        <button type="submit" className="btn btn-danger">
+          确认删除
+        </button>
+      </Form>
+    </AdminDialog>
   );
 }
 

@@ -1,8 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect } from "react-router";
+import { data, Link, redirect } from "react-router";
 import { formatDateTime } from "~/components/admin/format";
 import { PromptForm } from "~/components/admin/prompt-form";
-import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { AdminDeleteDialog, AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
 import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
@@ -115,18 +115,9 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
         </AdminDialog>
       ) : null}
       {dialog?.mode === "delete" && prompt ? (
-        <AdminDialog title="删除提示词" closeHref={base}>
-          <FormErrors errors={actionData?.result.error?.[""] ?? undefined} />
-          <p>
-            确定要删除提示词 <code>{prompt.code}</code>「{prompt.title}」吗？此操作无法撤销。
-          </p>
-          <Form method="post" action={here} className="admin-dialog-actions">
-            <input type="hidden" name="intent" value="delete" />
-            <input type="hidden" name="id" value={prompt.id} />
-            <Link className="btn" to={base} preventScrollReset>取消</Link>
-            <button type="submit" className="btn btn-danger">确认删除</button>
-          </Form>
-        </AdminDialog>
+        <AdminDeleteDialog title="删除提示词" closeHref={base} action={here} id={prompt.id} errors={actionData?.result.error?.[""] ?? undefined}>
+          确定要删除提示词 <code>{prompt.code}</code>「{prompt.title}」吗？此操作无法撤销。
+        </AdminDeleteDialog>
       ) : null}
     </section>
   );

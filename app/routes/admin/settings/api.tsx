@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { ApiConfigForm } from "~/components/admin/api-config-form";
 import { formatDateTime } from "~/components/admin/format";
-import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { AdminDeleteDialog, AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { apiConfigActionSchema } from "~/schemas/admin";
 import {
   createApiConfig,
@@ -137,16 +137,9 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
         </AdminDialog>
       ) : null}
       {dialog?.mode === "delete" && selected ? (
-        <AdminDialog title="删除API配置" closeHref={base}>
-          <FormErrors errors={actionData?.result.error?.[""] ?? undefined} />
-          <p>确定要删除配置「{selected.name}」吗？此操作无法撤销。</p>
-          <Form method="post" action={here} className="admin-dialog-actions">
-            <input type="hidden" name="intent" value="delete" />
-            <input type="hidden" name="id" value={selected.id} />
-            <Link className="btn" to={base} preventScrollReset>取消</Link>
-            <button type="submit" className="btn btn-danger">确认删除</button>
-          </Form>
-        </AdminDialog>
+        <AdminDeleteDialog title="删除API配置" closeHref={base} action={here} id={selected.id} errors={actionData?.result.error?.[""] ?? undefined}>
+          确定要删除配置「{selected.name}」吗？此操作无法撤销。
+        </AdminDeleteDialog>
       ) : null}
     </section>
   );
