@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, formSubmissions, sessions } from "~/db/schema";
+import { apiConfigs, chapters, formSubmissions, sessions } from "~/db/schema";
 import { action as continueAction } from "~/routes/api/continue";
 import { action as seriesAction, loader as seriesLoader } from "~/routes/shell/writing/series-writing";
+import { BIBLE_MESSAGES } from "~/schemas/bible";
 import { SERIES_MESSAGES } from "~/schemas/series";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import { aiTimings } from "~/server/ai/timings.server";
@@ -269,6 +270,19 @@ describe("failures and bad input", () => {
     expect(((await poor.json()) as { error: string }).error).toBe(TOKEN_MESSAGES.insufficient);
     expect(fake.requests).toHaveLength(0);
     expect(await db.select().from(formSubmissions).where(eq(formSubmissions.token, fields.requestKey))).toHaveLength(0);
+
+    // A prompt that cannot be assembled (a context budget too small for it) frees the key,
+    // though the key was claimed while the prompt was still being assembled.
+    const configs = await db.select({ id: apiConfigs.id, contextTokens: apiConfigs.contextTokens }).from(apiConfigs);
+    await db.update(apiConfigs).set({ contextTokens: 10 });
+    try {
+      const cramped = await continueStream(user.cookie, fields);
+      expect([cramped.status, ((await cramped.json()) as { error: string }).error]).toEqual([422, BIBLE_MESSAGES.budgetTooSmall]);
+    } finally {
+      for (const c of configs) await db.update(apiConfigs).set({ contextTokens: c.contextTokens }).where(eq(apiConfigs.id, c.id));
+    }
+    expect(await db.select().from(formSubmissions).where(eq(formSubmissions.token, fields.requestKey))).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
 
     await setTokens(user.id, 100_000);
     fake.enqueue({ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });

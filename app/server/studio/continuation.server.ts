@@ -164,42 +164,49 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
  *
- * Four round trips (six statements) before the provider's first byte (decision 144), the
- * session's lookup included: the reads (one statement for the session's user, the work,
- * its published chapters, the balance and the provider; the prompt's own two round trips)
- * run at once; then the key is claimed in one statement; then the reservation runs while the provider is called, as /api/generate
- * does. Errors are still reported in the order the checks were made (the work, the
- * chapter, the key, then the prompt and the configuration), whatever finishes first.
+ * Three round trips (six statements) before the provider's first byte (decision 144), the
+ * session's lookup included: one statement reads the session's user, the work, its
+ * published chapters, the balance and the provider, and the key is claimed right after
+ * it, while the prompt is assembled in two round trips of its own; then the reservation
+ * runs while the provider is called, as /api/generate does. Errors are still reported in
+ * the order the checks were made (the session, the work, the chapter, the key, then the
+ * prompt and the configuration, which free the key again), whatever finishes first.
  */
 export async function startContinuation(
   user: ContinuationUser,
   input: ContinueInput,
   signal?: AbortSignal,
 ): Promise<{ generation: Generation; chapter: number; title: string }> {
-  const [start, assembled] = await Promise.allSettled([
-    readContinuationStart(user, input.workId),
+  // The checks and the claim run while the prompt is assembled: the claim goes out as soon
+  // as the first statement has answered, not after the prompt's two round trips.
+  const checkedAndClaimed = (async () => {
+    const read = await readContinuationStart(user, input.workId);
+    // 请先登录 before any other message.
+    if (!read) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
+    // Not the user's work, or none: the usual answers (404, 不是连载) from the usual check.
+    if (!read.work) {
+      await ownedSeries(read.userId, input.workId);
+      throw new DomainError(SERIES_MESSAGES.workMissing, 404);
+    }
+    const work = read.work;
+    if (work.type !== "series") throw new DomainError(SERIES_MESSAGES.notSeries, 400);
+    checkChapter(input.chapter, read.published);
+    const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
+    // The claim: the primary key lets one request in, whether the other came earlier or at the same moment.
+    const claimed = await db
+      .insert(formSubmissions)
+      .values({ token: input.requestKey, userId: read.userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) })
+      .onConflictDoNothing()
+      .returning({ token: formSubmissions.token });
+    if (claimed.length === 0) throw (await existingClaim(read.userId, input.requestKey)) ?? new DomainError(SERIES_MESSAGES.submitted, 409);
+    return { ...read, work };
+  })();
+  const [checked, assembled] = await Promise.allSettled([
+    checkedAndClaimed,
     assembleContinuationContext(input.workId, input.chapter, input.plan),
   ]);
-  const read = valueOf(start);
-  // 请先登录 before any other message.
-  if (!read) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
-  const userId = read.userId;
-  // Not the user's work, or none: the usual answers (404, 不是连载) from the usual check.
-  if (!read.work) {
-    await ownedSeries(userId, input.workId);
-    throw new DomainError(SERIES_MESSAGES.workMissing, 404);
-  }
-  const work = read.work;
-  if (work.type !== "series") throw new DomainError(SERIES_MESSAGES.notSeries, 400);
-  checkChapter(input.chapter, read.published);
-  const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
-  // The claim: the primary key lets one request in, whether the other came earlier or at the same moment.
-  const claimed = await db
-    .insert(formSubmissions)
-    .values({ token: input.requestKey, userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) })
-    .onConflictDoNothing()
-    .returning({ token: formSubmissions.token });
-  if (claimed.length === 0) throw (await existingClaim(userId, input.requestKey)) ?? new DomainError(SERIES_MESSAGES.submitted, 409);
+  const read = valueOf(checked);
+  const { userId, work } = read;
   try {
     const context = valueOf(assembled);
     const provider = defaultProviderFrom(read.apiConfig);
