@@ -92,12 +92,13 @@ export async function assembleContinuationContext(
   const planText = (plan ?? "").replace(/\r\n?/g, "\n").trim();
   if (countChars(planText) > PLAN_MAX_CHARS) throw new DomainError(BIBLE_MESSAGES.planTooLong, 400, "plan");
 
-  // Round trip 1: two statements at once. The chapters before this one with their
-  // summaries (older ones cut short) and the previous chapter's end; and in one row the
-  // work's title, volumes, names, open threads, P04 and the budget (each statement costs
-  // the server a socket write and a pool turn, so the small reads travel together).
+  // One round trip: three statements at once. The chapters before this one with their
+  // summaries (older ones cut short) and the previous chapter's end; in one row the work's
+  // title, volumes, names, open threads, P04 and the budget (each statement costs the
+  // server a socket write and a pool turn, so the small reads travel together); and the
+  // entities that may be named, each with its facts in force at this chapter.
   const recentFrom = chapterNumber - RECENT_CHAPTERS;
-  const [metaRows, chapterRows] = await Promise.all([
+  const [metaRows, chapterRows, entityRows] = await Promise.all([
     db.execute(sql`
       select
         (select w.title from ${works} w where w.id = ${workId}) as title,
@@ -121,6 +122,28 @@ export async function assembleContinuationContext(
       from numbered n left join chapter_summaries s on s.chapter_id = n.id
       where n.n < ${chapterNumber}
       order by n.n`),
+    // Every entity with a name (or alias) found in the plan or anywhere in the previous
+    // chapter's last PREVIOUS_ENDING_CHARS: a superset of those named in the scanned text
+    // below (names hold no line breaks), which picks and orders them exactly.
+    db.execute(sql`
+      with scan as (
+        select ${planText} || E'\n' || ${
+          chapterNumber >= 2
+            ? sql`coalesce((select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c
+                where c.work_id = ${workId} and c.state = 'published' order by c.position, c.id offset ${chapterNumber - 2} limit 1), '')`
+            : sql`''`
+        } as text
+      )
+      select e.id, e.kind, e.name, e.description,
+        coalesce((
+          select json_agg(json_build_object('content', f.content, 'fromChapter', f.from_chapter, 'untilChapter', f.until_chapter) order by f.from_chapter, f.id)
+          from ${storyFacts} f
+          where f.entity_id = e.id
+            and (f.from_chapter is null or f.from_chapter <= ${chapterNumber})
+            and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
+      from ${storyEntities} e, scan
+      where e.work_id = ${workId}
+        and exists (select 1 from ${storyEntityNames} n where n.entity_id = e.id and strpos(scan.text, n.name) > 0)`),
   ]);
   const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
   if (!meta?.title) throw new DomainError("作品不存在", 404);
@@ -141,23 +164,10 @@ export async function assembleContinuationContext(
     const at = scan.indexOf(name);
     if (at >= 0 && (!named.has(entityId) || at < named.get(entityId)!)) named.set(entityId, at);
   }
-  const entityIds = [...named.keys()];
 
-  // Round trip 2: those entities, each with its facts in force at this chapter.
-  const entities = entityIds.length
-    ? rowsOf<{ id: number | string; kind: EntityKind; name: string; description: string; facts: unknown }>(
-        await db.execute(sql`
-          select e.id, e.kind, e.name, e.description,
-            coalesce((
-              select json_agg(json_build_object('content', f.content, 'fromChapter', f.from_chapter, 'untilChapter', f.until_chapter) order by f.from_chapter, f.id)
-              from ${storyFacts} f
-              where f.entity_id = e.id
-                and (f.from_chapter is null or f.from_chapter <= ${chapterNumber})
-                and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
-          from ${storyEntities} e
-          where e.work_id = ${workId} and e.id in (${sql.join(entityIds.map((id) => sql`${id}`), sql`, `)})`),
-      ).map((e) => ({ ...e, id: Number(e.id), facts: jsonColumn<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
-    : [];
+  const entities = rowsOf<{ id: number | string; kind: EntityKind; name: string; description: string; facts: unknown }>(entityRows)
+    .map((e) => ({ ...e, id: Number(e.id), facts: jsonColumn<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
+    .filter((e) => named.has(e.id));
   const aliasesOf = new Map<number, string[]>();
   for (const { name, entityId } of nameRows) if (named.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);
   entities.sort((a, b) => named.get(a.id)! - named.get(b.id)! || a.id - b.id);

@@ -164,10 +164,10 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
  *
- * Three round trips (six statements) before the provider's first byte (decision 144), the
+ * Two round trips (six statements) before the provider is called (decision 144), the
  * session's lookup included: one statement reads the session's user, the work, its
  * published chapters, the balance and the provider, and the key is claimed right after
- * it, while the prompt is assembled in two round trips of its own; then the reservation
+ * it, while the prompt's three statements run in one round trip of their own; then the reservation
  * runs while the provider is called, as /api/generate does. Errors are still reported in
  * the order the checks were made (the session, the work, the chapter, the key, then the
  * prompt and the configuration, which free the key again), whatever finishes first.
@@ -178,7 +178,7 @@ export async function startContinuation(
   signal?: AbortSignal,
 ): Promise<{ generation: Generation; chapter: number; title: string }> {
   // The checks and the claim run while the prompt is assembled: the claim goes out as soon
-  // as the first statement has answered, not after the prompt's two round trips.
+  // as the first statement has answered, beside the prompt's reads.
   const checkedAndClaimed = (async () => {
     const read = await readContinuationStart(user, input.workId);
     // 请先登录 before any other message.
