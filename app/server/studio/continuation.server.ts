@@ -167,10 +167,11 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * Two round trips (six statements) before the provider is called (decision 144), the
  * session's lookup included: one statement reads the session's user, the work, its
  * published chapters, the balance and the provider, and the key is claimed right after
- * it, while the prompt's three statements run in one round trip of their own; then the reservation
- * runs while the provider is called, as /api/generate does. Errors are still reported in
- * the order the checks were made (the session, the work, the chapter, the key, then the
- * prompt and the configuration, which free the key again), whatever finishes first.
+ * it, while the prompt's three statements run in one round trip of their own; then the
+ * reservation runs while the provider is called, as /api/generate does. Errors are still
+ * reported in the order the checks were made (the session, the work, the chapter, the
+ * key, then the prompt and the configuration, which free the key again), whatever
+ * finishes first.
  */
 export async function startContinuation(
   user: ContinuationUser,
