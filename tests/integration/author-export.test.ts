@@ -1,8 +1,3 @@
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { asc, eq } from "drizzle-orm";
 import JSZip from "jszip";
 import sharp from "sharp";
@@ -16,10 +11,10 @@ import { storeCover } from "~/server/images.server";
 import { createVolume, insertChapter } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { epubcheck } from "../fixtures/epubcheck";
 import { adminCookieFor, createAdmin, request } from "./admin-fixtures";
 import { callThroughRoutes } from "./route-chain";
 
-const run = promisify(execFile);
 const base = { description: "简介第一行\n#### 简介里的井号", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
 let owner: { id: string };
@@ -114,24 +109,6 @@ describe("the owner's TXT export", () => {
     expect(back.map(([t]) => t)).toEqual([...TRICKY.slice(0, 4).map((c) => c.title), "存稿一章", "定时一章"]);
   });
 });
-
-async function epubcheck(bytes: Uint8Array): Promise<{ code: number; output: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-epub-"));
-  const file = path.join(dir, "book.epub");
-  fs.writeFileSync(file, bytes);
-  // Debian's /usr/bin/epubcheck is the jar itself (run through binfmt where jarwrapper
-  // is set up): java -jar runs it everywhere.
-  const jar = fs.realpathSync("/usr/bin/epubcheck");
-  try {
-    const { stdout, stderr } = await run("java", ["-jar", jar, file], { maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 async function bytesOf(r: Response): Promise<{ bytes: Uint8Array; chunks: number; largest: number }> {
   const parts: Uint8Array[] = [];

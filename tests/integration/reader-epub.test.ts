@@ -1,8 +1,3 @@
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import JSZip from "jszip";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as bookLoader } from "~/routes/shell/reader/book-epub";
@@ -13,9 +8,9 @@ import { createWork, updateListing } from "~/server/works.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { setViewerPrefs } from "../fixtures/works";
+import { epubcheck } from "../fixtures/epubcheck";
 import { callThroughRoutes } from "./route-chain";
 
-const run = promisify(execFile);
 const base = { description: "简介 & <说明>", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
 let author: { id: string };
@@ -42,23 +37,6 @@ async function download(workId: number | string, cookie: string | null): Promise
 
 async function bytesOf(r: Response): Promise<Uint8Array> {
   return new Uint8Array(await r.arrayBuffer());
-}
-
-/** The author export's check (tests/integration/author-export.test.ts): Debian's epubcheck jar. */
-async function epubcheck(bytes: Uint8Array): Promise<{ code: number; output: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-reader-epub-"));
-  const file = path.join(dir, "book.epub");
-  fs.writeFileSync(file, bytes);
-  const jar = fs.realpathSync("/usr/bin/epubcheck");
-  try {
-    const { stdout, stderr } = await run("java", ["-jar", jar, file], { maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe("a reader's EPUB", () => {
