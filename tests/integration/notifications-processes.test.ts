@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { metricValue, startServerProcesses, stopServerProcesses, type ServerProcess, requireBuild } from "../fixtures/processes";
-import { ownPostgresDatabase } from "../fixtures/server-database";
+import { metricValue, type ServerProcess } from "../fixtures/processes";
+import { serversOnOwnDatabase } from "../fixtures/server-database";
 
 /**
  * New-chapter notifications delivered by two real app processes (docs/decisions/115):
@@ -17,36 +17,21 @@ const WORKS = 12;
 const FOLLOWERS = 1_500;
 const METRICS_TOKEN = "notify-test-metrics";
 
-let dropDatabase: (() => Promise<void>) | undefined;
 let sql: postgres.Sql;
-const servers: ServerProcess[] = [];
+let servers: ServerProcess[] = [];
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  requireBuild();
-  const database = await ownPostgresDatabase(
-    "inkstone_notify",
-    process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
-  );
-  dropDatabase = database.drop;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    PAGE_CACHE: "0",
+  ({ sql, servers, stop } = await serversOnOwnDatabase("inkstone_notify", 2, {
     CHAPTER_RELEASE_INTERVAL_MS: "50",
     NOTIFICATION_DELIVERY_INTERVAL_MS: "100",
     NOTIFICATION_BATCH_SIZE: "400",
     METRICS_TOKEN,
-  };
-  delete env.NODE_ENV;
-  delete env.PGLITE_DIR;
-  await startServerProcesses(env, 2, servers);
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await stopServerProcesses(servers);
-  await sql?.end();
-  await dropDatabase?.();
+  await stop?.();
 });
 
 async function notifiedBy(origin: string): Promise<number> {

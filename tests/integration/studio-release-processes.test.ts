@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { metricValue, startServerProcesses, stopServerProcesses, type ServerProcess, requireBuild } from "../fixtures/processes";
-import { ownPostgresDatabase } from "../fixtures/server-database";
+import { metricValue, type ServerProcess } from "../fixtures/processes";
+import { serversOnOwnDatabase } from "../fixtures/server-database";
 
 /**
  * Scheduled chapters released by two real app processes (docs/decisions/081, issue 15):
@@ -17,36 +17,19 @@ const WORKS = 100;
 const PER_WORK = 10;
 const METRICS_TOKEN = "release-test-metrics";
 
-let dropDatabase: (() => Promise<void>) | undefined;
 let sql: postgres.Sql;
-const servers: ServerProcess[] = [];
+let servers: ServerProcess[] = [];
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  requireBuild();
-  const database = await ownPostgresDatabase(
-    "inkstone_release",
-    process.env.RELEASE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
-  );
-  dropDatabase = database.drop;
-  const url = database.url;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: url,
-    PAGE_CACHE: "0",
+  ({ sql, servers, stop } = await serversOnOwnDatabase("inkstone_release", 2, {
     CHAPTER_RELEASE_INTERVAL_MS: "50",
     METRICS_TOKEN,
-  };
-  delete env.NODE_ENV;
-  delete env.PGLITE_DIR;
-  // Both at once (an empty database, on a PGlite run, is migrated by one while the other waits).
-  await startServerProcesses(env, 2, servers);
-  sql = postgres(url, { max: 2, onnotice: () => {} });
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await stopServerProcesses(servers);
-  await sql?.end();
-  await dropDatabase?.();
+  await stop?.();
 });
 
 /** The process's count of chapters it released, from its /metrics. */
