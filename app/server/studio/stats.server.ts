@@ -66,10 +66,13 @@ export async function deleteOldChapterReads(options: { now?: Date; batch?: numbe
   const batch = options.batch ?? 10_000;
   let deleted = 0;
   for (;;) {
+    // `ctid = any(array(...))` reads the batch's rows by address (a TID scan); `ctid in
+    // (select ...)` would join against a scan of the whole table for every batch.
     const result = await db.execute(sql`
-      delete from ${chapterReads} where ctid in (
-        select ctid from ${chapterReads} where day < ${oldestKept}::date limit ${batch}
-      ) returning 1`);
+      delete from ${chapterReads}
+      where ctid = any(array(select ctid from ${chapterReads} where day < ${oldestKept}::date limit ${batch}))
+        and day < ${oldestKept}::date
+      returning 1`);
     const n = rowsOf(result).length;
     deleted += n;
     if (n < batch) return deleted;
