@@ -12,6 +12,7 @@ import { splitParagraphs } from "./reading.server";
 import { canReadChapter } from "./chapter-sales.server";
 import { getOwnedWork, getWorkForViewer, type Viewer } from "./works.server";
 import { chapterNumber, getChapter, getChapterByOrder } from "./chapters.server";
+import { pageWithin } from "~/utils/pagination";
 
 /**
  * Comments on chapters (docs/decisions/090-comments.md): 本章说 at a chapter's end and
@@ -287,8 +288,7 @@ export async function listComments(
     visible,
   );
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(chapterComments).where(where);
-  const pageCount = Math.max(1, Math.ceil(total / COMMENTS_PAGE_SIZE));
-  const page = Math.min(Math.max(1, opts.page), pageCount);
+  const { page, pageCount } = pageWithin(opts.page, total, COMMENTS_PAGE_SIZE);
   const sortBy =
     opts.sort === "hot"
       ? [desc(chapterComments.likeCount), desc(chapterComments.replyCount), desc(chapterComments.id)]

@@ -6,7 +6,7 @@ import { authorShareOf, getEconomySettings, type EconomySettings } from "./econo
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { credit } from "./ledger.server";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { recordAdminAction, type AdminActor } from "./admin/audit.server";
 
 /**
@@ -195,8 +195,7 @@ export async function incomeOverview(userId: string, ledgerPage = 1) {
     .select({ ledgerTotal: sql<number>`count(*)::int` })
     .from(incomeTransactions)
     .where(eq(incomeTransactions.userId, userId));
-  const ledgerPageCount = pageCountOf(Number(ledgerTotal), INCOME_LEDGER_PAGE);
-  const currentLedgerPage = Math.min(Math.max(1, ledgerPage), ledgerPageCount);
+  const { page: currentLedgerPage, pageCount: ledgerPageCount } = pageWithin(ledgerPage, Number(ledgerTotal), INCOME_LEDGER_PAGE);
   const [balance, byWork, byChapter, byDay, ledger, payouts, settings] = await Promise.all([
     incomeBalance(userId),
     db.execute(sql`

@@ -2,7 +2,7 @@ import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, favorites, profiles, readingProgress, workPurchases, works } from "~/db/schema";
 import { rowsOf } from "./db-utils.server";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { progressForWorks, progressHref } from "./reading.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
 import type { SessionUser } from "./session.server";
@@ -53,8 +53,7 @@ async function listLibrary(viewer: Viewer, source: "favorites" | "purchases", re
     .from(table)
     .innerJoin(works, eq(works.id, table.workId))
     .where(mine);
-  const pageCount = pageCountOf(shown, LIBRARY_PAGE_SIZE);
-  const page = Math.min(Math.max(1, requested), pageCount);
+  const { page, pageCount } = pageWithin(requested, shown, LIBRARY_PAGE_SIZE);
   const rows = await db
     .select({
       ...workCardColumns,
@@ -147,8 +146,7 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
     .from(favorites)
     .innerJoin(works, eq(works.id, favorites.workId))
     .where(eq(favorites.userId, viewer.id));
-  const pageCount = pageCountOf(shown, pageSize);
-  const page = Math.min(Math.max(1, requested), pageCount);
+  const { page, pageCount } = pageWithin(requested, shown, pageSize);
   const order =
     sort === "read"
       ? sql`rp.updated_at desc nulls last, f.created_at desc, works.id desc`

@@ -5,7 +5,7 @@ import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish } from "./events.server";
 import { followersNotified } from "./metrics.server";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 
 /**
  * Notifications (docs/product.md#notifications, decision 115). Four kinds of lines in a
@@ -227,8 +227,7 @@ export interface Inbox {
 /** /notifications: the user's lines, newest first, a page at a time, and their muted works. */
 export async function listNotifications(userId: string, requested: number): Promise<Inbox> {
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(notifications).where(eq(notifications.userId, userId));
-  const pageCount = pageCountOf(total, INBOX_PAGE_SIZE);
-  const page = Math.min(Math.max(1, requested), pageCount);
+  const { page, pageCount } = pageWithin(requested, total, INBOX_PAGE_SIZE);
   const rows = rowsOf<{
     id: string | number;
     kind: InboxLine["kind"];

@@ -6,6 +6,7 @@ import { chapterNumber, chapterOrder, getChapter, getChapterByOrder, isPublished
 import { DomainError } from "./errors.server";
 import { chapterReadToRecord, rememberChapterRead } from "./studio/stats.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
+import { pageWithin } from "~/utils/pagination";
 
 /** docs/product.md: Constants: the reader renders 50 paragraphs at a time. */
 export const PARAGRAPH_BATCH = 50;
@@ -127,8 +128,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
     .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
     .where(and(eq(chapters.workId, workId), isPublished));
-  const pageCount = Math.max(1, Math.ceil(total / TOC_PAGE_SIZE));
-  const current = Math.min(Math.max(1, page), pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, TOC_PAGE_SIZE);
   const offset = (current - 1) * TOC_PAGE_SIZE;
   const [rows, heads] = await Promise.all([
     db

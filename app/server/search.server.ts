@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import type { AiFilter } from "~/utils/ai-labels";
 import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { cachedPublic } from "./public-cache.server";
 import type { SessionUser } from "./session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
@@ -289,9 +289,8 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
     const counted = firstRows[0]?.counted ?? 0; // no rows: no matches (the page is clamped)
     const totalCapped = counted > cap;
     const total = Math.min(counted, cap);
-    const pageCount = pageCountOf(total, pageSize);
     // A page past the end shows the last page instead.
-    const page = Math.min(Math.max(1, input.page), pageCount);
+    const { page, pageCount } = pageWithin(input.page, total, pageSize);
     if (!totalCapped) {
       const cards = firstRows.map(({ counted: _counted, ...card }) => card as WorkCard);
       return { works: newestFirst(cards), total, totalCapped, page, pageCount, query };
@@ -368,9 +367,8 @@ async function listAll(input: { where: SQL | undefined; page: number; pageSize: 
   const countQuery = db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
 
   const [[{ n: total }], firstTry] = await Promise.all([countQuery, fetchPage(input.page)]);
-  const pageCount = pageCountOf(total, pageSize);
   // A page past the end shows the last page instead.
-  const page = Math.min(Math.max(1, input.page), pageCount);
+  const { page, pageCount } = pageWithin(input.page, total, pageSize);
   const rows = page === input.page ? firstTry : await fetchPage(page);
   return { works: rows as WorkCard[], total, totalCapped: false, page, pageCount, query };
 }

@@ -9,6 +9,12 @@ export function pageCountOf(total: number, pageSize: number): number {
   return Math.max(1, Math.ceil(total / pageSize));
 }
 
+/** The requested page of a list of `total` items, kept within it (a page past the last is the last), and the page count. */
+export function pageWithin(requested: number, total: number, pageSize: number): { page: number; pageCount: number } {
+  const pageCount = pageCountOf(total, pageSize);
+  return { page: Math.min(Math.max(1, Math.floor(requested) || 1), pageCount), pageCount };
+}
+
 export type PageItem = number | "ellipsis-start" | "ellipsis-end";
 
 /**

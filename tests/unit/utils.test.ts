@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatTokens, formatWordCount } from "~/utils/format";
-import { pageItems, parsePage } from "~/utils/pagination";
+import { pageItems, pageWithin, parsePage } from "~/utils/pagination";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { normalizeQuery, queryGrams } from "~/server/search.server";
 
@@ -85,6 +85,16 @@ describe("pageItems", () => {
   });
   it("supports a window of 3 (my works)", () => {
     expect(pageItems(5, 9, 3)).toEqual([1, "ellipsis-start", 4, 5, 6, "ellipsis-end", 9]);
+  });
+});
+
+describe("pageWithin", () => {
+  it("keeps the requested page within the list: a page past the last is the last, an empty list has one page", () => {
+    expect(pageWithin(2, 45, 20)).toEqual({ page: 2, pageCount: 3 });
+    expect(pageWithin(9, 45, 20)).toEqual({ page: 3, pageCount: 3 });
+    expect(pageWithin(0, 45, 20)).toEqual({ page: 1, pageCount: 3 });
+    expect(pageWithin(Number.NaN, 45, 20)).toEqual({ page: 1, pageCount: 3 });
+    expect(pageWithin(4, 0, 20)).toEqual({ page: 1, pageCount: 1 });
   });
 });
 

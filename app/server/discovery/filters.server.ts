@@ -2,7 +2,7 @@ import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, substringMatch, workCardColumns, type SearchResult, type WorkCard } from "../search.server";
 import type { SessionUser } from "../session.server";
 
@@ -73,8 +73,7 @@ export async function filteredSearch(input: {
   const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(matches);
   const totalCapped = n > cap;
   const total = Math.min(n, cap);
-  const pageCount = pageCountOf(total, input.pageSize);
-  const page = Math.min(Math.max(1, input.page), pageCount);
+  const { page, pageCount } = pageWithin(input.page, total, input.pageSize);
   const sortsByStats = input.filters.sort === "favorites" || input.filters.sort === "purchases";
   const base = db.select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
   const rows = await (sortsByStats ? base.leftJoin(workStats, eq(workStats.workId, works.id)) : base)

@@ -14,7 +14,7 @@ import {
   works,
 } from "~/db/schema";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, type EntityKind } from "~/schemas/bible";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 import { getOwnedWork } from "../works.server";
@@ -336,12 +336,6 @@ function withNamesAndFacts(
   }));
 }
 
-/** A requested page within a list of `total` (a page past the last is the last). */
-function pageWithin(page: number, total: number, size: number): { page: number; pageCount: number } {
-  const pageCount = pageCountOf(total, size);
-  return { page: Math.min(Math.max(1, Math.floor(page) || 1), pageCount), pageCount };
-}
-
 /** An open thread due by a chapter already published. */
 function isOverdue(thread: { status: string; dueChapter: number | null }, published: number): boolean {
   return thread.status === "open" && thread.dueChapter !== null && thread.dueChapter <= published;
@@ -371,7 +365,6 @@ export async function bibleView(userId: string, workId: number) {
 
 /** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
 export const BIBLE_PAGE_SIZE = 20;
-
 
 /**
  * What the bible screen shows on every tab (the work, the published count, the overdue
