@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters } from "~/db/schema";
 
@@ -37,6 +37,15 @@ export async function getChapterByOrder(workId: number, order: number) {
     .limit(1);
   const [row] = await db.select().from(chapters).where(eq(chapters.id, sql`(${nth})`));
   return row ? { ...row, order } : null;
+}
+
+/**
+ * A published chapter's number as a subquery, for statements that read chapters of several
+ * works at once: how many published chapters of work `workId` come up to (`position`, `id`).
+ * The arguments are the outer statement's columns (or values).
+ */
+export function chapterNumberSql(workId: unknown, position: unknown, id: unknown): SQL<number> {
+  return sql<number>`(select count(*)::int from ${chapters} c where c.work_id = ${workId} and c.state = 'published' and (c.position, c.id) <= (${position}, ${id}))`;
 }
 
 /** A published chapter's number: how many published chapters of its work come before it, plus one. */

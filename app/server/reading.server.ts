@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
 import { canReadChapter, isByChapter } from "./chapter-sales.server";
-import { chapterNumber, chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
+import { chapterNumber, chapterNumberSql, chapterOrder, getChapter, getChapterByOrder, isPublished } from "./chapters.server";
 import { DomainError } from "./errors.server";
 import { chapterReadToRecord, rememberChapterRead } from "./studio/stats.server";
 import { getWorkForViewer, type Viewer } from "./works.server";
@@ -284,7 +284,7 @@ export async function progressForWorks(userId: string, workIds: number[]): Promi
   const rows = await db
     .select({
       workId: readingProgress.workId,
-      chapterOrder: sql<number>`(select count(*)::int from ${chapters} c where c.work_id = "chapters"."work_id" and c.state = 'published' and (c.position, c.id) <= ("chapters"."position", "chapters"."id"))`,
+      chapterOrder: chapterNumberSql(chapters.workId, chapters.position, chapters.id),
       chapterTitle: chapters.title,
       paragraph: readingProgress.paragraph,
     })

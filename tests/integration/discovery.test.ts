@@ -220,6 +220,8 @@ describe("the home page", () => {
 
     const updates = await shelfUpdates(viewer);
     expect(updates.map((u) => [u.work.title, u.unread, u.latestChapterTitle])).toEqual([["更新中的连载", 1, "第二章"]]);
+    // The card opens at the reader's place, as 继续阅读 does.
+    expect(updates[0].href).toBe(reading[1].href);
     expect(await shelfUpdates({ id: other.id, showR18: false, showAi: true })).toEqual([]);
     expect(await continueReading({ id: other.id, showR18: false, showAi: true })).toEqual([]);
 

@@ -1,6 +1,7 @@
 import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, favorites, profiles, readingProgress, works } from "~/db/schema";
+import { chapterNumberSql } from "../chapters.server";
 import { progressHref } from "../reading.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "../search.server";
 import type { SessionUser } from "../session.server";
@@ -46,7 +47,7 @@ export async function continueReading(viewer: Viewer): Promise<ContinueItem[]> {
       ...workCardColumns,
       chapterTitle: chapters.title,
       paragraph: readingProgress.paragraph,
-      chapterOrder: sql<number>`(select count(*)::int from ${chapters} c where c.work_id = ${chapters.workId} and c.state = 'published' and (c.position, c.id) <= (${chapters.position}, ${chapters.id}))`,
+      chapterOrder: chapterNumberSql(chapters.workId, chapters.position, chapters.id),
     })
     .from(readingProgress)
     .innerJoin(works, eq(works.id, readingProgress.workId))
@@ -91,8 +92,7 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
       (select count(*)::int from ${chapters} c
         where c.work_id = t.id and c.state = 'published'
           and (t.read_position is null or (c.position, c.id) > (t.read_position, t.read_chapter_id))) as unread,
-      (select count(*)::int from ${chapters} c
-        where c.work_id = t.id and c.state = 'published' and (c.position, c.id) <= (t.read_position, t.read_chapter_id)) as read_order
+      ${chapterNumberSql(sql`t.id`, sql`t.read_position`, sql`t.read_chapter_id`)} as read_order
     from (
       select m.*, x.read_position, x.read_chapter_id, x.read_paragraph, x.latest_title
       from (${followed}) m
