@@ -23,7 +23,7 @@ import { generateRedeemCodes } from "~/server/admin/redeem-codes.server";
 import { parseTxtChapters } from "~/server/txt.server";
 import { createWork } from "~/server/works.server";
 import { createUser } from "../fixtures/accounts";
-import { fillEveryTable, tablesWithoutRows } from "../fixtures/every-table";
+import { fillEveryTable, rowsByTable, tablesWithoutRows, type Query } from "../fixtures/every-table";
 import { insertWorks } from "../fixtures/works";
 import { adminCookieFor, callLoader, createAdmin, request, testActor } from "./admin-fixtures";
 
@@ -176,22 +176,6 @@ async function seedVariedData() {
   // A deleted row moves an identity sequence past max(id): the restore must keep that too.
   const [gone] = await insertWorks([{ userId: user.id, title: "已删除" }]);
   await db.delete(works).where(eq(works.id, gone));
-}
-
-type Query = (text: string) => Promise<Record<string, unknown>[]>;
-
-/**
- * Per table, every row as text (its first 160 characters and the MD5 of the whole, so a
- * 1.5 MB chapter stays short), sorted: two databases agree row by row, and a difference
- * names its table and row.
- */
-async function rowsByTable(query: Query, tables: string[]) {
-  const out: Record<string, string[]> = {};
-  for (const table of tables) {
-    const rows = await query(`select left(t::text, 160) || ' #' || md5(t::text) as r from public.${quoteIdent(table)} t order by 1`);
-    out[table] = rows.map((row) => String(row.r));
-  }
-  return out;
 }
 
 /** Raw session ids (user and admin): bearer secrets the export must not carry. */
