@@ -278,7 +278,7 @@ describe("database.zip", () => {
 
   it("restores into a fresh, migrated database with identical rows, table by table", async () => {
     const tables = (await describeTables()).map((t) => t.name);
-    // Left out of the export (docs/decisions/147): the restore leaves them empty.
+    // Left out of the export (docs/decisions/148): the restore leaves them empty.
     expect([...LEFT_OUT_TABLES].sort()).toEqual(["admin_sessions", "form_submissions", "rate_limits", "sessions"]);
     const sourceQuery: Query = async (text) =>
       db.transaction(async (tx) => {

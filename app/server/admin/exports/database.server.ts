@@ -16,7 +16,7 @@ import { restorePlan, UnrestorableCycleError } from "./restore-plan.server";
  *   and set by UPDATEs once every row is in (docs/decisions/147). A cycle of NOT NULL keys
  *   only makes the export fail at once, naming the tables.
  * - Sessions, rate-limit counters and one-time form tokens are left out (LEFT_OUT_TABLES):
- *   the restore empties them (docs/decisions/147).
+ *   the restore empties them (docs/decisions/148).
  * - Tables and columns come from the catalog, so a table added by a later migration is
  *   exported without touching this file. Generated columns (none today) are left
  *   out: the target computes them. Identity columns are inserted with OVERRIDING
@@ -308,10 +308,10 @@ interface Reader {
 const EXPORTED_ROWS: Record<string, string | undefined> = { txt_imports: LIVE_TXT_IMPORT };
 
 /**
- * Tables whose rows the export leaves out (docs/decisions/147): the restore empties them.
+ * Tables whose rows the export leaves out (docs/decisions/148): the restore empties them.
  * Session ids are bearer secrets (a copy of the export would sign anyone in as anyone);
- * rate-limit counters hold e-mail and network addresses and last minutes; the one-time
- * form tokens guard against a repeated post for a day at most. A restored site signs
+ * rate-limit counters hold e-mail and network addresses and last minutes to hours; the
+ * one-time form tokens guard against a repeated post for a week. A restored site signs
  * everyone out and starts with fresh counters.
  */
 export const LEFT_OUT_TABLES: readonly string[] = ["admin_sessions", "form_submissions", "rate_limits", "sessions"];
@@ -448,7 +448,7 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       `-- Exported at ${new Date().toISOString()}; ${tables.length} tables.`,
       "-- Restore into an empty database migrated to the same schema:",
       "--   psql -v ON_ERROR_STOP=1 -d <database> -f database.sql",
-      `-- Left out (emptied by the restore): ${LEFT_OUT_TABLES.join(", ")} (docs/decisions/147).`,
+      `-- Left out (emptied by the restore): ${LEFT_OUT_TABLES.join(", ")} (docs/decisions/148).`,
       "SET client_encoding = 'UTF8';",
       "SET standard_conforming_strings = on;",
       "SET timezone = 'UTC';",
