@@ -84,7 +84,7 @@ async function seed() {
     const token = process.env.BENCH_TOKEN!;
     await db.execute(sql.raw("delete from admin_api_tokens; delete from admins where email = 'bench-admin@example.com'"));
     const adminHash = await hashPassword(randomBytes(12).toString("hex"));
-    await db.execute(sql`insert into admins (email, password_hash) values ('bench-admin@example.com', ${adminHash})`);
+    await db.execute(sql`insert into admins (email, password_hash, role) values ('bench-admin@example.com', ${adminHash}, 'super')`);
     await db.execute(sql`
       insert into admin_api_tokens (admin_id, name, token_hash)
       select id, 'bench', ${createHash("sha256").update(token).digest("hex")} from admins where email = 'bench-admin@example.com'`);

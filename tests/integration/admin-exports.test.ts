@@ -17,12 +17,13 @@ import { formatDateTime } from "~/components/admin/format";
 import { databaseKind, db } from "~/db/client.server";
 import { chapters, creditTransactions, favorites, prompts, rateLimits, redeemCodes, siteConfigs, tokenTransactions, txtImports, works } from "~/db/schema";
 import { rowsOf } from "~/server/db-utils.server";
-import { describeTables, quoteIdent, type ExportProgress } from "~/server/admin/exports/database.server";
+import { describeTables, LEFT_OUT_TABLES, quoteIdent, type ExportProgress } from "~/server/admin/exports/database.server";
 import { createDatabaseZip } from "~/server/admin/exports/database-zip.server";
 import { generateRedeemCodes } from "~/server/admin/redeem-codes.server";
 import { parseTxtChapters } from "~/server/txt.server";
 import { createWork } from "~/server/works.server";
 import { createUser } from "../fixtures/accounts";
+import { fillEveryTable, rowsByTable, tablesWithoutRows, type Query } from "../fixtures/every-table";
 import { insertWorks } from "../fixtures/works";
 import { adminCookieFor, callLoader, createAdmin, request, testActor } from "./admin-fixtures";
 
@@ -177,18 +178,10 @@ async function seedVariedData() {
   await db.delete(works).where(eq(works.id, gone));
 }
 
-type Query = (text: string) => Promise<Record<string, unknown>[]>;
-
-/** Per table: the row count and a digest of every row's text (order-independent). */
-async function fingerprint(query: Query, tables: string[]) {
-  const out: Record<string, { rows: number; digest: string }> = {};
-  for (const table of tables) {
-    const [row] = await query(
-      `select count(*)::int as rows, coalesce(md5(string_agg(t::text, E'\\n' order by t::text)), '') as digest from public.${quoteIdent(table)} t`,
-    );
-    out[table] = { rows: Number(row.rows), digest: String(row.digest) };
-  }
-  return out;
+/** Raw session ids (user and admin): bearer secrets the export must not carry. */
+async function sessionIds(query: Query): Promise<string[]> {
+  const rows = await query("select id from public.sessions union all select id from public.admin_sessions");
+  return rows.map((row) => String(row.id));
 }
 
 async function sequences(query: Query) {
@@ -213,6 +206,8 @@ describe("database.zip", () => {
 
   beforeAll(async () => {
     await seedVariedData();
+    // Every table has rows, written by the site's own functions (free writing's cycle too).
+    await fillEveryTable();
     zipBytes = await downloadZip();
     const zip = await JSZip.loadAsync(zipBytes);
     expect(Object.keys(zip.files)).toEqual(["database.sql"]);
@@ -245,19 +240,67 @@ describe("database.zip", () => {
     expect(sqlText.match(/INSERT INTO public\."chapters"/g)!.length).toBeGreaterThanOrEqual(3);
     expect(sqlText.match(/INSERT INTO public\."favorites"/g)!.length).toBeGreaterThanOrEqual(2);
     expect(sqlText.trimEnd().endsWith("COMMIT;")).toBe(true);
+    // The plots' current versions (a foreign-key cycle) are set once both tables are in.
+    expect(at('UPDATE public."writing_plots" AS t SET "current_version_id"')).toBeGreaterThan(at('INSERT INTO public."plot_versions"'));
+    // Left out: no INSERT, and no session id anywhere in the file.
+    for (const table of LEFT_OUT_TABLES) expect(sqlText).not.toContain(`INSERT INTO public.${quoteIdent(table)}`);
+    const secrets = await sessionIds(async (text) => rowsOf<Record<string, unknown>>(await db.execute(sql.raw(text))));
+    expect(secrets.length).toBeGreaterThanOrEqual(3);
+    for (const id of secrets) expect(sqlText).not.toContain(id);
+  });
+
+  it("orders every foreign key of the live schema, or defers it: a new cycle the export cannot restore fails here", async () => {
+    // The keys as the catalog has them, read here on their own (not through the export).
+    const keys = rowsOf<{ name: string; child: string; parent: string; columns: string[] | string; deferrable: boolean }>(
+      await db.execute(sql`
+        select con.conname as name, con.conrelid::regclass::text as child, con.confrelid::regclass::text as parent,
+               array(select a.attname::text from unnest(con.conkey) k join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k) as columns,
+               con.condeferrable as deferrable
+        from pg_constraint con join pg_namespace n on n.oid = con.connamespace
+        where n.nspname = 'public' and con.contype = 'f'`),
+    );
+    expect(keys.length).toBeGreaterThan(50);
+    const tables = await describeTables();
+    const position = new Map(tables.map((t, i) => [t.name, i]));
+    const deferred = new Map(tables.map((t) => [t.name, t.deferred]));
+    const unordered = keys.filter((k) => {
+      const columns = Array.isArray(k.columns) ? k.columns : k.columns.replace(/[{}]/g, "").split(",");
+      if (k.deferrable || columns.every((c) => deferred.get(k.child)!.includes(c))) return false;
+      return !(position.get(k.parent)! < position.get(k.child)!);
+    });
+    expect(unordered.map((k) => k.name)).toEqual([]);
+    // A table left out of the export must not be one another table needs.
+    expect(keys.filter((k) => LEFT_OUT_TABLES.includes(k.parent)).map((k) => k.name)).toEqual([]);
+    // Today's cycles: a plot's current version, and a reply's parent comment.
+    expect(tables.filter((t) => t.deferred.length > 0).map((t) => [t.name, t.deferred]).sort()).toEqual([
+      ["chapter_comments", ["parent_id"]],
+      ["writing_plots", ["current_version_id"]],
+    ]);
   });
 
   it("restores into a fresh, migrated database with identical rows, table by table", async () => {
     const tables = (await describeTables()).map((t) => t.name);
+    // Left out of the export (docs/decisions/148): the restore leaves them empty.
+    expect([...LEFT_OUT_TABLES].sort()).toEqual(["admin_sessions", "form_submissions", "rate_limits", "sessions"]);
     const sourceQuery: Query = async (text) =>
       db.transaction(async (tx) => {
         await tx.execute(sql.raw("set local timezone = 'UTC'"));
         await tx.execute(sql.raw("set local extra_float_digits = 3"));
         return rowsOf<Record<string, unknown>>(await tx.execute(sql.raw(text)));
       });
-    const expected = await fingerprint(sourceQuery, tables);
+    const expected = await rowsByTable(sourceQuery, tables);
     const expectedSequences = await sequences(sourceQuery);
-    expect(expected.chapters.rows).toBeGreaterThanOrEqual(2502);
+    expect(expected.chapters.length).toBeGreaterThanOrEqual(2502);
+    // The fixture filled every table, so every table is put to the test.
+    expect(await tablesWithoutRows(tables, async (t) => expected[t].length)).toEqual([]);
+    for (const table of LEFT_OUT_TABLES) expected[table] = [];
+    /** The restored database, table by table, against the source; and no session id came along. */
+    const compare = async (target: Query) => {
+      const restored = await rowsByTable(target, tables);
+      for (const table of tables) expect(restored[table], `table ${table}`).toEqual(expected[table]);
+      expect(await sequences(target)).toEqual(expectedSequences);
+      expect(await sessionIds(target)).toEqual([]);
+    };
 
     const baseUrl = inject("postgresBaseUrl");
     if (baseUrl) {
@@ -283,8 +326,7 @@ describe("database.zip", () => {
             return (await tx.unsafe(text)) as unknown as Record<string, unknown>[];
           }) as Promise<Record<string, unknown>[]>;
         try {
-          expect(await fingerprint(targetQuery, tables)).toEqual(expected);
-          expect(await sequences(targetQuery)).toEqual(expectedSequences);
+          await compare(targetQuery);
         } finally {
           await target.end();
         }
@@ -306,8 +348,7 @@ describe("database.zip", () => {
           await tx.exec("set local timezone = 'UTC'; set local extra_float_digits = 3");
           return (await tx.query<Record<string, unknown>>(text)).rows;
         });
-      expect(await fingerprint(targetQuery, tables)).toEqual(expected);
-      expect(await sequences(targetQuery)).toEqual(expectedSequences);
+      await compare(targetQuery);
     } finally {
       await client.close();
     }

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { databaseKind, db, type Executor } from "~/db/client.server";
 import { rowsOf } from "../../db-utils.server";
 import { LIVE_TXT_IMPORT } from "../../publish.server";
+import { restorePlan, UnrestorableCycleError } from "./restore-plan.server";
 
 /**
  * docs/product.md D8: the whole database as database.sql inside database.zip. For every table
@@ -9,6 +10,13 @@ import { LIVE_TXT_IMPORT } from "../../publish.server";
  * the identity sequences; all in one transaction, so `psql -v ON_ERROR_STOP=1 -f
  * database.sql` into an empty database migrated to the same schema gives identical rows.
  *
+ * - Foreign keys that form a cycle (writing_plots.current_version_id and
+ *   plot_versions.plot_id; a reply's parent_id) cannot all be satisfied by an order of
+ *   tables: restorePlan() finds them from the catalog, their columns are inserted as NULL
+ *   and set by UPDATEs once every row is in (docs/decisions/147). A cycle of NOT NULL keys
+ *   only makes the export fail at once, naming the tables.
+ * - Sessions, rate-limit counters and one-time form tokens are left out (LEFT_OUT_TABLES):
+ *   the restore empties them (docs/decisions/148).
  * - Tables and columns come from the catalog, so a table added by a later migration is
  *   exported without touching this file. Generated columns (none today) are left
  *   out: the target computes them. Identity columns are inserted with OVERRIDING
@@ -47,6 +55,8 @@ export interface TableInfo {
   primaryKey: string[];
   /** Identity columns with their sequence's position, read at export time. */
   sequences: { column: string; lastValue: string; isCalled: boolean }[];
+  /** Columns of keys that close a cycle: inserted as NULL, set by UPDATEs at the end. */
+  deferred: string[];
 }
 
 /** Rows per SELECT at most, and the bytes a batch aims at (rows may be large chapters). */
@@ -60,27 +70,6 @@ export function quoteIdent(name: string): string {
 
 function quoteLiteral(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
-}
-
-/** Orders tables so that every table comes after the tables it references. */
-export function dependencyOrder(names: string[], edges: { child: string; parent: string }[]): string[] {
-  const pending = new Map<string, Set<string>>();
-  for (const name of names) pending.set(name, new Set());
-  for (const { child, parent } of edges) {
-    if (child !== parent && pending.has(child) && pending.has(parent)) pending.get(child)!.add(parent);
-  }
-  const ordered: string[] = [];
-  const done = new Set<string>();
-  while (ordered.length < names.length) {
-    const ready = [...pending.keys()].filter((n) => !done.has(n) && [...pending.get(n)!].every((p) => done.has(p))).sort();
-    // A cycle (none in this schema) cannot be ordered: the rest go in name order.
-    const next = ready.length > 0 ? ready : [...pending.keys()].filter((n) => !done.has(n)).sort();
-    for (const name of next) {
-      done.add(name);
-      ordered.push(name);
-    }
-  }
-  return ordered;
 }
 
 /** The public schema's tables, their columns, keys and identity sequences. */
@@ -113,15 +102,20 @@ export async function describeTables(executor: Executor = db): Promise<TableInfo
       where n.nspname = 'public' and con.contype = 'p'
       order by con.conrelid, k.ord`),
   );
-  const foreignKeys = rowsOf<{ child: number; parent: number }>(
+  const foreignKeys = rowsOf<{ name: string; child: number; parent: number; deferrable: boolean; columns: string[]; nullable: boolean[] }>(
     await executor.execute(sql`
-      select con.conrelid::int8 as child, con.confrelid::int8 as parent
-      from pg_constraint con join pg_namespace n on n.oid = con.connamespace
-      where n.nspname = 'public' and con.contype = 'f'`),
+      select con.conname as name, con.conrelid::int8 as child, con.confrelid::int8 as parent, con.condeferrable as deferrable,
+             array_agg(a.attname::text order by k.ord) as columns, array_agg(not a.attnotnull order by k.ord) as nullable
+      from pg_constraint con
+      join pg_namespace n on n.oid = con.connamespace
+      cross join lateral unnest(con.conkey) with ordinality as k(attnum, ord)
+      join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum
+      where n.nspname = 'public' and con.contype = 'f'
+      group by con.oid, con.conname, con.conrelid, con.confrelid, con.condeferrable`),
   );
 
   const byOid = new Map<number, TableInfo>();
-  for (const t of tables) byOid.set(t.oid, { ...t, columns: [], primaryKey: [], sequences: [] });
+  for (const t of tables) byOid.set(t.oid, { ...t, columns: [], primaryKey: [], sequences: [], deferred: [] });
   for (const c of columns) {
     // Generated columns are computed by the target: they cannot be inserted.
     if (c.generated && c.generated !== "") continue;
@@ -149,12 +143,35 @@ export async function describeTables(executor: Executor = db): Promise<TableInfo
   }
 
   const nameOf = (oid: number) => byOid.get(Number(oid))?.name ?? "";
-  const order = dependencyOrder(
+  const plan = restorePlan(
     tables.map((t) => t.name),
-    foreignKeys.map((f) => ({ child: nameOf(f.child), parent: nameOf(f.parent) })),
+    foreignKeys.map((f) => ({
+      name: f.name,
+      child: nameOf(f.child),
+      parent: nameOf(f.parent),
+      deferrable: Boolean(f.deferrable),
+      columns: pgArray(f.columns).map((name, i) => ({ name, nullable: pgBoolArray(f.nullable)[i] })),
+    })),
   );
   const byName = new Map([...byOid.values()].map((t) => [t.name, t]));
-  return order.map((name) => byName.get(name)!);
+  for (const key of plan.deferred) {
+    const table = byName.get(key.child)!;
+    // The UPDATEs find their rows by primary key.
+    if (table.primaryKey.length === 0) throw new UnrestorableCycleError([key.child, key.parent], `${key.child} has no primary key`);
+    for (const column of key.columns) if (!table.deferred.includes(column.name)) table.deferred.push(column.name);
+  }
+  return plan.order.map((name) => byName.get(name)!);
+}
+
+/** An array from the catalog: a JavaScript array (both drivers parse text[]), or its text form. */
+function pgArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  return value.replace(/^\{|\}$/g, "").split(",").map((v) => v.replace(/^"|"$/g, ""));
+}
+
+function pgBoolArray(value: boolean[] | string): boolean[] {
+  if (Array.isArray(value)) return value.map((v) => v === true || (v as unknown) === "t");
+  return pgArray(value).map((v) => v === "t" || v === "true");
 }
 
 /** The SQL expression that renders one column of a row as a SQL literal. */
@@ -175,7 +192,30 @@ function literalExpression(column: ColumnInfo): string {
  * chain of `||` would copy the growing text (a whole chapter) once per column.
  */
 function rowLiteralExpression(table: TableInfo): string {
-  return `concat('(', ${table.columns.map(literalExpression).join(`, ', ', `)}, E'),\n')`;
+  // A key's columns that close a cycle go in as NULL; the UPDATEs at the end set them.
+  const literals = table.columns.map((c) => (table.deferred.includes(c.name) ? "'NULL'" : literalExpression(c)));
+  return `concat('(', ${literals.join(`, ', ', `)}, E'),\n')`;
+}
+
+/**
+ * The row of the UPDATEs that set a table's deferred columns: its primary key and those
+ * columns, each as a text literal that the statement casts back to the column's type.
+ */
+function updateRowExpression(table: TableInfo): string {
+  const columns = [...table.primaryKey, ...table.deferred].map((name) => `quote_nullable(${quoteIdent(name)}::text)`);
+  return `concat('(', ${columns.join(`, ', ', `)}, E'),\n')`;
+}
+
+/** `UPDATE ... FROM (VALUES` up to the rows; the rows and `) AS v(...) WHERE ...;` follow. */
+function updateHeader(table: TableInfo): { head: string; tail: string } {
+  const types = new Map(table.columns.map((c) => [c.name, c.type]));
+  const all = [...table.primaryKey, ...table.deferred];
+  const set = table.deferred.map((c) => `${quoteIdent(c)} = v.${quoteIdent(c)}::${types.get(c)}`).join(", ");
+  const match = table.primaryKey.map((k) => `t.${quoteIdent(k)} = v.${quoteIdent(k)}::${types.get(k)}`).join(" AND ");
+  return {
+    head: `UPDATE public.${quoteIdent(table.name)} AS t SET ${set} FROM (VALUES\n`,
+    tail: `\n) AS v (${all.map(quoteIdent).join(", ")}) WHERE ${match};\n`,
+  };
 }
 
 /** The bytes that end every row literal: `,` and a newline. */
@@ -199,11 +239,22 @@ function cursorColumns(table: TableInfo): { exprs: string[]; casts: string[] } {
  * many socket reads that the driver has to copy into one buffer, while a row of a few
  * kilobytes is a slice of the read it arrived in.
  */
-function batchQuery(table: TableInfo, after: string[] | null, limit: number): { text: string; params: string[] } {
+function batchQuery(
+  table: TableInfo,
+  after: string[] | null,
+  limit: number,
+  pass: "insert" | "update" = "insert",
+): { text: string; params: string[] } {
   const { exprs, casts } = cursorColumns(table);
   const order = exprs.join(", ");
-  const conditions = [EXPORTED_ROWS[table.name], after && `(${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`];
-  let text = `select ${exprs.map((e, i) => `${e}::text as o${i}`).join(", ")}, ${rowLiteralExpression(table)} as r from public.${quoteIdent(table.name)}`;
+  const conditions = [
+    EXPORTED_ROWS[table.name],
+    // The UPDATE pass visits only the rows whose deferred columns hold a value.
+    pass === "update" && `(${table.deferred.map((c) => `${quoteIdent(c)} is not null`).join(" or ")})`,
+    after && `(${order}) > (${after.map((_, i) => `$${i + 1}::${casts[i]}`).join(", ")})`,
+  ];
+  const row = pass === "insert" ? rowLiteralExpression(table) : updateRowExpression(table);
+  let text = `select ${exprs.map((e, i) => `${e}::text as o${i}`).join(", ")}, ${row} as r from public.${quoteIdent(table.name)}`;
   if (conditions.some(Boolean)) text += ` where ${conditions.filter(Boolean).join(" and ")}`;
   text += ` order by ${order} limit ${limit}`;
   return { text, params: after ?? [] };
@@ -255,6 +306,15 @@ interface Reader {
  * hourly cleanup may not have deleted yet (docs/decisions/056).
  */
 const EXPORTED_ROWS: Record<string, string | undefined> = { txt_imports: LIVE_TXT_IMPORT };
+
+/**
+ * Tables whose rows the export leaves out (docs/decisions/148): the restore empties them.
+ * Session ids are bearer secrets (a copy of the export would sign anyone in as anyone);
+ * rate-limit counters hold e-mail and network addresses and last minutes to hours; the
+ * one-time form tokens guard against a repeated post for a week. A restored site signs
+ * everyone out and starts with fresh counters.
+ */
+export const LEFT_OUT_TABLES: readonly string[] = ["admin_sessions", "form_submissions", "rate_limits", "sessions"];
 
 const countQuery = (table: TableInfo) =>
   `select count(*)::text as n from public.${quoteIdent(table.name)}${EXPORTED_ROWS[table.name] ? ` where ${EXPORTED_ROWS[table.name]}` : ""}`;
@@ -333,9 +393,50 @@ export async function writeDatabaseSql(
 const encoder = new TextEncoder();
 const STATEMENT_END = encoder.encode(";\n");
 
+/**
+ * Reads one table in keyset batches and writes each batch as one statement: `head`, the
+ * rows, `tail`. The next batch is read while this one is compressed and sent.
+ */
+async function writeStatements(
+  write: SqlWriter,
+  reader: Reader,
+  query: (after: string[] | null, limit: number) => { text: string; params: string[] },
+  head: Uint8Array,
+  tail: Uint8Array,
+  onBatch: (rows: number) => void,
+): Promise<void> {
+  let limit = MAX_BATCH_ROWS;
+  const read = (after: string[] | null) => {
+    const { text, params } = query(after, limit);
+    const pending = reader.batch(text, params);
+    // If writing fails (a cancelled download) this read is abandoned, not awaited.
+    pending.catch(() => {});
+    return pending;
+  };
+  let next: Promise<Batch | null> = read(null);
+  for (;;) {
+    const batch = await next;
+    if (!batch) break;
+    const count = batch.rows.length;
+    const last = count < limit;
+    // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
+    const average = Math.max(1, batch.bytes / count);
+    limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
+    next = last ? Promise.resolve(null) : read(batch.lastKey);
+    // The statement: its head, its rows, and the last row's separator cut off before the tail.
+    const final = batch.rows[count - 1];
+    batch.rows[count - 1] = final.subarray(0, final.byteLength - ROW_SEPARATOR_BYTES);
+    batch.rows.push(tail);
+    await write(head);
+    await write(batch.rows);
+    onBatch(count);
+  }
+}
+
 async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, tables: TableInfo[]) {
+  const exported = (t: TableInfo) => t.columns.length > 0 && !LEFT_OUT_TABLES.includes(t.name);
   const counts: number[] = [];
-  for (const table of tables) counts.push(await reader.count(table));
+  for (const table of tables) counts.push(exported(table) ? await reader.count(table) : 0);
   // Each table weighs its rows plus one, so empty tables still move the bar.
   const totalWeight = counts.reduce((a, n) => a + n + 1, 0);
   let doneWeight = 0;
@@ -347,10 +448,13 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       `-- Exported at ${new Date().toISOString()}; ${tables.length} tables.`,
       "-- Restore into an empty database migrated to the same schema:",
       "--   psql -v ON_ERROR_STOP=1 -d <database> -f database.sql",
+      `-- Left out (emptied by the restore): ${LEFT_OUT_TABLES.join(", ")} (docs/decisions/148).`,
       "SET client_encoding = 'UTF8';",
       "SET standard_conforming_strings = on;",
       "SET timezone = 'UTC';",
       "BEGIN;",
+      // DEFERRABLE foreign keys are checked at COMMIT; the others in the order below.
+      "SET CONSTRAINTS ALL DEFERRED;",
       "",
       ...tables.map((t) => `TRUNCATE TABLE public.${quoteIdent(t.name)} CASCADE;`),
       "",
@@ -362,49 +466,45 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
     const expected = counts[index];
     const label = `导出数据表（${index + 1}/${tables.length}）`;
     onProgress({ stage: "tables", label, detail: `${table.name}：0 / ${expected} 行`, percent: percentOf(doneWeight) });
-    await write(`\n-- Table ${table.name}\n`);
-    if (table.columns.length === 0) {
+    if (!exported(table)) {
+      await write(`\n-- Table ${table.name}: left out\n`);
       doneWeight += expected + 1;
       continue;
     }
-    // Each batch is one statement: the header, its rows, the terminator.
-    const header = encoder.encode(insertHeader(table));
-    let limit = MAX_BATCH_ROWS;
+    await write(`\n-- Table ${table.name}\n`);
     let rowsDone = 0;
-    const read = (after: string[] | null) => {
-      const { text, params } = batchQuery(table, after, limit);
-      const pending = reader.batch(text, params);
-      // If writing fails (a cancelled download) this read is abandoned, not awaited.
-      pending.catch(() => {});
-      return pending;
-    };
-    let next: Promise<Batch | null> = read(null);
-    for (;;) {
-      const batch = await next;
-      if (!batch) break;
-      const count = batch.rows.length;
-      const last = count < limit;
-      // Aim at TARGET_BATCH_BYTES a batch: many small rows, or a few long chapters.
-      const average = Math.max(1, batch.bytes / count);
-      limit = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.floor(TARGET_BATCH_BYTES / average)));
-      // The next batch is read while this one is compressed and sent.
-      next = last ? Promise.resolve(null) : read(batch.lastKey);
-      // The statement: its header, its rows, and the last row's separator turned into `;`.
-      const final = batch.rows[count - 1];
-      batch.rows[count - 1] = final.subarray(0, final.byteLength - ROW_SEPARATOR_BYTES);
-      batch.rows.push(STATEMENT_END);
-      await write(header);
-      await write(batch.rows);
-      rowsDone += count;
-      totalRows += count;
-      onProgress({
-        stage: "tables",
-        label,
-        detail: `${table.name}：${rowsDone} / ${Math.max(expected, rowsDone)} 行`,
-        percent: percentOf(doneWeight + Math.min(rowsDone, expected)),
-      });
-    }
+    await writeStatements(
+      write,
+      reader,
+      (after, limit) => batchQuery(table, after, limit),
+      encoder.encode(insertHeader(table)),
+      STATEMENT_END,
+      (count) => {
+        rowsDone += count;
+        totalRows += count;
+        onProgress({
+          stage: "tables",
+          label,
+          detail: `${table.name}：${rowsDone} / ${Math.max(expected, rowsDone)} 行`,
+          percent: percentOf(doneWeight + Math.min(rowsDone, expected)),
+        });
+      },
+    );
     doneWeight += expected + 1;
+  }
+
+  // Keys that close a cycle: every row is in now, so the columns inserted as NULL are set.
+  for (const table of tables.filter((t) => exported(t) && t.deferred.length > 0)) {
+    await write(`\n-- Table ${table.name}: ${table.deferred.join(", ")} (foreign keys on a cycle)\n`);
+    const { head, tail } = updateHeader(table);
+    await writeStatements(
+      write,
+      reader,
+      (after, limit) => batchQuery(table, after, limit, "update"),
+      encoder.encode(head),
+      encoder.encode(tail),
+      () => onProgress({ stage: "tables", label: "导出数据表", detail: `${table.name}：补全引用`, percent: 89 }),
+    );
   }
 
   const setvals = tables.flatMap((t) =>
