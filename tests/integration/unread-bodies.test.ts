@@ -1,0 +1,119 @@
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib-server";
+import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
+import { childDatabase } from "../fixtures/server-database";
+
+/**
+ * A POST answered before its body was read (docs/decisions/168-unread-request-bodies.md):
+ * a visitor's 2 MB upload that the sign-in guard redirects at once. The next request on
+ * that keep-alive connection used to wait behind the unread body until the keep-alive
+ * timeout reset the connection. A real `node server.js` and real sockets.
+ */
+let server: Child;
+let origin: string;
+let removeDatabase = () => {};
+
+beforeAll(async () => {
+  requireBuild();
+  const database = childDatabase({ ...process.env });
+  removeDatabase = database.remove;
+  const env = { ...database.env, ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
+  delete env.NODE_ENV;
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  server = await startServerProcess(env, port);
+}, 90_000);
+
+afterAll(async () => {
+  if (server && server.process.exitCode === null && server.process.signalCode === null) {
+    server.process.kill("SIGTERM");
+    await server.exited;
+  }
+  removeDatabase();
+});
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** The request went out on a connection an earlier request had used. */
+  reused: boolean;
+  /** The connection it went out on. */
+  socket: import("node:net").Socket;
+}
+
+/** One request through `agent`, with `body` written whole (in 64 KB writes) when given. */
+function send(agent: http.Agent, method: string, to: string, body?: Buffer, headers: http.OutgoingHttpHeaders = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL(to, origin), { method, agent, headers: { Origin: origin, ...headers } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: text, reused: request.reusedSocket, socket: request.socket! }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    if (body) for (let at = 0; at < body.length; at += 65_536) request.write(body.subarray(at, at + 65_536));
+    request.end();
+  });
+}
+
+/** A multipart body of `size` bytes: a cover upload's shape. */
+function upload(size: number): { body: Buffer; headers: http.OutgoingHttpHeaders } {
+  const head = Buffer.from('--b\r\nContent-Disposition: form-data; name="cover"; filename="c.png"\r\nContent-Type: image/png\r\n\r\n');
+  const tail = Buffer.from("\r\n--b--\r\n");
+  const body = Buffer.concat([head, Buffer.alloc(size - head.length - tail.length, 7), tail]);
+  return { body, headers: { "Content-Type": "multipart/form-data; boundary=b", "Content-Length": body.length } };
+}
+
+describe("an answer given before the request body was read", () => {
+  it("leaves the keep-alive connection usable: the next request on it is answered", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const { body, headers } = upload(2 * 1024 * 1024);
+      // Signed out: the shell's guard sends the visitor to sign in, reading nothing of the body.
+      const refused = await send(agent, "POST", "/submit", body, headers);
+      expect([refused.status, refused.headers.location]).toEqual([302, expect.stringContaining("auth=login")]);
+      expect(refused.headers.connection).toBe("keep-alive");
+
+      // The same connection (one socket in the agent, kept alive), answered, not reset.
+      const next = await send(agent, "GET", "/healthz");
+      expect([next.reused, next.socket === refused.socket, next.status, next.body]).toEqual([true, true, 200, "ok"]);
+    } finally {
+      agent.destroy();
+    }
+  }, 60_000);
+
+  it("closes the connection instead when the body is too long to read and throw away", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // 100 MB announced, 1 MB sent: the answer says the connection ends, and it ends.
+      const { body, headers } = upload(1024 * 1024);
+      const answered = await new Promise<{ status: number; connection?: string; closed: Promise<void> }>((resolve, reject) => {
+        const request = http.request(
+          new URL("/submit", origin),
+          { method: "POST", agent, headers: { Origin: origin, ...headers, "Content-Length": 100 * 1024 * 1024 } },
+          (response) => {
+            response.resume();
+            const closed = new Promise<void>((done) => request.socket!.once("close", () => done()));
+            response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection, closed }));
+          },
+        );
+        // The server cuts the upload once it has answered: the write may fail, the answer stands.
+        request.on("error", (error: NodeJS.ErrnoException) => {
+          if (!["ECONNRESET", "EPIPE"].includes(error.code ?? "")) reject(error);
+        });
+        request.write(body);
+      });
+      expect([answered.status, answered.connection]).toEqual([302, "close"]);
+      await answered.closed;
+
+      // The client's next request goes out on a new connection and is answered.
+      const next = await send(agent, "GET", "/healthz");
+      expect([next.reused, next.status]).toEqual([false, 200]);
+    } finally {
+      agent.destroy();
+    }
+  }, 60_000);
+});
