@@ -18,7 +18,7 @@ beforeAll(async () => {
   requireBuild();
   const database = childDatabase({ ...process.env });
   removeDatabase = database.remove;
-  const env = { ...database.env, ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
+  const env: NodeJS.ProcessEnv = { ...database.env, ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
   delete env.NODE_ENV;
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
