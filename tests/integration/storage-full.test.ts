@@ -4,8 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../../bench/lib-server";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { loader as healthz } from "~/routes/api/healthz";
@@ -13,7 +12,8 @@ import { action as submitAction } from "~/routes/shell/works/submit";
 import { dataDir } from "~/server/env.server";
 import { configuredStorage, STORAGE_FULL_MESSAGE, type FileStorage } from "~/server/storage.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { requireBuild, root, startServerProcess, type Child } from "../fixtures/processes";
+import { root, type Child } from "../fixtures/processes";
+import { startChildServer } from "../fixtures/server-database";
 import { callThroughRoutes } from "./route-chain";
 
 /**
@@ -84,42 +84,23 @@ describe("a full disk", () => {
  * On PGlite whatever the test backend is.
  */
 describe("a full disk under the PGlite data directory", () => {
-  let tmp: string;
   let full: string;
-  let server: Child | undefined;
+  let server: Child;
   let origin: string;
+  let stop = async () => {};
 
   beforeAll(async () => {
-    requireBuild();
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-full-"));
-    const dir = path.join(tmp, "pglite");
-    const template = inject("pgliteTemplateDir");
-    if (template) fs.cpSync(template, dir, { recursive: true });
-    full = path.join(tmp, "disk-is-full");
+    full = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-full-")), "disk-is-full");
     const preload = pathToFileURL(path.join(root, "tests/fixtures/full-disk.mjs")).href;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: tmp,
-      PGLITE_DIR: dir,
-      ADMIN_EMAIL: "",
-      ADMIN_PASSWORD: "",
-      FULL_DISK_DIR: dir,
-      FULL_DISK_SWITCH: full,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim(),
-    };
-    delete env.DATABASE_URL;
-    delete env.NODE_ENV;
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    server = await startServerProcess(env, port);
+    ({ server, origin, stop } = await startChildServer(
+      { FULL_DISK_SWITCH: full, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim() },
+      { pglite: true },
+    ));
   }, 90_000);
 
   afterAll(async () => {
-    if (server && server.process.exitCode === null && server.process.signalCode === null) {
-      server.process.kill("SIGTERM");
-      await server.exited;
-    }
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await stop();
+    fs.rmSync(path.dirname(full), { recursive: true, force: true });
   });
 
   const register = () =>
@@ -131,7 +112,7 @@ describe("a full disk under the PGlite data directory", () => {
     });
 
   it("tells a visitor signing up 存储空间不足 (503), and signs them up once there is room", async () => {
-    // The first user of a fresh site: the users table has no page to put the row in yet.
+    // The first sign-up of a fresh site: its tables (rate_limits, users) have no page for a row yet.
     fs.writeFileSync(full, "");
     const refused = await register();
     const page = await refused.text();

@@ -1,8 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../bench/lib-server";
-import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
-import { childDatabase } from "../fixtures/server-database";
+import { startChildServer } from "../fixtures/server-database";
 
 /**
  * A POST answered before its body was read (docs/decisions/168-unread-request-bodies.md):
@@ -10,28 +8,14 @@ import { childDatabase } from "../fixtures/server-database";
  * that keep-alive connection used to wait behind the unread body until the keep-alive
  * timeout reset the connection. A real `node server.js` and real sockets.
  */
-let server: Child;
 let origin: string;
-let removeDatabase = () => {};
+let stop = async () => {};
 
 beforeAll(async () => {
-  requireBuild();
-  const database = childDatabase({ ...process.env });
-  removeDatabase = database.remove;
-  const env: NodeJS.ProcessEnv = { ...database.env, ADMIN_EMAIL: "", ADMIN_PASSWORD: "" };
-  delete env.NODE_ENV;
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  server = await startServerProcess(env, port);
+  ({ origin, stop } = await startChildServer());
 }, 90_000);
 
-afterAll(async () => {
-  if (server && server.process.exitCode === null && server.process.signalCode === null) {
-    server.process.kill("SIGTERM");
-    await server.exited;
-  }
-  removeDatabase();
-});
+afterAll(() => stop());
 
 interface Answer {
   status: number;
