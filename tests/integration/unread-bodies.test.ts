@@ -74,24 +74,27 @@ describe("an answer given before the request body was read", () => {
     try {
       // 100 MB announced, 1 MB sent: the answer says the connection ends, and it ends.
       const { body, headers } = upload(1024 * 1024);
-      const answered = await new Promise<{ status: number; connection?: string; closed: Promise<void> }>((resolve, reject) => {
+      let answered = false;
+      const answer = await new Promise<{ status: number; connection?: string; closed: Promise<void> }>((resolve, reject) => {
         const request = http.request(
           new URL("/submit", origin),
           { method: "POST", agent, headers: { Origin: origin, ...headers, "Content-Length": 100 * 1024 * 1024 } },
           (response) => {
+            answered = true;
             response.resume();
-            const closed = new Promise<void>((done) => request.socket!.once("close", () => done()));
             response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection, closed }));
           },
         );
-        // The server cuts the upload once it has answered: the write may fail, the answer stands.
+        // Once it has answered, the server cuts the upload: the write may fail then, and the
+        // answer stands. A failure before the answer fails the test.
         request.on("error", (error: NodeJS.ErrnoException) => {
-          if (!["ECONNRESET", "EPIPE"].includes(error.code ?? "")) reject(error);
+          if (!answered || !["ECONNRESET", "EPIPE"].includes(error.code ?? "")) reject(error);
         });
+        const closed = new Promise<void>((done) => request.once("socket", (socket) => socket.once("close", () => done())));
         request.write(body);
       });
-      expect([answered.status, answered.connection]).toEqual([302, "close"]);
-      await answered.closed;
+      expect([answer.status, answer.connection]).toEqual([302, "close"]);
+      await answer.closed;
 
       // The client's next request goes out on a new connection and is answered.
       const next = await send(agent, "GET", "/healthz");
