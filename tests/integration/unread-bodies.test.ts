@@ -1,5 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendThrough, upload } from "../fixtures/keep-alive";
 import { startChildServer } from "../fixtures/server-database";
 
 /**
@@ -17,39 +18,8 @@ beforeAll(async () => {
 
 afterAll(() => stop());
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  /** The request went out on a connection an earlier request had used. */
-  reused: boolean;
-  /** The connection it went out on. */
-  socket: import("node:net").Socket;
-}
-
-/** One request through `agent`, with `body` written whole (in 64 KB writes) when given. */
-function send(agent: http.Agent, method: string, to: string, body?: Buffer, headers: http.OutgoingHttpHeaders = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL(to, origin), { method, agent, headers: { Origin: origin, ...headers } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: text, reused: request.reusedSocket, socket: request.socket! }));
-      response.on("error", reject);
-    });
-    request.on("error", reject);
-    if (body) for (let at = 0; at < body.length; at += 65_536) request.write(body.subarray(at, at + 65_536));
-    request.end();
-  });
-}
-
-/** A multipart body of `size` bytes: a cover upload's shape. */
-function upload(size: number): { body: Buffer; headers: http.OutgoingHttpHeaders } {
-  const head = Buffer.from('--b\r\nContent-Disposition: form-data; name="cover"; filename="c.png"\r\nContent-Type: image/png\r\n\r\n');
-  const tail = Buffer.from("\r\n--b--\r\n");
-  const body = Buffer.concat([head, Buffer.alloc(size - head.length - tail.length, 7), tail]);
-  return { body, headers: { "Content-Type": "multipart/form-data; boundary=b", "Content-Length": body.length } };
-}
+const send = (agent: http.Agent, method: string, to: string, body?: Buffer, headers: http.OutgoingHttpHeaders = {}) =>
+  sendThrough(agent, origin, method, to, body, headers);
 
 describe("an answer given before the request body was read", () => {
   it("leaves the keep-alive connection usable: the next request on it is answered", async () => {
