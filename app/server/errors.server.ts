@@ -85,8 +85,9 @@ export async function orRouteError<T>(work: () => Promise<T>): Promise<T> {
 /**
  * The one place an action turns a DomainError into its answer: what `work` returns, or,
  * for a DomainError it throws, `reply(error)` with the error's status (a form reply the
- * page shows by its fields). A write refused for lack of space is a StorageFullError. Anything else propagates to entry.server's handleError: a
- * route does not catch what it cannot explain.
+ * page shows by its fields); a write refused for lack of space is a StorageFullError
+ * (domainErrorOf). Anything else propagates to entry.server's handleError: a route does
+ * not catch what it cannot explain.
  */
 export async function replyOnDomainError<T, R>(work: () => Promise<T>, reply: (error: DomainError) => R | Promise<R>) {
   try {
