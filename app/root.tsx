@@ -71,6 +71,10 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       detail = typeof error.data === "string" && error.data ? error.data : "你没有权限查看这个页面。";
     } else if (error.status < 500 && typeof error.data === "string" && error.data) {
       detail = error.data;
+    } else if (error.status === 503 && typeof error.data === "string" && error.data) {
+      // A DomainError's 503 (存储空间不足: a full disk, docs/decisions/169) says what happened.
+      title = "暂时无法完成";
+      detail = error.data;
     }
   }
   return (

@@ -31,8 +31,44 @@ function toFetchRequest(req, res) {
   if (req.method !== "GET" && req.method !== "HEAD") {
     init.body = Readable.toWeb(req);
     init.duplex = "half";
+    res.once("finish", () => discardUnreadBody(req));
   }
   return new Request(url, init);
+}
+
+/**
+ * The most of a request body that is read and thrown away after an answer given before
+ * the body was read (docs/decisions/168-unread-request-bodies.md): the largest upload the
+ * site takes (a 20 MB TXT or avatar) with room to spare. A longer body (or one of unknown
+ * length) is answered with `Connection: close` instead.
+ */
+const DRAIN_LIMIT = 32 * 1024 * 1024;
+
+/** The request's body has not all arrived and is too long (or of unknown length) to drain. */
+function tooLongToDrain(req) {
+  if (req.complete) return false;
+  const declared = Number(req.headers["content-length"]);
+  return !(Number.isFinite(declared) && declared <= DRAIN_LIMIT);
+}
+
+/**
+ * After an answer given before the request's body was read (a guard's redirect, a 413, a
+ * 500 while the database is down): the app's web stream over the body stopped pulling, so
+ * the rest of the body sat unread on the socket and the next request of that keep-alive
+ * connection waited behind it until the keep-alive timeout reset the connection (issue 28).
+ * Node throws an unread body away itself only when nobody started reading it; here the
+ * body's reader is detached and the rest of the body is read and dropped, up to
+ * DRAIN_LIMIT bytes, after which the connection is closed.
+ */
+function discardUnreadBody(req) {
+  if (req.complete || req.destroyed) return;
+  req.removeAllListeners("data");
+  let left = DRAIN_LIMIT;
+  req.on("data", (chunk) => {
+    left -= chunk.length;
+    if (left < 0) req.socket?.destroy();
+  });
+  req.resume();
 }
 
 /** A page app/entry.server.tsx rendered whole rides on its Response under this key. */
@@ -46,6 +82,9 @@ async function sendResponse(res, response, recorder = null) {
   }
   res.statusMessage = response.statusText;
   res.status(response.status);
+  // An answer before a long body has arrived ends the connection: the client sends its
+  // next request on a new one rather than behind the rest of this body.
+  if (tooLongToDrain(res.req)) res.setHeader("Connection", "close");
   for (const [key, value] of response.headers) {
     if (key !== "set-cookie") res.append(key, value);
   }

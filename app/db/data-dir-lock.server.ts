@@ -11,8 +11,8 @@ import lockfile from "proper-lockfile";
  * refreshed while held, removed on exit) and writes who holds it to `<dir>.lock.json`.
  *
  * A lock left by a process that died without cleaning up (`kill -9`, a power cut) is stale:
- * at once when the holder was on this host and its pid is gone, else once its mtime is
- * older than STALE_MS.
+ * at once when the holder was on this host and its pid is gone (or a zombie), else once
+ * its mtime is older than STALE_MS.
  */
 const STALE_MS = 30_000;
 const UPDATE_MS = 5_000;
@@ -76,13 +76,31 @@ function readHolder(dir: string): DataDirHolder | null {
   }
 }
 
+/**
+ * The process runs. A process that has exited but that its parent has not reaped yet (a
+ * zombie: a server killed with SIGKILL under a supervisor that has not waited for it)
+ * still answers kill(pid, 0); on Linux /proc/<pid>/stat tells it apart (state Z, or X
+ * while being reaped) and it counts as gone.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return false; // no /proc (not Linux), or gone this instant: kill(pid, 0) decides
+  }
+  // "<pid> (<command>) <state> ...": the command may itself hold spaces and parentheses.
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 // Directories this process holds; on a registered symbol so that module reloads (dev

@@ -17,9 +17,59 @@ export class DomainError extends Error {
   }
 }
 
+/** What a user reads when a write fails for lack of space: an upload, or the database's own files. */
+export const STORAGE_FULL_MESSAGE = "存储空间不足，请稍后再试或联系管理员";
+
+export class StorageFullError extends DomainError {
+  constructor() {
+    super(STORAGE_FULL_MESSAGE, 503);
+    this.name = "StorageFullError";
+  }
+}
+
+/** PostgreSQL's (and PGlite's) SQLSTATE for a write refused for lack of space (`could not extend file`). */
+const DISK_FULL_SQLSTATE = "53100";
+
+/**
+ * A failure for lack of space, down the cause chain (drizzle wraps a query's error): a
+ * full or over-quota file system (ENOSPC, EDQUOT), the database's disk_full, an S3 507
+ * (docs/decisions/078 and 169).
+ */
+export function isOutOfSpace(error: unknown): boolean {
+  return outOfSpaceCause(error) !== null;
+}
+
+/** The error down the cause chain that says space ran out, or null. */
+function outOfSpaceCause(error: unknown): unknown {
+  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === "ENOSPC" || code === "EDQUOT" || code === DISK_FULL_SQLSTATE) return at;
+    if (at instanceof Error && /HTTP 507\b/.test(at.message)) return at;
+  }
+  return null;
+}
+
+/**
+ * The DomainError a user should read for `error`: itself, 存储空间不足 for a write refused
+ * for lack of space (an upload or a database write), else null (unexpected). Every place
+ * that turns errors into a user's message asks this.
+ */
+export function domainErrorOf(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return error;
+  const cause = outOfSpaceCause(error);
+  if (cause) {
+    // The failing part's own words (`could not extend file "base/5/16384": No space left
+    // on device`), never the query around it and its parameters.
+    console.error(`storage full: ${cause instanceof Error ? cause.message : String(cause)}`);
+    return new StorageFullError();
+  }
+  return null;
+}
+
 /** For loaders: turn a DomainError into a thrown response the error boundary renders. */
 export function asRouteError(error: unknown): never {
-  if (error instanceof DomainError) throw data(error.message, { status: error.status });
+  const known = domainErrorOf(error);
+  if (known) throw data(known.message, { status: known.status });
   throw error;
 }
 
@@ -35,14 +85,16 @@ export async function orRouteError<T>(work: () => Promise<T>): Promise<T> {
 /**
  * The one place an action turns a DomainError into its answer: what `work` returns, or,
  * for a DomainError it throws, `reply(error)` with the error's status (a form reply the
- * page shows by its fields). Anything else propagates to entry.server's handleError: a
- * route does not catch what it cannot explain.
+ * page shows by its fields); a write refused for lack of space is a StorageFullError
+ * (domainErrorOf). Anything else propagates to entry.server's handleError: a route does
+ * not catch what it cannot explain.
  */
 export async function replyOnDomainError<T, R>(work: () => Promise<T>, reply: (error: DomainError) => R | Promise<R>) {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof DomainError) return data(await reply(error), { status: error.status });
+    const known = domainErrorOf(error);
+    if (known) return data(await reply(known), { status: known.status });
     throw error;
   }
 }

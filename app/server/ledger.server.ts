@@ -2,7 +2,7 @@ import { and, eq, gt, gte, isNull, or, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, tokenTransactions, workPurchases, works } from "~/db/schema";
 import { rowsOf } from "./db-utils.server";
-import { DomainError } from "./errors.server";
+import { DomainError, domainErrorOf } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { notifyWorkPurchased } from "./notifications.server";
 import { getEconomySettings } from "./economy-settings.server";
@@ -124,7 +124,8 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
 
 /** The purchase message for any failure: the domain's own, else 购买失败，请重试. */
 export function purchaseErrorMessage(error: unknown): { message: string; status: number } {
-  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  const known = domainErrorOf(error);
+  if (known) return { message: known.message, status: known.status };
   console.error("purchase failed", error);
   return { message: LEDGER_MESSAGES.purchaseFailed, status: 500 };
 }
@@ -546,7 +547,8 @@ export async function exchangeCreditsForTokens(userId: string, amount: number): 
 
 /** The exchange message for any failure: the domain's own, a step's, else 兑换失败，请重试. */
 export function exchangeErrorMessage(error: unknown): { message: string; status: number } {
-  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  const known = domainErrorOf(error);
+  if (known) return { message: known.message, status: known.status };
   console.error("token exchange failed", error);
   if (error instanceof ExchangeStepError) return { message: error.message, status: 500 };
   return { message: EXCHANGE_MESSAGES.failed, status: 500 };

@@ -1,4 +1,4 @@
-import { DomainError } from "./errors.server";
+import { DomainError, domainErrorOf } from "./errors.server";
 import { envInt } from "./env.server";
 import { redeemCode, type RedeemResult } from "./ledger.server";
 import { hitRateLimit } from "./rate-limit.server";
@@ -30,7 +30,8 @@ export async function redeemForUser(userId: string, code: string): Promise<Redee
 
 /** The message for any failure: the server's own (兑换码不存在, ...), else 兑换失败，请重试. */
 export function redeemErrorMessage(error: unknown): { message: string; status: number } {
-  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  const known = domainErrorOf(error);
+  if (known) return { message: known.message, status: known.status };
   console.error("redeem failed", error);
   return { message: REDEEM_FAILED, status: 500 };
 }

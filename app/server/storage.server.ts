@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
 import { dataDir, envInt } from "./env.server";
-import { DomainError } from "./errors.server";
+import { isOutOfSpace, StorageFullError } from "./errors.server";
 
 /**
  * docs/product.md D10: where uploaded files live. Keys are relative paths such as
@@ -19,20 +19,9 @@ export interface FileStorage {
   probe?(): Promise<void>;
 }
 
-/** What a user reads when an upload fails for lack of space (disk full, quota, S3 507). */
-export const STORAGE_FULL_MESSAGE = "存储空间不足，请稍后再试或联系管理员";
-
-export class StorageFullError extends DomainError {
-  constructor() {
-    super(STORAGE_FULL_MESSAGE, 503);
-    this.name = "StorageFullError";
-  }
-}
-
-function isOutOfSpace(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOSPC" || code === "EDQUOT" || (error instanceof Error && /HTTP 507\b/.test(error.message));
-}
+// 存储空间不足 is one message and one test of "out of space" for uploads and database
+// writes alike (errors.server.ts, docs/decisions/169).
+export { STORAGE_FULL_MESSAGE, StorageFullError } from "./errors.server";
 
 export interface StoredFile {
   body: Uint8Array | ReadableStream<Uint8Array>;

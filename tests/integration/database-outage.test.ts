@@ -1,6 +1,8 @@
+import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
+import { sendThrough, upload } from "../fixtures/keep-alive";
 import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { ownPostgresDatabase } from "../fixtures/server-database";
 
@@ -95,6 +97,34 @@ afterAll(async () => {
 });
 
 describe("PostgreSQL away", () => {
+  it("keeps a kept-alive connection usable after a 500 given before the request body was read", async () => {
+    // Signed up (and in) while PostgreSQL is there.
+    const registered = await fetch(`${origin}/auth/register`, {
+      method: "POST",
+      body: new URLSearchParams({ email: `outage-${Date.now()}@example.com`, password: "a-good-password" }),
+      headers: { Origin: origin },
+      redirect: "manual",
+    });
+    expect(registered.status).toBe(302);
+    const cookie = registered.headers.getSetCookie()[0].split(";")[0];
+
+    await proxy.cut();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // A 2 MB upload: the guard cannot look the session up and the answer is a 500, given
+      // before the body was read (docs/decisions/168).
+      const { body, headers } = upload(2 * 1024 * 1024);
+      const failed = await sendThrough(agent, origin, "POST", "/submit", body, { ...headers, Cookie: cookie });
+      expect(failed.status).toBe(500);
+      // The next request on that connection is answered, not reset after the keep-alive timeout.
+      const health = await sendThrough(agent, origin, "GET", "/healthz");
+      expect([health.reused, health.socket === failed.socket, health.status]).toEqual([true, true, 503]);
+    } finally {
+      agent.destroy();
+      await proxy.open("forward");
+    }
+  }, 60_000);
+
   it("answers /healthz 503 and pages with the error page within 2 s, and recovers on the next request", async () => {
     expect((await timed("/healthz")).status).toBe(200);
     expect((await timed("/works?q=断线之前")).status).toBe(200);

@@ -1,6 +1,10 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { loader as healthz } from "~/routes/api/healthz";
@@ -8,6 +12,8 @@ import { action as submitAction } from "~/routes/shell/works/submit";
 import { dataDir } from "~/server/env.server";
 import { configuredStorage, STORAGE_FULL_MESSAGE, type FileStorage } from "~/server/storage.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { root, type Child } from "../fixtures/processes";
+import { startChildServer } from "../fixtures/server-database";
 import { callThroughRoutes } from "./route-chain";
 
 /**
@@ -68,4 +74,58 @@ describe("a full disk", () => {
     expect(STORAGE_FULL_MESSAGE).toMatch(/^存储空间不足/);
     expect(await db.select().from(works).where(eq(works.title, "磁盘已满"))).toEqual([]);
   });
+});
+
+/**
+ * The disk under the PGlite data directory full (docs/decisions/169): a real `node
+ * server.js` on PGlite whose writes past the end of a file under its data directory fail
+ * with ENOSPC while the test says so (tests/fixtures/full-disk.mjs), so PostgreSQL refuses
+ * to extend a table (`could not extend file … No space left on device`, SQLSTATE 53100).
+ * On PGlite whatever the test backend is.
+ */
+describe("a full disk under the PGlite data directory", () => {
+  let full: string;
+  let server: Child;
+  let origin: string;
+  let stop = async () => {};
+
+  beforeAll(async () => {
+    full = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-full-")), "disk-is-full");
+    const preload = pathToFileURL(path.join(root, "tests/fixtures/full-disk.mjs")).href;
+    ({ server, origin, stop } = await startChildServer(
+      { FULL_DISK_SWITCH: full, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim() },
+      { pglite: true },
+    ));
+  }, 90_000);
+
+  afterAll(async () => {
+    await stop();
+    fs.rmSync(path.dirname(full), { recursive: true, force: true });
+  });
+
+  const register = () =>
+    fetch(`${origin}/auth/register`, {
+      method: "POST",
+      body: new URLSearchParams({ email: "full-disk@example.com", password: "a-good-password" }),
+      headers: { Origin: origin },
+      redirect: "manual",
+    });
+
+  it("tells a visitor signing up 存储空间不足 (503), and signs them up once there is room", async () => {
+    // The first sign-up of a fresh site: its tables (rate_limits, users) have no page for a row yet.
+    fs.writeFileSync(full, "");
+    const refused = await register();
+    const page = await refused.text();
+    expect(refused.status).toBe(503);
+    expect(page).toContain(STORAGE_FULL_MESSAGE);
+    expect(page).not.toContain("出错了");
+    // Logged in the database's own words, without the query's parameters (the address).
+    expect(server!.output()).toMatch(/storage full: could not extend file .*No space left on device/);
+    expect(server!.output()).not.toContain("full-disk@example.com");
+
+    // Room again: the same address signs up (nothing of the refused attempt was kept).
+    fs.rmSync(full);
+    const registered = await register();
+    expect([registered.status, registered.headers.get("location")]).toEqual([302, "/"]);
+  }, 60_000);
 });

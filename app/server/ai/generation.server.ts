@@ -1,6 +1,6 @@
 import { db, type Executor } from "~/db/client.server";
 import { WRITING_MESSAGES } from "~/schemas/writing";
-import { DomainError } from "../errors.server";
+import { DomainError, domainErrorOf } from "../errors.server";
 import {
   holdGenerationTokens,
   refundGenerationTokens,
@@ -534,7 +534,8 @@ export async function openGeneration(
 
 /** The message and status for any failure of a generation, for the route and the page. */
 export function generationErrorResponse(error: unknown): { message: string; status: number } {
-  if (error instanceof DomainError) return { message: error.message, status: error.status };
+  const known = domainErrorOf(error);
+  if (known) return { message: known.message, status: known.status };
   if (error instanceof GenerationFailure) return { message: error.message, status: error.status };
   console.error("generation failed", error);
   return { message: AI_MESSAGES.generationFailed, status: 500 };
