@@ -199,19 +199,17 @@ test("cards and the work page keep a cover at 200:275, so the drawn title is who
   }
 });
 
-test("the studio on a phone: every tab in sight; in 专注模式 字数 and 保存 stay above the fold", nojs, async ({
-  loggedInPage: page,
-  visit,
-  baseURL,
-  javaScriptEnabled,
-}) => {
-  const id = await publishStudioWork(page, baseURL!, { title: `专注 ${marker("focus")}`, type: "series" });
+test("the studio's tab row on a phone shows every tab", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+  const id = await publishStudioWork(page, baseURL!, { title: `标签 ${marker("tabs")}`, type: "series" });
   await visit(`/works/${id}/chapters`);
   const tabs = page.getByRole("navigation", { name: "作品管理" }).getByRole("link");
   await expect(tabs).toHaveCount(7);
   for (const tab of await tabs.all()) await expectWithinViewport(tab);
   await expectNoSidewaysScroll(page);
+});
 
+test("in 专注模式 on a phone 字数 and 保存 stay above the fold", nojs, async ({ loggedInPage: page, visit, baseURL, javaScriptEnabled }) => {
+  const id = await publishStudioWork(page, baseURL!, { title: `专注 ${marker("focus")}`, type: "series" });
   const html = await (await page.request.get(`/works/${id}/chapters`)).text();
   const chapterId = /id="c-(\d+)"/.exec(html)![1];
   await visit(`/works/${id}/chapters/${chapterId}`);
@@ -229,7 +227,7 @@ test("the studio on a phone: every tab in sight; in 专注模式 字数 and 保�
   }
 });
 
-test("the report reason is a styled field like the comment box; 退出沉浸 sits above the chapter, not on it", async ({
+test("the report reason is a field styled like the comment box, as wide as it", async ({
   loggedInPage: page,
   visit,
   playwright,
@@ -255,7 +253,11 @@ test("the report reason is a styled field like the comment box; 退出沉浸 sit
   expect(parseFloat(field.padding)).toBeGreaterThanOrEqual(8);
   // A reason as wide as the comment: it starts under its label, not beside it.
   expect((await box(reason)).width).toBeGreaterThan(PHONE.width / 2);
+});
 
+test("退出沉浸 sits above the chapter's card, not on it", async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, { title: `沉浸 ${marker("imm")}`, chapters: [{ title: "第一章", paragraphs: ["一段。"] }] });
   await visit(`/works/${id}?chapter=1`);
   await page.getByRole("button", { name: "沉浸阅读" }).click();
   const exit = page.getByRole("button", { name: "退出沉浸" });
