@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { expectNoSeriousViolations } from "./fixtures/axe";
 import { commentAs, marker, newAuthor, publishWork, type Author } from "./reader-helpers";
 import { publishWork as publishStudioWork } from "./studio-helpers";
 
@@ -83,6 +84,7 @@ test("a posted 本章说 and a posted reply leave an empty box and say they were
   visit,
   playwright,
   baseURL,
+  javaScriptEnabled,
 }) => {
   const author = await newAuthor(playwright, baseURL!);
   const text = marker("post");
@@ -92,6 +94,8 @@ test("a posted 本章说 and a posted reply leave an empty box and say they were
   await box.fill("这一章写得真好");
   await page.getByRole("button", { name: "发表" }).click();
   await expect(page.getByRole("status")).toHaveText("评论已发表。");
+  // axe runs in the page: with JavaScript only.
+  if (javaScriptEnabled) await expectNoSeriousViolations(page, "the 本章说 page after posting, on a phone");
   await expect(page.getByTestId("comment-list")).toContainText("这一章写得真好");
   await expect(box).toHaveValue("");
 
@@ -113,7 +117,7 @@ test("a posted 本章说 and a posted reply leave an empty box and say they were
   await expect(page.getByTestId("posted-notice")).toHaveCount(0);
 });
 
-test("the 目录 on a phone: every chapter on the page itself, 最新章节 on top, 倒序 newest first", nojs, async ({ page, visit, playwright, baseURL }) => {
+test("the 目录 on a phone: every chapter on the page itself, 最新章节 on top, 倒序 newest first", nojs, async ({ page, visit, playwright, baseURL, javaScriptEnabled }) => {
   const author = await newAuthor(playwright, baseURL!);
   const text = marker("toc");
   const chapters = Array.from({ length: 30 }, (_, i) => ({ title: `第${i + 1}章 ${text}`, paragraphs: [`第${i + 1}章的正文。`] }));
@@ -148,12 +152,14 @@ test("the 目录 on a phone: every chapter on the page itself, 最新章节 on t
   await expect(titles.first()).toHaveAttribute("href", `/works/${id}?chapter=30`);
   const items = page.getByTestId("toc-list").locator("> li");
   await expect(items.first()).toHaveText("第二卷 远行");
+  // axe runs in the page: with JavaScript only.
+  if (javaScriptEnabled) await expectNoSeriousViolations(page, "the 目录 in 倒序 on a phone");
   await expect(page.getByRole("link", { name: "开始阅读" })).toHaveAttribute("href", `/works/${id}?chapter=1`);
   await page.getByRole("navigation", { name: "章节排序" }).getByRole("link", { name: "正序" }).click();
   await expect(page.getByTestId("toc-list").locator(".toc-title").first()).toHaveText(`第1章 ${text}`);
 });
 
-test("the reader's chapter drawer shows 卷 headings and each chapter's 免费 / VIP mark", nojs, async ({ page, visit, playwright, baseURL }) => {
+test("the reader's chapter drawer shows 卷 headings and each chapter's 免费 / VIP mark", nojs, async ({ page, visit, playwright, baseURL, javaScriptEnabled }) => {
   const author = await newAuthor(playwright, baseURL!);
   const text = marker("drw");
   const chapters = Array.from({ length: 4 }, (_, i) => ({ title: `第${i + 1}章 ${text}`, paragraphs: [`正文${i + 1}${"字".repeat(600)}`] }));
@@ -174,6 +180,8 @@ test("the reader's chapter drawer shows 卷 headings and each chapter's 免费 /
   await expect(drawer.locator("[data-mark=free]")).toHaveCount(2);
   await expect(drawer.locator("[data-mark=locked]")).toHaveCount(2);
   await expectWithinViewport(drawer.locator("[data-mark=locked]").last());
+  // axe runs in the page: with JavaScript only.
+  if (javaScriptEnabled) await expectNoSeriousViolations(page, "the chapter drawer with volumes and marks on a phone");
 });
 
 test("cards and the work page keep a cover at 200:275, so the drawn title is whole", async ({ page, visit, playwright, baseURL }) => {
