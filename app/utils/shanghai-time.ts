@@ -54,6 +54,11 @@ export function shanghaiDate(value: TimeValue): string {
   return date ? parts(date).date : "";
 }
 
+/** "12月1日" for the China-time day "2026-12-01" (a day key from `shanghaiDate` or SQL's `at time zone`). */
+export function formatDayLabel(day: string): string {
+  return `${Number(day.slice(5, 7))}月${Number(day.slice(8, 10))}日`;
+}
+
 /** The `count` China-time days ending with the day of `date`, oldest first ("2026-11-02" … "2026-12-01"). */
 export function shanghaiDaysEnding(date: Date, count: number): string[] {
   const last = Date.parse(`${shanghaiDate(date)}T00:00:00Z`);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatShanghai, formatShanghaiSeconds, shanghaiDate } from "~/utils/shanghai-time";
+import { formatDayLabel, formatShanghai, formatShanghaiSeconds, shanghaiDate } from "~/utils/shanghai-time";
 
 /** Every `.ts`/`.tsx` file under a folder. */
 function sources(dir: string): string[] {
@@ -19,6 +19,8 @@ describe("the one clock (app/utils/shanghai-time.ts)", () => {
     expect(formatShanghai(new Date(instant))).toBe("2027-01-01 00:30");
     expect(formatShanghaiSeconds(instant)).toBe("2027-01-01 00:30:07");
     expect(shanghaiDate(instant)).toBe("2027-01-01");
+    expect(formatDayLabel(shanghaiDate(instant))).toBe("1月1日");
+    expect(formatDayLabel("2026-12-31")).toBe("12月31日");
     // A database timestamp without a zone suffix from postgres.js arrives as a Date; a string with an offset is read as written.
     expect(formatShanghai("2026-06-01T08:00:00+08:00")).toBe("2026-06-01 08:00");
   });
