@@ -311,3 +311,22 @@ test("a new work is published from a phone: the wizard fits the screen and a typ
   await expect(page).toHaveURL(/\/my-works\?tab=free$/);
   await expect(page.getByTestId("work-card").filter({ hasText: title })).toContainText("连载中");
 });
+
+test("a 存稿 in 专注模式 on a phone: 保存 above the fold, its release choices after it", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+  const id = await publishStudioWork(page, baseURL!, { title: `存稿 ${marker("draft")}`, type: "series" });
+  await visit(`/works/${id}/chapters/new`);
+  await page.getByLabel("章节标题").fill("第二章 存稿");
+  await page.getByLabel("章节内容").fill("还没写完的第二章。");
+  await page.getByRole("radio", { name: "存稿（读者不可见）" }).check();
+  await page.getByRole("button", { name: "保存" }).click();
+  await expect(page).toHaveURL(new RegExp(`/works/${id}/chapters`));
+  const html = await (await page.request.get(`/works/${id}/chapters`)).text();
+  const draftId = [...html.matchAll(/id="c-(\d+)"/g)].at(-1)![1];
+  await visit(`/works/${id}/chapters/${draftId}?focus=1`);
+  await expect(page.getByRole("heading", { name: "编辑存稿" })).toBeVisible();
+  const save = page.getByRole("button", { name: "保存" });
+  await expectWithinViewport(page.locator(".editor-words"), { height: true });
+  await expectWithinViewport(save, { height: true });
+  const release = page.getByRole("group", { name: "发布方式" });
+  expect((await box(release)).y, "the release choices come after 保存").toBeGreaterThan((await box(save)).y);
+});
