@@ -113,6 +113,8 @@ export default defineConfig({
       E2E_AI_PORT: String(aiPort),
       E2E_GATEWAY_PORT: String(gatewayPort),
       NODE_ENV: "production",
+      // The server's own clock is UTC, as on most hosts; pages still show Beijing time (tests/e2e/clock.spec.ts).
+      TZ: "UTC",
       // New password hashes at scrypt's lowest accepted cost (docs/decisions/140).
       PASSWORD_SCRYPT_N: "1024",
     },

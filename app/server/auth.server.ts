@@ -12,13 +12,14 @@ import { DomainError } from "./errors.server";
 import { attemptLogin } from "./login-failures.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { configInt, getSiteConfigValue } from "./site-config.server";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 
 export const AUTH_MESSAGES = {
   invalidCredentials: "邮箱或密码错误",
   emailTaken: "该邮箱已被注册",
   tooManyAttempts: "尝试次数过多，请稍后再试",
   banned: (reason: string, until: Date | null) =>
-    `该账号已被封禁${until ? `至 ${until.toLocaleString("zh-CN", { timeZone: "Asia/Shanghai", hour12: false })}` : ""}，原因：${reason}`,
+    `该账号已被封禁${until ? `至 ${formatShanghaiSeconds(until)}` : ""}，原因：${reason}`,
 } as const;
 
 /** A refused login or registration: its messages by field (or the form's), and 400 or 429. */

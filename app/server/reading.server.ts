@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
 import { canReadChapter, isByChapter } from "./chapter-sales.server";
@@ -119,18 +119,30 @@ export async function readChapter(workId: number, viewer: Viewer, order: number,
 /** Chapters per page of the table of contents (a 3,000-chapter TXT novel pages it). */
 export const TOC_PAGE_SIZE = 100;
 
+/** The order a table of contents lists chapters in: 正序 (first chapter first) or 倒序 (`?order=desc`). */
+export type TocOrder = "asc" | "desc";
+
+/** Parses `?order=`: "desc" is 倒序, anything else the usual order. */
+export function parseTocOrder(value: string | null): TocOrder {
+  return value === "desc" ? "desc" : "asc";
+}
+
 /**
  * One page of the table of contents with 100-character previews. Previews are chapter
- * text: only for viewers who may read the content; others get titles alone.
+ * text: only for viewers who may read the content; others get titles alone. 倒序 lists
+ * the newest chapter first (page 1 holds the latest 100); each chapter keeps its number.
+ * `latest` is the newest chapter, for 最新章节 above the list.
  */
-export async function tableOfContents(workId: number, withPreviews: boolean, page = 1) {
+export async function tableOfContents(workId: number, withPreviews: boolean, page = 1, order: TocOrder = "asc") {
   const [{ total }] = await db
     .select({ total: sql<number>`count(*)::int` })
     .from(chapters)
     .where(and(eq(chapters.workId, workId), isPublished));
   const { page: current, pageCount } = pageWithin(page, total, TOC_PAGE_SIZE);
   const offset = (current - 1) * TOC_PAGE_SIZE;
-  const [rows, heads] = await Promise.all([
+  const newestFirst = order === "desc";
+  const listed = newestFirst ? [desc(chapters.position), desc(chapters.id)] : chapterOrder;
+  const [rows, heads, latest] = await Promise.all([
     db
       .select({
         id: chapters.id,
@@ -143,29 +155,52 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
       })
       .from(chapters)
       .where(and(eq(chapters.workId, workId), isPublished))
-      .orderBy(...chapterOrder)
+      .orderBy(...listed)
       .limit(TOC_PAGE_SIZE)
       .offset(offset),
     volumeHeadings(workId),
+    // 倒序's first page already starts with it.
+    total === 0 || (newestFirst && current === 1)
+      ? null
+      : db
+          .select({ title: chapters.title })
+          .from(chapters)
+          .where(and(eq(chapters.workId, workId), isPublished))
+          .orderBy(desc(chapters.position), desc(chapters.id))
+          .limit(1)
+          .then((r) => r[0] ?? null),
   ]);
-  const first = offset + 1;
-  const last = offset + rows.length;
+  // The number readers see: the chapter's place in the order (docs/decisions/080).
+  const numberAt = (i: number) => (newestFirst ? total - offset - i : offset + i + 1);
+  const listedChapters = rows.map((r, i) => ({
+    id: r.id,
+    title: r.title,
+    order: numberAt(i),
+    wordCount: r.wordCount,
+    preview: withPreviews ? previewOf(r.preview) : null,
+  }));
+  const first = newestFirst ? total - offset - rows.length + 1 : offset + 1;
+  const last = newestFirst ? total - offset : offset + rows.length;
   return {
     total,
     page: current,
     pageCount,
-    chapters: rows.map((r, i) => ({
-      id: r.id,
-      title: r.title,
-      // The number readers see: the chapter's place in the order (docs/decisions/080).
-      order: offset + i + 1,
-      wordCount: r.wordCount,
-      preview: withPreviews ? previewOf(r.preview) : null,
-    })),
-    // Volume headings over the chapters of this page: `at` is the number of the first
-    // chapter under the heading.
-    volumes: heads.filter((v) => v.at >= first && v.at <= last),
+    order,
+    latest: total === 0 ? null : { title: latest?.title ?? listedChapters[0].title, order: total },
+    chapters: listedChapters,
+    // Volume headings over the chapters of this page, each shown before the chapter
+    // numbered `at`: in 正序 a volume's first chapter, in 倒序 its last one (where the
+    // volume starts when read from the newest).
+    volumes: newestFirst ? headingsFromNewest(heads, total).filter((v) => v.at >= first && v.at <= last) : heads.filter((v) => v.at >= first && v.at <= last),
   };
+}
+
+/** 倒序's headings: each volume's heading moves to its last chapter; empty volumes have none. */
+function headingsFromNewest(heads: { id: number; title: string; at: number }[], total: number) {
+  return heads.flatMap((v, i) => {
+    const end = (heads[i + 1]?.at ?? total + 1) - 1;
+    return end >= v.at ? [{ ...v, at: end }] : [];
+  });
 }
 
 /** A work's volume headings, each with the number of the first chapter after it. */

@@ -1,6 +1,8 @@
 /**
- * Times authors enter and read in the studio are China time (Asia/Shanghai, UTC+8 all
- * year, no daylight saving), whatever the server's or the browser's zone.
+ * The site's one clock: every time shown to a person (and every time an author enters) is
+ * China time (Asia/Shanghai, UTC+8 all year, no daylight saving), whatever the server's or
+ * the browser's zone. Every page formats times through this module, so the server's HTML
+ * and the browser's hydration agree (docs/architecture.md "One clock"; decision 159).
  */
 const OFFSET_MS = 8 * 3_600_000;
 
@@ -23,9 +25,20 @@ function parts(date: Date) {
   return { date: `${t.getUTCFullYear()}-${p(t.getUTCMonth() + 1)}-${p(t.getUTCDate())}`, time: `${p(t.getUTCHours())}:${p(t.getUTCMinutes())}` };
 }
 
-/** "2026-12-01 20:00" in China time. */
-export function formatShanghai(date: Date | string): string {
-  const { date: d, time } = parts(new Date(date));
+/** A time as the database or a loader gives it; null, undefined or unreadable shows as "". */
+export type TimeValue = Date | string | null | undefined;
+
+function valid(value: TimeValue): Date | null {
+  if (value === null || value === undefined || value === "") return null;
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** "2026-12-01 20:00" in China time; "" for no date. */
+export function formatShanghai(value: TimeValue): string {
+  const date = valid(value);
+  if (!date) return "";
+  const { date: d, time } = parts(date);
   return `${d} ${time}`;
 }
 
@@ -35,9 +48,15 @@ export function toShanghaiInput(date: Date | string): string {
   return `${d}T${time}`;
 }
 
-/** The calendar day of `date` in China time ("2026-12-01"). */
-export function shanghaiDate(date: Date | string): string {
-  return parts(new Date(date)).date;
+/** The calendar day of `date` in China time ("2026-12-01"); "" for no date. */
+export function shanghaiDate(value: TimeValue): string {
+  const date = valid(value);
+  return date ? parts(date).date : "";
+}
+
+/** "12月1日" for the China-time day "2026-12-01" (a day key from `shanghaiDate` or SQL's `at time zone`). */
+export function formatDayLabel(day: string): string {
+  return `${Number(day.slice(5, 7))}月${Number(day.slice(8, 10))}日`;
 }
 
 /** The `count` China-time days ending with the day of `date`, oldest first ("2026-11-02" … "2026-12-01"). */
@@ -51,8 +70,9 @@ export function shanghaiDayStart(day: string): Date {
   return new Date(Date.parse(`${day}T00:00:00Z`) - OFFSET_MS);
 }
 
-/** "2026-12-01 20:00:05" in China time: for saves minutes apart. */
-export function formatShanghaiSeconds(date: Date | string): string {
-  const d = new Date(date);
-  return `${formatShanghai(d)}:${String(d.getUTCSeconds()).padStart(2, "0")}`;
+/** "2026-12-01 20:00:05" in China time: for saves minutes apart, ledgers and logs; "" for no date. */
+export function formatShanghaiSeconds(value: TimeValue): string {
+  const date = valid(value);
+  if (!date) return "";
+  return `${formatShanghai(date)}:${String(date.getUTCSeconds()).padStart(2, "0")}`;
 }

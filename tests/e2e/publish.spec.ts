@@ -334,16 +334,4 @@ test.describe("/submit", () => {
     await page.getByRole("link", { name: "我的作品" }).click();
     await expect(page).toHaveURL(/\/my-works/);
   });
-
-  test("on a screen under 768 px asks for a computer instead", nojs, async ({ loggedInPage: page, visit }) => {
-    await page.setViewportSize({ width: 767, height: 900 });
-    await visit("/submit");
-    await expect(page.getByText("仅支持在电脑上上传作品")).toBeVisible();
-    await expect(page.getByLabel(/^作品标题/)).toBeHidden();
-    await expect(publishButton(page).or(page.getByRole("button", { name: "下一步" }))).toBeHidden();
-
-    await page.setViewportSize({ width: 768, height: 900 });
-    await expect(page.getByText("仅支持在电脑上上传作品")).toBeHidden();
-    await expect(page.getByRole("radio", { name: "已完结" })).toBeVisible();
-  });
 });

@@ -13,7 +13,7 @@ import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import postgres from "postgres";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { databaseKind, db } from "~/db/client.server";
 import { chapters, creditTransactions, favorites, prompts, rateLimits, redeemCodes, siteConfigs, tokenTransactions, txtImports, works } from "~/db/schema";
 import { rowsOf } from "~/server/db-utils.server";
@@ -128,7 +128,7 @@ describe("unused redeem codes spreadsheet", () => {
     for (const [code, amount, created] of rows) {
       expect(code).toMatch(/^[1-9]\d{9}$/);
       expect(amount).toBe(byCode.get(code)!.amount);
-      expect(created).toBe(formatDateTime(byCode.get(code)!.createdAt));
+      expect(created).toBe(formatShanghaiSeconds(byCode.get(code)!.createdAt));
       expect(created).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     }
   });

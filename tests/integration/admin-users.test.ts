@@ -127,7 +127,7 @@ describe(`bans (${databaseKind})`, () => {
     expect(r.location).toContain("notice=banned");
     const [row] = await db.select({ bannedUntil: users.bannedUntil }).from(users).where(eq(users.id, u.id));
     expect(row.bannedUntil?.toISOString()).toBe("2099-01-01T16:00:00.000Z");
-    expect((await loginError(u.email))?.message).toBe("该账号已被封禁至 2099/1/2 00:00:00，原因：刷屏");
+    expect((await loginError(u.email))?.message).toBe("该账号已被封禁至 2099-01-02 00:00:00，原因：刷屏");
     // The end passes: sign-in works again without anyone lifting it.
     await db.update(users).set({ bannedUntil: sql`now() - interval '1 minute'` }).where(eq(users.id, u.id));
     expect(await loginError(u.email)).toBeNull();

@@ -118,6 +118,11 @@ describe("reading a work sold by chapter", () => {
     expect(await creditBalance(reader.id)).toBe(60);
     const home = await call("loader", `/works/${workId}`, cookie);
     expect(Object.values(home.data?.marks as Record<string, string>).slice(10)).toEqual(["owned", "owned", "owned", "owned"]);
+    // The chapter drawer (章节列表) marks them the same way, from the same function.
+    const drawer = (await call("loader", `/works/${workId}?chapter=1&toc=1`, cookie)).data?.drawer as { chapters: { id: number }[]; marks: Record<string, string> };
+    expect(drawer.chapters.map((c) => drawer.marks[c.id])).toEqual([...Array(10).fill("free"), ...Array(4).fill("owned")]);
+    const visitor = (await call("loader", `/works/${workId}?chapter=1&toc=1`, null)).data?.drawer as typeof drawer;
+    expect(visitor.chapters.map((c) => visitor.marks[c.id])).toEqual([...Array(10).fill("free"), ...Array(4).fill("locked")]);
     expect(await checkLedger(db)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 
 /** Notifies as they arrived, with what was decided (decision 136); the signature is already cut short. */
 export interface NotifyRow {
@@ -30,7 +30,7 @@ export function NotifyTable({ notifies, showOrder }: { notifies: NotifyRow[]; sh
         <tbody>
           {notifies.map((n) => (
             <tr key={n.id} className={n.outcome === "credited" || n.outcome === "already-paid" ? undefined : "admin-row-warn"}>
-              <td>{formatDateTime(n.receivedAt)}</td>
+              <td>{formatShanghaiSeconds(n.receivedAt)}</td>
               {showOrder ? (
                 <td>{n.outTradeNo ? <Link to={`/admin/orders/${encodeURIComponent(n.outTradeNo)}`}>{n.outTradeNo}</Link> : "—"}</td>
               ) : null}

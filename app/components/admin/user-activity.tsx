@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
 
 /** The user page's ledgers, purchases, orders and works (decision 137): plain tables that scroll inside their card. */
@@ -52,7 +52,7 @@ function Ledger({ rows, tokens }: { rows: LedgerRow[]; tokens?: boolean }) {
           const text = tokens ? formatTokens(Math.abs(signed)) : formatNumber(Math.abs(signed));
           return (
             <tr key={r.id}>
-              <td>{formatDateTime(r.createdAt)}</td>
+              <td>{formatShanghaiSeconds(r.createdAt)}</td>
               <td>{signed < 0 ? `-${text}` : `+${text}`}</td>
               <td>{r.description}</td>
             </tr>
@@ -98,7 +98,7 @@ export function UserActivity({ activity }: { activity: Activity }) {
                 </td>
                 <td>整本</td>
                 <td>{formatNumber(p.price)}</td>
-                <td>{formatDateTime(p.createdAt)}</td>
+                <td>{formatShanghaiSeconds(p.createdAt)}</td>
               </tr>
             ))}
             {a.chapterBuys.map((p) => (
@@ -106,7 +106,7 @@ export function UserActivity({ activity }: { activity: Activity }) {
                 <td>{p.title ?? "（已删除）"}</td>
                 <td>{p.chapters} 章</td>
                 <td>{formatNumber(p.credits)}</td>
-                <td>{formatDateTime(p.lastAt)}</td>
+                <td>{formatShanghaiSeconds(p.lastAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -130,7 +130,7 @@ export function UserActivity({ activity }: { activity: Activity }) {
                 </td>
                 <td>¥{o.amount}</td>
                 <td>{o.refundedAt ? "已退款" : o.status === "paid" ? "已支付" : "待支付"}</td>
-                <td>{formatDateTime(o.createdAt)}</td>
+                <td>{formatShanghaiSeconds(o.createdAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -152,7 +152,7 @@ export function UserActivity({ activity }: { activity: Activity }) {
                 <td>{w.title}</td>
                 <td>{VISIBILITY[w.visibility] ?? w.visibility}</td>
                 <td>{w.chapterCount}</td>
-                <td>{formatDateTime(w.createdAt)}</td>
+                <td>{formatShanghaiSeconds(w.createdAt)}</td>
               </tr>
             ))}
           </tbody>

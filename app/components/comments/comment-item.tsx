@@ -3,6 +3,7 @@ import { Form, useFetcher } from "react-router";
 import { FieldError } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import type { CommentView } from "~/server/comments.server";
+import { formatShanghai } from "~/utils/shanghai-time";
 
 /** A comment as the thread loader gives it. */
 export type CommentItemData = CommentView;
@@ -64,7 +65,7 @@ export function CommentItem({
         {c.byWorkAuthor ? <span className="badge comment-author-badge">作者</span> : null}
         {c.hidden ? <span className="badge">已隐藏</span> : null}
         <time dateTime={c.createdAt} className="muted">
-          {c.createdAt.slice(0, 16).replace("T", " ")}
+          {formatShanghai(c.createdAt)}
         </time>
       </header>
       {c.quote ? (

@@ -14,8 +14,10 @@ export interface TocChapter {
 }
 
 /**
- * 目录: the chapters with their 100-character previews, in a list that scrolls at 400 px.
- * Without the right to read (a paid work not bought) the titles are shown unlinked.
+ * 目录: the chapters with their 100-character previews (a list that scrolls at 400 px on a
+ * wide screen, the page itself on a phone), 100 a page. Above it 最新章节 and the choice of
+ * 正序 / 倒序 (plain links, `?order=desc`, so it works without JavaScript). Without the
+ * right to read (a paid work not bought) the titles are shown unlinked.
  */
 export function TableOfContents({
   workId,
@@ -26,7 +28,13 @@ export function TableOfContents({
   readable,
   volumes = [],
   marks = null,
+  order = "asc",
+  latest = null,
 }: {
+  /** 正序 or 倒序 (newest first). */
+  order?: "asc" | "desc";
+  /** The newest chapter, shown as 最新章节 above the list. */
+  latest?: { title: string; order: number } | null;
   /** A work sold by chapter: each chapter's 免费 / VIP (locked) / 已购 mark, by chapter id. */
   marks?: Record<number, "free" | "locked" | "owned"> | null;
   workId: number;
@@ -38,11 +46,31 @@ export function TableOfContents({
   pageCount: number;
   readable: boolean;
 }) {
+  const chapterHref = (n: number) => `/works/${workId}?chapter=${n}`;
+  const listHref = (o: "asc" | "desc", p = 1) => `/works/${workId}?${o === "desc" ? "order=desc&" : ""}toc=${p}#toc`;
   return (
     <section className="toc" id="toc" aria-labelledby="toc-title">
-      <h2 id="toc-title">
-        目录 <small className="muted">共 {total} 章</small>
-      </h2>
+      <div className="toc-head">
+        <h2 id="toc-title">
+          目录 <small className="muted">共 {total} 章</small>
+        </h2>
+        {total > 1 ? (
+          <nav className="toc-order" aria-label="章节排序">
+            <Link to={listHref("asc")} aria-current={order === "asc" ? "page" : undefined}>
+              正序
+            </Link>
+            <Link to={listHref("desc")} aria-current={order === "desc" ? "page" : undefined}>
+              倒序
+            </Link>
+          </nav>
+        ) : null}
+      </div>
+      {latest && total > 1 ? (
+        <p className="toc-latest" data-testid="toc-latest">
+          <span className="muted">最新章节：</span>
+          {readable ? <Link to={chapterHref(latest.order)}>{latest.title}</Link> : <span>{latest.title}</span>}
+        </p>
+      ) : null}
       {chapters.length === 0 ? (
         <p className="empty-state">暂无章节</p>
       ) : (
@@ -57,7 +85,7 @@ export function TableOfContents({
               )),
             <li key={c.id} className="toc-item">
               {readable ? (
-                <Link to={`/works/${workId}?chapter=${c.order}`} className="toc-title">
+                <Link to={chapterHref(c.order)} className="toc-title">
                   {c.title}
                 </Link>
               ) : (
@@ -73,14 +101,17 @@ export function TableOfContents({
           ])}
         </ol>
       )}
-      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/works/${workId}?toc=${p}#toc`} window={3} />
+      <Pagination page={page} pageCount={pageCount} hrefFor={(p) => listHref(order, p)} window={3} />
     </section>
   );
 }
 
+export type ChapterMarks = Record<number, "free" | "locked" | "owned">;
+
 const MARK_LABELS = { free: "免费", locked: "VIP", owned: "已购" } as const;
 
-function ChapterMarkBadge({ mark }: { mark: "free" | "locked" | "owned" }) {
+/** A chapter's 免费 / VIP / 已购 mark, in the 目录 and the reader's chapter drawer. */
+export function ChapterMarkBadge({ mark }: { mark: "free" | "locked" | "owned" }) {
   return (
     <span className={`badge toc-mark toc-mark-${mark}`} data-mark={mark}>
       {mark === "locked" ? <LockIcon size={12} /> : null}

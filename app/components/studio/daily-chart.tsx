@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { formatDayLabel } from "~/utils/shanghai-time";
 
 /**
  * A bar chart of one value per day, drawn on the server as inline SVG: readable without
@@ -19,11 +20,10 @@ export function DailyChart({ title, days, values, unit }: { title: string; days:
   const bar = Math.max(2, step * 0.7);
   const total = values.reduce((a, b) => a + b, 0);
   const peak = values.indexOf(Math.max(...values));
-  const label = (day: string) => `${Number(day.slice(5, 7))}月${Number(day.slice(8, 10))}日`;
   const desc =
     total === 0
-      ? `${label(days[0])}至${label(days.at(-1)!)}均为0。`
-      : `${label(days[0])}至${label(days.at(-1)!)}共${total}${unit}，最多的一天是${label(days[peak])}，${values[peak]}${unit}。`;
+      ? `${formatDayLabel(days[0])}至${formatDayLabel(days.at(-1)!)}均为0。`
+      : `${formatDayLabel(days[0])}至${formatDayLabel(days.at(-1)!)}共${total}${unit}，最多的一天是${formatDayLabel(days[peak])}，${values[peak]}${unit}。`;
   return (
     <figure className="daily-chart">
       <figcaption>
@@ -40,18 +40,18 @@ export function DailyChart({ title, days, values, unit }: { title: string; days:
           const h = v === 0 ? 0 : Math.max(2, (v / max) * plot);
           return (
             <rect key={days[i]} className="daily-chart-bar" x={left + i * step + (step - bar) / 2} y={top + plot - h} width={bar} height={h}>
-              <title>{`${label(days[i])}：${v}${unit}`}</title>
+              <title>{`${formatDayLabel(days[i])}：${v}${unit}`}</title>
             </rect>
           );
         })}
         <line className="daily-chart-axis" x1={0} x2={width} y1={top + plot} y2={top + plot} vectorEffect="non-scaling-stroke" />
       </svg>
       <div className="daily-chart-scale" aria-hidden="true">
-        <span>{label(days[0])}</span>
+        <span>{formatDayLabel(days[0])}</span>
         <span>
           最高 {Math.max(...values)}
         </span>
-        <span>{label(days.at(-1)!)}</span>
+        <span>{formatDayLabel(days.at(-1)!)}</span>
       </div>
     </figure>
   );

@@ -1,6 +1,7 @@
 import { Form, Link, useLocation } from "react-router";
 import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { useWritingHref } from "./url";
 
 export interface VersionRow {
@@ -23,10 +24,6 @@ export interface VersionText {
 }
 
 const REASONS: Record<string, string> = { "tokens-exhausted": "Tokens用完", "daily-cap": "每日上限", aborted: "中途停止", limit: "达到上限" };
-
-export function formatTime(value: Date | string): string {
-  return new Date(value).toLocaleString("zh-CN", { timeZone: "Asia/Shanghai", hour12: false });
-}
 
 /** Paragraphs of `a` not in `b`: what a side-by-side comparison highlights. */
 function changed(a: string, b: string): Set<string> {
@@ -93,7 +90,7 @@ export function VersionsPanel({
                 {label(v.id)}
                 {v.id === currentVersionId ? <span className="badge">当前</span> : null}
               </td>
-              <td>{formatTime(v.createdAt)}</td>
+              <td>{formatShanghaiSeconds(v.createdAt)}</td>
               <td>
                 {v.kind === "generation" ? `${v.operation ? `AI${TEXT_OPERATION_LABELS[v.operation]}` : "AI生成"} · ${v.model ?? ""}` : "手动保存"}
                 {v.endReason && REASONS[v.endReason] ? `（${REASONS[v.endReason]}）` : ""}
@@ -146,7 +143,7 @@ export function VersionsPanel({
       {viewed ? (
         <section className="version-view" aria-label={`${label(viewed.id)}全文`}>
           <div className="card-head">
-            <h3>{label(viewed.id)} · {formatTime(viewed.createdAt)}</h3>
+            <h3>{label(viewed.id)} · {formatShanghaiSeconds(viewed.createdAt)}</h3>
             <Link to={href({ version: null })} preventScrollReset className="btn btn-small">关闭</Link>
           </div>
           <Paragraphs text={viewed.content} highlight={new Set()} mark="added" />

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_ROLE_LABELS, ADMIN_ROLES, addAdminSchema, adminAccountActionSchema } from "~/schemas/admin-accounts";
@@ -108,9 +108,9 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
                     </Form>
                   )}
                 </td>
-                <td>{a.disabledAt ? `已停用（${formatDateTime(a.disabledAt)}）` : "启用"}</td>
+                <td>{a.disabledAt ? `已停用（${formatShanghaiSeconds(a.disabledAt)}）` : "启用"}</td>
                 <td>{a.totpEnabled ? "已开启" : "未开启"}</td>
-                <td>{formatDateTime(a.createdAt)}</td>
+                <td>{formatShanghaiSeconds(a.createdAt)}</td>
                 <td>
                   <div className="admin-actions">
                     {a.id === loaderData.selfId ? null : (

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { apiTokenActionSchema } from "~/schemas/admin";
@@ -104,9 +104,9 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
                   <td>{t.name}</td>
                   <td>{t.adminEmail}</td>
                   <td>{t.state}</td>
-                  <td>{formatDateTime(t.createdAt)}</td>
-                  <td>{t.expiresAt ? formatDateTime(t.expiresAt) : "永不过期"}</td>
-                  <td>{formatDateTime(t.lastUsedAt) || "—"}</td>
+                  <td>{formatShanghaiSeconds(t.createdAt)}</td>
+                  <td>{t.expiresAt ? formatShanghaiSeconds(t.expiresAt) : "永不过期"}</td>
+                  <td>{formatShanghaiSeconds(t.lastUsedAt) || "—"}</td>
                   <td>
                     {t.revokedAt ? null : (
                       <Form method="post">

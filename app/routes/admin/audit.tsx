@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FormErrors } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { parseAuditFilters, searchAuditLog, type AuditFilters } from "~/server/admin/audit-search.server";
@@ -128,7 +128,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="audit-row">
-                  <td>{formatDateTime(r.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>
                     <Link to={queryOf({ ...filters, admin: r.adminEmail })}>{r.adminEmail}</Link>
                   </td>

@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { GenerateCodesForm } from "~/components/admin/generate-codes-form";
 import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
@@ -130,12 +130,12 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
                   <td>{c.amount}</td>
                   <td>{codeState(c)}</td>
                   <td>{c.userEmail ?? "—"}</td>
-                  <td>{formatDateTime(c.usedAt) || "—"}</td>
-                  <td>{formatDateTime(c.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(c.usedAt) || "—"}</td>
+                  <td>{formatShanghaiSeconds(c.createdAt)}</td>
                   <td>
                     {c.batch ? <Link to={`/admin/codes?status=all&batch=${encodeURIComponent(c.batch)}`}>{c.batch}</Link> : "—"}
                   </td>
-                  <td>{formatDateTime(c.expiresAt) || "—"}</td>
+                  <td>{formatShanghaiSeconds(c.expiresAt) || "—"}</td>
                   <td>
                     {codeState(c) === "未使用" ? (
                       <Form method="post" action={base}>

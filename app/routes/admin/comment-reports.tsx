@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { adminActorOf } from "~/server/admin/audit.server";
@@ -63,13 +63,13 @@ export default function CommentReports({ loaderData, actionData }: Route.Compone
           </p>
           <blockquote className="admin-quote">{c.body}</blockquote>
           <p className="admin-muted">
-            《<Link to={`/admin/works/${c.workId}`}>{c.workTitle}</Link>》{c.chapterTitle} · {formatDateTime(c.createdAt)} ·{" "}
+            《<Link to={`/admin/works/${c.workId}`}>{c.workTitle}</Link>》{c.chapterTitle} · {formatShanghaiSeconds(c.createdAt)} ·{" "}
             <Link to={`/admin/users/${c.userId}`}>处理该用户</Link>
           </p>
           <ul className="admin-reports">
             {c.reports.map((r, i) => (
               <li key={i}>
-                {r.reporter}（{r.reporterEmail}）：{r.reason} <small className="admin-muted">{formatDateTime(r.createdAt)}{r.resolvedAt ? " · 已处理" : ""}</small>
+                {r.reporter}（{r.reporterEmail}）：{r.reason} <small className="admin-muted">{formatShanghaiSeconds(r.createdAt)}{r.resolvedAt ? " · 已处理" : ""}</small>
               </li>
             ))}
           </ul>

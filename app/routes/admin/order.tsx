@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { CREDITED_VIA_LABELS, orderStatusLabel } from "~/components/admin/order-labels";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { NotifyTable } from "~/components/admin/notify-table";
@@ -87,14 +87,14 @@ export default function Order({ loaderData: { order, notifies }, actionData }: R
         <dt>网关流水号</dt>
         <dd>{order.tradeNo ?? "—"}</dd>
         <dt>创建时间</dt>
-        <dd>{formatDateTime(order.createdAt)}</dd>
+        <dd>{formatShanghaiSeconds(order.createdAt)}</dd>
         <dt>支付时间</dt>
-        <dd>{formatDateTime(order.paidAt) || "—"}</dd>
+        <dd>{formatShanghaiSeconds(order.paidAt) || "—"}</dd>
         {order.refundedAt ? (
           <>
             <dt>退款</dt>
             <dd>
-              {formatDateTime(order.refundedAt)}，{order.refundReason}
+              {formatShanghaiSeconds(order.refundedAt)}，{order.refundReason}
             </dd>
           </>
         ) : null}

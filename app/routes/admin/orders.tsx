@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { CREDITED_VIA_LABELS, ORDER_FILTER_LABELS, ORDER_FILTERS, orderStatusLabel, type OrderFilter } from "~/components/admin/order-labels";
 import { Pagination } from "~/components/ui/pagination";
 import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
@@ -93,8 +93,8 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
                     {orderStatusLabel(o)}
                     {o.status === "paid" && o.creditedVia ? <small className="admin-muted">（{CREDITED_VIA_LABELS[o.creditedVia] ?? o.creditedVia}）</small> : null}
                   </td>
-                  <td>{formatDateTime(o.createdAt)}</td>
-                  <td>{formatDateTime(o.paidAt) || "—"}</td>
+                  <td>{formatShanghaiSeconds(o.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(o.paidAt) || "—"}</td>
                 </tr>
               ))
             )}

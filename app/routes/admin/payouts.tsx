@@ -6,6 +6,7 @@ import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { listPayoutRequests, settlePayout } from "~/server/income.server";
 import { parsePage } from "~/utils/pagination";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/payouts";
 
@@ -101,7 +102,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                   </td>
                   <td>{r.amount}</td>
                   <td style={{ whiteSpace: "pre-wrap", maxWidth: "16rem" }}>{r.payee}</td>
-                  <td>{new Date(r.createdAt).toLocaleString("zh-CN", { timeZone: "Asia/Shanghai" })}</td>
+                  <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>
                     {STATUS_LABELS[r.status]}
                     {r.reference ? <small className="admin-muted">（{r.reference}）</small> : null}

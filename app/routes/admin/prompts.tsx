@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { PromptForm } from "~/components/admin/prompt-form";
 import { AdminDeleteDialog, AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
@@ -92,7 +92,7 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
                   <td><code>{p.code}</code>{p.builtIn ? <span className="admin-badge">内置</span> : null}</td>
                   <td>{p.title}</td>
                   <td>{PROMPT_TYPE_LABELS[p.type]}</td>
-                  <td>{formatDateTime(p.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(p.createdAt)}</td>
                   <td className="admin-actions">
                     <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
                     {p.builtIn ? (

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
@@ -127,13 +127,13 @@ export default function UserEdit({ loaderData: { user, activity }, actionData }:
         <dt>Tokens</dt>
         <dd title={String(user.tokens)}>{formatTokens(user.tokens)}</dd>
         <dt>注册时间</dt>
-        <dd>{formatDateTime(user.createdAt)}</dd>
+        <dd>{formatShanghaiSeconds(user.createdAt)}</dd>
         <dt>最近登录</dt>
-        <dd>{formatDateTime(user.lastSignInAt) || "—"}（当前有效登录 {activity.sessions} 个）</dd>
+        <dd>{formatShanghaiSeconds(user.lastSignInAt) || "—"}（当前有效登录 {activity.sessions} 个）</dd>
         <dt>状态</dt>
         <dd data-testid="user-ban-state">
           {user.banned
-            ? `已封禁${user.bannedUntil ? `至 ${formatDateTime(user.bannedUntil)}` : "（无期限）"}，原因：${user.banReason}`
+            ? `已封禁${user.bannedUntil ? `至 ${formatShanghaiSeconds(user.bannedUntil)}` : "（无期限）"}，原因：${user.banReason}`
             : "正常"}
         </dd>
       </dl>

@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
@@ -56,8 +56,8 @@ export default function Users({ loaderData }: Route.ComponentProps) {
                   </td>
                   <td>{formatNumber(u.credits)}</td>
                   <td title={String(u.tokens)}>{formatTokens(u.tokens)}</td>
-                  <td>{formatDateTime(u.createdAt)}</td>
-                  <td>{formatDateTime(u.lastSignInAt) || "—"}</td>
+                  <td>{formatShanghaiSeconds(u.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(u.lastSignInAt) || "—"}</td>
                   <td>
                     <Link to={`/admin/users/${u.id}`}>编辑</Link>
                   </td>

@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { adminActorOf } from "~/server/admin/audit.server";
 import { deleteWorkAsAdmin, getWorkForAdmin, restoreWork, setWorkRating, takeDownWork } from "~/server/admin/works.server";
@@ -74,7 +74,7 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
         </dd>
         <dt>状态</dt>
         <dd data-testid="work-state">
-          {work.takenDownAt ? `已被下架（${formatDateTime(work.takenDownAt)}）：${work.takedownReason}` : VISIBILITY_LABELS[work.visibility]}
+          {work.takenDownAt ? `已被下架（${formatShanghaiSeconds(work.takenDownAt)}）：${work.takedownReason}` : VISIBILITY_LABELS[work.visibility]}
         </dd>
         <dt>类型</dt>
         <dd>{WORK_TYPE_LABELS[work.type]}</dd>
@@ -85,7 +85,7 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
         <dt>待处理举报</dt>
         <dd>{openReports > 0 ? <Link to="/admin/comment-reports">{openReports} 条</Link> : "无"}</dd>
         <dt>创建时间</dt>
-        <dd>{formatDateTime(work.createdAt)}</dd>
+        <dd>{formatShanghaiSeconds(work.createdAt)}</dd>
       </dl>
       <p className="admin-break">{work.description}</p>
 

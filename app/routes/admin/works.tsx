@@ -1,6 +1,6 @@
 import { Form, Link } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { WORK_TYPE_LABELS, formatNumber } from "~/utils/format";
 import { AdminErrorBox } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
@@ -113,7 +113,7 @@ export default function Works({ loaderData }: Route.ComponentProps) {
                   <td>{w.price}</td>
                   <td>{formatNumber(w.chapterCount)}</td>
                   <td>{formatNumber(w.wordCount)}</td>
-                  <td>{formatDateTime(w.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(w.createdAt)}</td>
                   <td>
                     <DownloadLink href={`/exports/works/${w.id}/txt`} fileName={`${w.title}.txt`}>
                       导出TXT

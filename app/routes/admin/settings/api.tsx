@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { ApiConfigForm } from "~/components/admin/api-config-form";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminDeleteDialog, AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { apiConfigActionSchema } from "~/schemas/admin";
 import {
@@ -105,7 +105,7 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
                   <td className="admin-break">{c.endpoint}</td>
                   <td><code>{maskedKey}</code></td>
                   <td>{c.model}</td>
-                  <td>{formatDateTime(c.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(c.createdAt)}</td>
                   <td className="admin-actions">
                     {c.isDefault ? null : (
                       <Form method="post" action={base}>

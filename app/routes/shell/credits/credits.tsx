@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect, useLoaderData } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { ExchangeForm } from "~/components/credits/exchange-form";
 import { CreditHistory, TokenHistory } from "~/components/credits/history";
 import { RedeemForm } from "~/components/credits/redeem-form";
@@ -53,8 +53,8 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
       credits: user.credits,
       tokens: user.tokens,
       tab,
-      creditRows: creditHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatDateTime(createdAt) })) ?? [],
-      tokenRows: tokenHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatDateTime(createdAt) })) ?? [],
+      creditRows: creditHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatShanghaiSeconds(createdAt) })) ?? [],
+      tokenRows: tokenHistory?.rows.map(({ createdAt, ...r }) => ({ ...r, time: formatShanghaiSeconds(createdAt) })) ?? [],
       page: history.page,
       pageCount: history.pageCount,
       onlinePayment,

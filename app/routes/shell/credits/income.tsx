@@ -1,5 +1,5 @@
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
@@ -190,7 +190,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
         <ul className="income-payouts">
           {page.payouts.map((p) => (
             <li key={p.id}>
-              #{p.id} {p.amount} · {PAYOUT_LABELS[p.status]} · {formatDateTime(p.createdAt)}
+              #{p.id} {p.amount} · {PAYOUT_LABELS[p.status]} · {formatShanghaiSeconds(p.createdAt)}
               {p.reference ? <small className="muted">（{p.reference}）</small> : null}
             </li>
           ))}
@@ -216,7 +216,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
             ) : (
               page.ledger.map((r) => (
                 <tr key={r.id}>
-                  <td>{formatDateTime(r.createdAt)}</td>
+                  <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>{TYPE_LABELS[r.type]}</td>
                   <td>{r.description}</td>
                   <td>{r.amount > 0 ? `+${r.amount}` : r.amount}</td>

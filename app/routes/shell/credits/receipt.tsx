@@ -1,5 +1,5 @@
 import { data, Link, useLoaderData } from "react-router";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { userContext } from "~/server/guards.server";
 import { METERING_LABELS } from "~/components/credits/history";
 import type { Route } from "./+types/receipt";
@@ -25,7 +25,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const billed = row.metering ? Number(row.inputTokens) + Number(row.outputTokens) : null;
   return {
     id: row.id,
-    time: formatDateTime(row.createdAt),
+    time: formatShanghaiSeconds(row.createdAt),
     description: row.description,
     model: row.model,
     promptChars: row.promptChars ?? 0,

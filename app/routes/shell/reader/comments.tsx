@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { data, Form, isRouteErrorResponse, Link, redirect, useLocation, useRevalidator } from "react-router";
 import { CommentList, type CommentAnswer } from "~/components/comments/comment-item";
 import { threadHref } from "~/components/comments/comment-links";
@@ -71,7 +72,12 @@ export async function action({ request, url, params }: Route.ActionArgs) {
   const workId = Number(params.id);
   const order = parseChapterOrder(url.searchParams.get("chapter"));
   const id = parseCommentId(form.get("comment"));
-  const here = url.pathname + url.search;
+  // The page again, without an older notice, or with one: 评论已发表, 回复已发表, 举报已收到.
+  const query = new URLSearchParams(url.search);
+  query.delete("posted");
+  query.delete("reported");
+  const here = `${url.pathname}?${query}`;
+  const noticed = (key: "posted" | "reported", value: string) => `${here}&${new URLSearchParams({ [key]: value })}`;
   // From the reader's thread dialog (JavaScript): data for its fetcher instead of a redirect.
   const enhanced = form.get("enhanced") === "1";
   const done = (to: string) => (enhanced ? data<CommentAnswer>({ ok: true, intent: String(intent), comment: id || null }) : redirect(to));
@@ -88,7 +94,7 @@ export async function action({ request, url, params }: Route.ActionArgs) {
             parentId: intent === "reply" ? id : null,
             body: form.get("body"),
           });
-          return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${here}#c-${posted.id}`);
+          return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${noticed("posted", intent)}#c-${posted.id}`);
         }
         case "like":
           await setLike(user, id, form.get("on") === "1");
@@ -101,7 +107,7 @@ export async function action({ request, url, params }: Route.ActionArgs) {
           break;
         case "report":
           await reportComment(user, id, form.get("reason"));
-          return done(`${here}${here.includes("?") ? "&" : "?"}reported=1#c-${id}`);
+          return done(`${noticed("reported", "1")}#c-${id}`);
         default:
           return data({ error: "未知操作", comment: null }, { status: 400 });
       }
@@ -137,10 +143,20 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
   const chapterHref = `/works/${t.work.id}?chapter=${t.chapter.order}${t.paragraph ? `#p-${t.paragraph.index}` : ""}`;
   const sortHref = (sort: string) => threadHref(t.work.id, t.chapter.order, t.paragraph?.index ?? null, { sort });
   const pageHref = (page: number) => threadHref(t.work.id, t.chapter.order, t.paragraph?.index ?? null, { sort: t.sort, page: String(page) });
-  const reported = new URLSearchParams(location.search).get("reported") === "1";
+  const query = new URLSearchParams(location.search);
+  const reported = query.get("reported") === "1";
+  // After a post the page says so. With JavaScript the page stays mounted through the
+  // redirect: its boxes are emptied and an open reply box closed, as a new page would be.
+  const posted = query.get("posted");
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!posted || !section.current) return;
+    for (const form of section.current.querySelectorAll("form")) form.reset();
+    for (const more of section.current.querySelectorAll("details[open]")) more.removeAttribute("open");
+  }, [posted, location.key]);
 
   return (
-    <section className="comments-page">
+    <section className="comments-page" ref={section}>
       <p className="reader-breadcrumb">
         <Link to={`/works/${t.work.id}`}>{t.work.title}</Link> <span className="muted">/</span>{" "}
         <Link to={chapterHref}>{t.chapter.title}</Link>
@@ -154,6 +170,10 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
       {reported ? (
         <p role="status" className="notice">
           举报已收到，我们会尽快处理。
+        </p>
+      ) : posted ? (
+        <p role="status" className="notice" data-testid="posted-notice">
+          {posted === "reply" ? "回复已发表。" : "评论已发表。"}
         </p>
       ) : null}
 

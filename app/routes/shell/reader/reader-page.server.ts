@@ -3,6 +3,7 @@ import {
   autoBuyChapter,
   canReadChapter,
   chapterMark,
+  type ChapterMark,
   isAutoSubscribed,
   isByChapter,
   ownedChapterIds,
@@ -29,6 +30,7 @@ import {
   paragraphBatch,
   parseChapterOrder,
   parseFrom,
+  parseTocOrder,
   progressHref,
   READER_MESSAGES,
   saveProgress,
@@ -141,6 +143,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length }),
       drawerPage === null ? null : tableOfContents(work.id, false, parsePage(drawerPage)),
     ]);
+    const drawerMarks = drawer ? await chapterMarks(view, viewer?.id ?? null, drawer.chapters) : null;
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
     // position inside this batch is more precise and is kept.
     // It also records the day's read for the author's statistics, the owner's excepted
@@ -168,7 +171,14 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       next: around.next,
       /** The page of the chapter list that holds this chapter, and the open drawer's list. */
       tocPage: Math.ceil(chapter.order / TOC_PAGE_SIZE),
-      drawer: drawer && { chapters: drawer.chapters, page: drawer.page, pageCount: drawer.pageCount, total: drawer.total },
+      drawer: drawer && {
+        chapters: drawer.chapters,
+        volumes: drawer.volumes,
+        marks: drawerMarks,
+        page: drawer.page,
+        pageCount: drawer.pageCount,
+        total: drawer.total,
+      },
       },
       flash.setCookie,
     );
@@ -176,25 +186,40 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
 
   const byChapter = isByChapter(work);
   const [toc, progress, quote] = await Promise.all([
-    tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc"))),
+    tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
   ]);
-  // 免费 / VIP / 已购 beside each chapter of a work sold by chapter.
-  const owned = byChapter && viewer && !isOwner && !purchased ? await ownedChapterIds(viewer.id, toc.chapters.map((c) => c.id)) : new Set<number>();
-  const marks = byChapter
-    ? Object.fromEntries(toc.chapters.map((c) => [c.id, chapterMark(view, c.order, owned.has(c.id))]).filter(([, m]) => m !== null))
-    : null;
+  const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
   return {
     ...common,
     mode: "work" as const,
     toc,
-    marks: marks as Record<number, "free" | "locked" | "owned"> | null,
+    marks,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,
   };
+}
+
+/**
+ * 免费 / VIP / 已购 beside each listed chapter of a work sold by chapter, by chapter id:
+ * the work page's 目录 and the reader's chapter drawer. Null for a work sold whole.
+ */
+async function chapterMarks(
+  view: Awaited<ReturnType<typeof getWorkForViewer>>,
+  viewerId: string | null,
+  listed: { id: number; order: number }[],
+): Promise<Record<number, ChapterMark> | null> {
+  if (!isByChapter(view.work)) return null;
+  const owned = viewerId && !view.isOwner && !view.purchased ? await ownedChapterIds(viewerId, listed.map((c) => c.id)) : new Set<number>();
+  const marks: Record<number, ChapterMark> = {};
+  for (const c of listed) {
+    const mark = chapterMark(view, c.order, owned.has(c.id));
+    if (mark) marks[c.id] = mark;
+  }
+  return marks;
 }
 
 /** The page's data, with the Set-Cookie that ends a shown notice only when there is one. */

@@ -177,7 +177,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                     继续阅读
                   </Link>
                 ) : (
-                  <Link className="btn btn-primary" to={`${here}?chapter=${page.toc.chapters[0].order}`}>
+                  <Link className="btn btn-primary" to={`${here}?chapter=1`}>
                     开始阅读
                   </Link>
                 )
@@ -236,6 +236,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             total={page.toc.total}
             page={page.toc.page}
             pageCount={page.toc.pageCount}
+            order={page.toc.order}
+            latest={page.toc.latest}
             readable={!locked || work.vipFrom !== null}
             marks={page.marks}
           />

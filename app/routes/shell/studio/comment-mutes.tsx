@@ -8,6 +8,7 @@ import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { getOwnedWork } from "~/server/works.server";
+import { shanghaiDate } from "~/utils/shanghai-time";
 import type { Route } from "./+types/comment-mutes";
 
 /**
@@ -62,7 +63,7 @@ export default function CommentMutes({ actionData }: Route.ComponentProps) {
             <li key={m.userId}>
               <span className="muted-user-name">{m.nickname}</span>{" "}
               <time dateTime={m.mutedAt} className="muted">
-                {m.mutedAt.slice(0, 10)} 禁言
+                {shanghaiDate(m.mutedAt)} 禁言
               </time>
               <Form method="post" className="inline-form">
                 <input type="hidden" name="intent" value="unmute" />

@@ -7,6 +7,7 @@ import { userContext } from "~/server/guards.server";
 import { STATS_DAYS } from "~/schemas/studio";
 import { workStats } from "~/server/studio/stats.server";
 import { parsePage } from "~/utils/pagination";
+import { formatDayLabel } from "~/utils/shanghai-time";
 import type { Route } from "./+types/stats";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `数据统计《${data?.work.title ?? ""}》 - 砚台` }];
@@ -27,7 +28,6 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
   }).catch(asRouteError);
 }
 
-const dayLabel = (day: string) => `${Number(day.slice(5, 7))}月${Number(day.slice(8, 10))}日`;
 
 export default function WorkStats() {
   const s = useLoaderData<typeof loader>();
@@ -39,7 +39,7 @@ export default function WorkStats() {
     <section className="studio-page">
       <StudioNav workId={s.work.id} title={s.work.title} current="stats" />
       <p className="muted">
-        最近{STATS_DAYS}天（北京时间，{dayLabel(s.days[0])}至{dayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入。
+        最近{STATS_DAYS}天（北京时间，{formatDayLabel(s.days[0])}至{formatDayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入。
       </p>
       <dl className="stats-summary">
         <div>
@@ -170,7 +170,7 @@ function DailyTable({
           <tbody>
             {rows.map(({ day, i }) => (
               <tr key={day}>
-                <th scope="row">{dayLabel(day)}</th>
+                <th scope="row">{formatDayLabel(day)}</th>
                 {columns.map((c) => (
                   <td key={c.label} className="ledger-amount">
                     {c.values[i]}

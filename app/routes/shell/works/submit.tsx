@@ -69,10 +69,7 @@ export default function SubmitPage({ actionData, loaderData }: Route.ComponentPr
   return (
     <section className="submit-page">
       <h1>上传作品</h1>
-      <p className="desktop-only-notice">仅支持在电脑上上传作品</p>
-      <div className="desktop-only">
-        <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} formToken={loaderData.formToken} categories={loaderData.categories} />
-      </div>
+      <PublishWizard lastResult={actionData?.result} preview={actionData?.preview ?? null} formToken={loaderData.formToken} categories={loaderData.categories} />
     </section>
   );
 }

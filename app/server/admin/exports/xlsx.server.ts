@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { formatDateTime } from "~/components/admin/format";
+import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { DomainError } from "../../errors.server";
 import { countUnusedCodes, unusedCodeBatches } from "../redeem-codes.server";
@@ -33,7 +33,7 @@ export async function exportUnusedCodesXlsx(): Promise<ReadableStream<Uint8Array
     try {
       for await (const batch of unusedCodeBatches()) {
         for (const code of batch) {
-          sheet.addRow({ code: code.code, amount: code.amount, createdAt: formatDateTime(code.createdAt) }).commit();
+          sheet.addRow({ code: code.code, amount: code.amount, createdAt: formatShanghaiSeconds(code.createdAt) }).commit();
         }
       }
       sheet.commit();
