@@ -123,6 +123,30 @@ export function substringMatch(query: string): SQL | undefined {
   return sql`(${ilikeMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
 }
 
+/** The expression of profiles_nickname_grams_idx (drizzle/0029): the gram function over the nickname alone. */
+const nicknameGrams = sql`work_search_grams(${profiles.nickname}, '')`;
+
+/**
+ * Works whose author's nickname holds the query, case-insensitively (docs/decisions/162).
+ * The authors are found through profiles_nickname_grams_idx and ILIKE, and their ids
+ * taken as one array: an init plan computed once per statement, so `user_id = any(...)` is
+ * answered by works_user_created_idx (beside the gram index, in a BitmapOr) and tested
+ * per row, where a plan walks rows, against an array, never by reading profiles again.
+ */
+export function authorMatch(query: string): SQL | undefined {
+  if (!query) return undefined;
+  const { grams } = queryGrams(query);
+  const pattern = `%${escapeLike(query)}%`;
+  const candidates = grams.length > 0 ? sql`${nicknameGrams} @> array[${sql.join(grams.map((g) => sql`${g}`), sql`, `)}]::text[] and ` : sql``;
+  return sql`${works.userId} = any(array(select ${profiles.id} from ${profiles} where ${candidates}${profiles.nickname} ilike ${pattern}))`;
+}
+
+/** The community search's match: title or description (substringMatch), or the author's nickname. */
+export function searchMatch(query: string): SQL | undefined {
+  if (!query) return undefined;
+  return or(substringMatch(query), authorMatch(query));
+}
+
 /**
  * docs/product.md D5: what a viewer may see in listings, besides visibility. show_ai off
  * hides the works their authors ticked as AI-generated and those whose published text is
@@ -200,7 +224,8 @@ type SearchInput = {
 };
 
 /**
- * The community search: public and paid works, newest first, 12 a page. The answer
+ * The community search: public and paid works whose title, description or author's
+ * nickname holds the query, newest first, 12 a page. The answer
  * depends only on the query, the page and the viewer's two audience preferences, so it
  * comes from the shared few-second copy (public-cache.server.ts, docs/decisions/060).
  */
@@ -226,19 +251,22 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
 
   const cap = input.countCap ?? SEARCH_COUNT_CAP;
   const grams = gramsContain(query);
+  // Works by an author whose nickname holds the query match too (docs/decisions/162).
+  const byAuthor = authorMatch(query)!;
   // What a row must pass besides being a candidate of the gram index: for 1-2 characters
   // the grams decide exactly, and ILIKE (4-5 µs a row here) would only repeat them. The
   // walk reads rows that are no candidates, so it always tests with ILIKE.
-  const tested = and(...visible, ilikeMatch(query));
+  const tested = and(...visible, or(ilikeMatch(query), byAuthor));
   const candidateTested = queryGrams(query).exact ? and(...visible) : tested;
-  // The gram index's candidates, in a subquery that OFFSET 0 keeps whole: the planner
-  // can then neither call work_search_grams per row nor AND the bitmap with another
-  // index (the visibility column of works_user_created_idx: a 20-30 ms full index scan
-  // for nothing). It is aliased "works" so that the same conditions apply outside it.
+  // The candidates of the gram index and the author's works, in a subquery that OFFSET 0
+  // keeps whole: the planner can then neither call work_search_grams per row nor AND the
+  // bitmap with another index (the visibility column of works_user_created_idx: a 20-30 ms
+  // full index scan for nothing). It is aliased "works" so that the same conditions apply
+  // outside it.
   const candidates = sql`(select ${sql.join(
-    [works.id, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description],
+    [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description],
     sql`, `,
-  )} from ${works} where ${grams ?? sql`true`} offset 0) as ${works}`;
+  )} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} offset 0) as ${works}`;
 
   // A finished result, or for a walk the page's ids, whose cards are read after commit.
   type Found = SearchResult | (Omit<SearchResult, "works"> & { ids: number[] });

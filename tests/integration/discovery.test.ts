@@ -86,8 +86,8 @@ describe("work filters (/works, /tags/:name)", () => {
   it("combines filters with the text search and ignores what it does not understand", async () => {
     const r = await searchWorks({ query: "虐", filters: parseWorkFilters(new URLSearchParams("tag=仙侠")), page: 1, viewer: all });
     expect(titles(r)).toEqual(["仙侠虐文"]);
-    const junk = parseWorkFilters(new URLSearchParams("category=abc&status=x&length=huge&sort=drop%20table&ai=robot&tag=" + "长".repeat(40)));
-    expect(junk).toEqual({ tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null });
+    const junk = parseWorkFilters(new URLSearchParams("category=abc&status=x&length=huge&sort=drop%20table&ai=robot&author=1%20or%201&tag=" + "长".repeat(40)));
+    expect(junk).toEqual({ tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null, authorId: null });
   });
 
   it("serves /works and /tags/:name through their routes, with the filters in the page links", async () => {
