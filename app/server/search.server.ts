@@ -85,15 +85,15 @@ function escapeLike(s: string): string {
  */
 const workSearchGrams = sql`work_search_grams(${works.title}, ${works.description})`;
 
-/** All the query's grams present: exact for 1-2 characters, a pre-filter otherwise. */
-function gramsContain(query: string): SQL | undefined {
+/** All the query's grams present in `expression` (the works' index expression, or the nicknames'): exact for 1-2 characters, a pre-filter otherwise. */
+function gramsContain(query: string, expression: SQL = workSearchGrams): SQL | undefined {
   const { grams } = queryGrams(query);
   if (grams.length === 0) return undefined;
   const array = sql.join(
     grams.map((g) => sql`${g}`),
     sql`, `,
   );
-  return sql`${workSearchGrams} @> array[${array}]::text[]`;
+  return sql`${expression} @> array[${array}]::text[]`;
 }
 
 /**
@@ -135,10 +135,9 @@ const nicknameGrams = sql`work_search_grams(${profiles.nickname}, '')`;
  */
 export function authorMatch(query: string): SQL | undefined {
   if (!query) return undefined;
-  const { grams } = queryGrams(query);
+  const grams = gramsContain(query, nicknameGrams);
   const pattern = `%${escapeLike(query)}%`;
-  const candidates = grams.length > 0 ? sql`${nicknameGrams} @> array[${sql.join(grams.map((g) => sql`${g}`), sql`, `)}]::text[] and ` : sql``;
-  return sql`${works.userId} = any(array(select ${profiles.id} from ${profiles} where ${candidates}${profiles.nickname} ilike ${pattern}))`;
+  return sql`${works.userId} = any(array(select ${profiles.id} from ${profiles} where ${grams ? sql`${grams} and ` : sql``}${profiles.nickname} ilike ${pattern}))`;
 }
 
 /**
