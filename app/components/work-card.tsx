@@ -1,4 +1,5 @@
 import { TagChips } from "~/components/discovery/tag-chips";
+import { authorWorksHref } from "~/schemas/discovery";
 import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import { AppLink } from "~/components/ui/app-link";
 import { defaultCoverHref } from "~/utils/default-cover";
@@ -10,6 +11,8 @@ export interface WorkCardData {
   description: string;
   coverUrl: string | null;
   authorNickname: string;
+  /** The author's user id: their name links to their works (absent where a listing does not read it). */
+  userId?: string;
   wordCount: number;
   type: keyof typeof WORK_TYPE_LABELS;
   status: keyof typeof WORK_STATUS_LABELS;
@@ -35,7 +38,9 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
         <h3 className="work-title">
           <AppLink to={`/works/${work.id}`}>{work.title}</AppLink>
         </h3>
-        <p className="work-author">{work.authorNickname}</p>
+        <p className="work-author">
+          {work.userId ? <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink> : work.authorNickname}
+        </p>
         <p className="work-meta">
           <span>{formatWordCount(work.wordCount)}</span>
           <span>{WORK_TYPE_LABELS[work.type]}</span>

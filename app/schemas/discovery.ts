@@ -57,9 +57,12 @@ export interface WorkFilters {
   sort: WorkSort;
   /** The AI label filter (docs/decisions/126): 无, AI辅助 or AI生成. */
   ai: AiFilter | null;
+  /** One author's works (`author`, their user id): where author names link (docs/decisions/162). */
+  authorId: string | null;
 }
 
-export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null };
+export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null, authorId: null };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILTER_TAGS_MAX = 10;
 
 /**
@@ -79,6 +82,7 @@ export function parseWorkFilters(params: URLSearchParams): WorkFilters {
   const status = params.get("status");
   const length = params.get("length");
   const sort = params.get("sort");
+  const author = params.get("author") ?? "";
   return {
     tags: list("tags", "tag"),
     excludeTags: list("exclude"),
@@ -87,12 +91,22 @@ export function parseWorkFilters(params: URLSearchParams): WorkFilters {
     length: length && length in WORK_LENGTHS ? (length as WorkLength) : null,
     sort: sort && sort in WORK_SORTS ? (sort as WorkSort) : "newest",
     ai: parseAiFilter(params.get("ai")),
+    authorId: UUID.test(author) ? author.toLowerCase() : null,
   };
 }
 
 /** Whether anything beyond the default (newest first, everything) is asked for. */
 export function hasFilters(f: WorkFilters): boolean {
-  return f.tags.length > 0 || f.excludeTags.length > 0 || f.categoryId !== null || f.status !== null || f.length !== null || f.sort !== "newest" || f.ai !== null;
+  return (
+    f.tags.length > 0 ||
+    f.excludeTags.length > 0 ||
+    f.categoryId !== null ||
+    f.status !== null ||
+    f.length !== null ||
+    f.sort !== "newest" ||
+    f.ai !== null ||
+    f.authorId !== null
+  );
 }
 
 /** The filters as query parameters (for links: pagination, tag chips). */
@@ -105,12 +119,18 @@ export function filterParams(f: WorkFilters): [string, string][] {
   if (f.length) out.push(["length", f.length]);
   if (f.sort !== "newest") out.push(["sort", f.sort]);
   if (f.ai) out.push(["ai", f.ai]);
+  if (f.authorId) out.push(["author", f.authorId]);
   return out;
 }
 
 /** A tag's page. */
 export function tagHref(tag: string): string {
   return `/tags/${encodeURIComponent(tag)}`;
+}
+
+/** An author's works, newest first: where an author's name links until authors have a page. */
+export function authorWorksHref(userId: string): string {
+  return `/works?author=${encodeURIComponent(userId)}`;
 }
 
 // ---- Rankings --------------------------------------------------------------------------

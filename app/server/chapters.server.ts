@@ -62,3 +62,17 @@ export async function chapterNumber(executor: Executor, chapter: { workId: numbe
     );
   return n;
 }
+
+/**
+ * The number of the work's published chapter `chapterId` (its place for readers today), or
+ * null: the chapter's lasting address (`/works/:id?chapterId=`, feed entries) resolves to the
+ * reader's `?chapter=N` through it, so a move or a delete never sends a link elsewhere.
+ */
+export async function publishedChapterNumber(workId: number, chapterId: number): Promise<number | null> {
+  if (!Number.isSafeInteger(chapterId) || chapterId <= 0) return null;
+  const [row] = await db
+    .select({ workId: chapters.workId, position: chapters.position, id: chapters.id })
+    .from(chapters)
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), isPublished));
+  return row ? chapterNumber(db, row) : null;
+}

@@ -7,8 +7,9 @@ import { DomainError } from "./errors.server";
 /**
  * A work's public Atom feed (RFC 4287), `/works/:id/feed.xml` (docs/product.md#notifications):
  * only what a visitor may see. A private or R-18 work is a 404 (a feed reader has no
- * session); each entry is a published chapter's title, time and address, never its text
- * (paid chapters stay paid, and readers come to the site to read).
+ * session); each entry is a published chapter's title, time and address (by id:
+ * `/works/:id?chapterId=`), never its text (paid chapters stay paid, and readers come to
+ * the site to read).
  */
 export const FEED_ENTRIES = 50;
 
@@ -21,6 +22,16 @@ function escapeXml(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&apos;");
+}
+
+/**
+ * An entry's title: 第N章 by the reader's numbering (published chapters only, as
+ * `?chapter=N` counts them) and the chapter's title without a 第…章 of its own, which may
+ * count 存稿 or an older order (第6章 第7章 定时之潮 otherwise).
+ */
+export function feedEntryTitle(number: number, title: string): string {
+  const rest = title.replace(/^\s*第\s*[0-9０-９零〇一二两三四五六七八九十百千万]+\s*章[\s:：、.．·-]*/u, "").trim();
+  return rest ? `第${number}章 ${rest}` : `第${number}章`;
 }
 
 export async function workFeed(rawWorkId: number, origin: string): Promise<string> {
@@ -60,9 +71,11 @@ export async function workFeed(rawWorkId: number, origin: string): Promise<strin
     lines.push(
       `  <entry>`,
       `    <id>tag:${escapeXml(host)},2026:chapter:${Number(e.id)}</id>`,
-      `    <title>${escapeXml(e.title || `第${e.number}章`)}</title>`,
+      `    <title>${escapeXml(feedEntryTitle(e.number, e.title))}</title>`,
       `    <updated>${iso(e.at)}</updated>`,
-      `    <link rel="alternate" type="text/html" href="${escapeXml(`${workUrl}?chapter=${e.number}`)}"/>`,
+      // By the chapter's id, which the reader sends on to its number of the day: a number
+      // stored in a feed reader would point at another chapter after a move.
+      `    <link rel="alternate" type="text/html" href="${escapeXml(`${workUrl}?chapterId=${Number(e.id)}`)}"/>`,
       `    <summary>${escapeXml(`《${work.title}》第${e.number}章`)}</summary>`,
       `  </entry>`,
     );

@@ -40,6 +40,12 @@ export async function getAccountSettings(userId: string): Promise<AccountSetting
   return row;
 }
 
+/** The nickname a user shows as an author (what cards and the work page show), or null if there is no such user. */
+export async function authorNickname(userId: string): Promise<string | null> {
+  const [row] = await db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, userId));
+  return row?.nickname ?? null;
+}
+
 export async function updateNickname(userId: string, nickname: string): Promise<void> {
   await db.update(profiles).set({ nickname, updatedAt: new Date() }).where(eq(profiles.id, userId));
 }

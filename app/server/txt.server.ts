@@ -104,6 +104,32 @@ interface Tally {
   nonAscii: number;
   /** Private-use characters and U+FFFD: what a wrong guess of the encoding decodes into. */
   implausible: number;
+  /** Read as GB18030: the two counts below are kept (docs/decisions/055, Japanese files). */
+  gb: boolean;
+  /** Characters outside GB2312 (the set a GBK novel is nearly all made of). */
+  outsideGb2312: number;
+  /** Hiragana and katakana (U+3040-U+30FF). */
+  kana: number;
+}
+
+/**
+ * GB2312's characters, as a map of BMP code units: its rows A1-F7 decoded once. A Chinese
+ * novel in GBK/GB18030 is made of them almost entirely (西游记: all but 0.13% of its non-ASCII
+ * characters); Shift-JIS read as GB18030 is valid but lands outside them (99%).
+ */
+let gb2312Map: Uint8Array | null = null;
+function gb2312(): Uint8Array {
+  if (gb2312Map) return gb2312Map;
+  const bytes: number[] = [];
+  for (let lead = 0xa1; lead <= 0xf7; lead++) for (let trail = 0xa1; trail <= 0xfe; trail++) bytes.push(lead, trail);
+  const text = new TextDecoder("gb18030").decode(new Uint8Array(bytes));
+  const map = new Uint8Array(0x10000);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Unassigned cells of rows A1-A9 decode to private use: not GB2312.
+    if (c !== 0xfffd && !(c >= 0xe000 && c <= 0xf8ff)) map[c] = 1;
+  }
+  return (gb2312Map = map);
 }
 
 /**
@@ -117,6 +143,9 @@ function tally(t: Tally, text: string): void {
   let controls = 0;
   let nonAscii = 0;
   let implausible = 0;
+  let outside = 0;
+  let kana = 0;
+  const inGb2312 = t.gb ? gb2312() : null;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) {
@@ -126,33 +155,77 @@ function tally(t: Tally, text: string): void {
     nonAscii++;
     if (c <= 0x9f) controls++;
     else if ((c >= 0xe000 && c <= 0xf8ff) || c === 0xfffd || (c >= 0xdb80 && c <= 0xdbff)) implausible++;
+    if (inGb2312) {
+      if (inGb2312[c] === 0) outside++;
+      else if (c >= 0x3040 && c <= 0x30ff) kana++;
+    }
   }
   t.length += text.length;
   t.controls += controls;
   t.nonAscii += nonAscii;
   t.implausible += implausible;
+  t.outsideGb2312 += outside;
+  t.kana += kana;
 }
 
 export const UNSUPPORTED_ENCODING_MESSAGE =
   "无法识别文件的编码（可能是繁体 Big5 等编码）：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
+export const JAPANESE_ENCODING_MESSAGE =
+  "日文编码 Shift-JIS/EUC-JP 不受支持：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
+
+/** Non-ASCII characters a text needs before their proportions say anything of its encoding. */
+const PROPORTION_MIN = 20;
+/** Bytes from the start of a refused file that are read again as Japanese to name it. */
+const JAPANESE_SNIFF_BYTES = 64 * 1024;
 
 /**
- * Refuses a text that is not prose: control characters (binary data), or private-use
- * and replacement characters in more than 1% of its non-ASCII characters (a wrong
- * encoding; at least 3, so a stray one in a short file passes). A text in a supported
- * encoding has none of either, rare characters included (they are not private use).
+ * Whether the bytes read as Shift-JIS (cp932) or EUC-JP give Japanese: hiragana and
+ * katakana in at least a tenth of the non-ASCII characters, next to no invalid sequences.
+ * Chinese text read so has next to no kana (西游记 in GB18030 as either: under 0.1%).
  */
-function checkTally(t: Tally): void {
+function looksJapanese(head: Uint8Array): boolean {
+  return ["shift_jis", "euc-jp"].some((encoding) => {
+    const text = new TextDecoder(encoding).decode(head);
+    let nonAscii = 0;
+    let kana = 0;
+    let invalid = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) continue;
+      nonAscii++;
+      if (c >= 0x3040 && c <= 0x30ff) kana++;
+      else if (c === 0xfffd) invalid++;
+    }
+    // A character cut at the end of the head is one invalid sequence.
+    return nonAscii >= PROPORTION_MIN && kana * 10 >= nonAscii && invalid <= 1 + nonAscii * 0.01;
+  });
+}
+
+/**
+ * Refuses a text that is not prose: control characters (binary data), or a wrong guess of
+ * the encoding (docs/decisions/055): private-use and replacement characters in more than
+ * 1% of its non-ASCII characters (at least 3, so a stray one in a short file passes), or,
+ * read as GB18030, more than half of them outside GB2312 (Shift-JIS) or a fifth of them
+ * kana in a file that reads as Japanese (EUC-JP, whose kana and kanji are GB2312 cells).
+ * The message names Japanese encodings when the bytes read as Japanese (`head`, only
+ * read when the file is refused), the Big5-like rest otherwise.
+ */
+function checkTally(t: Tally, head: () => Uint8Array): void {
   if (t.controls >= 2 && t.controls > t.length * 0.001) throw notText();
-  if (t.implausible >= 3 && t.implausible > t.nonAscii * 0.01) throw new TxtImportError(UNSUPPORTED_ENCODING_MESSAGE);
+  const enough = t.nonAscii >= PROPORTION_MIN;
+  const wrong = (t.implausible >= 3 && t.implausible > t.nonAscii * 0.01) || (t.gb && enough && t.outsideGb2312 > t.nonAscii * 0.5);
+  const kanaHeavy = t.gb && enough && t.kana > t.nonAscii * 0.2;
+  if (!wrong && !kanaHeavy) return;
+  if (looksJapanese(head())) throw new TxtImportError(JAPANESE_ENCODING_MESSAGE);
+  if (wrong) throw new TxtImportError(UNSUPPORTED_ENCODING_MESSAGE);
 }
 
 /**
  * The pieces without a leading BOM, refusing binary data or a wrong encoding once the
  * last piece has been read (checkTally), before the consumer's own end-of-text checks.
  */
-function* checkedPieces(pieces: Iterable<string>): Generator<string> {
-  const t: Tally = { length: 0, controls: 0, nonAscii: 0, implausible: 0 };
+function* checkedPieces(pieces: Iterable<string>, read: { gb: boolean; head: () => Uint8Array }): Generator<string> {
+  const t: Tally = { length: 0, controls: 0, nonAscii: 0, implausible: 0, gb: read.gb, outsideGb2312: 0, kana: 0 };
   let first = true;
   for (let piece of pieces) {
     if (first && piece.length > 0) {
@@ -162,7 +235,7 @@ function* checkedPieces(pieces: Iterable<string>): Generator<string> {
     tally(t, piece);
     yield piece;
   }
-  checkTally(t);
+  checkTally(t, read.head);
 }
 
 /** The first `n` bytes of the chunks (fewer if there are fewer). */
@@ -211,19 +284,21 @@ export function decodedText(bytes: TxtBytes): Iterable<string> {
   if (size > TXT_MAX_BYTES) throw new TxtImportError(TXT_TOO_LARGE_MESSAGE);
 
   const head = headOf(chunks, SNIFF_BYTES);
+  const japaneseHead = () => headOf(chunks, JAPANESE_SNIFF_BYTES);
   if (startsWithBytes(head, [0xff, 0xfe]) || startsWithBytes(head, [0xfe, 0xff])) {
     // UTF-16 text is full of NUL bytes, so it skips the byte-level checks.
-    return checkedPieces([decodeLoosely(chunks, head[0] === 0xff ? "utf-16le" : "utf-16be").text]);
+    return checkedPieces([decodeLoosely(chunks, head[0] === 0xff ? "utf-16le" : "utf-16be").text], { gb: false, head: japaneseHead });
   }
   if (BINARY_SIGNATURES.some((sig) => startsWithBytes(head, sig))) throw notText();
   if (head.includes(0)) throw notText();
   // TextDecoder drops a UTF-8 BOM by itself.
   for (const encoding of ["utf-8", "gb18030"]) {
-    if (decodesStrictly(chunks, encoding)) return checkedPieces(decodeStrictly(chunks, encoding));
+    if (decodesStrictly(chunks, encoding)) return checkedPieces(decodeStrictly(chunks, encoding), { gb: encoding === "gb18030", head: japaneseHead });
   }
   const gb = decodeLoosely(chunks, "gb18030");
   const utf8 = decodeLoosely(chunks, "utf-8");
-  return checkedPieces([utf8.invalid < gb.invalid ? utf8.text : gb.text]);
+  const asUtf8 = utf8.invalid < gb.invalid;
+  return checkedPieces([asUtf8 ? utf8.text : gb.text], { gb: !asUtf8, head: japaneseHead });
 }
 
 /** An uploaded TXT file as one string with \n line ends (see decodedText). */

@@ -75,3 +75,47 @@ test.describe("on a 390 px phone", () => {
     expect(overflow).toBeLessThanOrEqual(0);
   });
 });
+
+test("an author's name finds their works and links to them; a work offers its chapter feed", nojs, async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  // An account is named after its e-mail's local part.
+  const nickname = author.credentials.email.split("@")[0];
+  const title = marker("笔名可寻");
+  const workId = await publishWork(author, {
+    title,
+    description: "简介里没有作者",
+    chapters: [
+      { title: "第一章 起", paragraphs: ["第一段"] },
+      { title: "第二章 承", paragraphs: ["第二段"] },
+    ],
+  });
+
+  // Searching the author's name finds the work, whose title and description never name them.
+  await visit(`/works?q=${encodeURIComponent(nickname)}&page=1`);
+  const card = page.getByTestId("work-card").filter({ hasText: title });
+  await expect(card).toHaveCount(1);
+  // The card's author name leads to their works.
+  await card.getByRole("link", { name: nickname }).click();
+  await expect(page).toHaveURL(/\/works\?author=[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { level: 1, name: `${nickname}的作品` })).toBeVisible();
+  await expect(page.getByTestId("work-card").getByRole("heading", { name: title })).toBeVisible();
+
+  // The work page announces its feed to browsers and feed readers, and shows it.
+  await visit(`/works/${workId}`);
+  const feed = `/works/${workId}/feed.xml`;
+  await expect(page.locator('head link[rel="alternate"][type="application/atom+xml"]')).toHaveAttribute("href", feed);
+  await expect(page.getByRole("link", { name: "订阅章节更新（RSS/Atom）" })).toHaveAttribute("href", feed);
+  await expect(page.getByRole("link", { name: nickname })).toHaveAttribute("href", /^\/works\?author=/);
+  // A chapter announces it too.
+  await visit(`/works/${workId}?chapter=2`);
+  await expect(page.locator('head link[rel="alternate"][type="application/atom+xml"]')).toHaveAttribute("href", feed);
+
+  // The newest entry leads to its chapter by id, through the reader's redirect.
+  const xml = await (await page.request.get(feed)).text();
+  const entry = /<entry>[\s\S]*?<title>([^<]*)<\/title>[\s\S]*?href="([^"]*chapterId=\d+)"/.exec(xml);
+  expect(entry?.[1]).toBe("第2章 承");
+  await visit(new URL(entry![2]).pathname + new URL(entry![2]).search);
+  await expect(page).toHaveURL(`/works/${workId}?chapter=2`);
+  await expect(page.getByRole("heading", { level: 1, name: "第二章 承" })).toBeVisible();
+});
+

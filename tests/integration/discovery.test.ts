@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { categories, chapterPurchases, chapterReads, chapters, favorites, incomeTransactions, statsRefreshes, workPurchases, works } from "~/db/schema";
+import { categories, chapterPurchases, chapterReads, chapters, favorites, incomeTransactions, statsRefreshes, workPurchases, works, workStats } from "~/db/schema";
 import { parseWorkFilters } from "~/schemas/discovery";
 import { loader as homeLoader } from "~/routes/public/index";
 import { loader as rankingsLoader } from "~/routes/public/rankings";
@@ -13,6 +13,7 @@ import { continueReading, shelfUpdates } from "~/server/discovery/home.server";
 import { rankingBoard, sharedHomeRows } from "~/server/discovery/rankings.server";
 import { refreshWorkStats } from "~/server/discovery/stats.server";
 import { rowsOf } from "~/server/db-utils.server";
+import { clearPublicCache } from "~/server/public-cache.server";
 import { saveProgress } from "~/server/reading.server";
 import { searchWorks } from "~/server/search.server";
 import { createWork } from "~/server/works.server";
@@ -85,8 +86,8 @@ describe("work filters (/works, /tags/:name)", () => {
   it("combines filters with the text search and ignores what it does not understand", async () => {
     const r = await searchWorks({ query: "虐", filters: parseWorkFilters(new URLSearchParams("tag=仙侠")), page: 1, viewer: all });
     expect(titles(r)).toEqual(["仙侠虐文"]);
-    const junk = parseWorkFilters(new URLSearchParams("category=abc&status=x&length=huge&sort=drop%20table&ai=robot&tag=" + "长".repeat(40)));
-    expect(junk).toEqual({ tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null });
+    const junk = parseWorkFilters(new URLSearchParams("category=abc&status=x&length=huge&sort=drop%20table&ai=robot&author=1%20or%201&tag=" + "长".repeat(40)));
+    expect(junk).toEqual({ tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null, authorId: null });
   });
 
   it("serves /works and /tags/:name through their routes, with the filters in the page links", async () => {
@@ -351,6 +352,23 @@ describe("完本 time", () => {
 });
 
 describe("the statistics refresh across connections", () => {
+  it("counts at once, whoever asks first, while no work is ranked but some work is followed (a fresh site)", async () => {
+    // The start's refresh found a site without followers; then a reader followed a work.
+    const owner = await createUser();
+    const [workId] = await insertWorks([{ userId: owner.id, title: "新站首部作品" }]);
+    await db.delete(workStats);
+    await db.update(statsRefreshes).set({ refreshedAt: new Date() });
+    await db.insert(favorites).values({ userId: (await createUser()).id, workId });
+    const results = await Promise.all([refreshWorkStats(), refreshWorkStats(), refreshWorkStats()]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    clearPublicCache();
+    const page = await callThroughRoutes(rankingsLoader, { request: new Request("http://localhost/rankings?board=favorites") });
+    expect(page.works.map((w: { title: string }) => w.title)).toContain("新站首部作品");
+    // Once: the counts are there now, and fresh.
+    expect(await refreshWorkStats()).toBe(false);
+  });
+
+
   it("is done by one caller at a time and leaves the stats row dated", async () => {
     await db.update(statsRefreshes).set({ refreshedAt: null });
     const results = await Promise.all([refreshWorkStats(), refreshWorkStats(), refreshWorkStats()]);

@@ -1,8 +1,8 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { chapterComments, notificationJobs, notifications, profiles, works } from "~/db/schema";
+import { chapterComments, chapters, notificationJobs, notifications, profiles, works } from "~/db/schema";
 import { postComment } from "~/server/comments.server";
 import { liveEventStream, listenerCount, NOTIFICATIONS_WORK_TOPIC } from "~/server/events.server";
 import { setFavorite } from "~/server/favorites.server";
@@ -17,7 +17,7 @@ import {
   setWorkMuted,
   unreadNotificationCount,
 } from "~/server/notifications.server";
-import { insertChapter } from "~/server/studio/chapters.server";
+import { insertChapter, moveChapter } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { rowsOf } from "~/server/db-utils.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
@@ -25,7 +25,7 @@ import { domainError } from "../fixtures/domain-error";
 import { sseReader } from "../fixtures/live-events";
 import { setViewerPrefs } from "../fixtures/works";
 import { adminCookieFor, callAction, createAdmin, firstError, request } from "./admin-fixtures";
-import { callThroughRoutes } from "./route-chain";
+import { bodyOf, callThroughRoutes, statusOf } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -332,12 +332,43 @@ describe("/works/:id/feed.xml", () => {
     // RFC 4287: a feed has id, title, updated and an author; each entry id, title, updated and a link.
     for (const required of ["feed/id", "feed/title", "feed/updated", "feed/author/name"]) expect(texts[required], required).toHaveLength(1);
     expect(texts["feed/title"]).toEqual(["订阅<&>测试"]);
-    expect(texts["feed/entry/title"]).toEqual(["第二章 控制符", "第一章"]);
+    // 第N章 by the reader's numbering, the title's own 第…章 left out (no 第2章 第二章).
+    expect(texts["feed/entry/title"]).toEqual(["第2章 控制符", "第1章"]);
     expect(texts["feed/entry/id"]).toHaveLength(2);
     expect(texts["feed/entry/updated"]!.every((t) => !Number.isNaN(Date.parse(t)))).toBe(true);
-    expect(xml).toContain(`href="http://localhost/works/${work.id}?chapter=2"`);
+    expect(xml).not.toContain("?chapter=");
     expect(xml).not.toContain("存稿");
     expect(xml).not.toContain("的正文");
+  });
+
+  it("numbers published chapters only and links each by id, which the reader sends to its number of the day", async () => {
+    const author = await createUser();
+    const work = await series(author.id, "存稿与移动");
+    // A 存稿 second in the order, then a chapter whose title carries the number it was written as.
+    await insertChapter(author.id, work.id, { title: "第2章 草稿", content: "未发布", release: { mode: "draft" } }, "end");
+    const tide = await publishNow(author.id, work.id, "第3章 定时之潮");
+    const xml = await (await feed(work.id)).text();
+    expect(parseXml(xml).texts["feed/entry/title"]).toEqual(["第2章 定时之潮", "第1章"]);
+    const href = `http://localhost/works/${work.id}?chapterId=${tide}`;
+    expect(xml).toContain(`href="${href}"`);
+
+    const { loader: reader } = await import("~/routes/shell/reader/work");
+    const follow = async (url: string) => {
+      const answer = await callThroughRoutes(reader, { request: new Request(url) }).catch((thrown: unknown) => thrown);
+      return answer instanceof Response ? [answer.status, answer.headers.get("Location")] : [statusOf(answer), null];
+    };
+    expect(await follow(href)).toEqual([302, `/works/${work.id}?chapter=2`]);
+    // Moved first, the same entry leads to the same chapter, now the first.
+    await moveChapter(author.id, work.id, tide, 1);
+    expect(await follow(href)).toEqual([302, `/works/${work.id}?chapter=1`]);
+    // A 存稿, another work's chapter or nonsense is 章节不存在.
+    const [draft] = await db.select({ id: chapters.id }).from(chapters).where(and(eq(chapters.workId, work.id), eq(chapters.state, "draft")));
+    const other = await series(author.id, "别的作品");
+    for (const id of [String(draft.id), String(tide), "abc"]) {
+      const workId = id === String(tide) ? other.id : work.id;
+      const answer = await callThroughRoutes(reader, { request: new Request(`http://localhost/works/${workId}?chapterId=${id}`) }).catch((e: unknown) => e);
+      expect([statusOf(answer), bodyOf(answer)], id).toEqual([404, "章节不存在"]);
+    }
   });
 
   it("is a 404 for what a visitor may not see", async () => {

@@ -1,7 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { loader as worksLoader } from "~/routes/public/works";
+import { authorWorksHref, parseWorkFilters } from "~/schemas/discovery";
+import { updateNickname } from "~/server/profile.server";
 import { SEARCH_COUNT_CAP, searchWorks } from "~/server/search.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
+import { callThroughRoutes } from "./route-chain";
 
 let authorId: string;
 const viewerAll = { showR18: true, showAi: true };
@@ -199,5 +203,71 @@ describe("searchWorks on common queries (capped count)", () => {
     const exactBelow = await searchWorks({ query: "千篇一律100", page: 1, viewer: null });
     expect(exactBelow.totalCapped).toBe(false);
     expect(exactBelow.total).toBe(7); // 100 and 1000-1005
+  });
+});
+
+describe("searching an author's name", () => {
+  // 青灯 writes works whose titles and descriptions never name them; another author's
+  // title holds 青灯 too.
+  let qingdeng: string;
+  let qingdengTitles: string[] = [];
+
+  beforeAll(async () => {
+    qingdeng = (await createUser()).id;
+    await updateNickname(qingdeng, "青灯Author");
+    const other = (await createUser()).id;
+    await updateNickname(other, "墨客");
+    const t0 = Date.UTC(2025, 0, 1);
+    const seeds = Array.from({ length: 5 }, (_, i) => ({
+      userId: qingdeng,
+      title: `夜读第${i + 1}卷`,
+      description: "书生与狐",
+      createdAt: new Date(t0 + i * 1000),
+    }));
+    await insertWorks([
+      ...seeds,
+      { userId: qingdeng, title: "夜读私稿", visibility: "private", createdAt: new Date(t0 + 9000) },
+      { userId: other, title: "青灯古卷", description: "墨客的书", createdAt: new Date(t0 + 8000) },
+    ]);
+    qingdengTitles = seeds.map((s) => s.title).reverse();
+  });
+
+  it("finds the author's works beside titles that hold it, for 1, 2 and longer queries, case-insensitively", async () => {
+    for (const query of ["青灯", "灯", "青灯author", "灯A"]) {
+      const r = await searchWorks({ query, page: 1, viewer: null });
+      expect(titles(r), query).toEqual(query.includes("灯") && !/[a-z]/i.test(query) ? ["青灯古卷", ...qingdengTitles] : qingdengTitles);
+    }
+    // Not a substring of the nickname: nothing of theirs.
+    expect(titles(await searchWorks({ query: "灯青", page: 1, viewer: null }))).toEqual([]);
+    expect(titles(await searchWorks({ query: "墨客", page: 1, viewer: null }))).toEqual(["青灯古卷"]);
+  });
+
+  it("pages through the author's works on every plan, and with filters", async () => {
+    // A cap of 5 makes the 6 matches of 青灯 a capped result: page 1 walks the listing
+    // testing each row, the next pages sort the candidates (docs/decisions/012).
+    const seen: string[] = [];
+    for (let page = 1; page <= 5; page++) {
+      const r = await searchWorks({ query: "青灯", page, viewer: null, countCap: 5, pageSize: 1 });
+      expect([r.totalCapped, r.pageCount]).toEqual([true, 5]);
+      seen.push(...titles(r));
+    }
+    expect(seen).toEqual(["青灯古卷", ...qingdengTitles].slice(0, 5));
+    // The filtered search (a sort) matches authors too.
+    const sorted = await searchWorks({ query: "青灯", filters: parseWorkFilters(new URLSearchParams("sort=updated")), page: 1, viewer: null });
+    expect(titles(sorted).sort()).toEqual(["青灯古卷", ...qingdengTitles].sort());
+  });
+
+  it("lists one author's works at /works?author=, where their name links, with their name", async () => {
+    const page = await callThroughRoutes(worksLoader, { request: new Request(`http://localhost${authorWorksHref(qingdeng)}`) });
+    expect(page.author).toEqual({ id: qingdeng, nickname: "青灯Author" });
+    expect(titles(page)).toEqual(qingdengTitles);
+    // Every card of theirs links there.
+    expect(page.works.every((w: { userId: string }) => w.userId === qingdeng)).toBe(true);
+    // Searching inside them: the query and the author together.
+    const within = await callThroughRoutes(worksLoader, { request: new Request(`http://localhost/works?q=${encodeURIComponent("第2卷")}&author=${qingdeng}`) });
+    expect(titles(within)).toEqual(["夜读第2卷"]);
+    // Nonsense is ignored, never an error page.
+    const nonsense = await callThroughRoutes(worksLoader, { request: new Request("http://localhost/works?author=not-a-user") });
+    expect(nonsense.author).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { countWords } from "~/utils/text";
 import {
   CHAPTER_TITLE_MAX_LENGTH,
+  JAPANESE_ENCODING_MESSAGE,
   NO_CHAPTERS_MESSAGE,
   TXT_MAX_BYTES,
   TXT_MAX_CHAPTERS,
@@ -17,6 +18,38 @@ import {
 } from "~/server/txt.server";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
+
+/**
+ * `text` in a legacy double-byte encoding, from the decoder's own table (TextEncoder only
+ * writes UTF-8): every one- and two-byte sequence is decoded once and the first sequence
+ * of each character kept.
+ */
+const legacyTables = new Map<string, Map<string, number[]>>();
+function encodeLegacy(encoding: "shift_jis" | "euc-jp" | "gbk", text: string): Buffer {
+  let table = legacyTables.get(encoding);
+  if (!table) {
+    table = new Map();
+    const decoder = new TextDecoder(encoding, { fatal: true });
+    const add = (bytes: number[]) => {
+      try {
+        const char = decoder.decode(new Uint8Array(bytes));
+        if (Array.from(char).length === 1 && !table!.has(char)) table!.set(char, bytes);
+      } catch {
+        // Not a whole character in this encoding.
+      }
+    };
+    for (let b = 0; b < 0x100; b++) add([b]);
+    for (let lead = 0x81; lead <= 0xfe; lead++) for (let trail = 0x40; trail <= 0xfe; trail++) add([lead, trail]);
+    legacyTables.set(encoding, table);
+  }
+  return Buffer.from(
+    Array.from(text).flatMap((char) => {
+      const bytes = table!.get(char);
+      if (!bytes) throw new Error(`${encoding} has no ${char}`);
+      return bytes;
+    }),
+  );
+}
 
 function importError(fn: () => unknown): TxtImportError {
   try {
@@ -311,6 +344,46 @@ describe("decodeTxt", () => {
     // Shift_JIS-like bytes: invalid as UTF-8 and as GB18030 (0x80 and 0xFF are never lead bytes).
     const bytes = Buffer.concat([utf8("####\n第一章\n"), Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 2 ? 0x80 : 0xff)))]);
     expect(importError(() => decodeTxt(bytes)).message).toBe(UNSUPPORTED_ENCODING_MESSAGE);
+  });
+
+  describe("Japanese encodings (valid GB18030 bytes that decode into mojibake)", () => {
+    // 吾輩は猫である (夏目漱石, public domain), two chapters in the site's TXT format.
+    const novel = [
+      "####",
+      "第1章　猫の話",
+      "　吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している。",
+      "　吾輩はここで始めて人間というものを見た。しかもあとで聞くとそれは書生という人間中で一番獰悪な種族であったそうだ。",
+      "####",
+      "第2章　書生の顔",
+      "　この書生というのは時々我々を捕えて煮て食うという話である。しかしその当時は何という考もなかったから別段恐しいとも思わなかった。",
+      "",
+    ].join("\n");
+
+    it("refuses Shift-JIS and EUC-JP, naming them, whole or in chunks", () => {
+      for (const encoding of ["shift_jis", "euc-jp"] as const) {
+        const bytes = encodeLegacy(encoding, novel);
+        // The mojibake the site used to publish: every byte is a valid GB18030 sequence.
+        expect(() => new TextDecoder("gb18030", { fatal: true }).decode(bytes), encoding).not.toThrow();
+        for (const read of [() => decodeTxt(bytes), () => readTxtChapters(bytes), () => readTxtChapters([bytes.subarray(0, 101), bytes.subarray(101)])]) {
+          expect(importError(read).message, encoding).toBe(JAPANESE_ENCODING_MESSAGE);
+        }
+      }
+      expect(JAPANESE_ENCODING_MESSAGE).toContain("UTF-8、GBK/GB18030 或带 BOM 的 UTF-16");
+    });
+
+    it("names Japanese, not Big5, for a cp932 file that GB18030 cannot decode", () => {
+      // Half-width katakana are single bytes (A1-DF): GB18030 reads two as one character,
+      // and an odd one before a line end as a lead byte of nothing.
+      const bytes = encodeLegacy("shift_jis", `${novel}　ﾈｺﾁｬﾝ\n`.repeat(3));
+      expect(() => new TextDecoder("gb18030", { fatal: true }).decode(bytes)).toThrow();
+      expect(importError(() => decodeTxt(bytes)).message).toBe(JAPANESE_ENCODING_MESSAGE);
+    });
+
+    it("keeps Japanese in UTF-8, and traditional Chinese in GBK (a quarter of it outside GB2312)", () => {
+      expect(decodeTxt(utf8(novel))).toBe(novel);
+      const traditional = new TextDecoder("big5").decode(fs.readFileSync(path.join(fixtureDir, "xiyouji-traditional.big5.txt"))).replace(/\r\n?/g, "\n");
+      expect(decodeTxt(encodeLegacy("gbk", traditional))).toBe(traditional);
+    });
   });
 
   it("accepts rare characters and a few private-use ones in real text", () => {

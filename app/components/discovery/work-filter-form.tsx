@@ -24,10 +24,12 @@ export function WorkFilterForm({
   const key = JSON.stringify([query, filters]);
   return (
     <Form method="get" action={action} className="filter-form" role="search" aria-label="筛选作品" key={key}>
+      {/* One author's works (an author's name links here) stay that author's. */}
+      {filters.authorId ? <input type="hidden" name="author" value={filters.authorId} /> : null}
       {query !== undefined ? (
         <label className="filter-field filter-query">
           <span>关键词</span>
-          <input type="search" name="q" defaultValue={query} placeholder="搜索作品标题或简介" maxLength={100} />
+          <input type="search" name="q" defaultValue={query} placeholder="搜索作品标题、简介或作者" maxLength={100} />
         </label>
       ) : null}
       <label className="filter-field">

@@ -1,6 +1,8 @@
 import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import { TagChips } from "~/components/discovery/tag-chips";
+import { authorWorksHref } from "~/schemas/discovery";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 
@@ -10,6 +12,8 @@ export interface ReaderWork {
   description: string;
   coverUrl: string | null;
   authorNickname: string;
+  /** The author's user id: their name links to their works. */
+  userId?: string;
   wordCount: number;
   chapterCount: number;
   type: keyof typeof WORK_TYPE_LABELS;
@@ -42,7 +46,9 @@ export function WorkHeader({
       </div>
       <div className="reader-info">
         <h1>{work.title}</h1>
-        <p className="reader-author">作者：{work.authorNickname}</p>
+        <p className="reader-author">
+          作者：{work.userId ? <Link to={authorWorksHref(work.userId)}>{work.authorNickname}</Link> : work.authorNickname}
+        </p>
         <p className="work-meta reader-meta">
           <span>{formatWordCount(work.wordCount)}</span>
           <span>{work.chapterCount} 章</span>

@@ -66,6 +66,10 @@ export const profiles = pgTable(
     check("profiles_tokens_nonnegative", sql`${t.tokens} >= 0`),
     check("profiles_ai_day_tokens_nonnegative", sql`${t.aiDayTokens} >= 0`),
     index("profiles_created_at_idx").on(t.createdAt),
+    // The search's author names (app/server/search.server.ts, docs/decisions/162): the
+    // works' gram function over the nickname alone, so a search reads the few profiles
+    // whose nickname holds the query's grams instead of every profile.
+    index("profiles_nickname_grams_idx").using("gin", sql`work_search_grams(${t.nickname}, '')`),
   ],
 );
 

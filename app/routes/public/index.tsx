@@ -54,7 +54,7 @@ export default function Home() {
     <section className="community">
       <h1>发现好故事</h1>
       <Form method="get" action="/works" className="search-box" role="search">
-        <input type="search" name="q" placeholder="搜索作品标题或简介" aria-label="搜索作品" maxLength={100} />
+        <input type="search" name="q" placeholder="搜索作品标题、简介或作者" aria-label="搜索作品" maxLength={100} />
         <input type="hidden" name="page" value="1" />
         <button type="submit" className="btn btn-primary">
           搜索

@@ -1,9 +1,10 @@
-import { Form, useLoaderData, useNavigation } from "react-router";
+import { Form, Link, useLoaderData, useNavigation } from "react-router";
 import { WorkFilterForm } from "~/components/discovery/work-filter-form";
 import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { filterParams, hasFilters, parseWorkFilters } from "~/schemas/discovery";
 import { listCategories } from "~/server/discovery/categories.server";
+import { authorNickname } from "~/server/profile.server";
 import { searchWorks } from "~/server/search.server";
 import { getSessionUser } from "~/server/session.server";
 import { getDisplayConfigValue } from "~/server/site-config.server";
@@ -11,13 +12,13 @@ import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
 
 export const meta: Route.MetaFunction = ({ data }) => [
-  { title: data?.query ? `搜索“${data.query}” - 砚台` : "全部作品 - 砚台" },
+  { title: data?.query ? `搜索“${data.query}” - 砚台` : data?.author ? `${data.author.nickname}的作品 - 砚台` : "全部作品 - 砚台" },
 ];
 
 export async function loader({ request, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request);
   const filters = parseWorkFilters(url.searchParams);
-  const [result, defaultCoverUrl, categories] = await Promise.all([
+  const [result, defaultCoverUrl, categories, nickname] = await Promise.all([
     searchWorks({
       query: url.searchParams.get("q") ?? "",
       filters,
@@ -26,28 +27,37 @@ export async function loader({ request, url }: Route.LoaderArgs) {
     }),
     getDisplayConfigValue("default_cover_url"),
     listCategories(),
+    filters.authorId ? authorNickname(filters.authorId) : null,
   ]);
-  return { ...result, filters, filtered: hasFilters(filters), defaultCoverUrl, categories };
+  // `?author=`: one author's works, where author names link (docs/decisions/162).
+  const author = filters.authorId ? { id: filters.authorId, nickname: nickname ?? "未知作者" } : null;
+  return { ...result, filters, filtered: hasFilters(filters), author, defaultCoverUrl, categories };
 }
 
 export default function WorksSearch() {
-  const { works, total, totalCapped, page, pageCount, query, filters, filtered, defaultCoverUrl, categories } =
+  const { works, total, totalCapped, page, pageCount, query, filters, filtered, author, defaultCoverUrl, categories } =
     useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location.pathname === "/works";
   const hrefFor = (p: number) => `/works?${new URLSearchParams([["q", query], ...filterParams(filters), ["page", String(p)]])}`;
   return (
     <section className="works-search" aria-labelledby="works-title">
-      <h1 id="works-title" className="sr-only">
-        {query ? "搜索作品" : "全部作品"}
-      </h1>
+      {author ? (
+        <h1 id="works-title" className="works-author-title">
+          {author.nickname}的作品
+        </h1>
+      ) : (
+        <h1 id="works-title" className="sr-only">
+          {query ? "搜索作品" : "全部作品"}
+        </h1>
+      )}
       <Form method="get" action="/works" className="search-box" role="search">
         <input
           type="search"
           name="q"
           defaultValue={query}
           key={query}
-          placeholder="搜索作品标题或简介"
+          placeholder="搜索作品标题、简介或作者"
           aria-label="搜索作品"
           maxLength={100}
         />
@@ -70,6 +80,12 @@ export default function WorksSearch() {
           {totalCapped
             ? `${query ? `“${query}”的搜索结果，` : "筛选结果，"}共 ${total}+ 部作品，仅显示前 ${pageCount} 页`
             : `${query ? `“${query}”的搜索结果，` : "筛选结果，"}共 ${total} 部作品`}
+          {author ? (
+            <>
+              {" "}
+              <Link to={query ? `/works?${new URLSearchParams([["q", query]])}` : "/works"}>不限作者</Link>
+            </>
+          ) : null}
         </p>
       ) : null}
       {works.length === 0 ? (

@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageWithin } from "~/utils/pagination";
-import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, substringMatch, workCardColumns, type SearchResult, type WorkCard } from "../search.server";
+import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "../search.server";
 import type { SessionUser } from "../session.server";
 
 /**
@@ -34,6 +34,8 @@ export function filterConditions(f: WorkFilters): SQL[] {
     if (range.max !== null) out.push(lt(works.wordCount, range.max));
   }
   out.push(...aiFilter(f.ai));
+  // works_user_created_idx answers it.
+  if (f.authorId) out.push(eq(works.userId, f.authorId));
   return out;
 }
 
@@ -66,7 +68,7 @@ export async function filteredSearch(input: {
   const where = and(
     inArray(works.visibility, ["public", "public-vip"]),
     ...audienceFilter(input.viewer),
-    substringMatch(query),
+    searchMatch(query),
     ...filterConditions(input.filters),
   );
   const matches = db.select({ one: sql`1`.as("one") }).from(works).where(where).limit(cap + 1).as("matches");

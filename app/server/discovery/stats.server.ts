@@ -29,14 +29,21 @@ const HOT_FOLLOWER = 3;
 const HOT_BUYER = 5;
 
 /**
- * Recomputes every work's counts if they are older than `maxAgeMs` (0: always) and no
- * other process is doing it now. Returns whether this call recomputed them.
+ * Recomputes every work's counts if they are older than `maxAgeMs` (0: always), or if no
+ * work has any while some work has followers or buyers (a fresh site, or one restored,
+ * whose first counts would otherwise wait up to five minutes: 暂无上榜作品), and no other
+ * process is doing it now. Returns whether this call recomputed them. Every process calls
+ * it at start and every STATS_POLL_MS: the empty case is done once, by whichever process
+ * gets the row lock, since a refresh over a follower or a buyer leaves a row.
  */
 export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
   return db.transaction(async (tx) => {
     const claimed = await tx.execute(sql`
       select 1 from stats_refreshes
-      where id = 1 and (refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000}))
+      where id = 1 and (
+        refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000})
+        or (not exists (select 1 from work_stats)
+            and (exists (select 1 from favorites) or exists (select 1 from work_purchases) or exists (select 1 from chapter_purchases))))
       for update skip locked`);
     if (rowsOf(claimed).length === 0) return false;
     await tx.execute(sql.raw(`set local statement_timeout = '${REFRESH_STATEMENT_TIMEOUT}'`));

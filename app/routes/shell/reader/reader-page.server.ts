@@ -12,7 +12,7 @@ import {
   quoteAllChapters,
   setAutoSubscribe,
 } from "~/server/chapter-sales.server";
-import { getChapterByOrder } from "~/server/chapters.server";
+import { getChapterByOrder, publishedChapterNumber } from "~/server/chapters.server";
 import { commentCounts } from "~/server/comments.server";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { setFavorite } from "~/server/favorites.server";
@@ -43,7 +43,8 @@ import { parsePage } from "~/utils/pagination";
 
 /**
  * The reader page `/works/:id`: the work's header, then either its table of contents or
- * (with `?chapter=<order>`) one batch of a chapter. Chapter text, previews and the next
+ * (with `?chapter=<order>`) one batch of a chapter; `?chapterId=<id>` redirects to the
+ * chapter's `?chapter=<order>`. Chapter text, previews and the next
  * batch reach only viewers with `canReadContent` (owner, buyer, or a free work), after
  * the private (404) and r18 gates of getWorkForViewer.
  */
@@ -52,6 +53,15 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   const view = await getWorkForViewer(Number(idParam), viewer).catch(asRouteError);
   const { work, author, isOwner, purchased, gate, canReadContent } = view;
   const signedIn = Boolean(viewer);
+
+  // `?chapterId=<id>`: a chapter's lasting address (feed entries link by it), sent on to
+  // the reader's `?chapter=<number>`, which a move or a 存稿 published before it changes.
+  const chapterId = url.searchParams.get("chapterId");
+  if (chapterId !== null) {
+    const number = /^\d{1,15}$/.test(chapterId) ? await publishedChapterNumber(work.id, Number(chapterId)) : null;
+    if (number === null) throw data(READER_MESSAGES.chapterMissing, { status: 404 });
+    throw redirect(`/works/${work.id}?chapter=${number}`);
+  }
 
   // An r18 work behind its gate shows no more than its title and author.
   if (gate !== "ok") {

@@ -9,6 +9,9 @@ import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
 import { WorkHeader } from "~/components/reader/work-header";
 import { authHref } from "~/components/shell/auth-links";
+import { AppLink } from "~/components/ui/app-link";
+import { authorWorksHref } from "~/schemas/discovery";
+import { workFeedHref } from "~/utils/feed";
 import { OwnerControls } from "~/components/works/my-work-card";
 import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./reader-page.server";
 import type { Route } from "./+types/work";
@@ -19,7 +22,12 @@ import { ThreadDialog } from "~/components/comments/thread-dialog";
 export const meta: Route.MetaFunction = ({ data }) => {
   if (!data) return [{ title: "作品 - 砚台" }];
   const chapter = data.gate === "ok" && data.mode === "chapter" ? `${data.chapter.title} - ` : "";
-  return [{ title: `${chapter}${data.work.title} - 砚台` }];
+  // Feed readers and browsers find the work's chapter feed from any of its pages.
+  const feed = data.gate === "ok" ? workFeedHref(data.work) : null;
+  return [
+    { title: `${chapter}${data.work.title} - 砚台` },
+    ...(feed ? [{ tagName: "link", rel: "alternate", type: "application/atom+xml", title: `《${data.work.title}》章节更新`, href: feed }] : []),
+  ];
 };
 
 /** The page is per reader (access, balance, bookmark) and opening it records progress. */
@@ -91,6 +99,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
 
   const { work, access, defaultCoverUrl } = page;
   const here = `/works/${work.id}`;
+  const feed = workFeedHref(work);
   const locked = !access.canReadContent;
   const answer = actionData as ReaderActionData | undefined;
   const purchaseError = answer?.intent === "purchase" ? answer.error : undefined;
@@ -112,7 +121,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
       {page.mode === "locked" ? (
         <>
           <p className="reader-breadcrumb">
-            <Link to={here}>{work.title}</Link> <span className="muted">/ {work.authorNickname}</span>
+            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
           </p>
           <LockedChapter
             key={page.chapter.id}
@@ -133,7 +142,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
       ) : page.mode === "chapter" ? (
         <>
           <p className="reader-breadcrumb">
-            <Link to={here}>{work.title}</Link> <span className="muted">/ {work.authorNickname}</span>
+            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
           </p>
           <ChapterReader
             key={`${page.chapter.id}:${page.batch.from}`}
@@ -193,6 +202,13 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                 </a>
               ) : null}
             </div>
+            {feed ? (
+              <p className="reader-feed">
+                <a href={feed} type="application/atom+xml">
+                  订阅章节更新（RSS/Atom）
+                </a>
+              </p>
+            ) : null}
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
@@ -260,7 +276,8 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const params = useParams();
   const location = useLocation();
   const revalidator = useRevalidator();
-  const inChapter = new URLSearchParams(location.search).has("chapter");
+  const search = new URLSearchParams(location.search);
+  const inChapter = search.has("chapter") || search.has("chapterId");
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const message = isRouteErrorResponse(error) && typeof error.data === "string" ? error.data : "";
 

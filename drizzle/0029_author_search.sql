@@ -1,0 +1,1 @@
+CREATE INDEX "profiles_nickname_grams_idx" ON "profiles" USING gin (work_search_grams("nickname", ''));
