@@ -100,7 +100,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                     <small>{r.email}</small>
                   </td>
                   <td>{r.amount}</td>
-                  <td style={{ whiteSpace: "pre-wrap", maxWidth: "16rem" }}>{r.payee}</td>
+                  <td className="admin-payee">{r.payee}</td>
                   <td>{new Date(r.createdAt).toLocaleString("zh-CN", { timeZone: "Asia/Shanghai" })}</td>
                   <td>
                     {STATUS_LABELS[r.status]}
