@@ -8,6 +8,7 @@ import { listPayoutRequests, settlePayout } from "~/server/income.server";
 import { parsePage } from "~/utils/pagination";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/payouts";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
@@ -72,7 +73,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
         </button>
       </Form>
       <p className="admin-muted">共 {total} 条</p>
-      <div className="table-scroll">
+      <TableScroll label="提现申请">
         <table className="admin-table" data-testid="payout-table">
           <thead>
             <tr>
@@ -133,7 +134,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>
   );
