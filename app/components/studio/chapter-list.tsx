@@ -153,7 +153,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
             <button type="submit" name="intent" value="up" className="btn btn-small" disabled={c.index === 1 && c.volumeId === null} aria-label={`上移 ${c.title}`}>上移</button>
             <button type="submit" name="intent" value="down" className="btn btn-small" disabled={c.index === total && (volumes.length === 0 || c.volumeId === volumes.at(-1)!.id)} aria-label={`下移 ${c.title}`}>下移</button>
           </Form>
-          <Link className="btn btn-small" to={selected === c.id ? `${here({})}#c-${c.id}` : `${here({ chapter: c.id })}#c-${c.id}`} aria-label={`更多操作 ${c.title}`} aria-expanded={selected === c.id}>
+          <Link className="btn btn-small" to={selected === c.id ? `${here({})}#c-${c.id}` : `${here({ chapter: c.id })}#c-${c.id}`} aria-label={`${selected === c.id ? "收起" : "更多操作"} ${c.title}`} aria-expanded={selected === c.id}>
             {selected === c.id ? "收起" : "更多"}
           </Link>
         </div>
