@@ -40,6 +40,8 @@ const LOOKS: Look[] = [
 interface SiteData extends PageData {
   /** The author's session cookies: the signed-in pages are seen by someone with works. */
   cookies: Awaited<ReturnType<BrowserContext["cookies"]>>;
+  /** The worker's administrator session (a signed cookie value from the seed's pool). */
+  adminSession: string;
 }
 
 const sameOrigin = (baseURL: string) => ({ Origin: new URL(baseURL).origin });
@@ -47,8 +49,9 @@ const sameOrigin = (baseURL: string) => ({ Origin: new URL(baseURL).origin });
 /**
  * The rows the pages show, made once per worker and shared by its tests: an author with a
  * free work (two chapters), a paid work sold once (so the author has income and a payout
- * request waits in the back office), a series; the author follows a seeded work (a shelf
- * card with its progress bar), bought another and started a top-up (an order).
+ * request waits in the back office), a series, a story bible with a character, a fact and
+ * a thread; the author follows a seeded work (a shelf card with its progress bar), bought
+ * another and started a top-up (an order). docs/decisions/157.
  */
 let siteData: Promise<SiteData> | undefined;
 function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string, facts: SeedFacts): Promise<SiteData> {
@@ -74,9 +77,13 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
     expect(chapterId, "a chapter editor link in the chapter manager").toBeGreaterThan(0);
 
     // The back office gives a reader and the author credits; the reader buys the paid work.
+    // One administrator session per worker, for the setup and every back-office visit:
+    // they only read, so the worker's tests can share it.
+    const adminSession = claimAdminSession();
+    expect(adminSession, "an administrator session from the seed's pool").toBeTruthy();
     const admin = await playwright.request.newContext({
       baseURL,
-      storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL, claimAdminSession()!)], origins: [] },
+      storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL, adminSession!)], origins: [] },
     });
     const reader = await newAuthor(playwright, baseURL);
     const userIdOf = async (email: string) => {
@@ -135,6 +142,7 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       orderNo: orderNo!,
       marker: facts.marker,
       cookies,
+      adminSession: adminSession!,
     };
   })();
   return siteData;
@@ -173,11 +181,7 @@ async function pagesFor(browser: Browser, look: Look, baseURL: string, site: Sit
   for (const role of roles) {
     const context = await browser.newContext({ viewport: look.viewport });
     if (role === "member") await context.addCookies(site.cookies);
-    if (role === "admin") {
-      const session = claimAdminSession();
-      expect(session, "an administrator session from the seed's pool").toBeTruthy();
-      await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session!)]);
-    }
+    if (role === "admin") await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, site.adminSession)]);
     const page = await context.newPage();
     await useBackground(page, look.dark ? "night" : "white", baseURL);
     pages.set(role, page);
