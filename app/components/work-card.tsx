@@ -25,7 +25,12 @@ export interface WorkCardData {
   tags?: string[];
 }
 
-export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaultCoverUrl?: string }) {
+/**
+ * `headingLevel`: the title's heading, one below the heading the cards sit under (2 in a
+ * list under the page's h1, 3 under a section's h2), so levels never skip (axe: heading-order).
+ */
+export function WorkCard({ work, defaultCoverUrl, headingLevel = 3 }: { work: WorkCardData; defaultCoverUrl?: string; headingLevel?: 2 | 3 }) {
+  const Title = headingLevel === 2 ? "h2" : "h3";
   // The site's default cover when the administrator set one, else one drawn for this work.
   const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
   return (
@@ -35,9 +40,9 @@ export function WorkCard({ work, defaultCoverUrl }: { work: WorkCardData; defaul
         {work.visibility === "public-vip" ? <span className="badge badge-paid">{work.price > 0 ? `付费 ${work.price} 积分` : "按章付费"}</span> : null}
       </AppLink>
       <div className="work-body">
-        <h3 className="work-title">
+        <Title className="work-title">
           <AppLink to={`/works/${work.id}`}>{work.title}</AppLink>
-        </h3>
+        </Title>
         <p className="work-author">
           {work.userId ? <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink> : work.authorNickname}
         </p>

@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { expectNoSeriousViolations } from "./fixtures/axe";
+import { listenToConsole } from "./fixtures/site-pages";
 import { expect, test } from "./fixtures";
 import { publishWork } from "./studio-helpers";
 
@@ -63,6 +64,7 @@ test("select a sentence, 润色 with 2 candidates, see the differences, accept o
   await expect(first.locator(".diff-text del").first()).toContainText("［删去：");
   await expect(first.getByText(/新增 \d+ 字，删去 \d+ 字/)).toBeVisible();
   await expect(first.getByRole("link", { name: "明细" })).toHaveAttribute("href", /^\/credits\/receipts\/\d+$/);
+  const receipt = await first.getByRole("link", { name: "明细" }).getAttribute("href");
   await expectNoSeriousViolations(page, "/free-writing with operation candidates");
 
   const candidate = (await first.locator(".diff-text").evaluate((el) => {
@@ -73,6 +75,14 @@ test("select a sentence, 润色 with 2 candidates, see the differences, accept o
   await first.getByRole("button", { name: "采用候选1" }).click();
   await expect(text).toHaveValue(OWN.replace(PART, candidate));
   await expect(page.getByRole("region", { name: "版本记录" }).getByRole("cell", { name: /^AI润色 · / })).toBeVisible();
+
+  // The candidate's receipt: the one page the accessibility test leaves to this one (it
+  // takes a generation; tests/e2e/fixtures/site-pages.ts), checked the same way.
+  const heard = listenToConsole(page);
+  await visit(receipt!);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expectNoSeriousViolations(page, receipt!, ["heading-order", "region"]);
+  expect(heard.stop(), `console of ${receipt}`).toEqual([]);
 });
 
 test("without JavaScript: 润色 a paragraph by number, accept, then 存为章节 as a 存稿 chapter", { tag: "@nojs" }, async ({ loggedInPage: page, visit, baseURL }) => {

@@ -1,9 +1,11 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
-// What a keyboard-only user does beyond the dialogs (dialog.spec.ts) and the phone menu
-// (drawer.spec.ts): read chapter after chapter, and use the account menu.
+// What a keyboard-only user does beyond the dialogs (dialog.spec.ts) and the site's phone
+// menu (drawer.spec.ts): read chapter after chapter, use the account menu, the back
+// office's phone menu, and the chapter manager's 上移 and delete dialog.
 
 /** Presses Tab until `target` has focus (it must be reachable within `limit` stops). */
 async function tabTo(page: Page, target: Locator, limit = 40) {
@@ -105,4 +107,104 @@ test("the account menu: named by the nickname, opened with Enter, closed with Es
   await page.keyboard.press("Escape");
   await expect(settings).toBeHidden();
   await expect(summary).toBeFocused();
+});
+
+test.describe("the back office on a 390 px phone", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("the menu drawer: Enter opens it, Escape closes it, closed it takes no Tab stops", { tag: "@nojs" }, async ({
+    page,
+    context,
+    baseURL,
+    visit,
+    javaScriptEnabled,
+  }) => {
+    const session = claimAdminSession();
+    expect(session, "an administrator session from the seed's pool").toBeTruthy();
+    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+    await visit("/admin/dashboard");
+    const menu = page.getByRole("complementary", { name: "管理菜单" });
+    const inMenu = () => page.evaluate(() => Boolean(document.activeElement?.closest("#admin-menu")));
+    await expect(menu).toBeHidden();
+
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "跳到正文" })).toBeFocused();
+    // The next stop is the menu control: a button, or without JavaScript its checkbox.
+    await page.keyboard.press("Tab");
+    const control = javaScriptEnabled ? page.getByRole("button", { name: "菜单" }) : page.getByRole("checkbox", { name: "菜单" });
+    await expect(control).toBeFocused();
+    // Closed, Tab goes on to the page, never into the off-screen menu.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press("Tab");
+      expect(await inMenu(), `Tab #${i + 1}`).toBe(false);
+    }
+
+    await control.focus();
+    await page.keyboard.press(javaScriptEnabled ? "Enter" : "Space");
+    await expect(menu).toBeInViewport({ ratio: 0.9 });
+    if (javaScriptEnabled) {
+      await expect(control).toHaveAttribute("aria-expanded", "true");
+      await expect(menu.getByRole("link", { name: "仪表盘" })).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(control).toBeFocused();
+      await expect(control).toHaveAttribute("aria-expanded", "false");
+    } else {
+      await page.keyboard.press("Tab");
+      expect(await inMenu(), "the open menu's links are the next stops").toBe(true);
+    }
+  });
+});
+
+test.describe("the chapter manager", () => {
+  async function threeChapters(playwright: Parameters<typeof newAuthor>[0], baseURL: string) {
+    const author = await newAuthor(playwright, baseURL);
+    const id = await publishWork(author, {
+      title: `章节管理 ${marker("kbd")}`,
+      chapters: [
+        { title: "第一章 甲", paragraphs: ["甲。"] },
+        { title: "第二章 乙", paragraphs: ["乙。"] },
+        { title: "第三章 丙", paragraphs: ["丙。"] },
+      ],
+    });
+    return { author, id };
+  }
+
+  const titles = (page: Page) => page.locator(".chapter-row .chapter-title").allTextContents();
+
+  test("上移 and 下移 keep the focus on the button used, or its twin at the top", async ({ page, context, playwright, baseURL, visit }) => {
+    const { author, id } = await threeChapters(playwright, baseURL!);
+    await context.addCookies((await author.request.storageState()).cookies);
+    await visit(`/works/${id}/chapters`);
+
+    await page.getByRole("button", { name: "上移 第三章 丙" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => titles(page)).toEqual(["第一章 甲", "第三章 丙", "第二章 乙"]);
+    await expect(page.getByRole("button", { name: "上移 第三章 丙" })).toBeFocused();
+
+    // Again: now first, its 上移 is disabled, so focus stays in the row on 下移.
+    await page.keyboard.press("Enter");
+    await expect.poll(() => titles(page)).toEqual(["第三章 丙", "第一章 甲", "第二章 乙"]);
+    await expect(page.getByRole("button", { name: "上移 第三章 丙" })).toBeDisabled();
+    await expect(page.getByRole("button", { name: "下移 第三章 丙" })).toBeFocused();
+  });
+
+  test("Escape in the delete dialog gives the focus back to 删除", async ({ page, context, playwright, baseURL, visit }) => {
+    const { author, id } = await threeChapters(playwright, baseURL!);
+    await context.addCookies((await author.request.storageState()).cookies);
+    await visit(`/works/${id}/chapters`);
+    await page.getByRole("link", { name: "更多操作 第二章 乙" }).focus();
+    await page.keyboard.press("Enter");
+    const remove = page.locator("#main").getByRole("link", { name: "删除", exact: true });
+    await remove.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "删除章节" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "确认删除" })).toBeFocused();
+
+    await page.keyboard.press("Escape");
+    await expect(dialog).toHaveCount(0);
+    await expect(remove).toBeFocused();
+    await expect.poll(() => titles(page)).toEqual(["第一章 甲", "第二章 乙", "第三章 丙"]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import { expect } from "./fixtures";
 
 export interface StudioWorkSeed {
@@ -12,7 +12,7 @@ export interface StudioWorkSeed {
  * Publishes a work for the page's logged-in user by posting the /submit form as a browser
  * without JavaScript does, and returns its id (read from /my-works).
  */
-export async function publishWork(page: Page, baseURL: string, seed: StudioWorkSeed): Promise<number> {
+export async function publishWork(page: { request: APIRequestContext }, baseURL: string, seed: StudioWorkSeed): Promise<number> {
   const type = seed.type ?? "series";
   const multipart: Record<string, string | { name: string; mimeType: string; buffer: Buffer }> = {
     intent: "publish",

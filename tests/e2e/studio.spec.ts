@@ -57,9 +57,9 @@ const four = ["第一回 出山", "第二回 入城", "第三回 夜宴", "第�
 
 /** Opens a chapter's 更多 panel and waits until it is the one open. */
 async function openMore(page: import("@playwright/test").Page, title: string) {
-  const link = page.getByRole("link", { name: `更多操作 ${title}` });
-  await link.click();
-  await expect(link).toHaveAttribute("aria-expanded", "true");
+  await page.getByRole("link", { name: `更多操作 ${title}` }).click();
+  // Open, the link says 收起 (its name starts with what it shows).
+  await expect(page.getByRole("link", { name: `收起 ${title}` })).toHaveAttribute("aria-expanded", "true");
 }
 
 function managerTitles(page: import("@playwright/test").Page) {

@@ -117,9 +117,8 @@ export function DatabaseExport() {
             <span>{progress.label}</span>
             <span>{progress.percent}%</span>
           </div>
-          <div className="admin-progress-track" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={progress.percent}>
-            <div className="admin-progress-bar" style={{ width: `${progress.percent}%` }} />
-          </div>
+          {/* No style prop: the policy refuses style attributes (docs/decisions/156). */}
+          <progress className="admin-progress-track" max={100} value={progress.percent} aria-label={progress.label} />
           <div className="hint">{progress.detail}</div>
         </div>
       ) : null}

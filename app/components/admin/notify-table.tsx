@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /** Notifies as they arrived, with what was decided (decision 136); the signature is already cut short. */
 export interface NotifyRow {
@@ -16,7 +17,7 @@ export interface NotifyRow {
 export function NotifyTable({ notifies, showOrder }: { notifies: NotifyRow[]; showOrder?: boolean }) {
   if (notifies.length === 0) return <p className="admin-muted">暂无支付通知</p>;
   return (
-    <div className="table-scroll">
+    <TableScroll label="支付通知">
       <table className="admin-table" data-testid="notify-table">
         <thead>
           <tr>
@@ -49,6 +50,6 @@ export function NotifyTable({ notifies, showOrder }: { notifies: NotifyRow[]; sh
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

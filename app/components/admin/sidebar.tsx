@@ -5,11 +5,11 @@ import { isCurrent, navFor } from "./nav";
  * The admin menu. Groups are <details> sharing one `name`, so the browser keeps a single
  * group open, without JavaScript; the group holding the current page opens itself.
  */
-export function AdminSidebar({ role }: { role: "super" | "operator" }) {
+export function AdminSidebar({ role, open = false }: { role: "super" | "operator"; /** The phone drawer is open. */ open?: boolean }) {
   const { pathname } = useLocation();
   const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? "admin-nav-link active" : "admin-nav-link");
   return (
-    <aside className="admin-sidebar" id="admin-menu" aria-label="管理菜单">
+    <aside className={open ? "admin-sidebar open" : "admin-sidebar"} id="admin-menu" aria-label="管理菜单">
       <div className="admin-brand">管理后台</div>
       <nav>
         <ul className="admin-nav">

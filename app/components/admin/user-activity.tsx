@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /** The user page's ledgers, purchases, orders and works (decision 137): plain tables that scroll inside their card. */
 
@@ -30,7 +31,7 @@ function Card({ title, testId, empty, children }: { title: string; testId: strin
   return (
     <div className="admin-card" data-testid={testId}>
       <h2>{title}</h2>
-      {empty ? <p className="admin-muted">暂无记录</p> : <div className="table-scroll">{children}</div>}
+      {empty ? <p className="admin-muted">暂无记录</p> : <TableScroll label={title}>{children}</TableScroll>}
     </div>
   );
 }

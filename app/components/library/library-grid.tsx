@@ -14,7 +14,8 @@ export interface LibraryCardData {
 export function LibraryCard({ item, defaultCoverUrl, back }: { item: LibraryCardData; defaultCoverUrl?: string; back: string }) {
   return (
     <div className="library-card" data-testid="library-card">
-      <WorkCard work={item.work} defaultCoverUrl={defaultCoverUrl} />
+      {/* Under the page's h1 (LibraryGrid). */}
+      <WorkCard work={item.work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
       <div className="library-actions">
         {item.continueHref ? (
           <Link className="btn btn-small btn-primary" to={item.continueHref} title={item.continueLabel ?? undefined}>

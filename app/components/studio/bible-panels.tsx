@@ -94,6 +94,8 @@ export function EntitiesPanel({ here, entities, total, edit, editFact }: { here:
         <EntityForm here={here} />
       </details>
       {total === 0 ? <p className="empty-state">还没有设定。记下人物的伤病、生死、身份，续写时AI就不会忘。</p> : <p className="muted">共 {total} 项设定。</p>}
+      {/* The cards' h3 sit under this (axe: heading-order); the tab above names it for the eye. */}
+      <h2 className="sr-only">设定列表</h2>
       <ul className="bible-list">
         {entities.map((e) => (
           <li key={e.id} id={`e-${e.id}`} className="studio-card">
@@ -104,10 +106,10 @@ export function EntitiesPanel({ here, entities, total, edit, editFact }: { here:
                 <h3>
                   {e.name} <span className="badge">{ENTITY_KIND_LABELS[e.kind]}</span>
                 </h3>
-                <p className="row-actions">
+                <div className="row-actions">
                   <Link to={`${withParam(here, "edit", e.id)}#e-${e.id}`} aria-label={`编辑设定：${e.name}`}>编辑</Link>
                   <DeleteButton intent="entity-delete" id={e.id} label={`确认删除「${e.name}」及其事实`} />
-                </p>
+                </div>
               </div>
             )}
             {e.aliases.length ? <p className="muted">别名：{e.aliases.join("、")}</p> : null}
@@ -175,6 +177,7 @@ export function ThreadsPanel({ here, threads, total, edit }: { here: string; thr
         <ThreadForm />
       </details>
       {total === 0 ? <p className="empty-state">还没有伏笔。</p> : <p className="muted">共 {total} 条伏笔。</p>}
+      <h2 className="sr-only">伏笔列表</h2>
       <ul className="bible-list">
         {threads.map((t) => (
           <li key={t.id} id={`t-${t.id}`} className={t.overdue ? "studio-card bible-overdue" : "studio-card"}>
@@ -186,10 +189,10 @@ export function ThreadsPanel({ here, threads, total, edit }: { here: string; thr
                   <h3>
                     {t.title} {t.status === "resolved" ? <span className="badge badge-free">已回收</span> : t.overdue ? <span className="badge badge-r18">已逾期</span> : <span className="badge">未回收</span>}
                   </h3>
-                  <p className="row-actions">
+                  <div className="row-actions">
                     <Link to={`${withParam(here, "edit", t.id)}#t-${t.id}`} aria-label={`编辑伏笔：${t.title}`}>编辑</Link>
                     <DeleteButton intent="thread-delete" id={t.id} label="确认删除这条伏笔" />
-                  </p>
+                  </div>
                 </div>
                 <p className="muted">
                   第{t.plantedChapter}章埋下{t.dueChapter ? `，最迟第${t.dueChapter}章回收` : ""}

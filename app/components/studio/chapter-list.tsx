@@ -1,5 +1,5 @@
-import { useEffect, useState } from "react";
-import { Form, Link, useFetcher } from "react-router";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Form, Link, useFetcher, useNavigation } from "react-router";
 import { AiLevelBadge } from "~/components/ui/ai-badge";
 import type { ManagerRow } from "~/server/studio/chapters.server";
 
@@ -31,6 +31,30 @@ function Hidden({ page, fields }: { page: number; fields: Record<string, string 
 }
 
 /**
+ * Focus after 上移 / 下移 (of a chapter or a volume): the row moves, and React moves its
+ * element, which drops the focus. Once the new order is shown, the button that was used
+ * takes focus again, or its twin when it is now disabled (the row reached the top or the
+ * bottom). Returns the handler for the forms' submit.
+ */
+function useMovedRowFocus() {
+  const navigation = useNavigation();
+  const used = useRef<{ row: string; intent: string } | null>(null);
+  useEffect(() => {
+    if (navigation.state !== "idle" || !used.current) return;
+    const { row, intent } = used.current;
+    used.current = null;
+    const twin = intent.endsWith("up") ? intent.replace(/up$/, "down") : intent.replace(/down$/, "up");
+    const button = (value: string) => document.getElementById(row)?.querySelector<HTMLButtonElement>(`button[name=intent][value="${value}"]:not(:disabled)`);
+    (button(intent) ?? button(twin))?.focus();
+  }, [navigation.state]);
+  return (event: FormEvent<HTMLFormElement>) => {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    const row = submitter?.closest("li")?.id;
+    if (submitter instanceof HTMLButtonElement && row) used.current = { row, intent: submitter.value };
+  };
+}
+
+/**
  * The chapter manager's list: volume headings and chapters in order, each chapter with
  * its place, 字数 and up/down buttons, and (for the chosen one) rename, move to a place,
  * move to a volume, insert before, new volume from here, edit and delete. Every control
@@ -43,6 +67,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
   const [over, setOver] = useState<number | null>(null);
   const [canDrag, setCanDrag] = useState(false);
   useEffect(() => setCanDrag(true), []);
+  const moved = useMovedRowFocus();
   const here = (extra: Record<string, string | number>) => `${base}?${new URLSearchParams({ page: String(page), ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, String(v)])) })}`;
 
   const volumeRow = (v: VolumeRow) => (
@@ -53,7 +78,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
       </h2>
       {v.continued ? null : (
         <div className="row-actions">
-          <Form method="post" className="inline-form">
+          <Form method="post" className="inline-form" onSubmit={moved}>
             <Hidden page={page} fields={{ volumeId: v.id }} />
             <button type="submit" name="intent" value="volume-up" className="btn btn-small" disabled={v.first} aria-label={`上移分卷 ${v.title}`}>上移</button>
             <button type="submit" name="intent" value="volume-down" className="btn btn-small" disabled={v.last} aria-label={`下移分卷 ${v.title}`}>下移</button>
@@ -123,12 +148,12 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
           </Link>
         ) : null}
         <div className="row-actions">
-          <Form method="post" className="inline-form">
+          <Form method="post" className="inline-form" onSubmit={moved}>
             <Hidden page={page} fields={{ chapterId: c.id }} />
             <button type="submit" name="intent" value="up" className="btn btn-small" disabled={c.index === 1 && c.volumeId === null} aria-label={`上移 ${c.title}`}>上移</button>
             <button type="submit" name="intent" value="down" className="btn btn-small" disabled={c.index === total && (volumes.length === 0 || c.volumeId === volumes.at(-1)!.id)} aria-label={`下移 ${c.title}`}>下移</button>
           </Form>
-          <Link className="btn btn-small" to={selected === c.id ? `${here({})}#c-${c.id}` : `${here({ chapter: c.id })}#c-${c.id}`} aria-label={`更多操作 ${c.title}`} aria-expanded={selected === c.id}>
+          <Link className="btn btn-small" to={selected === c.id ? `${here({})}#c-${c.id}` : `${here({ chapter: c.id })}#c-${c.id}`} aria-label={`${selected === c.id ? "收起" : "更多操作"} ${c.title}`} aria-expanded={selected === c.id}>
             {selected === c.id ? "收起" : "更多"}
           </Link>
         </div>
@@ -176,7 +201,8 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
               <button type="submit" name="intent" value="volume-create" className="btn btn-small">新建分卷</button>
             </Form>
           ) : null}
-          <p className="row-actions">
+          {/* A <div>: a <form> inside a <p> is split by the HTML parser, so hydration fails. */}
+          <div className="row-actions">
             {c.state !== "published" ? (
               <Form method="post" className="inline-form">
                 <Hidden page={page} fields={{ chapterId: c.id }} />
@@ -185,8 +211,9 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
             ) : null}
             <Link className="btn btn-small" to={`${base}/${c.id}`}>编辑正文</Link>
             {canInsert ? <Link className="btn btn-small" to={`${base}/new?at=${c.index}`}>在此章前插入新章节</Link> : null}
-            {total > 1 ? <Link className="btn btn-small btn-danger" to={`${here({ confirm: c.id })}`}>删除</Link> : null}
-          </p>
+            {/* The panel stays open under the dialog, so this link is there to take focus back. */}
+            {total > 1 ? <Link className="btn btn-small btn-danger" to={`${here({ chapter: c.id, confirm: c.id })}`}>删除</Link> : null}
+          </div>
         </div>
       ) : null}
     </li>

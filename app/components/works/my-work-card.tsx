@@ -122,7 +122,8 @@ export function MyWorkCard({
 }) {
   return (
     <div className="my-work-card">
-      <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} />
+      {/* Under /my-works' h1. */}
+      <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
       <OwnerControls work={work} back={back} error={error} />
     </div>
   );

@@ -11,6 +11,7 @@ import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
 import type { Route } from "./+types/admins";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员 - 管理后台" }];
 
@@ -68,7 +69,7 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
       <h1>管理员</h1>
       <p className="hint">超级管理员可以使用全部功能并管理管理员；运营不能修改站点设置、API配置与密钥、支付接口，不能导出数据，也不能管理管理员。</p>
       <QueryNotice ms={5000} />
-      <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="管理员列表">
+      <TableScroll className="admin-table-wrap" label="管理员列表">
         <table className="admin-table">
           <thead>
             <tr>
@@ -142,7 +143,7 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
 
       <div className="admin-card">
         <h2>添加管理员</h2>

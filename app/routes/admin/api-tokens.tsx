@@ -9,6 +9,7 @@ import { createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/ap
 import { readForm } from "~/server/form-data.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/api-tokens";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
@@ -85,7 +86,7 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
       {loaderData.tokens.length === 0 ? (
         <p className="empty-state">暂无令牌</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="API 令牌列表">
+        <TableScroll className="admin-table-wrap" label="API 令牌列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -120,7 +121,7 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -6,6 +6,7 @@ import { parseAuditFilters, searchAuditLog, type AuditFilters } from "~/server/a
 import { AUDIT_ACTION_LABELS, AUDIT_TARGET_LABELS, auditActionLabel } from "~/utils/audit-actions";
 import { formatNumber } from "~/utils/format";
 import type { Route } from "./+types/audit";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "操作日志 - 管理后台" }];
 
@@ -112,7 +113,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       {rows.length === 0 ? (
         <p className="empty-state">没有符合条件的记录</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="操作日志列表">
+        <TableScroll className="admin-table-wrap" label="操作日志列表">
           <table className="admin-table audit-table">
             <thead>
               <tr>
@@ -152,7 +153,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => queryOf(filters, p)} />
     </section>

@@ -12,6 +12,7 @@ import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/codes";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
@@ -108,7 +109,7 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       {codes.length === 0 ? (
         <p className="empty-state">暂无兑换码</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="兑换码列表">
+        <TableScroll className="admin-table-wrap" label="兑换码列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -149,7 +150,7 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/codes?${filters}&page=${p}`} />
       {batch && codes.some((c) => codeState(c) === "未使用") ? (

@@ -1,6 +1,6 @@
-import { useEffect, useRef } from "react";
-import { Form, Link, Outlet, useLocation } from "react-router";
+import { Form, Link, Outlet } from "react-router";
 import { AdminSidebar } from "~/components/admin/sidebar";
+import { useNavDrawer, type DrawerParts } from "~/components/shell/nav-drawer";
 import { PendingBar } from "~/components/admin/ui";
 import { adminContext, requireAdminMiddleware } from "~/server/guards.server";
 import type { Route } from "./+types/layout";
@@ -18,27 +18,31 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { email: admin.email, role: admin.role };
 }
 
+/** The back office's phone menu: the same drawer as the site's (components/shell/nav-drawer.tsx). */
+const ADMIN_DRAWER: DrawerParts = {
+  sidebarId: "admin-menu",
+  toggleId: "admin-menu-toggle",
+  toggleClass: "admin-menu-toggle",
+  buttonClass: "btn btn-ghost admin-menu-button",
+  backdropClass: "admin-menu-backdrop",
+  label: "菜单",
+  face: "菜单",
+};
+
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
-  // With JavaScript a page change happens in place: close the drawer after it.
-  const menuToggle = useRef<HTMLInputElement>(null);
-  const location = useLocation();
-  useEffect(() => {
-    if (menuToggle.current) menuToggle.current.checked = false;
-  }, [location.key]);
+  const drawer = useNavDrawer(ADMIN_DRAWER);
   return (
     <div className="admin-shell">
       <a className="skip-link" href="#main">
         跳到正文
       </a>
-      {/* Below 768 px the menu is a drawer opened by this checkbox's label: no JavaScript needed. */}
-      <input ref={menuToggle} type="checkbox" id="admin-menu-toggle" className="admin-menu-toggle" aria-label="打开管理菜单" aria-controls="admin-menu" />
-      <AdminSidebar role={loaderData.role} />
-      <label htmlFor="admin-menu-toggle" className="admin-menu-backdrop" aria-hidden="true" />
+      {/* Below 768 px the menu is a drawer; without JavaScript this checkbox's label opens it. */}
+      {drawer.toggle}
+      <AdminSidebar role={loaderData.role} open={drawer.open} />
+      {drawer.backdrop}
       <div className="admin-main">
         <header className="admin-top">
-          <label htmlFor="admin-menu-toggle" className="btn btn-ghost admin-menu-button" aria-hidden="true">
-            菜单
-          </label>
+          {drawer.button}
           <PendingBar />
           <span className="admin-email">{loaderData.email}</span>
           <Link to="/admin/account">我的账户</Link>

@@ -1,6 +1,7 @@
 import { moneyByDay } from "~/server/admin/payments.server";
 import { formatNumber } from "~/utils/format";
 import type { Route } from "./+types/money";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
  * 资金报表 (decision 136): by day in China time, the last 30 days: top-ups (paid orders),
@@ -22,7 +23,7 @@ export default function Money({ loaderData: { days, totals } }: Route.ComponentP
     <section className="admin-page">
       <h1>资金报表</h1>
       <p className="hint">最近30天，按北京时间的日期。充值、退款与提现单位为元；购买与作者收入单位为积分（1元 = 1积分）。</p>
-      <div className="table-scroll">
+      <TableScroll label="资金报表">
         <table className="admin-table" data-testid="money-table">
           <thead>
             <tr>
@@ -58,7 +59,7 @@ export default function Money({ loaderData: { days, totals } }: Route.ComponentP
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/orders";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
  * 充值订单 (docs/product.md: Back office, orders and money): every payment order, filtered by
@@ -60,7 +61,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         </button>
       </Form>
       <p className="admin-muted">共 {total} 笔</p>
-      <div className="table-scroll">
+      <TableScroll label="订单列表">
         <table className="admin-table" data-testid="order-table">
           <thead>
             <tr>
@@ -100,7 +101,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>
   );

@@ -9,6 +9,7 @@ import { parsePage } from "~/utils/pagination";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/payouts";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
@@ -73,7 +74,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
         </button>
       </Form>
       <p className="admin-muted">共 {total} 条</p>
-      <div className="table-scroll">
+      <TableScroll label="提现申请">
         <table className="admin-table" data-testid="payout-table">
           <thead>
             <tr>
@@ -101,7 +102,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                     <small>{r.email}</small>
                   </td>
                   <td>{r.amount}</td>
-                  <td style={{ whiteSpace: "pre-wrap", maxWidth: "16rem" }}>{r.payee}</td>
+                  <td className="admin-payee">{r.payee}</td>
                   <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>
                     {STATUS_LABELS[r.status]}
@@ -134,7 +135,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>
   );

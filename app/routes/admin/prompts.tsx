@@ -11,6 +11,7 @@ import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/prompts";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
 
@@ -75,7 +76,7 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
       {prompts.length === 0 ? (
         <p className="empty-state">暂无提示词</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="提示词列表">
+        <TableScroll className="admin-table-wrap" label="提示词列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -105,7 +106,7 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/prompts?page=${p}`} />
 

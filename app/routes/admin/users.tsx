@@ -7,6 +7,7 @@ import { listUsers } from "~/server/admin/users.server";
 import { normalizeQuery } from "~/server/search.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/users";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户管理 - 管理后台" }];
 
@@ -33,7 +34,7 @@ export default function Users({ loaderData }: Route.ComponentProps) {
       {users.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的用户" : "暂无用户"}</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="用户列表">
+        <TableScroll className="admin-table-wrap" label="用户列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -65,7 +66,7 @@ export default function Users({ loaderData }: Route.ComponentProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>

@@ -8,6 +8,7 @@ import { listWorksForAdmin, parseWorkFilters } from "~/server/admin/works.server
 import { normalizeQuery } from "~/server/search.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "作品管理 - 管理后台" }];
 
@@ -82,7 +83,7 @@ export default function Works({ loaderData }: Route.ComponentProps) {
       {works.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的作品" : "暂无作品"}</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="作品列表">
+        <TableScroll className="admin-table-wrap" label="作品列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -123,7 +124,7 @@ export default function Works({ loaderData }: Route.ComponentProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>

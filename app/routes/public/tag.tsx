@@ -43,7 +43,7 @@ export default function TagPage() {
       ) : (
         <div className="work-grid">
           {works.map((work) => (
-            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
+            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
           ))}
         </div>
       )}

@@ -93,7 +93,7 @@ export default function WorksSearch() {
       ) : (
         <div className="work-grid">
           {works.map((work) => (
-            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
+            <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
           ))}
         </div>
       )}

@@ -18,6 +18,7 @@ import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/api";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
 
@@ -82,7 +83,7 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
       {configs.length === 0 ? (
         <p className="empty-state">暂无API配置</p>
       ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="接口配置列表">
+        <TableScroll className="admin-table-wrap" label="接口配置列表">
           <table className="admin-table">
             <thead>
               <tr>
@@ -121,7 +122,7 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
 
       {dialog?.mode === "new" || dialog?.mode === "edit" ? (

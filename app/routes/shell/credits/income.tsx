@@ -10,6 +10,7 @@ import { userContext } from "~/server/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/income.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/income";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
  * 我的收入 (docs/product.md#author-income): the income balance and what is held by pending
@@ -109,7 +110,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
       </div>
 
       <h2>按作品</h2>
-      <div className="table-scroll">
+      <TableScroll label="按作品">
         <table className="data-table">
           <thead>
             <tr>
@@ -138,10 +139,10 @@ export default function Income({ actionData }: Route.ComponentProps) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
 
       <h2>按章节（销量前20）</h2>
-      <div className="table-scroll">
+      <TableScroll label="按章节（销量前20）">
         <table className="data-table">
           <thead>
             <tr>
@@ -168,7 +169,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
 
       <h2>近30天</h2>
       {page.byDay.length === 0 ? (
@@ -198,7 +199,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
       )}
 
       <h2>收入明细</h2>
-      <div className="table-scroll">
+      <TableScroll label="收入明细">
         <table className="data-table" data-testid="income-ledger">
           <thead>
             <tr>
@@ -225,7 +226,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pagination page={page.ledgerPage} pageCount={page.ledgerPageCount} hrefFor={(p) => `/income?page=${p}`} />
     </section>
   );

@@ -9,6 +9,7 @@ import { workStats } from "~/server/studio/stats.server";
 import { parsePage } from "~/utils/pagination";
 import { formatDayLabel } from "~/utils/shanghai-time";
 import type { Route } from "./+types/stats";
+import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `数据统计《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -110,7 +111,7 @@ export default function WorkStats() {
         {s.chapters.length === 0 ? (
           <p className="muted">暂无已发布的章节。</p>
         ) : (
-          <div className="stats-scroll">
+          <TableScroll className="stats-scroll" label={`各章最近${STATS_DAYS}天的读者`}>
             <table className="ledger-table stats-table">
               <caption className="sr-only">各章最近{STATS_DAYS}天的读者</caption>
               <thead>
@@ -134,7 +135,7 @@ export default function WorkStats() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         <Pagination page={s.page} pageCount={s.pageCount} hrefFor={(p) => `${base}?page=${p}`} window={3} />
       </section>
@@ -154,7 +155,7 @@ function DailyTable({
   return (
     <details className="stats-details" open>
       <summary>查看每日数字</summary>
-      <div className="stats-scroll">
+      <TableScroll className="stats-scroll" label={caption}>
         <table className="ledger-table stats-table">
           <caption className="sr-only">{caption}</caption>
           <thead>
@@ -180,7 +181,7 @@ function DailyTable({
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </details>
   );
 }
