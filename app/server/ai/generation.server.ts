@@ -76,9 +76,14 @@ export interface GenerationResult {
   outputTokens: number;
   outputChars: number;
   charged: number;
+  /**
+   * Tokens of the provider's reported usage that the balance or the daily cap could not
+   * cover, and that were not charged (decision 153): the page says so in one line.
+   */
+  uncovered: number;
   balance: number;
   versionId: string | null;
-  /** What to tell the user besides the text (tokens ran out, length limit). */
+  /** What to tell the user besides the text (tokens ran out, length limit, usage not covered). */
   notice?: string;
 }
 
@@ -324,7 +329,7 @@ export class Generation {
     const basis: Basis = usage
       ? { ...usage, metering: "actual" }
       : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
-    const { charged, balance, versionId } = await db.transaction(async (tx) => {
+    const { charged, balance, versionId, uncovered, capped: capLimited } = await db.transaction(async (tx) => {
       const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
       const versionId = await this.sink.settle(tx, {
         content: text,
@@ -337,7 +342,14 @@ export class Generation {
       });
       return { ...settled, versionId };
     });
-    return { ...this.result(ended, text, basis, sentChars, charged, versionId), balance };
+    const result = { ...this.result(ended, text, basis, sentChars, charged, versionId), balance, uncovered };
+    // The stream is held by the estimate; the provider's count arrives with its last
+    // event. What it reports beyond the allowance is waived, and said (decision 153).
+    if (uncovered > 0) {
+      const line = AI_MESSAGES.usageNotCovered(basis.inputTokens + basis.outputTokens, charged, uncovered, capLimited);
+      result.notice = result.notice ? `${result.notice}${line}` : line;
+    }
+    return result;
   }
 
   private result(reason: EndReason, text: string, basis: Basis, outputChars: number, charged: number, versionId: string | null): GenerationResult {
@@ -348,6 +360,7 @@ export class Generation {
       ...basis,
       outputChars,
       charged,
+      uncovered: 0,
       balance: this.info.balance,
       versionId,
       notice:
