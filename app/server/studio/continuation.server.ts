@@ -12,7 +12,7 @@ import { generationAllowance } from "../ledger.server";
 import { liveSession } from "../session.server";
 import { getOwnedWork } from "../works.server";
 import { publishedChapterCount } from "./bible.server";
-import { assembleContinuationContext } from "./context.server";
+import { assembleContinuationContext, CONTINUATION_WORDS } from "./context.server";
 import { newChapterFromText } from "./from-writing.server";
 
 /**
@@ -30,7 +30,7 @@ import { newChapterFromText } from "./from-writing.server";
 
 export const CONTINUATION_KIND = "continuation";
 /** Output of one continuation: a long chapter, not endless (outputLimit gives 10x this, at least 20,000 characters). */
-export const CONTINUATION_WORDS = 3000;
+export { CONTINUATION_WORDS };
 
 export type SeriesWork = Awaited<ReturnType<typeof getOwnedWork>>;
 
