@@ -13,7 +13,7 @@ import { useOperation } from "./use-operation";
 import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { FormError } from "~/components/ui/forms";
 
-export type Estimate = (GenerationEstimate & { expectedWords: number }) | { blocked: string } | null;
+export type Estimate = (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null;
 
 const NOTICES: Record<string, string> = {
   "tokens-exhausted": AI_MESSAGES.tokensExhausted,
@@ -156,7 +156,8 @@ export function PlotEditor({
       <p className="cost-line" data-testid="cost-line">
         {estimate && "tokens" in estimate ? (
           <>
-            预计消耗约 <strong data-testid="estimate-tokens">{estimate.tokens}</strong> Tokens（提示词 <span data-testid="prompt-cost">{estimate.promptTokens}</span> + 正文约{estimate.expectedWords}字{" "}
+            预计消耗约 <strong data-testid="estimate-tokens">{estimate.tokens}</strong> Tokens（提示词 <span data-testid="prompt-cost">{estimate.promptTokens}</span>
+            {estimate.referenceChars ? <span data-testid="reference-chars">，含参考作品节选 {estimate.referenceChars} 字</span> : null} + 正文约{estimate.expectedWords}字{" "}
             {estimate.outputTokens}，按每4字1 Tokens预估；结束后按 AI 服务商报告的实际用量结算，未报告时按每4字1 Tokens）
           </>
         ) : estimate && "blocked" in estimate ? (

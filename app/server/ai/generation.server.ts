@@ -23,7 +23,7 @@ import { AI_MESSAGES } from "./messages";
 import { recordGeneratedText } from "./labels.server";
 import { renderLoadedPrompt } from "./prompts.server";
 import type { AiProvider, ChatPrompt } from "./provider.server";
-import { generationValues } from "./render";
+import { generationValues, referenceSample } from "./render";
 import { affordablePrefix, countChars, tokensForChars } from "./tokens";
 
 /**
@@ -115,6 +115,8 @@ export interface Prepared {
   description?: string;
   /** The longest text it may produce (default outputLimit(expectedWords)). */
   maxChars?: number;
+  /** Characters of the reference text's sample in the prompt (短篇仿写; the page shows it). */
+  referenceChars?: number;
 }
 
 /** What the settling transaction does with the delivered text, besides the charge. */
@@ -174,7 +176,16 @@ function prepareFrom(userId: string, context: GenerationContext, plotId: string 
   if (!plotId) throw new DomainError(WRITING_MESSAGES.needPlot, 400);
   if (!plot) throw new DomainError(WRITING_MESSAGES.plotMissing, 404);
   const code = projectKind === "free" ? "P01" : "P03";
-  const prompt = renderLoadedPrompt(code, prompts[code], generationValues({ theme, characters, plots, plot }));
+  // 短篇仿写 sends a bounded sample of the reference text (decision 155): where the template
+  // puts {|reference-sample|}, else after the rest, so a template edited before it existed
+  // still shows the model the style it is asked to imitate.
+  const sample = code === "P03" ? referenceSample(context.referenceText) : "";
+  let prompt = renderLoadedPrompt(code, prompts[code], generationValues({ theme, characters, plots, plot, referenceSample: sample }));
+  const template = prompts[code];
+  if (sample && template && !`${template.system}${template.user}`.includes("{|reference-sample|}")) {
+    const user = `${prompt.user}\n\n${REFERENCE_SAMPLE_HEADING}\n${sample}`;
+    prompt = { system: prompt.system, user, chars: countChars(prompt.system) + countChars(user) };
+  }
   return {
     userId,
     plotId: plot.id,
@@ -182,8 +193,12 @@ function prepareFrom(userId: string, context: GenerationContext, plotId: string 
     prompt,
     promptTokens: tokensForChars(prompt.chars),
     expectedWords: plot.expectedWords,
+    referenceChars: countChars(sample),
   };
 }
+
+/** The heading of the sample appended to a P03 template without {|reference-sample|}. */
+export const REFERENCE_SAMPLE_HEADING = "【参考作品节选（仅供模仿文风，不要照抄）】";
 
 export class Generation {
   constructor(

@@ -107,11 +107,11 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
   ]);
 
   // The estimated prompt cost beside the balance, or what stands in the way of 生成.
-  let estimate: (GenerationEstimate & { expectedWords: number }) | { blocked: string } | null = null;
+  let estimate: (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null = null;
   if (plot) {
     try {
       const prepared = await prepareGeneration(user.id, project.id, plot.id, kind);
-      estimate = { ...generationEstimate(prepared.promptTokens, prepared.expectedWords), expectedWords: prepared.expectedWords };
+      estimate = { ...generationEstimate(prepared.promptTokens, prepared.expectedWords), expectedWords: prepared.expectedWords, referenceChars: prepared.referenceChars ?? 0 };
     } catch (error) {
       if (error instanceof DomainError) estimate = { blocked: error.message };
       else throw error;
