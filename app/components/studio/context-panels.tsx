@@ -2,7 +2,7 @@ import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { ENTITY_KIND_LABELS, ENTITY_PROMPT_MODE_LABELS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
-import { formatTokens } from "~/utils/format";
+import { formatNumber, formatTokens } from "~/utils/format";
 
 /**
  * What a serial's continuation prompt carries, as 连载续写 and 本次上下文 show it
@@ -89,13 +89,15 @@ export function MissingSummaries({
   const shown = missing.map((m) => m.n);
   const previous = shown.includes(chapter - 1);
   const noText = shown.filter((n) => n !== chapter - 1 && !excerpts.includes(n));
+  const instead = [
+    excerpts.length ? `${chapterRanges(excerpts)}改为发送正文结尾的节选` : "",
+    previous ? `第${chapter - 1}章的结尾已作为“上一章结尾”发送` : "",
+    noText.length ? `${chapterRanges(noText)}的剧情不会发送给AI` : "",
+  ].filter(Boolean);
   return (
     <div className="notice notice-warning" role="status" data-testid="missing-summaries">
       <p>
-        {chapterRanges(shown)}没有摘要。
-        {excerpts.length ? `${chapterRanges(excerpts)}改为发送结尾节选；` : ""}
-        {previous ? `第${chapter - 1}章的结尾已作为“上一章结尾”发送；` : ""}
-        {noText.length ? `${chapterRanges(noText)}的剧情不会发送给AI。` : ""}
+        {chapterRanges(shown)}没有摘要：{instead.join("；")}。
       </p>
       <Form method="post" action={`/works/${workId}/bible`} className="inline-form">
         <input type="hidden" name="chapterIds" value={missing.map((m) => m.id).join(",")} />
@@ -127,8 +129,8 @@ export function EstimateLine({ base, plan, balance }: { base: LiveEstimateBase; 
   const live = liveEstimate(base, plan);
   return (
     <span data-testid="context-estimate" aria-live="polite">
-      预计消耗约 <strong data-testid="estimate-tokens">{formatTokens(live.tokens)}</strong> Tokens（提示词 {formatTokens(live.promptTokens)}，上限{" "}
-      {formatTokens(base.budget)}；正文约{base.expectedWords}字 {formatTokens(base.outputTokens)}，按每4字1 Tokens预估，结束后按实际用量结算）
+      预计消耗约 <strong data-testid="estimate-tokens">{formatNumber(live.tokens)}</strong> Tokens（提示词 {formatNumber(live.promptTokens)}，上限{" "}
+      {formatNumber(base.budget)}；正文约{formatNumber(base.expectedWords)}字 {formatNumber(base.outputTokens)}，按每4字1 Tokens预估，结束后按实际用量结算）
       {live.overBudget ? "。计划太长，超出了上下文大小" : ""}
       {balance !== undefined ? `；余额 ${formatTokens(balance)} Tokens` : ""}。
     </span>
