@@ -15,7 +15,6 @@ import { configureFakeProvider } from "../fakes/ai-provider-config";
 import {
   BIBLE_PAGE_SIZE,
   bibleScreen,
-  bibleView,
   deleteEntity,
   overdueThreads,
   saveChapterSummary,
@@ -535,7 +534,7 @@ describe("AI summaries after publication (background job)", () => {
     expect([job.state, job.reason]).toEqual(["skipped", SUMMARY_MESSAGES.noTokens]);
     expect(await tokensOf(poor.id)).toBe(0);
     expect(await aiRows(poor.id)).toHaveLength(rowsBefore);
-    const view = await bibleView(poor.id, work.id);
+    const view = await bibleScreen(poor.id, work.id, "summaries", 1);
     expect(view.jobs[0]).toMatchObject({ state: "skipped", reason: SUMMARY_MESSAGES.noTokens });
   });
 

@@ -346,28 +346,6 @@ function isOverdue(thread: { status: string; dueChapter: number | null }, publis
   return thread.status === "open" && isThreadOverdue(thread.dueChapter, published);
 }
 
-/** Everything the bible screen shows but the summaries: entities with names and facts, threads, proposals, recent job outcomes. */
-export async function bibleView(userId: string, workId: number) {
-  const work = await getOwnedWork(userId, workId);
-  const [entities, names, facts, threads, published, proposals, jobs] = await Promise.all([
-    db.select().from(storyEntities).where(eq(storyEntities.workId, workId)).orderBy(...entityOrder),
-    db.select().from(storyEntityNames).where(and(eq(storyEntityNames.workId, workId), eq(storyEntityNames.isAlias, true))),
-    db.select().from(storyFacts).where(eq(storyFacts.workId, workId)).orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
-    db.select().from(plotThreads).where(eq(plotThreads.workId, workId)).orderBy(...threadOrder),
-    publishedChapterCount(workId),
-    proposalsOf(workId),
-    recentJobsOf(workId),
-  ]);
-  return {
-    work: { id: work.id, title: work.title, type: work.type, aiSummaries: work.aiSummaries },
-    published,
-    entities: withNamesAndFacts(entities, names, facts),
-    threads: threads.map((t) => ({ ...t, overdue: isOverdue(t, published) })),
-    proposals,
-    jobs,
-  };
-}
-
 /** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
 export const BIBLE_PAGE_SIZE = 20;
 

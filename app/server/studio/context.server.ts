@@ -14,11 +14,13 @@ import { DomainError } from "../errors.server";
  * The continuation prompt of a serial (docs/product.md#continuation-context,
  * docs/decisions/127): P04 filled with the next chapter's plan, summaries of the earlier
  * chapters (the last RECENT_CHAPTERS in full, older ones by their volume's summary, or
- * briefly when their volume has none), the bible facts in force at that chapter for the
- * entities named in the plan or the end of the previous chapter, the open plot threads,
- * and the end of the previous chapter; trimmed to the default API configuration's
- * context size. Two round trips of three statements, whatever the work's length
- * (bench:context; decision 144).
+ * briefly when their volume has none; a recent chapter without one by the end of its text,
+ * decision 155), the bible facts in force at that chapter for the entities named in the
+ * plan or the end of the previous chapter and those marked 总是带上 (never those marked
+ * 从不带上, decision 154), the open plot threads, and the end of the previous chapter;
+ * trimmed to the default API configuration's context size. It also says what it
+ * considered and sent, for the pages that list it. One round trip of three statements,
+ * whatever the work's length (bench:context; decision 144).
  */
 
 /** Chapters summarised in full before the one being written. */
