@@ -463,6 +463,11 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
     // Someone else cannot queue jobs on this work; a malformed list is refused.
     expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField }))).toBe(404);
     expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: "1;drop" }))).toBe(400);
+    const { works } = await import("~/db/schema");
+    const [{ aiSummaries }] = await db.select({ aiSummaries: works.aiSummaries }).from(works).where(eq(works.id, work.id));
+    expect(aiSummaries).toBe(true);
+    // The jobs are the background runner's (tested below); the next tests count theirs alone.
+    await db.delete(summaryJobs).where(eq(summaryJobs.workId, work.id));
   });
 
   it("本次上下文 refuses a chapter past the next one in Chinese (第9章 of 3)", async () => {
