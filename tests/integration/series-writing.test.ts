@@ -85,7 +85,7 @@ type PageData = {
       excerpts: number[];
     } | null;
     estimate: { tokens: number; promptTokens: number; outputTokens: number };
-    result: { text: string; charged: number } | null;
+    result: { text: string; charged: number; notice: string | null } | null;
     resultMissing: string | null;
     chapterError: string | null;
   } | null;
@@ -199,6 +199,17 @@ describe("生成下一章", () => {
     // Another user cannot read the result by its key.
     const other = await writer();
     expect(statusOf(await call(seriesLoader, other.cookie, location))).toBe(404);
+    expect(page.result?.notice).toBeNull();
+
+    // A reported usage beyond the balance: the page says in one line what was not charged (decision 153).
+    const balance = await tokensOf(user.id);
+    fake.enqueue({ text: storyText(100), usage: { inputTokens: balance, outputTokens: 5_000 } });
+    const shortKey = key();
+    const short = await call(seriesAction, user.cookie, "/series-writing", { ...fields, requestKey: shortKey });
+    const shortPage = bodyOf<PageData>(await call(seriesLoader, user.cookie, locationOf(short)!)).page!;
+    expect(shortPage.result?.charged).toBe(balance);
+    expect(shortPage.result?.notice).toBe(AI_MESSAGES.usageNotCovered(balance + 5_000, balance, 5_000, false));
+    expect(await tokensOf(user.id)).toBe(0);
   });
 
   it("two tabs sending one key at once start one generation", async () => {

@@ -128,6 +128,8 @@ export interface GenerationOutcome {
   outputChars: number;
   endReason: EndReason;
   transactionId: number;
+  /** The line saying what of the reported usage was not charged (decision 153), if any. */
+  uncoveredNotice?: string;
 }
 
 /**
@@ -344,8 +346,10 @@ export class Generation {
     const basis: Basis = usage
       ? { ...usage, metering: "actual" }
       : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
-    const { charged, balance, versionId, uncovered, capped: capLimited } = await db.transaction(async (tx) => {
+    const { charged, balance, versionId, uncovered, uncoveredNotice } = await db.transaction(async (tx) => {
       const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
+      const uncoveredNotice =
+        settled.uncovered > 0 ? AI_MESSAGES.usageNotCovered(basis.inputTokens + basis.outputTokens, settled.charged, settled.uncovered, settled.capped) : undefined;
       const versionId = await this.sink.settle(tx, {
         content: text,
         model: this.model,
@@ -354,16 +358,14 @@ export class Generation {
         outputChars: sentChars,
         endReason: ended,
         transactionId: this.transactionId,
+        uncoveredNotice,
       });
-      return { ...settled, versionId };
+      return { ...settled, versionId, uncoveredNotice };
     });
     const result = { ...this.result(ended, text, basis, sentChars, charged, versionId), balance, uncovered };
     // The stream is held by the estimate; the provider's count arrives with its last
     // event. What it reports beyond the allowance is waived, and said (decision 153).
-    if (uncovered > 0) {
-      const line = AI_MESSAGES.usageNotCovered(basis.inputTokens + basis.outputTokens, charged, uncovered, capLimited);
-      result.notice = result.notice ? `${result.notice}${line}` : line;
-    }
+    if (uncoveredNotice) result.notice = result.notice ? `${result.notice}${uncoveredNotice}` : uncoveredNotice;
     return result;
   }
 

@@ -73,7 +73,7 @@ export function checkChapter(chapter: number, published: number): void {
 /** What a request key holds: still generating, or the delivered text and its charge. */
 export type ContinuationResult =
   | { state: "running"; workId: number; chapter: number }
-  | { state: "done"; workId: number; chapter: number; text: string; charged: number; model: string; endReason: string; transactionId: number };
+  | { state: "done"; workId: number; chapter: number; text: string; charged: number; model: string; endReason: string; transactionId: number; notice?: string };
 
 /** The key was used before: what it holds (the stream answers 409, the page shows the text). */
 export class ContinuationSubmitted extends DomainError {
@@ -224,6 +224,7 @@ export async function startContinuation(
           model: outcome.model,
           endReason: outcome.endReason,
           transactionId: outcome.transactionId,
+          ...(outcome.uncoveredNotice ? { notice: outcome.uncoveredNotice } : {}),
         };
         await tx.update(formSubmissions).set({ resultId: JSON.stringify(done) }).where(eq(formSubmissions.token, input.requestKey));
         return String(outcome.transactionId);

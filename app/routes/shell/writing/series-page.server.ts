@@ -84,7 +84,7 @@ export async function seriesLoader(url: URL, user: SessionUser) {
         plan,
         context,
         estimate,
-        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason } : null,
+        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason, notice: result.notice ?? null } : null,
         resultMissing: Boolean(key) && !result ? SERIES_MESSAGES.resultGone : result?.state === "running" ? SERIES_MESSAGES.running : null,
         saved,
         requestKey: newFormToken(),

@@ -202,7 +202,7 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
               </p>
             ) : page.result ? (
               <p className="muted" role="status">
-                已生成 {Array.from(page.result.text).length} 字，扣除 {formatTokens(page.result.charged)} Tokens。
+                已生成 {Array.from(page.result.text).length} 字，扣除 {formatTokens(page.result.charged)} Tokens。{page.result.notice ?? ""}
               </p>
             ) : null}
           </section>
