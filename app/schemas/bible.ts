@@ -26,6 +26,9 @@ export const THREAD_OVERDUE_LABEL = "已逾期";
 /** The most a continuation plan may hold (本次上下文, docs/decisions/127). */
 export const PLAN_MAX_CHARS = 5000;
 
+/** The most chapters one 让AI补写这些摘要 queues (the latest of those without a summary). */
+export const SUMMARY_REQUEST_IDS = 200;
+
 export const BIBLE_LIMITS = { name: 50, aliases: 20, description: 2000, fact: 500, threadTitle: 100, threadNote: 1000, summary: 2000, volumeSummary: 5000, chapter: 100_000 } as const;
 
 export const BIBLE_MESSAGES = {
@@ -104,10 +107,12 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("proposal-accept"), id }),
   z.object({ intent: z.literal("proposal-reject"), id }),
   z.object({ intent: z.literal("ai-summaries"), enabled: z.enum(["on", "off"], { error: BIBLE_MESSAGES.unknownAction }) }),
-  // 让AI补写摘要: chapter ids, comma-separated (decision 155).
+  // 让AI补写摘要: chapter ids, comma-separated, at most SUMMARY_REQUEST_IDS (decision 155).
   z.object({
     intent: z.literal("summaries-request"),
-    chapterIds: z.string({ error: BIBLE_MESSAGES.unknownAction }).regex(/^\d{1,15}(,\d{1,15}){0,199}$/, { error: BIBLE_MESSAGES.unknownAction }),
+    chapterIds: z
+      .string({ error: BIBLE_MESSAGES.unknownAction })
+      .regex(new RegExp(`^\\d{1,15}(,\\d{1,15}){0,${SUMMARY_REQUEST_IDS - 1}}$`), { error: BIBLE_MESSAGES.unknownAction }),
   }),
 ]);
 

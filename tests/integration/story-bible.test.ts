@@ -7,7 +7,7 @@ import { loader as chaptersLoader } from "~/routes/shell/studio/chapters";
 import { loader as contextLoader } from "~/routes/shell/studio/context";
 import { loader as seriesLoader } from "~/routes/shell/writing/series-writing";
 import { SERIES_MESSAGES } from "~/schemas/series";
-import { BIBLE_MESSAGES } from "~/schemas/bible";
+import { BIBLE_MESSAGES, SUMMARY_REQUEST_IDS } from "~/schemas/bible";
 import { deletePrompt, updatePrompt } from "~/server/admin/prompts.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
@@ -463,6 +463,9 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
     // Someone else cannot queue jobs on this work; a malformed list is refused.
     expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField }))).toBe(404);
     expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: "1;drop" }))).toBe(400);
+    // At most SUMMARY_REQUEST_IDS a request (the page sends the latest ones).
+    const tooMany = Array.from({ length: SUMMARY_REQUEST_IDS + 1 }, (_, i) => i + 1).join(",");
+    expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: tooMany }))).toBe(400);
     const { works } = await import("~/db/schema");
     const [{ aiSummaries }] = await db.select({ aiSummaries: works.aiSummaries }).from(works).where(eq(works.id, work.id));
     expect(aiSummaries).toBe(true);

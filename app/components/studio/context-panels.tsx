@@ -1,6 +1,6 @@
 import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
-import { ENTITY_KIND_LABELS, ENTITY_PROMPT_MODE_LABELS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
+import { ENTITY_KIND_LABELS, ENTITY_PROMPT_MODE_LABELS, SUMMARY_REQUEST_IDS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
 import { formatNumber, formatTokens } from "~/utils/format";
 
@@ -100,9 +100,10 @@ export function MissingSummaries({
         {chapterRanges(shown)}没有摘要：{instead.join("；")}。
       </p>
       <Form method="post" action={`/works/${workId}/bible`} className="inline-form">
-        <input type="hidden" name="chapterIds" value={missing.map((m) => m.id).join(",")} />
+        {/* One request queues at most SUMMARY_REQUEST_IDS chapters: the latest ones, which the prompt uses most. */}
+        <input type="hidden" name="chapterIds" value={missing.slice(-SUMMARY_REQUEST_IDS).map((m) => m.id).join(",")} />
         <button type="submit" name="intent" value="summaries-request" className="btn">
-          让AI补写这些摘要
+          {missing.length > SUMMARY_REQUEST_IDS ? `让AI补写最近 ${SUMMARY_REQUEST_IDS} 章的摘要` : "让AI补写这些摘要"}
         </button>{" "}
         <AppLink to={`/works/${workId}/bible?tab=summaries`}>手动填写摘要</AppLink>
       </Form>

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, prompts, storyEntities, storyEntityNames, storyProposals, summaryJobs, works } from "~/db/schema";
-import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, ENTITY_KINDS, type EntityKind } from "~/schemas/bible";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, ENTITY_KINDS, SUMMARY_REQUEST_IDS, type EntityKind } from "~/schemas/bible";
 import { defaultProvider } from "../ai/config.server";
 import { renderLoadedPrompt } from "../ai/prompts.server";
 import type { ReportedUsage } from "../ai/sse.server";
@@ -63,7 +63,7 @@ export async function enqueueSummaryJobs(tx: Executor, workId: number, chapterId
  */
 export async function requestChapterSummaries(userId: string, workId: number, chapterIds: number[]): Promise<number> {
   await getOwnedWork(userId, workId);
-  const ids = [...new Set(chapterIds.filter((id) => Number.isSafeInteger(id) && id > 0))].slice(0, SUMMARY_REQUEST_MAX);
+  const ids = [...new Set(chapterIds.filter((id) => Number.isSafeInteger(id) && id > 0))].slice(0, SUMMARY_REQUEST_IDS);
   return db.transaction(async (tx) => {
     await tx.update(works).set({ aiSummaries: true }).where(and(eq(works.id, workId), eq(works.userId, userId)));
     if (ids.length === 0) return 0;
@@ -83,8 +83,6 @@ export async function requestChapterSummaries(userId: string, workId: number, ch
   });
 }
 
-/** The most chapters one 让AI补写摘要 queues. */
-export const SUMMARY_REQUEST_MAX = 200;
 
 export interface ParsedSummary {
   summary: string;
