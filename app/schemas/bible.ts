@@ -5,13 +5,35 @@ export const ENTITY_KINDS = ["character", "place", "item", "faction"] as const;
 export type EntityKind = (typeof ENTITY_KINDS)[number];
 export const ENTITY_KIND_LABELS: Record<EntityKind, string> = { character: "角色", place: "地点", item: "物品", faction: "势力" };
 
+/**
+ * Whether the continuation prompt carries an entity (decision 154): when named in the plan
+ * or the previous chapter's end (the default), always, or never.
+ */
+export const ENTITY_PROMPT_MODES = ["auto", "always", "never"] as const;
+export type EntityPromptMode = (typeof ENTITY_PROMPT_MODES)[number];
+export const ENTITY_PROMPT_MODE_LABELS: Record<EntityPromptMode, string> = { auto: "提到时带上", always: "总是带上", never: "从不带上" };
+
+/**
+ * An open thread is overdue when its due chapter is already published (`published`: the
+ * chapters before the one being written). One rule and one word, 已逾期, for the bible
+ * screen, the chapter manager, 连载续写 and the prompt (docs/decisions/127).
+ */
+export function isThreadOverdue(dueChapter: number | null, published: number): boolean {
+  return dueChapter !== null && dueChapter <= published;
+}
+export const THREAD_OVERDUE_LABEL = "已逾期";
+
 /** The most a continuation plan may hold (本次上下文, docs/decisions/127). */
 export const PLAN_MAX_CHARS = 5000;
+
+/** The most chapters one 让AI补写这些摘要 queues (the latest of those without a summary). */
+export const SUMMARY_REQUEST_IDS = 200;
 
 export const BIBLE_LIMITS = { name: 50, aliases: 20, description: 2000, fact: 500, threadTitle: 100, threadNote: 1000, summary: 2000, volumeSummary: 5000, chapter: 100_000 } as const;
 
 export const BIBLE_MESSAGES = {
   kindInvalid: "请选择设定类型",
+  promptModeInvalid: "请选择续写时是否带上这个设定",
   nameRequired: "请输入名称",
   nameTooLong: `名称不能超过${BIBLE_LIMITS.name}个字`,
   aliasTooLong: `每个别名不能超过${BIBLE_LIMITS.name}个字`,
@@ -58,6 +80,7 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
     name: text(BIBLE_LIMITS.name, BIBLE_MESSAGES.nameTooLong),
     aliases: text(BIBLE_LIMITS.name * BIBLE_LIMITS.aliases, BIBLE_MESSAGES.aliasesTooMany),
     description: text(BIBLE_LIMITS.description, BIBLE_MESSAGES.descriptionTooLong),
+    promptMode: z.preprocess((v) => v || undefined, z.enum(ENTITY_PROMPT_MODES, { error: BIBLE_MESSAGES.promptModeInvalid }).optional()),
   }),
   z.object({ intent: z.literal("entity-delete"), id }),
   z.object({
@@ -84,6 +107,13 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("proposal-accept"), id }),
   z.object({ intent: z.literal("proposal-reject"), id }),
   z.object({ intent: z.literal("ai-summaries"), enabled: z.enum(["on", "off"], { error: BIBLE_MESSAGES.unknownAction }) }),
+  // 让AI补写摘要: chapter ids, comma-separated, at most SUMMARY_REQUEST_IDS (decision 155).
+  z.object({
+    intent: z.literal("summaries-request"),
+    chapterIds: z
+      .string({ error: BIBLE_MESSAGES.unknownAction })
+      .regex(new RegExp(`^\\d{1,15}(,\\d{1,15}){0,${SUMMARY_REQUEST_IDS - 1}}$`), { error: BIBLE_MESSAGES.unknownAction }),
+  }),
 ]);
 
 export type BibleAction = z.output<typeof bibleActionSchema>;

@@ -142,6 +142,9 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 【补充说明】
 {|additional-information|}
 
+【参考作品节选（仅供模仿文风，不要照抄）】
+{|reference-sample|}
+
 要求：篇幅约 {|expected-word-count|} 字；保留参考作品的语言风格和节奏，情节与句子必须是新的；使用简体中文。`,
   },
   // The editor's operations (decision 130): 改写, 扩写, 缩写, 润色 on a selection, 续写 from

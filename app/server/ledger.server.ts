@@ -339,17 +339,21 @@ async function lockGenerationRow(tx: Executor, userId: string, transactionId: nu
  * at most what the balance and the daily cap allow; < 0 returned), keeping the day's count
  * beside it. Returns what moved and the balance after.
  */
-async function moveGenerationTokens(tx: Executor, userId: string, change: number): Promise<{ moved: number; balance: number }> {
+async function moveGenerationTokens(
+  tx: Executor,
+  userId: string,
+  change: number,
+): Promise<{ moved: number; balance: number; capped: boolean }> {
   const moved = change > 0 ? sql`least(locked.avail, ${change}::bigint)` : sql`${change}::bigint`;
-  const [row] = rowsOf<{ moved: number | string; balance: number | string }>(
+  const [row] = rowsOf<{ moved: number | string; balance: number | string; capped: boolean }>(
     await tx.execute(sql`
       with ${lockedForGeneration(userId)}
       update profiles set tokens = locked.tokens - ${moved}, ${dayColumns(moved)}, updated_at = now()
       from locked where profiles.id = ${userId}
-      returning ${moved} as moved, profiles.tokens as balance`),
+      returning ${moved} as moved, profiles.tokens as balance, locked.avail < locked.tokens as capped`),
   );
   if (!row) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
-  return { moved: Number(row.moved), balance: Number(row.balance) };
+  return { moved: Number(row.moved), balance: Number(row.balance), capped: row.capped === true };
 }
 
 /** What a generation is settled on (decision 125): the provider's usage, or the estimate. */
@@ -371,21 +375,22 @@ export async function settleGenerationTokens(
   userId: string,
   transactionId: number,
   settlement: GenerationSettlement,
-): Promise<{ charged: number; balance: number }> {
+): Promise<{ charged: number; balance: number; uncovered: number; capped: boolean }> {
   const { inputTokens, outputTokens, metering, outputChars } = settlement;
   for (const n of [inputTokens, outputTokens, outputChars]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new Error(`settle: invalid count ${n}`);
   }
   const entry = await lockGenerationRow(tx, userId, transactionId);
   const wanted = inputTokens + outputTokens;
-  const { moved, balance } = await moveGenerationTokens(tx, userId, wanted - entry.held);
+  const { moved, balance, capped } = await moveGenerationTokens(tx, userId, wanted - entry.held);
   const final = entry.held + moved;
   await tx
     .update(tokenTransactions)
     .set({ amount: -final, outputChars, inputTokens, outputTokens, metering })
     .where(eq(tokenTransactions.id, transactionId));
   await notifyUserChanged(userId, "balance", tx);
-  return { charged: final, balance };
+  // What the balance or the daily cap (`capped`: the cap was the smaller) could not cover.
+  return { charged: final, balance, uncovered: Math.max(wanted - final, 0), capped: capped && wanted > final };
 }
 
 /**

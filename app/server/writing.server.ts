@@ -11,6 +11,7 @@ import {
 } from "~/db/schema";
 import { WRITING_LIMITS, WRITING_MESSAGES, type CharacterInput, type PlotInput } from "~/schemas/writing";
 import { DEFAULT_API_CONFIG_JSON } from "./ai/config.server";
+import { REFERENCE_SAMPLE_CHARS } from "./ai/render";
 import { jsonColumn, rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { generationAllowance } from "./ledger.server";
@@ -495,6 +496,12 @@ export interface GenerationContext {
     characterIds: string[];
   }[];
   /**
+   * 短篇仿写: the start of the reference text (pasted, or the analysed work's chapter while
+   * it is not taken down), at most REFERENCE_SAMPLE_CHARS + 200 characters; the prompt sends
+   * a bounded sample of it (decision 155). Null for free writing or without a source.
+   */
+  referenceText: string | null;
+  /**
    * Whether the text the page showed (`readGenerationContext`'s `content`) differs from the
    * plot's saved text; null when the project has no such plot or no text was given.
    */
@@ -580,6 +587,10 @@ async function readContextRow(
         coalesce((
           select json_object_agg(pr.code, json_build_object('system', pr.system_content, 'user', pr.user_content))
           from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts,
+        case when p.kind = 'short' then left(coalesce(p.source_text, (
+          select c.content from chapters c join works sw on sw.id = c.work_id
+          where sw.id = p.source_work_id and sw.taken_down_at is null and c.state = 'published'
+          order by c.position, c.id limit 1)), ${REFERENCE_SAMPLE_CHARS + 200}) end as reference_text,
         ${DEFAULT_API_CONFIG_JSON} as api_config
       from writing_projects p
       where p.id = ${project}${userId ? sql` and p.user_id = ${userId}` : sql``}`;
@@ -592,6 +603,7 @@ async function readContextRow(
     plots: unknown;
     content_changed: boolean | null;
     prompts: unknown;
+    reference_text: string | null;
     api_config: unknown;
   };
   const rows = rowsOf<Row>(
@@ -620,6 +632,7 @@ async function readContextRow(
             plots: jsonColumn(row.plots),
             contentChanged: row.content_changed,
             prompts: jsonColumn(row.prompts),
+            referenceText: row.reference_text ?? null,
             apiConfig: jsonColumn(row.api_config),
           }
         : null,

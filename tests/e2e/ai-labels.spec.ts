@@ -77,3 +77,24 @@ test("a generation's receipt in the token history, then its text published carri
   await visit(`/works?${new URLSearchParams({ q: title, ai: "none" })}`);
   await expect(page.getByText("未找到相关作品")).toBeVisible();
 });
+
+test("a refunded generation's receipt does not read as a deduction", async ({ loggedInPage: page, visit }) => {
+  test.slow();
+  const editor = await readyPlot(page, visit);
+  // The test provider answers 500 to a prompt carrying this mark: every attempt fails, all is refunded.
+  const theme = page.getByRole("region", { name: /整体设定/ });
+  await theme.getByRole("textbox").fill("〔fake:status:500〕民国时期的江南小镇。");
+  await theme.getByRole("button", { name: "保存设定" }).click();
+  await expect(theme.getByRole("textbox")).toHaveValue("〔fake:status:500〕民国时期的江南小镇。");
+  await editor.getByRole("button", { name: "生成", exact: true }).click();
+  await expect(page.getByText("API服务器错误")).toBeVisible({ timeout: 20_000 });
+
+  await visit("/credits?tab=tokens");
+  const row = page.getByTestId("token-history").getByRole("row").filter({ hasText: "AI生成：雨夜来信" });
+  await row.getByRole("link", { name: "回执" }).click();
+  const receipt = page.getByTestId("receipt");
+  await expect(receipt.getByTestId("receipt-status")).toContainText("已全部退还");
+  await expect(receipt.getByTestId("receipt-charged")).toHaveText("0 Tokens");
+  await expect(receipt.getByRole("term").filter({ hasText: "实际扣除" })).toBeVisible();
+  await expect(receipt).not.toContainText("本次扣除");
+});

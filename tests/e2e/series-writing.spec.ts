@@ -36,3 +36,36 @@ test("an author continues their serial: plan, 生成下一章, edit, 存为草�
   await expect(page).toHaveURL(new RegExp(`/works/${id}/chapters/\\d+$`));
   await expect(page.locator("textarea[name=content]")).toHaveValue(/作者补上的结尾。$/);
 });
+
+test("预计消耗 follows the plan as it is typed; the sidebar names the chapter without a summary", async ({ loggedInPage: page, visit, baseURL }) => {
+  const title = `估算 ${marker("serial")}`;
+  const id = await publishWork(page, baseURL!, { title });
+  await visit(`/series-writing?work=${id}`);
+  await expect(page.getByTestId("missing-summaries")).toContainText("第1章没有摘要：第1章的结尾已作为“上一章结尾”发送。");
+  await expect(page.getByTestId("missing-summaries").getByRole("button", { name: "让AI补写这些摘要" })).toBeVisible();
+  const estimate = page.getByTestId("estimate-tokens");
+  const before = Number((await estimate.textContent())!.replace(/,/g, ""));
+  // 400 characters of plan: about 100 more tokens by the estimate, at once, without a reload.
+  await page.getByRole("textbox", { name: "本章计划" }).fill("主角离开小镇。".repeat(57) + "走");
+  const shown = async () => Number((await estimate.textContent())!.replace(/,/g, ""));
+  await expect.poll(shown).toBeGreaterThanOrEqual(before + 99);
+  const typed = await shown();
+  expect(typed).toBeLessThanOrEqual(before + 100);
+  // The server's figure for that plan (本次上下文, the preview) is the same.
+  await page.getByRole("button", { name: "按当前计划预览" }).click();
+  await expect(page).toHaveURL(new RegExp(`/works/${id}/context\\?`));
+  await expect(page.getByTestId("estimate-tokens")).toHaveText(typed.toLocaleString("en"));
+});
+
+test("without JavaScript 按当前计划预览 shows the estimate for the typed plan", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+  const title = `预览 ${marker("serial")}`;
+  const id = await publishWork(page, baseURL!, { title });
+  await visit(`/series-writing?work=${id}`);
+  await page.getByRole("textbox", { name: "本章计划" }).fill("林晚去码头。");
+  await page.getByRole("button", { name: "按当前计划预览" }).click();
+  await expect(page).toHaveURL(new RegExp(`/works/${id}/context\\?`));
+  await expect(page.getByTestId("context-user")).toContainText("林晚去码头。");
+  // 第9章 of a 1-chapter work is refused in Chinese.
+  await visit(`/works/${id}/context?chapter=9`);
+  await expect(page.getByRole("alert")).toHaveText("续写的章节序号应在 1 到 2 之间");
+});

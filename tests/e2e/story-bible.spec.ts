@@ -57,9 +57,12 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(card.getByText("右眼失明")).toBeVisible();
   await card.getByRole("link", { name: "编辑设定：周伯" }).click();
   await card.getByLabel("简介", { exact: true }).fill("老更夫");
+  // 续写时: 总是带上 (a plain radio button, no script needed).
+  await card.getByRole("radio", { name: "总是带上" }).check();
   await card.getByRole("button", { name: "保存设定" }).click();
   await expect(page.getByRole("status")).toHaveText("设定已保存");
   await expect(card.getByText("老更夫")).toBeVisible();
+  await expect(card.getByTestId("entity-prompt-mode")).toHaveText("总是带上");
 
   // A thread due by chapter 1, which is published: overdue here and in the chapter manager.
   await page.getByRole("link", { name: "伏笔" }).click();
@@ -95,6 +98,11 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(user).toContainText("- 从第1章起：右眼失明");
   await expect(user).toContainText("三年之约（第1章埋下，应在第1章前回收，已逾期）");
   await expect(user).toContainText("第1章：周伯在雨夜失明。");
-  await expect(page.getByText(/预计 .+ Tokens/)).toBeVisible();
+  await expect(page.getByTestId("context-estimate")).toContainText(/预计消耗约 [\d,]+ Tokens/);
   await fitsPhone(page);
+  // Marked 总是带上, he is sent when the plan does not name him too, and listed as sent.
+  await page.getByLabel("本章计划").fill("雨停了。");
+  await page.getByRole("button", { name: "查看本次上下文" }).click();
+  await expect(page.getByTestId("context-user")).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
+  await expect(page.getByTestId("context-entities")).toContainText("周伯（角色，总是带上）：从第1章起：右眼失明");
 });

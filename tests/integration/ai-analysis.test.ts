@@ -1,8 +1,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, workPurchases } from "~/db/schema";
+import { chapters, workPurchases, writingProjects } from "~/db/schema";
+import { action as generateAction } from "~/routes/api/generate";
 import { action as shortAction } from "~/routes/shell/writing/short-writing";
+import { prepareGeneration } from "~/server/ai/generation.server";
+import { REFERENCE_SAMPLE_CHARS } from "~/server/ai/render";
 import { analyzeSource, listSourceWorks, resolveSource } from "~/server/ai/analysis.server";
 import { AI_MESSAGES } from "~/server/ai/messages";
 import { countChars, tokensForChars } from "~/server/ai/tokens";
@@ -11,7 +14,7 @@ import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { analysisReply, fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { aiRows, aiRowsSum, tokensOf, writer } from "./ai-helpers";
+import { aiRows, aiRowsSum, generateRequest, readEvents, textOf, tokensOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
 
@@ -197,5 +200,63 @@ describe("the reference-work picker (section 5)", () => {
     expect((await loadWorkspace(me.id, project.id)).project).toMatchObject({ sourceWorkId: bought, sourceTitle: "付费已买" });
     expect((await listPlots(project.id)).length).toBe(2);
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("短篇仿写 sends what it imitates (issue 28 section 10)", () => {
+  async function generateFirstPlot(cookie: string, projectId: string) {
+    const [plot] = await listPlots(projectId);
+    const { saveTheme } = await import("~/server/writing.server");
+    const [{ userId }] = await db.select({ userId: writingProjects.userId }).from(writingProjects).where(eq(writingProjects.id, projectId));
+    await saveTheme(userId, projectId, "江南小镇的一段旧事。");
+    fake.enqueue({ text: "新写的一段。" });
+    const response = (await callThroughRoutes(generateAction, { request: generateRequest(cookie, { projectId, plotId: plot.id }) })) as Response;
+    expect(response.status, await response.clone().text()).toBe(200);
+    const events = await readEvents(response);
+    expect(textOf(events)).toBe("新写的一段。");
+    return { plot, request: fake.requests.at(-1)! };
+  }
+
+  it("a bounded sample of pasted reference text is in the prompt and counted in 预计消耗", async () => {
+    const user = await writer(200_000);
+    const project = await createProject(user.id, "short", "仿写样本");
+    const long = Array.from({ length: 120 }, (_, i) => `第${i + 1}句，雨落在青石板上。`).join("");
+    fake.enqueue({ reply: analysisReply() });
+    await analyzeSource(viewer(user.id), project.id, { sourceText: long });
+
+    const { plot, request } = await generateFirstPlot(user.cookie, project.id);
+    expect(request.user).toContain("第1句，雨落在青石板上。第2句");
+    // Bounded: the start of the text, ended at a sentence, not all of it.
+    expect(request.user).not.toContain("第120句");
+    const sample = request.user.slice(request.user.indexOf("第1句"));
+    expect(Array.from(sample.slice(0, sample.indexOf("……"))).length).toBeLessThanOrEqual(REFERENCE_SAMPLE_CHARS);
+    expect(sample.slice(0, sample.indexOf("……")).endsWith("。")).toBe(true);
+
+    // The estimate the page shows counts it, and says how much of it there is.
+    const prepared = await prepareGeneration(user.id, project.id, plot.id, "short");
+    expect(prepared.referenceChars).toBeGreaterThan(REFERENCE_SAMPLE_CHARS - 200);
+    expect(prepared.prompt.user).toContain("第1句，雨落在青石板上。");
+  });
+
+  it("a reference work's text is sent too, even with a P03 edited before the placeholder existed", async () => {
+    const me = await writer(200_000);
+    const author = await writer();
+    const [free] = await insertWorks([{ userId: author.id, title: "免费参考" }]);
+    await addChapter(free, SOURCE);
+    const project = await createProject(me.id, "short", "来源作品");
+    fake.enqueue({ reply: analysisReply() });
+    await analyzeSource(viewer(me.id), project.id, { sourceWorkId: free });
+    const { request } = await generateFirstPlot(me.cookie, project.id);
+    expect(request.user).toContain(SOURCE);
+
+    const { prompts } = await import("~/db/schema");
+    const [p03] = await db.select().from(prompts).where(eq(prompts.code, "P03"));
+    try {
+      await db.update(prompts).set({ userContent: "请仿照参考作品的风格写：{|key-moment|}" }).where(eq(prompts.code, "P03"));
+      const again = await generateFirstPlot(me.cookie, project.id);
+      expect(again.request.user).toContain(`【参考作品节选（仅供模仿文风，不要照抄）】\n${SOURCE}`);
+    } finally {
+      await db.update(prompts).set({ userContent: p03.userContent }).where(eq(prompts.code, "P03"));
+    }
   });
 });

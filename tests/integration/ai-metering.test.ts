@@ -132,9 +132,35 @@ describe("the daily cap (admin setting)", () => {
     await setDayTokens(user.id, 0);
     const before = await tokensOf(user.id);
     fake.enqueue({ text: storyText(40), usage: { inputTokens: promptTokens, outputTokens: 900 } });
-    expect(done(await readEvents(await post(user.cookie, fields)))).toMatchObject({ metering: "actual", charged: promptTokens + 300 });
+    // The stream ran within the cap by the estimate; the provider's count went past it.
+    // The page says so in one line (decision 153), not only the receipt.
+    expect(done(await readEvents(await post(user.cookie, fields)))).toMatchObject({
+      metering: "actual",
+      charged: promptTokens + 300,
+      uncovered: 600,
+      notice: AI_MESSAGES.usageNotCovered(promptTokens + 900, promptTokens + 300, 600, true),
+    });
+    expect(AI_MESSAGES.usageNotCovered(promptTokens + 900, promptTokens + 300, 600, true)).toContain("超出今日剩余额度");
     expect(await dayTokens(user.id)).toBe(promptTokens + 300);
     expect(await tokensOf(user.id)).toBe(before - promptTokens - 300);
+  });
+
+  it("says so too when the balance, not the cap, could not cover the reported usage; a covered one says nothing", async () => {
+    const user = await writer(50_000);
+    const fields = await readyProject(user.id);
+    const promptTokens = await promptCostOf(user.cookie, fields);
+    fake.enqueue({ text: storyText(40), usage: { inputTokens: promptTokens, outputTokens: 20 } });
+    const covered = done(await readEvents(await post(user.cookie, fields)));
+    expect(covered).toMatchObject({ metering: "actual", charged: promptTokens + 20, uncovered: 0 });
+    expect(covered.notice).toBeUndefined();
+
+    await setTokens(user.id, promptTokens + 50);
+    fake.enqueue({ text: storyText(40), usage: { inputTokens: promptTokens, outputTokens: 500 } });
+    const short = done(await readEvents(await post(user.cookie, fields)));
+    expect(short).toMatchObject({ charged: promptTokens + 50, uncovered: 450 });
+    expect(short.notice).toBe(AI_MESSAGES.usageNotCovered(promptTokens + 500, promptTokens + 50, 450, false));
+    expect(short.notice).toContain("超出Tokens余额");
+    expect(await tokensOf(user.id)).toBe(0);
   });
 });
 
@@ -166,6 +192,7 @@ describe("receipts in the token history", () => {
       uncovered: 0,
     });
     const promptTokens = tokensForChars(Number(estimate.promptChars));
+    expect(await receipt(user.cookie, actual.id)).toMatchObject({ refunded: false });
     expect(await receipt(user.cookie, estimate.id)).toMatchObject({ metering: "estimate", inputTokens: promptTokens, outputTokens: 50, charged: promptTokens + 50 });
 
     const other = await writer();
@@ -178,6 +205,22 @@ describe("receipts in the token history", () => {
     ] as const) {
       await expect(receipt(cookie, id)).rejects.toSatisfy(notFound);
     }
+  });
+});
+
+describe("the receipt of a refunded generation", () => {
+  it("does not read as a deduction: 实际扣除 0, the reservation said to be refunded in full", async () => {
+    const user = await writer(50_000);
+    const fields = await readyProject(user.id);
+    for (let i = 0; i < 3; i++) fake.enqueue({ status: 500 });
+    expect((await post(user.cookie, fields)).status).toBe(502);
+    const row = (await aiRows(user.id)).find((r) => r.type === "generation")!;
+    const reserved = -Number(row.amount);
+    expect(reserved).toBeGreaterThan(0);
+    const shown = (await callThroughRoutes(receiptLoader, { request: userRequest(user.cookie, `/credits/receipts/${row.id}`) })) as Awaited<
+      ReturnType<typeof receiptLoader>
+    >;
+    expect(shown).toMatchObject({ refunded: true, reserved, charged: 0, metering: null });
   });
 });
 

@@ -77,10 +77,15 @@ type PageData = {
   page: {
     chapter: number;
     counts: { published: number; unpublished: number };
-    facts: { entity: string; content: string }[];
-    threads: { title: string; due: boolean }[];
-    summaries: string;
-    result: { text: string; charged: number } | null;
+    context: {
+      summaries: string;
+      entities: { name: string; reason: string; facts: string[]; sent: boolean }[];
+      threads: { title: string; overdue: boolean; sent: boolean }[];
+      missingSummaries: { n: number; id: number }[];
+      excerpts: number[];
+    } | null;
+    estimate: { tokens: number; promptTokens: number; outputTokens: number };
+    result: { text: string; charged: number; notice: string | null } | null;
     resultMissing: string | null;
     chapterError: string | null;
   } | null;
@@ -94,16 +99,24 @@ describe("生成下一章", () => {
     const zhou = await saveEntity(user.id, work.id, { kind: "character", name: "周伯", aliases: "老周" });
     await saveFact(user.id, work.id, { entityId: zhou, content: "双目失明", fromChapter: 37 });
     await saveFact(user.id, work.id, { entityId: zhou, content: "能看见远处的灯", untilChapter: 36 });
-    await saveThread(user.id, work.id, { title: "三年之约", note: "沈舟许诺回来", plantedChapter: 3, dueChapter: 101 });
+    await saveThread(user.id, work.id, { title: "三年之约", note: "沈舟许诺回来", plantedChapter: 3, dueChapter: 100 });
     await saveThread(user.id, work.id, { title: "以后的事", plantedChapter: 120 });
 
     // The page: chapter 101 (100 published), the summary, the facts in force, the threads.
     const page = bodyOf<PageData>(await call(seriesLoader, user.cookie, `/series-writing?work=${work.id}`)).page!;
     expect(page.chapter).toBe(101);
     expect(page.counts).toEqual({ published: 100, unpublished: 0 });
-    expect(page.summaries).toContain("第100章：老周在雨夜回到清河镇。");
-    expect(page.facts.map((f) => `${f.entity}：${f.content}`)).toEqual(["周伯：从第37章起：双目失明"]);
-    expect(page.threads).toEqual([expect.objectContaining({ title: "三年之约", due: true })]);
+    expect(page.context!.summaries).toContain("第100章：老周在雨夜回到清河镇。");
+    // The sidebar lists what the prompt sends (老周 ends chapter 100), from the same function.
+    expect(page.context!.entities).toEqual([expect.objectContaining({ name: "周伯", reason: "named", facts: ["从第37章起：双目失明"], sent: true })]);
+    // Overdue in one word, 已逾期, on the page and in the prompt.
+    expect(page.context!.threads).toEqual([expect.objectContaining({ title: "三年之约", overdue: true, sent: true })]);
+    // Chapters 1-99 have no summary: listed; 91-99 (the recent ones) go as excerpts of their end.
+    expect(page.context!.missingSummaries.map((m) => m.n)).toEqual(Array.from({ length: 99 }, (_, i) => i + 1));
+    expect(page.context!.excerpts).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99]);
+    expect(page.context!.summaries).toContain("第99章（无摘要，结尾节选）：…第99章的正文。");
+    // 预计消耗: the prompt and a chapter of 3,000 characters.
+    expect(page.estimate).toMatchObject({ outputTokens: 750, tokens: page.estimate.promptTokens + 750 });
 
     const reply = storyText(1200);
     fake.enqueue({ text: reply, chunkCount: 6 });
@@ -121,7 +134,8 @@ describe("生成下一章", () => {
     expect(sent.user).toContain("老周去码头等人。");
     expect(sent.user).toContain("从第37章起：双目失明");
     expect(sent.user).not.toContain("能看见远处的灯");
-    expect(sent.user).toContain("三年之约（第3章埋下，应在第101章前回收）");
+    expect(sent.user).toContain("三年之约（第3章埋下，应在第100章前回收，已逾期）");
+    expect(sent.user).toContain("第99章（无摘要，结尾节选）：…第99章的正文。");
     expect(sent.user).not.toContain("以后的事");
 
     // Charged what the provider reported (实际), on one ledger row.
@@ -185,6 +199,17 @@ describe("生成下一章", () => {
     // Another user cannot read the result by its key.
     const other = await writer();
     expect(statusOf(await call(seriesLoader, other.cookie, location))).toBe(404);
+    expect(page.result?.notice).toBeNull();
+
+    // A reported usage beyond the balance: the page says in one line what was not charged (decision 153).
+    const balance = await tokensOf(user.id);
+    fake.enqueue({ text: storyText(100), usage: { inputTokens: balance, outputTokens: 5_000 } });
+    const shortKey = key();
+    const short = await call(seriesAction, user.cookie, "/series-writing", { ...fields, requestKey: shortKey });
+    const shortPage = bodyOf<PageData>(await call(seriesLoader, user.cookie, locationOf(short)!)).page!;
+    expect(shortPage.result?.charged).toBe(balance);
+    expect(shortPage.result?.notice).toBe(AI_MESSAGES.usageNotCovered(balance + 5_000, balance, 5_000, false));
+    expect(await tokensOf(user.id)).toBe(0);
   });
 
   it("two tabs sending one key at once start one generation", async () => {

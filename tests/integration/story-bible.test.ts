@@ -5,7 +5,9 @@ import { chapterSummaries, chapters, plotThreads, prompts, storyEntities, storyE
 import { action as bibleAction, loader as bibleLoader } from "~/routes/shell/studio/bible";
 import { loader as chaptersLoader } from "~/routes/shell/studio/chapters";
 import { loader as contextLoader } from "~/routes/shell/studio/context";
-import { BIBLE_MESSAGES } from "~/schemas/bible";
+import { loader as seriesLoader } from "~/routes/shell/writing/series-writing";
+import { SERIES_MESSAGES } from "~/schemas/series";
+import { BIBLE_MESSAGES, SUMMARY_REQUEST_IDS } from "~/schemas/bible";
 import { deletePrompt, updatePrompt } from "~/server/admin/prompts.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
@@ -13,7 +15,6 @@ import { configureFakeProvider } from "../fakes/ai-provider-config";
 import {
   BIBLE_PAGE_SIZE,
   bibleScreen,
-  bibleView,
   deleteEntity,
   overdueThreads,
   saveChapterSummary,
@@ -377,6 +378,111 @@ describe("assembleContinuationContext (本次上下文)", () => {
   });
 });
 
+describe("what the continuation sends, and what the pages say it sends (issue 28 section 10)", () => {
+  it("总是带上 sends the protagonist though nobody names her; 从不带上 keeps a named one out; the lists are the prompt's", async () => {
+    const work = await serial(owner.id, 3, (i) => (i === 3 ? "雨停了，老周推开门。" : `第${i}章的正文。`));
+    const cookie = await sessionCookieFor(owner.id);
+    const lin = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "阿晚" });
+    await saveFact(owner.id, work.id, { entityId: lin, content: "左手有疤" });
+    const zhou = await saveEntity(owner.id, work.id, { kind: "character", name: "周伯", aliases: "老周" });
+    await saveFact(owner.id, work.id, { entityId: zhou, content: "双目失明" });
+    const shen = await saveEntity(owner.id, work.id, { kind: "character", name: "沈舟", aliases: "" });
+    await saveFact(owner.id, work.id, { entityId: shen, content: "已经离开京城" });
+
+    // By default only the named one (老周 ends chapter 3) is sent: the protagonist drops out.
+    const before = await assembleContinuationContext(work.id, 4, "码头来了客人。");
+    expect(before.entities.map((e) => e.name)).toEqual(["周伯"]);
+    expect(before.prompt.user).not.toContain("左手有疤");
+
+    // The bible form (no JavaScript needed: radio buttons) marks 林晚 总是带上 and 周伯 从不带上.
+    const edit = (id: number, name: string, aliases: string, promptMode: string) =>
+      call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "entity-save", id: String(id), kind: "character", name, aliases, description: "", promptMode });
+    expect(statusOf(await edit(lin, "林晚", "阿晚", "always"))).toBe(302);
+    expect(statusOf(await edit(zhou, "周伯", "老周", "never"))).toBe(302);
+    const refused = await edit(shen, "沈舟", "", "sometimes");
+    expect([statusOf(refused), bodyOf<{ error: string }>(refused).error]).toEqual([400, BIBLE_MESSAGES.promptModeInvalid]);
+    // A save without the field (an older form) keeps the mode.
+    await saveEntity(owner.id, work.id, { id: lin, kind: "character", name: "林晚", aliases: "阿晚", description: "女主角" });
+    const [row] = await db.select({ promptMode: storyEntities.promptMode }).from(storyEntities).where(eq(storyEntities.id, lin));
+    expect(row.promptMode).toBe("always");
+
+    const after = await assembleContinuationContext(work.id, 4, "老周在码头等人。");
+    expect(after.prompt.user).toContain("【林晚】角色（又称：阿晚）：女主角");
+    expect(after.prompt.user).toContain("左手有疤");
+    expect(after.prompt.user).not.toContain("双目失明");
+    expect(after.prompt.user).not.toContain("已经离开京城");
+    expect(after.entities).toEqual([expect.objectContaining({ name: "林晚", reason: "always", sent: true, facts: [expect.objectContaining({ content: "左手有疤" })] })]);
+
+    // 连载续写's 「第4章有效的设定」 and 本次上下文 list exactly that set (沈舟's fact is in force but not sent).
+    const series = bodyOf<{ page: { context: { entities: { name: string; facts: string[] }[] } } }>(
+      await call(seriesLoader, cookie, `/series-writing?work=${work.id}&plan=${encodeURIComponent("老周在码头等人。")}`),
+    );
+    expect(series.page.context.entities.map((e) => [e.name, e.facts])).toEqual([["林晚", ["左手有疤"]]]);
+    const preview = bodyOf<{ result: { view: { entities: { name: string }[] } } }>(
+      await call(contextLoader, cookie, `/works/${work.id}/context?plan=${encodeURIComponent("老周在码头等人。")}`),
+    );
+    expect(preview.result.view.entities.map((e) => e.name)).toEqual(["林晚"]);
+
+    // The bible screen shows the mode.
+    const screen = bodyOf<{ entities: { entities: { name: string; promptMode: string }[] } }>(await call(bibleLoader, cookie, `/works/${work.id}/bible`));
+    expect(screen.entities.entities.map((e) => [e.name, e.promptMode])).toEqual([["林晚", "always"], ["周伯", "never"], ["沈舟", "auto"]]);
+  });
+
+  it("names the chapters without a summary, sends recent ones as an excerpt within the budget, and 让AI补写这些摘要 queues them", async () => {
+    const work = await serial(owner.id, 6, (i) => `${"前情".repeat(200)}第${i}章结尾：船靠岸了。`);
+    const cookie = await sessionCookieFor(owner.id);
+    const ids = await chapterIds(work.id);
+    await saveChapterSummary(owner.id, work.id, ids[0], "第一章摘要。");
+    await saveChapterSummary(owner.id, work.id, ids[1], "第二章摘要。");
+
+    const context = await assembleContinuationContext(work.id, 7, "");
+    expect(context.missingSummaries.map((m) => m.n)).toEqual([3, 4, 5, 6]);
+    // 6 is the previous chapter: its end goes as 上一章结尾 anyway.
+    expect(context.excerpts).toEqual([3, 4, 5]);
+    expect(context.prompt.user).toContain("第3章（无摘要，结尾节选）：…");
+    expect(context.prompt.user).toContain("第3章结尾：船靠岸了。");
+    expect(context.prompt.user).toContain("第2章：第二章摘要。");
+    // The excerpt is bounded (EXCERPT_CHARS), and a small budget drops the oldest first.
+    const line = context.prompt.user.split("\n").find((l) => l.startsWith("第3章（无摘要"))!;
+    expect(Array.from(line).length).toBeLessThan(330);
+    const small = await assembleContinuationContext(work.id, 7, "", { budgetTokens: context.estimatedTokens - 100 });
+    expect(small.excerpts).not.toContain(3);
+    expect(small.estimatedTokens).toBeLessThanOrEqual(context.estimatedTokens - 100);
+
+    // 本次上下文 says so, and offers the summaries; the form queues jobs and turns AI summaries on.
+    const preview = bodyOf<{ result: { view: { missingSummaries: { n: number; id: number }[]; excerpts: number[] } } }>(
+      await call(contextLoader, cookie, `/works/${work.id}/context`),
+    );
+    expect(preview.result.view.missingSummaries.map((m) => m.n)).toEqual([3, 4, 5, 6]);
+    const chapterIdsField = preview.result.view.missingSummaries.map((m) => m.id).join(",");
+    const queued = await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField });
+    expect(statusOf(queued)).toBe(302);
+    const jobs = await db.select().from(summaryJobs).where(eq(summaryJobs.workId, work.id));
+    expect(jobs.map((j) => j.chapterId).sort()).toEqual(ids.slice(2).sort());
+    expect(jobs.every((j) => j.state === "pending")).toBe(true);
+    // Someone else cannot queue jobs on this work; a malformed list is refused.
+    expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField }))).toBe(404);
+    expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: "1;drop" }))).toBe(400);
+    // At most SUMMARY_REQUEST_IDS a request (the page sends the latest ones).
+    const tooMany = Array.from({ length: SUMMARY_REQUEST_IDS + 1 }, (_, i) => i + 1).join(",");
+    expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: tooMany }))).toBe(400);
+    const { works } = await import("~/db/schema");
+    const [{ aiSummaries }] = await db.select({ aiSummaries: works.aiSummaries }).from(works).where(eq(works.id, work.id));
+    expect(aiSummaries).toBe(true);
+    // The jobs are the background runner's (tested below); the next tests count theirs alone.
+    await db.delete(summaryJobs).where(eq(summaryJobs.workId, work.id));
+  });
+
+  it("本次上下文 refuses a chapter past the next one in Chinese (第9章 of 3)", async () => {
+    const work = await serial(owner.id, 3);
+    const cookie = await sessionCookieFor(owner.id);
+    const ninth = await call(contextLoader, cookie, `/works/${work.id}/context?chapter=9`);
+    expect([statusOf(ninth), bodyOf<{ error: string; result: unknown }>(ninth).error]).toEqual([400, SERIES_MESSAGES.chapterRange(4)]);
+    expect(bodyOf<{ result: unknown }>(ninth).result).toBeNull();
+    expect(statusOf(await call(contextLoader, cookie, `/works/${work.id}/context?chapter=4`))).toBe(200);
+  });
+});
+
 describe("AI summaries after publication (background job)", () => {
   const reply = JSON.stringify({ 摘要: "老周在雨夜失明，林晚决定留下。", 设定: [{ 名称: "老周", 类型: "角色", 内容: "双目失明" }, { 名称: "青石巷", 类型: "地点", 内容: "积水成河" }] });
 
@@ -436,7 +542,7 @@ describe("AI summaries after publication (background job)", () => {
     expect([job.state, job.reason]).toEqual(["skipped", SUMMARY_MESSAGES.noTokens]);
     expect(await tokensOf(poor.id)).toBe(0);
     expect(await aiRows(poor.id)).toHaveLength(rowsBefore);
-    const view = await bibleView(poor.id, work.id);
+    const view = await bibleScreen(poor.id, work.id, "summaries", 1);
     expect(view.jobs[0]).toMatchObject({ state: "skipped", reason: SUMMARY_MESSAGES.noTokens });
   });
 

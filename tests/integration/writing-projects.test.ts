@@ -252,7 +252,10 @@ describe("plot text and versions", () => {
           workspace: { estimate: unknown };
         }
       ).workspace.estimate;
-    expect(await load()).toEqual({ promptTokens: expect.any(Number) });
+    // 预计消耗 is the prompt plus the plot's expected length (1,000 characters), not the prompt alone.
+    const estimate = (await load()) as { promptTokens: number; outputTokens: number; tokens: number; expectedWords: number };
+    expect(estimate).toEqual({ promptTokens: expect.any(Number), outputTokens: 250, tokens: estimate.promptTokens + 250, expectedWords: 1000, referenceChars: 0 });
+    expect(estimate.promptTokens).toBeGreaterThan(0);
     await savePlot(user.id, projectId, plotInput({ id: plotId, characterIds: [] }));
     expect(await load()).toEqual({ blocked: "请为当前情节选择至少一个角色" });
   });

@@ -158,3 +158,17 @@ describe("writing forms (section 5)", () => {
     expect(characterSchema.parse({ name: "甲", personality: "乙", appearance: "丙" }).other).toBe("");
   });
 });
+
+describe("referenceSample (短篇仿写, decision 155)", () => {
+  it("keeps a short text whole, cuts a long one at a sentence end within the limit, and is empty without text", async () => {
+    const { referenceSample, REFERENCE_SAMPLE_CHARS } = await import("~/server/ai/render");
+    expect(referenceSample("  短短一段。\r\n第二段。 ")).toBe("短短一段。\n第二段。");
+    const long = "雨落在青石板上。".repeat(400);
+    const sample = referenceSample(long);
+    expect(sample.endsWith("。……")).toBe(true);
+    expect(Array.from(sample).length).toBeLessThanOrEqual(REFERENCE_SAMPLE_CHARS + 2);
+    expect(long.startsWith(sample.slice(0, -2))).toBe(true);
+    expect(referenceSample("字".repeat(5000))).toBe(`${"字".repeat(REFERENCE_SAMPLE_CHARS)}……`);
+    expect(referenceSample(null)).toBe("");
+  });
+});

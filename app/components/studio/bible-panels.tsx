@@ -1,10 +1,10 @@
 import { Form, Link } from "react-router";
-import { BIBLE_LIMITS, ENTITY_KIND_LABELS, ENTITY_KINDS } from "~/schemas/bible";
+import { BIBLE_LIMITS, ENTITY_KIND_LABELS, ENTITY_KINDS, ENTITY_PROMPT_MODE_LABELS, ENTITY_PROMPT_MODES, THREAD_OVERDUE_LABEL, type EntityPromptMode } from "~/schemas/bible";
 
 /** The story bible screen's tabs (app/routes/shell/studio/bible.tsx): plain forms, no script needed. */
 
 type Fact = { id: number; content: string; fromChapter: number | null; untilChapter: number | null; source: string };
-type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; aliases: string[]; facts: Fact[] };
+type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; promptMode: EntityPromptMode; aliases: string[]; facts: Fact[] };
 type Thread = { id: number; title: string; note: string; plantedChapter: number; dueChapter: number | null; status: "open" | "resolved"; overdue: boolean };
 
 /** The screen's current address (tab and page kept) with one more parameter. */
@@ -55,6 +55,15 @@ function EntityForm({ entity, here }: { entity?: Entity; here: string }) {
         <span>简介</span>
         <textarea name="description" rows={2} defaultValue={entity?.description} maxLength={BIBLE_LIMITS.description} />
       </label>
+      <fieldset className="bible-prompt-mode">
+        <legend>续写时</legend>
+        {ENTITY_PROMPT_MODES.map((m) => (
+          <label key={m} className="radio-field">
+            <input type="radio" name="promptMode" value={m} defaultChecked={(entity?.promptMode ?? "auto") === m} /> {ENTITY_PROMPT_MODE_LABELS[m]}
+          </label>
+        ))}
+        <span className="hint">提到时带上：本章计划或上一章结尾出现它的名称或别名时，才把它的设定发给AI。主角等常驻设定可选“总是带上”。</span>
+      </fieldset>
       <div className="form-actions">
         {entity ? <Link className="btn" to={`${here}#e-${entity.id}`}>取消</Link> : null}
         <button type="submit" name="intent" value="entity-save" className="btn btn-primary">{entity ? "保存设定" : "添加设定"}</button>
@@ -105,6 +114,7 @@ export function EntitiesPanel({ here, entities, total, edit, editFact }: { here:
               <div className="card-head">
                 <h3>
                   {e.name} <span className="badge">{ENTITY_KIND_LABELS[e.kind]}</span>
+                  {e.promptMode !== "auto" ? <span className="badge" data-testid="entity-prompt-mode">{ENTITY_PROMPT_MODE_LABELS[e.promptMode]}</span> : null}
                 </h3>
                 <div className="row-actions">
                   <Link to={`${withParam(here, "edit", e.id)}#e-${e.id}`} aria-label={`编辑设定：${e.name}`}>编辑</Link>
@@ -187,7 +197,7 @@ export function ThreadsPanel({ here, threads, total, edit }: { here: string; thr
               <>
                 <div className="card-head">
                   <h3>
-                    {t.title} {t.status === "resolved" ? <span className="badge badge-free">已回收</span> : t.overdue ? <span className="badge badge-r18">已逾期</span> : <span className="badge">未回收</span>}
+                    {t.title} {t.status === "resolved" ? <span className="badge badge-free">已回收</span> : t.overdue ? <span className="badge badge-r18">{THREAD_OVERDUE_LABEL}</span> : <span className="badge">未回收</span>}
                   </h3>
                   <div className="row-actions">
                     <Link to={`${withParam(here, "edit", t.id)}#t-${t.id}`} aria-label={`编辑伏笔：${t.title}`}>编辑</Link>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate, useNavigation, useRevalidator } from "react-router";
 import { AI_MESSAGES } from "~/server/ai/messages";
+import type { GenerationEstimate } from "~/server/ai/tokens";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { HiddenFields } from "./hidden-fields";
 import type { PlotView } from "./plot-panel";
@@ -12,12 +13,13 @@ import { useOperation } from "./use-operation";
 import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { FormError } from "~/components/ui/forms";
 
-export type Estimate = { promptTokens: number } | { blocked: string } | null;
+export type Estimate = (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null;
 
 const NOTICES: Record<string, string> = {
   "tokens-exhausted": AI_MESSAGES.tokensExhausted,
   "daily-cap": AI_MESSAGES.dailyCapReached,
   limit: AI_MESSAGES.lengthLimit,
+  uncovered: AI_MESSAGES.usageNotCoveredShort,
 };
 
 /**
@@ -152,9 +154,11 @@ export function PlotEditor({
         <span className="muted">约{plot.expectedWords}字</span>
       </div>
       <p className="cost-line" data-testid="cost-line">
-        {estimate && "promptTokens" in estimate ? (
+        {estimate && "tokens" in estimate ? (
           <>
-            预计消耗 <strong data-testid="prompt-cost">{estimate.promptTokens}</strong> Tokens（提示词按每4字1 Tokens预估；结束后按 AI 服务商报告的实际用量结算，未报告时按每4字1 Tokens）
+            预计消耗约 <strong data-testid="estimate-tokens">{estimate.tokens}</strong> Tokens（提示词 <span data-testid="prompt-cost">{estimate.promptTokens}</span>
+            {estimate.referenceChars ? <span data-testid="reference-chars">，含参考作品节选 {estimate.referenceChars} 字</span> : null} + 正文约{estimate.expectedWords}字{" "}
+            {estimate.outputTokens}，按每4字1 Tokens预估；结束后按 AI 服务商报告的实际用量结算，未报告时按每4字1 Tokens）
           </>
         ) : estimate && "blocked" in estimate ? (
           <span className="hint">{estimate.blocked}</span>

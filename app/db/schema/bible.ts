@@ -19,11 +19,17 @@ export const storyEntities = pgTable(
     kind: text("kind", { enum: ["character", "place", "item", "faction"] }).notNull(),
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
+    /**
+     * Whether the continuation prompt carries the entity (decision 154): `auto` when it is
+     * named in the plan or the previous chapter's end, `always` (总是带上), `never` (从不带上).
+     */
+    promptMode: text("prompt_mode", { enum: ["auto", "always", "never"] }).notNull().default("auto"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("story_entities_work_idx").on(t.workId, t.kind, t.id),
+    check("story_entities_prompt_mode", sql`${t.promptMode} in ('auto', 'always', 'never')`),
     check("story_entities_kind", sql`${t.kind} in ('character', 'place', 'item', 'faction')`),
     check("story_entities_name_length", sql`char_length(${t.name}) between 1 and 50`),
     check("story_entities_description_length", sql`char_length(${t.description}) <= 2000`),

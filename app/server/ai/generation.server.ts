@@ -23,7 +23,7 @@ import { AI_MESSAGES } from "./messages";
 import { recordGeneratedText } from "./labels.server";
 import { renderLoadedPrompt } from "./prompts.server";
 import type { AiProvider, ChatPrompt } from "./provider.server";
-import { generationValues } from "./render";
+import { generationValues, referenceSample } from "./render";
 import { affordablePrefix, countChars, tokensForChars } from "./tokens";
 
 /**
@@ -76,9 +76,14 @@ export interface GenerationResult {
   outputTokens: number;
   outputChars: number;
   charged: number;
+  /**
+   * Tokens of the provider's reported usage that the balance or the daily cap could not
+   * cover, and that were not charged (decision 153): the page says so in one line.
+   */
+  uncovered: number;
   balance: number;
   versionId: string | null;
-  /** What to tell the user besides the text (tokens ran out, length limit). */
+  /** What to tell the user besides the text (tokens ran out, length limit, usage not covered). */
   notice?: string;
 }
 
@@ -110,6 +115,8 @@ export interface Prepared {
   description?: string;
   /** The longest text it may produce (default outputLimit(expectedWords)). */
   maxChars?: number;
+  /** Characters of the reference text's sample in the prompt (短篇仿写; the page shows it). */
+  referenceChars?: number;
 }
 
 /** What the settling transaction does with the delivered text, besides the charge. */
@@ -121,6 +128,8 @@ export interface GenerationOutcome {
   outputChars: number;
   endReason: EndReason;
   transactionId: number;
+  /** The line saying what of the reported usage was not charged (decision 153), if any. */
+  uncoveredNotice?: string;
 }
 
 /**
@@ -169,7 +178,16 @@ function prepareFrom(userId: string, context: GenerationContext, plotId: string 
   if (!plotId) throw new DomainError(WRITING_MESSAGES.needPlot, 400);
   if (!plot) throw new DomainError(WRITING_MESSAGES.plotMissing, 404);
   const code = projectKind === "free" ? "P01" : "P03";
-  const prompt = renderLoadedPrompt(code, prompts[code], generationValues({ theme, characters, plots, plot }));
+  // 短篇仿写 sends a bounded sample of the reference text (decision 155): where the template
+  // puts {|reference-sample|}, else after the rest, so a template edited before it existed
+  // still shows the model the style it is asked to imitate.
+  const sample = code === "P03" ? referenceSample(context.referenceText) : "";
+  let prompt = renderLoadedPrompt(code, prompts[code], generationValues({ theme, characters, plots, plot, referenceSample: sample }));
+  const template = prompts[code];
+  if (sample && template && !`${template.system}${template.user}`.includes("{|reference-sample|}")) {
+    const user = `${prompt.user}\n\n${REFERENCE_SAMPLE_HEADING}\n${sample}`;
+    prompt = { system: prompt.system, user, chars: countChars(prompt.system) + countChars(user) };
+  }
   return {
     userId,
     plotId: plot.id,
@@ -177,8 +195,12 @@ function prepareFrom(userId: string, context: GenerationContext, plotId: string 
     prompt,
     promptTokens: tokensForChars(prompt.chars),
     expectedWords: plot.expectedWords,
+    referenceChars: countChars(sample),
   };
 }
+
+/** The heading of the sample appended to a P03 template without {|reference-sample|}. */
+export const REFERENCE_SAMPLE_HEADING = "【参考作品节选（仅供模仿文风，不要照抄）】";
 
 export class Generation {
   constructor(
@@ -324,8 +346,10 @@ export class Generation {
     const basis: Basis = usage
       ? { ...usage, metering: "actual" }
       : { inputTokens: promptTokens, outputTokens: tokensForChars(sentChars), metering: "estimate" };
-    const { charged, balance, versionId } = await db.transaction(async (tx) => {
+    const { charged, balance, versionId, uncovered, uncoveredNotice } = await db.transaction(async (tx) => {
       const settled = await settleGenerationTokens(tx, userId, this.transactionId, { ...basis, outputChars: sentChars });
+      const uncoveredNotice =
+        settled.uncovered > 0 ? AI_MESSAGES.usageNotCovered(basis.inputTokens + basis.outputTokens, settled.charged, settled.uncovered, settled.capped) : undefined;
       const versionId = await this.sink.settle(tx, {
         content: text,
         model: this.model,
@@ -334,10 +358,15 @@ export class Generation {
         outputChars: sentChars,
         endReason: ended,
         transactionId: this.transactionId,
+        uncoveredNotice,
       });
-      return { ...settled, versionId };
+      return { ...settled, versionId, uncoveredNotice };
     });
-    return { ...this.result(ended, text, basis, sentChars, charged, versionId), balance };
+    const result = { ...this.result(ended, text, basis, sentChars, charged, versionId), balance, uncovered };
+    // The stream is held by the estimate; the provider's count arrives with its last
+    // event. What it reports beyond the allowance is waived, and said (decision 153).
+    if (uncoveredNotice) result.notice = result.notice ? `${result.notice}${uncoveredNotice}` : uncoveredNotice;
+    return result;
   }
 
   private result(reason: EndReason, text: string, basis: Basis, outputChars: number, charged: number, versionId: string | null): GenerationResult {
@@ -348,6 +377,7 @@ export class Generation {
       ...basis,
       outputChars,
       charged,
+      uncovered: 0,
       balance: this.info.balance,
       versionId,
       notice:

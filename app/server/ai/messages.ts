@@ -27,6 +27,11 @@ export const AI_MESSAGES = {
   tokensExhausted: "Tokens已用完，生成已停止。已生成的内容已保留，请充值后继续。",
   lengthLimit: "已达到本次生成的长度上限，生成已停止。",
   dailyCapReached: "今日AI生成已达每日上限，生成已停止。已生成的内容已保留，请明天再试。",
+  /** The provider reported more than the allowance could cover (decision 153). */
+  usageNotCovered: (billed: number, charged: number, uncovered: number, capped: boolean) =>
+    `AI服务商报告本次实际用量 ${billed} Tokens，超出${capped ? "今日剩余额度" : "Tokens余额"}：只扣除 ${charged} Tokens，其余 ${uncovered} Tokens 不收取。`,
+  /** The same without JavaScript, where the numbers are on the receipt. */
+  usageNotCoveredShort: "AI服务商报告的实际用量超出了Tokens余额或今日上限，超出部分不收取（详见Tokens记录中的生成回执）。",
   // Analysis (docs/product.md: Messages, analysis row).
   analysisPromptMissing: "提示词配置缺失",
   workContentEmpty: "作品内容为空",

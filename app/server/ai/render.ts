@@ -28,6 +28,8 @@ export const PLACEHOLDERS = [
   "chapter-title",
   "chapter-text",
   "known-entities",
+  // P03 imitation: a bounded sample of the reference text (decision 155).
+  "reference-sample",
 ] as const;
 
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
@@ -82,6 +84,8 @@ export function generationValues(input: {
   characters: CharacterForPrompt[];
   plots: PlotForPrompt[];
   plot: PlotForPrompt;
+  /** 短篇仿写's sample of the reference text (referenceSample). */
+  referenceSample?: string;
 }): PromptValues {
   const { theme, characters, plots, plot } = input;
   const byId = new Map(characters.map((c) => [c.id, c]));
@@ -95,5 +99,25 @@ export function generationValues(input: {
     "key-character": cast.map(describeCharacter).join("\n\n"),
     "key-stage": plot.environment,
     "additional-information": plot.additionalNotes.trim() || "无",
+    "reference-sample": input.referenceSample || "无",
   };
+}
+
+/** The most characters of the reference text a 短篇仿写 prompt carries (decision 155). */
+export const REFERENCE_SAMPLE_CHARS = 1500;
+
+/**
+ * The sample of the reference text P03 sends: its start, up to REFERENCE_SAMPLE_CHARS
+ * characters, ended at the last sentence end in the final 200 characters when there is one
+ * (then ……, to show it goes on). Empty when there is no text.
+ */
+export function referenceSample(text: string | null | undefined): string {
+  const clean = (text ?? "").replace(/\r\n?/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  const chars = Array.from(clean);
+  if (chars.length <= REFERENCE_SAMPLE_CHARS) return clean;
+  const cut = chars.slice(0, REFERENCE_SAMPLE_CHARS);
+  for (let i = cut.length - 1; i >= cut.length - 200; i--) {
+    if ("。！？…”」\n".includes(cut[i])) return `${cut.slice(0, i + 1).join("").trimEnd()}……`;
+  }
+  return `${cut.join("")}……`;
 }

@@ -31,3 +31,21 @@ export function affordablePrefix(text: string, sentChars: number, heldTokens: nu
   const chars = Array.from(text);
   return chars.length <= room ? text : chars.slice(0, room).join("");
 }
+
+/** What a generation is expected to cost before it starts: its prompt and its expected output. */
+export interface GenerationEstimate {
+  promptTokens: number;
+  /** The expected output (`expectedChars`, the plot's 预计字数 or a chapter's length) by the same rule. */
+  outputTokens: number;
+  tokens: number;
+}
+
+/**
+ * 预计消耗 (docs/product.md#tokens): the prompt's estimate plus the expected output's, both
+ * at 1 token per 4 characters; the settlement then follows the provider's reported usage.
+ * The one estimate the writing pages, 连载续写 and 本次上下文 show.
+ */
+export function generationEstimate(promptTokens: number, expectedChars: number): GenerationEstimate {
+  const outputTokens = tokensForChars(Math.max(0, expectedChars));
+  return { promptTokens, outputTokens, tokens: promptTokens + outputTokens };
+}

@@ -12,7 +12,7 @@ import {
   setAiSummaries,
   setThreadStatus,
 } from "./bible.server";
-import { acceptProposal, rejectProposal } from "./summary-jobs.server";
+import { acceptProposal, rejectProposal, requestChapterSummaries } from "./summary-jobs.server";
 
 export type BibleTab = "bible" | "threads" | "summaries";
 
@@ -61,5 +61,13 @@ export async function runBibleAction(userId: string, workId: number, action: Bib
     case "ai-summaries":
       await setAiSummaries(userId, workId, action.enabled === "on");
       return { notice: action.enabled === "on" ? "已开启AI摘要：之后发布的章节会自动生成摘要和设定建议" : "已关闭AI摘要", tab: "summaries", anchor: "" };
+    case "summaries-request": {
+      const queued = await requestChapterSummaries(userId, workId, action.chapterIds.split(",").map(Number));
+      return {
+        notice: queued ? `已开启AI摘要，${queued} 章已排队生成摘要（按实际用量扣Tokens），完成后会出现在下面的建议中` : "这些章节已有摘要或已在排队",
+        tab: "summaries",
+        anchor: "",
+      };
+    }
   }
 }

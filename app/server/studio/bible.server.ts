@@ -13,7 +13,7 @@ import {
   volumeSummaries,
   works,
 } from "~/db/schema";
-import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, type EntityKind } from "~/schemas/bible";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, ENTITY_PROMPT_MODES, isThreadOverdue, type EntityKind, type EntityPromptMode } from "~/schemas/bible";
 import { pageWithin } from "~/utils/pagination";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
@@ -63,6 +63,8 @@ export interface EntityInput {
   name: string;
   aliases: string | string[];
   description?: string;
+  /** 总是带上 / 从不带上 in the continuation prompt (decision 154); unchanged when left out. */
+  promptMode?: EntityPromptMode;
 }
 
 /**
@@ -81,20 +83,22 @@ export async function saveEntity(userId: string, workId: number, input: EntityIn
   if (aliases.some((a) => length(a) > BIBLE_LIMITS.name)) throw new DomainError(BIBLE_MESSAGES.aliasTooLong, 400, "aliases");
   const description = cleanText(input.description);
   if (length(description) > BIBLE_LIMITS.description) throw new DomainError(BIBLE_MESSAGES.descriptionTooLong, 400, "description");
+  const promptMode = input.promptMode;
+  if (promptMode !== undefined && !ENTITY_PROMPT_MODES.includes(promptMode)) throw new DomainError(BIBLE_MESSAGES.promptModeInvalid, 400, "promptMode");
 
   return db.transaction(async (tx) => {
     let entityId: number;
     if (input.id) {
       const [row] = await tx
         .update(storyEntities)
-        .set({ kind: input.kind, name, description, updatedAt: new Date() })
+        .set({ kind: input.kind, name, description, ...(promptMode ? { promptMode } : {}), updatedAt: new Date() })
         .where(and(eq(storyEntities.id, input.id), eq(storyEntities.workId, workId)))
         .returning({ id: storyEntities.id });
       if (!row) throw new DomainError(BIBLE_MESSAGES.entityNotFound, 404);
       entityId = row.id;
       await tx.delete(storyEntityNames).where(eq(storyEntityNames.entityId, entityId));
     } else {
-      const [row] = await tx.insert(storyEntities).values({ workId, kind: input.kind, name, description }).returning({ id: storyEntities.id });
+      const [row] = await tx.insert(storyEntities).values({ workId, kind: input.kind, name, description, promptMode: promptMode ?? "auto" }).returning({ id: storyEntities.id });
       entityId = row.id;
     }
     const wanted = [name, ...aliases];
@@ -331,6 +335,7 @@ function withNamesAndFacts(
     kind: e.kind,
     name: e.name,
     description: e.description,
+    promptMode: e.promptMode,
     aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
     facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
   }));
@@ -338,29 +343,7 @@ function withNamesAndFacts(
 
 /** An open thread due by a chapter already published. */
 function isOverdue(thread: { status: string; dueChapter: number | null }, published: number): boolean {
-  return thread.status === "open" && thread.dueChapter !== null && thread.dueChapter <= published;
-}
-
-/** Everything the bible screen shows but the summaries: entities with names and facts, threads, proposals, recent job outcomes. */
-export async function bibleView(userId: string, workId: number) {
-  const work = await getOwnedWork(userId, workId);
-  const [entities, names, facts, threads, published, proposals, jobs] = await Promise.all([
-    db.select().from(storyEntities).where(eq(storyEntities.workId, workId)).orderBy(...entityOrder),
-    db.select().from(storyEntityNames).where(and(eq(storyEntityNames.workId, workId), eq(storyEntityNames.isAlias, true))),
-    db.select().from(storyFacts).where(eq(storyFacts.workId, workId)).orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
-    db.select().from(plotThreads).where(eq(plotThreads.workId, workId)).orderBy(...threadOrder),
-    publishedChapterCount(workId),
-    proposalsOf(workId),
-    recentJobsOf(workId),
-  ]);
-  return {
-    work: { id: work.id, title: work.title, type: work.type, aiSummaries: work.aiSummaries },
-    published,
-    entities: withNamesAndFacts(entities, names, facts),
-    threads: threads.map((t) => ({ ...t, overdue: isOverdue(t, published) })),
-    proposals,
-    jobs,
-  };
+  return thread.status === "open" && isThreadOverdue(thread.dueChapter, published);
 }
 
 /** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */

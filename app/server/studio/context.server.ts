@@ -2,11 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
-import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, PLAN_MAX_CHARS, type EntityKind } from "~/schemas/bible";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, isThreadOverdue, PLAN_MAX_CHARS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 export { PLAN_MAX_CHARS };
 import { renderLoadedPrompt } from "../ai/prompts.server";
 import type { ChatPrompt } from "../ai/provider.server";
-import { CHARS_PER_TOKEN, countChars, tokensForChars } from "../ai/tokens";
+import { CHARS_PER_TOKEN, countChars, generationEstimate, tokensForChars, type GenerationEstimate } from "../ai/tokens";
 import { jsonColumn, rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
 
@@ -14,11 +14,13 @@ import { DomainError } from "../errors.server";
  * The continuation prompt of a serial (docs/product.md#continuation-context,
  * docs/decisions/127): P04 filled with the next chapter's plan, summaries of the earlier
  * chapters (the last RECENT_CHAPTERS in full, older ones by their volume's summary, or
- * briefly when their volume has none), the bible facts in force at that chapter for the
- * entities named in the plan or the end of the previous chapter, the open plot threads,
- * and the end of the previous chapter; trimmed to the default API configuration's
- * context size. Two round trips of three statements, whatever the work's length
- * (bench:context; decision 144).
+ * briefly when their volume has none; a recent chapter without one by the end of its text,
+ * decision 155), the bible facts in force at that chapter for the entities named in the
+ * plan or the end of the previous chapter and those marked 总是带上 (never those marked
+ * 从不带上, decision 154), the open plot threads, and the end of the previous chapter;
+ * trimmed to the default API configuration's context size. It also says what it
+ * considered and sent, for the pages that list it. One round trip of three statements,
+ * whatever the work's length (bench:context; decision 144).
  */
 
 /** Chapters summarised in full before the one being written. */
@@ -28,6 +30,8 @@ export const BRIEF_SUMMARY_CHARS = 80;
 /** How much of the previous chapter's end is sent, and how much is searched for names. */
 export const PREVIOUS_ENDING_CHARS = 1500;
 export const NAME_SCAN_CHARS = 1000;
+/** Characters of a recent chapter's end sent in place of a summary it lacks (decision 155). */
+export const EXCERPT_CHARS = 300;
 /** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). */
 export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
 
@@ -53,6 +57,42 @@ export interface ContinuationContext {
   sections: ContextSection[];
   /** Entities found in the plan or the previous ending (their facts in force were considered). */
   namedEntities: string[];
+  /**
+   * The entities the prompt considered, in its order, each with its facts in force and
+   * whether it was sent (the budget may leave the last ones out): what 连载续写's sidebar
+   * 「第N章有效的设定」 and 本次上下文 show, so they cannot differ from the prompt.
+   */
+  entities: ContextEntity[];
+  /** The open threads considered, in the prompt's order, with the one overdue rule. */
+  threads: ContextThread[];
+  /**
+   * Chapters before this one without a summary that the prompt would have used (recent ones,
+   * and older ones whose volume has no summary), and those of them sent as an excerpt of
+   * their end instead (decision 155).
+   */
+  missingSummaries: { n: number; id: number }[];
+  excerpts: number[];
+  /** Characters the plan takes in the prompt (what the page's live estimate replaces as it is typed). */
+  planChars: number;
+}
+
+export interface ContextEntity {
+  id: number;
+  name: string;
+  kind: EntityKind;
+  /** Named in the plan or the previous ending, or marked 总是带上. */
+  reason: "named" | "always";
+  facts: { content: string; fromChapter: number | null; untilChapter: number | null }[];
+  sent: boolean;
+}
+
+export interface ContextThread {
+  title: string;
+  note: string;
+  plantedChapter: number;
+  dueChapter: number | null;
+  overdue: boolean;
+  sent: boolean;
 }
 
 const SECTION_TITLES: Record<SectionKey, string> = {
@@ -71,6 +111,7 @@ interface ChapterRow {
   position: number;
   summary: string | null;
   ending: string | null;
+  excerpt: string | null;
 }
 
 /**
@@ -118,7 +159,9 @@ export async function assembleContinuationContext(
       )
       select n.id, n.n, n.position,
         case when n.n >= ${recentFrom} then s.summary else left(s.summary, ${BRIEF_SUMMARY_CHARS + 1}) end as summary,
-        case when n.n = ${chapterNumber - 1} then (select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c where c.id = n.id) end as ending
+        case when n.n = ${chapterNumber - 1} then (select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c where c.id = n.id) end as ending,
+        case when s.summary is null and n.n >= ${recentFrom} and n.n < ${chapterNumber - 1}
+          then (select right(c.content, ${EXCERPT_CHARS}) from chapters c where c.id = n.id) end as excerpt
       from numbered n left join chapter_summaries s on s.chapter_id = n.id
       where n.n < ${chapterNumber}
       order by n.n`),
@@ -134,7 +177,7 @@ export async function assembleContinuationContext(
             : sql`''`
         } as text
       )
-      select e.id, e.kind, e.name, e.description,
+      select e.id, e.kind, e.name, e.description, e.prompt_mode,
         coalesce((
           select json_agg(json_build_object('content', f.content, 'fromChapter', f.from_chapter, 'untilChapter', f.until_chapter) order by f.from_chapter, f.id)
           from ${storyFacts} f
@@ -142,8 +185,8 @@ export async function assembleContinuationContext(
             and (f.from_chapter is null or f.from_chapter <= ${chapterNumber})
             and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
       from ${storyEntities} e, scan
-      where e.work_id = ${workId}
-        and exists (select 1 from ${storyEntityNames} n where n.entity_id = e.id and strpos(scan.text, n.name) > 0)`),
+      where e.work_id = ${workId} and e.prompt_mode <> 'never'
+        and (e.prompt_mode = 'always' or exists (select 1 from ${storyEntityNames} n where n.entity_id = e.id and strpos(scan.text, n.name) > 0))`),
   ]);
   const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
   if (!meta?.title) throw new DomainError("作品不存在", 404);
@@ -165,12 +208,20 @@ export async function assembleContinuationContext(
     if (at >= 0 && (!named.has(entityId) || at < named.get(entityId)!)) named.set(entityId, at);
   }
 
-  const entities = rowsOf<{ id: number | string; kind: EntityKind; name: string; description: string; facts: unknown }>(entityRows)
+  // Named ones (unless marked 从不带上, which the statement leaves out) in the order they
+  // are named, then those marked 总是带上 that are not named, by kind and id (decision 154).
+  const entities = rowsOf<{ id: number | string; kind: EntityKind; name: string; description: string; prompt_mode: string; facts: unknown }>(entityRows)
     .map((e) => ({ ...e, id: Number(e.id), facts: jsonColumn<{ content: string; fromChapter: number | null; untilChapter: number | null }[]>(e.facts) }))
-    .filter((e) => named.has(e.id));
+    .filter((e) => named.has(e.id) || e.prompt_mode === "always");
   const aliasesOf = new Map<number, string[]>();
-  for (const { name, entityId } of nameRows) if (named.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);
-  entities.sort((a, b) => named.get(a.id)! - named.get(b.id)! || a.id - b.id);
+  const considered = new Set(entities.map((e) => e.id));
+  for (const { name, entityId } of nameRows) if (considered.has(entityId)) aliasesOf.set(entityId, [...(aliasesOf.get(entityId) ?? []), name]);
+  const kindOrder = Object.keys(ENTITY_KIND_LABELS);
+  entities.sort((a, b) => {
+    const at = named.get(a.id) ?? Number.MAX_SAFE_INTEGER;
+    const bt = named.get(b.id) ?? Number.MAX_SAFE_INTEGER;
+    return at - bt || kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || a.id - b.id;
+  });
   const bibleBlocks = entities.map((e) => {
     const aliases = (aliasesOf.get(e.id) ?? []).filter((a) => a !== e.name);
     const head = `【${e.name}】${ENTITY_KIND_LABELS[e.kind]}${aliases.length ? `（又称：${aliases.join("、")}）` : ""}${e.description ? `：${e.description}` : ""}`;
@@ -178,8 +229,9 @@ export async function assembleContinuationContext(
     return [head, ...lines].join("\n");
   });
 
+  const overdue = (t: { dueChapter: number | null }) => isThreadOverdue(t.dueChapter, chapterNumber - 1);
   const threadLines = threads.map((t) => {
-    const due = t.dueChapter === null ? "未定回收章节" : t.dueChapter < chapterNumber ? `应在第${t.dueChapter}章前回收，已逾期` : `应在第${t.dueChapter}章前回收`;
+    const due = t.dueChapter === null ? "未定回收章节" : overdue(t) ? `应在第${t.dueChapter}章前回收，${THREAD_OVERDUE_LABEL}` : `应在第${t.dueChapter}章前回收`;
     return `- ${t.title}（第${t.plantedChapter}章埋下，${due}）${t.note ? `：${t.note}` : ""}`;
   });
 
@@ -193,12 +245,27 @@ export async function assembleContinuationContext(
     }
     return found;
   };
+  // A chapter without a summary is not skipped silently (decision 155): it is listed, and a
+  // recent one is sent as the end of its text instead (the previous chapter's end is sent anyway).
   const recentLines: string[] = [];
+  // Per line of recentLines: the chapter it stands in for as an excerpt, else null.
+  const recentExcerpts: (number | null)[] = [];
   const earlierItems: string[] = [];
+  const missingSummaries: { n: number; id: number }[] = [];
   const volumesUsed = new Set<number>();
   for (const c of chaptersBefore) {
     if (c.n >= recentFrom) {
-      if (c.summary) recentLines.push(`第${c.n}章：${c.summary}`);
+      if (c.summary) {
+        recentLines.push(`第${c.n}章：${c.summary}`);
+        recentExcerpts.push(null);
+      } else {
+        missingSummaries.push({ n: c.n, id: c.id });
+        const excerpt = (c.excerpt ?? "").replace(/\s*[\r\n]+\s*/g, " ").trim();
+        if (excerpt) {
+          recentLines.push(`第${c.n}章（无摘要，结尾节选）：…${excerpt}`);
+          recentExcerpts.push(c.n);
+        }
+      }
       continue;
     }
     const volume = volumeOf(c.position);
@@ -207,7 +274,9 @@ export async function assembleContinuationContext(
         volumesUsed.add(volume.id);
         earlierItems.push(`【${volume.title}】${volume.summary}`);
       }
-    } else if (c.summary) {
+    } else if (!c.summary) {
+      missingSummaries.push({ n: c.n, id: c.id });
+    } else {
       const brief = Array.from(c.summary);
       earlierItems.push(`第${c.n}章：${brief.length > BRIEF_SUMMARY_CHARS ? `${brief.slice(0, BRIEF_SUMMARY_CHARS).join("")}…` : c.summary}`);
     }
@@ -264,6 +333,8 @@ export async function assembleContinuationContext(
   take("earlier-summaries", earlierItems, true);
 
   const texts = Object.fromEntries(Object.entries(chosen).map(([k, v]) => [k, v.join("\n")])) as Record<SectionKey, string>;
+  // Which excerpts were sent: the recent section keeps its newest lines.
+  const excerpts = recentExcerpts.slice(recentLines.length - chosen["recent-summaries"].length).filter((n): n is number => n !== null);
   const rendered = renderLoadedPrompt("P04", template, values(texts));
   const order: SectionKey[] = ["recent-summaries", "earlier-summaries", "story-bible", "open-threads", "previous-ending"];
   return {
@@ -274,7 +345,26 @@ export async function assembleContinuationContext(
     estimatedTokens: tokensForChars(rendered.chars),
     budgetTokens,
     sections: order.map((key) => ({ key, title: SECTION_TITLES[key], available: available[key], included: chosen[key].length, text: texts[key] })),
-    namedEntities: entities.map((e) => e.name),
+    namedEntities: entities.filter((e) => named.has(e.id)).map((e) => e.name),
+    entities: entities.map((e, i) => ({
+      id: e.id,
+      name: e.name,
+      kind: e.kind,
+      reason: named.has(e.id) ? "named" : "always",
+      facts: e.facts,
+      sent: i < chosen["story-bible"].length,
+    })),
+    threads: threads.map((t, i) => ({
+      title: t.title,
+      note: t.note,
+      plantedChapter: t.plantedChapter,
+      dueChapter: t.dueChapter,
+      overdue: overdue(t),
+      sent: i < chosen["open-threads"].length,
+    })),
+    missingSummaries,
+    excerpts,
+    planChars: countChars(planText || NONE),
   };
 }
 
@@ -291,4 +381,45 @@ function trimEnding(text: string): string {
   if (countChars(trimmed) < PREVIOUS_ENDING_CHARS) return trimmed;
   const cut = trimmed.indexOf("\n");
   return cut >= 0 && cut < 300 ? trimmed.slice(cut + 1).trim() : trimmed;
+}
+
+/** Output of one continuation: a long chapter (the estimate's expected output; outputLimit allows 10x). */
+export const CONTINUATION_WORDS = 3000;
+
+/**
+ * 预计消耗 of a continuation (generationEstimate: the prompt and a chapter of CONTINUATION_WORDS)
+ * with what the page needs to follow the plan as it is typed: the prompt's characters and
+ * the plan's share of them (docs/product.md#continuation-context).
+ */
+export interface ContextEstimate extends GenerationEstimate {
+  expectedWords: number;
+  budget: number;
+  chars: number;
+  planChars: number;
+}
+
+export function contextEstimate(context: ContinuationContext): ContextEstimate {
+  return {
+    ...generationEstimate(context.estimatedTokens, CONTINUATION_WORDS),
+    expectedWords: CONTINUATION_WORDS,
+    budget: context.budgetTokens,
+    chars: context.chars,
+    planChars: context.planChars,
+  };
+}
+
+/** What 连载续写 and 本次上下文 list beside the prompt: exactly the prompt's sets. */
+export type ContextView = ReturnType<typeof contextView>;
+
+export function contextView(context: ContinuationContext) {
+  return {
+    summaries: context.sections.find((s) => s.key === "recent-summaries")?.text ?? "",
+    entities: context.entities.map((e) => ({
+      ...e,
+      facts: e.facts.map((f) => `${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}`),
+    })),
+    threads: context.threads,
+    missingSummaries: context.missingSummaries,
+    excerpts: context.excerpts,
+  };
 }

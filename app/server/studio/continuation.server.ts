@@ -12,7 +12,7 @@ import { generationAllowance } from "../ledger.server";
 import { liveSession } from "../session.server";
 import { getOwnedWork } from "../works.server";
 import { publishedChapterCount } from "./bible.server";
-import { assembleContinuationContext } from "./context.server";
+import { assembleContinuationContext, CONTINUATION_WORDS } from "./context.server";
 import { newChapterFromText } from "./from-writing.server";
 
 /**
@@ -30,7 +30,7 @@ import { newChapterFromText } from "./from-writing.server";
 
 export const CONTINUATION_KIND = "continuation";
 /** Output of one continuation: a long chapter, not endless (outputLimit gives 10x this, at least 20,000 characters). */
-export const CONTINUATION_WORDS = 3000;
+export { CONTINUATION_WORDS };
 
 export type SeriesWork = Awaited<ReturnType<typeof getOwnedWork>>;
 
@@ -73,7 +73,7 @@ export function checkChapter(chapter: number, published: number): void {
 /** What a request key holds: still generating, or the delivered text and its charge. */
 export type ContinuationResult =
   | { state: "running"; workId: number; chapter: number }
-  | { state: "done"; workId: number; chapter: number; text: string; charged: number; model: string; endReason: string; transactionId: number };
+  | { state: "done"; workId: number; chapter: number; text: string; charged: number; model: string; endReason: string; transactionId: number; notice?: string };
 
 /** The key was used before: what it holds (the stream answers 409, the page shows the text). */
 export class ContinuationSubmitted extends DomainError {
@@ -224,6 +224,7 @@ export async function startContinuation(
           model: outcome.model,
           endReason: outcome.endReason,
           transactionId: outcome.transactionId,
+          ...(outcome.uncoveredNotice ? { notice: outcome.uncoveredNotice } : {}),
         };
         await tx.update(formSubmissions).set({ resultId: JSON.stringify(done) }).where(eq(formSubmissions.token, input.requestKey));
         return String(outcome.transactionId);

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, prompts, storyEntities, storyEntityNames, storyProposals, summaryJobs, works } from "~/db/schema";
-import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, ENTITY_KINDS, type EntityKind } from "~/schemas/bible";
+import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, ENTITY_KINDS, SUMMARY_REQUEST_IDS, type EntityKind } from "~/schemas/bible";
 import { defaultProvider } from "../ai/config.server";
 import { renderLoadedPrompt } from "../ai/prompts.server";
 import type { ReportedUsage } from "../ai/sse.server";
@@ -54,6 +54,35 @@ export async function enqueueSummaryJobs(tx: Executor, workId: number, chapterId
     where w.id = ${workId} and w.ai_summaries and c.id = any(${`{${chapterIds.join(",")}}`}::bigint[])
     on conflict (chapter_id) do nothing`);
 }
+
+/**
+ * 让AI补写摘要 (连载续写 and 本次上下文 list the chapters a continuation has no summary for,
+ * decision 155): turns the work's AI summaries on (a job of a work with them off is skipped)
+ * and queues a job for each of the given published chapters that still has no summary,
+ * again for one whose earlier job failed or was skipped. Returns how many were queued.
+ */
+export async function requestChapterSummaries(userId: string, workId: number, chapterIds: number[]): Promise<number> {
+  await getOwnedWork(userId, workId);
+  const ids = [...new Set(chapterIds.filter((id) => Number.isSafeInteger(id) && id > 0))].slice(0, SUMMARY_REQUEST_IDS);
+  return db.transaction(async (tx) => {
+    await tx.update(works).set({ aiSummaries: true }).where(and(eq(works.id, workId), eq(works.userId, userId)));
+    if (ids.length === 0) return 0;
+    const queued = rowsOf(
+      await tx.execute(sql`
+        insert into ${summaryJobs} (work_id, chapter_id, user_id)
+        select w.id, c.id, w.user_id from ${works} w join ${chapters} c on c.work_id = w.id
+        where w.id = ${workId} and w.user_id = ${userId} and c.state = 'published'
+          and c.id = any(${`{${ids.join(",")}}`}::bigint[])
+          and not exists (select 1 from chapter_summaries s where s.chapter_id = c.id)
+        on conflict (chapter_id) do update
+          set state = 'pending', attempts = 0, reason = null, locked_until = null, next_attempt_at = now(), updated_at = now()
+          where ${summaryJobs}.state in ('failed', 'skipped')
+        returning id`),
+    );
+    return queued.length;
+  });
+}
+
 
 export interface ParsedSummary {
   summary: string;

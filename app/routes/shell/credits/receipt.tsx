@@ -21,7 +21,11 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const row = /^\d{1,15}$/.test(params.id) ? await getGenerationReceipt(user.id, Number(params.id)) : null;
   if (!row) throw data("回执不存在", { status: 404 });
-  const charged = -Number(row.amount);
+  // A generation that produced nothing (or failed) was never settled: its row keeps the
+  // reservation and a refund row gave all of it back, so nothing was charged.
+  const refunded = row.metering === null;
+  const reserved = -Number(row.amount);
+  const charged = refunded ? 0 : reserved;
   const billed = row.metering ? Number(row.inputTokens) + Number(row.outputTokens) : null;
   return {
     id: row.id,
@@ -33,6 +37,8 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
     metering: row.metering,
+    refunded,
+    reserved,
     charged,
     // What the balance (or the daily cap) could not cover of the count, and was not charged.
     uncovered: billed !== null && billed > charged ? billed - charged : 0,
@@ -64,10 +70,10 @@ export default function Receipt() {
         ) : (
           <>
             <dt>状态</dt>
-            <dd>生成失败或未产生内容，预扣的 Tokens 已退还</dd>
+            <dd data-testid="receipt-status">生成失败或未产生内容，预扣的 {r.reserved} Tokens 已全部退还</dd>
           </>
         )}
-        <dt>本次扣除</dt>
+        <dt>{r.refunded ? "实际扣除" : "本次扣除"}</dt>
         <dd data-testid="receipt-charged">{r.charged} Tokens</dd>
         <dt>字数</dt>
         <dd>

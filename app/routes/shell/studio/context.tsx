@@ -1,10 +1,12 @@
+import { useState } from "react";
 import { data, Form, useLoaderData } from "react-router";
+import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { formatTokens } from "~/utils/format";
 import { asRouteError, DomainError } from "~/server/errors.server";
 import { userContext } from "~/server/guards.server";
 import { publishedChapterCount } from "~/server/studio/bible.server";
-import { assembleContinuationContext, type ContinuationContext } from "~/server/studio/context.server";
+import { checkChapter } from "~/server/studio/continuation.server";
+import { assembleContinuationContext, contextEstimate, contextView, type ContinuationContext } from "~/server/studio/context.server";
 import { PLAN_MAX_CHARS } from "~/schemas/bible";
 import { getOwnedWork } from "~/server/works.server";
 import type { Route } from "./+types/context";
@@ -14,6 +16,7 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `本次上下文
 /**
  * 本次上下文 (docs/product.md#continuation-context): exactly what the continuation of
  * chapter N would send, and its estimated cost. A loader only: nothing is generated.
+ * Chapter N runs from 1 to the chapter after the last published one, as for 连载续写.
  */
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   const user = context.get(userContext);
@@ -22,10 +25,18 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   const raw = url.searchParams.get("chapter")?.trim();
   const chapter = raw ? Number(raw) : published + 1;
   const plan = url.searchParams.get("plan") ?? "";
-  let result: ContinuationContext | null = null;
+  let result: (Pick<ContinuationContext, "chapterNumber" | "prompt" | "sections" | "namedEntities" | "budgetTokens" | "chars"> & {
+    estimate: ReturnType<typeof contextEstimate>;
+    view: ReturnType<typeof contextView>;
+  }) | null = null;
   let error: string | null = null;
   try {
-    result = await assembleContinuationContext(work.id, chapter, plan);
+    // A whole number past the next chapter is refused in the words 连载续写 uses; other
+    // malformed numbers get the bible's message from the assembly.
+    if (Number.isSafeInteger(chapter) && chapter >= 1) checkChapter(chapter, published);
+    const assembled = await assembleContinuationContext(work.id, chapter, plan);
+    const { chapterNumber, prompt, sections, namedEntities, budgetTokens, chars } = assembled;
+    result = { chapterNumber, prompt, sections, namedEntities, budgetTokens, chars, estimate: contextEstimate(assembled), view: contextView(assembled) };
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
     error = e.message;
@@ -34,22 +45,36 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
 }
 
 export default function ContextPreview() {
-  const { work, published, chapter, plan, result, error } = useLoaderData<typeof loader>();
+  const { work, published, chapter, plan: loadedPlan, result, error } = useLoaderData<typeof loader>();
+  // The estimate follows the plan as it is typed (with JavaScript; without, on 查看本次上下文).
+  const [plan, setPlan] = useState(loadedPlan);
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="context" />
       <p className="muted">续写时发送给AI的内容：本章计划、前文摘要、本章有效的设定、未回收的伏笔和上一章结尾，按API配置的上下文大小裁剪。这里只预览，不会生成，也不扣Tokens。</p>
-      <Form method="get" className="studio-form">
+      <Form method="get" className="studio-form" key={`${chapter}-${loadedPlan}`}>
         <div className="bible-row">
           <label className="field bible-chapter">
-            <span>续写第几章</span>
-            <input type="number" name="chapter" min={1} inputMode="numeric" defaultValue={chapter} />
+            <span>续写第几章（1 到 {published + 1}）</span>
+            <input type="number" name="chapter" min={1} max={published + 1} inputMode="numeric" defaultValue={chapter} />
           </label>
         </div>
         <label className="field">
           <span>本章计划</span>
-          <textarea name="plan" rows={4} maxLength={PLAN_MAX_CHARS} defaultValue={plan} placeholder="这一章要写什么：出场人物、发生的事、结尾停在哪里" />
+          <textarea
+            name="plan"
+            rows={4}
+            maxLength={PLAN_MAX_CHARS}
+            defaultValue={loadedPlan}
+            onChange={(e) => setPlan(e.target.value)}
+            placeholder="这一章要写什么：出场人物、发生的事、结尾停在哪里"
+          />
         </label>
+        {result ? (
+          <p className="hint">
+            <EstimateLine base={result.estimate} plan={plan} />
+          </p>
+        ) : null}
         <div className="form-actions">
           <button type="submit" className="btn btn-primary">查看本次上下文</button>
         </div>
@@ -59,7 +84,7 @@ export default function ContextPreview() {
         <div className="context-sections">
           <h2>本次上下文：第{result.chapterNumber}章</h2>
           <p>
-            预计 <strong>{formatTokens(result.estimatedTokens)}</strong> Tokens（{result.chars} 字，上限 {formatTokens(result.budgetTokens)} Tokens）；生成的正文另计。已发布 {published} 章。
+            提示词 <strong>{result.chars}</strong> 字。已发布 {published} 章。
           </p>
           {result.namedEntities.length ? <p className="muted">计划和上一章结尾提到：{result.namedEntities.join("、")}</p> : null}
           <ul>
@@ -69,6 +94,11 @@ export default function ContextPreview() {
               </li>
             ))}
           </ul>
+          <MissingSummaries workId={work.id} chapter={result.chapterNumber} missing={result.view.missingSummaries} excerpts={result.view.excerpts} />
+          <h3>发送的设定</h3>
+          <ContextEntities entities={result.view.entities} />
+          <h3>发送的伏笔</h3>
+          <ContextThreads threads={result.view.threads} />
           <h3>系统提示词</h3>
           <pre className="context-text" data-testid="context-system" tabIndex={0} role="region" aria-label="系统提示词">{result.prompt.system}</pre>
           <h3>用户提示词</h3>

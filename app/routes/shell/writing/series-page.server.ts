@@ -5,8 +5,7 @@ import { asRouteError, DomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import { newFormToken } from "~/server/form-tokens.server";
 import type { SessionUser } from "~/server/session.server";
-import { bibleView } from "~/server/studio/bible.server";
-import { assembleContinuationContext } from "~/server/studio/context.server";
+import { assembleContinuationContext, contextEstimate, contextView, type ContextEstimate, type ContextView } from "~/server/studio/context.server";
 import {
   chapterCounts,
   checkChapter,
@@ -35,13 +34,6 @@ const pageUrl = (params: Record<string, string | number | undefined | null>) => 
   return `/series-writing${query ? `?${query}` : ""}`;
 };
 
-function rangeLabel(from: number | null, until: number | null): string {
-  if (from && until) return `第${from}至${until}章：`;
-  if (from) return `从第${from}章起：`;
-  if (until) return `至第${until}章：`;
-  return "";
-}
-
 export async function seriesLoader(url: URL, user: SessionUser) {
   const series = await listOwnSeries(user.id);
   const base = { series, balance: user.tokens };
@@ -63,22 +55,14 @@ export async function seriesLoader(url: URL, user: SessionUser) {
     }
   }
   const plan = url.searchParams.get("plan") ?? "";
-  const view = await bibleView(user.id, work.id);
-  const inForce = (f: { fromChapter: number | null; untilChapter: number | null }) =>
-    (f.fromChapter === null || f.fromChapter <= chapter) && (f.untilChapter === null || f.untilChapter >= chapter);
-  const facts = view.entities.flatMap((e) =>
-    e.facts.filter(inForce).map((f) => ({ id: f.id, entity: e.name, content: `${rangeLabel(f.fromChapter, f.untilChapter)}${f.content}` })),
-  );
-  const threads = view.threads
-    .filter((t) => t.status === "open" && t.plantedChapter <= chapter)
-    .map((t) => ({ id: t.id, title: t.title, note: t.note, plantedChapter: t.plantedChapter, dueChapter: t.dueChapter, due: t.dueChapter !== null && t.dueChapter <= chapter }));
-
-  let summaries = "";
-  let estimate: { tokens: number; budget: number } | { blocked: string };
+  // The sidebar shows what the prompt for this plan sends, from the function that builds
+  // it (decision 155): the summaries, the entities with their facts in force, the threads.
+  let context: ContextView | null = null;
+  let estimate: ContextEstimate | { blocked: string };
   try {
     const assembled = await assembleContinuationContext(work.id, chapter, plan);
-    summaries = assembled.sections.find((s) => s.key === "recent-summaries")?.text ?? "";
-    estimate = { tokens: assembled.estimatedTokens, budget: assembled.budgetTokens };
+    context = contextView(assembled);
+    estimate = contextEstimate(assembled);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     estimate = { blocked: error.message };
@@ -98,11 +82,9 @@ export async function seriesLoader(url: URL, user: SessionUser) {
         chapter,
         chapterError,
         plan,
-        facts,
-        threads,
-        summaries,
+        context,
         estimate,
-        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason } : null,
+        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason, notice: result.notice ?? null } : null,
         resultMissing: Boolean(key) && !result ? SERIES_MESSAGES.resultGone : result?.state === "running" ? SERIES_MESSAGES.running : null,
         saved,
         requestKey: newFormToken(),

@@ -7,6 +7,7 @@ import { PLAN_MAX_CHARS } from "~/schemas/bible";
 import { defaultChapterTitle } from "~/schemas/series";
 import { userContext } from "~/server/guards.server";
 import { formatTokens } from "~/utils/format";
+import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import type { Route } from "./+types/series-writing";
 import { seriesAction, seriesLoader, type SeriesActionData } from "./series-page.server";
 
@@ -89,6 +90,8 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
   const contextUrl = `/works/${work.id}/context?chapter=${chapter}${plan ? `&plan=${encodeURIComponent(plan)}` : ""}`;
 
   const onGenerate = async (event: React.FormEvent<HTMLFormElement>) => {
+    // 按当前计划预览 is a plain GET to 本次上下文: let the form navigate.
+    if ((event.nativeEvent as SubmitEvent).submitter?.getAttribute("formmethod") === "get") return;
     event.preventDefault();
     const body = new FormData(event.currentTarget);
     body.delete("intent");
@@ -122,47 +125,28 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
         <div className="writing-column">
           <section className="writing-card" aria-labelledby="series-summaries">
             <h2 id="series-summaries">最近几章摘要</h2>
-            {page.summaries ? (
-              <ul className="series-list">
-                {page.summaries.split("\n").map((line, i) => (
+            {page.context?.summaries ? (
+              <ul className="series-list" data-testid="context-summaries">
+                {page.context.summaries.split("\n").map((line, i) => (
                   <li key={i}>{line}</li>
                 ))}
               </ul>
             ) : (
               <p className="muted">还没有章节摘要。可以在<AppLink to={`/works/${work.id}/bible?tab=summaries`}>故事设定</AppLink>中填写，或开启发布后的AI摘要。</p>
             )}
+            {page.context ? <MissingSummaries workId={work.id} chapter={chapter} missing={page.context.missingSummaries} excerpts={page.context.excerpts} /> : null}
           </section>
           <section className="writing-card" aria-labelledby="series-facts">
             <h2 id="series-facts">第{chapter}章有效的设定</h2>
-            {page.facts.length ? (
-              <ul className="series-list">
-                {page.facts.map((f) => (
-                  <li key={f.id}>
-                    <strong>{f.entity}</strong>：{f.content}
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p className="muted">还没有设定。</p>
-            )}
+            <p className="hint">续写时发送给AI的设定：本章计划或上一章结尾提到的，以及设为“总是带上”的。</p>
+            {page.context ? <ContextEntities entities={page.context.entities} /> : <p className="muted">{"blocked" in page.estimate ? page.estimate.blocked : ""}</p>}
             <p>
               <AppLink to={`/works/${work.id}/bible`}>编辑故事设定</AppLink>
             </p>
           </section>
           <section className="writing-card" aria-labelledby="series-threads">
             <h2 id="series-threads">未回收的伏笔</h2>
-            {page.threads.length ? (
-              <ul className="series-list">
-                {page.threads.map((t) => (
-                  <li key={t.id}>
-                    {t.title}（第{t.plantedChapter}章埋下{t.dueChapter ? `，应在第${t.dueChapter}章前回收` : ""}）{t.due ? <span className="badge badge-warning">到期</span> : null}
-                    {t.note ? `：${t.note}` : ""}
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p className="muted">没有未回收的伏笔。</p>
-            )}
+            {page.context ? <ContextThreads threads={page.context.threads} /> : null}
           </section>
         </div>
         <div className="writing-column">
@@ -184,7 +168,7 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
                 />
               </label>
               <p className="hint">
-                {"blocked" in page.estimate ? page.estimate.blocked : `提示词预计 ${formatTokens(page.estimate.tokens)} Tokens（按打开页面时的计划），生成的正文另计；余额 ${formatTokens(balance)} Tokens。`}{" "}
+                {"blocked" in page.estimate ? page.estimate.blocked : <EstimateLine base={page.estimate} plan={plan} balance={balance} />}{" "}
                 <AppLink to={contextUrl}>查看本次上下文</AppLink>
               </p>
               {generateError ? (
@@ -206,6 +190,10 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
                     停止
                   </button>
                 ) : null}
+                {/* Without JavaScript the estimate follows the plan here: the preview of this plan. */}
+                <button type="submit" className="btn" formMethod="get" formAction={`/works/${work.id}/context`} formNoValidate>
+                  按当前计划预览
+                </button>
               </div>
             </Form>
             {charged ? (
@@ -214,7 +202,7 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
               </p>
             ) : page.result ? (
               <p className="muted" role="status">
-                已生成 {Array.from(page.result.text).length} 字，扣除 {formatTokens(page.result.charged)} Tokens。
+                已生成 {Array.from(page.result.text).length} 字，扣除 {formatTokens(page.result.charged)} Tokens。{page.result.notice ?? ""}
               </p>
             ) : null}
           </section>

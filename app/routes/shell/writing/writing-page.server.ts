@@ -18,6 +18,7 @@ import { chapterTargets, savePlotAsChapter } from "~/server/studio/from-writing.
 import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
+import { generationEstimate, type GenerationEstimate } from "~/server/ai/tokens";
 import { DomainError, replyOnDomainError } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import type { SessionUser } from "~/server/session.server";
@@ -106,10 +107,11 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
   ]);
 
   // The estimated prompt cost beside the balance, or what stands in the way of 生成.
-  let estimate: { promptTokens: number } | { blocked: string } | null = null;
+  let estimate: (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null = null;
   if (plot) {
     try {
-      estimate = { promptTokens: (await prepareGeneration(user.id, project.id, plot.id, kind)).promptTokens };
+      const prepared = await prepareGeneration(user.id, project.id, plot.id, kind);
+      estimate = { ...generationEstimate(prepared.promptTokens, prepared.expectedWords), expectedWords: prepared.expectedWords, referenceChars: prepared.referenceChars ?? 0 };
     } catch (error) {
       if (error instanceof DomainError) estimate = { blocked: error.message };
       else throw error;
@@ -305,7 +307,7 @@ async function generateWithoutJavaScript(request: Request, userId: string, kind:
     if (typeof content === "string") await applyEditsBeforeGeneration(userId, projectId, plotId, { content: normalizeLines(content) });
     const generation = await startGeneration(userId, { projectId, plotId }, request.signal, kind);
     const result = await generation.run(() => {});
-    return redirect(pageUrl(kind, projectId, { plot: plotId, generated: result.versionId ?? undefined, notice: result.reason === "complete" ? undefined : result.reason }));
+    return redirect(pageUrl(kind, projectId, { plot: plotId, generated: result.versionId ?? undefined, notice: result.reason !== "complete" ? result.reason : result.uncovered > 0 ? "uncovered" : undefined }));
   } catch (error) {
     const { message, status } = generationErrorResponse(error);
     return data<WritingActionData>({ intent: "generate", error: message }, { status });

@@ -1,0 +1,2 @@
+ALTER TABLE "story_entities" ADD COLUMN "prompt_mode" text DEFAULT 'auto' NOT NULL;--> statement-breakpoint
+ALTER TABLE "story_entities" ADD CONSTRAINT "story_entities_prompt_mode" CHECK ("story_entities"."prompt_mode" in ('auto', 'always', 'never'));
