@@ -113,6 +113,8 @@ export default defineConfig({
       E2E_AI_PORT: String(aiPort),
       E2E_GATEWAY_PORT: String(gatewayPort),
       NODE_ENV: "production",
+      // Links in mails come from SITE_URL only (docs/decisions/166).
+      SITE_URL: baseURL,
       // New password hashes at scrypt's lowest accepted cost (docs/decisions/140).
       PASSWORD_SCRYPT_N: "1024",
     },
