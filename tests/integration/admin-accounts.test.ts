@@ -205,4 +205,40 @@ describe("TOTP two-factor", () => {
     const ops = await createAdmin({ role: "operator" });
     expect((await callLoader(users, request("/admin/users", { cookie: await adminCookieFor(ops.id) }))).status).toBe(200);
   });
+
+  it("counts wrong codes on the account page like the sign-in step's: a session alone cannot try codes without end", async () => {
+    const mod = await account();
+    const me = await createAdmin();
+    const mine = await adminCookieFor(me.id);
+    const secret = await enrol(me, mine);
+    // The confirmation cleared enrol()'s failures; ten wrong codes reach the lock (LOGIN_LOCK_AFTER).
+    for (let i = 0; i < 10; i++) {
+      const wrong = await callAction(mod, post("/admin/account", { intent: "totp-disable", code: String(100000 + i) }, mine));
+      expect([wrong.status, errorsOf(wrong.data.totp)]).toEqual([400, [M.wrongCode]]);
+    }
+    // Locked: even the right code is not tried, and two-factor stays on.
+    const locked = await callAction(mod, post("/admin/account", { intent: "totp-disable", code: codeAt(secret) }, mine));
+    expect([locked.status, errorsOf(locked.data.totp)]).toEqual([429, ["尝试次数过多，请稍后再试"]]);
+    expect((await adminRow(me.id)).totpEnabledAt).not.toBeNull();
+    // The same count as the sign-in step's at this address.
+    const login = await import("~/routes/admin/login");
+    const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+    const pending = cookiePair(first.response!.headers.get("Set-Cookie")!);
+    const step = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: codeAt(secret) }));
+    expect([step.status, errorsOf(step.data)]).toEqual([429, ["尝试次数过多，请稍后再试"]]);
+
+    // Confirming an enrolment is counted too.
+    const other = await createAdmin();
+    const theirs = await adminCookieFor(other.id);
+    await callAction(mod, post("/admin/account", { intent: "totp-start" }, theirs));
+    for (let i = 0; i < 10; i++) {
+      const wrong = await callAction(mod, post("/admin/account", { intent: "totp-confirm", code: String(200000 + i) }, theirs));
+      expect(wrong.status).toBe(400);
+    }
+    const shown = await callLoader(mod, request("/admin/account", { cookie: theirs }));
+    const theirSecret: string = shown.data.enrolment.secret.replace(/\s+/g, "");
+    const refused = await callAction(mod, post("/admin/account", { intent: "totp-confirm", code: codeAt(theirSecret) }, theirs));
+    expect(refused.status).toBe(429);
+    expect((await adminRow(other.id)).totpEnabledAt).toBeNull();
+  });
 });

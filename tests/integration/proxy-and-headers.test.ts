@@ -139,7 +139,7 @@ describe("SITE_URL unset", () => {
 
 describe("/metrics without METRICS_TOKEN", () => {
   it("is not found, for any method, with or without a bearer", async () => {
-    for (const headers of [{}, { Authorization: "Bearer anything" }]) {
+    for (const headers of [{}, { Authorization: "Bearer anything" }] as Record<string, string>[]) {
       const answer = await send("/metrics", { from: "127.0.0.5", port: serverPort, headers });
       expect([answer.status, answer.headers.location]).toEqual([404, undefined]);
     }

@@ -72,7 +72,7 @@ describe("a signed-in write", () => {
           }),
         }),
       );
-    for (const headers of [{}, { Referer: "https://evil.example/" }, { Origin: "https://evil.example", "X-Forwarded-Host": "evil.example" }]) {
+    for (const headers of [{}, { Referer: "https://evil.example/" }, { Origin: "https://evil.example", "X-Forwarded-Host": "evil.example" }] as Record<string, string>[]) {
       expect((await post(headers)).status).toBe(403);
     }
     expect((await post({ Origin: "http://localhost" })).status).toBe(200);

@@ -5,6 +5,7 @@ import { db } from "~/db/client.server";
 import { admins } from "~/db/schema";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
 import { DomainError } from "../errors.server";
+import { attemptLogin } from "../login-failures.server";
 import { recordAdminAction, type SignedInActor } from "./audit.server";
 
 /**
@@ -62,28 +63,45 @@ async function useStep(tx: typeof db | Parameters<Parameters<typeof db.transacti
   return rows.length > 0;
 }
 
-/** Enrolment, step 2: a code from the authenticator turns two-factor on. */
-export async function confirmTotpEnrolment(actor: SignedInActor, code: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
-    if (row?.enabledAt) throw new DomainError(M.totpAlreadyOn, 409);
-    if (!row?.secret) throw new DomainError(M.totpNotStarted, 400);
-    const step = matchingStep(row.secret, code);
-    if (step === null || !(await useStep(tx, actor.admin.id, step, { totpEnabledAt: new Date() }))) throw new DomainError(M.wrongCode, 400, "code");
-    await recordAdminAction(tx, actor, { action: "admin.totp-enable", targetType: "admin", targetId: actor.admin.id });
-  });
+/**
+ * Runs a check of a code typed on the account page under the sign-in step's failure
+ * counting (kind admin-totp, per e-mail and address, login-failures.server.ts): a session
+ * alone cannot try codes without limit. `check` answers false for a wrong code, having
+ * changed nothing.
+ */
+async function countedCodeCheck(actor: SignedInActor, check: () => Promise<boolean>): Promise<void> {
+  const ok = await attemptLogin("admin-totp", actor.admin.email, actor.address, async () => ((await check()) ? true : null));
+  if (!ok) throw new DomainError(M.wrongCode, 400, "code");
 }
 
-/** Turning two-factor off needs a current code (a stolen session alone cannot). */
+/** Enrolment, step 2: a code from the authenticator turns two-factor on. */
+export async function confirmTotpEnrolment(actor: SignedInActor, code: string): Promise<void> {
+  await countedCodeCheck(actor, () =>
+    db.transaction(async (tx) => {
+      const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
+      if (row?.enabledAt) throw new DomainError(M.totpAlreadyOn, 409);
+      if (!row?.secret) throw new DomainError(M.totpNotStarted, 400);
+      const step = matchingStep(row.secret, code);
+      if (step === null || !(await useStep(tx, actor.admin.id, step, { totpEnabledAt: new Date() }))) return false;
+      await recordAdminAction(tx, actor, { action: "admin.totp-enable", targetType: "admin", targetId: actor.admin.id });
+      return true;
+    }),
+  );
+}
+
+/** Turning two-factor off needs a current code (a stolen session alone cannot), counted like the sign-in's. */
 export async function disableTotp(actor: SignedInActor, code: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
-    if (!row?.enabledAt || !row.secret) throw new DomainError(M.totpOff, 409);
-    const step = matchingStep(row.secret, code);
-    if (step === null || !(await useStep(tx, actor.admin.id, step))) throw new DomainError(M.wrongCode, 400, "code");
-    await tx.update(admins).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(admins.id, actor.admin.id));
-    await recordAdminAction(tx, actor, { action: "admin.totp-disable", targetType: "admin", targetId: actor.admin.id });
-  });
+  await countedCodeCheck(actor, () =>
+    db.transaction(async (tx) => {
+      const [row] = await tx.select({ secret: admins.totpSecret, enabledAt: admins.totpEnabledAt }).from(admins).where(eq(admins.id, actor.admin.id)).for("update");
+      if (!row?.enabledAt || !row.secret) throw new DomainError(M.totpOff, 409);
+      const step = matchingStep(row.secret, code);
+      if (step === null || !(await useStep(tx, actor.admin.id, step))) return false;
+      await tx.update(admins).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(admins.id, actor.admin.id));
+      await recordAdminAction(tx, actor, { action: "admin.totp-disable", targetType: "admin", targetId: actor.admin.id });
+      return true;
+    }),
+  );
 }
 
 /** The login's second step: true when `code` is a current, unused code of the admin's authenticator. */
