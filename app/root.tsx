@@ -19,7 +19,7 @@ import "./styles/app.css";
  * Every request's route is named for its log line and metrics, its query string is
  * checked once, here, a resource route's crash is answered in Chinese
  * (docs/architecture.md#forms-and-errors), and a write with a cookie must come from this
- * site's pages (docs/decisions/167).
+ * site's pages (docs/decisions/165).
  */
 export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware];
 

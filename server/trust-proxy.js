@@ -1,5 +1,5 @@
 // TRUST_PROXY: which proxies in front of the server may tell it the client's address
-// (X-Forwarded-For), protocol and host (docs/decisions/165-trusting-proxy-hops.md).
+// (X-Forwarded-For), protocol and host (docs/decisions/165-proxies-origins-and-forms.md).
 // Every proxy appends the address it received the request from to X-Forwarded-For, and
 // whatever stands left of the first trusted proxy's entry was written by the client: only
 // the entries the configured proxies appended are believed.

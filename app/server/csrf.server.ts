@@ -1,7 +1,7 @@
 import { data, type MiddlewareFunction } from "react-router";
 
 /**
- * Where a write comes from (docs/decisions/167-writes-only-from-the-site.md). A browser
+ * Where a write comes from (docs/decisions/165-proxies-origins-and-forms.md). A browser
  * sends `Origin` on every POST (and `Sec-Fetch-Site`); a cookie-carrying write with
  * neither a same-origin `Origin` nor `Sec-Fetch-Site: same-origin` is not from one of this
  * site's pages (a forged form, a `Referer` alone is not enough). The site's own host is

@@ -8,7 +8,7 @@ import { callThroughRoutes } from "./route-chain";
 
 /**
  * A write that carries a cookie must come from this site's pages: a same-origin `Origin`,
- * or `Sec-Fetch-Site: same-origin` (docs/decisions/167). The check sits on the root
+ * or `Sec-Fetch-Site: same-origin` (docs/decisions/165). The check sits on the root
  * route, so pages' actions and resource routes alike are behind it.
  */
 
