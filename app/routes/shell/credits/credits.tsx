@@ -28,6 +28,9 @@ import { listCreditHistory, listTokenHistory } from "./credits.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
 
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["top-up"] };
+
 /** The three forms, each in its dialog; `intent` tells the action which one posted. */
 type Intent = "redeem" | "exchange" | "topup";
 
