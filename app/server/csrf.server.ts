@@ -1,4 +1,4 @@
-import { data, type MiddlewareFunction } from "react-router";
+import type { MiddlewareFunction } from "react-router";
 
 /**
  * Where a write comes from (docs/decisions/165-proxies-origins-and-forms.md). A browser
@@ -30,9 +30,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * On the root route, so every action and resource route sits behind it: a write that
  * carries a cookie (a session may authenticate it) must come from this site. Requests
  * without cookies (scripts with an API token, the payment gateway's notify) go on to
- * their route's own checks.
+ * their route's own checks. The refusal is a plain 403 in Chinese, for a page's form and a
+ * resource route's script alike: no browser of this site's pages ever sees it.
  */
 export const sameOriginWriteMiddleware: MiddlewareFunction<Response> = ({ request }) => {
   if (SAFE_METHODS.has(request.method) || !request.headers.get("Cookie")) return;
-  if (!isSameOriginPost(request)) throw data(CROSS_SITE_WRITE_MESSAGE, { status: 403 });
+  if (isSameOriginPost(request)) return;
+  return new Response(CROSS_SITE_WRITE_MESSAGE, {
+    status: 403,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
 };
