@@ -1,12 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, paymentOrders, payoutRequests, works } from "~/db/schema";
+import { chapters, paymentOrders, payoutRequests, tokenTransactions, works } from "~/db/schema";
 import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
 import { savePlotContent } from "~/server/writing.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { fund, setConfig } from "../fixtures/ledger";
+import { creditBalance, fund, setConfig } from "../fixtures/ledger";
 import { readyProject } from "./ai-helpers";
 import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
 
@@ -165,6 +165,17 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(first).toMatch(/^302 https:\/\/pay\.example\.com\/submit\.php\?/);
     expect(second).toBe(first);
     expect(await db.select().from(paymentOrders).where(eq(paymentOrders.userId, userId))).toHaveLength(before + 1);
+
+    // 积分兑换 Tokens: the exchange dialog's form, replayed, exchanges once.
+    await fund(userId, 50);
+    const balance = await creditBalance(userId);
+    const exchanges = async () => (await db.select().from(tokenTransactions).where(and(eq(tokenTransactions.userId, userId), eq(tokenTransactions.type, "exchange")))).length;
+    const exchangedBefore = await exchanges();
+    const [once, again] = await replay(mod, "/credits?dialog=exchange", (p) => (p as { data: { formToken: string } }).data.formToken, { intent: "exchange", amount: "10" });
+    expect(once).toMatch(/^302 \/credits\?tab=tokens/);
+    expect(again).toBe(once);
+    expect(await creditBalance(userId)).toBe(balance - 10);
+    expect(await exchanges()).toBe(exchangedBefore + 1);
   },
   "routes/shell/credits/income.tsx": async (mod) => {
     // Income from a real sale: a reader buys the VIP chapter (200 credits, 70% to the author).
