@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/db/client.server";
+import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, adminRecoveryCodes, admins, adminSessions } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
@@ -266,6 +266,21 @@ describe("TOTP two-factor", () => {
     expect(await db.select().from(adminRecoveryCodes).where(eq(adminRecoveryCodes.adminId, me.id))).toEqual([]);
     expect((await adminRow(me.id)).totpEnabledAt).toBeNull();
     expect(secret).toMatch(/^[A-Z2-7]+$/);
+  });
+
+  it(`lets one of two sign-ins at once use a recovery code (${databaseKind})`, async () => {
+    const me = await createAdmin();
+    await enrol(me, await adminCookieFor(me.id));
+    const code = shownCodes[0];
+    const login = await import("~/routes/admin/login");
+    const pendings = await Promise.all(
+      [1, 2].map(async () => {
+        const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+        return cookiePair(first.response!.headers.get("Set-Cookie")!);
+      }),
+    );
+    const answers = await Promise.all(pendings.map((pending) => callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code }))));
+    expect(answers.map((a) => a.status).sort()).toEqual([302, 400]);
   });
 
   it("counts wrong recovery codes with the code step's failures: ten wrong, and even a good one waits", async () => {
