@@ -115,6 +115,8 @@ export default defineConfig({
       NODE_ENV: "production",
       // The server's own clock is UTC, as on most hosts; pages still show Beijing time (tests/e2e/clock.spec.ts).
       TZ: "UTC",
+      // Links in mails come from SITE_URL only (docs/decisions/166).
+      SITE_URL: baseURL,
       // New password hashes at scrypt's lowest accepted cost (docs/decisions/140).
       PASSWORD_SCRYPT_N: "1024",
     },

@@ -25,7 +25,7 @@ const { requestContext } = await import("./server/request-context.js");
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "0.0.0.0";
-const trustProxy = process.env.TRUST_PROXY === "1";
+const { applyTrustProxy, fromTrustedProxy } = await import("./server/trust-proxy.js");
 
 // Importing the build opens the database, migrating it and writing defaults first. With
 // PGlite it first takes the data directory's lock: a second process on the same directory
@@ -50,6 +50,11 @@ if (process.argv.includes("--migrate-only")) {
   console.log("migrations applied");
   process.exit(0);
 }
+
+// Links in mails come from SITE_URL only (docs/decisions/166): without it, say at start
+// that password reset mails are not sent.
+const mailWarning = build.entry.module.mailLinkWarning();
+if (mailWarning) console.warn(mailWarning);
 
 // The hourly clean-up (staged TXT imports after a day, old form tokens, reading statistics
 // older than they are shown); every process runs it (it is idempotent), so no one process
@@ -88,8 +93,15 @@ const inFlight = new Set();
 
 const app = express();
 app.disable("x-powered-by");
-if (trustProxy) app.set("trust proxy", true);
-// A request id (the proxy's X-Request-Id behind TRUST_PROXY=1, else a fresh one), sent
+// Only the proxies TRUST_PROXY names (a count or their addresses) are believed about the
+// client's address, protocol and host (server/trust-proxy.js).
+try {
+  applyTrustProxy(app);
+} catch (error) {
+  console.error(error.message);
+  process.exit(1);
+}
+// A request id (a trusted proxy's X-Request-Id, else a fresh one), sent
 // back and kept for the log lines written while serving the request.
 const REQUEST_ID = /^[\w.:-]{8,100}$/;
 // Every request: counted in flight for the shutdown (while stopping, every answer closes
@@ -98,7 +110,7 @@ const REQUEST_ID = /^[\w.:-]{8,100}$/;
 // bodies) and the request metrics.
 app.use((req, res, next) => {
   const started = process.hrtime.bigint();
-  const forwarded = trustProxy ? req.get("X-Request-Id") : undefined;
+  const forwarded = fromTrustedProxy(req) ? req.get("X-Request-Id") : undefined;
   const scope = { id: forwarded && REQUEST_ID.test(forwarded) ? forwarded : randomUUID() };
   res.setHeader("X-Request-Id", scope.id);
   inFlight.add(res);
@@ -141,6 +153,11 @@ if (metricsToken) {
     } catch (error) {
       next(error);
     }
+  });
+} else {
+  // No token, no metrics: a plain 404, not the app's catch-all redirect to the home page.
+  app.all("/metrics", (_req, res) => {
+    res.status(404).type("text/plain").set("Cache-Control", "no-store").send("not found");
   });
 }
 // gzip level 1: a 29 KB page compresses in a fifth of the CPU of the default level 6, to

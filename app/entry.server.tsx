@@ -16,6 +16,7 @@ export { logger, requestScope, routeConsoleToLogger } from "~/server/logger.serv
 export { metricsText, observeRequest } from "~/server/metrics.server";
 export { onPublicContentChange } from "~/server/events.server";
 export { startHourlyCleanup } from "~/server/cleanup.server";
+export { mailLinkWarning } from "~/server/password-reset.server";
 export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
 export { startStatsPoller, stopStatsPoller } from "~/server/discovery/stats.server";
 export { startNotificationDelivery, stopNotificationDelivery } from "~/server/notification-poller.server";

@@ -10,16 +10,18 @@ import {
 } from "react-router";
 import { useAppLinkNavigation } from "~/components/ui/app-link";
 import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
+import { sameOriginWriteMiddleware } from "~/server/csrf.server";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 
 /**
  * Every request's route is named for its log line and metrics, its query string is
- * checked once, here, and a resource route's crash is answered in Chinese
- * (docs/architecture.md#forms-and-errors).
+ * checked once, here, a resource route's crash is answered in Chinese
+ * (docs/architecture.md#forms-and-errors), and a write with a cookie must come from this
+ * site's pages (docs/decisions/165).
  */
-export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware];
 
 
 export function Layout({ children }: { children: React.ReactNode }) {

@@ -9,12 +9,12 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createRequestHandler as createReactRouterHandler } from "react-router";
 import { replayOf } from "./page-cache.js";
+import { forwardedHost } from "./trust-proxy.js";
 
 /** Builds the Fetch Request the app sees from an Express request. */
 function toFetchRequest(req, res) {
-  const trustProxy = req.app.enabled("trust proxy");
-  const forwardedHost = trustProxy ? req.get("X-Forwarded-Host")?.split(",")[0]?.trim() : undefined;
-  const host = forwardedHost || req.get("host") || "localhost";
+  // The Host header, or the host a trusted proxy forwarded (server/trust-proxy.js).
+  const host = forwardedHost(req) || req.get("host") || "localhost";
   const url = new URL(req.originalUrl, `${req.protocol}://${host}`);
 
   const controller = new AbortController();

@@ -19,7 +19,23 @@ export const ADMIN_ACCOUNT_MESSAGES = {
   totpAlreadyOn: "两步验证已开启",
   totpOff: "两步验证未开启",
   totpExpired: "登录已超时，请重新输入邮箱和密码",
+  secondFactor: "请输入认证器上的6位数字验证码，或一个恢复码",
+  recoveryCodesShown: "请把这10个恢复码保存在安全的地方：每个只能使用一次，且只显示这一次",
 } as const;
+
+/** Recovery codes (docs/decisions/167): ten, each 16 characters of Crockford's base32. */
+export const RECOVERY_CODE_COUNT = 10;
+export const RECOVERY_CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** A recovery code as typed (any case, spaces and hyphens, Crockford's i/l/o), normalized. */
+export function normalizeRecoveryCode(value: string): string {
+  return value.toLowerCase().replace(/[\s-]+/g, "").replace(/[il]/g, "1").replace(/o/g, "0");
+}
+
+/** Whether a normalized code has the recovery codes' form (else it is an authenticator code). */
+export function isRecoveryCode(code: string): boolean {
+  return /^[0-9a-hjkmnp-tv-z]{16}$/.test(code);
+}
 
 const id = z.string({ error: ADMIN_ACCOUNT_MESSAGES.adminMissing }).uuid(ADMIN_ACCOUNT_MESSAGES.adminMissing);
 const role = z.enum(ADMIN_ROLES, { error: ADMIN_ACCOUNT_MESSAGES.role });
@@ -53,11 +69,18 @@ const totpCode = z
   .transform((v) => v.replace(/\s+/g, ""))
   .pipe(z.string().regex(/^\d{6}$/, ADMIN_ACCOUNT_MESSAGES.code));
 
+/** Where two-factor is on: a 6-digit authenticator code or a recovery code, normalized. */
+const secondFactorCode = z
+  .string({ error: ADMIN_ACCOUNT_MESSAGES.secondFactor })
+  .transform((v) => (/^[\d\s]+$/.test(v) ? v.replace(/\s+/g, "") : normalizeRecoveryCode(v)))
+  .pipe(z.string().refine((v) => /^\d{6}$/.test(v) || isRecoveryCode(v), ADMIN_ACCOUNT_MESSAGES.secondFactor));
+
 export const totpStartSchema = z.object({ intent: z.literal("totp-start") });
 export const totpConfirmSchema = z.object({ intent: z.literal("totp-confirm"), code: totpCode });
-export const totpDisableSchema = z.object({ intent: z.literal("totp-disable"), code: totpCode });
-export const totpActionSchema = z.discriminatedUnion("intent", [totpStartSchema, totpConfirmSchema, totpDisableSchema]);
-export const totpLoginSchema = z.object({ code: totpCode });
+export const totpDisableSchema = z.object({ intent: z.literal("totp-disable"), code: secondFactorCode });
+export const totpRecoverySchema = z.object({ intent: z.literal("totp-recovery-codes"), code: secondFactorCode });
+export const totpActionSchema = z.discriminatedUnion("intent", [totpStartSchema, totpConfirmSchema, totpDisableSchema, totpRecoverySchema]);
+export const totpLoginSchema = z.object({ code: secondFactorCode });
 
 /** 站点名称 (docs/product.md#back-office): shown in the shell's top bar and sidebar, and in mails. */
 export const SITE_TITLE_MAX = 30;

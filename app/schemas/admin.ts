@@ -274,13 +274,41 @@ export const paymentMethodSchema = z.object({
     .refine((v) => v === "" || httpUrl("").safeParse(v).success, "请输入有效的商店链接（http或https开头）"),
 });
 
+/** The parameters the site itself sends to an epay gateway (docs/protocols.md). */
+export const EPAY_SUBMIT_PARAMS = ["pid", "type", "out_trade_no", "notify_url", "return_url", "name", "money", "sitename", "param", "sign", "sign_type"] as const;
+
+/**
+ * What is wrong with a gateway address's own query (…/submit.php?channel=7), or null. Its
+ * parameters are sent and signed with the site's (epay.server.ts signedOrder,
+ * docs/decisions/165), so each may appear once and none may be one of the site's own.
+ */
+export function gatewayQueryProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  const keys = [...url.searchParams.keys()];
+  const taken = keys.find((k) => (EPAY_SUBMIT_PARAMS as readonly string[]).includes(k));
+  if (taken) return `支付网关地址不能带参数 ${taken}：它由本站在下单时填写并签名，请从地址中去掉`;
+  const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (twice) return `支付网关地址中的参数 ${twice} 重复了，每个参数只能出现一次`;
+  if (url.hash) return "支付网关地址不能带 # 之后的部分";
+  return null;
+}
+
 /** The merchant key may be left blank to keep the stored one (it is never shown again). */
 export const paymentApiSchema = z.object({
   gatewayUrl: z
     .string({ error: ADMIN_MESSAGES.gatewayUrl })
     .trim()
     .min(1, ADMIN_MESSAGES.gatewayUrl)
-    .pipe(httpUrl("请输入有效的支付网关地址（http或https开头）")),
+    .pipe(httpUrl("请输入有效的支付网关地址（http或https开头）"))
+    .superRefine((value, ctx) => {
+      const problem = gatewayQueryProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
   merchantPid: requiredText(ADMIN_MESSAGES.merchantPid, 100),
   merchantKey: z.string().trim().max(500, "商户密钥过长").optional().default(""),
 });

@@ -25,7 +25,8 @@ export const NO_CATEGORY = "none";
 export const categoryField = z
   .string()
   .trim()
-  .regex(/^(\d{1,15}|none)?$/, DISCOVERY_MESSAGES.categoryMissing)
+  // An id is a positive number: 0 (or 007) is no category of ours, not a 500 from the foreign key.
+  .regex(/^([1-9]\d{0,14}|none)?$/, DISCOVERY_MESSAGES.categoryMissing)
   .transform((v) => (v === "" ? undefined : v === NO_CATEGORY ? null : Number(v)))
   .optional();
 

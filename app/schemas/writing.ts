@@ -211,6 +211,7 @@ export const OPERATION_MESSAGES = {
   selectionTooLong: `选中的文字过长，一次最多${OPERATION_LIMITS.selection}字`,
   selectionRange: "选中的范围不在正文内，请重新选择",
   paragraph: (total: number) => (total > 0 ? `请输入1到${total}之间的段落编号（留空为全文）` : "正文为空，请先写一些内容"),
+  paragraphNumber: "段落编号应为正整数（留空为全文）",
   needTextBefore: "续写需要在光标前有正文，请先写几句",
   submitted: "这个操作已经提交过了",
   operationMissing: "该操作不存在",
@@ -221,9 +222,15 @@ export const OPERATION_MESSAGES = {
   tooLongAfter: `采用后情节内容将超过${WRITING_LIMITS.plotContent}个字符`,
 } as const;
 
+/** A selection's offset: a whole number from 0, else the range message (never zod's English). */
 const optionalInt = z.preprocess(
   (v) => (v === "" || v === null || v === undefined ? undefined : v),
-  z.coerce.number().int().min(0).optional(),
+  z.coerce
+    .number({ error: OPERATION_MESSAGES.selectionRange })
+    .int(OPERATION_MESSAGES.selectionRange)
+    .min(0, OPERATION_MESSAGES.selectionRange)
+    .max(Number.MAX_SAFE_INTEGER, OPERATION_MESSAGES.selectionRange)
+    .optional(),
 );
 
 /**
@@ -242,7 +249,16 @@ export const operationSchema = z.object({
   end: optionalInt,
   paragraph: z.preprocess(
     (v) => (typeof v === "string" ? v.trim() : v),
-    z.union([z.literal(""), z.coerce.number({ error: OPERATION_MESSAGES.paragraph(0) }).int().min(1)]).optional(),
+    z
+      .union([
+        z.literal(""),
+        z.coerce
+          .number({ error: OPERATION_MESSAGES.paragraphNumber })
+          .int(OPERATION_MESSAGES.paragraphNumber)
+          .min(1, OPERATION_MESSAGES.paragraphNumber)
+          .max(Number.MAX_SAFE_INTEGER, OPERATION_MESSAGES.paragraphNumber),
+      ], { error: OPERATION_MESSAGES.paragraphNumber })
+      .optional(),
   ),
   content: z.preprocess(normalizeLinesIn, z.string().max(WRITING_LIMITS.plotContent, WRITING_MESSAGES.contentMax).optional()),
 });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { admins, adminSessions } from "~/db/schema";
+import { adminRecoveryCodes, admins, adminSessions } from "~/db/schema";
 import { hashPassword } from "./password.server";
 
 /**
@@ -26,6 +26,7 @@ export async function createOrResetAdmin(email: string, password: string): Promi
       .where(eq(admins.email, normalized))
       .returning({ id: admins.id });
     await tx.delete(adminSessions).where(eq(adminSessions.adminId, admin.id));
+    await tx.delete(adminRecoveryCodes).where(eq(adminRecoveryCodes.adminId, admin.id));
     return false;
   });
 }

@@ -1,18 +1,20 @@
 import { deleteOldFormTokens } from "./form-tokens.server";
 import { onShutdown } from "./lifecycle.server";
+import { deleteOldResetLinks } from "./password-reset.server";
 import { deleteExpiredTxtImports } from "./publish.server";
 import { deleteOldChapterReads } from "./studio/stats.server";
 
 /**
  * The hourly clean-up every server process runs (server.js), now and then every hour:
- * staged TXT imports older than a day, form tokens older than a week, and reading
+ * staged TXT imports older than a day, form tokens and password reset links older than a
+ * week, and reading
  * statistics older than they are shown (docs/decisions/146). Each part is idempotent and
  * safe in several processes at once, so no one process has to be the one. Returns the
  * stop function; the shutdown's draining step stops it too.
  */
 export function startHourlyCleanup(everyMs = 3_600_000): () => void {
   const run = () =>
-    Promise.all([deleteExpiredTxtImports(), deleteOldFormTokens(), deleteOldChapterReads()]).catch((error) =>
+    Promise.all([deleteExpiredTxtImports(), deleteOldFormTokens(), deleteOldResetLinks(), deleteOldChapterReads()]).catch((error) =>
       console.error("hourly clean-up failed", error),
     );
   void run();

@@ -5,6 +5,7 @@ import { rowsOf } from "./db-utils.server";
 import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
+import type { RecordResult } from "./form-tokens.server";
 import { credit } from "./ledger.server";
 import { pageWithin } from "~/utils/pagination";
 import { recordAdminAction, type AdminActor } from "./admin/audit.server";
@@ -86,7 +87,7 @@ async function takeIncome(tx: Executor, userId: string, amount: number, hold: bo
  * until an administrator settles it. Two requests at once cannot both take the same
  * income: the UPDATE is conditional on the balance.
  */
-export async function requestPayout(userId: string, amountInput: unknown, payeeInput: unknown): Promise<{ id: number; balance: number }> {
+export async function requestPayout(userId: string, amountInput: unknown, payeeInput: unknown, record?: RecordResult): Promise<{ id: number; balance: number }> {
   const amount = wholeAmount(amountInput);
   const payee = typeof payeeInput === "string" ? payeeInput.trim() : "";
   if (payee.length < 1 || payee.length > 500) throw new DomainError(INCOME_MESSAGES.payee, 400, "payee");
@@ -104,6 +105,8 @@ export async function requestPayout(userId: string, amountInput: unknown, payeeI
       description: `提现申请 #${request.id}`,
     });
     await notifyUserChanged(userId, "income", tx);
+    // The form's one-time token, so a replay of the form asks once (decision 077).
+    await record?.(tx, request.id);
     return { id: request.id, balance };
   });
 }

@@ -4,6 +4,7 @@ import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, toke
 import { rowsOf } from "./db-utils.server";
 import { DomainError, domainErrorOf } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
+import type { RecordResult } from "./form-tokens.server";
 import { notifyWorkPurchased } from "./notifications.server";
 import { getEconomySettings } from "./economy-settings.server";
 import { creditSale } from "./income.server";
@@ -525,7 +526,7 @@ export async function creditsToTokensRatio(): Promise<number> {
  * the live update on commit. A short balance throws 积分余额不足 and changes nothing; an
  * unexpected failure names its step (扣除积分失败, 增加Tokens失败, 交易记录失败).
  */
-export async function exchangeCreditsForTokens(userId: string, amount: number): Promise<ExchangeResult> {
+export async function exchangeCreditsForTokens(userId: string, amount: number, record?: RecordResult): Promise<ExchangeResult> {
   if (!Number.isSafeInteger(amount) || amount < 1) throw new LedgerError(EXCHANGE_MESSAGES.amount, 400, "amount");
   const ratio = await creditsToTokensRatio();
   const tokens = amount * ratio;
@@ -542,9 +543,11 @@ export async function exchangeCreditsForTokens(userId: string, amount: number): 
         .returning({ tokens: profiles.tokens }),
     );
     if (!profile) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
-    await exchangeStep(EXCHANGE_MESSAGES.recordFailed, () =>
-      tx.insert(tokenTransactions).values({ userId, amount: tokens, type: "exchange", description: `${amount}积分兑换` }),
+    const [row] = await exchangeStep(EXCHANGE_MESSAGES.recordFailed, () =>
+      tx.insert(tokenTransactions).values({ userId, amount: tokens, type: "exchange", description: `${amount}积分兑换` }).returning({ id: tokenTransactions.id }),
     );
+    // The form's one-time token, so a replay of the form exchanges once (decision 077).
+    await record?.(tx, row.id);
     await notifyUserChanged(userId, "balance", tx);
     return { credits: amount, tokens, balance, tokenBalance: Number(profile.tokens) };
   });

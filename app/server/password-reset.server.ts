@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { passwordResetTokens, users } from "~/db/schema";
 import { PASSWORD_RESET_MESSAGES, RESET_LINK_MINUTES, RESET_TOKEN_PATTERN } from "~/schemas/password-reset";
@@ -33,20 +33,30 @@ function hashToken(token: string): string {
 }
 
 /**
- * The origin that links in mails point at: SITE_URL when set (a forged Host header then
- * cannot send a victim's token elsewhere), else the request's own origin, which behind a
- * proxy with TRUST_PROXY=1 is the forwarded host (server/request-handler.js).
+ * The origin that links in mails point at: SITE_URL, and nothing else. A link built from
+ * the request (its Host, a forwarded host) would let a forged header mail a victim a
+ * genuine token on another host (reset poisoning); so without SITE_URL no reset mail is
+ * sent, the forgot-password page says so, and the server says so at start
+ * (docs/decisions/166-mailed-links-from-site-url.md).
  */
-export function siteOrigin(request: Request): string {
+export function mailLinkOrigin(): string | null {
   const configured = process.env.SITE_URL?.trim();
-  if (configured) {
-    try {
-      return new URL(configured).origin;
-    } catch {
-      console.error(`SITE_URL is not a URL (${configured}); links use the request's origin`);
-    }
+  if (!configured) return null;
+  try {
+    const url = new URL(configured);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    return null;
   }
-  return new URL(request.url).origin;
+}
+
+/** What the server logs at start when mails cannot carry links, or null. */
+export function mailLinkWarning(): string | null {
+  if (mailLinkOrigin()) return null;
+  const configured = process.env.SITE_URL?.trim();
+  return configured
+    ? `SITE_URL is not an http(s) address (${configured}): password reset mails are not sent until it is`
+    : "SITE_URL is not set: password reset mails are not sent until it names the site's public address (https://inkstone.example)";
 }
 
 // Mails on their way, so tests (and a caller that must) can wait for them.
@@ -61,9 +71,11 @@ export async function resetMailsSettled(): Promise<void> {
  * POST /auth/forgot-password. Counts the request per e-mail and per client address (the
  * same for every e-mail, so a refusal says nothing about it), then answers at once; the
  * link goes out afterwards if the e-mail has an account. `email` comes validated and
- * lower-cased from the form's schema.
+ * lower-cased from the form's schema. Without SITE_URL nothing is counted or sent (503).
  */
-export async function requestPasswordReset(email: string, clientAddress: string, origin: string): Promise<void> {
+export async function requestPasswordReset(email: string, clientAddress: string): Promise<void> {
+  const origin = mailLinkOrigin();
+  if (!origin) throw new DomainError(PASSWORD_RESET_MESSAGES.mailUnavailable, 503);
   const { perEmail, perAddress } = rules();
   // The address first: an address over its limit does not use up the e-mail's budget.
   const addressOk = await hitRateLimit(`reset:addr:${clientAddress}`, perAddress);
@@ -84,10 +96,12 @@ async function sendResetLink(email: string, origin: string): Promise<void> {
     // The row lock orders two requests for one account, so only the later link stays.
     const [user] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email)).for("update");
     if (!user) return null;
-    await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
+    // Older links stay, superseded by this one: opened, they say so (resetLinkState).
     await tx.insert(passwordResetTokens).values({
       tokenHash: hashToken(token),
       userId: user.id,
+      // The time the lock was held, not the transaction's start: the later link is newer.
+      createdAt: sql`clock_timestamp()`,
       // The database's clock, like the check when the link is used: every process agrees.
       expiresAt: sql`now() + ${`${RESET_LINK_MINUTES} minutes`}::interval`,
     });
@@ -115,32 +129,42 @@ async function sendResetLink(email: string, origin: string): Promise<void> {
   });
 }
 
-export type ResetLinkState = "valid" | "expired" | "used" | "unknown";
+export type ResetLinkState = "valid" | "expired" | "used" | "superseded" | "unknown";
+
+/** A newer link of the same account: it replaced this one. */
+const newerLink = sql`exists (select 1 from ${passwordResetTokens} newer where newer.user_id = ${passwordResetTokens.userId} and newer.created_at > ${passwordResetTokens.createdAt})`;
 
 /** What a link's token is worth now; reads only (the page's GET changes nothing). */
 export async function resetLinkState(token: string): Promise<ResetLinkState> {
   if (!RESET_TOKEN_PATTERN.test(token)) return "unknown";
   const [row] = await db
-    .select({ usedAt: passwordResetTokens.usedAt, live: sql<boolean>`${passwordResetTokens.expiresAt} > now()` })
+    .select({ usedAt: passwordResetTokens.usedAt, live: sql<boolean>`${passwordResetTokens.expiresAt} > now()`, superseded: sql<boolean>`${newerLink}` })
     .from(passwordResetTokens)
     .where(eq(passwordResetTokens.tokenHash, hashToken(token)));
   if (!row) return "unknown";
   if (row.usedAt) return "used";
+  if (row.superseded) return "superseded";
   return row.live ? "valid" : "expired";
 }
 
-/** The message for a link that cannot be used (docs/product.md: Messages). */
+/** The message for a link that cannot be used, one for each reason (docs/product.md: Accounts). */
 export function resetLinkMessage(state: Exclude<ResetLinkState, "valid">): string {
   if (state === "expired") return PASSWORD_RESET_MESSAGES.linkExpired;
   if (state === "used") return PASSWORD_RESET_MESSAGES.linkUsed;
+  if (state === "superseded") return PASSWORD_RESET_MESSAGES.linkSuperseded;
   return PASSWORD_RESET_MESSAGES.linkUnknown;
+}
+
+/** Forgets links a week old (the hourly clean-up): until then each says why it cannot be used. */
+export async function deleteOldResetLinks(): Promise<void> {
+  await db.delete(passwordResetTokens).where(lt(passwordResetTokens.createdAt, sql`now() - interval '7 days'`));
 }
 
 /**
  * Sets a new password through a link: the token is taken by one conditional UPDATE, so of
- * two submissions at once only one gets it; in the same transaction the password changes,
- * every session of the user ends and the user's other links go. Then the e-mail's failed
- * logins are forgotten (decision 046). Returns the account's e-mail for the login form.
+ * two submissions at once only one gets it, and only if no newer link replaced it; in the
+ * same transaction the password changes and every session of the user ends. Then the
+ * e-mail's failed logins are forgotten (decision 046). Returns the account's e-mail for the login form.
  * A link that cannot be used throws a DomainError (400) with its message.
  */
 export async function resetPassword(token: string, newPassword: string): Promise<{ email: string }> {
@@ -152,14 +176,12 @@ export async function resetPassword(token: string, newPassword: string): Promise
     const [claimed] = await tx
       .update(passwordResetTokens)
       .set({ usedAt: sql`now()` })
-      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, sql`now()`)))
+      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, sql`now()`), sql`not ${newerLink}`))
       .returning({ userId: passwordResetTokens.userId });
     if (!claimed) return null;
     const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.id, claimed.userId)).returning({ email: users.email });
     await destroyAllUserSessions(claimed.userId, tx);
-    await tx
-      .delete(passwordResetTokens)
-      .where(and(eq(passwordResetTokens.userId, claimed.userId), ne(passwordResetTokens.tokenHash, tokenHash)));
+    // The user's older links stay, superseded by this one: they say so if opened.
     return user.email;
   });
   if (email === null) {

@@ -225,7 +225,7 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
 }
 
 async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
-  if (input.categoryId) await assertCategory(input.categoryId);
+  if (input.categoryId !== undefined && input.categoryId !== null) await assertCategory(input.categoryId);
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
   if (files.cover) {

@@ -11,6 +11,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   "admin.password": "修改自己的密码",
   "admin.totp-enable": "开启两步验证",
   "admin.totp-disable": "关闭两步验证",
+  "admin.totp-recovery-codes": "重新生成恢复码",
   "api-config.create": "新建API配置",
   "api-config.update": "修改API配置",
   "api-config.delete": "删除API配置",

@@ -98,6 +98,13 @@ test("a 超级管理员 adds a 运营, who sees no site settings, gets 403 on th
   await ops.getByLabel("验证码").fill(code(Date.now() - 30_000));
   await ops.getByRole("button", { name: "确认开启" }).click();
   await expect(ops.getByTestId("notice")).toHaveText("两步验证已开启");
+  // Ten recovery codes, shown this once (decision 167); the page then counts them.
+  const recoveryCodes = await ops.getByTestId("recovery-codes").locator("code").allInnerTexts();
+  expect(recoveryCodes).toHaveLength(10);
+  for (const recoveryCode of recoveryCodes) expect(recoveryCode).toMatch(/^[0-9a-z]{4}(-[0-9a-z]{4}){3}$/);
+  await ops.goto("/admin/account");
+  await expect(ops.getByTestId("recovery-codes")).toHaveCount(0);
+  await expect(ops.getByTestId("recovery-codes-left")).toHaveText("剩余恢复码：10 个。");
   await ops.getByRole("button", { name: "退出登录" }).click();
   await expect(ops).toHaveURL(/\/xbbadmin$/);
 

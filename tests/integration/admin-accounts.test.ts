@@ -1,8 +1,8 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/db/client.server";
-import { adminAuditLog, admins, adminSessions } from "~/db/schema";
+import { databaseKind, db } from "~/db/client.server";
+import { adminAuditLog, adminRecoveryCodes, admins, adminSessions } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
 import { setAdminDisabled, setAdminRole } from "~/server/admin/admin-accounts.server";
@@ -130,6 +130,9 @@ describe("TOTP two-factor", () => {
   const account = () => import("~/routes/admin/account");
   const codeAt = (secret: string, ms = Date.now()) => TOTP.generate({ secret: Secret.fromBase32(secret.replace(/\s+/g, "")), timestamp: ms });
 
+  /** The ten recovery codes the last enrol() was shown. */
+  let shownCodes: string[] = [];
+
   async function enrol(who: { id: string }, whoCookie: string): Promise<string> {
     const mod = await account();
     await callAction(mod, post("/admin/account", { intent: "totp-start" }, whoCookie));
@@ -144,7 +147,12 @@ describe("TOTP two-factor", () => {
     expect((await adminRow(who.id)).totpEnabledAt).toBeNull();
     // The code of the previous step: still good (clock drift), and leaves the current one unused.
     const r = await callAction(mod, post("/admin/account", { intent: "totp-confirm", code: codeAt(secret, Date.now() - 30_000) }, whoCookie));
-    expect(r.location).toBe("/admin/account?notice=totp-enabled");
+    // The answer is the page itself with the ten recovery codes, shown this once.
+    expect([r.status, r.data.notice]).toEqual([200, "两步验证已开启"]);
+    shownCodes = r.data.recoveryCodes;
+    expect(shownCodes).toHaveLength(10);
+    for (const code of shownCodes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{4}(-[0-9a-hjkmnp-tv-z]{4}){3}$/);
+    expect(new Set(shownCodes).size).toBe(10);
     return secret;
   }
 
@@ -166,7 +174,7 @@ describe("TOTP two-factor", () => {
     r = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: "000000", redirectTo: "/admin/users" }));
     expect([r.status, errorsOf(r.data)]).toEqual([400, [M.wrongCode]]);
     r = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: "12ab", redirectTo: "/admin/users" }));
-    expect([r.status, errorsOf(r.data)]).toEqual([400, [M.code]]);
+    expect([r.status, errorsOf(r.data)]).toEqual([400, [M.secondFactor]]);
     const code = codeAt(secret);
     r = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: code.slice(0, 3) + " " + code.slice(3), redirectTo: "/admin/users" }));
     expect(r.location).toBe("/admin/users");
@@ -204,5 +212,127 @@ describe("TOTP two-factor", () => {
 
     const ops = await createAdmin({ role: "operator" });
     expect((await callLoader(users, request("/admin/users", { cookie: await adminCookieFor(ops.id) }))).status).toBe(200);
+  });
+
+  it("gives ten recovery codes, stored hashed, each good once at the sign-in's code step, counted like codes", async () => {
+    const mod = await account();
+    const me = await createAdmin();
+    const mine = await adminCookieFor(me.id);
+    const secret = await enrol(me, mine);
+    const codes = [...shownCodes];
+    // Stored as hashes only; the page tells how many are left, never the codes.
+    const stored = await db.select().from(adminRecoveryCodes).where(eq(adminRecoveryCodes.adminId, me.id));
+    expect(stored).toHaveLength(10);
+    expect(JSON.stringify(stored)).not.toMatch(new RegExp(codes.map((c) => c.replace(/-/g, "")).join("|")));
+    let page = await callLoader(mod, request("/admin/account", { cookie: mine }));
+    expect(page.data.recoveryCodesLeft).toBe(10);
+    expect(JSON.stringify(page.data)).not.toContain(codes[0]);
+    expect(JSON.stringify(await lastAudit())).not.toContain(codes[0]);
+
+    const login = await import("~/routes/admin/login");
+    const signIn = async (code: string) => {
+      const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+      const pending = cookiePair(first.response!.headers.get("Set-Cookie")!);
+      return callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code, redirectTo: "/admin/dashboard" }));
+    };
+    // A recovery code signs in, typed in upper case with spaces too; then never again.
+    expect((await signIn(codes[0])).location).toBe("/admin/dashboard");
+    expect((await signIn(` ${codes[1].toUpperCase().replace(/-/g, " ")} `)).location).toBe("/admin/dashboard");
+    for (const used of [codes[0], codes[1]]) {
+      const again = await signIn(used);
+      expect([again.status, errorsOf(again.data)]).toEqual([400, [M.wrongCode]]);
+    }
+    page = await callLoader(mod, request("/admin/account", { cookie: mine }));
+    expect(page.data.recoveryCodesLeft).toBe(8);
+    // Another admin's code is no code of this one's.
+    const other = await createAdmin();
+    await enrol(other, await adminCookieFor(other.id));
+    const foreign = await signIn(shownCodes[0]);
+    expect([foreign.status, errorsOf(foreign.data)]).toEqual([400, [M.wrongCode]]);
+
+    // New codes need a current code (or a recovery code); the old ones stop working.
+    const refused = await callAction(mod, post("/admin/account", { intent: "totp-recovery-codes", code: "000000" }, mine));
+    expect([refused.status, errorsOf(refused.data.totp)]).toEqual([400, [M.wrongCode]]);
+    const fresh = await callAction(mod, post("/admin/account", { intent: "totp-recovery-codes", code: codes[2] }, mine));
+    expect([fresh.status, fresh.data.recoveryCodes.length, fresh.data.notice]).toEqual([200, 10, "已生成新的恢复码，旧的恢复码已失效"]);
+    expect(await lastAudit()).toMatchObject({ action: "admin.totp-recovery-codes", targetId: me.id });
+    const stale = await signIn(codes[3]);
+    expect([stale.status, errorsOf(stale.data)]).toEqual([400, [M.wrongCode]]);
+    expect((await signIn(fresh.data.recoveryCodes[0])).location).toBe("/admin/dashboard");
+
+    // Turning two-factor off with a recovery code removes the rest.
+    const off = await callAction(mod, post("/admin/account", { intent: "totp-disable", code: fresh.data.recoveryCodes[1] }, mine));
+    expect(off.location).toBe("/admin/account?notice=totp-disabled");
+    expect(await db.select().from(adminRecoveryCodes).where(eq(adminRecoveryCodes.adminId, me.id))).toEqual([]);
+    expect((await adminRow(me.id)).totpEnabledAt).toBeNull();
+    expect(secret).toMatch(/^[A-Z2-7]+$/);
+  });
+
+  it(`lets one of two sign-ins at once use a recovery code (${databaseKind})`, async () => {
+    const me = await createAdmin();
+    await enrol(me, await adminCookieFor(me.id));
+    const code = shownCodes[0];
+    const login = await import("~/routes/admin/login");
+    const pendings = await Promise.all(
+      [1, 2].map(async () => {
+        const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+        return cookiePair(first.response!.headers.get("Set-Cookie")!);
+      }),
+    );
+    const answers = await Promise.all(pendings.map((pending) => callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code }))));
+    expect(answers.map((a) => a.status).sort()).toEqual([302, 400]);
+  });
+
+  it("counts wrong recovery codes with the code step's failures: ten wrong, and even a good one waits", async () => {
+    const me = await createAdmin();
+    await enrol(me, await adminCookieFor(me.id));
+    const codes = [...shownCodes];
+    const login = await import("~/routes/admin/login");
+    const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+    const pending = cookiePair(first.response!.headers.get("Set-Cookie")!);
+    for (let i = 0; i < 10; i++) {
+      const wrong = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: `aaaa-bbbb-cccc-${String(1000 + i)}` }));
+      expect([wrong.status, errorsOf(wrong.data)]).toEqual([400, [M.wrongCode]]);
+    }
+    const locked = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: codes[0] }));
+    expect([locked.status, errorsOf(locked.data)]).toEqual([429, ["尝试次数过多，请稍后再试"]]);
+    const [unused] = await db.select({ n: sql<number>`count(*)::int` }).from(adminRecoveryCodes).where(and(eq(adminRecoveryCodes.adminId, me.id), isNull(adminRecoveryCodes.usedAt)));
+    expect(unused.n).toBe(10);
+  });
+
+  it("counts wrong codes on the account page like the sign-in step's: a session alone cannot try codes without end", async () => {
+    const mod = await account();
+    const me = await createAdmin();
+    const mine = await adminCookieFor(me.id);
+    const secret = await enrol(me, mine);
+    // The confirmation cleared enrol()'s failures; ten wrong codes reach the lock (LOGIN_LOCK_AFTER).
+    for (let i = 0; i < 10; i++) {
+      const wrong = await callAction(mod, post("/admin/account", { intent: "totp-disable", code: String(100000 + i) }, mine));
+      expect([wrong.status, errorsOf(wrong.data.totp)]).toEqual([400, [M.wrongCode]]);
+    }
+    // Locked: even the right code is not tried, and two-factor stays on.
+    const locked = await callAction(mod, post("/admin/account", { intent: "totp-disable", code: codeAt(secret) }, mine));
+    expect([locked.status, errorsOf(locked.data.totp)]).toEqual([429, ["尝试次数过多，请稍后再试"]]);
+    expect((await adminRow(me.id)).totpEnabledAt).not.toBeNull();
+    // The same count as the sign-in step's at this address.
+    const login = await import("~/routes/admin/login");
+    const first = await callAction(login, request("/xbbadmin", {}, { email: me.email, password: me.password }));
+    const pending = cookiePair(first.response!.headers.get("Set-Cookie")!);
+    const step = await callAction(login, request("/xbbadmin", { cookie: pending }, { intent: "code", code: codeAt(secret) }));
+    expect([step.status, errorsOf(step.data)]).toEqual([429, ["尝试次数过多，请稍后再试"]]);
+
+    // Confirming an enrolment is counted too.
+    const other = await createAdmin();
+    const theirs = await adminCookieFor(other.id);
+    await callAction(mod, post("/admin/account", { intent: "totp-start" }, theirs));
+    for (let i = 0; i < 10; i++) {
+      const wrong = await callAction(mod, post("/admin/account", { intent: "totp-confirm", code: String(200000 + i) }, theirs));
+      expect(wrong.status).toBe(400);
+    }
+    const shown = await callLoader(mod, request("/admin/account", { cookie: theirs }));
+    const theirSecret: string = shown.data.enrolment.secret.replace(/\s+/g, "");
+    const refused = await callAction(mod, post("/admin/account", { intent: "totp-confirm", code: codeAt(theirSecret) }, theirs));
+    expect(refused.status).toBe(429);
+    expect((await adminRow(other.id)).totpEnabledAt).toBeNull();
   });
 });

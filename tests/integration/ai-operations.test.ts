@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, plotVersions, prompts, textCandidates, textOperations, writingPlots } from "~/db/schema";
+import { chapters, plotVersions, prompts, siteConfigs, textCandidates, textOperations, writingPlots } from "~/db/schema";
 import { action as operateAction } from "~/routes/api/operate";
 import { action as freeAction, loader as freeLoader } from "~/routes/shell/writing/free-writing";
 import { textMarks } from "~/server/ai/labels.server";
@@ -284,6 +284,44 @@ describe("bad input: a clear message, nothing written, nothing charged", () => {
     await savePlotContent(user.id, projectId, plotId, long);
     const tooLong = await operate(user.cookie, { ...base, start: "0", end: String(long.length) });
     expect(await tooLong.json()).toEqual({ error: "选中的文字过长，一次最多5000字" });
+  });
+
+  it("a refused operation saves nothing of the posted text: no new content, no version (issue 28)", async () => {
+    const { user, projectId, plotId } = await authorWithText();
+    const plotNow = async () => {
+      const [plot] = await db.select({ content: writingPlots.content, versionId: writingPlots.currentVersionId }).from(writingPlots).where(eq(writingPlots.id, plotId));
+      const versions = await db.select({ id: plotVersions.id }).from(plotVersions).where(eq(plotVersions.plotId, plotId));
+      return { ...plot, versions: versions.length };
+    };
+    const before = await plotNow();
+    const edited = `${OWN}\n新写的一段，还没有保存。`;
+    const base = { projectId, plotId, operation: "polish", count: "1", requestKey: key(), content: edited };
+    const cases: [Record<string, string>, number, string][] = [
+      [{ ...base, start: "0", end: String(edited.length + 5) }, 400, "选中的范围不在正文内，请重新选择"],
+      [{ ...base, start: "-1", end: "5" }, 400, "选中的范围不在正文内，请重新选择"],
+      [{ ...base, start: "abc", end: "5" }, 400, "选中的范围不在正文内，请重新选择"],
+      [{ ...base, paragraph: "-2" }, 400, "段落编号应为正整数（留空为全文）"],
+      [{ ...base, paragraph: "9" }, 400, "请输入1到4之间的段落编号（留空为全文）"],
+      [{ ...base, start: "3", end: "3" }, 400, "请先选中要修改的文字（没有JavaScript时请填写段落编号，留空则为全文）"],
+    ];
+    for (const [fields, status, error] of cases) {
+      const response = await operate(user.cookie, fields);
+      expect({ status: response.status, body: await response.json() }, error).toEqual({ status, body: { error } });
+    }
+    expect(await plotNow()).toEqual(before);
+
+    // No AI configured: 503, and the text is not saved either.
+    const [setting] = await db.select().from(siteConfigs).where(eq(siteConfigs.key, "default_api_provider"));
+    await db.update(siteConfigs).set({ value: "" }).where(eq(siteConfigs.key, "default_api_provider"));
+    try {
+      const response = await operate(user.cookie, { ...base, ...selectionOf(OWN, "村口的孩子们") });
+      expect(response.status).toBe(503);
+      expect(await plotNow()).toEqual(before);
+    } finally {
+      await db.update(siteConfigs).set({ value: setting.value }).where(eq(siteConfigs.key, "default_api_provider"));
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await aiRows(user.id)).toHaveLength(0);
   });
 
   it("accepting after the text changed is refused; the operation stays open to reject", async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { paymentOrders } from "~/db/schema";
+import { paymentOrders, siteConfigs } from "~/db/schema";
 import { action as creditsAction } from "~/routes/shell/credits/credits";
 import { action as notifyAction, loader as notifyLoader } from "~/routes/api/notify";
 import { loader as paymentSuccessLoader } from "~/routes/shell/credits/payment-success";
@@ -259,6 +259,42 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
       request: userRequest(await sessionCookieFor(stranger.id), `/payment/success${returnUrl.search}`),
     });
     expect(other.order).toBeNull();
+  });
+
+  it("signs a gateway address's own query with the order, so the gateway accepts the top-up (…/submit.php?channel=7)", async () => {
+    const [user] = await quickUsers(1);
+    await setConfig({ payment_gateway_url: `${gateway.submitUrl}?channel=7` });
+    try {
+      const order = await openOrder(user.id, 12);
+      const sent = new URL(order.redirectUrl);
+      expect(sent.searchParams.get("channel")).toBe("7");
+      expect(sent.searchParams.getAll("channel")).toHaveLength(1);
+      const params = Object.fromEntries(sent.searchParams);
+      expect(params.sign).toBe(gatewaySign(params, KEY));
+    } finally {
+      await setConfig({ payment_gateway_url: gateway.submitUrl });
+    }
+  });
+
+  it("refuses, when saved, a gateway address whose query names the site's own parameters or one twice", async () => {
+    const { adminCookieFor, callAction, createAdmin, errorsOf: formErrors, request } = await import("./admin-fixtures");
+    const page = await import("~/routes/admin/settings/payment-api");
+    const cookie = await adminCookieFor((await createAdmin()).id);
+    const save = (gatewayUrl: string) => callAction(page, request("/admin/settings/payment-api", { cookie }, { gatewayUrl, merchantPid: "2002", merchantKey: "" }));
+    const cases: [string, string][] = [
+      [`${gateway.submitUrl}?pid=9`, "支付网关地址不能带参数 pid：它由本站在下单时填写并签名，请从地址中去掉"],
+      [`${gateway.submitUrl}?channel=7&money=1`, "支付网关地址不能带参数 money：它由本站在下单时填写并签名，请从地址中去掉"],
+      [`${gateway.submitUrl}?channel=7&channel=8`, "支付网关地址中的参数 channel 重复了，每个参数只能出现一次"],
+      [`${gateway.submitUrl}#pay`, "支付网关地址不能带 # 之后的部分"],
+    ];
+    for (const [gatewayUrl, message] of cases) {
+      const answer = await save(gatewayUrl);
+      expect([gatewayUrl, answer.status, formErrors(answer.data)]).toEqual([gatewayUrl, 400, [message]]);
+    }
+    const kept = await db.select().from(siteConfigs).where(eq(siteConfigs.key, "payment_gateway_url"));
+    expect(kept[0].value).toBe(gateway.submitUrl);
+    expect((await save(`${gateway.submitUrl}?channel=7`)).location).toBe("/admin/settings/payment-api?notice=saved");
+    await setConfig({ payment_gateway_url: gateway.submitUrl });
   });
 
   it("accepts the notify as a POST form too", async () => {

@@ -8,7 +8,7 @@ import * as forgotRoute from "~/routes/public/auth-forgot-password";
 import * as resetRoute from "~/routes/public/auth-reset-password";
 import { loader as shellLoader } from "~/routes/shell/layout";
 import { loginAction } from "~/server/auth-actions.server";
-import { resetMailsSettled } from "~/server/password-reset.server";
+import { mailLinkWarning, resetMailsSettled } from "~/server/password-reset.server";
 import { cookiePair, createUser, postRequest, sessionCookieFor, uniqueEmail } from "../fixtures/accounts";
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from "../fakes/smtp";
 import { FORM_MESSAGES } from "~/server/form-data.server";
@@ -20,17 +20,22 @@ import { requestContext } from "./route-chain";
 const NEW_PASSWORD = "brand-new-password-1";
 
 let smtp: FakeSmtp;
+/** The site's address: links in mails come from SITE_URL only (docs/decisions/166). */
+const SITE_URL = "http://localhost";
 beforeAll(async () => {
   smtp = await startFakeSmtp();
   process.env.SMTP_URL = smtp.url;
+  process.env.SITE_URL = SITE_URL;
 });
 afterEach(async () => {
   await resetMailsSettled();
   process.env.SMTP_URL = smtp.url;
-  for (const name of ["SITE_URL", "RESET_LIMIT_PER_EMAIL", "RESET_LIMIT_PER_ADDRESS"]) delete process.env[name];
+  process.env.SITE_URL = SITE_URL;
+  for (const name of ["RESET_LIMIT_PER_EMAIL", "RESET_LIMIT_PER_ADDRESS"]) delete process.env[name];
 });
 afterAll(async () => {
   delete process.env.SMTP_URL;
+  delete process.env.SITE_URL;
   await smtp.close();
 });
 
@@ -88,7 +93,7 @@ describe("forgot password: the request", () => {
       expect(answer.response!.headers.get("Set-Cookie")).toBeNull();
     }
     const page = await settle(() => forgotRoute.loader({ request: new Request("http://localhost/auth/forgot-password?sent=1"), url: new URL("http://localhost/auth/forgot-password?sent=1"), params: {}, context: requestContext() } as never));
-    expect(page.data).toEqual({ sent: true });
+    expect(page.data).toEqual({ sent: true, mailAvailable: true });
 
     const mail = await smtp.nextMessageTo(user.email);
     await resetMailsSettled();
@@ -129,15 +134,34 @@ describe("forgot password: the request", () => {
     }
   });
 
-  it("builds the link from the request's origin, or from SITE_URL when it is set", async () => {
+  it("builds the link from SITE_URL, never from the request's Host", async () => {
     const user = await createUser();
-    await forgot(user.email, { url: "https://books.example:8443/auth/forgot-password" });
-    expect(linkIn(await smtp.nextMessageTo(user.email)).origin).toBe("https://books.example:8443");
-
-    // A forged Host cannot send the link elsewhere once the site's address is configured.
     process.env.SITE_URL = "https://inkstone.example/";
+    // A forged Host (and a matching Origin, so the post passes as same-origin).
     await forgot(user.email, { url: "http://evil.example/auth/forgot-password" });
     expect(linkIn(await smtp.nextMessageTo(user.email)).origin).toBe("https://inkstone.example");
+  });
+
+  it("without SITE_URL sends no mail, says so on the page and at start, and counts nothing", async () => {
+    const user = await createUser();
+    const unavailable = "本站尚未设置网站地址，暂时无法发送重置邮件，请联系网站管理员";
+    for (const value of [undefined, "not a url", "ftp://inkstone.example"]) {
+      if (value === undefined) delete process.env.SITE_URL;
+      else process.env.SITE_URL = value;
+      const page = await settle(() => forgotRoute.loader({ request: new Request("http://localhost/auth/forgot-password"), url: new URL("http://localhost/auth/forgot-password"), params: {}, context: requestContext() } as never));
+      expect(page.data).toEqual({ sent: false, mailAvailable: false });
+      expect(mailLinkWarning()).toMatch(/^SITE_URL (is not set|is not an http\(s\) address)/);
+      for (const url of ["http://localhost/auth/forgot-password", "http://evil.example/auth/forgot-password"]) {
+        const answer = await forgot(user.email, { url });
+        expect(answer.status).toBe(503);
+        expect(errorsOf(answer.data)).toEqual([unavailable]);
+      }
+    }
+    await resetMailsSettled();
+    expect(smtp.messages.filter((m) => m.to.includes(user.email))).toEqual([]);
+    expect(await db.select().from(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id))).toEqual([]);
+    process.env.SITE_URL = SITE_URL;
+    expect(mailLinkWarning()).toBeNull();
   });
 
   it("refuses empty, malformed, over-long and NUL-carrying e-mails with a message", async () => {
@@ -254,14 +278,33 @@ describe("forgot password: the link", () => {
     expect(await userLogin(user.email, user.password)).toBe(302);
   });
 
-  it("is replaced by a newer request: the older link no longer works", async () => {
+  it("is replaced by a newer request: the older link no longer works, and says so", async () => {
     const user = await createUser();
     const first = tokenOf(await requestLink(user.email));
     const second = tokenOf(await requestLink(user.email));
-    const replaced = "重置链接无效或已被新的链接取代，请重新申请";
+    const replaced = "该重置链接已被新的链接取代，请使用最新一封邮件中的链接";
     expect((await resetPage(`?token=${first}`)).problem).toBe(replaced);
     expect(errorsOf((await reset({ token: first, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })).data)).toEqual([replaced]);
     expect((await reset({ token: second, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })).status).toBe(302);
+    // After the reset: the used link says it was used, the replaced one that it was replaced.
+    expect((await resetPage(`?token=${second}`)).problem).toBe("该重置链接已使用过，请重新申请");
+    expect((await resetPage(`?token=${first}`)).problem).toBe(replaced);
+  });
+
+  it("keeps each link's own reason after newer requests: used, expired and replaced are told apart", async () => {
+    const user = await createUser();
+    const used = tokenOf(await requestLink(user.email));
+    expect((await reset({ token: used, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })).status).toBe(302);
+    const expired = tokenOf(await requestLink(user.email));
+    await db.update(passwordResetTokens).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(passwordResetTokens.tokenHash, createHash("sha256").update(expired).digest("hex")));
+    expect((await resetPage(`?token=${expired}`)).problem).toBe("重置链接已过期（有效期30分钟），请重新申请");
+    const replaced = tokenOf(await requestLink(user.email));
+    const latest = tokenOf(await requestLink(user.email));
+    const problems = await Promise.all([used, expired, replaced].map(async (token) => (await resetPage(`?token=${token}`)).problem));
+    expect(problems).toEqual(["该重置链接已使用过，请重新申请", "该重置链接已被新的链接取代，请使用最新一封邮件中的链接", "该重置链接已被新的链接取代，请使用最新一封邮件中的链接"]);
+    expect(await resetPage(`?token=${latest}`)).toEqual({ token: latest, problem: null });
+    // A link nobody ever made is simply invalid.
+    expect((await resetPage(`?token=${randomBytes(32).toString("base64url")}`)).problem).toBe("重置链接无效，请重新申请");
   });
 
   it("refuses a missing, unknown or malformed token and bad passwords with a message, keeping the link", async () => {
@@ -269,12 +312,12 @@ describe("forgot password: the link", () => {
     const token = tokenOf(await requestLink(user.email));
     expect(await resetPage("")).toEqual({ token: "", problem: "重置链接不完整，请从邮件中重新打开链接，或重新申请" });
     for (const query of [`?token=${randomBytes(32).toString("base64url")}`, "?token=abc", `?token=${encodeURIComponent(`${token}\u0000`)}`, `?token=${"A".repeat(5000)}`]) {
-      expect((await resetPage(query)).problem).toBe("重置链接无效或已被新的链接取代，请重新申请");
+      expect((await resetPage(query)).problem).toBe("重置链接无效，请重新申请");
     }
 
     const cases: [Record<string, string>, string[]][] = [
       [{ newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }, ["重置链接不完整，请从邮件中重新打开链接，或重新申请"]],
-      [{ token: randomBytes(32).toString("base64url"), newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }, ["重置链接无效或已被新的链接取代，请重新申请"]],
+      [{ token: randomBytes(32).toString("base64url"), newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }, ["重置链接无效，请重新申请"]],
       [{ token, newPassword: "", confirmPassword: "" }, ["请输入新密码", "请再次输入新密码"]],
       [{ token, newPassword: "short", confirmPassword: "short" }, ["密码至少需要 8 个字符"]],
       // 86 Chinese characters are 258 bytes, over the 256 of registration.

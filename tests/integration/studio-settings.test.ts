@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { action as settingsAction, loader as settingsLoader } from "~/routes/shell/studio/settings";
+import { action as submitAction } from "~/routes/shell/works/submit";
 import { parseTags, workSettingsSchema } from "~/schemas/studio";
 import { getStorage, keyFromUrl } from "~/server/storage.server";
 import { createWork } from "~/server/works.server";
@@ -162,5 +163,25 @@ describe("/works/:id/settings", () => {
     const result = await post(otherCookie, work.id, { ...fields, status: "completed" }, png);
     expect(statusOf(result)).toBe(404);
     expect(await row(work.id)).toMatchObject({ title: "长夜行", status: "ongoing", coverUrl: null });
+  });
+});
+
+describe("a category that is no id of ours", () => {
+  it("is a 400 with 分类不存在 on work settings and on publish, never a 500, and nothing is written", async () => {
+    const work = await series();
+    const before = await row(work.id);
+    for (const categoryId of ["0", "00", "007", "-1", "1.5", "999999999999999"]) {
+      const saved = await post(ownerCookie, work.id, { ...fields, categoryId });
+      expect([categoryId, statusOf(saved), errorsOf(saved).categoryId]).toEqual([categoryId, 400, ["分类不存在"]]);
+
+      const form = new FormData();
+      const publish = { status: "completed", type: "single_chapter", title: `分类${categoryId}`, description: "简介", rating: "all_ages", visibility: "public", content: "正文", categoryId };
+      for (const [k, v] of Object.entries(publish)) form.set(k, v);
+      const published = await callThroughRoutes(submitAction, { request: userRequest(ownerCookie, "/submit", form) }).catch((thrown: unknown) => thrown);
+      const publishErrors = (published as { data: { result: { error: Record<string, string[]> } } }).data.result.error;
+      expect([categoryId, statusOf(published), publishErrors.categoryId]).toEqual([categoryId, 400, ["分类不存在"]]);
+      expect(await db.select({ id: works.id }).from(works).where(eq(works.title, `分类${categoryId}`))).toEqual([]);
+    }
+    expect(await row(work.id)).toEqual(before);
   });
 });

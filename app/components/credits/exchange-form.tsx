@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { Form, useNavigation } from "react-router";
 import { exchangeAmountProblem, exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
 import { formatTokens } from "~/utils/format";
-import { FieldError, FormError } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 
 /**
  * 积分兑换 Tokens (docs/product.md: States and actions, Rules): a whole number from 1 to the balance. With
@@ -17,11 +17,14 @@ export function ExchangeForm({
   lastResult,
   balance,
   ratio,
+  formToken,
 }: {
   action: string;
   lastResult?: SubmissionResult<string[]>;
   balance: number;
   ratio: number;
+  /** One-time token: the same form sent twice exchanges once (decision 077). */
+  formToken: string;
 }) {
   const navigation = useNavigation();
   const [hydrated, setHydrated] = useState(false);
@@ -42,6 +45,7 @@ export function ExchangeForm({
   return (
     <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
       <input type="hidden" name="intent" value="exchange" />
+      <FormTokenField token={formToken} />
       <p className="muted">
         当前积分余额 <strong>{balance}</strong>，1 积分可兑换 {ratio} Tokens。
       </p>

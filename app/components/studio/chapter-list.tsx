@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Form, Link, useFetcher, useNavigation } from "react-router";
+import { FormTokenField } from "~/components/ui/forms";
 import { AiLevelBadge } from "~/components/ui/ai-badge";
 import type { ManagerRow } from "~/server/studio/chapters.server";
 
@@ -17,6 +18,8 @@ export interface ChapterListProps {
   /** The volume whose rename form is open (`?volume=`). */
   selectedVolume: number | null;
   canInsert: boolean;
+  /** 新建分卷's one-time token (decision 077). */
+  formToken: string;
 }
 
 function Hidden({ page, fields }: { page: number; fields: Record<string, string | number> }) {
@@ -60,7 +63,7 @@ function useMovedRowFocus() {
  * move to a volume, insert before, new volume from here, edit and delete. Every control
  * is a form or link; with JavaScript a chapter can also be dragged onto another's place.
  */
-export function ChapterList({ workId, page, total, rows, volumes, selected, selectedVolume, canInsert }: ChapterListProps) {
+export function ChapterList({ workId, page, total, rows, volumes, selected, selectedVolume, canInsert, formToken }: ChapterListProps) {
   const base = `/works/${workId}/chapters`;
   const fetcher = useFetcher();
   const [dragging, setDragging] = useState<number | null>(null);
@@ -194,6 +197,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
           {canInsert ? (
             <Form method="post" className="panel-form">
               <Hidden page={page} fields={{ chapterId: c.id }} />
+              <FormTokenField token={formToken} />
               <label className="field">
                 <span>从本章开始新的一卷</span>
                 <input type="text" name="title" placeholder="卷名，例如：第二卷 风起" maxLength={100} required />

@@ -27,6 +27,24 @@ export const admins = pgTable("admins", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * An administrator's single-use recovery codes for the two-factor sign-in
+ * (docs/decisions/167): ten at a time, made when two-factor is turned on or on request,
+ * shown once and stored only as their SHA-256; a code is used once.
+ */
+export const adminRecoveryCodes = pgTable(
+  "admin_recovery_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    adminId: uuid("admin_id")
+      .notNull()
+      .references(() => admins.id, { onDelete: "cascade" }),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("admin_recovery_codes_admin_id_idx").on(t.adminId)],
+);
+
 /** Administrator sessions are kept apart from user sessions (docs/product.md D8). */
 export const adminSessions = pgTable(
   "admin_sessions",

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/admin/auth.server";
@@ -10,8 +10,8 @@ import { readForm } from "~/server/form-data.server";
 import { adminContext } from "~/server/guards.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import { mustEnrolSecondFactor } from "~/server/admin/session.server";
-import { confirmTotpEnrolment, disableTotp, pendingEnrolment, startTotpEnrolment } from "~/server/admin/totp.server";
-import { ADMIN_ROLE_LABELS, totpActionSchema, totpConfirmSchema } from "~/schemas/admin-accounts";
+import { confirmTotpEnrolment, disableTotp, pendingEnrolment, recoveryCodesLeft, regenerateRecoveryCodes, startTotpEnrolment } from "~/server/admin/totp.server";
+import { ADMIN_ACCOUNT_MESSAGES, ADMIN_ROLE_LABELS, totpActionSchema, totpConfirmSchema, totpDisableSchema, totpRecoverySchema } from "~/schemas/admin-accounts";
 import type { Route } from "./+types/account";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的账户 - 管理后台" }];
@@ -23,13 +23,19 @@ export async function loader({ context }: Route.LoaderArgs) {
     role: admin.role,
     totpEnabled: admin.totpEnabled,
     enrolment: admin.totpEnabled ? null : await pendingEnrolment(admin.id, admin.email),
+    recoveryCodesLeft: admin.totpEnabled ? await recoveryCodesLeft(admin.id) : 0,
     totpRequired: mustEnrolSecondFactor(admin),
   };
 }
 
 const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"] };
 
-/** The password form, and the two-factor forms (intent totp-start, totp-confirm, totp-disable). */
+/**
+ * The password form, and the two-factor forms (intent totp-start, totp-confirm,
+ * totp-disable, totp-recovery-codes). Turning it on and asking for new recovery codes
+ * answer the page itself with the ten codes: shown this once, never stored in the clear
+ * (docs/decisions/167).
+ */
 export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
   const form = await readForm(request);
@@ -57,8 +63,12 @@ async function totpAction(form: FormData, context: Route.ActionArgs["context"]) 
         return redirect("/admin/account#totp");
       }
       if (value.intent === "totp-confirm") {
-        await confirmTotpEnrolment(actor, value.code);
-        return redirect("/admin/account?notice=totp-enabled");
+        const { recoveryCodes } = await confirmTotpEnrolment(actor, value.code);
+        return { totp: submission.reply({ resetForm: true }), recoveryCodes, notice: "两步验证已开启" };
+      }
+      if (value.intent === "totp-recovery-codes") {
+        const { recoveryCodes } = await regenerateRecoveryCodes(actor, value.code);
+        return { totp: submission.reply({ resetForm: true }), recoveryCodes, notice: "已生成新的恢复码，旧的恢复码已失效" };
       }
       await disableTotp(actor, value.code);
       return redirect("/admin/account?notice=totp-disabled");
@@ -67,22 +77,57 @@ async function totpAction(form: FormData, context: Route.ActionArgs["context"]) 
   );
 }
 
+/** The ten recovery codes just made: shown once, on the answer to the form that made them. */
+function RecoveryCodes({ codes, notice }: { codes: string[]; notice: string }) {
+  return (
+    <>
+      <Notice kind="success" testId="notice">
+        {notice}
+      </Notice>
+      <div className="admin-card" data-testid="recovery-codes">
+        <h2>恢复码</h2>
+        <p className="hint">{ADMIN_ACCOUNT_MESSAGES.recoveryCodesShown}。认证器丢失时，在登录的两步验证中输入其中一个即可。</p>
+        <ol className="admin-recovery-codes">
+          {codes.map((code) => (
+            <li key={code}>
+              <code>{code}</code>
+            </li>
+          ))}
+        </ol>
+      </div>
+    </>
+  );
+}
+
 function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProps["loaderData"]; lastResult?: SubmissionResult<string[]> }) {
   const busy = useNavigation().state === "submitting";
-  const [form, fields] = useSchemaForm(totpConfirmSchema, { id: "admin-totp", lastResult });
-  const { totpEnabled, enrolment } = loaderData;
+  const { totpEnabled, enrolment, recoveryCodesLeft } = loaderData;
+  // With two-factor on, the code may be a recovery code; while enrolling, only the authenticator's.
+  const [form, fields] = useSchemaForm(totpEnabled ? totpDisableSchema : totpConfirmSchema, { id: "admin-totp", lastResult });
+  const [recoveryForm, recoveryFields] = useSchemaForm(totpRecoverySchema, { id: "admin-totp-recovery" });
   return (
     <div className="admin-card" id="totp">
       <h2>两步验证</h2>
       {totpEnabled ? (
         <>
-          <p data-testid="totp-state">已开启：登录时需要输入认证器上的验证码。</p>
+          <p data-testid="totp-state">已开启：登录时需要输入认证器上的验证码（或一个恢复码）。</p>
+          <p className="hint" data-testid="recovery-codes-left">
+            剩余恢复码：{recoveryCodesLeft} 个。
+          </p>
           <FormErrors form={form} />
+          <Form method="post" {...getFormProps(recoveryForm)} className="admin-inline-form">
+            <input type="hidden" name="intent" value="totp-recovery-codes" />
+            <label className="field">
+              <span>生成新的恢复码需要当前验证码</span>
+              <input {...getInputProps(recoveryFields.code, { type: "text" })} autoComplete="one-time-code" maxLength={24} />
+            </label>
+            <button type="submit" className="btn" disabled={busy}>生成新的恢复码</button>
+          </Form>
           <Form method="post" {...getFormProps(form)} className="admin-inline-form">
             <input type="hidden" name="intent" value="totp-disable" />
             <label className="field">
-              <span>关闭需要当前验证码</span>
-              <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={12} />
+              <span>关闭需要当前验证码或一个恢复码</span>
+              <input {...getInputProps(fields.code, { type: "text" })} autoComplete="one-time-code" maxLength={24} />
               <FieldErrors field={fields.code} />
             </label>
             <button type="submit" className="btn btn-danger" disabled={busy}>关闭两步验证</button>
@@ -128,6 +173,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
   const navigation = useNavigation();
   const passwordResult = actionData && !("totp" in actionData) ? actionData : undefined;
   const totpResult = actionData && "totp" in actionData ? actionData.totp : undefined;
+  const shown = actionData && "recoveryCodes" in actionData ? actionData : null;
   const [form, fields] = useSchemaForm(adminPasswordSchema, { id: "admin-password", lastResult: passwordResult });
   return (
     <section className="admin-page">
@@ -137,6 +183,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
       </p>
       {loaderData.totpRequired ? <FormErrors errors={["本站要求超级管理员开启两步验证：开启之前，后台的其他页面暂不可用。"]} /> : null}
       <QueryNotice ms={5000} />
+      {shown ? <RecoveryCodes codes={shown.recoveryCodes} notice={shown.notice} /> : null}
       <TwoFactor loaderData={loaderData} lastResult={totpResult} />
       <h2>修改密码</h2>
       <p className="hint">修改后，此管理员在其他设备上的登录将失效。</p>

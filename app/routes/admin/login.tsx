@@ -79,10 +79,10 @@ function CodeForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: 
       <input type="hidden" name="intent" value="code" />
       <input type="hidden" name="redirectTo" value={redirectTo} />
       <FormErrors form={form} />
-      <p className="hint">请打开认证器应用，输入“砚台管理后台”显示的6位验证码。</p>
+      <p className="hint">请打开认证器应用，输入“砚台管理后台”显示的6位验证码。认证器不在身边时，可以输入一个恢复码（每个只能用一次）。</p>
       <label className="field">
         <span>验证码</span>
-        <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" autoFocus maxLength={12} />
+        <input {...getInputProps(fields.code, { type: "text" })} autoComplete="one-time-code" autoFocus maxLength={24} />
         <FieldErrors field={fields.code} />
       </label>
       <button type="submit" className="btn btn-primary btn-block" disabled={navigation.state === "submitting"}>

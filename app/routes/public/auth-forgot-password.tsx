@@ -4,7 +4,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
-import { requestPasswordReset, siteOrigin } from "~/server/password-reset.server";
+import { mailLinkOrigin, requestPasswordReset } from "~/server/password-reset.server";
 import { clientAddressOf } from "~/server/request.server";
 import type { Route } from "./+types/auth-forgot-password";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
@@ -14,8 +14,9 @@ export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" 
 /** The form holds one e-mail; anything much larger is not from it. */
 const RESET_FORM_MAX_BYTES = 16 * 1024;
 
-export function loader({ request, url }: Route.LoaderArgs) {
-  return { sent: url.searchParams.get("sent") === "1" };
+export function loader({ url }: Route.LoaderArgs) {
+  // Without SITE_URL no mail can carry a link (decision 166): the page says so first.
+  return { sent: url.searchParams.get("sent") === "1", mailAvailable: mailLinkOrigin() !== null };
 }
 
 /**
@@ -29,7 +30,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   return replyOnDomainError(
     async () => {
-      await requestPasswordReset(submission.value.email, clientAddressOf(context), siteOrigin(request));
+      await requestPasswordReset(submission.value.email, clientAddressOf(context));
       return redirect("/auth/forgot-password?sent=1");
     },
     (error) => submission.reply({ formErrors: [error.message] }),
@@ -40,6 +41,19 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm(passwordResetRequestSchema, { id: "forgot-password", lastResult: actionData });
   const busy = navigation.state === "submitting";
+  if (!loaderData.mailAvailable) {
+    return (
+      <section className="auth-page">
+        <h1>忘记密码</h1>
+        <p className="notice notice-error" role="alert">
+          {PASSWORD_RESET_MESSAGES.mailUnavailable}
+        </p>
+        <p className="auth-switch">
+          想起密码了？<Link to="/?auth=login">去登录</Link>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="auth-page">
       <h1>忘记密码</h1>

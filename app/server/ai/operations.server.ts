@@ -181,7 +181,8 @@ export class OperationSubmitted extends DomainError {
 }
 
 /**
- * Checks the request, saves the text on screen first (when it differs), records the
+ * Checks the request (the AI configuration, the selection in the text on screen), then
+ * saves that text (when it differs), records the
  * operation and its candidates, and opens one metered generation per candidate. Throws
  * DomainError (the request, login, balance), AiError (configuration, provider) when no
  * candidate could start, and then nothing is left behind; `OperationSubmitted` for a key
@@ -212,7 +213,13 @@ export async function startOperation(
     .from(textOperations)
     .where(and(eq(textOperations.userId, userId), eq(textOperations.requestKey, input.requestKey)));
   if (earlier) throw new OperationSubmitted(earlier.id);
-  if (input.content !== undefined) context = await applyEditsToContext(userId, input.projectId, input.plotId, context, { content: input.content });
+  // Everything that can refuse the request is checked before the text on screen is saved
+  // over the plot: a refused operation writes nothing, no version either (issue 28).
+  const provider = defaultProviderFrom(context.apiConfig);
+  if (input.content !== undefined) {
+    operationRange(input.content, input);
+    context = await applyEditsToContext(userId, input.projectId, input.plotId, context, { content: input.content });
+  }
 
   const code = OPERATION_PROMPTS[input.operation];
   const template = (await loadPrompts([code])).get(code);
@@ -275,7 +282,6 @@ export async function startOperation(
       "following-text": head(content.slice(end), OPERATION_LIMITS.after) || "无",
       "expected-word-count": String(expectedWords(input.operation, countChars(source))),
     });
-    const provider = defaultProviderFrom(context.apiConfig);
     const label = TEXT_OPERATION_LABELS[input.operation];
     const words = expectedWords(input.operation, countChars(source));
     const opened = await Promise.all(

@@ -179,8 +179,18 @@ async function insertOrder(userId: string, amount: number, record: RecordResult)
   }
 }
 
+/**
+ * The order's submit parameters, signed, on the gateway's address. A gateway address
+ * with its own query (…/submit.php?channel=7) keeps it, and its parameters are signed
+ * with the site's: the gateway checks the signature over every parameter it receives, so
+ * one left out of the signature would fail every top-up (docs/decisions/165).
+ * The site's own parameters win over the address's (the settings form refuses such an
+ * address: gatewayQueryProblem).
+ */
 function signedOrder(config: PaymentApiConfig, outTradeNo: string, amount: number, origin: string): CreatedOrder {
+  const url = new URL(config.gatewayUrl);
   const params: EpayParams = {
+    ...Object.fromEntries(url.searchParams),
     pid: config.pid,
     type: "alipay",
     out_trade_no: outTradeNo,
@@ -197,7 +207,8 @@ function signedOrder(config: PaymentApiConfig, outTradeNo: string, amount: numbe
     throw new DomainError(PAYMENT_MESSAGES.signFailed, 409);
   }
   const signed = { ...params, sign, sign_type: "MD5" };
-  const url = new URL(config.gatewayUrl);
+  url.search = "";
+  url.hash = "";
   for (const [k, v] of Object.entries(signed)) url.searchParams.set(k, v);
   return { outTradeNo, redirectUrl: url.toString(), params: signed };
 }

@@ -360,7 +360,7 @@ function checkVolumeTitle(title: string): string {
  * Adds a volume heading: before a chapter (which, with the chapters after it up to the
  * next volume, then belongs to it), or at the end (an empty volume).
  */
-export async function createVolume(userId: string, workId: number, title: string, beforeChapterId: number | null): Promise<number> {
+export async function createVolume(userId: string, workId: number, title: string, beforeChapterId: number | null, record?: RecordResult): Promise<number> {
   const t = checkVolumeTitle(title);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
@@ -369,6 +369,8 @@ export async function createVolume(userId: string, workId: number, title: string
     const [position] = await positionsBefore(tx, workId, hi, 1);
     const [row] = await tx.insert(volumes).values({ workId, title: t, position }).returning({ id: volumes.id });
     await announce(tx, workId);
+    // The form's one-time token: a replayed 新建分卷 makes one volume (decision 077).
+    await record?.(tx, row.id);
     return row.id;
   });
 }

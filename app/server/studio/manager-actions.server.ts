@@ -1,4 +1,5 @@
 import type { ChapterManagerAction } from "~/schemas/studio";
+import { oncePerFormToken } from "../form-tokens.server";
 import {
   createVolume,
   deleteChapter,
@@ -29,7 +30,7 @@ const DONE: Record<ChapterManagerAction["intent"], string> = {
 };
 
 /** Runs one chapter-manager form (each intent is one domain operation); the notice to show. */
-export async function runChapterManagerAction(userId: string, workId: number, action: ChapterManagerAction): Promise<string> {
+export async function runChapterManagerAction(userId: string, workId: number, action: ChapterManagerAction, formToken: string | null = null): Promise<string> {
   switch (action.intent) {
     case "move":
       await moveChapter(userId, workId, action.chapterId, action.to);
@@ -51,7 +52,14 @@ export async function runChapterManagerAction(userId: string, workId: number, ac
       await publishChapterNow(userId, workId, action.chapterId);
       break;
     case "volume-create":
-      await createVolume(userId, workId, action.title, action.chapterId ?? null);
+      // Once per the page's one-time token (decision 077).
+      await oncePerFormToken(
+        userId,
+        "volume",
+        formToken,
+        (record) => createVolume(userId, workId, action.title, action.chapterId ?? null, record),
+        async (volumeId) => Number(volumeId),
+      );
       break;
     case "volume-rename":
       await renameVolume(userId, workId, action.volumeId, action.title);

@@ -25,7 +25,7 @@ export async function updateWorkSettings(
   if (input.status && input.status !== current.status && current.type !== "series") {
     throw new DomainError(STUDIO_MESSAGES.statusSeriesOnly, 400, "status");
   }
-  if (input.categoryId) await assertCategory(input.categoryId);
+  if (input.categoryId !== undefined && input.categoryId !== null) await assertCategory(input.categoryId);
   if (input.cover === "replace" && !coverBytes) throw new DomainError(STUDIO_MESSAGES.coverRequired, 400, "coverFile");
 
   let newCover: string | null = null;

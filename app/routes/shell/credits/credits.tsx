@@ -16,7 +16,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/ledger.server";
 import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/payments/epay.server";
-import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { redeemErrorMessage, redeemForUser } from "~/server/redeem.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import { creditsReturnPath, paymentReturnCookie } from "~/server/return-to.server";
@@ -27,6 +27,9 @@ import type { Route } from "./+types/credits";
 import { listCreditHistory, listTokenHistory } from "./credits.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的积分 - 砚台" }];
+
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["top-up", "exchange"] };
 
 /** The three forms, each in its dialog; `intent` tells the action which one posted. */
 type Intent = "redeem" | "exchange" | "topup";
@@ -61,7 +64,8 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
       storeUrl,
       ratio,
       dialog,
-      formToken: dialog === "topup" ? newFormToken() : "",
+      // The top-up and the exchange dialogs each carry a one-time token (decision 077).
+      formToken: dialog === "topup" || dialog === "exchange" ? newFormToken() : "",
       notice: flash.notice,
       returnTo: creditsReturnPath(url),
     },
@@ -97,15 +101,21 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   }
 
   if (value.intent === "exchange") {
-    if (value.amount > user.credits) {
-      return failed(intent, submission.reply({ fieldErrors: { amount: [CREDITS_MESSAGES.exchangeTooMuch] } }), 400);
-    }
     try {
-      const result = await exchangeCreditsForTokens(user.id, value.amount);
-      return redirectWithFlash(request, "/credits?tab=tokens", {
-        kind: "success",
-        text: `兑换成功：${result.credits} 积分已兑换为 ${formatTokens(result.tokens)} Tokens`,
-      });
+      // The same form sent twice (a double click, a retry) exchanges once (decision 077).
+      const text = await oncePerFormToken(
+        user.id,
+        "exchange",
+        formTokenOf(formData),
+        async (record) => {
+          if (value.amount > user.credits) return null;
+          const result = await exchangeCreditsForTokens(user.id, value.amount, record);
+          return `兑换成功：${result.credits} 积分已兑换为 ${formatTokens(result.tokens)} Tokens`;
+        },
+        async () => "这次兑换已经完成",
+      );
+      if (text === null) return failed(intent, submission.reply({ fieldErrors: { amount: [CREDITS_MESSAGES.exchangeTooMuch] } }), 400);
+      return redirectWithFlash(request, "/credits?tab=tokens", { kind: "success", text });
     } catch (error) {
       const { message, status } = exchangeErrorMessage(error);
       return failed(intent, submission.reply({ formErrors: [message] }), status);
@@ -176,7 +186,7 @@ export default function Credits({ actionData }: Route.ComponentProps) {
         </Dialog>
       ) : dialog === "exchange" ? (
         <Dialog className="credits-dialog" title="积分兑换 Tokens" closeHref={closeHref}>
-          <ExchangeForm action={here({ dialog: "exchange" })} lastResult={reply("exchange")} balance={credits} ratio={ratio} />
+          <ExchangeForm action={here({ dialog: "exchange" })} lastResult={reply("exchange")} balance={credits} ratio={ratio} formToken={formToken} />
         </Dialog>
       ) : dialog === "topup" ? (
         <Dialog className="credits-dialog" title="在线充值" closeHref={closeHref}>

@@ -1,11 +1,12 @@
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { FlashMessage } from "~/components/ui/flash-message";
-import { FieldError } from "~/components/ui/forms";
+import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
 import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/income.server";
 import { parsePage } from "~/utils/pagination";
@@ -18,6 +19,9 @@ import { TableScroll } from "~/components/ui/table-scroll";
  * Live: a sale announces itself to the author's open pages (the `income` user event).
  */
 export const meta: Route.MetaFunction = () => [{ title: "我的收入 - 砚台" }];
+
+/** 提现申请 asks once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["payout"] };
 
 const TYPE_LABELS = {
   sale: "作品收入",
@@ -32,7 +36,7 @@ const PAYOUT_LABELS = { pending: "处理中", paid: "已支付", refused: "已�
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const [overview, flash] = await Promise.all([incomeOverview(user.id, parsePage(url.searchParams.get("page"))), takeFlash(request, url)]);
-  return data({ ...overview, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+  return data({ ...overview, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -43,7 +47,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       if (intent === "payout") {
-        const { id } = await requestPayout(user.id, form.get("amount"), form.get("payee"));
+        // The same form sent twice (a double click, a retry) asks once (decision 077).
+        const id = await oncePerFormToken(
+          user.id,
+          "payout",
+          formTokenOf(form),
+          async (record) => (await requestPayout(user.id, form.get("amount"), form.get("payee"), record)).id,
+          async (resultId) => Number(resultId),
+        );
         return redirectWithFlash(request, "/income", { kind: "success", text: `提现申请 #${id} 已提交，金额已冻结，等待处理` });
       }
       const { credits } = await convertIncomeToCredits(user.id, form.get("amount"));
@@ -80,6 +91,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
         <Form method="post" className="card form">
           <h2>提现申请</h2>
           <input type="hidden" name="intent" value="payout" />
+          <FormTokenField token={page.formToken} />
           <div className="field">
             <label htmlFor="payout-amount">金额（不低于 {page.payoutMinimum}）</label>
             <input id="payout-amount" name="amount" inputMode="numeric" required />

@@ -2,18 +2,22 @@ import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { chapterNewSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { ReleaseFields } from "~/components/studio/release-fields";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import type { Route } from "./+types/chapter-new";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
+
+/** The form creates a chapter once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["chapter"] };
 
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   const user = context.get(userContext);
@@ -26,13 +30,15 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
     total: view.total,
     volume,
     at: Number.isSafeInteger(at) && at >= 1 && at <= view.total + 1 ? at : view.total + 1,
+    formToken: newFormToken(),
   };
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const workId = Number(params.id);
-  const submission = parseWithZod(await readForm(request), { schema: chapterNewSchema });
+  const form = await readForm(request);
+  const submission = parseWithZod(form, { schema: chapterNewSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const { title, content, at, volumeId } = submission.value;
   const release = releaseOf(submission.value);
@@ -44,7 +50,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         : ("end" as const);
   return replyOnDomainError(
     async () => {
-      const id = await insertChapter(user.id, workId, { title, content, release }, where);
+      // The same form sent twice (a double click, a retry) adds the chapter once (decision 077).
+      const id = await oncePerFormToken(
+        user.id,
+        "chapter",
+        formTokenOf(form),
+        (record) => insertChapter(user.id, workId, { title, content, release }, where, { record }),
+        async (chapterId) => Number(chapterId),
+      );
       const text = release.mode === "draft" ? "已存稿" : release.mode === "at" ? "已设置定时发布" : "章节已发布";
       return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text });
     },
@@ -53,7 +66,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function NewChapterAt({ actionData }: Route.ComponentProps) {
-  const { work, total, volume, at } = useLoaderData<typeof loader>();
+  const { work, total, volume, at, formToken } = useLoaderData<typeof loader>();
   const leaveWarning = useLeaveWarning();
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at), release: "now" } });
@@ -66,6 +79,7 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
         <p className="notice">{STUDIO_MESSAGES.singleChapter}</p>
       ) : (
         <Form method="post" {...getFormProps(form)} {...leaveWarning} className="studio-form">
+          <FormTokenField token={formToken} />
           {volume ? (
             <p className="muted">
               添加到分卷“{volume.title}”的末尾。

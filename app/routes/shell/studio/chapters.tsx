@@ -4,12 +4,13 @@ import { ChapterList } from "~/components/studio/chapter-list";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { Dialog } from "~/components/ui/dialog";
 import { FlashMessage } from "~/components/ui/flash-message";
-import { FormError } from "~/components/ui/forms";
+import { FormError, FormTokenField } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
 import { chapterManagerSchema } from "~/schemas/studio";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { managerPage } from "~/server/studio/chapters.server";
 import { overdueThreads } from "~/server/studio/bible.server";
@@ -18,6 +19,9 @@ import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/chapters";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `章节管理《${data?.work.title ?? ""}》 - 砚台` }];
+
+/** 新建分卷 creates once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["volume"] };
 
 function idParam(value: string | null): number | null {
   const n = Number(value);
@@ -47,6 +51,8 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
       confirm: confirm && { id: confirm.id, title: confirm.title },
       notice: flash.notice,
       overdue,
+      // 新建分卷's one-time token (decision 077): a new one on every load, after every post.
+      formToken: newFormToken(),
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
@@ -66,7 +72,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const action = submission.value;
   return replyOnDomainError(
     async () => {
-      const notice = await runChapterManagerAction(user.id, workId, action);
+      const notice = await runChapterManagerAction(user.id, workId, action, action.intent === "volume-create" ? formTokenOf(form) : null);
       const anchor = "chapterId" in action && action.chapterId && action.intent !== "delete" ? `#c-${action.chapterId}` : "";
       return redirectWithFlash(request, `/works/${workId}/chapters?page=${page}${anchor}`, { kind: "success", text: notice });
     },
@@ -75,7 +81,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function ChapterManager({ actionData }: Route.ComponentProps) {
-  const { work, total, page, pageCount, rows, volumes, selected, selectedVolume, confirm, notice, overdue } = useLoaderData<typeof loader>();
+  const { work, total, page, pageCount, rows, volumes, selected, selectedVolume, confirm, notice, overdue, formToken } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/chapters`;
   const canInsert = work.type !== "single_chapter";
   return (
@@ -101,11 +107,12 @@ export default function ChapterManager({ actionData }: Route.ComponentProps) {
       {canInsert ? (
         <Form method="post" className="inline-form studio-volume-form">
           <input type="hidden" name="page" value={page} />
+          <FormTokenField token={formToken} />
           <input type="text" name="title" placeholder="新分卷名" maxLength={100} required aria-label="新分卷名" />
           <button type="submit" name="intent" value="volume-create" className="btn">在末尾新建分卷</button>
         </Form>
       ) : null}
-      <ChapterList workId={work.id} page={page} total={total} rows={rows} volumes={volumes} selected={selected} selectedVolume={selectedVolume} canInsert={canInsert} />
+      <ChapterList workId={work.id} page={page} total={total} rows={rows} volumes={volumes} selected={selected} selectedVolume={selectedVolume} canInsert={canInsert} formToken={formToken} />
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `${base}?page=${p}`} window={3} />
       {confirm ? (
         <Dialog title="删除章节" closeHref={`${base}?page=${page}&chapter=${confirm.id}#c-${confirm.id}`}>

@@ -14,6 +14,9 @@ import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["chapter"] };
+
 export async function loader({ params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);

@@ -17,6 +17,9 @@ const TOO_LARGE = "上传的文件过大：TXT 文件不能超过 20MB，封面�
 
 export const meta: Route.MetaFunction = () => [{ title: "上传作品 - 砚台" }];
 
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["publish"] };
+
 // No data, but a loader: a client-side navigation then asks the server, whose
 // signed-in guard runs (server middleware runs only when the server is asked).
 export async function loader() {

@@ -6,6 +6,9 @@ import { writingAction, writingLoader } from "./writing-page.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "自由创作 - 砚台" }];
 
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["chapter"] };
+
 export async function loader({ url, context }: Route.LoaderArgs) {
   return writingLoader(url, context.get(userContext), "free");
 }

@@ -13,6 +13,9 @@ import { seriesAction, seriesLoader, type SeriesActionData } from "./series-page
 
 export const meta: Route.MetaFunction = () => [{ title: "连载续写 - 砚台" }];
 
+/** The form creates rows once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["chapter"] };
+
 /**
  * 连载续写 (docs/product.md#series-continuation, decisions 141-142): the author picks one of
  * their series, sees for the next chapter the recent summaries, the bible facts in force and
