@@ -32,14 +32,14 @@ const dayLabel = (day: string) => `${Number(day.slice(5, 7))}月${Number(day.sli
 export default function WorkStats() {
   const s = useLoaderData<typeof loader>();
   const base = `/works/${s.work.id}/stats`;
-  const paid = s.work.visibility === "public-vip" || s.purchases.total > 0;
+  const paid = s.work.visibility === "public-vip" || s.sales.total > 0;
   // Newest day first in the table: the one an author looks for.
   const rows = s.days.map((day, i) => ({ day, i })).reverse();
   return (
     <section className="studio-page">
       <StudioNav workId={s.work.id} title={s.work.title} current="stats" />
       <p className="muted">
-        最近{STATS_DAYS}天（北京时间，{dayLabel(s.days[0])}至{dayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入。
+        最近{STATS_DAYS}天（北京时间，{dayLabel(s.days[0])}至{dayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入；购买按笔计（单章、购买全部、全本各算一笔），与“我的收入”同一口径。
       </p>
       <dl className="stats-summary">
         <div>
@@ -58,11 +58,15 @@ export default function WorkStats() {
           <>
             <div>
               <dt>购买</dt>
-              <dd>{s.purchases.total}</dd>
+              <dd data-testid="stats-sales">{s.sales.total}</dd>
+            </div>
+            <div>
+              <dt>读者支付</dt>
+              <dd data-testid="stats-gross">{s.gross.total}</dd>
             </div>
             <div>
               <dt>收入积分</dt>
-              <dd>{s.credits.total}</dd>
+              <dd data-testid="stats-income">{s.income.total}</dd>
             </div>
           </>
         ) : null}
@@ -86,8 +90,8 @@ export default function WorkStats() {
         <div className="stats-charts">
           <DailyChart title="每日读者" days={s.days} values={s.readers.values} unit="人" />
           <DailyChart title="每日新增关注" days={s.days} values={s.favorites.values} unit="次" />
-          {paid ? <DailyChart title="每日购买" days={s.days} values={s.purchases.values} unit="次" /> : null}
-          {paid ? <DailyChart title="每日收入积分" days={s.days} values={s.credits.values} unit="积分" /> : null}
+          {paid ? <DailyChart title="每日购买" days={s.days} values={s.sales.values} unit="笔" /> : null}
+          {paid ? <DailyChart title="每日收入积分" days={s.days} values={s.income.values} unit="积分" /> : null}
         </div>
         <DailyTable
           rows={rows}
@@ -97,8 +101,9 @@ export default function WorkStats() {
             { label: "新增关注", values: s.favorites.values },
             ...(paid
               ? [
-                  { label: "购买", values: s.purchases.values },
-                  { label: "积分", values: s.credits.values },
+                  { label: "购买", values: s.sales.values },
+                  { label: "读者支付", values: s.gross.values },
+                  { label: "收入积分", values: s.income.values },
                 ]
               : []),
           ]}
