@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { autoSubscriptions, chapterPurchases, chapters, credits, works } from "~/db/schema";
 import { chapterNumber, isPublished } from "./chapters.server";
@@ -175,6 +175,27 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
     await notifyUserChanged(userId, "purchases", tx);
     return { status: "purchased" as const, count: inserted.length, sum, total, balance };
   });
+}
+
+/**
+ * How many of a work's published chapters the user bought one by one, as a SQL expression
+ * for a list's row (已购买's 已购 N/M 章, the bookshelf's 已购 N 章): `userId` and `workId`
+ * are the row's columns or values. Reads the (user, work) index of chapter_purchases.
+ */
+export function ownedChapterCountSql(userId: SQL, workId: SQL): SQL<number> {
+  return sql<number>`(select count(*)::int from ${chapterPurchases} cp
+    join ${chapters} oc on oc.id = cp.chapter_id and oc.state = 'published'
+    where cp.user_id = ${userId} and cp.work_id = ${workId})`;
+}
+
+/**
+ * How many VIP chapters a work has now (its published chapters from number vip_from on), or
+ * null when it is not sold by chapter, as a SQL expression for a list's row.
+ */
+export function vipChapterCountSql(workId: SQL): SQL<number | null> {
+  return sql<number | null>`(select case when w.visibility = 'public-vip' and w.sale_mode = 'chapter' and w.vip_from is not null
+      then greatest(0, (select count(*)::int from ${chapters} vc where vc.work_id = w.id and vc.state = 'published') - (w.vip_from - 1))
+    end from ${works} w where w.id = ${workId})`;
 }
 
 /** The hot path of an owned VIP chapter: one lookup on the (user, chapter) unique index. */
