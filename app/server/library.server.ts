@@ -151,7 +151,12 @@ export interface ShelfItem {
   progress: number;
   /** A chapter came out after the reader last read (or, never read, after they followed). */
   updated: boolean;
+  /** Bought whole. */
   purchased: boolean;
+  /** Sold by chapter: its 千字价 (credits per 1,000 字); null otherwise. */
+  pricePerThousand: number | null;
+  /** Published chapters of the work the reader bought one by one. */
+  boughtChapters: number;
   continueHref: string | null;
   continueLabel: string | null;
 }
@@ -213,6 +218,8 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
     unread_count: number;
     opened: boolean;
     purchased: boolean;
+    price_per_thousand: number | null;
+    bought_chapters: number;
   }>(
     await db.execute(sql`
       select works.id, works.title, works.description, works.cover_url, profiles.nickname as author_nickname,
@@ -225,7 +232,9 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
                where c.work_id = works.id and c.state = 'published' and (c.position, c.id) > (rc.position, rc.id)
              ) end as unread_count,
              rc.id is not null as opened,
-             exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased
+             exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased,
+             case when works.sale_mode = 'chapter' and works.vip_from is not null then works.price_per_thousand end as price_per_thousand,
+             ${ownedChapterCountSql(sql`f.user_id`, sql`works.id`)} as bought_chapters
       from ${favorites} f
       join ${works} on works.id = f.work_id
       join ${profiles} on profiles.id = works.user_id
@@ -267,6 +276,8 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
       progress: r.chapter_count > 0 ? Math.floor((read * 100) / r.chapter_count) : 0,
       updated: latestAt !== null && latestAt > since,
       purchased: Boolean(r.purchased),
+      pricePerThousand: r.price_per_thousand === null ? null : Number(r.price_per_thousand),
+      boughtChapters: Number(r.bought_chapters),
       continueHref: read > 0 ? progressHref(id, { chapterOrder: read, paragraph: r.paragraph ?? 0 }) : null,
       continueLabel: read > 0 ? r.progress_title : null,
     };
