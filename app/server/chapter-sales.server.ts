@@ -93,7 +93,7 @@ export async function purchaseChapter(userId: string, workId: number, chapterId:
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, price, settings, { workId, chapterId, description: `《${work.title}》第${order}章 售出` });
     // The author's inbox line (decision 115), in the sale's transaction.
-    await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterId });
+    await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: [chapterId] });
     await notifyUserChanged(userId, "purchases", tx);
     return { status: "purchased" as const, price, balance, order };
   });
@@ -146,13 +146,13 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
   return db.transaction(async (tx) => {
     const work = await lockWorkForSale(tx, userId, workId);
     if (await hasPurchased(userId, workId, tx)) return { status: "nothing" as const };
-    const inserted = rowsOf<{ price: number | string }>(
+    const inserted = rowsOf<{ price: number | string; chapter_id: number | string }>(
       await tx.execute(sql`
         insert into ${chapterPurchases} (user_id, chapter_id, work_id, price)
         select ${userId}::uuid, unowned.id, ${workId}::bigint, greatest(unowned.price, 1)
         from ${unownedVipChapters(userId, workId, work.vipFrom)}
         on conflict on constraint chapter_purchases_user_chapter_unique do nothing
-        returning price`),
+        returning price, chapter_id`),
     );
     if (inserted.length === 0) return { status: "nothing" as const };
     const settings = await getEconomySettings(tx);
@@ -167,7 +167,7 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
         chapterId: null,
         description: `《${work.title}》购买全部 ${inserted.length}章 售出`,
       });
-      await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
+      await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: inserted.map((r) => Number(r.chapter_id)) });
     } else {
       const [row] = await tx.select({ balance: credits.balance }).from(credits).where(eq(credits.userId, userId));
       balance = Number(row.balance);

@@ -6,6 +6,7 @@ import { authorShareOf, getEconomySettings, type EconomySettings } from "./econo
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import { credit } from "./ledger.server";
+import { notifyPayoutSettled } from "./notifications.server";
 import { STATS_DAYS } from "~/schemas/studio";
 import { pageWithin } from "~/utils/pagination";
 import { shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
@@ -152,6 +153,8 @@ export async function settlePayout(
       description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
     });
     await notifyUserChanged(settled.userId, "income", tx);
+    // The author hears of it in the inbox (docs/product.md#notifications).
+    await notifyPayoutSettled(tx, { userId: settled.userId, payoutId, amount, outcome, reference });
     await recordAdminAction(tx, actor, {
       action: outcome === "paid" ? "payout.paid" : "payout.refused",
       targetType: "payout",

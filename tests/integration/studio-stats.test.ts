@@ -249,3 +249,14 @@ describe("sales on 数据统计 and 我的收入", () => {
     expect(income.salesTotals).toEqual(totals);
   });
 });
+
+describe("chapter titles on 数据统计", () => {
+  it("number a chapter once, whether or not its title carries its own number", async () => {
+    const [author] = await quickUsers(1);
+    const { workId, chapterIds } = await serialByChapter(author.id, { count: 3, vipFrom: 3, titleOf: (i) => ["雨夜", "第7章 定时之潮", "第八章"][i - 1] });
+    const stats = await workStats(author.id, workId);
+    expect(stats.chapters.map((c) => c.label)).toEqual(["第1章 雨夜", "第7章 定时之潮", "第八章"]);
+    const one = await workStats(author.id, workId, { chapterId: chapterIds[1] });
+    expect(one.chapter?.label).toBe("第7章 定时之潮");
+  });
+});

@@ -3,6 +3,7 @@ import { db } from "~/db/client.server";
 import { chapterReads, chapters, favorites, works } from "~/db/schema";
 import { STATS_DAYS, STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { shanghaiDate, shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
@@ -100,9 +101,12 @@ export interface StatsView {
   gross: DailySeries;
   income: DailySeries;
   /** The chapter asked for with `?chapter=`, with its readers by day. */
-  chapter: { id: number; title: string; order: number; readers: DailySeries & { distinct: number } } | null;
-  /** One page of the published chapters with their distinct readers over the 30 days. */
-  chapters: { id: number; title: string; order: number; readers: number }[];
+  chapter: { id: number; title: string; order: number; label: string; readers: DailySeries & { distinct: number } } | null;
+  /**
+   * One page of the published chapters with their distinct readers over the 30 days.
+   * `label`: the numbered title as shown (chapterDisplayTitle).
+   */
+  chapters: { id: number; title: string; order: number; label: string; readers: number }[];
   page: number;
   pageCount: number;
 }
@@ -173,6 +177,7 @@ export async function workStats(
       id: Number(row.id),
       title: row.title,
       order: Number(row.order),
+      label: chapterDisplayTitle(Number(row.order), row.title),
       readers: { ...series(days, rowsOf(byDay)), distinct: Number(rowsOf<{ n: number }>(distinct)[0]?.n ?? 0) },
     };
   }
@@ -201,7 +206,13 @@ export async function workStats(
     gross: salesSeries((d) => d.gross),
     income: salesSeries((d) => d.income),
     chapter,
-    chapters: chapterPage.map((c, i) => ({ id: Number(c.id), title: c.title, order: offset + i + 1, readers: Number(c.readers) })),
+    chapters: chapterPage.map((c, i) => ({
+      id: Number(c.id),
+      title: c.title,
+      order: offset + i + 1,
+      label: chapterDisplayTitle(offset + i + 1, c.title),
+      readers: Number(c.readers),
+    })),
     page,
     pageCount,
   };

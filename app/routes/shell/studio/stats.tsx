@@ -74,9 +74,7 @@ export default function WorkStats() {
 
       {s.chapter ? (
         <section className="studio-card stats-section" aria-labelledby="stats-chapter">
-          <h2 id="stats-chapter">
-            第{s.chapter.order}章 {s.chapter.title}
-          </h2>
+          <h2 id="stats-chapter">{s.chapter.label}</h2>
           <p className="muted">
             最近{STATS_DAYS}天共 {s.chapter.readers.distinct} 位读者。<Link to={`${base}?page=${s.page}`}>返回全书统计</Link>
           </p>
@@ -130,9 +128,7 @@ export default function WorkStats() {
                 {s.chapters.map((c) => (
                   <tr key={c.id} aria-current={s.chapter?.id === c.id ? "true" : undefined}>
                     <td>
-                      <Link to={`${base}?chapter=${c.id}&page=${s.page}#stats-chapter`}>
-                        第{c.order}章 {c.title}
-                      </Link>
+                      <Link to={`${base}?chapter=${c.id}&page=${s.page}#stats-chapter`}>{c.label}</Link>
                     </td>
                     <td className="ledger-amount">{c.readers}</td>
                   </tr>
