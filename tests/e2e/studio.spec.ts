@@ -195,7 +195,7 @@ test.describe("author studio: drafts and scheduled chapters", () => {
     await page.getByLabel("正文").fill("写完了。");
     await page.getByLabel("立即发布", { exact: true }).check();
     await page.getByRole("button", { name: "保存" }).click();
-    await expect(page.getByRole("status")).toHaveText("章节已保存");
+    await expect(page.getByRole("status")).toHaveText("章节已发布");
     await visit(`/works/${id}`);
     await expect(page.getByTestId("toc-list").locator(".toc-title")).toHaveText(["第一章 开端", "第二章 未完"]);
   });
