@@ -87,9 +87,9 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   if (value.intent === "redeem") {
     try {
       const { amount } = await redeemForUser(user.id, value.code);
-      // Came from a purchase short of credits: back there, where the new balance shows.
-      if (returnTo) return redirect(returnTo);
-      return redirectWithFlash(request, "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
+      // Came from a purchase short of credits: back there, where the new balance shows,
+      // with the same notice.
+      return redirectWithFlash(request, returnTo ?? "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
     } catch (error) {
       const { message, status } = redeemErrorMessage(error);
       return failed(intent, submission.reply({ fieldErrors: { code: [message] } }), status);

@@ -175,26 +175,29 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote] = await Promise.all([
+  const [toc, progress, quote, flash] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
+    // A notice for this page: e.g. 兑换成功 / 充值成功 on the way back from 去充值.
+    takeFlash(request, url),
   ]);
   // 免费 / VIP / 已购 beside each chapter of a work sold by chapter.
   const owned = byChapter && viewer && !isOwner && !purchased ? await ownedChapterIds(viewer.id, toc.chapters.map((c) => c.id)) : new Set<number>();
   const marks = byChapter
     ? Object.fromEntries(toc.chapters.map((c) => [c.id, chapterMark(view, c.order, owned.has(c.id))]).filter(([, m]) => m !== null))
     : null;
-  return {
+  return withFlashCookie({
     ...common,
     mode: "work" as const,
+    notice: flash.notice,
     toc,
     marks: marks as Record<number, "free" | "locked" | "owned"> | null,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,
-  };
+  }, flash.setCookie);
 }
 
 /** The page's data, with the Set-Cookie that ends a shown notice only when there is one. */
