@@ -145,7 +145,10 @@ export default function Credits({ actionData }: Route.ComponentProps) {
           <strong className="balance-value" data-testid="credits-page-balance">{credits}</strong>
           <div className="balance-actions">
             {onlinePayment ? (
-              <Link className="btn btn-primary" to={here({ dialog: "topup" })}>在线充值</Link>
+              // A document load: only a /credits document's policy lets its form's redirect go
+              // to the gateway (form-action, app/entry.server.tsx), and the reader may have come
+              // here by a client-side navigation from a page without it (e.g. 去充值).
+              <Link className="btn btn-primary" to={here({ dialog: "topup" })} reloadDocument>在线充值</Link>
             ) : null}
             <Link className={onlinePayment ? "btn" : "btn btn-primary"} to={here({ dialog: "redeem" })}>兑换码充值</Link>
             {storeUrl ? (
