@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { authorIncome, incomeTransactions, payoutRequests, profiles, type PayoutStatus } from "~/db/schema";
+import { chapterNumberSql } from "./chapters.server";
 import { rowsOf } from "./db-utils.server";
 import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
 import { DomainError } from "./errors.server";
@@ -8,6 +9,7 @@ import { notifyUserChanged } from "./events.server";
 import { credit } from "./ledger.server";
 import { notifyPayoutSettled } from "./notifications.server";
 import { STATS_DAYS } from "~/schemas/studio";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
 import { shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { recordAdminAction, type AdminActor } from "./admin/audit.server";
@@ -262,11 +264,12 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
       where t.user_id = ${userId} and t.type = 'sale'
       group by t.work_id, w.title order by total desc limit 50`),
     db.execute(sql`
-      select c.id as chapter_id, c.title, w.id as work_id, w.title as work_title,
+      select ch.id as chapter_id, ch.title, w.id as work_id, w.title as work_title,
+             case when ch.state = 'published' then ${chapterNumberSql(sql`ch.work_id`, sql`ch.position`, sql`ch.id`)} end as chapter_order,
              count(*)::int as sales, sum(p.price)::bigint as gross
-      from chapter_purchases p join chapters c on c.id = p.chapter_id join works w on w.id = p.work_id
+      from chapter_purchases p join chapters ch on ch.id = p.chapter_id join works w on w.id = p.work_id
       where w.user_id = ${userId}
-      group by c.id, c.title, w.id, w.title order by sales desc, c.id limit 20`),
+      group by ch.id, ch.title, w.id, w.title order by sales desc, ch.id limit 20`),
     salesByDay(userId, { now }),
     db
       .select()
@@ -284,7 +287,15 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
     getEconomySettings(),
   ]);
   type WorkRow = { work_id: number | null; title: string; total: string | number; gross: string | number; sales: number; recent: string | number };
-  type ChapterRow = { chapter_id: number; title: string; work_id: number; work_title: string; sales: number; gross: string | number };
+  type ChapterRow = {
+    chapter_id: number;
+    title: string;
+    work_id: number;
+    work_title: string;
+    chapter_order: number | null;
+    sales: number;
+    gross: string | number;
+  };
   return {
     ...balance,
     payoutMinimum: settings.payoutMinimum,
@@ -300,6 +311,8 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
     byChapter: rowsOf<ChapterRow>(byChapter).map((r) => ({
       chapterId: Number(r.chapter_id),
       title: r.title,
+      /** The title numbered as shown (chapterDisplayTitle). */
+      label: chapterDisplayTitle(r.chapter_order === null ? null : Number(r.chapter_order), r.title),
       workId: Number(r.work_id),
       workTitle: r.work_title,
       sales: Number(r.sales),

@@ -159,7 +159,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
               page.byChapter.map((c) => (
                 <tr key={c.chapterId}>
                   <td>
-                    《{c.workTitle}》{c.title}
+                    《{c.workTitle}》{c.label}
                   </td>
                   <td>{c.sales}</td>
                   <td>{c.gross}</td>
