@@ -185,6 +185,18 @@ export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: stri
   return { mode: v.release };
 }
 
+/**
+ * The notice after a chapter is saved with a release (the new-chapter form, the editor's
+ * 保存): 立即发布 says it was published, not merely saved. `null`: the chapter was already
+ * published, so the save only changed its text.
+ */
+export function releaseNotice(released: "draft" | "published" | "scheduled" | null): string {
+  if (released === "published") return "章节已发布";
+  if (released === "scheduled") return "已设置定时发布";
+  if (released === "draft") return "已存稿";
+  return "章节已保存";
+}
+
 /** The chapter's revision number the editor loaded (docs/decisions/095): a stale tab is told so. */
 const revisionField = z
   .string({ error: STUDIO_MESSAGES.revisionInvalid })

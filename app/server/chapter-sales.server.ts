@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { autoSubscriptions, chapterPurchases, chapters, credits, works } from "~/db/schema";
 import { chapterNumber, isPublished } from "./chapters.server";
@@ -93,7 +93,7 @@ export async function purchaseChapter(userId: string, workId: number, chapterId:
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, price, settings, { workId, chapterId, description: `《${work.title}》第${order}章 售出` });
     // The author's inbox line (decision 115), in the sale's transaction.
-    await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterId });
+    await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: [chapterId] });
     await notifyUserChanged(userId, "purchases", tx);
     return { status: "purchased" as const, price, balance, order };
   });
@@ -146,13 +146,13 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
   return db.transaction(async (tx) => {
     const work = await lockWorkForSale(tx, userId, workId);
     if (await hasPurchased(userId, workId, tx)) return { status: "nothing" as const };
-    const inserted = rowsOf<{ price: number | string }>(
+    const inserted = rowsOf<{ price: number | string; chapter_id: number | string }>(
       await tx.execute(sql`
         insert into ${chapterPurchases} (user_id, chapter_id, work_id, price)
         select ${userId}::uuid, unowned.id, ${workId}::bigint, greatest(unowned.price, 1)
         from ${unownedVipChapters(userId, workId, work.vipFrom)}
         on conflict on constraint chapter_purchases_user_chapter_unique do nothing
-        returning price`),
+        returning price, chapter_id`),
     );
     if (inserted.length === 0) return { status: "nothing" as const };
     const settings = await getEconomySettings(tx);
@@ -167,7 +167,7 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
         chapterId: null,
         description: `《${work.title}》购买全部 ${inserted.length}章 售出`,
       });
-      await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
+      await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: inserted.map((r) => Number(r.chapter_id)) });
     } else {
       const [row] = await tx.select({ balance: credits.balance }).from(credits).where(eq(credits.userId, userId));
       balance = Number(row.balance);
@@ -175,6 +175,27 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
     await notifyUserChanged(userId, "purchases", tx);
     return { status: "purchased" as const, count: inserted.length, sum, total, balance };
   });
+}
+
+/**
+ * How many of a work's published chapters the user bought one by one, as a SQL expression
+ * for a list's row (已购买's 已购 N/M 章, the bookshelf's 已购 N 章): `userId` and `workId`
+ * are the row's columns or values. Reads the (user, work) index of chapter_purchases.
+ */
+export function ownedChapterCountSql(userId: SQL, workId: SQL): SQL<number> {
+  return sql<number>`(select count(*)::int from ${chapterPurchases} cp
+    join ${chapters} oc on oc.id = cp.chapter_id and oc.state = 'published'
+    where cp.user_id = ${userId} and cp.work_id = ${workId})`;
+}
+
+/**
+ * How many VIP chapters a work has now (its published chapters from number vip_from on), or
+ * null when it is not sold by chapter, as a SQL expression for a list's row.
+ */
+export function vipChapterCountSql(workId: SQL): SQL<number | null> {
+  return sql<number | null>`(select case when w.visibility = 'public-vip' and w.sale_mode = 'chapter' and w.vip_from is not null
+      then greatest(0, (select count(*)::int from ${chapters} vc where vc.work_id = w.id and vc.state = 'published') - (w.vip_from - 1))
+    end from ${works} w where w.id = ${workId})`;
 }
 
 /** The hot path of an owned VIP chapter: one lookup on the (user, chapter) unique index. */

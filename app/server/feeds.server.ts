@@ -3,6 +3,7 @@ import { db } from "~/db/client.server";
 import { chapters, profiles, works } from "~/db/schema";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 
 /**
  * A work's public Atom feed (RFC 4287), `/works/:id/feed.xml` (docs/product.md#notifications):
@@ -22,16 +23,6 @@ function escapeXml(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&apos;");
-}
-
-/**
- * An entry's title: 第N章 by the reader's numbering (published chapters only, as
- * `?chapter=N` counts them) and the chapter's title without a 第…章 of its own, which may
- * count 存稿 or an older order (第6章 第7章 定时之潮 otherwise).
- */
-export function feedEntryTitle(number: number, title: string): string {
-  const rest = title.replace(/^\s*第\s*[0-9０-９零〇一二两三四五六七八九十百千万]+\s*章[\s:：、.．·-]*/u, "").trim();
-  return rest ? `第${number}章 ${rest}` : `第${number}章`;
 }
 
 export async function workFeed(rawWorkId: number, origin: string): Promise<string> {
@@ -71,7 +62,7 @@ export async function workFeed(rawWorkId: number, origin: string): Promise<strin
     lines.push(
       `  <entry>`,
       `    <id>tag:${escapeXml(host)},2026:chapter:${Number(e.id)}</id>`,
-      `    <title>${escapeXml(feedEntryTitle(e.number, e.title))}</title>`,
+      `    <title>${escapeXml(chapterDisplayTitle(e.number, e.title))}</title>`,
       `    <updated>${iso(e.at)}</updated>`,
       // By the chapter's id, which the reader sends on to its number of the day: a number
       // stored in a feed reader would point at another chapter after a move.

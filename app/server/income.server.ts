@@ -1,13 +1,18 @@
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { authorIncome, incomeTransactions, payoutRequests, profiles, type PayoutStatus } from "~/db/schema";
+import { chapterNumberSql } from "./chapters.server";
 import { rowsOf } from "./db-utils.server";
 import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
 import { DomainError } from "./errors.server";
 import { notifyUserChanged } from "./events.server";
 import type { RecordResult } from "./form-tokens.server";
 import { credit } from "./ledger.server";
+import { notifyPayoutSettled } from "./notifications.server";
+import { STATS_DAYS } from "~/schemas/studio";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
+import { shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { recordAdminAction, type AdminActor } from "./admin/audit.server";
 
 /**
@@ -153,6 +158,8 @@ export async function settlePayout(
       description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
     });
     await notifyUserChanged(settled.userId, "income", tx);
+    // The author hears of it in the inbox (docs/product.md#notifications).
+    await notifyPayoutSettled(tx, { userId: settled.userId, payoutId, amount, outcome, reference });
     await recordAdminAction(tx, actor, {
       action: outcome === "paid" ? "payout.paid" : "payout.refused",
       targetType: "payout",
@@ -185,6 +192,57 @@ export async function incomeBalance(userId: string, executor: Executor = db): Pr
   return { balance: Number(row?.balance ?? 0), held: Number(row?.held ?? 0) };
 }
 
+/** The days the sales figures cover: the studio statistics' 30 China-time days. */
+export const SALES_DAYS = STATS_DAYS;
+
+/** When the first of the SALES_DAYS China-time days ending `now` began. */
+const salesSince = (now: Date) => shanghaiDayStart(shanghaiDaysEnding(now, SALES_DAYS)[0]);
+
+/** One China-time day's sales of an author (one work, or all of them). */
+export interface SalesDay {
+  /** "2026-12-01", China time. */
+  day: string;
+  /** 销售笔数: sales (a chapter, a 购买全部, a whole work: one each). */
+  sales: number;
+  /** 读者支付: what readers paid, discounts applied. */
+  gross: number;
+  /** 我的收入 / 收入积分: the author's share. */
+  income: number;
+}
+
+export interface SalesByDay {
+  /** Every day of the window, oldest first, zeros included. */
+  days: SalesDay[];
+  totals: Omit<SalesDay, "day">;
+}
+
+/**
+ * An author's sales by China-time day over the last SALES_DAYS days, for one work or for
+ * all: the one query behind both 数据统计 (/works/:id/stats) and 我的收入 (/income), so the
+ * two pages cannot disagree (docs/product.md#author-income). It reads the income ledger's
+ * sale rows, which every kind of sale writes (a chapter, 购买全部, a whole work; D14).
+ */
+export async function salesByDay(authorId: string, options: { workId?: number; now?: Date } = {}): Promise<SalesByDay> {
+  const dayList = shanghaiDaysEnding(options.now ?? new Date(), SALES_DAYS);
+  const since = salesSince(options.now ?? new Date());
+  const rows = rowsOf<{ day: string; sales: number; gross: string | number; income: string | number }>(
+    await db.execute(sql`
+      select to_char((created_at at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD') as day,
+             count(*)::int as sales, coalesce(sum(gross), 0)::bigint as gross, coalesce(sum(amount), 0)::bigint as income
+      from ${incomeTransactions}
+      where user_id = ${authorId} and type = 'sale' and created_at >= ${since.toISOString()}::timestamptz
+        ${options.workId === undefined ? sql`` : sql`and work_id = ${options.workId}`}
+      group by 1`),
+  );
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const days = dayList.map((day) => {
+    const r = byDay.get(day);
+    return { day, sales: Number(r?.sales ?? 0), gross: Number(r?.gross ?? 0), income: Number(r?.income ?? 0) };
+  });
+  const totals = days.reduce((t, d) => ({ sales: t.sales + d.sales, gross: t.gross + d.gross, income: t.income + d.income }), { sales: 0, gross: 0, income: 0 });
+  return { days, totals };
+}
+
 export const INCOME_LEDGER_PAGE = 50;
 
 /**
@@ -193,7 +251,7 @@ export const INCOME_LEDGER_PAGE = 50;
  * first, INCOME_LEDGER_PAGE rows; a page past the end shows the last) and the author's
  * payout requests.
  */
-export async function incomeOverview(userId: string, ledgerPage = 1) {
+export async function incomeOverview(userId: string, ledgerPage = 1, now = new Date()) {
   const [{ ledgerTotal }] = await db
     .select({ ledgerTotal: sql<number>`count(*)::int` })
     .from(incomeTransactions)
@@ -204,21 +262,18 @@ export async function incomeOverview(userId: string, ledgerPage = 1) {
     db.execute(sql`
       select t.work_id, coalesce(w.title, '（已删除的作品）') as title,
              sum(t.amount)::bigint as total, sum(t.gross)::bigint as gross, count(*)::int as sales,
-             sum(case when t.created_at > now() - interval '30 days' then t.amount else 0 end)::bigint as recent
+             sum(case when t.created_at >= ${salesSince(now).toISOString()}::timestamptz then t.amount else 0 end)::bigint as recent
       from income_transactions t left join works w on w.id = t.work_id
       where t.user_id = ${userId} and t.type = 'sale'
       group by t.work_id, w.title order by total desc limit 50`),
     db.execute(sql`
-      select c.id as chapter_id, c.title, w.id as work_id, w.title as work_title,
+      select ch.id as chapter_id, ch.title, w.id as work_id, w.title as work_title,
+             case when ch.state = 'published' then ${chapterNumberSql(sql`ch.work_id`, sql`ch.position`, sql`ch.id`)} end as chapter_order,
              count(*)::int as sales, sum(p.price)::bigint as gross
-      from chapter_purchases p join chapters c on c.id = p.chapter_id join works w on w.id = p.work_id
+      from chapter_purchases p join chapters ch on ch.id = p.chapter_id join works w on w.id = p.work_id
       where w.user_id = ${userId}
-      group by c.id, c.title, w.id, w.title order by sales desc, c.id limit 20`),
-    db.execute(sql`
-      select to_char(date_trunc('day', created_at at time zone 'Asia/Shanghai'), 'YYYY-MM-DD') as day, sum(amount)::bigint as total
-      from income_transactions
-      where user_id = ${userId} and type = 'sale' and created_at > now() - interval '30 days'
-      group by 1 order by 1 desc`),
+      group by ch.id, ch.title, w.id, w.title order by sales desc, ch.id limit 20`),
+    salesByDay(userId, { now }),
     db
       .select()
       .from(incomeTransactions)
@@ -235,8 +290,15 @@ export async function incomeOverview(userId: string, ledgerPage = 1) {
     getEconomySettings(),
   ]);
   type WorkRow = { work_id: number | null; title: string; total: string | number; gross: string | number; sales: number; recent: string | number };
-  type ChapterRow = { chapter_id: number; title: string; work_id: number; work_title: string; sales: number; gross: string | number };
-  type DayRow = { day: string; total: string | number };
+  type ChapterRow = {
+    chapter_id: number;
+    title: string;
+    work_id: number;
+    work_title: string;
+    chapter_order: number | null;
+    sales: number;
+    gross: string | number;
+  };
   return {
     ...balance,
     payoutMinimum: settings.payoutMinimum,
@@ -252,12 +314,16 @@ export async function incomeOverview(userId: string, ledgerPage = 1) {
     byChapter: rowsOf<ChapterRow>(byChapter).map((r) => ({
       chapterId: Number(r.chapter_id),
       title: r.title,
+      /** The title numbered as shown (chapterDisplayTitle). */
+      label: chapterDisplayTitle(r.chapter_order === null ? null : Number(r.chapter_order), r.title),
       workId: Number(r.work_id),
       workTitle: r.work_title,
       sales: Number(r.sales),
       gross: Number(r.gross),
     })),
-    byDay: rowsOf<DayRow>(byDay).map((r) => ({ day: r.day, total: Number(r.total) })),
+    /** The days with sales, newest first (the same figures as 数据统计's). */
+    byDay: byDay.days.filter((d) => d.sales > 0).reverse(),
+    salesTotals: byDay.totals,
     ledgerPage: currentLedgerPage,
     ledgerPageCount,
     ledger: ledger.map((r) => ({

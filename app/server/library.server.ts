@@ -1,6 +1,7 @@
 import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { chapters, favorites, profiles, readingProgress, workPurchases, works } from "~/db/schema";
+import { chapterPurchases, chapters, favorites, profiles, readingProgress, workPurchases, works } from "~/db/schema";
+import { ownedChapterCountSql, vipChapterCountSql } from "./chapter-sales.server";
 import { rowsOf } from "./db-utils.server";
 import { pageWithin } from "~/utils/pagination";
 import { progressForWorks, progressHref } from "./reading.server";
@@ -17,6 +18,12 @@ export interface LibraryItem {
   /** 继续阅读: where the user left off, if they have started. */
   continueHref: string | null;
   continueLabel: string | null;
+  /**
+   * 已购买 of a work bought chapter by chapter: how many of its published chapters the
+   * reader owns, of how many VIP ones (null when the work is no longer sold by chapter).
+   * Null for a work bought whole, and in /following.
+   */
+  boughtChapters?: { owned: number; of: number | null } | null;
 }
 
 export interface LibraryPage {
@@ -41,42 +48,74 @@ function visibleTo(viewer: Viewer, source: "favorites" | "purchases"): SQL {
   return and(or(ne(works.visibility, "private"), eq(works.userId, viewer.id)), ...audience) as SQL;
 }
 
+/**
+ * The viewer's works in a list with when each joined it: followed (favorites), or bought
+ * (已购买: the whole work, or at least one chapter, the time of the latest purchase).
+ */
+function librarySource(viewerId: string, source: "favorites" | "purchases") {
+  if (source === "favorites") {
+    return db
+      .select({ workId: sql<number>`${favorites.workId}`.as("src_work_id"), createdAt: sql<Date>`${favorites.createdAt}`.as("joined_at") })
+      .from(favorites)
+      .where(eq(favorites.userId, viewerId))
+      .as("src");
+  }
+  return db
+    .select({ workId: sql<number>`b.work_id`.as("src_work_id"), createdAt: sql<Date>`max(b.at)`.as("joined_at") })
+    .from(
+      sql`(select work_id, created_at as at from ${workPurchases} where user_id = ${viewerId}
+           union all
+           select work_id, max(created_at) from ${chapterPurchases} where user_id = ${viewerId} group by work_id) b`,
+    )
+    .groupBy(sql`b.work_id`)
+    .as("src");
+}
+
 async function listLibrary(viewer: Viewer, source: "favorites" | "purchases", requested: number): Promise<LibraryPage> {
-  const table = source === "favorites" ? favorites : workPurchases;
-  const mine = eq(table.userId, viewer.id);
+  const src = librarySource(viewer.id, source);
   const visible = visibleTo(viewer, source);
   const [{ all, shown }] = await db
     .select({
       all: sql<number>`count(*)::int`,
       shown: sql<number>`(count(*) filter (where ${visible}))::int`,
     })
-    .from(table)
-    .innerJoin(works, eq(works.id, table.workId))
-    .where(mine);
+    .from(src)
+    .innerJoin(works, eq(works.id, src.workId));
   const { page, pageCount } = pageWithin(requested, shown, LIBRARY_PAGE_SIZE);
   const rows = await db
     .select({
       ...workCardColumns,
       favorited: sql<boolean>`exists (select 1 from ${favorites} f where f.user_id = ${viewer.id} and f.work_id = ${works.id})`,
+      // 已购 N/M 章 (purchases only): bought one by one, not the whole work.
+      chapters:
+        source === "purchases"
+          ? sql<{ owned: number; vip: number | null } | null>`case
+              when exists (select 1 from ${workPurchases} wp where wp.user_id = ${viewer.id} and wp.work_id = ${works.id}) then null
+              else json_build_object('owned', ${ownedChapterCountSql(sql`${viewer.id}::uuid`, sql`${works.id}`)}, 'vip', ${vipChapterCountSql(sql`${works.id}`)})
+            end`
+          : sql<null>`null`,
     })
-    .from(table)
-    .innerJoin(works, eq(works.id, table.workId))
+    .from(src)
+    .innerJoin(works, eq(works.id, src.workId))
     .innerJoin(profiles, eq(profiles.id, works.userId))
-    .where(and(mine, visible))
-    .orderBy(desc(table.createdAt), desc(works.id))
+    .where(visible)
+    .orderBy(desc(src.createdAt), desc(works.id))
     .limit(LIBRARY_PAGE_SIZE)
     .offset((page - 1) * LIBRARY_PAGE_SIZE);
   const progress = await progressForWorks(
     viewer.id,
     rows.map((r) => r.id),
   );
-  const items = rows.map(({ favorited, ...work }) => {
+  const items = rows.map(({ favorited, chapters: bought, ...work }) => {
     const p = progress.get(work.id);
+    const owned = bought ? Number(bought.owned) : 0;
+    const vip = bought?.vip === null || bought?.vip === undefined ? null : Number(bought.vip);
     return {
       work: work as WorkCard,
       favorited: Boolean(favorited),
       continueHref: p ? progressHref(work.id, p) : null,
       continueLabel: p ? p.chapterTitle : null,
+      boughtChapters: bought ? { owned: vip === null ? owned : Math.min(owned, vip), of: vip } : null,
     };
   });
   return { items, total: shown, hidden: all - shown, page, pageCount };
@@ -112,7 +151,12 @@ export interface ShelfItem {
   progress: number;
   /** A chapter came out after the reader last read (or, never read, after they followed). */
   updated: boolean;
+  /** Bought whole. */
   purchased: boolean;
+  /** Sold by chapter: its 千字价 (credits per 1,000 字); null otherwise. */
+  pricePerThousand: number | null;
+  /** Published chapters of the work the reader bought one by one. */
+  boughtChapters: number;
   continueHref: string | null;
   continueLabel: string | null;
 }
@@ -174,6 +218,8 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
     unread_count: number;
     opened: boolean;
     purchased: boolean;
+    price_per_thousand: number | null;
+    bought_chapters: number;
   }>(
     await db.execute(sql`
       select works.id, works.title, works.description, works.cover_url, profiles.nickname as author_nickname,
@@ -186,7 +232,9 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
                where c.work_id = works.id and c.state = 'published' and (c.position, c.id) > (rc.position, rc.id)
              ) end as unread_count,
              rc.id is not null as opened,
-             exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased
+             exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased,
+             case when works.sale_mode = 'chapter' and works.vip_from is not null then works.price_per_thousand end as price_per_thousand,
+             ${ownedChapterCountSql(sql`f.user_id`, sql`works.id`)} as bought_chapters
       from ${favorites} f
       join ${works} on works.id = f.work_id
       join ${profiles} on profiles.id = works.user_id
@@ -228,6 +276,8 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
       progress: r.chapter_count > 0 ? Math.floor((read * 100) / r.chapter_count) : 0,
       updated: latestAt !== null && latestAt > since,
       purchased: Boolean(r.purchased),
+      pricePerThousand: r.price_per_thousand === null ? null : Number(r.price_per_thousand),
+      boughtChapters: Number(r.bought_chapters),
       continueHref: read > 0 ? progressHref(id, { chapterOrder: read, paragraph: r.paragraph ?? 0 }) : null,
       continueLabel: read > 0 ? r.progress_title : null,
     };

@@ -5,13 +5,15 @@ import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
 import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish } from "./events.server";
 import { followersNotified } from "./metrics.server";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
 
 /**
- * Notifications (docs/product.md#notifications, decision 115). Four kinds of lines in a
+ * Notifications (docs/product.md#notifications, decision 115). Five kinds of lines in a
  * user's inbox: new chapters of a followed work (one line per work and China-time day),
- * a purchase of the user's work, a reply to the user's comment, a message from an
- * administrator. The last three are one row written in the transaction that caused them.
+ * a purchase of the user's work, a reply to the user's comment, a settled payout request,
+ * a message from an administrator. The last four are one row written in the transaction
+ * that caused them.
  * New chapters are fanned out in the background: the publishing transaction writes one
  * job (`enqueueChapterNotifications`), and every app process delivers jobs in batches of
  * followers (`deliverNotifications`), each batch one transaction that claims its job with
@@ -46,8 +48,8 @@ export async function enqueueChapterNotifications(tx: Executor, workId: number, 
   if (chapterIds.length === 0) return;
   const ids = `{${chapterIds.join(",")}}`;
   await tx.execute(sql`
-    insert into ${notificationJobs} (work_id, chapter_id, chapter_count, day)
-    select ${workId}, c.id, ${chapterIds.length}, ${chinaToday}
+    insert into ${notificationJobs} (work_id, chapter_id, chapter_count, chapter_ids, day)
+    select ${workId}, c.id, ${chapterIds.length}, ${ids}::bigint[], ${chinaToday}
     from ${chapters} c where c.id = any(${ids}::bigint[]) and c.work_id = ${workId}
       and exists (select 1 from favorites f where f.work_id = ${workId})
     order by c.position desc, c.id desc limit 1`);
@@ -61,9 +63,17 @@ export async function enqueueChapterNotifications(tx: Executor, workId: number, 
  */
 async function deliverBatch(batch: number): Promise<boolean> {
   const told = await db.transaction(async (tx) => {
-    const [job] = rowsOf<{ id: string | number; work_id: string | number; chapter_id: string | number; chapter_count: number; day: string; after_user: string | null }>(
+    const [job] = rowsOf<{
+      id: string | number;
+      work_id: string | number;
+      chapter_id: string | number;
+      chapter_count: number;
+      chapter_ids: string | null;
+      day: string;
+      after_user: string | null;
+    }>(
       await tx.execute(sql`
-        select j.id, j.work_id, j.chapter_id, j.chapter_count, j.day::text as day, j.after_user
+        select j.id, j.work_id, j.chapter_id, j.chapter_count, j.chapter_ids::text as chapter_ids, j.day::text as day, j.after_user
         from ${notificationJobs} j
         where j.id = (select min(j2.id) from ${notificationJobs} j2 where j2.work_id = j.work_id)
         order by j.id
@@ -84,8 +94,8 @@ async function deliverBatch(batch: number): Promise<boolean> {
           order by f.user_id limit ${batch}
         ),
         told as (
-          insert into ${notifications} (user_id, kind, work_id, chapter_id, day, count)
-          select b.user_id, 'chapters', w.id, ${Number(job.chapter_id)}, ${job.day}::date, ${job.chapter_count}
+          insert into ${notifications} (user_id, kind, work_id, chapter_id, chapter_ids, day, count)
+          select b.user_id, 'chapters', w.id, ${Number(job.chapter_id)}, ${job.chapter_ids}::bigint[], ${job.day}::date, ${job.chapter_count}
           from batch b
           join ${works} w on w.id = ${workId}
           join ${profiles} p on p.id = b.user_id
@@ -96,6 +106,9 @@ async function deliverBatch(batch: number): Promise<boolean> {
           on conflict (user_id, work_id, day) where kind = 'chapters' do update
             set count = ${notifications.count} + excluded.count,
                 chapter_id = excluded.chapter_id,
+                -- A line from before the column stays without its list (the count serves).
+                chapter_ids = case when ${notifications.chapterIds} is null or excluded.chapter_ids is null then null
+                                   else ${notifications.chapterIds} || excluded.chapter_ids end,
                 updated_at = now(),
                 read_at = null
           returning 1
@@ -139,19 +152,36 @@ export async function pendingNotificationJobs(): Promise<number> {
 
 /**
  * The author's line for a purchase of their work. A single call for every kind of sale
- * (the whole-work purchase in ledger.server.ts; a chapter purchase passes its chapter),
- * inside the purchase's transaction, so it exists exactly when the purchase does.
+ * (the whole-work purchase in ledger.server.ts passes no chapters; a chapter purchase its
+ * chapter; 购买全部 the chapters it bought), inside the purchase's transaction, so it
+ * exists exactly when the purchase does. The line says what was bought: 全本, the chapter,
+ * or how many chapters.
  */
 export async function notifyWorkPurchased(
   tx: Executor,
-  sale: { authorId: string; buyerId: string; workId: number; chapterId?: number | null },
+  sale: { authorId: string; buyerId: string; workId: number; chapterIds?: number[] },
 ): Promise<void> {
+  const ids = sale.chapterIds ?? [];
   const rows = await tx.execute(sql`
-    insert into ${notifications} (user_id, kind, work_id, chapter_id, actor_id)
-    select ${sale.authorId}::uuid, 'purchase', ${sale.workId}, ${sale.chapterId ?? null}, ${sale.buyerId}::uuid
+    insert into ${notifications} (user_id, kind, work_id, chapter_id, chapter_ids, count, actor_id)
+    select ${sale.authorId}::uuid, 'purchase', ${sale.workId}, ${ids.length === 1 ? ids[0] : null}, ${`{${ids.join(",")}}`}::bigint[],
+           ${Math.max(1, ids.length)}, ${sale.buyerId}::uuid
     where not exists (select 1 from ${notificationMutes} m where m.user_id = ${sale.authorId}::uuid and m.work_id = ${sale.workId})
     returning 1`);
   if (rowsOf(rows).length > 0) await notifyUserChanged(sale.authorId, "notifications", tx);
+}
+
+/** The author's line when an administrator settles their payout request, in the same transaction. */
+export async function notifyPayoutSettled(
+  tx: Executor,
+  payout: { userId: string; payoutId: number; amount: number; outcome: "paid" | "refused"; reference: string },
+): Promise<void> {
+  const body =
+    payout.outcome === "paid"
+      ? `你的提现申请 #${payout.payoutId}（${payout.amount}）已支付，付款凭证：${payout.reference}`
+      : `你的提现申请 #${payout.payoutId}（${payout.amount}）未通过，金额已退回收入余额${payout.reference ? `。理由：${payout.reference}` : ""}`;
+  await tx.insert(notifications).values({ userId: payout.userId, kind: "payout", body });
+  await notifyUserChanged(payout.userId, "notifications", tx);
 }
 
 /** The line for a reply to someone's comment (not to one's own), in the reply's transaction. */
@@ -202,13 +232,21 @@ export const INBOX_PAGE_SIZE = 30;
 
 export interface InboxLine {
   id: number;
-  kind: "chapters" | "purchase" | "reply" | "admin";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
   unread: boolean;
   at: string;
-  count: number;
+  /**
+   * chapters: the chapters of the line still published; purchase: the chapters bought (0:
+   * the whole work, null: not recorded, on lines from before the count was kept).
+   */
+  count: number | null;
   workId: number | null;
   workTitle: string | null;
   muted: boolean;
+  /**
+   * The chapter the line is about, numbered as shown (chapterDisplayTitle): chapters, the
+   * first new one still published; purchase, the one chapter bought; reply, the comment's.
+   */
   chapterTitle: string | null;
   /** Where the line leads (null: nowhere to go, e.g. an administrator's message). */
   href: string | null;
@@ -233,23 +271,30 @@ export async function listNotifications(userId: string, requested: number): Prom
     kind: InboxLine["kind"];
     read_at: string | null;
     updated_at: string | Date;
-    count: number;
+    count: number | null;
     work_id: string | number | null;
     work_title: string | null;
     muted: boolean;
     chapter_title: string | null;
     chapter_order: number | null;
-    chapter_published: boolean | null;
     paragraph: number | null;
     actor: string | null;
     body: string | null;
   }>(
+    // A new-chapters line with its list of chapters counts those still published and leads
+    // to the first of them in reading order (a chapter deleted or taken back since is left
+    // out); older lines keep their count and their last chapter.
     await db.execute(sql`
-      select n.id, n.kind, n.read_at, n.updated_at, n.count, n.work_id, n.body,
+      select n.id, n.kind, n.read_at, n.updated_at, n.work_id, n.body,
+             case
+               when n.kind = 'chapters' and n.chapter_ids is not null then (
+                 select count(*)::int from ${chapters} x where x.id = any(n.chapter_ids) and x.work_id = n.work_id and x.state = 'published')
+               when n.kind = 'purchase' then cardinality(n.chapter_ids)
+               else n.count
+             end as count,
              w.title as work_title,
              exists (select 1 from ${notificationMutes} m where m.user_id = n.user_id and m.work_id = n.work_id) as muted,
              c.title as chapter_title,
-             c.state = 'published' as chapter_published,
              case when c.state = 'published' then (
                select count(*)::int from ${chapters} c2
                where c2.work_id = c.work_id and c2.state = 'published' and (c2.position, c2.id) <= (c.position, c.id)
@@ -258,7 +303,12 @@ export async function listNotifications(userId: string, requested: number): Prom
              p.nickname as actor
       from ${notifications} n
       left join ${works} w on w.id = n.work_id
-      left join ${chapters} c on c.id = n.chapter_id
+      left join lateral (
+        select x.id from ${chapters} x
+        where n.kind = 'chapters' and x.id = any(n.chapter_ids) and x.work_id = n.work_id and x.state = 'published'
+        order by x.position, x.id limit 1
+      ) fc on true
+      left join ${chapters} c on c.id = case when n.kind = 'chapters' and n.chapter_ids is not null then fc.id else n.chapter_id end
       left join ${chapterComments} cc on cc.id = n.comment_id
       left join ${commentAnchors} a on a.id = cc.anchor_id
       left join ${profiles} p on p.id = n.actor_id
@@ -269,7 +319,8 @@ export async function listNotifications(userId: string, requested: number): Prom
   const lines = rows.map((r): InboxLine => {
     const workId = r.work_id === null ? null : Number(r.work_id);
     let href: string | null = null;
-    if (workId !== null) {
+    if (r.kind === "payout") href = "/income";
+    else if (workId !== null) {
       if (r.kind === "purchase") href = `/works/${workId}/stats`;
       else if (r.kind === "reply" && r.chapter_order)
         href = `/works/${workId}/comments?chapter=${r.chapter_order}${r.paragraph !== null ? `&p=${r.paragraph}` : ""}`;
@@ -281,11 +332,11 @@ export async function listNotifications(userId: string, requested: number): Prom
       kind: r.kind,
       unread: r.read_at === null,
       at: new Date(r.updated_at).toISOString(),
-      count: r.count,
+      count: r.count === null ? null : Number(r.count),
       workId,
       workTitle: r.work_title,
       muted: Boolean(r.muted),
-      chapterTitle: r.chapter_title,
+      chapterTitle: r.chapter_title === null ? null : chapterDisplayTitle(r.chapter_order, r.chapter_title),
       href,
       actorNickname: r.actor,
       body: r.body,

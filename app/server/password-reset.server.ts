@@ -11,6 +11,7 @@ import { hashPassword } from "./password.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { destroyAllUserSessions } from "./session.server";
 import { getDisplayConfig } from "./site-config.server";
+import { configuredSiteOrigin } from "./request.server";
 
 /**
  * Forgot password (docs/product.md: Accounts, docs/decisions/067): a link by e-mail with
@@ -40,14 +41,7 @@ function hashToken(token: string): string {
  * (docs/decisions/166-mailed-links-from-site-url.md).
  */
 export function mailLinkOrigin(): string | null {
-  const configured = process.env.SITE_URL?.trim();
-  if (!configured) return null;
-  try {
-    const url = new URL(configured);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
-  } catch {
-    return null;
-  }
+  return configuredSiteOrigin();
 }
 
 /** What the server logs at start when mails cannot carry links, or null. */

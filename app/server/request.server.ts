@@ -18,6 +18,28 @@ export function clientAddressOf(context: Readonly<RouterContextProvider>): strin
   return context.get(clientAddressContext) || "unknown";
 }
 
+/** SITE_URL's origin when it is set to an http(s) address, else null (docs/decisions/166). */
+export function configuredSiteOrigin(): string | null {
+  const configured = process.env.SITE_URL?.trim();
+  if (!configured) return null;
+  try {
+    const url = new URL(configured);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The origin for links the site hands out beyond the page (feed entries, the payment
+ * gateway's notify and return addresses): SITE_URL when set, so a forged Host cannot put
+ * another host into them; otherwise the request's own origin (which follows a forwarded
+ * host only from a trusted proxy: server/trust-proxy.js). Mails use SITE_URL alone.
+ */
+export function siteOrigin(url: URL): string {
+  return configuredSiteOrigin() ?? url.origin;
+}
+
 /**
  * On the root route: a query string with a control character or bytes that are not
  * UTF-8 answers 400 with a Chinese message before any loader or action reads it

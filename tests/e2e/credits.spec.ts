@@ -218,6 +218,8 @@ test("去充值 in a purchase short of credits leads to /credits and back to the
 
   await redeem(page, codeFor(testInfo, 4));
   await expect(page).toHaveURL(new RegExp(`/works/${id}\\?purchase=1$`));
+  // Back on the work, the page says what happened.
+  await expect(page.getByRole("status").filter({ hasText: "兑换成功，获得 100 积分" })).toBeVisible();
   await expect(purchase).toContainText("当前积分余额：100");
   await expect(purchase.getByRole("link", { name: "去充值" })).toHaveCount(0);
   await purchase.getByRole("button", { name: "确认购买" }).click();

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { runDir } from "./fixtures/facts";
 import { expect, test, waitForLive } from "./fixtures";
+import { marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
 
@@ -63,6 +64,30 @@ test.describe("online top-up through the test gateway", () => {
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText("在线充值");
     await expect(rows.first().locator(".ledger-in")).toHaveText("+10");
+  });
+
+  test("去充值 from a purchase short of credits comes back to the purchase with 充值成功 once paid", nojs, async ({
+    loggedInPage: page,
+    visit,
+    playwright,
+    baseURL,
+  }) => {
+    const author = await newAuthor(playwright, baseURL!);
+    const id = await publishWork(author, { title: `在线充值 ${marker("epay-return")}`, chapters: [{ title: "第一章", paragraphs: ["付费正文"] }] });
+    await setPrice(author, id, 12);
+
+    await visit(`/works/${id}?purchase=1`);
+    const purchase = page.getByRole("dialog", { name: "购买作品" });
+    await purchase.getByRole("link", { name: "去充值" }).click();
+    await expect(page.getByText("充值完成后将回到你刚才的页面。")).toBeVisible();
+    const outTradeNo = await startTopUp(page, "12");
+    await page.getByRole("button", { name: "确认支付" }).click();
+
+    await expect(page).toHaveURL(new RegExp(`/works/${id}\\?purchase=1$`));
+    await expect(page.getByRole("status").filter({ hasText: `充值成功：订单 ${outTradeNo}，12 积分已到账` })).toBeVisible();
+    await expect(purchase).toContainText("当前积分余额：12");
+    await purchase.getByRole("button", { name: "确认购买" }).click();
+    await expect(page.getByTestId("credits-balance")).toHaveText("0");
   });
 
   test("waits on the return page until the notify arrives, while another page's balance updates live", async ({

@@ -36,6 +36,8 @@ test("a signed-in reader sets font size, line height, width and background", { t
   } else {
     await panel.getByRole("button", { name: "保存" }).click();
     await expect(page).toHaveURL(`/works/${id}?chapter=1`);
+    // The chapter it came back to confirms the save.
+    await expect(page.getByRole("status").filter({ hasText: "阅读设置已保存" })).toBeVisible();
   }
 
   // Saved on the profile: a fresh page, and another browser signed in as the same reader.

@@ -10,6 +10,12 @@ import { insertChapter } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { createRoutesStub } from "react-router";
+import { ShelfCard } from "~/components/library/shelf-card";
+import { purchaseChapter } from "~/server/chapter-sales.server";
+import { insertWorks, serialByChapter } from "../fixtures/works";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -75,6 +81,35 @@ describe("the 书架 (/following)", () => {
 
     // The page of 500 the benchmark asks for is the same query.
     expect((await listShelf(me, "updated", 1, 500)).items).toHaveLength(4);
+  });
+
+  it("shows a work sold by chapter with its 千字价 and 已购 N 章, never \"0 积分\"", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const me = await viewer(reader.id);
+    // Chapters 3-6 are VIP, 2,000 字 at 5 a thousand.
+    const serial = await serialByChapter(author.id, { count: 6, vipFrom: 3, perThousand: 5, title: "按章连载" });
+    const untouched = await serialByChapter(author.id, { count: 6, vipFrom: 3, perThousand: 8, title: "没买过" });
+    const [whole] = await insertWorks([{ userId: author.id, title: "全本作品", visibility: "public-vip", price: 30 }]);
+    for (const id of [serial.workId, untouched.workId, whole]) await setFavorite(me, id, true);
+    await db.transaction((tx) => credit(tx, reader.id, 100, "测试充值"));
+    await purchaseChapter(reader.id, serial.workId, serial.chapterIds[2]);
+    await purchaseChapter(reader.id, serial.workId, serial.chapterIds[3]);
+
+    const { loader } = await import("~/routes/shell/library/following");
+    const page = await callThroughRoutes(loader, { request: userRequest(await sessionCookieFor(reader.id), "/following") });
+    const card = (title: string) => {
+      const item = page.items.find((i) => i.work.title === title)!;
+      const Stub = createRoutesStub([{ path: "/following", Component: () => createElement(ShelfCard, { item, back: "/following" }) }]);
+      const html = renderToStaticMarkup(createElement(Stub, { initialEntries: ["/following"] }));
+      return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    };
+    expect(card("按章连载")).toContain("按章 千字 5 积分");
+    expect(card("按章连载")).toContain("已购 2 章");
+    expect(card("没买过")).toContain("按章 千字 8 积分");
+    expect(card("没买过")).not.toContain("已购");
+    expect(card("全本作品")).toContain("30 积分");
+    for (const title of ["按章连载", "没买过"]) expect(card(title)).not.toMatch(/(^|[^\d])0 积分/);
   });
 
   it("counts only published chapters, and a new chapter makes the work unread again", async () => {

@@ -20,32 +20,10 @@ import { getWorkForViewer } from "~/server/works.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
-import { insertWorks } from "../fixtures/works";
+import { insertWorks, serialByChapter } from "../fixtures/works";
 import { testActor } from "./admin-fixtures";
 
-/**
- * A series of `count` published chapters of `words` 字 each (the i-th may differ through
- * `wordsOf`), sold by chapter from chapter `vipFrom` at `perThousand` a thousand 字.
- */
-async function serial(authorId: string, opts: { count?: number; vipFrom?: number; perThousand?: number; wordsOf?: (i: number) => number } = {}) {
-  const count = opts.count ?? 12;
-  const [workId] = await insertWorks([{ userId: authorId, title: `连载${Math.random().toString(36).slice(2, 7)}` }]);
-  await db.update(works).set({ type: "series", status: "ongoing" }).where(eq(works.id, workId));
-  const rows = await db
-    .insert(chapters)
-    .values(
-      Array.from({ length: count }, (_, i) => ({
-        workId,
-        title: `第${i + 1}章`,
-        content: `第${i + 1}章的正文。`.repeat(20),
-        position: (i + 1) * 1024,
-        wordCount: opts.wordsOf?.(i + 1) ?? 2000,
-      })),
-    )
-    .returning({ id: chapters.id });
-  await setWorkPricing(authorId, workId, { mode: "chapter", vipFrom: String(opts.vipFrom ?? 11), pricePerThousand: String(opts.perThousand ?? 5) });
-  return { workId, chapterIds: rows.map((r) => r.id) };
-}
+const serial = serialByChapter;
 
 async function incomeOf(userId: string) {
   const [row] = await db.select().from(authorIncome).where(eq(authorIncome.userId, userId));

@@ -8,6 +8,7 @@ import { exchangeCreditsForTokens } from "~/server/ledger.server";
 import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { fund, quickUsers, setConfig } from "../fixtures/ledger";
 import { callThroughRoutes } from "./route-chain";
+import { insertWorks } from "../fixtures/works";
 
 type LoaderData = Awaited<ReturnType<typeof loader>> extends { data: infer D } ? D : never;
 
@@ -142,9 +143,10 @@ describe("/credits", () => {
   });
 
   it("returns to a same-origin redirectTo after a redeem, and ignores any other", async () => {
-    const [user] = await quickUsers(1);
+    const [user, author] = await quickUsers(2);
     const cookie = await sessionCookieFor(user.id);
-    const back = "/works/42?purchase=1";
+    const [workId] = await insertWorks([{ userId: author.id, title: "差积分", visibility: "public-vip", price: 30 }]);
+    const back = `/works/${workId}?purchase=1`;
     expect((await load(cookie, `/credits?redirectTo=${encodeURIComponent(back)}`)).data.returnTo).toBe(back);
     for (const bad of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"]) {
       expect((await load(cookie, `/credits?redirectTo=${encodeURIComponent(bad)}`)).data.returnTo, bad).toBeNull();
@@ -157,8 +159,12 @@ describe("/credits", () => {
     })) as Response;
     expect(redeemed.status).toBe(302);
     expect(redeemed.headers.get("Location")).toBe(back);
-    // No notice is left behind for a page that does not show it.
-    expect(redeemed.headers.get("Set-Cookie")).toBeNull();
+    // The page it goes back to says what happened (with or without JavaScript: the loader's notice).
+    const flash = cookiePair(redeemed.headers.get("Set-Cookie"));
+    expect(flash).toMatch(/^inkstone_flash=/);
+    const { loader: workLoader } = await import("~/routes/shell/reader/work");
+    const backPage = (await callThroughRoutes(workLoader, { request: userRequest(`${cookie}; ${flash}`, back) })) as { data: { notice: unknown } };
+    expect(backPage.data.notice).toEqual({ kind: "success", text: "兑换成功，获得 20 积分" });
     const offsite = (await callThroughRoutes(action, {
       request: userRequest(cookie, `/credits?dialog=redeem&redirectTo=${encodeURIComponent("//evil.example/")}`, { intent: "redeem", code: codes[1] }),
     })) as Response;

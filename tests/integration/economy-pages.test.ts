@@ -8,6 +8,7 @@ import { INCOME_MESSAGES, incomeBalance } from "~/server/income.server";
 import { sessionCookieFor } from "../fixtures/accounts";
 import { fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
+import { inboxLineText } from "~/components/notifications/inbox-line-text";
 import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
 
 /** The author's 销售设置 and 我的收入 pages and the back office's 提现申请 and 稿酬与定价 (decision 110-112). */
@@ -16,6 +17,7 @@ const pricingPage = () => import("~/routes/shell/studio/pricing");
 const incomePage = () => import("~/routes/shell/credits/income");
 const payoutsPage = () => import("~/routes/admin/payouts");
 const economyPage = () => import("~/routes/admin/settings/economy");
+const inboxPage = () => import("~/routes/shell/notifications/inbox");
 
 async function seriesOf(authorId: string) {
   const [workId] = await insertWorks([{ userId: authorId, title: "页面连载" }]);
@@ -100,10 +102,35 @@ describe("我的收入 and 提现申请", () => {
     expect([twice.status, twice.data]).toEqual([409, { error: INCOME_MESSAGES.payoutSettled }]);
     const [row] = await db.select().from(payoutRequests).where(eq(payoutRequests.id, mine.id));
     expect([row.status, row.reference]).toEqual(["paid", "PAY-1"]);
+    // The author hears of it in 消息通知, once (the refused second try tells nothing).
+    const inbox = await callLoader(await inboxPage(), request("/notifications", { cookie: authorCookie }));
+    const payoutLines = inbox.data.lines.filter((l: { kind: string }) => l.kind === "payout");
+    expect(payoutLines).toMatchObject([{ unread: true, href: "/income", body: `你的提现申请 #${mine.id}（100）已支付，付款凭证：PAY-1` }]);
+    expect(inboxLineText(payoutLines[0])).toBe(`你的提现申请 #${mine.id}（100）已支付，付款凭证：PAY-1`);
     const done = await callLoader(payouts, request(`/admin/payouts?status=paid&email=${encodeURIComponent(author.email)}`, { cookie: adminCookie }));
     expect(done.data.requests.map((r: { id: number }) => r.id)).toEqual([mine.id]);
     // Users cannot reach the back office.
     expect((await callAction(payouts, request("/admin/payouts", { cookie: authorCookie }, { id: String(mine.id), outcome: "refused" }))).status).toBe(401);
+  });
+});
+
+describe("a refused payout", () => {
+  it("tells the author in 消息通知 that the amount went back to their income, with the reason", async () => {
+    const [author, reader] = await quickUsers(2);
+    const { workId, vip } = await seriesOf(author.id);
+    const authorCookie = await sessionCookieFor(author.id);
+    await callAction(await pricingPage(), request(`/works/${workId}/pricing`, { cookie: authorCookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
+    await fund(reader.id, 200);
+    await purchaseChapter(reader.id, workId, vip);
+    await callAction(await incomePage(), request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "支付宝 a@b.c" }));
+    const [asked] = await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id));
+    const adminCookie = await adminCookieFor((await createAdmin()).id);
+    const refused = await callAction(await payoutsPage(), request("/admin/payouts", { cookie: adminCookie }, { id: String(asked.id), outcome: "refused", reference: "收款信息有误" }));
+    expect(refused.status).toBe(302);
+    const inbox = await callLoader(await inboxPage(), request("/notifications", { cookie: authorCookie }));
+    expect(inbox.data.lines.filter((l: { kind: string }) => l.kind === "payout").map(inboxLineText)).toEqual([
+      `你的提现申请 #${asked.id}（100）未通过，金额已退回收入余额。理由：收款信息有误`,
+    ]);
   });
 });
 

@@ -17,7 +17,9 @@ import {
   verifyEpaySign,
 } from "~/server/payments/epay.server";
 import { checkLedger } from "../../scripts/check-ledger";
-import { sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { insertWorks } from "../fixtures/works";
+import { paymentReturnCookie } from "~/server/return-to.server";
 import { creditBalance, creditLedger, quickUsers, setConfig } from "../fixtures/ledger";
 import { gatewaySign, startFakeEpayGateway, type FakeEpayGateway, type Tamper } from "../fakes/epay-gateway";
 import { callThroughRoutes } from "./route-chain";
@@ -295,6 +297,32 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
     expect(kept[0].value).toBe(gateway.submitUrl);
     expect((await save(`${gateway.submitUrl}?channel=7`)).location).toBe("/admin/settings/payment-api?notice=saved");
     await setConfig({ payment_gateway_url: gateway.submitUrl });
+  });
+
+  it("sends a reader who came from 去充值 back there once paid, with 充值成功 shown on that page", async () => {
+    const [user, author] = await quickUsers(2);
+    const [workId] = await insertWorks([{ userId: author.id, title: "差积分", visibility: "public-vip", price: 30 }]);
+    const back = `/works/${workId}?purchase=1`;
+    const cookie = `${await sessionCookieFor(user.id)}; ${cookiePair(await paymentReturnCookie.serialize(back))}`;
+    const order = await openOrder(user.id, 30);
+    const returnPage = () =>
+      callThroughRoutes(paymentSuccessLoader, { request: userRequest(cookie, `/payment/success?out_trade_no=${order.outTradeNo}`) }).catch((thrown) => thrown);
+
+    // Not paid yet: the page waits (and refreshes itself).
+    expect(await returnPage()).toMatchObject({ order: { status: "pending" }, returnTo: back });
+
+    const paid = await fetch(`${gateway.url}/pay`, { method: "POST", body: new URLSearchParams({ trade_no: order.tradeNo }), redirect: "manual" });
+    expect(paid.status).toBe(302);
+    const answer = (await returnPage()) as Response;
+    expect(answer).toBeInstanceOf(Response);
+    expect([answer.status, answer.headers.get("Location")]).toEqual([302, back]);
+    const cookies = answer.headers.getSetCookie();
+    // The remembered page is forgotten, and the notice travels to it.
+    expect(cookies.some((c) => /^inkstone_payment_return=;/.test(c))).toBe(true);
+    const flash = cookiePair(cookies.find((c) => c.startsWith("inkstone_flash=")) ?? null);
+    const { loader: workLoader } = await import("~/routes/shell/reader/work");
+    const backPage = (await callThroughRoutes(workLoader, { request: userRequest(`${cookie}; ${flash}`, back) })) as { data: { notice: unknown } };
+    expect(backPage.data.notice).toEqual({ kind: "success", text: `充值成功：订单 ${order.outTradeNo}，30 积分已到账` });
   });
 
   it("accepts the notify as a POST form too", async () => {

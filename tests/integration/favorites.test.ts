@@ -9,7 +9,8 @@ import { saveProgress } from "~/server/reading.server";
 import { createUserSession, getSessionUser } from "~/server/session.server";
 import { DomainError } from "~/server/errors.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
-import { insertWorks, setViewerPrefs } from "../fixtures/works";
+import { insertWorks, serialByChapter, setViewerPrefs } from "../fixtures/works";
+import { purchaseAllChapters, purchaseChapter } from "~/server/chapter-sales.server";
 import { callThroughRoutes } from "./route-chain";
 
 async function viewerOf(userId: string) {
@@ -206,6 +207,32 @@ describe("/following and /purchased", () => {
     await expect(
       callThroughRoutes(following, { request: new Request("http://localhost/following") }),
     ).rejects.toMatchObject({ status: 302 });
+  });
+
+  it("/purchased lists a work bought chapter by chapter or by 购买全部, with 已购 N/M 章, newest purchase first", async () => {
+    const author = await createUser();
+    const { user, cookie } = await viewerOf((await createUser()).id);
+    // Chapters 3-6 are VIP at 10 credits each.
+    const all = await serialByChapter(author.id, { count: 6, vipFrom: 3, title: "全部买下" });
+    const some = await serialByChapter(author.id, { count: 6, vipFrom: 3, title: "买了一章" });
+    const [whole] = await insertWorks([{ userId: author.id, title: "全本买下", visibility: "public-vip", price: 3 }]);
+    await db.transaction((tx) => credit(tx, user.id, 200, "测试充值"));
+    await purchaseWork(user.id, whole);
+    await purchaseChapter(user.id, some.workId, some.chapterIds[3]);
+    expect((await purchaseAllChapters(user.id, all.workId)).status).toBe("purchased");
+
+    const { loader } = await import("~/routes/shell/library/purchased");
+    const data = await callThroughRoutes(loader, { request: new Request("http://localhost/purchased", { headers: { Cookie: cookie } }) });
+    expect(data.items.map((i) => [i.work.title, i.boughtChapters])).toEqual([
+      ["全部买下", { owned: 4, of: 4 }],
+      ["买了一章", { owned: 1, of: 4 }],
+      ["全本买下", null],
+    ]);
+    expect(data.total).toBe(3);
+    // A chapter published later is one more VIP chapter to own.
+    await db.insert(chapters).values({ workId: all.workId, title: "第7章", content: "正文", position: 7 * 1024, wordCount: 2000, price: 10 });
+    const again = await listPurchased(user, 1);
+    expect(again.items[0].boughtChapters).toEqual({ owned: 4, of: 5 });
   });
 
   it("/purchased shows bought AI works with 显示AI内容 off; R-18 ones stay behind the R-18 setting", async () => {

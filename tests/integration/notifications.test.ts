@@ -17,13 +17,15 @@ import {
   setWorkMuted,
   unreadNotificationCount,
 } from "~/server/notifications.server";
-import { insertChapter, moveChapter } from "~/server/studio/chapters.server";
+import { deleteChapter, insertChapter, moveChapter } from "~/server/studio/chapters.server";
+import { inboxLineText } from "~/components/notifications/inbox-line-text";
+import { purchaseAllChapters, purchaseChapter } from "~/server/chapter-sales.server";
 import { createWork } from "~/server/works.server";
 import { rowsOf } from "~/server/db-utils.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { sseReader } from "../fixtures/live-events";
-import { setViewerPrefs } from "../fixtures/works";
+import { insertWorks, serialByChapter, setViewerPrefs } from "../fixtures/works";
 import { adminCookieFor, callAction, createAdmin, firstError, request } from "./admin-fixtures";
 import { bodyOf, callThroughRoutes, statusOf } from "./route-chain";
 
@@ -93,9 +95,30 @@ describe("new chapters of followed works", () => {
     expect(line).toMatchObject({ count: 3, readAt: null });
     const inbox = await listNotifications(reader.id, 1);
     expect(inbox.unread).toBe(1);
+    // The line leads to the first of its new chapters (its title carries its own number).
     expect(inbox.lines).toMatchObject([
-      { kind: "chapters", count: 3, workTitle: "连载", chapterTitle: "第四章", href: `/works/${work.id}?chapter=4`, unread: true },
+      { kind: "chapters", count: 3, workTitle: "连载", chapterTitle: "第二章", href: `/works/${work.id}?chapter=2`, unread: true },
     ]);
+  });
+
+  it("count only the chapters still published and lead to the first of them, numbered once", async () => {
+    const author = await createUser();
+    const reader = await createUser();
+    const work = await series(author.id, "删改连载");
+    await setFavorite(await viewer(reader.id), work.id, true);
+    const rain = await publishNow(author.id, work.id, "雨夜");
+    await publishNow(author.id, work.id, "定时之潮");
+    await publishNow(author.id, work.id, "第7章 归途");
+    await deliverNotifications();
+    let [line] = (await listNotifications(reader.id, 1)).lines;
+    expect(line).toMatchObject({ count: 3, chapterTitle: "第2章 雨夜", href: `/works/${work.id}?chapter=2` });
+    expect(inboxLineText(line)).toBe("《删改连载》更新了 3 章：第2章 雨夜");
+
+    // The first new chapter is deleted: two remain, the line leads to 定时之潮, now chapter 2.
+    await deleteChapter(author.id, work.id, rain);
+    [line] = (await listNotifications(reader.id, 1)).lines;
+    expect(line).toMatchObject({ count: 2, chapterTitle: "第2章 定时之潮", href: `/works/${work.id}?chapter=2` });
+    expect(inboxLineText(line)).toBe("《删改连载》更新了 2 章：第2章 定时之潮");
   });
 
   it("tell nobody of a private work, and only those whose settings show an R-18 or AI work", async () => {
@@ -172,6 +195,27 @@ describe("purchases, replies and administrators' messages", () => {
     // Muting also read the work's lines; the muted work is listed for 取消静音.
     expect((await listNotifications(author.id, 1)).muted).toEqual([{ workId: work.id, title: "付费连载" }]);
     expect(await unreadNotificationCount(author.id)).toBe(0);
+  });
+
+  it("say what was bought: one chapter, N chapters by 购买全部, or the whole work", async () => {
+    const author = await createUser();
+    const [one, all, whole] = await Promise.all([createUser(), createUser(), createUser()]);
+    // Chapters 3-6 are VIP; chapter 3's title carries its own number.
+    const serial = await serialByChapter(author.id, { count: 6, vipFrom: 3, title: "定时之潮", titleOf: (i) => (i === 3 ? "第三章 潮起" : `章${i}`) });
+    for (const u of [one, all, whole]) await db.transaction((tx) => credit(tx, u.id, 200, "测试充值"));
+    await purchaseChapter(one.id, serial.workId, serial.chapterIds[2]);
+    expect(await purchaseAllChapters(all.id, serial.workId)).toMatchObject({ status: "purchased", count: 4 });
+    const [book] = await insertWorks([{ userId: author.id, title: "全本书", visibility: "public-vip", price: 5 }]);
+    await purchaseWork(whole.id, book);
+
+    const { lines } = await listNotifications(author.id, 1);
+    const nick = async (id: string) => (await db.select({ n: profiles.nickname }).from(profiles).where(eq(profiles.id, id)))[0].n;
+    expect(lines.map(inboxLineText)).toEqual([
+      `${await nick(whole.id)} 购买了《全本书》全本`,
+      `${await nick(all.id)} 购买了《定时之潮》的 4 章`,
+      `${await nick(one.id)} 购买了《定时之潮》的第三章 潮起`,
+    ]);
+    expect(lines.map((l) => l.href)).toEqual([`/works/${book}/stats`, `/works/${serial.workId}/stats`, `/works/${serial.workId}/stats`]);
   });
 
   it("tell a commenter of a reply by someone else, linking to the thread", async () => {
@@ -333,7 +377,7 @@ describe("/works/:id/feed.xml", () => {
     for (const required of ["feed/id", "feed/title", "feed/updated", "feed/author/name"]) expect(texts[required], required).toHaveLength(1);
     expect(texts["feed/title"]).toEqual(["订阅<&>测试"]);
     // 第N章 by the reader's numbering, the title's own 第…章 left out (no 第2章 第二章).
-    expect(texts["feed/entry/title"]).toEqual(["第2章 控制符", "第1章"]);
+    expect(texts["feed/entry/title"]).toEqual(["第二章 控制符", "第一章"]);
     expect(texts["feed/entry/id"]).toHaveLength(2);
     expect(texts["feed/entry/updated"]!.every((t) => !Number.isNaN(Date.parse(t)))).toBe(true);
     expect(xml).not.toContain("?chapter=");
@@ -341,14 +385,30 @@ describe("/works/:id/feed.xml", () => {
     expect(xml).not.toContain("的正文");
   });
 
+  it("builds its links from SITE_URL when it is set, never from a forged Host", async () => {
+    const author = await createUser();
+    const work = await series(author.id, "站点地址");
+    await publishNow(author.id, work.id, "首章");
+    const { loader } = await import("~/routes/public/work-feed");
+    const forged = () => callThroughRoutes(loader, { request: new Request(`http://evil.example/works/${work.id}/feed.xml`) }) as Promise<Response>;
+    process.env.SITE_URL = "https://inkstone.example";
+    try {
+      const xml = await (await forged()).text();
+      expect(xml).toContain(`href="https://inkstone.example/works/${work.id}"`);
+      expect(xml).not.toContain("evil.example");
+    } finally {
+      delete process.env.SITE_URL;
+    }
+  });
+
   it("numbers published chapters only and links each by id, which the reader sends to its number of the day", async () => {
     const author = await createUser();
     const work = await series(author.id, "存稿与移动");
-    // A 存稿 second in the order, then a chapter whose title carries the number it was written as.
+    // A 存稿 second in the order: the chapter after it is the second published one.
     await insertChapter(author.id, work.id, { title: "第2章 草稿", content: "未发布", release: { mode: "draft" } }, "end");
-    const tide = await publishNow(author.id, work.id, "第3章 定时之潮");
+    const tide = await publishNow(author.id, work.id, "定时之潮");
     const xml = await (await feed(work.id)).text();
-    expect(parseXml(xml).texts["feed/entry/title"]).toEqual(["第2章 定时之潮", "第1章"]);
+    expect(parseXml(xml).texts["feed/entry/title"]).toEqual(["第2章 定时之潮", "第一章"]);
     const href = `http://localhost/works/${work.id}?chapterId=${tide}`;
     expect(xml).toContain(`href="${href}"`);
 

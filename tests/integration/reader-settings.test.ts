@@ -6,6 +6,7 @@ import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "~/schemas/rea
 import { createUserSession } from "~/server/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { runRoute } from "./route-chain";
+import { createWork } from "~/server/works.server";
 
 const good = { fontSize: "5", lineHeight: "loose", width: "narrow", background: "sepia" };
 const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia" };
@@ -33,11 +34,20 @@ describe("reader settings (decision 106)", () => {
     const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
     expect(await shellReader(cookie)).toEqual(DEFAULT_READER_SETTINGS);
 
-    // The plain form goes back to the chapter; no cookie is needed for a signed-in reader.
-    const answer = await post({ ...good, back: "/works/7?chapter=2" }, { Cookie: cookie });
+    // The plain form goes back to the chapter, which confirms the save (a flash notice); no
+    // settings cookie is needed for a signed-in reader.
+    const author = await createUser();
+    const work = await createWork(author.id, { title: "舒适", description: "简介", rating: "all_ages", isAiGenerated: false, visibility: "public", type: "series", status: "ongoing" }, [{ title: "第一章", content: "正文" }], null);
+    const back = `/works/${work.id}?chapter=1`;
+    const answer = await post({ ...good, back }, { Cookie: cookie });
     expect(answer.status).toBe(302);
-    expect(answer.headers.get("Location")).toBe("/works/7?chapter=2");
-    expect(answer.headers.get("Set-Cookie")).toBeNull();
+    expect(answer.headers.get("Location")).toBe(back);
+    const cookies = answer.headers.getSetCookie();
+    expect(cookies.map((c) => c.split("=")[0])).toEqual(["inkstone_flash"]);
+    const chapter = (await runRoute("loader", await import("~/routes/shell/reader/work"), new Request(`http://localhost${back}`, {
+      headers: { Cookie: `${cookie}; ${cookiePair(cookies[0])}` },
+    }))) as { data: { notice: unknown } };
+    expect(chapter.data.notice).toEqual({ kind: "success", text: READER_SETTINGS_MESSAGES.saved });
     expect(await stored(user.id)).toEqual(saved);
     expect(await shellReader(cookie)).toEqual(saved);
 

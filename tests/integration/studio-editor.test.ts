@@ -10,7 +10,7 @@ import { CHAPTER_REVISIONS_KEPT } from "~/schemas/studio";
 import { listRevisions, saveChapter } from "~/server/studio/chapter-text.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/works.server";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { cookiePair, createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { callThroughRoutes, statusOf } from "./route-chain";
 
@@ -55,6 +55,35 @@ async function withDraft() {
   const draft = await insertChapter(owner.id, work.id, { title: "存稿", content: "初稿", release: { mode: "draft" } }, "end");
   return { work, draft };
 }
+
+/** The notice the page after `response`'s redirect shows (its flash cookie sent back). */
+async function noticeAfter(response: unknown, cookie: string): Promise<string | undefined> {
+  expect(response).toBeInstanceOf(Response);
+  const redirect = response as Response;
+  expect(redirect.status).toBe(302);
+  const flash = cookiePair(redirect.headers.get("Set-Cookie"));
+  const { loader } = await import("~/routes/shell/studio/chapters");
+  const page = (await callThroughRoutes(loader, { request: userRequest(`${cookie}; ${flash}`, redirect.headers.get("Location")!) })) as {
+    data: { notice: { text: string } | null };
+  };
+  return page.data.notice?.text;
+}
+
+describe("保存 in the editor says what it did", () => {
+  it("立即发布 of a 存稿 says 章节已发布; 定时 and 存稿 say so; a published chapter's 保存 says 章节已保存", async () => {
+    const { work, draft } = await withDraft();
+    const path = `/works/${work.id}/chapters/${draft}`;
+    const kept = await call(editAction, ownerCookie, path, { title: "存稿", content: "还在写", release: "draft", revision: "0" });
+    expect(await noticeAfter(kept, ownerCookie)).toBe("已存稿");
+    const scheduled = await call(editAction, ownerCookie, path, { title: "存稿", content: "明天发", release: "at", publishAt: "2099-06-01T20:30", revision: "1" });
+    expect(await noticeAfter(scheduled, ownerCookie)).toBe("已设置定时发布");
+    const published = await call(editAction, ownerCookie, path, { title: "存稿", content: "写完了", release: "now", revision: "2" });
+    expect(await noticeAfter(published, ownerCookie)).toBe("章节已发布");
+    expect(await row(draft)).toMatchObject({ state: "published", content: "写完了" });
+    const edited = await call(editAction, ownerCookie, path, { title: "存稿", content: "改一个字", revision: "3" });
+    expect(await noticeAfter(edited, ownerCookie)).toBe("章节已保存");
+  });
+});
 
 describe("autosave", () => {
   it("saves a draft's text as it is typed, and skips text the server already has", async () => {

@@ -11,7 +11,13 @@ import { CHAPTER_READS_KEPT_DAYS, deleteOldChapterReads, STATS_DAYS, workStats }
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
-import { callThroughRoutes, runRoute } from "./route-chain";
+import { bodyOf, callThroughRoutes, runRoute } from "./route-chain";
+import { purchaseAllChapters, purchaseChapter } from "~/server/chapter-sales.server";
+import { getEconomySettings } from "~/server/economy-settings.server";
+import type { StatsView } from "~/server/studio/stats.server";
+import { shanghaiDate, shanghaiDayStart } from "~/utils/shanghai-time";
+import { fund, quickUsers } from "../fixtures/ledger";
+import { serialByChapter } from "../fixtures/works";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -140,15 +146,21 @@ describe("follows and purchases by day", () => {
       db.update(table).set({ createdAt: at(iso) }).where(and(eq(table.userId, userId), eq(table.workId, work.id)));
     await setTime(favorites, a.id, "2026-11-30T15:59:59Z"); // 11-30 23:59:59 in China
     await setTime(favorites, b.id, "2026-11-30T16:00:00Z"); // 12-01 00:00:00
-    await setTime(workPurchases, a.id, "2026-11-29T17:00:00Z"); // 11-30 01:00
-    await setTime(workPurchases, b.id, "2026-11-30T16:30:00Z"); // 12-01 00:30
+    // The sale's time is its income row's (the figures come from the income ledger).
+    const setSaleTime = async (buyerIndex: number, iso: string) =>
+      db.execute(sql`update income_transactions set created_at = ${iso}::timestamptz where id = (
+        select id from income_transactions where work_id = ${work.id} and type = 'sale' order by id limit 1 offset ${buyerIndex})`);
+    await setSaleTime(0, "2026-11-29T17:00:00Z"); // 11-30 01:00
+    await setSaleTime(1, "2026-11-30T16:30:00Z"); // 12-01 00:30
 
     const stats = await workStats(owner.id, work.id, { now: at("2026-12-01T10:00:00Z") });
     const nov30 = dayIndex(stats.days, "2026-11-30");
     const dec1 = dayIndex(stats.days, "2026-12-01");
     expect([stats.favorites.values[nov30], stats.favorites.values[dec1], stats.favorites.total, stats.favorites.now]).toEqual([1, 1, 2, 2]);
-    expect([stats.purchases.values[nov30], stats.purchases.values[dec1], stats.purchases.total]).toEqual([1, 1, 2]);
-    expect([stats.credits.values[nov30], stats.credits.values[dec1], stats.credits.total]).toEqual([12, 12, 24]);
+    expect([stats.sales.values[nov30], stats.sales.values[dec1], stats.sales.total]).toEqual([1, 1, 2]);
+    // What the readers paid, and the author's share (70%, rounded down: 8 of 12).
+    expect([stats.gross.values[nov30], stats.gross.values[dec1], stats.gross.total]).toEqual([12, 12, 24]);
+    expect([stats.income.values[nov30], stats.income.values[dec1], stats.income.total]).toEqual([8, 8, 16]);
   });
 });
 
@@ -190,5 +202,61 @@ describe("permissions and bad input", () => {
       const error = await callThroughRoutes(statsLoader, { request: userRequest(cookie, path) }).catch((e) => e);
       expect(statusOf(error), path).toBe(404);
     }
+  });
+});
+
+describe("sales on 数据统计 and 我的收入", () => {
+  it("gives the same figures for the same days on both pages, for chapter sales and 购买全部", async () => {
+    const [author, a, b] = await quickUsers(3);
+    // Chapters 3-6 are VIP, 2,000 字 at 5 a thousand: 10 credits each.
+    const { workId, chapterIds } = await serialByChapter(author.id, { count: 6, vipFrom: 3, perThousand: 5 });
+    await fund(a.id, 200);
+    await fund(b.id, 200);
+    await purchaseChapter(a.id, workId, chapterIds[2]); // 10
+    const allA = await purchaseAllChapters(a.id, workId); // chapters 4-6
+    const allB = await purchaseAllChapters(b.id, workId); // chapters 3-6
+    if (allA.status !== "purchased" || allB.status !== "purchased") throw new Error("购买全部 bought nothing");
+    expect([allA.count, allA.sum, allB.count, allB.sum]).toEqual([3, 30, 4, 40]);
+    // The single chapter was bought yesterday, China time.
+    const now = new Date();
+    const yesterday = new Date(shanghaiDayStart(shanghaiDate(now)).getTime() - 3_600_000);
+    await db.execute(sql`update income_transactions set created_at = ${yesterday.toISOString()}::timestamptz
+      where work_id = ${workId} and type = 'sale' and chapter_id = ${chapterIds[2]}`);
+
+    const settings = await getEconomySettings();
+    const share = (gross: number) => Math.floor((gross * settings.authorSharePercent) / 100);
+    const expected = {
+      [shanghaiDate(yesterday)]: { sales: 1, gross: 10, income: share(10) },
+      [shanghaiDate(now)]: { sales: 2, gross: allA.total + allB.total, income: share(allA.total) + share(allB.total) },
+    };
+
+    const cookie = await sessionCookieFor(author.id);
+    const stats = (await runRoute("loader", await import("~/routes/shell/studio/stats"), userRequest(cookie, `/works/${workId}/stats`))) as StatsView;
+    const income = bodyOf<{ byDay: { day: string; sales: number; gross: number; income: number }[]; salesTotals: Record<string, number> }>(
+      await runRoute("loader", await import("~/routes/shell/credits/income"), userRequest(cookie, "/income")),
+    );
+    const statsDay = (day: string) => {
+      const i = stats.days.indexOf(day);
+      return { sales: stats.sales.values[i], gross: stats.gross.values[i], income: stats.income.values[i] };
+    };
+    for (const [day, figures] of Object.entries(expected)) {
+      expect(statsDay(day), `数据统计 ${day}`).toEqual(figures);
+      expect(income.byDay.find((d) => d.day === day), `我的收入 ${day}`).toEqual({ day, ...figures });
+    }
+    expect(income.byDay).toHaveLength(2);
+    const totals = { sales: 3, gross: 10 + allA.total + allB.total, income: share(10) + share(allA.total) + share(allB.total) };
+    expect({ sales: stats.sales.total, gross: stats.gross.total, income: stats.income.total }).toEqual(totals);
+    expect(income.salesTotals).toEqual(totals);
+  });
+});
+
+describe("chapter titles on 数据统计", () => {
+  it("number a chapter once, whether or not its title carries its own number", async () => {
+    const [author] = await quickUsers(1);
+    const { workId, chapterIds } = await serialByChapter(author.id, { count: 3, vipFrom: 3, titleOf: (i) => ["雨夜", "第7章 定时之潮", "第八章"][i - 1] });
+    const stats = await workStats(author.id, workId);
+    expect(stats.chapters.map((c) => c.label)).toEqual(["第1章 雨夜", "第7章 定时之潮", "第八章"]);
+    const one = await workStats(author.id, workId, { chapterId: chapterIds[1] });
+    expect(one.chapter?.label).toBe("第7章 定时之潮");
   });
 });

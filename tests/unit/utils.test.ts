@@ -3,6 +3,7 @@ import { formatTokens, formatWordCount } from "~/utils/format";
 import { pageItems, pageWithin, parsePage } from "~/utils/pagination";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { normalizeQuery, queryGrams } from "~/server/search.server";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 
 describe("safeRedirectPath", () => {
   it.each([
@@ -123,5 +124,23 @@ describe("query grams", () => {
   it("normalises the query: trimmed and at most 100 characters", () => {
     expect(normalizeQuery("  西游  ")).toBe("西游");
     expect(Array.from(normalizeQuery("字".repeat(500)))).toHaveLength(100);
+  });
+});
+
+describe("chapterDisplayTitle", () => {
+  it.each([
+    [6, "定时之潮", "第6章 定时之潮"],
+    [6, "第7章 定时之潮", "第7章 定时之潮"],
+    [6, "第七章 定时之潮", "第七章 定时之潮"],
+    [6, "第 12 回 大闹天宫", "第 12 回 大闹天宫"],
+    [6, "第一百零八节", "第一百零八节"],
+    [6, "  第６章  ", "第６章"],
+    [6, "", "第6章"],
+    [6, "第一卷的故事", "第6章 第一卷的故事"],
+    [6, "第二天", "第6章 第二天"],
+    [6, "第三者", "第6章 第三者"],
+    [null, "存稿标题", "存稿标题"],
+  ])("%s, %j → %j", (order, title, shown) => {
+    expect(chapterDisplayTitle(order, title)).toBe(shown);
   });
 });

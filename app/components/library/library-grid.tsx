@@ -8,6 +8,8 @@ export interface LibraryCardData {
   favorited: boolean;
   continueHref: string | null;
   continueLabel: string | null;
+  /** 已购买 of a work bought by chapter (app/server/library.server.ts LibraryItem). */
+  boughtChapters?: { owned: number; of: number | null } | null;
 }
 
 /** A work card with 继续阅读 (where the user left off) and the follow button. */
@@ -16,6 +18,11 @@ export function LibraryCard({ item, defaultCoverUrl, back }: { item: LibraryCard
     <div className="library-card" data-testid="library-card">
       {/* Under the page's h1 (LibraryGrid). */}
       <WorkCard work={item.work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
+      {item.boughtChapters ? (
+        <p className="library-bought muted" data-testid="bought-chapters">
+          {item.boughtChapters.of === null ? `已购 ${item.boughtChapters.owned} 章` : `已购 ${item.boughtChapters.owned}/${item.boughtChapters.of} 章`}
+        </p>
+      ) : null}
       <div className="library-actions">
         {item.continueHref ? (
           <Link className="btn btn-small btn-primary" to={item.continueHref} title={item.continueLabel ?? undefined}>

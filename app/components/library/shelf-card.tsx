@@ -19,14 +19,16 @@ export interface ShelfCardData {
   progress: number;
   updated: boolean;
   purchased: boolean;
+  pricePerThousand: number | null;
+  boughtChapters: number;
   continueHref: string | null;
   continueLabel: string | null;
 }
 
 /**
  * One work on the 书架 (docs/product.md#bookshelf): the latest chapter and its time, N 章未读
- * and the progress, a dot when a chapter came out since the last read, 已购 instead of a
- * price for a bought work, and its buttons inside the card.
+ * and the progress, a dot when a chapter came out since the last read, what buying costs
+ * (ShelfPrice), and its buttons inside the card.
  */
 export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData; defaultCoverUrl?: string; back: string }) {
   const { work } = item;
@@ -46,11 +48,7 @@ export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData
         </div>
         <p className="shelf-meta">
           <span>{work.authorNickname}</span>
-          {item.purchased ? (
-            <span className="badge badge-owned">已购</span>
-          ) : work.visibility === "public-vip" ? (
-            <span className="badge badge-price">{work.price} 积分</span>
-          ) : null}
+          <ShelfPrice item={item} />
           {work.rating === "r18" ? <span className="badge badge-r18">R-18</span> : null}
           {work.isAiGenerated ? <span className="badge badge-ai">AI</span> : null}
         </p>
@@ -89,5 +87,34 @@ export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData
         </div>
       </div>
     </article>
+  );
+}
+
+/**
+ * What applies to buying the work: 已购 for a work bought whole; for a work sold by chapter
+ * its 千字价 and 已购 N 章 when the reader bought some; a whole work's price otherwise.
+ */
+function ShelfPrice({ item }: { item: ShelfCardData }) {
+  const { work } = item;
+  if (item.purchased) return <span className="badge badge-owned">已购</span>;
+  if (work.visibility !== "public-vip") return null;
+  if (item.pricePerThousand !== null) {
+    return (
+      <>
+        <span className="badge badge-price" data-testid="shelf-price">
+          按章 千字 {item.pricePerThousand} 积分
+        </span>
+        {item.boughtChapters > 0 ? (
+          <span className="badge badge-owned" data-testid="shelf-bought">
+            已购 {item.boughtChapters} 章
+          </span>
+        ) : null}
+      </>
+    );
+  }
+  return (
+    <span className="badge badge-price" data-testid="shelf-price">
+      {work.price} 积分
+    </span>
   );
 }

@@ -7,9 +7,10 @@ import { chapters, works } from "./works";
 /**
  * A user's inbox (docs/product.md#notifications, decision 115). One row per line the user
  * sees: new chapters of a followed work are grouped into one row per work and China-time
- * day (`count` chapters, the latest in `chapter_id`), written by the background delivery
- * in batches, never inside the author's request; a purchase of the user's work, a reply to
- * their comment and a message from an administrator are one row each.
+ * day (`count` chapters, the latest in `chapter_id`, all of them in `chapter_ids`), written
+ * by the background delivery in batches, never inside the author's request; a purchase of
+ * the user's work, a reply to their comment, a settled payout and a message from an
+ * administrator are one row each.
  */
 export const notifications = pgTable(
   "notifications",
@@ -18,17 +19,25 @@ export const notifications = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin"] }).notNull(),
+    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin", "payout"] }).notNull(),
     workId: bigint("work_id", { mode: "number" }).references(() => works.id, { onDelete: "cascade" }),
     chapterId: bigint("chapter_id", { mode: "number" }).references(() => chapters.id, { onDelete: "set null" }),
     commentId: bigint("comment_id", { mode: "number" }).references(() => chapterComments.id, { onDelete: "cascade" }),
     /** Who caused it: the buyer, the replier (null for chapters and administrators). */
     actorId: uuid("actor_id").references(() => users.id, { onDelete: "set null" }),
+    /**
+     * chapters: every chapter the line stands for (the inbox counts and links those still
+     * published); purchase: the chapters bought (null: the whole work). Null on older rows.
+     */
+    chapterIds: bigint("chapter_ids", { mode: "number" }).array(),
     /** chapters: the China-time day the line groups. */
     day: date("day", { mode: "string" }),
     /** chapters: how many chapters the line stands for. */
     count: integer("count").notNull().default(1),
-    /** An administrator's message; a purchase's price as text is not needed (the ledger has it). */
+    /**
+     * An administrator's message, or a settled payout's line; a purchase's price as text is
+     * not needed (the ledger has it).
+     */
     body: text("body"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     /** The inbox sorts by this: a grouped line moves up when another chapter joins it. */
@@ -36,7 +45,7 @@ export const notifications = pgTable(
     readAt: timestamp("read_at", { withTimezone: true }),
   },
   (t) => [
-    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin')`),
+    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin', 'payout')`),
     check("notifications_count_positive", sql`${t.count} >= 1`),
     check("notifications_body_length", sql`${t.body} is null or char_length(${t.body}) <= 2000`),
     // One line per user, work and day for new chapters: the delivery adds to it.
@@ -81,6 +90,8 @@ export const notificationJobs = pgTable(
       .notNull()
       .references(() => chapters.id, { onDelete: "cascade" }),
     chapterCount: integer("chapter_count").notNull(),
+    /** The chapters published together (null on jobs written before the column). */
+    chapterIds: bigint("chapter_ids", { mode: "number" }).array(),
     day: date("day", { mode: "string" }).notNull(),
     afterUser: uuid("after_user"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

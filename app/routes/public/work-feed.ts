@@ -1,5 +1,6 @@
 import { DomainError } from "~/server/errors.server";
 import { workFeed } from "~/server/feeds.server";
+import { siteOrigin } from "~/server/request.server";
 import type { Route } from "./+types/work-feed";
 
 /**
@@ -8,7 +9,7 @@ import type { Route } from "./+types/work-feed";
  */
 export async function loader({ url, params }: Route.LoaderArgs) {
   try {
-    const xml = await workFeed(Number(params.id), url.origin);
+    const xml = await workFeed(Number(params.id), siteOrigin(url));
     return new Response(xml, {
       headers: { "Content-Type": "application/atom+xml; charset=utf-8", "Cache-Control": "public, max-age=300" },
     });

@@ -43,6 +43,11 @@ export interface SavedText {
   changed: boolean;
   /** True when the text is a published chapter's working copy that readers do not see yet. */
   pending: boolean;
+  /**
+   * What 保存 did to an unpublished chapter's release (存稿 kept, 立即发布, 定时发布); null
+   * for a published chapter and for every other kind of save.
+   */
+  released: "draft" | "published" | "scheduled" | null;
 }
 
 function checkContent(content: string): string {
@@ -104,7 +109,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     // A published chapter's autosave is a working copy: readers keep their text until 保存.
     const live = !(save.kind === "autosave" && chapter.state === "published");
     if (save.kind === "autosave" && content === editorText) {
-      return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false };
+      return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false, released: null };
     }
     const release = save.kind === "save" && save.release && chapter.state !== "published" ? releaseColumns(save.release, content) : null;
     const state = release?.state ?? chapter.state;
@@ -129,7 +134,15 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     if (release?.state === "published" && chapter.state !== "published") await onChaptersPublished(tx, workId, [chapter.id]);
     // An autosaved draft changes nothing readers or the counts see: no event every few seconds.
     else if (save.kind !== "autosave") await refreshWorkCounts(tx, workId);
-    return { revision, wordCount, savedAt: now, changed: true, pending: !live, reanchor: live && chapter.state === "published" && content !== chapter.content };
+    return {
+      revision,
+      wordCount,
+      savedAt: now,
+      changed: true,
+      pending: !live,
+      reanchor: live && chapter.state === "published" && content !== chapter.content,
+      released: release?.state ?? null,
+    };
   });
   const { reanchor, ...saved } = outcome;
   // 段评 follow their paragraphs to the new text, after the save (decision 090).

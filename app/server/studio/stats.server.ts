@@ -1,11 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { chapterReads, chapters, favorites, workPurchases, works } from "~/db/schema";
+import { chapterReads, chapters, favorites, works } from "~/db/schema";
 import { STATS_DAYS, STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { shanghaiDate, shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
+import { salesByDay } from "../income.server";
 
 /**
  * The author's statistics (docs/product.md#author-studio, docs/decisions/099): distinct
@@ -91,12 +93,20 @@ export interface StatsView {
   days: string[];
   readers: DailySeries & { distinct: number };
   favorites: DailySeries & { now: number };
-  purchases: DailySeries;
-  credits: DailySeries;
+  /**
+   * Sales (销售笔数: a chapter, a 购买全部, a whole work: one each), what readers paid and
+   * the author's share, from the same query as 我的收入 (salesByDay).
+   */
+  sales: DailySeries;
+  gross: DailySeries;
+  income: DailySeries;
   /** The chapter asked for with `?chapter=`, with its readers by day. */
-  chapter: { id: number; title: string; order: number; readers: DailySeries & { distinct: number } } | null;
-  /** One page of the published chapters with their distinct readers over the 30 days. */
-  chapters: { id: number; title: string; order: number; readers: number }[];
+  chapter: { id: number; title: string; order: number; label: string; readers: DailySeries & { distinct: number } } | null;
+  /**
+   * One page of the published chapters with their distinct readers over the 30 days.
+   * `label`: the numbered title as shown (chapterDisplayTitle).
+   */
+  chapters: { id: number; title: string; order: number; label: string; readers: number }[];
   page: number;
   pageCount: number;
 }
@@ -134,7 +144,7 @@ export async function workStats(
     throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
   }
 
-  const [readerRows, readerTotal, favoriteRows, favoriteNow, purchaseRows, chapterRow, publishedCount] = await Promise.all([
+  const [readerRows, readerTotal, favoriteRows, favoriteNow, sales, chapterRow, publishedCount] = await Promise.all([
     db.execute(sql`
       select day::text as day, count(distinct user_id)::int as n from ${chapterReads}
       where work_id = ${workId} and day >= ${first}::date group by day`),
@@ -143,10 +153,7 @@ export async function workStats(
       select ${shanghaiDayOf(favorites.createdAt)} as day, count(*)::int as n from ${favorites}
       where work_id = ${workId} and created_at >= ${since.toISOString()}::timestamptz group by 1`),
     db.select({ n: sql<number>`count(*)::int` }).from(favorites).where(eq(favorites.workId, workId)),
-    db.execute(sql`
-      select ${shanghaiDayOf(workPurchases.createdAt)} as day, count(*)::int as n, coalesce(sum(price), 0)::int as credits
-      from ${workPurchases}
-      where work_id = ${workId} and created_at >= ${since.toISOString()}::timestamptz group by 1`),
+    salesByDay(userId, { workId, now: options.now }),
     chapterId === null
       ? Promise.resolve(null)
       : db.execute(sql`
@@ -170,6 +177,7 @@ export async function workStats(
       id: Number(row.id),
       title: row.title,
       order: Number(row.order),
+      label: chapterDisplayTitle(Number(row.order), row.title),
       readers: { ...series(days, rowsOf(byDay)), distinct: Number(rowsOf<{ n: number }>(distinct)[0]?.n ?? 0) },
     };
   }
@@ -188,19 +196,23 @@ export async function workStats(
       limit ${STATS_CHAPTERS_PAGE_SIZE} offset ${offset}`),
   );
 
-  const purchases = rowsOf<{ day: string; n: number; credits: number }>(purchaseRows);
+  const salesSeries = (pick: (d: (typeof sales.days)[number]) => number) => series(days, sales.days.map((d) => ({ day: d.day, n: pick(d) })));
   return {
     work: { id: Number(work.id), title: work.title, type: work.type, visibility: work.visibility },
     days,
     readers: { ...series(days, rowsOf(readerRows)), distinct: Number(rowsOf<{ n: number }>(readerTotal)[0]?.n ?? 0) },
     favorites: { ...series(days, rowsOf(favoriteRows)), now: favoriteNow[0]?.n ?? 0 },
-    purchases: series(days, purchases),
-    credits: series(
-      days,
-      purchases.map((p) => ({ day: p.day, n: p.credits })),
-    ),
+    sales: salesSeries((d) => d.sales),
+    gross: salesSeries((d) => d.gross),
+    income: salesSeries((d) => d.income),
     chapter,
-    chapters: chapterPage.map((c, i) => ({ id: Number(c.id), title: c.title, order: offset + i + 1, readers: Number(c.readers) })),
+    chapters: chapterPage.map((c, i) => ({
+      id: Number(c.id),
+      title: c.title,
+      order: offset + i + 1,
+      label: chapterDisplayTitle(offset + i + 1, c.title),
+      readers: Number(c.readers),
+    })),
     page,
     pageCount,
   };

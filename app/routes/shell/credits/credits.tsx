@@ -13,6 +13,7 @@ import { CREDITS_MESSAGES, creditsActionSchema } from "~/schemas/credits";
 import { replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
+import { siteOrigin } from "~/server/request.server";
 import { userContext } from "~/server/guards.server";
 import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/ledger.server";
 import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/payments/epay.server";
@@ -91,9 +92,9 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   if (value.intent === "redeem") {
     try {
       const { amount } = await redeemForUser(user.id, value.code);
-      // Came from a purchase short of credits: back there, where the new balance shows.
-      if (returnTo) return redirect(returnTo);
-      return redirectWithFlash(request, "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
+      // Came from a purchase short of credits: back there, where the new balance shows,
+      // with the same notice.
+      return redirectWithFlash(request, returnTo ?? "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
     } catch (error) {
       const { message, status } = redeemErrorMessage(error);
       return failed(intent, submission.reply({ fieldErrors: { code: [message] } }), status);
@@ -124,7 +125,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 
   return replyOnDomainError(
     async () => {
-      const order = await createPaymentOrder(user.id, value.amount, url.origin, formTokenOf(formData));
+      const order = await createPaymentOrder(user.id, value.amount, siteOrigin(url), formTokenOf(formData));
       const headers = new Headers();
       if (returnTo) headers.append("Set-Cookie", await paymentReturnCookie.serialize(returnTo, { secure: isSecureRequest(request) }));
       return redirect(order.redirectUrl, { headers });
@@ -155,7 +156,10 @@ export default function Credits({ actionData }: Route.ComponentProps) {
           <strong className="balance-value" data-testid="credits-page-balance">{credits}</strong>
           <div className="balance-actions">
             {onlinePayment ? (
-              <Link className="btn btn-primary" to={here({ dialog: "topup" })}>在线充值</Link>
+              // A document load: only a /credits document's policy lets its form's redirect go
+              // to the gateway (form-action, app/entry.server.tsx), and the reader may have come
+              // here by a client-side navigation from a page without it (e.g. 去充值).
+              <Link className="btn btn-primary" to={here({ dialog: "topup" })} reloadDocument>在线充值</Link>
             ) : null}
             <Link className={onlinePayment ? "btn" : "btn btn-primary"} to={here({ dialog: "redeem" })}>兑换码充值</Link>
             {storeUrl ? (

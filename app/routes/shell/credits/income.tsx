@@ -172,7 +172,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
               page.byChapter.map((c) => (
                 <tr key={c.chapterId}>
                   <td>
-                    《{c.workTitle}》{c.title}
+                    《{c.workTitle}》{c.label}
                   </td>
                   <td>{c.sales}</td>
                   <td>{c.gross}</td>
@@ -183,17 +183,41 @@ export default function Income({ actionData }: Route.ComponentProps) {
         </table>
       </TableScroll>
 
-      <h2>近30天</h2>
+      <h2>近30天（北京时间，按日）</h2>
       {page.byDay.length === 0 ? (
         <p className="muted">近30天暂无收入</p>
       ) : (
-        <ul className="income-days">
-          {page.byDay.map((d) => (
-            <li key={d.day}>
-              {d.day}：<strong>{d.total}</strong>
-            </li>
-          ))}
-        </ul>
+        <div className="table-scroll">
+          <table className="data-table" data-testid="income-days">
+            <caption className="sr-only">近30天每日销售</caption>
+            <thead>
+              <tr>
+                <th scope="col">日期</th>
+                <th scope="col">销售笔数</th>
+                <th scope="col">读者支付</th>
+                <th scope="col">我的收入</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.byDay.map((d) => (
+                <tr key={d.day}>
+                  <th scope="row">{d.day}</th>
+                  <td>{d.sales}</td>
+                  <td>{d.gross}</td>
+                  <td>{d.income}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row">合计</th>
+                <td>{page.salesTotals.sales}</td>
+                <td>{page.salesTotals.gross}</td>
+                <td>{page.salesTotals.income}</td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
       )}
 
       <h2>提现记录</h2>

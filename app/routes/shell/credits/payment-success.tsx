@@ -1,21 +1,33 @@
 import { Link, useLoaderData } from "react-router";
 import { userContext } from "~/server/guards.server";
 import { getOwnPaymentOrder } from "~/server/payment-orders.server";
-import { paymentReturnPath } from "~/server/return-to.server";
+import { redirectWithFlash } from "~/server/flash.server";
+import { paymentReturnCookie, paymentReturnPath } from "~/server/return-to.server";
+import { isSecureRequest } from "~/server/session.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];
 
 /**
  * The gateway's return page. Its query string proves nothing: the order's state is
- * read from the database, where only the verified notify marks it paid.
+ * read from the database, where only the verified notify marks it paid. A reader who came
+ * from 去充值 (a purchase short of credits) goes straight back there once the order is
+ * paid, with the notice (充值成功) shown on that page; the page waits (refreshing itself)
+ * while the notify has not arrived.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const outTradeNo = url.searchParams.get("out_trade_no") ?? "";
   const [order, returnTo] = await Promise.all([getOwnPaymentOrder(user.id, outTradeNo), paymentReturnPath(request)]);
+  if (order?.status === "paid" && returnTo) {
+    const forget = await paymentReturnCookie.serialize("", { maxAge: 0, expires: new Date(0), secure: isSecureRequest(request) });
+    throw await redirectWithFlash(request, returnTo, { kind: "success", text: paidNotice(order.outTradeNo, order.amount) }, { "Set-Cookie": forget });
+  }
   return { order: order && { outTradeNo: order.outTradeNo, amount: order.amount, status: order.status }, returnTo };
 }
+
+/** 充值成功's words, on this page and on the page the reader goes back to. */
+const paidNotice = (outTradeNo: string, amount: number) => `充值成功：订单 ${outTradeNo}，${amount} 积分已到账`;
 
 export default function PaymentSuccess() {
   const { order, returnTo } = useLoaderData<typeof loader>();

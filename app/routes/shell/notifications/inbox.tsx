@@ -1,4 +1,5 @@
 import { data, Form, Link, useLoaderData } from "react-router";
+import { inboxLineText } from "~/components/notifications/inbox-line-text";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
@@ -11,7 +12,6 @@ import {
   markAllNotificationsRead,
   markNotificationRead,
   setWorkMuted,
-  type InboxLine,
 } from "~/server/notifications.server";
 import { parsePage } from "~/utils/pagination";
 import { safeRedirectPath } from "~/utils/redirect";
@@ -55,33 +55,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-function LineText({ line }: { line: InboxLine }) {
-  const work = line.workTitle ? `《${line.workTitle}》` : "作品";
-  switch (line.kind) {
-    case "chapters":
-      return (
-        <>
-          {work}更新了 {line.count} 章{line.chapterTitle ? `：${line.chapterTitle}` : ""}
-        </>
-      );
-    case "purchase":
-      return (
-        <>
-          {line.actorNickname ?? "一位读者"} 购买了你的作品{work}
-          {line.chapterTitle ? `的章节“${line.chapterTitle}”` : ""}
-        </>
-      );
-    case "reply":
-      return (
-        <>
-          {line.actorNickname ?? "一位读者"} 回复了你在{work}的评论
-        </>
-      );
-    case "admin":
-      return <>管理员消息：{line.body}</>;
-  }
-}
-
 export default function Inbox({ actionData }: Route.ComponentProps) {
   const { lines, unread, page, pageCount, muted, notice } = useLoaderData<typeof loader>();
   const back = page > 1 ? `/notifications?page=${page}` : "/notifications";
@@ -115,11 +88,9 @@ export default function Inbox({ actionData }: Route.ComponentProps) {
               <div className="inbox-line-body">
                 <p className="inbox-line-text">
                   {line.href ? (
-                    <Link to={line.href}>
-                      <LineText line={line} />
-                    </Link>
+                    <Link to={line.href}>{inboxLineText(line)}</Link>
                   ) : (
-                    <LineText line={line} />
+                    inboxLineText(line)
                   )}
                 </p>
                 <time className="muted" dateTime={line.at}>

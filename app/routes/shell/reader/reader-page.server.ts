@@ -195,22 +195,25 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote] = await Promise.all([
+  const [toc, progress, quote, flash] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
+    // A notice for this page: e.g. 兑换成功 / 充值成功 on the way back from 去充值.
+    takeFlash(request, url),
   ]);
   const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
-  return {
+  return withFlashCookie({
     ...common,
     mode: "work" as const,
+    notice: flash.notice,
     toc,
     marks,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,
-  };
+  }, flash.setCookie);
 }
 
 /**

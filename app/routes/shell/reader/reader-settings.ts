@@ -1,6 +1,7 @@
-import { redirect } from "react-router";
+import { READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
 import { isSameOriginPost } from "~/server/csrf.server";
 import { DomainError } from "~/server/errors.server";
+import { redirectWithFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { saveReaderSettings } from "~/server/reader-settings.server";
 import { getSessionUser } from "~/server/session.server";
@@ -13,8 +14,8 @@ export function loader() {
 
 /**
  * POST /reader-settings (fontSize, lineHeight, width, background, back): the reader's
- * settings panel (decision 106). A plain form is sent back to `back`; the panel's script
- * asks for JSON. Bad values: 400 with the Chinese message, nothing saved.
+ * settings panel (decision 106). A plain form is sent back to `back` with a notice
+ * (阅读设置已保存); the panel's script asks for JSON. Bad values: 400 with the Chinese message, nothing saved.
  */
 export async function action({ request }: Route.ActionArgs) {
   if (request.method !== "POST") return new Response(null, { status: 405, headers: { Allow: "POST" } });
@@ -27,7 +28,8 @@ export async function action({ request }: Route.ActionArgs) {
     const headers = new Headers();
     if (setCookie) headers.set("Set-Cookie", setCookie);
     if (wantsJson) return Response.json({ settings }, { headers });
-    return redirect(safeRedirectPath(String(form.get("back") ?? "/")), { headers });
+    // Without JavaScript the page it goes back to confirms the save (the script shows 已保存 itself).
+    return redirectWithFlash(request, safeRedirectPath(String(form.get("back") ?? "/")), { kind: "success", text: READER_SETTINGS_MESSAGES.saved }, headers);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     if (wantsJson) return Response.json({ error: error.message }, { status: error.status });

@@ -117,7 +117,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
 
   return (
     <section className="reader">
-      {page.mode !== "work" ? <FlashMessage notice={page.notice} /> : null}
+      <FlashMessage notice={page.notice} />
       {page.mode === "locked" ? (
         <>
           <p className="reader-breadcrumb">

@@ -3,7 +3,7 @@ import { data, useLoaderData } from "react-router";
 import { ChapterEditor } from "~/components/studio/chapter-editor";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
-import { chapterEditSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { chapterEditSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { formatShanghai, toShanghaiInput } from "~/utils/shanghai-time";
 import { chapterNumber, getChapter } from "~/server/chapters.server";
 import { db } from "~/db/client.server";
@@ -53,8 +53,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const { title, content, revision } = submission.value;
   return replyOnDomainError(
     async () => {
-      await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, release: releaseOf(submission.value), baseRevision: revision });
-      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: "章节已保存" });
+      const saved = await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, release: releaseOf(submission.value), baseRevision: revision });
+      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: releaseNotice(saved.released) });
     },
     (error) => submission.reply(formErrorsOf(error)),
   );

@@ -4,7 +4,7 @@ import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FieldError, FormError, FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { chapterNewSchema, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { chapterNewSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { ReleaseFields } from "~/components/studio/release-fields";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
@@ -58,7 +58,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         (record) => insertChapter(user.id, workId, { title, content, release }, where, { record }),
         async (chapterId) => Number(chapterId),
       );
-      const text = release.mode === "draft" ? "已存稿" : release.mode === "at" ? "已设置定时发布" : "章节已发布";
+      const text = releaseNotice(release.mode === "draft" ? "draft" : release.mode === "at" ? "scheduled" : "published");
       return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text });
     },
     (error) => submission.reply(formErrorsOf(error)),

@@ -33,14 +33,14 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
 export default function WorkStats() {
   const s = useLoaderData<typeof loader>();
   const base = `/works/${s.work.id}/stats`;
-  const paid = s.work.visibility === "public-vip" || s.purchases.total > 0;
+  const paid = s.work.visibility === "public-vip" || s.sales.total > 0;
   // Newest day first in the table: the one an author looks for.
   const rows = s.days.map((day, i) => ({ day, i })).reverse();
   return (
     <section className="studio-page">
       <StudioNav workId={s.work.id} title={s.work.title} current="stats" />
       <p className="muted">
-        最近{STATS_DAYS}天（北京时间，{formatDayLabel(s.days[0])}至{formatDayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入。
+        最近{STATS_DAYS}天（北京时间，{formatDayLabel(s.days[0])}至{formatDayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入；购买按笔计（单章、购买全部、全本各算一笔），与“我的收入”同一口径。
       </p>
       <dl className="stats-summary">
         <div>
@@ -59,11 +59,15 @@ export default function WorkStats() {
           <>
             <div>
               <dt>购买</dt>
-              <dd>{s.purchases.total}</dd>
+              <dd data-testid="stats-sales">{s.sales.total}</dd>
+            </div>
+            <div>
+              <dt>读者支付</dt>
+              <dd data-testid="stats-gross">{s.gross.total}</dd>
             </div>
             <div>
               <dt>收入积分</dt>
-              <dd>{s.credits.total}</dd>
+              <dd data-testid="stats-income">{s.income.total}</dd>
             </div>
           </>
         ) : null}
@@ -71,9 +75,7 @@ export default function WorkStats() {
 
       {s.chapter ? (
         <section className="studio-card stats-section" aria-labelledby="stats-chapter">
-          <h2 id="stats-chapter">
-            第{s.chapter.order}章 {s.chapter.title}
-          </h2>
+          <h2 id="stats-chapter">{s.chapter.label}</h2>
           <p className="muted">
             最近{STATS_DAYS}天共 {s.chapter.readers.distinct} 位读者。<Link to={`${base}?page=${s.page}`}>返回全书统计</Link>
           </p>
@@ -87,8 +89,8 @@ export default function WorkStats() {
         <div className="stats-charts">
           <DailyChart title="每日读者" days={s.days} values={s.readers.values} unit="人" />
           <DailyChart title="每日新增关注" days={s.days} values={s.favorites.values} unit="次" />
-          {paid ? <DailyChart title="每日购买" days={s.days} values={s.purchases.values} unit="次" /> : null}
-          {paid ? <DailyChart title="每日收入积分" days={s.days} values={s.credits.values} unit="积分" /> : null}
+          {paid ? <DailyChart title="每日购买" days={s.days} values={s.sales.values} unit="笔" /> : null}
+          {paid ? <DailyChart title="每日收入积分" days={s.days} values={s.income.values} unit="积分" /> : null}
         </div>
         <DailyTable
           rows={rows}
@@ -98,8 +100,9 @@ export default function WorkStats() {
             { label: "新增关注", values: s.favorites.values },
             ...(paid
               ? [
-                  { label: "购买", values: s.purchases.values },
-                  { label: "积分", values: s.credits.values },
+                  { label: "购买", values: s.sales.values },
+                  { label: "读者支付", values: s.gross.values },
+                  { label: "收入积分", values: s.income.values },
                 ]
               : []),
           ]}
@@ -126,9 +129,7 @@ export default function WorkStats() {
                 {s.chapters.map((c) => (
                   <tr key={c.id} aria-current={s.chapter?.id === c.id ? "true" : undefined}>
                     <td>
-                      <Link to={`${base}?chapter=${c.id}&page=${s.page}#stats-chapter`}>
-                        第{c.order}章 {c.title}
-                      </Link>
+                      <Link to={`${base}?chapter=${c.id}&page=${s.page}#stats-chapter`}>{c.label}</Link>
                     </td>
                     <td className="ledger-amount">{c.readers}</td>
                   </tr>

@@ -8,6 +8,7 @@ import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { getOwnedWork, listChapterHeads, tabOfVisibility } from "~/server/works.server";
+import { chapterDisplayTitle } from "~/utils/chapter-title";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -78,7 +79,7 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
               <select name="chapter" defaultValue={chapter?.id ?? ""} aria-label="选择章节" onChange={(e) => submitGet(e.currentTarget.form)}>
                 <option value="">请选择章节</option>
                 {chapters.map((c) => (
-                  <option key={c.id} value={c.id}>第{c.order}章 {c.title}</option>
+                  <option key={c.id} value={c.id}>{chapterDisplayTitle(c.order, c.title)}</option>
                 ))}
               </select>
               <noscript>
