@@ -106,7 +106,7 @@ test("the purchase form works without JavaScript: post, then the opened work", n
 
   await expect(page).toHaveURL(`/works/${id}`);
   await expect(page.getByTestId("credits-balance")).toHaveText(String(before - 8));
-  await page.getByRole("link", { name: "第二章 付费" }).click();
+  await page.getByTestId("toc-list").getByRole("link", { name: "第二章 付费" }).click();
   await expect(page.getByTestId("chapter-text")).toHaveText(`续章 ${secret}`);
 });
 
