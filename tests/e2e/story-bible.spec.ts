@@ -92,6 +92,9 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(page.getByLabel("续写第几章")).toHaveValue("2");
   await page.getByLabel("本章计划").fill("老周摸黑出门。");
   await page.getByRole("button", { name: "查看本次上下文" }).click();
+  // The page before it already shows 周伯 (总是带上): wait for this plan's page, or the next
+  // plan could be typed into a box that this answer then replaces.
+  await expect(page).toHaveURL(new RegExp(`plan=${encodeURIComponent("老周摸黑出门。")}`));
   const user = page.getByTestId("context-user");
   await expect(user).toContainText("续写第2章");
   await expect(user).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
@@ -103,6 +106,7 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   // Marked 总是带上, he is sent when the plan does not name him too, and listed as sent.
   await page.getByLabel("本章计划").fill("雨停了。");
   await page.getByRole("button", { name: "查看本次上下文" }).click();
+  await expect(page).toHaveURL(new RegExp(`plan=${encodeURIComponent("雨停了。")}`));
   await expect(page.getByTestId("context-user")).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
   await expect(page.getByTestId("context-entities")).toContainText("周伯（角色，总是带上）：从第1章起：右眼失明");
 });
