@@ -6,6 +6,7 @@ import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "./events.server";
 import { rowsOf } from "./db-utils.server";
 import { DomainError } from "./errors.server";
+import type { RecordResult } from "./form-tokens.server";
 import { notifyCommentReply } from "./notifications.server";
 import { hitRateLimit, type RateLimitRule } from "./rate-limit.server";
 import { splitParagraphs } from "./reading.server";
@@ -144,8 +145,11 @@ export interface PostInput {
   body: unknown;
 }
 
-/** Posts a 本章说, a 段评 or a reply; returns the new comment's id and its thread's paragraph. */
-export async function postComment(user: NonNullable<Viewer>, input: PostInput): Promise<{ id: number; paragraph: number | null }> {
+/**
+ * Posts a 本章说, a 段评 or a reply; returns the new comment's id and its thread's paragraph.
+ * `record` writes the form's one-time token in the same transaction (decision 077).
+ */
+export async function postComment(user: NonNullable<Viewer>, input: PostInput, record?: RecordResult): Promise<{ id: number; paragraph: number | null }> {
   const body = normaliseBody(input.body);
   const { view, chapter } = await readableChapter(user, input.workId, { order: input.order });
   const [muted] = await db
@@ -179,6 +183,7 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
         chapterId: chapter.id,
         parentCommentId: parent.id,
       });
+      await record?.(tx, row.id);
       return { id: row.id, paragraph: parent.paragraph };
     });
   }
@@ -204,6 +209,7 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput): 
       .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, anchorId })
       .returning({ id: chapterComments.id });
     await announce(tx, chapter.id, paragraph);
+    await record?.(tx, row.id);
     return { id: row.id, paragraph };
   });
 }

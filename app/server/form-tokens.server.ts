@@ -14,7 +14,7 @@ import { DomainError } from "./errors.server";
  */
 export const FORM_TOKEN_FIELD = "formToken";
 
-export type FormKind = "publish" | "chapter" | "top-up" | "continuation" | "payout" | "exchange" | "volume";
+export type FormKind = "publish" | "chapter" | "top-up" | "continuation" | "payout" | "exchange" | "volume" | "comment" | "entity" | "fact" | "plot-thread";
 
 export const FORM_TOKEN_MESSAGES = {
   invalid: "表单已失效，请刷新页面后重试",

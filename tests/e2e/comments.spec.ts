@@ -102,6 +102,57 @@ test("the thread page fits a 390 px phone", nojs, async ({ loggedInPage: page, v
   await expect(page.getByRole("link", { name: "第 1 段的段评：1 条" })).toBeVisible();
 });
 
+test("the same box posts a second comment and a second reply after the first (each load gives the forms new one-time tokens)", nojs, async ({
+  loggedInPage: page,
+  visit,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("again");
+  const id = await publishWork(author, { title: `连发 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}唯一的一段。`] }] });
+  await visit(`/works/${id}/comments?chapter=1`);
+  for (const body of ["第一条本章说", "第二条本章说"]) {
+    await page.getByRole("textbox", { name: "评论内容" }).fill(body);
+    await page.getByRole("button", { name: "发表" }).click();
+    await expect(page.getByTestId("comment-list")).toContainText(body);
+  }
+  await expect(page.getByTestId("comment")).toHaveCount(2);
+  const first = page.getByTestId("comment-list").locator("> li").filter({ hasText: "第一条本章说" });
+  for (const body of ["第一条回复", "第二条回复"]) {
+    await first.locator("summary", { hasText: "回复" }).first().click();
+    await first.getByRole("textbox", { name: "回复内容" }).fill(body);
+    await first.getByRole("button", { name: "回复", exact: true }).click();
+    await expect(first.getByRole("list", { name: "回复" })).toContainText(body);
+  }
+  await expect(first.getByRole("list", { name: "回复" }).getByTestId("comment")).toHaveCount(2);
+});
+
+test("the dialog's box posts a second 段评 after the first, and both show", async ({ loggedInPage: page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("again");
+  const id = await publishWork(author, { title: `对话框连发 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}唯一的一段。`] }] });
+  await visit(`/works/${id}?chapter=1`);
+  await page.getByRole("link", { name: "为第 1 段写段评" }).click();
+  const dialog = page.getByRole("dialog", { name: "第 1 段的段评" });
+  const box = dialog.getByRole("textbox", { name: "评论内容" });
+  for (const body of ["对话框第一条", "对话框第二条"]) {
+    await box.fill(body);
+    await dialog.getByRole("button", { name: "发表" }).click();
+    await expect(dialog.getByTestId("comment-list")).toContainText(body);
+    await expect(box).toHaveValue("");
+  }
+  await expect(dialog.getByTestId("comment")).toHaveCount(2);
+  const first = dialog.getByTestId("comment-list").locator("> li").filter({ hasText: "对话框第一条" });
+  for (const body of ["对话框回复一", "对话框回复二"]) {
+    if (!(await first.locator("details.comment-more").first().evaluate((d) => (d as HTMLDetailsElement).open))) await first.locator("summary", { hasText: "回复" }).first().click();
+    await first.getByRole("textbox", { name: "回复内容" }).fill(body);
+    await first.getByRole("button", { name: "回复", exact: true }).click();
+    await expect(first.getByRole("list", { name: "回复" })).toContainText(body);
+  }
+  await expect(first.getByRole("list", { name: "回复" }).getByTestId("comment")).toHaveCount(2);
+});
+
 /** Whether the focused element is inside the open dialog. */
 function focusInDialog(page: Page): Promise<boolean> {
   return page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));

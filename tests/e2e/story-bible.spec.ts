@@ -110,3 +110,40 @@ test("on a phone, the author keeps a story bible, a thread and a summary, and se
   await expect(page.getByTestId("context-user")).toContainText("【周伯】角色（又称：老周、周老汉）：老更夫");
   await expect(page.getByTestId("context-entities")).toContainText("周伯（角色，总是带上）：从第1章起：右眼失明");
 });
+
+/** Opens the adding form (open by itself while the list is empty). */
+async function openAdding(page: import("@playwright/test").Page) {
+  const adding = page.locator("details.bible-add");
+  if (!(await adding.evaluate((d) => (d as HTMLDetailsElement).open))) await adding.locator("summary").click();
+}
+
+test("each adding form posts again after a post: a second entity, fact and thread are each added once (one-time tokens, decision 077)", nojs, async ({ loggedInPage: page, visit, baseURL }) => {
+  const id = await publishWork(page, baseURL!, { title: `连加设定 ${marker("bible")}` });
+  await visit(`/works/${id}/bible`);
+  for (const name of ["甲角色", "乙角色"]) {
+    await openAdding(page);
+    await page.getByLabel("名称", { exact: true }).fill(name);
+    await page.getByRole("button", { name: "添加设定" }).click();
+    await expect(page.getByRole("status")).toHaveText("设定已添加");
+  }
+  await expect(page.locator(".bible-list > li")).toHaveCount(2);
+  const card = page.locator(".bible-list > li").filter({ hasText: "甲角色" });
+  for (const fact of ["左手有疤", "怕水"]) {
+    await card.getByLabel("事实", { exact: true }).fill(fact);
+    await card.getByRole("button", { name: "添加事实" }).click();
+    await expect(page.getByRole("status")).toHaveText("事实已添加");
+    await expect(card.locator(".bible-facts")).toContainText(fact);
+  }
+  await expect(card.locator(".bible-facts > li")).toHaveCount(2);
+
+  await page.getByRole("link", { name: "伏笔" }).click();
+  await expect(page.getByText("还没有伏笔。")).toBeVisible();
+  for (const thread of ["玉佩的来历", "城门的钥匙"]) {
+    await openAdding(page);
+    await page.getByLabel("伏笔", { exact: true }).fill(thread);
+    await page.getByLabel("埋下于第几章").fill("1");
+    await page.getByRole("button", { name: "添加伏笔" }).click();
+    await expect(page.getByRole("status")).toHaveText("伏笔已添加");
+  }
+  await expect(page.locator(".bible-list > li")).toHaveCount(2);
+});

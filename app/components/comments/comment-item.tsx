@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
-import { FieldError } from "~/components/ui/forms";
+import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import type { CommentView } from "~/server/comments.server";
 import { formatShanghai } from "~/utils/shanghai-time";
@@ -20,7 +20,8 @@ export interface CommentAnswer {
  * One comment with its actions (赞, 回复, 举报, and the author's 隐藏 and 禁言), each a plain
  * form to the thread's address. On the thread page they post and redirect; inside the
  * reader's thread dialog (`inDialog`) each posts through its own fetcher with
- * `enhanced=1`, gets data back, and the dialog's thread reloads (decision 101).
+ * `enhanced=1`, gets data back, and the dialog's thread reloads (decision 101). The reply
+ * form carries its one-time token (`replyToken`, decision 077), new with each load.
  */
 export function CommentItem({
   c,
@@ -28,6 +29,7 @@ export function CommentItem({
   isOwner,
   action,
   answer,
+  replyToken,
   reply = false,
   inDialog = false,
 }: {
@@ -36,6 +38,7 @@ export function CommentItem({
   isOwner: boolean;
   action: string;
   answer?: CommentAnswer;
+  replyToken?: string;
   reply?: boolean;
   inDialog?: boolean;
 }) {
@@ -90,6 +93,7 @@ export function CommentItem({
             <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
             <F method="post" action={action} className="comment-form" ref={replyForm}>
               {fields("reply")}
+              {replyToken ? <FormTokenField token={replyToken} /> : null}
               <label>
                 <span className="sr-only">回复内容</span>
                 <textarea name="body" rows={2} maxLength={COMMENT_MAX_CHARS} required placeholder={`回复 ${c.author.nickname}`} />
@@ -156,14 +160,16 @@ export function CommentList(props: {
   isOwner: boolean;
   action: string;
   answer?: CommentAnswer;
+  /** The reply forms' one-time tokens, by comment id. */
+  replyTokens?: Record<number, string>;
   inDialog?: boolean;
 }) {
-  const { comments, ...rest } = props;
+  const { comments, replyTokens, ...rest } = props;
   return (
     <ol className="comment-list" data-testid="comment-list">
       {comments.map((c) => (
         <li key={c.id}>
-          <CommentItem c={c} {...rest} />
+          <CommentItem c={c} {...rest} replyToken={replyTokens?.[c.id]} />
           {c.replies.length > 0 ? (
             <ol className="comment-replies" aria-label="回复">
               {c.replies.map((r) => (

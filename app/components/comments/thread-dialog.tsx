@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
 import { Dialog } from "~/components/ui/dialog";
-import { FieldError } from "~/components/ui/forms";
+import { FieldError, FormTokenField } from "~/components/ui/forms";
 import type { loader as threadLoader } from "~/routes/shell/reader/comments";
 import { COMMENT_MAX_CHARS } from "~/schemas/comments";
 import { CommentList, type CommentAnswer } from "./comment-item";
@@ -87,6 +87,7 @@ export function ThreadDialog({
             <post.Form method="post" action={href} className="comment-form" aria-label="写段评" ref={form}>
               <input type="hidden" name="enhanced" value="1" />
               <input type="hidden" name="intent" value="post" />
+              {t.formTokens ? <FormTokenField token={t.formTokens.post} /> : null}
               <label htmlFor="thread-dialog-body" className="sr-only">
                 评论内容
               </label>
@@ -118,7 +119,7 @@ export function ThreadDialog({
             <span className="muted">共 {t.total} 条</span>
           </div>
           {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
-          <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={href} inDialog />
+          <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={href} replyTokens={t.formTokens?.replies} inDialog />
           {t.pageCount > 1 ? (
             <p>
               <Link to={pageHref}>查看全部 {t.total} 条</Link>

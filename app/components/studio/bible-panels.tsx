@@ -1,4 +1,5 @@
 import { Form, Link } from "react-router";
+import { FormTokenField } from "~/components/ui/forms";
 import { BIBLE_LIMITS, ENTITY_KIND_LABELS, ENTITY_KINDS, ENTITY_PROMPT_MODE_LABELS, ENTITY_PROMPT_MODES, THREAD_OVERDUE_LABEL, type EntityPromptMode } from "~/schemas/bible";
 
 /** The story bible screen's tabs (app/routes/shell/studio/bible.tsx): plain forms, no script needed. */
@@ -29,10 +30,12 @@ function DeleteButton({ intent, id, label }: { intent: string; id: number; label
   );
 }
 
-function EntityForm({ entity, here }: { entity?: Entity; here: string }) {
+/** An adding form's one-time token (decision 077); an editing form has none. */
+function EntityForm({ entity, here, formToken }: { entity?: Entity; here: string; formToken?: string }) {
   return (
     <Form method="post" className="studio-form bible-form">
       {entity ? <input type="hidden" name="id" value={entity.id} /> : null}
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <div className="bible-row">
         <label className="field">
           <span>类型</span>
@@ -72,11 +75,12 @@ function EntityForm({ entity, here }: { entity?: Entity; here: string }) {
   );
 }
 
-function FactForm({ entityId, fact }: { entityId: number; fact?: Fact }) {
+function FactForm({ entityId, fact, formToken }: { entityId: number; fact?: Fact; formToken?: string }) {
   return (
     <Form method="post" className="panel-form bible-fact-form">
       <input type="hidden" name="entityId" value={entityId} />
       {fact ? <input type="hidden" name="id" value={fact.id} /> : null}
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <label className="field">
         <span>事实</span>
         <input type="text" name="content" defaultValue={fact?.content} maxLength={BIBLE_LIMITS.fact} required placeholder="例如：双目失明" />
@@ -94,13 +98,30 @@ function FactForm({ entityId, fact }: { entityId: number; fact?: Fact }) {
   );
 }
 
-/** One page of the entities (`here`: the page's address, for edit and cancel links); `total` across all pages. */
-export function EntitiesPanel({ here, entities, total, edit, editFact }: { here: string; entities: Entity[]; total: number; edit: number | null; editFact: number | null }) {
+/**
+ * One page of the entities (`here`: the page's address, for edit and cancel links); `total`
+ * across all pages; `formTokens`: the adding forms' one-time tokens (each entity's new fact by id).
+ */
+export function EntitiesPanel({
+  here,
+  entities,
+  total,
+  edit,
+  editFact,
+  formTokens,
+}: {
+  here: string;
+  entities: Entity[];
+  total: number;
+  edit: number | null;
+  editFact: number | null;
+  formTokens: { entity: string; facts: Record<number, string> };
+}) {
   return (
     <div className="bible-panel">
       <details className="bible-add" open={total === 0}>
         <summary className="btn">添加角色、地点、物品或势力</summary>
-        <EntityForm here={here} />
+        <EntityForm here={here} formToken={formTokens.entity} />
       </details>
       {total === 0 ? <p className="empty-state">还没有设定。记下人物的伤病、生死、身份，续写时AI就不会忘。</p> : <p className="muted">共 {total} 项设定。</p>}
       {/* The cards' h3 sit under this (axe: heading-order); the tab above names it for the eye. */}
@@ -141,7 +162,7 @@ export function EntitiesPanel({ here, entities, total, edit, editFact }: { here:
                 ),
               )}
             </ul>
-            <FactForm entityId={e.id} />
+            <FactForm entityId={e.id} formToken={formTokens.facts[e.id]} />
           </li>
         ))}
       </ul>
@@ -149,10 +170,11 @@ export function EntitiesPanel({ here, entities, total, edit, editFact }: { here:
   );
 }
 
-function ThreadForm({ thread }: { thread?: Thread }) {
+function ThreadForm({ thread, formToken }: { thread?: Thread; formToken?: string }) {
   return (
     <Form method="post" className="studio-form bible-form">
       {thread ? <input type="hidden" name="id" value={thread.id} /> : null}
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <label className="field">
         <span>伏笔</span>
         <input type="text" name="title" defaultValue={thread?.title} maxLength={BIBLE_LIMITS.threadTitle} required placeholder="例如：沈舟许诺三年后回来" />
@@ -178,13 +200,13 @@ function ThreadForm({ thread }: { thread?: Thread }) {
   );
 }
 
-/** One page of the threads (`here`: the page's address); `total` across all pages. */
-export function ThreadsPanel({ here, threads, total, edit }: { here: string; threads: Thread[]; total: number; edit: number | null }) {
+/** One page of the threads (`here`: the page's address); `total` across all pages; `formToken`: the adding form's. */
+export function ThreadsPanel({ here, threads, total, edit, formToken }: { here: string; threads: Thread[]; total: number; edit: number | null; formToken: string }) {
   return (
     <div className="bible-panel">
       <details className="bible-add" open={total === 0}>
         <summary className="btn">添加伏笔</summary>
-        <ThreadForm />
+        <ThreadForm formToken={formToken} />
       </details>
       {total === 0 ? <p className="empty-state">还没有伏笔。</p> : <p className="muted">共 {total} 条伏笔。</p>}
       <h2 className="sr-only">伏笔列表</h2>

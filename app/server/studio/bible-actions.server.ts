@@ -1,4 +1,5 @@
 import type { BibleAction } from "~/schemas/bible";
+import { oncePerFormToken, type FormKind, type RecordResult } from "../form-tokens.server";
 import {
   bibleListPage,
   deleteEntity,
@@ -19,25 +20,34 @@ export type BibleTab = "bible" | "threads" | "summaries";
 /**
  * One form of the story bible screen (/works/:id/bible): what it did, and the tab, anchor
  * and (for a saved entity, fact or thread) the page to go back to, the one that lists it;
- * without a page, the screen's own page stays.
+ * without a page, the screen's own page stays. A new entity, fact or thread is added once
+ * per the form's one-time token (decision 077): the same form sent again answers alike.
  */
-export async function runBibleAction(userId: string, workId: number, action: BibleAction): Promise<{ notice: string; tab: BibleTab; anchor: string; page?: number }> {
+export async function runBibleAction(
+  userId: string,
+  workId: number,
+  action: BibleAction,
+  formToken: string | null = null,
+): Promise<{ notice: string; tab: BibleTab; anchor: string; page?: number }> {
+  // An edit (with an id) changes what exists; only an addition goes by the token.
+  const save = (kind: FormKind, id: number | undefined, write: (record?: RecordResult) => Promise<number>) =>
+    id ? write() : oncePerFormToken(userId, kind, formToken, write, async (first) => Number(first));
   switch (action.intent) {
     case "entity-save": {
-      const id = await saveEntity(userId, workId, { ...action, name: action.name ?? "", aliases: action.aliases ?? "" });
+      const id = await save("entity", action.id, (record) => saveEntity(userId, workId, { ...action, name: action.name ?? "", aliases: action.aliases ?? "" }, record));
       return { notice: action.id ? "设定已保存" : "设定已添加", tab: "bible", anchor: `e-${id}`, page: await bibleListPage(workId, "entity", id) };
     }
     case "entity-delete":
       await deleteEntity(userId, workId, action.id);
       return { notice: "设定已删除", tab: "bible", anchor: "" };
     case "fact-save":
-      await saveFact(userId, workId, { ...action, content: action.content ?? "" });
+      await save("fact", action.id, (record) => saveFact(userId, workId, { ...action, content: action.content ?? "" }, "author", undefined, record));
       return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}`, page: await bibleListPage(workId, "entity", action.entityId) };
     case "fact-delete":
       await deleteFact(userId, workId, action.id);
       return { notice: "事实已删除", tab: "bible", anchor: "" };
     case "thread-save": {
-      const id = await saveThread(userId, workId, { ...action, title: action.title ?? "" });
+      const id = await save("plot-thread", action.id, (record) => saveThread(userId, workId, { ...action, title: action.title ?? "" }, record));
       return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}`, page: await bibleListPage(workId, "thread", id) };
     }
     case "thread-status":

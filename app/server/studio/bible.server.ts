@@ -17,6 +17,7 @@ import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, ENTITY_PROMPT_MODES, isThre
 import { pageWithin } from "~/utils/pagination";
 import { rowsOf } from "../db-utils.server";
 import { DomainError } from "../errors.server";
+import type { RecordResult } from "../form-tokens.server";
 import { getOwnedWork } from "../works.server";
 
 /**
@@ -72,7 +73,8 @@ export interface EntityInput {
  * row of story_entity_names, unique per work: a name another entity already has is
  * refused with who has it, and the transaction leaves everything as it was.
  */
-export async function saveEntity(userId: string, workId: number, input: EntityInput): Promise<number> {
+/** Adds (no `id`) or edits an entity; `record` writes a new one's form token in its transaction (decision 077). */
+export async function saveEntity(userId: string, workId: number, input: EntityInput, record?: RecordResult): Promise<number> {
   await getOwnedWork(userId, workId);
   if (!ENTITY_KINDS.includes(input.kind)) throw new DomainError(BIBLE_MESSAGES.kindInvalid, 400, "kind");
   const name = normalizeName(input.name ?? "");
@@ -100,6 +102,7 @@ export async function saveEntity(userId: string, workId: number, input: EntityIn
     } else {
       const [row] = await tx.insert(storyEntities).values({ workId, kind: input.kind, name, description, promptMode: promptMode ?? "auto" }).returning({ id: storyEntities.id });
       entityId = row.id;
+      await record?.(tx, entityId);
     }
     const wanted = [name, ...aliases];
     const inserted = await tx
@@ -151,7 +154,9 @@ export function checkFact(input: Omit<FactInput, "id" | "entityId">) {
   return { content, fromChapter, untilChapter };
 }
 
-export async function saveFact(userId: string, workId: number, input: FactInput, source: "author" | "ai" = "author", tx: Executor = db): Promise<number> {
+/** Adds (no `id`) or edits a fact; `record` writes a new one's form token in its transaction (decision 077). */
+export async function saveFact(userId: string, workId: number, input: FactInput, source: "author" | "ai" = "author", tx: Executor = db, record?: RecordResult): Promise<number> {
+  if (record && tx === db) return db.transaction((t) => saveFact(userId, workId, input, source, t, record));
   await getOwnedWork(userId, workId, tx);
   const fact = checkFact(input);
   const [entity] = await tx
@@ -169,6 +174,7 @@ export async function saveFact(userId: string, workId: number, input: FactInput,
     return row.id;
   }
   const [row] = await tx.insert(storyFacts).values({ ...fact, workId, entityId: entity.id, source }).returning({ id: storyFacts.id });
+  await record?.(tx, row.id);
   return row.id;
 }
 
@@ -188,7 +194,8 @@ export interface ThreadInput {
   dueChapter?: number | null;
 }
 
-export async function saveThread(userId: string, workId: number, input: ThreadInput): Promise<number> {
+/** Adds (no `id`) or edits a plot thread; `record` writes a new one's form token in its transaction (decision 077). */
+export async function saveThread(userId: string, workId: number, input: ThreadInput, record?: RecordResult): Promise<number> {
   await getOwnedWork(userId, workId);
   const title = normalizeName(input.title ?? "");
   if (!title) throw new DomainError(BIBLE_MESSAGES.threadTitleRequired, 400, "title");
@@ -209,8 +216,11 @@ export async function saveThread(userId: string, workId: number, input: ThreadIn
     if (!row) throw new DomainError(BIBLE_MESSAGES.threadNotFound, 404);
     return row.id;
   }
-  const [row] = await db.insert(plotThreads).values({ ...values, workId }).returning({ id: plotThreads.id });
-  return row.id;
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(plotThreads).values({ ...values, workId }).returning({ id: plotThreads.id });
+    await record?.(tx, row.id);
+    return row.id;
+  });
 }
 
 export async function setThreadStatus(userId: string, workId: number, threadId: number, status: "open" | "resolved"): Promise<void> {

@@ -4,7 +4,7 @@ import { CommentList, type CommentAnswer } from "~/components/comments/comment-i
 import { threadHref } from "~/components/comments/comment-links";
 import { useCommentsChanged, type LiveCommentsHandle } from "~/components/comments/live-comments";
 import { authHref } from "~/components/shell/auth-links";
-import { FieldError } from "~/components/ui/forms";
+import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS } from "~/schemas/comments";
 import {
   COMMENT_MESSAGES,
@@ -20,6 +20,7 @@ import {
 } from "~/server/comments.server";
 import { asRouteError, DomainError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { parseChapterOrder } from "~/server/reading.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
 import { parsePage } from "~/utils/pagination";
@@ -35,8 +36,12 @@ export const meta: Route.MetaFunction = ({ data }) => [
   { title: data && "work" in data ? `${data.paragraph ? "段评" : "本章说"} - ${data.chapter.title} - ${data.work.title}` : "评论" },
 ];
 
-/** The page hears its chapter's comments live (decision 101). */
-export const handle: LiveCommentsHandle = {
+/**
+ * The page hears its chapter's comments live (decision 101). Posting and replying create
+ * once per one-time token (decision 077; tests/integration/creating-forms.test.ts).
+ */
+export const handle: LiveCommentsHandle & { creates: string[] } = {
+  creates: ["comment"],
   liveComments: (data) => {
     const d = data as { work?: { id: number }; chapter?: { id: number } } | undefined;
     return d?.work && d.chapter ? { workId: d.work.id, chapterId: d.chapter.id } : null;
@@ -57,7 +62,10 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
       sort,
       page: parsePage(url.searchParams.get("page")),
     });
-    return { ...thread, sort, signedIn: Boolean(viewer) };
+    // A one-time token for each form that posts a comment: the box, and each reply box. A
+    // load after a post (the redirect, or the dialog's reload) gives new ones (decision 077).
+    const formTokens = viewer ? { post: newFormToken(), replies: Object.fromEntries(thread.comments.map((c) => [c.id, newFormToken()])) } : null;
+    return { ...thread, sort, signedIn: Boolean(viewer), formTokens };
   } catch (error) {
     if (dialog && error instanceof DomainError) return data({ dialogError: error.message }, { status: error.status });
     return asRouteError(error);
@@ -87,13 +95,25 @@ export async function action({ request, url, params }: Route.ActionArgs) {
         case "post":
         case "reply": {
           if (order === null) return data({ error: COMMENT_MESSAGES.chapterMissing, comment: null }, { status: 404 });
-          const posted = await postComment(user, {
-            workId,
-            order,
-            paragraph: intent === "post" ? parseParagraph(url.searchParams.get("p")) : null,
-            parentId: intent === "reply" ? id : null,
-            body: form.get("body"),
-          });
+          // The same form sent twice (a double click, 重新提交) posts once, and answers alike.
+          const posted = await oncePerFormToken(
+            user.id,
+            "comment",
+            formTokenOf(form),
+            (record) =>
+              postComment(
+                user,
+                {
+                  workId,
+                  order,
+                  paragraph: intent === "post" ? parseParagraph(url.searchParams.get("p")) : null,
+                  parentId: intent === "reply" ? id : null,
+                  body: form.get("body"),
+                },
+                record,
+              ),
+            async (first) => ({ id: Number(first) }),
+          );
           return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${noticed("posted", intent)}#c-${posted.id}`);
         }
         case "like":
@@ -180,6 +200,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
       {t.signedIn ? (
         <Form method="post" action={here} className="comment-form" aria-label={t.paragraph ? "写段评" : "写本章说"}>
           <input type="hidden" name="intent" value="post" />
+          {t.formTokens ? <FormTokenField token={t.formTokens.post} /> : null}
           <label htmlFor="comment-body" className="sr-only">
             评论内容
           </label>
@@ -206,7 +227,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
       </nav>
 
       {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
-      <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={here} answer={answer} />
+      <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={here} answer={answer} replyTokens={t.formTokens?.replies} />
       {t.pageCount > 1 ? (
         <nav className="pagination" aria-label="评论分页">
           {t.page > 1 ? <Link to={pageHref(t.page - 1)}>上一页</Link> : null}

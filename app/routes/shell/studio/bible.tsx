@@ -9,6 +9,7 @@ import { BIBLE_MESSAGES, bibleActionSchema } from "~/schemas/bible";
 import { asRouteError, replyOnDomainError } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
 import { userContext } from "~/server/guards.server";
 import { runBibleAction, type BibleTab } from "~/server/studio/bible-actions.server";
 import { bibleScreen, summariesView } from "~/server/studio/bible.server";
@@ -16,6 +17,9 @@ import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/bible";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `故事设定《${data?.work.title ?? ""}》 - 砚台` }];
+
+/** New entities, facts and threads are added once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["entity", "fact", "plot-thread"] };
 
 const TABS: { id: BibleTab; label: string }[] = [
   { id: "bible", label: "设定" },
@@ -42,8 +46,14 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
     tab === "summaries" ? summariesView(user.id, workId, page).catch(asRouteError) : null,
     takeFlash(request, url),
   ]);
+  // A one-time token for each adding form on the tab (an entity's new fact has its own); every load gives new ones.
+  const formTokens = {
+    entity: newFormToken(),
+    thread: newFormToken(),
+    facts: Object.fromEntries((view.entities?.entities ?? []).map((e) => [e.id, newFormToken()])),
+  };
   return data(
-    { ...view, tab, summaries, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice, loadedAt: Date.now() },
+    { ...view, tab, summaries, formTokens, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice, loadedAt: Date.now() },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
 }
@@ -71,7 +81,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
   return replyOnDomainError(
     async () => {
-      const done = await runBibleAction(user.id, workId, submission.value);
+      const done = await runBibleAction(user.id, workId, submission.value, formTokenOf(form));
       return redirectWithFlash(request, screenUrl(workId, done.tab, done.page ?? page, done.anchor ? `#${done.anchor}` : ""), { kind: "success", text: done.notice });
     },
     (error) => ({ error: error.message }),
@@ -79,7 +89,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function StoryBible({ actionData }: Route.ComponentProps) {
-  const { work, tab, published, overdue, entities, threads, proposals, jobs, summaries, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
+  const { work, tab, published, overdue, entities, threads, proposals, jobs, summaries, formTokens, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/bible`;
   return (
     <section className="studio-page bible-page">
@@ -102,13 +112,13 @@ export default function StoryBible({ actionData }: Route.ComponentProps) {
       {/* Keyed by the load: a saved form starts empty again; a refused one (not reloaded) keeps what was typed. */}
       {tab === "bible" && entities ? (
         <>
-          <EntitiesPanel key={loadedAt} here={screenUrl(work.id, "bible", entities.page)} entities={entities.entities} total={entities.total} edit={edit} editFact={editFact} />
+          <EntitiesPanel key={loadedAt} here={screenUrl(work.id, "bible", entities.page)} entities={entities.entities} total={entities.total} edit={edit} editFact={editFact} formTokens={formTokens} />
           <Pagination page={entities.page} pageCount={entities.pageCount} hrefFor={(p) => screenUrl(work.id, "bible", p)} />
         </>
       ) : null}
       {tab === "threads" && threads ? (
         <>
-          <ThreadsPanel key={loadedAt} here={screenUrl(work.id, "threads", threads.page)} threads={threads.threads} total={threads.total} edit={edit} />
+          <ThreadsPanel key={loadedAt} here={screenUrl(work.id, "threads", threads.page)} threads={threads.threads} total={threads.total} edit={edit} formToken={formTokens.thread} />
           <Pagination page={threads.page} pageCount={threads.pageCount} hrefFor={(p) => screenUrl(work.id, "threads", p)} />
         </>
       ) : null}
