@@ -73,8 +73,8 @@ export type RecordResult = (tx: Executor, resultId: string | number) => Promise<
 /**
  * Runs `create` once per token: `create` gets `record`, to call in its transaction with
  * what it made. A token already recorded (before, or by a concurrent submission that
- * committed first, whose unique key then fails this one's transaction) gives
- * `existing(resultId)` instead.
+ * committed first, whose unique key then fails this one's transaction, or a unique key
+ * of what it made, reported as a DomainError) gives `existing(resultId)` instead.
  */
 export async function oncePerFormToken<T>(
   sender: FormSender,
@@ -92,7 +92,10 @@ export async function oncePerFormToken<T>(
   try {
     return await create(record);
   } catch (error) {
-    if (pgErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+    // A concurrent submission of the same form that committed first: its token's key
+    // fails this one, or a unique key of what it made does first (a prompt's code, which
+    // createPrompt answers as 代码已存在); either way the token is recorded now.
+    if (!(pgErrorCode(error) === UNIQUE_VIOLATION || error instanceof DomainError)) throw error;
     const first = await earlierResult(sender, kind, token);
     if (first === null) throw error;
     return existing(first);
