@@ -14,7 +14,34 @@ import { DomainError } from "./errors.server";
  */
 export const FORM_TOKEN_FIELD = "formToken";
 
-export type FormKind = "publish" | "chapter" | "top-up" | "continuation" | "payout" | "exchange" | "volume" | "comment" | "entity" | "fact" | "plot-thread";
+export type FormKind =
+  | "publish"
+  | "chapter"
+  | "top-up"
+  | "continuation"
+  | "payout"
+  | "exchange"
+  | "volume"
+  | "comment"
+  | "entity"
+  | "fact"
+  | "plot-thread"
+  // The back office's (decision 172): sent by an administrator.
+  | "credits-adjustment"
+  | "user-message"
+  | "redeem-codes"
+  | "api-token"
+  | "prompt"
+  | "api-config";
+
+/**
+ * Who sent the form: a user's id (readers and authors), or `{ adminId }` for the back
+ * office (decision 172); a token is recorded for the one or the other.
+ */
+export type FormSender = string | { adminId: string };
+
+const senderColumns = (sender: FormSender) =>
+  typeof sender === "string" ? { userId: sender, adminId: null } : { userId: null, adminId: sender.adminId };
 
 export const FORM_TOKEN_MESSAGES = {
   invalid: "表单已失效，请刷新页面后重试",
@@ -36,10 +63,11 @@ export function formTokenOf(form: FormData): string | null {
   return value;
 }
 
-async function earlierResult(userId: string, kind: FormKind, token: string): Promise<string | null> {
+async function earlierResult(sender: FormSender, kind: FormKind, token: string): Promise<string | null> {
   const [row] = await db.select().from(formSubmissions).where(eq(formSubmissions.token, token));
   if (!row) return null;
-  if (row.userId !== userId || row.kind !== kind) throw new DomainError(FORM_TOKEN_MESSAGES.usedElsewhere, 409);
+  const { userId, adminId } = senderColumns(sender);
+  if (row.userId !== userId || row.adminId !== adminId || row.kind !== kind) throw new DomainError(FORM_TOKEN_MESSAGES.usedElsewhere, 409);
   return row.resultId;
 }
 
@@ -49,33 +77,39 @@ export type RecordResult = (tx: Executor, resultId: string | number) => Promise<
 /**
  * Runs `create` once per token: `create` gets `record`, to call in its transaction with
  * what it made. A token already recorded (before, or by a concurrent submission that
- * committed first, whose unique key then fails this one's transaction) gives
- * `existing(resultId)` instead.
+ * committed first, whose unique key then fails this one's transaction, or a unique key
+ * of what it made, reported as a DomainError) gives `existing(resultId)` instead.
  */
 export async function oncePerFormToken<T>(
-  userId: string,
+  sender: FormSender,
   kind: FormKind,
   token: string | null,
   create: (record: RecordResult) => Promise<T>,
   existing: (resultId: string) => Promise<T>,
 ): Promise<T> {
   if (!token) return create(async () => {});
-  const before = await earlierResult(userId, kind, token);
+  const before = await earlierResult(sender, kind, token);
   if (before !== null) return existing(before);
   const record: RecordResult = async (tx, resultId) => {
-    await tx.insert(formSubmissions).values({ token, userId, kind, resultId: String(resultId) });
+    await tx.insert(formSubmissions).values({ token, ...senderColumns(sender), kind, resultId: String(resultId) });
   };
   try {
     return await create(record);
   } catch (error) {
-    if (pgErrorCode(error) !== UNIQUE_VIOLATION) throw error;
-    const first = await earlierResult(userId, kind, token);
+    // A concurrent submission of the same form that committed first: its token's key
+    // fails this one, or a unique key of what it made does first (a prompt's code, which
+    // createPrompt answers as 代码已存在); either way the token is recorded now.
+    if (!(pgErrorCode(error) === UNIQUE_VIOLATION || error instanceof DomainError)) throw error;
+    const first = await earlierResult(sender, kind, token);
     if (first === null) throw error;
     return existing(first);
   }
 }
 
-/** Forgets tokens older than a week (run with the hourly clean-up): forms are not kept open that long. */
+/**
+ * Forgets tokens older than a week, users' and administrators' alike (run with the hourly
+ * clean-up): forms are not kept open that long.
+ */
 export async function deleteOldFormTokens(executor: Executor = db): Promise<void> {
   await executor.delete(formSubmissions).where(lt(formSubmissions.createdAt, sql`now() - interval '7 days'`));
 }

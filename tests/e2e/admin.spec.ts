@@ -429,3 +429,23 @@ test.describe("key forms, with and without JavaScript", () => {
     await expect(ratio).toHaveAccessibleDescription("请输入有效的积分兑换比例");
   });
 });
+
+test.describe("a posted page reloaded (the browser's 重新提交, without JavaScript)", () => {
+  test.use({ javaScriptEnabled: false });
+  test.beforeEach(async ({ context, baseURL }) => {
+    await adminLogIn(context, baseURL!);
+  });
+
+  test("API tokens: the create form sent again makes no second token and says so (decision 172)", async ({ page }) => {
+    const name = `重提 ${Date.now().toString(36)}`;
+    await open(page, "/admin/api-tokens", false);
+    await page.getByLabel("名称").fill(name);
+    await page.getByRole("button", { name: "创建令牌" }).click();
+    await expect(page.getByTestId("created-token").locator("code")).toHaveText(/^inkadm_/);
+    // Reloading the answer to a POST posts the same form (its one-time token) again.
+    await page.reload();
+    await expect(page.getByTestId("created-token")).toContainText(`令牌「${name}」已在第一次提交时创建，没有再创建新的令牌`);
+    await expect(page.getByTestId("created-token").locator("code")).toHaveCount(0);
+    await expect(page.getByRole("row", { name: new RegExp(name) })).toHaveCount(1);
+  });
+});

@@ -1,13 +1,31 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapterComments, chapters, notifications, paymentOrders, payoutRequests, plotThreads, storyEntities, storyFacts, tokenTransactions, volumes, works } from "~/db/schema";
+import {
+  adminApiTokens,
+  apiConfigs,
+  chapterComments,
+  chapters,
+  creditTransactions,
+  notifications,
+  paymentOrders,
+  payoutRequests,
+  plotThreads,
+  prompts,
+  redeemCodes,
+  storyEntities,
+  storyFacts,
+  tokenTransactions,
+  volumes,
+  works,
+} from "~/db/schema";
 import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
 import { saveEntity } from "~/server/studio/bible.server";
 import { savePlotContent } from "~/server/writing.server";
 import { createWork } from "~/server/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, fund, setConfig } from "../fixtures/ledger";
+import { adminCookieFor, createAdmin } from "./admin-fixtures";
 import { readyProject } from "./ai-helpers";
 import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
 
@@ -77,13 +95,6 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/api/operate.ts": "one operation per request key (409 for a used key, decision 130)",
   "routes/api/continue.ts": "one continuation per request key (409 for a used key, decision 141)",
   "routes/api/notify.ts": "credits an order once per out_trade_no (decision 020)",
-  // NOT YET: these create rows and a replay creates them again. Issue 28 asked for a
-  // token on every creating form; these are left for a follow-up (see the session report).
-  "routes/admin/user-edit.tsx": "NOT YET: a balance adjustment or a message (a replay applies it twice)",
-  "routes/admin/codes.tsx": "NOT YET: a batch of redeem codes (a replay generates another batch)",
-  "routes/admin/api-tokens.tsx": "NOT YET: an API token (a replay creates a second token)",
-  "routes/admin/prompts.tsx": "NOT YET: a prompt (a replay creates a second one)",
-  "routes/admin/settings/api.tsx": "NOT YET: an AI configuration (a replay creates a second one)",
 };
 
 /** Every route of app/routes.ts whose module has an action, with its module. */
@@ -115,7 +126,8 @@ async function series(title: string): Promise<number> {
 }
 
 /** Loads the page (its loader gives the form's token), then posts the same form twice. */
-async function replay(mod: Module, path: string, token: (page: unknown) => string, fields: Record<string, string> | FormData) {
+async function replay(mod: Module, path: string, token: (page: unknown) => string, fields: Record<string, string> | FormData, as = cookie) {
+  const cookie = as;
   const page = await runRoute("loader", mod as never, userRequest(cookie, path));
   const formToken = token(page);
   expect(formToken).toMatch(/^[A-Za-z0-9_-]{24}$/);
@@ -131,8 +143,72 @@ async function replay(mod: Module, path: string, token: (page: unknown) => strin
   return [locationOf(first), locationOf(second)];
 }
 
+/** An administrator's session, for the back office's forms (decision 172). */
+async function adminCookie(): Promise<string> {
+  return adminCookieFor((await createAdmin()).id);
+}
+
+/** The back office's creating forms (decision 172), replayed with an administrator's session. */
+const ADMIN_REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
+  "routes/admin/user-edit.tsx": async (mod) => {
+    const admin = await adminCookie();
+    const target = await createUser();
+    const path = `/admin/users/${target.id}`;
+    const tokens = (p: unknown) => (p as { formTokens: { balance: string; message: string } }).formTokens;
+    // 调整积分: money, so the replay must not move it again.
+    const balance = await creditBalance(target.id);
+    const [first, second] = await replay(mod, path, (p) => tokens(p).balance, { intent: "balance", change: "+100", reason: "重放补偿" }, admin);
+    expect(first).toBe(`302 ${path}?notice=balance-set`);
+    expect(second).toBe(first);
+    expect(await creditBalance(target.id)).toBe(balance + 100);
+    expect(await db.select().from(creditTransactions).where(eq(creditTransactions.userId, target.id))).toHaveLength(1);
+    // 发送消息
+    const [sent, again] = await replay(mod, path, (p) => tokens(p).message, { intent: "message", body: "重放的消息" }, admin);
+    expect(sent).toBe(`302 ${path}?notice=message-sent`);
+    expect(again).toBe(sent);
+    expect(await db.select().from(notifications).where(and(eq(notifications.userId, target.id), eq(notifications.kind, "admin")))).toHaveLength(1);
+  },
+  "routes/admin/codes.tsx": async (mod) => {
+    const path = "/admin/codes?status=all&page=1&dialog=generate";
+    const [first, second] = await replay(mod, path, (p) => (p as { formToken: string }).formToken, { intent: "generate", quantity: "3", amount: "10", batch: "重放批次" }, await adminCookie());
+    expect(first).toBe("302 /admin/codes?status=all&notice=codes-generated");
+    expect(second).toBe(first);
+    expect(await db.select().from(redeemCodes).where(eq(redeemCodes.batch, "重放批次"))).toHaveLength(3);
+  },
+  "routes/admin/api-tokens.tsx": async (mod) => {
+    // Not a redirect: the new token's secret is in the first answer only; the replay makes
+    // no second token and says the first one was made (its secret is not kept to show again).
+    const admin = await adminCookie();
+    const page = (await runRoute("loader", mod as never, userRequest(admin, "/admin/api-tokens"))) as { formToken: string };
+    const post = () => {
+      const fields = { intent: "create", name: "重放令牌", expiresIn: "90", formToken: page.formToken };
+      return runRoute("action", mod as never, userRequest(admin, "/admin/api-tokens", fields)) as Promise<{ data: { created: { name: string; token: string | null } } }>;
+    };
+    const first = await post();
+    const second = await post();
+    expect(first.data.created).toEqual({ name: "重放令牌", token: expect.stringMatching(/^\S{40,}$/) });
+    expect(second.data.created).toEqual({ name: "重放令牌", token: null });
+    expect(await db.select().from(adminApiTokens).where(eq(adminApiTokens.name, "重放令牌"))).toHaveLength(1);
+  },
+  "routes/admin/prompts.tsx": async (mod) => {
+    const fields = { intent: "create", code: "P-REPLAY", title: "重放提示词", systemContent: "系统", userContent: "用户", type: "free" };
+    const [first, second] = await replay(mod, "/admin/prompts?page=1&dialog=new", (p) => (p as { formToken: string }).formToken, fields, await adminCookie());
+    expect(first).toBe("302 /admin/prompts?notice=saved");
+    expect(second).toBe(first);
+    expect(await db.select().from(prompts).where(eq(prompts.code, "P-REPLAY"))).toHaveLength(1);
+  },
+  "routes/admin/settings/api.tsx": async (mod) => {
+    const fields = { intent: "create", name: "重放配置", provider: "openai", endpoint: "https://api.example.com/v1", apiKey: "sk-replay", model: "gpt-test" };
+    const [first, second] = await replay(mod, "/admin/settings/api?dialog=new", (p) => (p as { formToken: string }).formToken, fields, await adminCookie());
+    expect(first).toBe("302 /admin/settings/api?notice=saved");
+    expect(second).toBe(first);
+    expect(await db.select().from(apiConfigs).where(eq(apiConfigs.name, "重放配置"))).toHaveLength(1);
+  },
+};
+
 /** For each creating route (by module file): its form replayed, and what must exist once. */
 const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
+  ...ADMIN_REPLAYS,
   "routes/shell/works/submit.tsx": async (mod) => {
     const form = new FormData();
     const fields = { status: "completed", type: "single_chapter", title: "重放发布", description: "简介", rating: "all_ages", visibility: "public", content: "正文" };

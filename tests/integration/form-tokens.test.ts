@@ -1,13 +1,16 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, paymentOrders, works } from "~/db/schema";
+import { chapters, creditTransactions, formSubmissions, paymentOrders, prompts, works } from "~/db/schema";
+import { action as promptsAction, loader as promptsLoader } from "~/routes/admin/prompts";
+import { action as userEditAction, loader as userEditLoader } from "~/routes/admin/user-edit";
 import { action as creditsAction, loader as creditsLoader } from "~/routes/shell/credits/credits";
 import { action as newChapterAction, loader as newChapterLoader } from "~/routes/shell/works/new-chapter";
 import { action as submitAction, loader as submitLoader } from "~/routes/shell/works/submit";
-import { FORM_TOKEN_MESSAGES } from "~/server/form-tokens.server";
+import { deleteOldFormTokens, FORM_TOKEN_MESSAGES } from "~/server/form-tokens.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
-import { setConfig } from "../fixtures/ledger";
+import { creditBalance, setConfig } from "../fixtures/ledger";
+import { adminCookieFor, createAdmin } from "./admin-fixtures";
 import { callThroughRoutes } from "./route-chain";
 
 /**
@@ -103,5 +106,80 @@ describe("the top-up form", () => {
     const orders = await db.select().from(paymentOrders).where(eq(paymentOrders.userId, userId));
     expect(orders.map((o) => [o.amount, o.status])).toEqual([[30, "pending"]]);
     expect(new URL(first!).searchParams.get("out_trade_no")).toBe(orders[0].outTradeNo);
+  });
+});
+
+describe("the back office's creating forms (decision 172)", () => {
+  let admin: string;
+  beforeAll(async () => {
+    admin = await adminCookieFor((await createAdmin()).id);
+  });
+
+  async function balanceToken(path: string): Promise<string> {
+    const page = (await callThroughRoutes(userEditLoader, { request: userRequest(admin, path) })) as { formTokens: { balance: string } };
+    expect(page.formTokens.balance).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    return page.formTokens.balance;
+  }
+
+  it("调整积分 posted twice at once moves the credits once: one ledger row, and both answers redirect", async () => {
+    const target = await createUser();
+    const path = `/admin/users/${target.id}`;
+    const formToken = await balanceToken(path);
+    const post = () => callThroughRoutes(userEditAction, { request: userRequest(admin, path, { intent: "balance", change: "+100", reason: "双击补偿", formToken }) }).catch((r: unknown) => r);
+    const results = await Promise.all([post(), post()]);
+    expect(results.map(locationOf)).toEqual([`302 ${path}?notice=balance-set`, `302 ${path}?notice=balance-set`]);
+    expect(await creditBalance(target.id)).toBe(100);
+    expect(await db.select().from(creditTransactions).where(eq(creditTransactions.userId, target.id))).toHaveLength(1);
+  });
+
+  it("新建提示词 posted twice at once makes one prompt; the second is not told 代码已存在", async () => {
+    const page = (await callThroughRoutes(promptsLoader, { request: userRequest(admin, "/admin/prompts?page=1&dialog=new") })) as { formToken: string };
+    const fields = { intent: "create", code: "P-TWICE", title: "双击提示词", systemContent: "系统", userContent: "用户", type: "free", formToken: page.formToken };
+    const post = () => callThroughRoutes(promptsAction, { request: userRequest(admin, "/admin/prompts?page=1&dialog=new", fields) }).catch((r: unknown) => r);
+    const results = await Promise.all([post(), post()]);
+    expect(results.map(locationOf)).toEqual(["302 /admin/prompts?notice=saved", "302 /admin/prompts?notice=saved"]);
+    expect(await db.select().from(prompts).where(eq(prompts.code, "P-TWICE"))).toHaveLength(1);
+  });
+
+  it("an administrator's token is refused on a user's form and on another user's page, and the reverse", async () => {
+    const target = await createUser();
+    const path = `/admin/users/${target.id}`;
+    const formToken = await balanceToken(path);
+    const adjust = (to: string, token: string) =>
+      callThroughRoutes(userEditAction, { request: userRequest(admin, to, { intent: "balance", change: "+5", reason: "补偿", formToken: token }) }).catch((r: unknown) => r);
+    expect(locationOf(await adjust(path, formToken))).toBe(`302 ${path}?notice=balance-set`);
+
+    // The same token on a reader's publish form: 409, nothing published.
+    const stolen = (await submit(publishForm({ title: "管理员的令牌", formToken }))) as { init: { status: number } };
+    expect(stolen.init.status).toBe(409);
+    expect(await worksTitled("管理员的令牌")).toHaveLength(0);
+
+    // On another user's page: 409, that user's credits untouched.
+    const other = await createUser();
+    const elsewhere = (await adjust(`/admin/users/${other.id}`, formToken)) as { init: { status: number }; data: { result: { error: Record<string, string[]> } } };
+    expect(elsewhere.init.status).toBe(409);
+    expect(elsewhere.data.result.error[""]).toEqual([FORM_TOKEN_MESSAGES.usedElsewhere]);
+    expect(await creditBalance(other.id)).toBe(0);
+
+    // A reader's token on the back office's form: 409, nothing adjusted.
+    const readerToken = await publishToken();
+    await submit(publishForm({ title: "读者的表单", formToken: readerToken }));
+    expect(((await adjust(`/admin/users/${other.id}`, readerToken)) as { init: { status: number } }).init.status).toBe(409);
+    expect(await creditBalance(other.id)).toBe(0);
+  });
+
+  it("the clean-up forgets administrators' tokens older than a week, as it does users'", async () => {
+    const target = await createUser();
+    const path = `/admin/users/${target.id}`;
+    const old = await balanceToken(path);
+    const fresh = await balanceToken(path);
+    for (const formToken of [old, fresh]) {
+      await callThroughRoutes(userEditAction, { request: userRequest(admin, path, { intent: "balance", change: "+1", reason: "清理", formToken }) }).catch((r: unknown) => r);
+    }
+    await db.update(formSubmissions).set({ createdAt: sql`now() - interval '8 days'` }).where(eq(formSubmissions.token, old));
+    await deleteOldFormTokens();
+    const left = await db.select({ token: formSubmissions.token, adminId: formSubmissions.adminId }).from(formSubmissions).where(sql`${formSubmissions.token} in (${old}, ${fresh})`);
+    expect(left.map((r) => r.token)).toEqual([fresh]);
+    expect(left[0].adminId).not.toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { apiConfigActionSchema, CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MODEL_PLACEHOLDERS } from "~/schemas/admin";
 import { FieldErrors, FormErrors, Notice } from "./ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 
 export interface ApiConfigValues {
   id: string;
@@ -25,12 +25,15 @@ export function ApiConfigForm({
   initial,
   lastResult,
   test,
+  formToken,
 }: {
   action: string;
   closeHref: string;
   initial: ApiConfigValues | null;
   lastResult?: SubmissionResult<string[]>;
   test?: { ok: boolean; message: string } | null;
+  /** A new configuration's one-time token (decision 172). */
+  formToken?: string;
 }) {
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm(apiConfigActionSchema, {
@@ -44,6 +47,7 @@ export function ApiConfigForm({
   return (
     <Form method="post" action={action} {...getFormProps(form)}>
       {initial ? <input type="hidden" name="id" value={initial.id} /> : null}
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <FormErrors form={form} />
       {test ? (
         <Notice kind={test.ok ? "success" : "error"} testId="api-test-result">

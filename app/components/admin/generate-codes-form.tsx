@@ -3,14 +3,25 @@ import { useEffect, useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 
 /**
  * docs/product.md: Back office: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
  * 10). With JavaScript the confirm button is disabled outside the range and while the
  * codes are being generated; the server checks the same rules either way.
  */
-export function GenerateCodesForm({ action, closeHref, lastResult }: { action: string; closeHref: string; lastResult?: SubmissionResult<string[]> }) {
+/** `formToken`: the page's one-time token (decision 172), so a replayed form makes one batch. */
+export function GenerateCodesForm({
+  action,
+  closeHref,
+  lastResult,
+  formToken,
+}: {
+  action: string;
+  closeHref: string;
+  lastResult?: SubmissionResult<string[]>;
+  formToken?: string;
+}) {
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm(generateCodesSchema, { id: "generate-codes", lastResult, defaultValue: { quantity: "1", amount: "10" } });
   const [quantity, setQuantity] = useState(String(fields.quantity.initialValue ?? "1"));
@@ -23,6 +34,7 @@ export function GenerateCodesForm({ action, closeHref, lastResult }: { action: s
   return (
     <Form method="post" action={action} {...getFormProps(form)}>
       <input type="hidden" name="intent" value="generate" />
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <FormErrors form={form} />
       <label className="field">
         <span>数量</span>

@@ -3,7 +3,7 @@ import { useRef } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { PROMPT_TYPE_LABELS, PROMPT_TYPES, PROMPT_VARIABLES, promptSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 
 export interface PromptValues {
   id?: number;
@@ -26,11 +26,14 @@ export function PromptForm({
   closeHref,
   initial,
   lastResult,
+  formToken,
 }: {
   action: string;
   closeHref: string;
   initial: PromptValues | null;
   lastResult?: SubmissionResult<string[]>;
+  /** A new prompt's one-time token (decision 172). */
+  formToken?: string;
 }) {
   const navigation = useNavigation();
   const userContentRef = useRef<HTMLTextAreaElement>(null);
@@ -55,6 +58,7 @@ export function PromptForm({
     <Form method="post" action={action} {...getFormProps(form)} className="admin-prompt-form">
       <input type="hidden" name="intent" value={initial?.id ? "update" : "create"} />
       {initial?.id ? <input type="hidden" name="id" value={initial.id} /> : null}
+      {formToken ? <FormTokenField token={formToken} /> : null}
       <FormErrors form={form} />
       <div className="admin-prompt-grid">
         <div>

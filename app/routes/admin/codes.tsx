@@ -11,10 +11,14 @@ import { adminActorOf } from "~/server/admin/audit.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import type { Route } from "./+types/codes";
 import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
+
+/** 生成兑换码 makes one batch per one-time token (decision 172; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["redeem-codes"] };
 
 const STATUS_LABELS: Record<CodeStatusFilter, string> = { all: "全部", unused: "未使用", used: "已使用", void: "已作废", expired: "已过期" };
 
@@ -28,7 +32,8 @@ export async function loader({ url }: Route.LoaderArgs) {
   const code = (url.searchParams.get("code") ?? "").trim().slice(0, 20);
   const batch = (url.searchParams.get("batch") ?? "").trim().slice(0, 50);
   const result = await listRedeemCodes({ status, page: parsePage(url.searchParams.get("page")), code, batch });
-  return { ...result, status, code, batch, generating: url.searchParams.get("dialog") === "generate" };
+  const generating = url.searchParams.get("dialog") === "generate";
+  return { ...result, status, code, batch, generating, formToken: generating ? newFormToken() : null };
 }
 
 /** The codes' end: the end of the chosen day in China time (the site's clock). */
@@ -58,7 +63,15 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       const { quantity, amount, batch, expiresOn } = submission.value;
-      await generateRedeemCodes(adminActorOf(context), quantity, amount, { batch, expiresAt: expiresOn ? endOfSiteDay(expiresOn) : null });
+      const actor = adminActorOf(context);
+      // The same form sent twice (a double click, 重新提交) makes one batch.
+      await oncePerFormToken(
+        { adminId: actor.admin.id },
+        "redeem-codes",
+        formTokenOf(form),
+        (record) => generateRedeemCodes(actor, quantity, amount, { batch, expiresAt: expiresOn ? endOfSiteDay(expiresOn) : null, record }),
+        async () => [],
+      );
       return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
     },
     (error) => ({ result: submission.reply(formErrorsOf(error)) }),
@@ -73,7 +86,7 @@ function codeState(c: { status: string; voidedAt: Date | string | null; expiresA
 }
 
 export default function Codes({ loaderData, actionData }: Route.ComponentProps) {
-  const { codes, total, page, pageCount, status, code, batch, generating } = loaderData;
+  const { codes, total, page, pageCount, status, code, batch, generating, formToken } = loaderData;
   const filters = `status=${status}${code ? `&code=${encodeURIComponent(code)}` : ""}${batch ? `&batch=${encodeURIComponent(batch)}` : ""}`;
   const base = `/admin/codes?${filters}&page=${page}`;
   const voidErrors = actionData && !generating ? Object.values(actionData.result.error ?? {}).flat().filter((m): m is string => typeof m === "string") : [];
@@ -162,7 +175,7 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       ) : null}
       {generating ? (
         <AdminDialog title="生成兑换码" closeHref={base}>
-          <GenerateCodesForm action={`${base}&dialog=generate`} closeHref={base} lastResult={actionData?.result} />
+          <GenerateCodesForm action={`${base}&dialog=generate`} closeHref={base} lastResult={actionData?.result} formToken={formToken ?? undefined} />
         </AdminDialog>
       ) : null}
     </section>

@@ -9,11 +9,15 @@ import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 import { parsePage } from "~/utils/pagination";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/prompts";
 import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
+
+/** 新建提示词 creates once per one-time token (decision 172; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["prompt"] };
 
 type Dialog = { mode: "new" } | { mode: "edit" | "delete"; id: number };
 
@@ -32,7 +36,7 @@ export async function loader({ url }: Route.LoaderArgs) {
       listPrompts(parsePage(url.searchParams.get("page"))),
       dialog && dialog.mode !== "new" ? getPrompt(dialog.id) : null,
     ]);
-    return { ...list, dialog, prompt };
+    return { ...list, dialog, prompt, formToken: dialog?.mode === "new" ? newFormToken() : null };
   } catch (error) {
     asRouteError(error);
   }
@@ -41,7 +45,8 @@ export async function loader({ url }: Route.LoaderArgs) {
 /** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
 export async function action({ request, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
-  const submission = parseWithZod(await readForm(request), { schema: promptActionSchema });
+  const form = await readForm(request);
+  const submission = parseWithZod(form, { schema: promptActionSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const value = submission.value;
   return replyOnDomainError(
@@ -52,8 +57,16 @@ export async function action({ request, context }: Route.ActionArgs) {
       }
       const { code, title, systemContent, userContent, type, isSystem } = value;
       const input = { code, title, systemContent, userContent, type, isSystem };
-      if (value.intent === "create") await createPrompt(actor, input);
-      else await updatePrompt(actor, value.id, input);
+      if (value.intent === "create") {
+        // The same form sent twice (a double click, 重新提交) creates one prompt.
+        await oncePerFormToken(
+          { adminId: actor.admin.id },
+          "prompt",
+          formTokenOf(form),
+          (record) => createPrompt(actor, input, record),
+          async (id) => Number(id),
+        );
+      } else await updatePrompt(actor, value.id, input);
       return redirect("/admin/prompts?notice=saved");
     },
     (error) => ({ result: submission.reply(formErrorsOf(error)) }),
@@ -61,7 +74,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Prompts({ loaderData, actionData }: Route.ComponentProps) {
-  const { prompts, page, pageCount, dialog, prompt } = loaderData;
+  const { prompts, page, pageCount, dialog, prompt, formToken } = loaderData;
   const base = `/admin/prompts?page=${page}`;
   const here = dialog ? `${base}&dialog=${dialog.mode}${dialog.mode !== "new" ? `&id=${dialog.id}` : ""}` : base;
   return (
@@ -112,7 +125,7 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
 
       {dialog?.mode === "new" || dialog?.mode === "edit" ? (
         <AdminDialog title={dialog.mode === "new" ? "新建提示词" : "编辑提示词"} closeHref={base} wide>
-          <PromptForm action={here} closeHref={base} initial={prompt} lastResult={actionData?.result} />
+          <PromptForm action={here} closeHref={base} initial={prompt} lastResult={actionData?.result} formToken={formToken ?? undefined} />
         </AdminDialog>
       ) : null}
       {dialog?.mode === "delete" && prompt ? (

@@ -4,7 +4,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { UserActivity } from "~/components/admin/user-activity";
 import { balanceSchema, banSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
 import { adminActorOf } from "~/server/admin/audit.server";
@@ -19,16 +19,23 @@ import {
   unbanUser,
   updateUserNickname,
 } from "~/server/admin/users.server";
-import { orRouteError, replyOnDomainError } from "~/server/errors.server";
+import { DomainError, orRouteError, replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { FORM_TOKEN_MESSAGES, formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户详情 - 管理后台" }];
 
+/**
+ * 调整积分 and 发送消息 apply once per one-time token (decision 172;
+ * tests/integration/creating-forms.test.ts): a replayed adjustment would move money twice.
+ */
+export const handle = { creates: ["credits-adjustment", "user-message"] };
+
 export async function loader({ params }: Route.LoaderArgs) {
   return orRouteError(async () => {
     const user = await getUserForAdmin(params.id);
-    return { user, activity: await getUserActivity(user.id) };
+    return { user, activity: await getUserActivity(user.id), formTokens: { balance: newFormToken(), message: newFormToken() } };
   });
 }
 
@@ -45,6 +52,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return data({ intent, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }
   const value = submission.value;
+  // A token is this page's: one recorded on another user's page is not for this one.
+  const sameUser = (target: string) => {
+    if (target !== params.id) throw new DomainError(FORM_TOKEN_MESSAGES.usedElsewhere, 409);
+  };
   return replyOnDomainError(
     async () => {
       await getUserForAdmin(params.id);
@@ -52,12 +63,28 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         await updateUserNickname(actor, params.id, value.nickname);
         return redirect(`/admin/users/${params.id}?notice=nickname-set`);
       }
+      // The same form sent twice (a double click, 重新提交) adjusts or sends once: the token
+      // is recorded in the ledger row's (the message's) transaction.
       if (value.intent === "balance") {
-        await adjustUserCredits(actor, params.id, value.change, value.reason);
+        await oncePerFormToken(
+          { adminId: actor.admin.id },
+          "credits-adjustment",
+          formTokenOf(form),
+          async (record) => {
+            await adjustUserCredits(actor, params.id, value.change, value.reason, record);
+          },
+          async (target) => sameUser(target),
+        );
         return redirect(`/admin/users/${params.id}?notice=balance-set`);
       }
       if (value.intent === "message") {
-        await messageUser(actor, params.id, value.body);
+        await oncePerFormToken(
+          { adminId: actor.admin.id },
+          "user-message",
+          formTokenOf(form),
+          (record) => messageUser(actor, params.id, value.body, record),
+          async (target) => sameUser(target),
+        );
         return redirect(`/admin/users/${params.id}?notice=message-sent`);
       }
       if (value.intent === "ban") {
@@ -79,7 +106,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   );
 }
 
-export default function UserEdit({ loaderData: { user, activity }, actionData }: Route.ComponentProps) {
+export default function UserEdit({ loaderData: { user, activity, formTokens }, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
   const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
@@ -190,6 +217,7 @@ export default function UserEdit({ loaderData: { user, activity }, actionData }:
         <FormErrors form={balanceForm} />
         <Form method="post" {...getFormProps(balanceForm)}>
           <input type="hidden" name="intent" value="balance" />
+          <FormTokenField token={formTokens.balance} />
           <label className="field">
             <span>增减数量</span>
             <input {...getInputProps(bf.change, { type: "text" })} placeholder="+100 或 -50" />
@@ -225,6 +253,7 @@ export default function UserEdit({ loaderData: { user, activity }, actionData }:
         <FormErrors form={messageForm} />
         <Form method="post" {...getFormProps(messageForm)}>
           <input type="hidden" name="intent" value="message" />
+          <FormTokenField token={formTokens.message} />
           <label className="field">
             <span>消息内容</span>
             <textarea {...getTextareaProps(messageFields.body)} rows={4} maxLength={2000} />

@@ -10,6 +10,7 @@ import { getSiteConfigValue } from "../site-config.server";
 import { OutboundError, outboundRequest, parseOutboundUrl } from "./outbound.server";
 import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
 import { saveSiteSettings, setSiteConfigs } from "./site-settings.server";
+import type { RecordResult } from "../form-tokens.server";
 
 /**
  * AI provider connections (docs/product.md: Back office). The API key is written here and read by the
@@ -94,12 +95,13 @@ const auditView = (c: { name: string; provider: string; endpoint: string; model:
   ...(c.apiKey !== undefined ? { apiKey: c.apiKey } : {}),
 });
 
-export async function createApiConfig(actor: AdminActor, input: ApiConfigInput): Promise<string> {
+export async function createApiConfig(actor: AdminActor, input: ApiConfigInput, record?: RecordResult): Promise<string> {
   checkComplete(input, true);
   return db.transaction(async (tx) => {
     const values = { name: input.name, provider: input.provider, endpoint: input.endpoint, apiKey: input.apiKey, model: modelOf(input), contextTokens: contextTokensOf(input) };
     const [row] = await tx.insert(apiConfigs).values(values).returning({ id: apiConfigs.id });
     await recordAdminAction(tx, actor, { action: "api-config.create", targetType: "api-config", targetId: row.id, after: auditView(values) });
+    await record?.(tx, row.id);
     return row.id;
   });
 }

@@ -5,6 +5,7 @@ import { adminApiTokens, admins } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { getAdmin, mustEnrolSecondFactor } from "./session.server";
 import { recordAdminAction, type AdminActor, type SignedInActor } from "./audit.server";
+import type { RecordResult } from "../form-tokens.server";
 
 /**
  * docs/product.md D8: scripts pull the exports with `Authorization: Bearer <token>`. A token
@@ -27,6 +28,7 @@ export interface CreatedApiToken {
 export async function createApiToken(
   actor: SignedInActor,
   input: { name: string; expiresInDays: number | null },
+  record?: RecordResult,
 ): Promise<CreatedApiToken> {
   const adminId = actor.admin.id;
   const token = API_TOKEN_PREFIX + randomBytes(32).toString("base64url");
@@ -37,9 +39,16 @@ export async function createApiToken(
       .values({ adminId, name: input.name, tokenHash: hashApiToken(token), expiresAt })
       .returning({ id: adminApiTokens.id });
     await recordAdminAction(tx, actor, { action: "api-token.create", targetType: "api-token", targetId: rows[0].id, after: { name: input.name, expiresAt } });
+    await record?.(tx, rows[0].id);
     return rows;
   });
   return { id: row.id, token, name: input.name, expiresAt };
+}
+
+/** A token's name (null when it is gone): what a replayed 创建令牌 form answers with. */
+export async function apiTokenName(id: number): Promise<string | null> {
+  const [row] = await db.select({ name: adminApiTokens.name }).from(adminApiTokens).where(eq(adminApiTokens.id, id));
+  return row?.name ?? null;
 }
 
 export async function listApiTokens() {

@@ -7,6 +7,7 @@ import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
 import { DEFAULT_PROMPTS } from "../defaults.server";
 import { DomainError } from "../errors.server";
 import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
+import type { RecordResult } from "../form-tokens.server";
 
 export const PROMPTS_PAGE_SIZE = 20;
 
@@ -50,11 +51,12 @@ export function isBuiltInPrompt(code: string): boolean {
 const auditFields = (p: PromptInput) => ({ code: p.code, title: p.title, type: p.type, isSystem: p.isSystem, systemContent: p.systemContent, userContent: p.userContent });
 
 /** A new prompt; its code must not exist yet (提示词代码已存在), checked by the unique index. */
-export async function createPrompt(actor: AdminActor, input: PromptInput): Promise<number> {
+export async function createPrompt(actor: AdminActor, input: PromptInput, record?: RecordResult): Promise<number> {
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx.insert(prompts).values(input).returning({ id: prompts.id });
       await recordAdminAction(tx, actor, { action: "prompt.create", targetType: "prompt", targetId: row.id, after: auditFields(input) });
+      await record?.(tx, row.id);
       return row.id;
     });
   } catch (error) {

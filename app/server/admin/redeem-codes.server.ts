@@ -6,6 +6,7 @@ import { CODE_BATCH_MAX, CODE_DENOMINATIONS, type CodeStatusFilter } from "~/sch
 import { pageCountOf } from "~/utils/pagination";
 import { DomainError } from "../errors.server";
 import { recordAdminAction, type AdminActor } from "./audit.server";
+import type { RecordResult } from "../form-tokens.server";
 
 export const CODES_PAGE_SIZE = 20;
 
@@ -73,7 +74,7 @@ export async function generateRedeemCodes(
   actor: AdminActor,
   quantity: number,
   amount: number,
-  opts: { batch?: string | null; expiresAt?: Date | null; draw?: () => string } = {},
+  opts: { batch?: string | null; expiresAt?: Date | null; draw?: () => string; record?: RecordResult } = {},
 ): Promise<string[]> {
   const draw = opts.draw ?? newRedeemCode;
   const batch = opts.batch?.trim() || null;
@@ -95,6 +96,8 @@ export async function generateRedeemCodes(
       made.push(...inserted.map((r) => r.code));
     }
     await recordAdminAction(tx, actor, { action: "code.generate", targetType: "redeem-code", targetId: batch, after: { quantity, amount, batch, expiresAt } });
+    // The form's one-time token (decision 172): a replay of the form makes no second batch.
+    await opts.record?.(tx, batch ?? "");
     return made;
   });
 }

@@ -22,6 +22,7 @@ import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
 import { DomainError } from "../errors.server";
 import { hashPassword } from "../password.server";
+import type { RecordResult } from "../form-tokens.server";
 import { destroyAllUserSessions } from "../session.server";
 
 export const ADMIN_USERS_PAGE_SIZE = 30;
@@ -86,24 +87,33 @@ export async function updateUserNickname(actor: AdminActor, userId: string, nick
 }
 
 /** Adds to or takes from the user's credits with a reason (ledger.server.ts), audited in the same transaction. */
-export async function adjustUserCredits(actor: AdminActor, userId: string, change: number, reason: string): Promise<AdminAdjustment> {
-  return adjustCreditBalance(actor.admin.id ?? "system", userId, change, reason, (tx, a) =>
-    recordAdminAction(tx, actor, {
+export async function adjustUserCredits(
+  actor: AdminActor,
+  userId: string,
+  change: number,
+  reason: string,
+  record?: RecordResult,
+): Promise<AdminAdjustment> {
+  return adjustCreditBalance(actor.admin.id ?? "system", userId, change, reason, async (tx, a) => {
+    await recordAdminAction(tx, actor, {
       action: "user.credits",
       targetType: "user",
       targetId: userId,
       before: { credits: a.previous },
       after: { credits: a.balance, change: a.difference },
       reason,
-    }),
-  );
+    });
+    // The form's one-time token, in the ledger row's transaction (decision 172).
+    await record?.(tx, userId);
+  });
 }
 
 /** A message to the user's inbox (docs/product.md#notifications), audited with its text. */
-export async function messageUser(actor: AdminActor, userId: string, body: unknown): Promise<void> {
-  await sendAdminMessage(userId, body, (tx, text) =>
-    recordAdminAction(tx, actor, { action: "user.message", targetType: "user", targetId: userId, after: { body: text } }),
-  );
+export async function messageUser(actor: AdminActor, userId: string, body: unknown, record?: RecordResult): Promise<void> {
+  await sendAdminMessage(userId, body, async (tx, text) => {
+    await recordAdminAction(tx, actor, { action: "user.message", targetType: "user", targetId: userId, after: { body: text } });
+    await record?.(tx, userId);
+  });
 }
 
 /**

@@ -16,11 +16,15 @@ import {
 } from "~/server/admin/api-configs.server";
 import { replyOnDomainError } from "~/server/errors.server";
 import { readForm } from "~/server/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
 import { adminActorOf } from "~/server/admin/audit.server";
 import type { Route } from "./+types/api";
 import { TableScroll } from "~/components/ui/table-scroll";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
+
+/** 新建配置 creates once per one-time token (decision 172; tests/integration/creating-forms.test.ts). */
+export const handle = { creates: ["api-config"] };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -32,20 +36,30 @@ export async function loader({ url }: Route.LoaderArgs) {
   const dialog =
     mode === "new" ? ({ mode: "new" } as const) : (mode === "edit" || mode === "delete") && selected ? ({ mode, id: selected.id } as const) : null;
   // The key never leaves the server: the table shows 20 stars for every config.
-  return { configs, dialog, selected, maskedKey: MASKED_KEY };
+  return { configs, dialog, selected, maskedKey: MASKED_KEY, formToken: dialog?.mode === "new" ? newFormToken() : null };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: apiConfigActionSchema });
+  const form = await readForm(request);
+  const submission = parseWithZod(form, { schema: apiConfigActionSchema });
   const hide = { hideFields: ["apiKey"] };
   if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
   const value = submission.value;
   return replyOnDomainError(
     async () => {
       switch (value.intent) {
-        case "create":
-          await createApiConfig(adminActorOf(context), value);
+        case "create": {
+          // The same form sent twice (a double click, 重新提交) creates one configuration.
+          const actor = adminActorOf(context);
+          await oncePerFormToken(
+            { adminId: actor.admin.id },
+            "api-config",
+            formTokenOf(form),
+            (record) => createApiConfig(actor, value, record),
+            async (id) => id,
+          );
           return redirect("/admin/settings/api?notice=saved");
+        }
         case "update":
           await updateApiConfig(adminActorOf(context), value.id, value);
           return redirect("/admin/settings/api?notice=saved");
@@ -67,7 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function ApiSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const { configs, dialog, selected, maskedKey } = loaderData;
+  const { configs, dialog, selected, maskedKey, formToken } = loaderData;
   const base = "/admin/settings/api";
   const here = dialog ? `${base}?dialog=${dialog.mode}${dialog.mode !== "new" ? `&id=${dialog.id}` : ""}` : base;
   return (
@@ -134,6 +148,7 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
             initial={dialog.mode === "edit" && selected ? selected : null}
             lastResult={actionData?.result}
             test={actionData?.test}
+            formToken={formToken ?? undefined}
           />
         </AdminDialog>
       ) : null}
