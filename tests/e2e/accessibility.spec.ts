@@ -194,13 +194,16 @@ async function pagesFor(browser: Browser, look: Look, baseURL: string, site: Sit
  * said on the console meanwhile.
  */
 async function checkVisits(pages: Map<Role, Page>, look: Look, visits: Visit[]) {
+  const previous = new Map<Role, string>();
   for (const visit of visits) {
     const page = pages.get(visit.role)!;
     const label = `${visit.url} (${visit.role}, ${look.name})`;
-    const heard = listenToConsole(page);
+    const before = previous.get(visit.role);
+    previous.set(visit.role, visit.url);
+    const heard = listenToConsole(page, { ignoreLoadsOf: before && before !== visit.url ? [before] : [] });
     const response = await page.goto(visit.url);
     // A not-found page is answered with its status, which Chromium logs as a failed load.
-    const ownStatus = `Failed to load resource: the server responded with a status of ${response?.status()} (Not Found)`;
+    const ownStatus = `Failed to load resource: the server responded with a status of ${response?.status()} (Not Found) (${new URL(visit.url, "http://x").pathname})`;
     expect.soft(response?.headers()["content-security-policy"], `${label}: the policy`).toMatch(/script-src 'self' 'nonce-/);
     await waitForHydration(page);
     // The back office and its login keep the light theme.
