@@ -32,6 +32,17 @@ async function seriesOf(authorId: string) {
   return { workId, vip: rows[1].id };
 }
 
+/** An author whose serial is sold by chapter (按章, set on 销售设置) and a reader who bought its VIP chapter (140 income). */
+async function authorWithASale() {
+  const [author, reader] = await quickUsers(2);
+  const { workId, vip } = await seriesOf(author.id);
+  const authorCookie = await sessionCookieFor(author.id);
+  await callAction(await pricingPage(), request(`/works/${workId}/pricing`, { cookie: authorCookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
+  await fund(reader.id, 200);
+  await purchaseChapter(reader.id, workId, vip);
+  return { author, reader, workId, authorCookie };
+}
+
 describe("销售设置 (the author's pricing page)", () => {
   it("saves 按章 without JavaScript and answers bad input by its field, changing nothing", async () => {
     const [author, other] = await quickUsers(2);
@@ -62,12 +73,7 @@ describe("销售设置 (the author's pricing page)", () => {
 
 describe("我的收入 and 提现申请", () => {
   it("shows income, takes a payout request and a conversion, and refuses bad amounts by field", async () => {
-    const [author, reader] = await quickUsers(2);
-    const { workId, vip } = await seriesOf(author.id);
-    const authorCookie = await sessionCookieFor(author.id);
-    await callAction(await pricingPage(), request(`/works/${workId}/pricing`, { cookie: authorCookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
-    await fund(reader.id, 200);
-    await purchaseChapter(reader.id, workId, vip);
+    const { author, authorCookie } = await authorWithASale();
 
     const mod = await incomePage();
     const page = await callLoader(mod, request("/income", { cookie: authorCookie }));
@@ -116,12 +122,7 @@ describe("我的收入 and 提现申请", () => {
 
 describe("a refused payout", () => {
   it("tells the author in 消息通知 that the amount went back to their income, with the reason", async () => {
-    const [author, reader] = await quickUsers(2);
-    const { workId, vip } = await seriesOf(author.id);
-    const authorCookie = await sessionCookieFor(author.id);
-    await callAction(await pricingPage(), request(`/works/${workId}/pricing`, { cookie: authorCookie }, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" }));
-    await fund(reader.id, 200);
-    await purchaseChapter(reader.id, workId, vip);
+    const { author, authorCookie } = await authorWithASale();
     await callAction(await incomePage(), request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "支付宝 a@b.c" }));
     const [asked] = await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id));
     const adminCookie = await adminCookieFor((await createAdmin()).id);

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
