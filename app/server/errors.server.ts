@@ -99,6 +99,22 @@ export async function replyOnDomainError<T, R>(work: () => Promise<T>, reply: (e
   }
 }
 
+/**
+ * A resource route's answer to what its work threw (docs/architecture.md#forms-and-errors):
+ * a DomainError, or a write refused for lack of space (domainErrorOf), as its message and
+ * status, in plain text or as JSON `{ error }`; anything else propagates to entry.server's
+ * handleError. The one place a resource route turns an error into a response.
+ */
+export function toResponse(error: unknown, format: "text" | "json" = "text", headers: Record<string, string> = {}): Response {
+  const known = domainErrorOf(error);
+  if (!known) throw error;
+  if (format === "json") return Response.json({ error: known.message }, { status: known.status, headers });
+  return new Response(known.message, {
+    status: known.status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
+}
+
 /** A DomainError as a Conform reply's errors: on its field when it names one, else the form's. */
 export function formErrorsOf(error: DomainError): { formErrors?: string[]; fieldErrors?: Record<string, string[]> } {
   return error.field ? { fieldErrors: { [error.field]: [error.message] } } : { formErrors: [error.message] };

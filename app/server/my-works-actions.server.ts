@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { myWorksActionSchema } from "~/schemas/work";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
-import { DomainError } from "./errors.server";
+import { domainErrorOf } from "./errors.server";
 import { deleteWork, tabOfVisibility, updateListing } from "./works.server";
 
 /** Where to go back to after an action: the same page of /my-works, or the given path. */
@@ -41,11 +41,10 @@ export async function runMyWorksAction(userId: string, form: FormData): Promise<
     );
     return { ok: true, redirectTo: backTo(form, `/my-works?tab=${tabOfVisibility(work.visibility)}`) };
   } catch (error) {
-    if (error instanceof DomainError) {
-      const result = submission.reply({ fieldErrors: { [error.field ?? ""]: [error.message] } });
-      return { ok: false, status: error.status, result, workId, message: error.message };
-    }
-    throw error;
+    const known = domainErrorOf(error);
+    if (!known) throw error;
+    const result = submission.reply({ fieldErrors: { [known.field ?? ""]: [known.message] } });
+    return { ok: false, status: known.status, result, workId, message: known.message };
   }
 }
 

@@ -83,6 +83,8 @@ describe("a full disk", () => {
  * to extend a table (`could not extend file … No space left on device`, SQLSTATE 53100).
  * On PGlite whatever the test backend is.
  */
+const ADMIN = { email: "full-disk-admin@example.com", password: "a-good-admin-password" };
+
 describe("a full disk under the PGlite data directory", () => {
   let full: string;
   let server: Child;
@@ -93,7 +95,12 @@ describe("a full disk under the PGlite data directory", () => {
     full = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-full-")), "disk-is-full");
     const preload = pathToFileURL(path.join(root, "tests/fixtures/full-disk.mjs")).href;
     ({ server, origin, stop } = await startChildServer(
-      { FULL_DISK_SWITCH: full, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim() },
+      {
+        FULL_DISK_SWITCH: full,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`.trim(),
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+      },
       { pglite: true },
     ));
   }, 90_000);
@@ -127,5 +134,27 @@ describe("a full disk under the PGlite data directory", () => {
     fs.rmSync(full);
     const registered = await register();
     expect([registered.status, registered.headers.get("location")]).toEqual([302, "/"]);
+  }, 60_000);
+
+  it("tells an administrator saving a page's text 存储空间不足 (503), not 出错了, and keeps the text once there is room", async () => {
+    const post = (to: string, fields: Record<string, string>, cookie = "") =>
+      fetch(`${origin}${to}`, { method: "POST", body: new URLSearchParams(fields), headers: { Origin: origin, Cookie: cookie }, redirect: "manual" });
+    const login = await post("/xbbadmin", { email: ADMIN.email, password: ADMIN.password });
+    expect(login.status).toBe(302);
+    const cookie = login.headers.getSetCookie()[0].split(";")[0];
+    // Text that does not compress, long enough to need pages of its own (TOAST) that an
+    // empty site's table does not have: the save must extend a file.
+    let seed = 7;
+    const content = Array.from({ length: 20_000 }, () => String.fromCodePoint(0x4e00 + ((seed = (seed * 48271) % 2147483647) % 20_000))).join("");
+    fs.writeFileSync(full, "");
+    const refused = await post("/admin/settings/terms", { content }, cookie);
+    const page = await refused.text();
+    expect(refused.status).toBe(503);
+    expect(page).toContain(STORAGE_FULL_MESSAGE);
+    expect(page).not.toContain("出错了");
+
+    fs.rmSync(full);
+    const saved = await post("/admin/settings/terms", { content }, cookie);
+    expect([saved.status, saved.headers.get("location")]).toEqual([302, "/admin/settings/terms?notice=saved"]);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/payment";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 
@@ -20,15 +21,18 @@ export async function loader() {
 
 /** docs/product.md: Back office: redeem codes (with a store link to buy them) or the payment API. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await readForm(request);
-  const submission = parseWithZod(form, { schema: paymentMethodSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  // The store link is saved whichever method is chosen (it is used while 兑换码 is on):
-  // the page shows it in both, so what the operator typed is what is kept.
-  const values: Record<string, string> = { payment_method_v2: submission.value.method };
-  if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
-  await saveSiteSettings(adminActorOf(context), "settings.payment", values);
-  return redirect("/admin/payment?notice=saved");
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const form = await readForm(request);
+    const submission = parseWithZod(form, { schema: paymentMethodSchema });
+    if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+    // The store link is saved whichever method is chosen (it is used while 兑换码 is on):
+    // the page shows it in both, so what the operator typed is what is kept.
+    const values: Record<string, string> = { payment_method_v2: submission.value.method };
+    if (form.has("storeUrl")) values.store_url_v2 = submission.value.storeUrl;
+    await saveSiteSettings(adminActorOf(context), "settings.payment", values);
+    return redirect("/admin/payment?notice=saved");
+  });
 }
 
 export default function PaymentSettings({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,7 +1,6 @@
-import { textResponse } from "~/server/admin/api-tokens.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
 import { exportUnusedCodesXlsx, UNUSED_CODES_NAME } from "~/server/admin/exports/xlsx.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { recordExport } from "~/server/admin/audit.server";
 import type { Route } from "./+types/unused-codes";
 
@@ -14,7 +13,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     await recordExport(context, "export.unused-codes");
     return new Response(body, { headers: downloadHeaders(`${UNUSED_CODES_NAME}.xlsx`, "unused-redeem-codes.xlsx", XLSX) });
   } catch (error) {
-    if (error instanceof DomainError) return textResponse(error.message, error.status);
-    throw error;
+    return toResponse(error);
   }
 }

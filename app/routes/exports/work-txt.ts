@@ -1,7 +1,6 @@
-import { textResponse } from "~/server/admin/api-tokens.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
 import { exportWorkTxt } from "~/server/admin/exports/txt.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { recordExport } from "~/server/admin/audit.server";
 import type { Route } from "./+types/work-txt";
 
@@ -15,7 +14,6 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       headers: downloadHeaders(txt.filename, `work-${txt.workId}.txt`, "text/plain; charset=utf-8"),
     });
   } catch (error) {
-    if (error instanceof DomainError) return textResponse(error.message, error.status);
-    throw error;
+    return toResponse(error);
   }
 }

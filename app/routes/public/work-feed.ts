@@ -1,4 +1,4 @@
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { workFeed } from "~/server/feeds.server";
 import { siteOrigin } from "~/server/request.server";
 import type { Route } from "./+types/work-feed";
@@ -14,9 +14,6 @@ export async function loader({ url, params }: Route.LoaderArgs) {
       headers: { "Content-Type": "application/atom+xml; charset=utf-8", "Cache-Control": "public, max-age=300" },
     });
   } catch (error) {
-    if (error instanceof DomainError) {
-      return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
-    }
-    throw error;
+    return toResponse(error);
   }
 }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { isSameOriginPost } from "../csrf.server";
-import { DomainError } from "../errors.server";
+import { toResponse } from "../errors.server";
 import { readFormData } from "../form-data.server";
 import { onShutdown } from "../lifecycle.server";
 import { generationStreams } from "../metrics.server";
@@ -49,8 +49,7 @@ export async function readStreamRequest<S extends z.ZodType>(
     form = await readFormData(request, options.maxBytes, "请求内容过大");
   } catch (error) {
     if (!(await getSessionUser(request))) return needLogin();
-    if (error instanceof DomainError) return jsonAnswer({ error: error.message }, error.status);
-    throw error;
+    return toResponse(error, "json");
   }
   const sessionId = await cookieSession;
   if (!sessionId) return needLogin();

@@ -7,6 +7,7 @@ import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/description";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点简介 - 管理后台" }];
 
@@ -15,10 +16,13 @@ export async function loader() {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await saveSiteSettings(adminActorOf(context), "settings.description", { site_description: submission.value.description });
-  return redirect("/admin/settings/description?notice=saved");
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const submission = parseWithZod(await readForm(request), { schema: descriptionSchema });
+    if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+    await saveSiteSettings(adminActorOf(context), "settings.description", { site_description: submission.value.description });
+    return redirect("/admin/settings/description?notice=saved");
+  });
 }
 
 export default function DescriptionSettings({ loaderData, actionData }: Route.ComponentProps) {

@@ -9,6 +9,7 @@ import { readForm } from "~/server/form-data.server";
 import { legalTextHtml } from "~/server/sanitize.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/legal";
+import { orRouteError } from "~/server/errors.server";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
@@ -34,15 +35,18 @@ export async function loader({ request, url }: Route.LoaderArgs) {
  * on the server, the same function the public page uses), without saving.
  */
 export async function action({ request, url, context }: Route.ActionArgs) {
-  const page = pageOf(url);
-  const form = await readForm(request);
-  const submission = parseWithZod(form, { schema: legalSchema });
-  if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
-  if (form.get("intent") === "preview") {
-    return { result: submission.reply(), preview: legalTextHtml(submission.value.content) };
-  }
-  await saveSiteSettings(adminActorOf(context), `settings.${page.key === "terms_content" ? "terms" : "privacy"}`, { [page.key]: submission.value.content });
-  return redirect(`${page.path}?notice=saved`);
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const page = pageOf(url);
+    const form = await readForm(request);
+    const submission = parseWithZod(form, { schema: legalSchema });
+    if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
+    if (form.get("intent") === "preview") {
+      return { result: submission.reply(), preview: legalTextHtml(submission.value.content) };
+    }
+    await saveSiteSettings(adminActorOf(context), `settings.${page.key === "terms_content" ? "terms" : "privacy"}`, { [page.key]: submission.value.content });
+    return redirect(`${page.path}?notice=saved`);
+  });
 }
 
 export default function LegalSettings({ loaderData, actionData }: Route.ComponentProps) {

@@ -8,6 +8,7 @@ import { adminActorOf } from "~/server/admin/audit.server";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/payment-api";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 
@@ -17,15 +18,18 @@ export async function loader() {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const hide = { hideFields: ["merchantKey"] };
-  const submission = parseWithZod(await readForm(request), { schema: paymentApiSchema });
-  if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
-  const current = await getPaymentApiSettings();
-  if (!submission.value.merchantKey && !current.merchantKeySet) {
-    return data(submission.reply({ ...hide, fieldErrors: { merchantKey: [ADMIN_MESSAGES.merchantKey] } }), { status: 400 });
-  }
-  await savePaymentApiSettings(adminActorOf(context), submission.value);
-  return redirect("/admin/settings/payment-api?notice=saved");
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const hide = { hideFields: ["merchantKey"] };
+    const submission = parseWithZod(await readForm(request), { schema: paymentApiSchema });
+    if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
+    const current = await getPaymentApiSettings();
+    if (!submission.value.merchantKey && !current.merchantKeySet) {
+      return data(submission.reply({ ...hide, fieldErrors: { merchantKey: [ADMIN_MESSAGES.merchantKey] } }), { status: 400 });
+    }
+    await savePaymentApiSettings(adminActorOf(context), submission.value);
+    return redirect("/admin/settings/payment-api?notice=saved");
+  });
 }
 
 export default function PaymentApiSettings({ loaderData: { settings }, actionData }: Route.ComponentProps) {

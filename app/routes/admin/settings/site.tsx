@@ -7,6 +7,7 @@ import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/form-data.server";
 import { getSiteConfigValue } from "~/server/site-config.server";
 import type { Route } from "./+types/site";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点名称 - 管理后台" }];
 
@@ -16,10 +17,13 @@ export async function loader() {
 
 /** The site's name (site_title), a setting that had no screen (docs/product.md#back-office). */
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: siteTitleSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await saveSiteSettings(adminActorOf(context), "settings.site", { site_title: submission.value.title });
-  return redirect("/admin/settings/site?notice=saved");
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const submission = parseWithZod(await readForm(request), { schema: siteTitleSchema });
+    if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+    await saveSiteSettings(adminActorOf(context), "settings.site", { site_title: submission.value.title });
+    return redirect("/admin/settings/site?notice=saved");
+  });
 }
 
 export default function SiteSettings({ loaderData, actionData }: Route.ComponentProps) {

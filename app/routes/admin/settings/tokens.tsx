@@ -10,6 +10,7 @@ import { readForm } from "~/server/form-data.server";
 import { DAILY_TOKEN_CAP_KEY } from "~/server/ledger.server";
 import { getSiteConfig } from "~/server/site-config.server";
 import type { Route } from "./+types/tokens";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
@@ -24,14 +25,17 @@ export async function loader() {
 
 /** docs/product.md: Back office: ratio an integer > 0, initial tokens an integer >= 0, with their messages. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await saveSiteSettings(adminActorOf(context), "settings.tokens", {
-    credits_to_tokens_ratio: String(submission.value.ratio),
-    initial_tokens: String(submission.value.initialTokens),
-    [DAILY_TOKEN_CAP_KEY]: String(submission.value.dailyTokenCap),
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const submission = parseWithZod(await readForm(request), { schema: tokensSchema });
+    if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+    await saveSiteSettings(adminActorOf(context), "settings.tokens", {
+      credits_to_tokens_ratio: String(submission.value.ratio),
+      initial_tokens: String(submission.value.initialTokens),
+      [DAILY_TOKEN_CAP_KEY]: String(submission.value.dailyTokenCap),
+    });
+    return redirect("/admin/settings/tokens?notice=saved");
   });
-  return redirect("/admin/settings/tokens?notice=saved");
 }
 
 export default function TokensSettings({ loaderData, actionData }: Route.ComponentProps) {

@@ -7,6 +7,7 @@ import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
 import { readForm } from "~/server/form-data.server";
 import type { Route } from "./+types/openai";
+import { orRouteError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 
@@ -16,11 +17,14 @@ export async function loader() {
 
 /** docs/product.md D7: endpoint, key and model come from the form; the call is made by the server. */
 export async function action({ request }: Route.ActionArgs) {
-  const hide = { hideFields: ["apiKey"] };
-  const submission = parseWithZod(await readForm(request), { schema: chatTestSchema });
-  if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
-  const test = await runChatTest(submission.value);
-  return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+  // A write the database refuses for lack of space is 存储空间不足 (503), not 出错了.
+  return orRouteError(async () => {
+    const hide = { hideFields: ["apiKey"] };
+    const submission = parseWithZod(await readForm(request), { schema: chatTestSchema });
+    if (submission.status !== "success") return data({ result: submission.reply(hide), test: null }, { status: 400 });
+    const test = await runChatTest(submission.value);
+    return data({ result: submission.reply(hide), test }, { status: test.ok ? 200 : 422 });
+  });
 }
 
 export default function ChatTest({ actionData }: Route.ComponentProps) {

@@ -1,7 +1,6 @@
 import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { textResponse } from "~/server/admin/api-tokens.server";
 import { exportReaderEpub } from "~/server/discovery/reader-epub.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { userContext } from "~/server/guards.server";
 import type { Route } from "./+types/book-epub";
 
@@ -17,7 +16,6 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     const file = await exportReaderEpub(user, id, request.signal);
     return new Response(file.body, { headers: downloadHeaders(file.filename, file.asciiFilename, file.contentType) });
   } catch (error) {
-    if (error instanceof DomainError) return textResponse(error.message, error.status);
-    throw error;
+    return toResponse(error);
   }
 }

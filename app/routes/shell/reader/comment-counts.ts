@@ -1,5 +1,5 @@
 import { commentCountsFor } from "~/server/comments.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/comment-counts";
 
@@ -18,7 +18,6 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
     const counts = await commentCountsFor(viewer, Number(params.id), Number(url.searchParams.get("chapterId")), range);
     return Response.json(counts, { headers: { "Cache-Control": "private, no-store" } });
   } catch (error) {
-    if (error instanceof DomainError) return Response.json({ error: error.message }, { status: error.status });
-    throw error;
+    return toResponse(error, "json");
   }
 }

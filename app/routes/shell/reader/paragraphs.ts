@@ -1,5 +1,5 @@
 import { commentCounts } from "~/server/comments.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { parseChapterOrder, parseFrom, READER_MESSAGES, readChapter } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/paragraphs";
@@ -28,7 +28,6 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
     return Response.json({ ...batch, comments }, { headers: { "Cache-Control": "private, no-store" } });
   } catch (error) {
     // A refusal in the reader's JSON; anything else is for entry.server's handleError.
-    if (error instanceof DomainError) return Response.json({ error: error.message }, { status: error.status });
-    throw error;
+    return toResponse(error, "json");
   }
 }

@@ -3,6 +3,7 @@ import { readForm } from "~/server/form-data.server";
 import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
 import { getSessionUser } from "~/server/session.server";
 import type { Route } from "./+types/progress";
+import { toResponse } from "~/server/errors.server";
 
 /** GET is not a thing here (resource routes answer unknown use with 404/405). */
 export function loader() {
@@ -24,6 +25,10 @@ export async function action({ request, params }: Route.ActionArgs) {
   const order = parseChapterOrder(String(form.get("chapter") ?? ""));
   if (chapterId === null && order === null) return new Response(null, { status: 400 });
   const ref = chapterId !== null ? { chapterId } : { order: order! };
-  const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(String(form.get("paragraph") ?? "")));
-  return new Response(null, { status: saved ? 204 : 404 });
+  try {
+    const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(String(form.get("paragraph") ?? "")));
+    return new Response(null, { status: saved ? 204 : 404 });
+  } catch (error) {
+    return toResponse(error);
+  }
 }

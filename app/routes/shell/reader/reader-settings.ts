@@ -1,6 +1,6 @@
 import { READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
 import { isSameOriginPost } from "~/server/csrf.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { redirectWithFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { saveReaderSettings } from "~/server/reader-settings.server";
@@ -31,8 +31,6 @@ export async function action({ request }: Route.ActionArgs) {
     // Without JavaScript the page it goes back to confirms the save (the script shows 已保存 itself).
     return redirectWithFlash(request, safeRedirectPath(String(form.get("back") ?? "/")), { kind: "success", text: READER_SETTINGS_MESSAGES.saved }, headers);
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    if (wantsJson) return Response.json({ error: error.message }, { status: error.status });
-    return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    return toResponse(error, wantsJson ? "json" : "text");
   }
 }

@@ -9,6 +9,7 @@ import { userContext } from "~/server/guards.server";
 import { updateNickname } from "~/server/profile.server";
 import type { Route } from "./+types/nickname";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -21,8 +22,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const submission = parseWithZod(await readForm(request), { schema: nicknameSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  await updateNickname(user.id, submission.value.nickname);
-  return redirectWithFlash(request, "/settings", { kind: "success", text: "昵称已更新" });
+  return replyOnDomainError(async () => {
+    await updateNickname(user.id, submission.value.nickname);
+    return redirectWithFlash(request, "/settings", { kind: "success", text: "昵称已更新" });
+  }, (error) => submission.reply(formErrorsOf(error)));
 }
 
 export default function Nickname({ actionData }: Route.ComponentProps) {

@@ -4,7 +4,7 @@ import { data, Link, useLoaderData } from "react-router";
 import { DisplayToggle } from "~/components/settings/display-toggle";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { asRouteError, domainErrorOf } from "~/server/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/flash.server";
 import { readForm } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
@@ -34,8 +34,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     await setDisplayPreference(user.id, preference, value, { adultConfirmed });
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: error.message });
+    const known = domainErrorOf(error);
+    if (!known) throw error;
+    return redirectWithFlash(request, "/settings?tab=display", { kind: "error", text: known.message });
   }
   return redirectWithFlash(request, "/settings?tab=display", { kind: "success", text: "设置已保存" });
 }

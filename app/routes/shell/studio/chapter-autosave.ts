@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { chapterAutosaveSchema } from "~/schemas/studio";
 import { isSameOriginPost } from "~/server/csrf.server";
-import { DomainError } from "~/server/errors.server";
+import { domainErrorOf } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import { userContext } from "~/server/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
@@ -41,7 +41,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     });
     return reply({ ok: true, ...saved, savedAt: saved.savedAt.toISOString() });
   } catch (error) {
-    if (error instanceof DomainError) return reply({ ok: false, error: error.message, stale: error.status === 409 || undefined }, error.status);
+    const known = domainErrorOf(error);
+    if (known) return reply({ ok: false, error: known.message, stale: known.status === 409 || undefined }, known.status);
     throw error;
   }
 }

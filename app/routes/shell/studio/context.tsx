@@ -2,7 +2,7 @@ import { useState } from "react";
 import { data, Form, useLoaderData } from "react-router";
 import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { asRouteError, domainErrorOf } from "~/server/errors.server";
 import { userContext } from "~/server/guards.server";
 import { publishedChapterCount } from "~/server/studio/bible.server";
 import { checkChapter } from "~/server/studio/continuation.server";
@@ -38,8 +38,9 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
     const { chapterNumber, prompt, sections, namedEntities, budgetTokens, chars } = assembled;
     result = { chapterNumber, prompt, sections, namedEntities, budgetTokens, chars, estimate: contextEstimate(assembled), view: contextView(assembled) };
   } catch (e) {
-    if (!(e instanceof DomainError)) throw e;
-    error = e.message;
+    const known = domainErrorOf(e);
+    if (!known) throw e;
+    error = known.message;
   }
   return data({ work: { id: work.id, title: work.title }, published, chapter: raw ?? String(chapter), plan, result, error }, { status: error ? 400 : 200 });
 }

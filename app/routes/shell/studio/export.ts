@@ -1,6 +1,5 @@
 import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { textResponse } from "~/server/admin/api-tokens.server";
-import { DomainError } from "~/server/errors.server";
+import { toResponse } from "~/server/errors.server";
 import { getSessionUser } from "~/server/session.server";
 import { exportOwnWorkEpub } from "~/server/studio/epub.server";
 import { exportOwnWorkTxt } from "~/server/studio/export.server";
@@ -22,7 +21,6 @@ export async function loader({ request, params, url }: Route.LoaderArgs) {
       : await exportOwnWorkTxt(user?.id ?? null, id, options);
     return new Response(file.body, { headers: downloadHeaders(file.filename, file.asciiFilename, file.contentType) });
   } catch (error) {
-    if (error instanceof DomainError) return textResponse(error.message, error.status);
-    throw error;
+    return toResponse(error);
   }
 }

@@ -1,7 +1,7 @@
 import { data, redirect } from "react-router";
 import { continueSaveSchema, continueSchema, SERIES_MESSAGES } from "~/schemas/series";
 import { generationErrorResponse } from "~/server/ai/generation.server";
-import { asRouteError, DomainError } from "~/server/errors.server";
+import { asRouteError, DomainError, domainErrorOf } from "~/server/errors.server";
 import { readFormData } from "~/server/form-data.server";
 import { newFormToken } from "~/server/form-tokens.server";
 import type { SessionUser } from "~/server/session.server";
@@ -144,8 +144,9 @@ export async function seriesAction(request: Request, user: SessionUser) {
       const saved = await saveContinuation(user.id, parsed.data, Number.isSafeInteger(chapter) && chapter > 0 ? chapter : 1);
       return redirect(pageUrl({ work: saved.workId, saved: `${saved.chapterId}-${saved.mode}` }));
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return data<SeriesActionData>({ intent, error: error.message, content, title }, { status: error.status });
+      const known = domainErrorOf(error);
+      if (!known) throw error;
+      return data<SeriesActionData>({ intent, error: known.message, content, title }, { status: known.status });
     }
   }
   return data<SeriesActionData>({ intent, error: "未知操作" }, { status: 400 });
