@@ -58,7 +58,7 @@ if (mailWarning) console.warn(mailWarning);
 
 // The hourly clean-up (staged TXT imports after a day, old form tokens, reading statistics
 // older than they are shown); every process runs it (it is idempotent), so no one process
-// has to be the one (app/server/cleanup.server.ts).
+// has to be the one (app/server/jobs/cleanup.server.ts).
 build.entry.module.startHourlyCleanup();
 
 // Scheduled chapters are published at their time by every process (no cron process);

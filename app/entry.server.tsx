@@ -3,24 +3,24 @@ import { createReadableStreamFromReadable } from "@react-router/node";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
-import { contentSecurityPolicy, createNonce, originOf } from "~/server/csp.server";
-import { logger } from "~/server/logger.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { contentSecurityPolicy, createNonce, originOf } from "~/server/platform/csp.server";
+import { logger } from "~/server/platform/logger.server";
+import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import { NonceContext } from "~/utils/nonce";
 
 // Re-exported so server.js can shut down in order and close the database, drop its cached
 // visitor pages when public content changes, and delete expired TXT imports every hour.
 export { closeDatabase } from "~/db/client.server";
-export { beginShutdown } from "~/server/lifecycle.server";
-export { logger, requestScope, routeConsoleToLogger } from "~/server/logger.server";
-export { metricsText, observeRequest } from "~/server/metrics.server";
-export { onPublicContentChange } from "~/server/events.server";
-export { startHourlyCleanup } from "~/server/cleanup.server";
-export { mailLinkWarning } from "~/server/password-reset.server";
-export { startReleasePoller, stopReleasePoller } from "~/server/studio/release-poller.server";
-export { startStatsPoller, stopStatsPoller } from "~/server/discovery/stats.server";
-export { startNotificationDelivery, stopNotificationDelivery } from "~/server/notification-poller.server";
-export { startSummaryJobs, stopSummaryJobs } from "~/server/studio/summary-poller.server";
+export { beginShutdown } from "~/server/platform/lifecycle.server";
+export { logger, requestScope, routeConsoleToLogger } from "~/server/platform/logger.server";
+export { metricsText, observeRequest } from "~/server/platform/metrics.server";
+export { onPublicContentChange } from "~/server/platform/events.server";
+export { startHourlyCleanup } from "~/server/jobs/cleanup.server";
+export { mailLinkWarning } from "~/server/identity/password-reset.server";
+export { startReleasePoller, stopReleasePoller } from "~/server/jobs/release-poller.server";
+export { startStatsPoller, stopStatsPoller } from "~/server/catalog/work-stats.server";
+export { startNotificationDelivery, stopNotificationDelivery } from "~/server/jobs/notification-poller.server";
+export { startSummaryJobs, stopSummaryJobs } from "~/server/jobs/summary-poller.server";
 
 export const streamTimeout = 5_000;
 

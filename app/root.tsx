@@ -10,8 +10,8 @@ import {
 } from "react-router";
 import { useAppLinkNavigation } from "~/components/ui/app-link";
 import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
-import { sameOriginWriteMiddleware } from "~/server/csrf.server";
-import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/request.server";
+import { sameOriginWriteMiddleware } from "~/server/platform/csrf.server";
+import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/platform/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
 

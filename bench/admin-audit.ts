@@ -19,8 +19,8 @@ process.env.DATABASE_STATEMENT_TIMEOUT_MS = "0";
 const { closeDatabase, db } = await import("~/db/client.server");
 const { prompts } = await import("~/db/schema");
 const { eq, sql } = await import("drizzle-orm");
-const { recordAdminAction } = await import("~/server/admin/audit.server");
-const { createOrResetAdmin } = await import("~/server/admins.server");
+const { recordAdminAction } = await import("~/server/platform/audit.server");
+const { createOrResetAdmin } = await import("~/server/identity/admin-provision.server");
 
 await createOrResetAdmin("bench-admin@example.com", "bench-password-1");
 const [{ id: adminId }] = (await db.execute(sql`select id from admins limit 1`)) as unknown as { id: string }[];

@@ -43,10 +43,10 @@ const password = "bench-password-1";
 let workId: number;
 {
   const { closeDatabase, db } = await import("~/db/client.server");
-  const { register } = await import("~/server/auth.server");
-  const { createWork } = await import("~/server/works.server");
+  const { register } = await import("~/server/identity/auth.server");
+  const { createWork } = await import("~/server/catalog/works.server");
   const { createVolume } = await import("~/server/studio/chapters.server");
-  const { storeCover } = await import("~/server/images.server");
+  const { storeCover } = await import("~/server/platform/images.server");
   const { chapters, works } = await import("~/db/schema");
   const { asc, eq, sql } = await import("drizzle-orm");
   const form = new FormData();

@@ -30,11 +30,11 @@ ensureBuild(root, flags.has("build"), log);
 await ensurePgDatabase(dbName, true);
 process.env.DATABASE_URL = pgUrlFor(dbName);
 const { closeDatabase, db } = await import("~/db/client.server");
-const { register } = await import("~/server/auth.server");
-const { createWork } = await import("~/server/works.server");
+const { register } = await import("~/server/identity/auth.server");
+const { createWork } = await import("~/server/catalog/works.server");
 const { chapters } = await import("~/db/schema");
 const { asc, eq, sql } = await import("drizzle-orm");
-const { commentCounts, settleReanchors } = await import("~/server/comments.server");
+const { commentCounts, settleReanchors } = await import("~/server/community/comments.server");
 const { saveChapter } = await import("~/server/studio/chapter-text.server");
 
 // --- The data -----------------------------------------------------------------------------

@@ -19,8 +19,8 @@ await ensurePgDatabase(dbName, true);
 process.env.DATABASE_URL = pgUrlFor(dbName);
 process.env.DATABASE_POOL_SIZE ??= "6";
 const { closeDatabase, db } = await import("~/db/client.server");
-const { register } = await import("~/server/auth.server");
-const { createWork } = await import("~/server/works.server");
+const { register } = await import("~/server/identity/auth.server");
+const { createWork } = await import("~/server/catalog/works.server");
 const { sql } = await import("drizzle-orm");
 const { assembleContinuationContext } = await import("~/server/studio/context.server");
 

@@ -19,10 +19,10 @@ process.env.DATABASE_URL = pgUrlFor(dbName);
 const { closeDatabase, db } = await import("~/db/client.server");
 const { credits, profiles, users } = await import("~/db/schema");
 const { sql } = await import("drizzle-orm");
-const { createWork, getWorkForViewer } = await import("~/server/works.server");
-const { canReadChapter, purchaseAllChapters, setWorkPricing } = await import("~/server/chapter-sales.server");
-const { getChapterByOrder } = await import("~/server/chapters.server");
-const { credit } = await import("~/server/ledger.server");
+const { createWork, getWorkForViewer } = await import("~/server/catalog/works.server");
+const { canReadChapter, purchaseAllChapters, setWorkPricing } = await import("~/server/economy/chapter-sales.server");
+const { getChapterByOrder } = await import("~/server/catalog/chapter-numbers.server");
+const { credit } = await import("~/server/economy/ledger.server");
 
 async function readers(count: number) {
   const made = await db

@@ -44,8 +44,8 @@ process.on("exit", () => running?.kill("SIGKILL"));
 async function seed() {
   const { db, closeDatabase } = await import("~/db/client.server");
   const { sql } = await import("drizzle-orm");
-  const { rowsOf } = await import("~/server/db-utils.server");
-  const { hashPassword } = await import("~/server/password.server");
+  const { rowsOf } = await import("~/server/platform/db-utils.server");
+  const { hashPassword } = await import("~/server/identity/password.server");
   const count = async (q: string) => Number(rowsOf<{ n: string }>(await db.execute(sql.raw(q)))[0].n);
   try {
     const have = await count("select count(*) as n from chapters");
@@ -191,7 +191,7 @@ async function floorChild(kind: string, sqlPath: string) {
       }),
     );
   } else {
-    const { ZipWriter } = await import("~/server/admin/exports/zip-writer.server");
+    const { ZipWriter } = await import("~/server/platform/zip-writer.server");
     const zip = new ZipWriter({ level: 9, memLevel: 9 });
     const reading = (async () => {
       for await (const chunk of zip) bytes += chunk.byteLength;

@@ -25,12 +25,12 @@ await ensurePgDatabase(dbName, true);
 process.env.DATABASE_URL = pgUrlFor(dbName);
 process.env.DATABASE_POOL_SIZE ??= "6";
 const { closeDatabase, db } = await import("~/db/client.server");
-const { register } = await import("~/server/auth.server");
-const { createWork } = await import("~/server/works.server");
+const { register } = await import("~/server/identity/auth.server");
+const { createWork } = await import("~/server/catalog/works.server");
 const { sql } = await import("drizzle-orm");
-const { listShelf } = await import("~/server/library.server");
+const { listShelf } = await import("~/server/catalog/visibility.server");
 const { insertChapter } = await import("~/server/studio/chapters.server");
-const { deliverNotifications, pendingNotificationJobs } = await import("~/server/notifications.server");
+const { deliverNotifications, pendingNotificationJobs } = await import("~/server/community/notifications.server");
 
 const form = (fields: Record<string, string>) => {
   const f = new FormData();

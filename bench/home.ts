@@ -61,11 +61,11 @@ const serverEnv = { ...process.env };
 process.env.DATABASE_STATEMENT_TIMEOUT_MS = "600000";
 const { closeDatabase, db } = await import("~/db/client.server");
 const { sql } = await import("drizzle-orm");
-const { refreshWorkStats } = await import("~/server/discovery/stats.server");
-const { continueReading, shelfUpdates } = await import("~/server/discovery/home.server");
-const { sharedHomeRows } = await import("~/server/discovery/rankings.server");
-const { clearPublicCache } = await import("~/server/public-cache.server");
-const { createUserSession } = await import("~/server/session.server");
+const { refreshWorkStats } = await import("~/server/catalog/work-stats.server");
+const { continueReading, shelfUpdates } = await import("~/server/catalog/home.server");
+const { sharedHomeRows } = await import("~/server/catalog/rankings.server");
+const { clearPublicCache } = await import("~/server/platform/public-cache.server");
+const { createUserSession } = await import("~/server/identity/session.server");
 
 const machine = describeMachine();
 log(`machine: ${machine}`);

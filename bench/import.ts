@@ -71,8 +71,8 @@ if (usePglite) {
 process.env.DATA_DIR = tmp;
 
 const { closeDatabase } = await import("~/db/client.server");
-const { register } = await import("~/server/auth.server");
-const { publishWork } = await import("~/server/publish.server");
+const { register } = await import("~/server/identity/auth.server");
+const { publishWork } = await import("~/server/studio/work-create.server");
 const form = new FormData();
 form.set("email", `bench-${Date.now()}@example.com`);
 form.set("password", "bench-password");
@@ -112,7 +112,7 @@ const buildEntry = path.resolve("build/server/index.js");
 if (serverOnly) {
   // the in-process part is skipped
 } else if (fs.existsSync(buildEntry)) {
-  const { createWork } = await import("~/server/works.server");
+  const { createWork } = await import("~/server/catalog/works.server");
   const { createRequestHandler } = await import("react-router");
   const handle = createRequestHandler(await import(buildEntry), "production");
   const MB = 1024 * 1024;

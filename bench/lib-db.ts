@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { NoopLogger, sql, type SQL } from "drizzle-orm";
 import postgres from "postgres";
 import type { Database } from "~/db/client.server";
-import { rowsOf } from "~/server/db-utils.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 
 /** Where the throwaway benchmark databases are created (trust auth on this machine). */
 export const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

@@ -16,9 +16,9 @@ const dbName = "inkstone_bench_reader_stats";
 await ensurePgDatabase(dbName, true);
 process.env.DATABASE_URL = pgUrlFor(dbName);
 const { closeDatabase } = await import("~/db/client.server");
-const { register } = await import("~/server/auth.server");
-const { createWork } = await import("~/server/works.server");
-const { createUserSession } = await import("~/server/session.server");
+const { register } = await import("~/server/identity/auth.server");
+const { createWork } = await import("~/server/catalog/works.server");
+const { createUserSession } = await import("~/server/identity/session.server");
 const { loadReaderPage } = await import("~/routes/shell/reader/reader-page.server");
 
 async function account(name: string) {

@@ -93,8 +93,8 @@ process.on("exit", () => running?.kill("SIGKILL"));
 async function seedChild() {
   const out = flags.get("out")!;
   const { db, closeDatabase } = await import("~/db/client.server");
-  const { createWork } = await import("~/server/works.server");
-  const { register } = await import("~/server/auth.server");
+  const { createWork } = await import("~/server/catalog/works.server");
+  const { register } = await import("~/server/identity/auth.server");
   try {
     const seeded = await seedBench(db, {
       works: Number(flags.get("works") ?? 2_000),

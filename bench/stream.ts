@@ -78,10 +78,10 @@ async function seedChild() {
   const { db, closeDatabase } = await import("~/db/client.server");
   const { eq } = await import("drizzle-orm");
   const { profiles } = await import("~/db/schema");
-  const { register } = await import("~/server/auth.server");
-  const { createUserSession } = await import("~/server/session.server");
-  const writing = await import("~/server/writing.server");
-  const { createWork } = await import("~/server/works.server");
+  const { register } = await import("~/server/identity/auth.server");
+  const { createUserSession } = await import("~/server/identity/session.server");
+  const writing = await import("~/server/ai/writing-projects.server");
+  const { createWork } = await import("~/server/catalog/works.server");
   const { chapters } = await import("~/db/schema");
   const { asc } = await import("drizzle-orm");
   const bible = await import("~/server/studio/bible.server");

@@ -30,7 +30,7 @@ if (password.length < PASSWORD_MIN_LENGTH) {
 
 const { openDatabase } = await import("./lib/database");
 const client = await openDatabase();
-const { createOrResetAdmin } = await import("~/server/admins.server");
+const { createOrResetAdmin } = await import("~/server/identity/admin-provision.server");
 try {
   const created = await createOrResetAdmin(email, password);
   console.log(created ? `已创建管理员 ${email}` : `管理员 ${email} 已存在，已重设密码`);

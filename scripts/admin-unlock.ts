@@ -21,7 +21,7 @@ if (!email) {
 
 const { openDatabase } = await import("./lib/database");
 const client = await openDatabase();
-const { clearLoginFailures } = await import("~/server/login-failures.server");
+const { clearLoginFailures } = await import("~/server/identity/login-failures.server");
 try {
   const cleared = await clearLoginFailures(email);
   console.log(cleared > 0 ? `已解除 ${email} 的登录限制（清除 ${cleared} 条失败记录）` : `${email} 没有登录失败记录`);

@@ -6,7 +6,7 @@ export {};
 const { openDatabase } = await import("./lib/database");
 const client = await openDatabase();
 const { rebuildAiLabels } = await import("~/server/ai/labels.server");
-const { refreshWorkCounts } = await import("~/server/works.server");
+const { refreshWorkCounts } = await import("~/server/catalog/works.server");
 try {
   const { users, works } = await rebuildAiLabels(refreshWorkCounts);
   console.log(`已重建 AI 标识：${users} 位用户的生成记录，${works} 部作品`);

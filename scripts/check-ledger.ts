@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/db/client.server";
-import { rowsOf } from "~/server/db-utils.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 
 export interface LedgerDifference {
   userId: string;

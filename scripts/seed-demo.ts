@@ -6,7 +6,7 @@ import { openDatabase } from "./lib/database";
 
 const { db, closeDatabase } = await openDatabase();
 const { chapters, credits, users, works } = await import("~/db/schema");
-const { register } = await import("~/server/auth.server");
+const { register } = await import("~/server/identity/auth.server");
 const { countWords } = await import("~/utils/text");
 
 const PASSWORD = "demo-password";

@@ -1,6 +1,6 @@
 // The request context server.js hands to the React Router build (future.v8_middleware
 // wants a RouterContextProvider). The client address key is the one
-// app/server/request.server.ts uses: both take it from a registered symbol, since this
+// app/server/platform/request.server.ts uses: both take it from a registered symbol, since this
 // file and the build are separate module graphs.
 import { createContext, RouterContextProvider } from "react-router";
 

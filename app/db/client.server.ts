@@ -9,8 +9,8 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { databaseUrl, envInt, pgliteDir } from "~/server/env.server";
-import { countWhile, dbPoolSize, dbTransactionsOpen } from "~/server/metrics.server";
+import { databaseUrl, envInt, pgliteDir } from "~/server/platform/env.server";
+import { countWhile, dbPoolSize, dbTransactionsOpen } from "~/server/platform/metrics.server";
 import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
 
@@ -144,7 +144,7 @@ async function open(): Promise<Opened> {
   dbPoolSize.set(url ? envInt("DATABASE_POOL_SIZE", 10) : 1);
   const transaction = opened.db.transaction.bind(opened.db);
   opened.db.transaction = ((work, config) => countWhile(dbTransactionsOpen, transaction(work, config))) as typeof transaction;
-  const { seedDefaults } = await import("~/server/defaults.server");
+  const { seedDefaults } = await import("~/server/platform/defaults.server");
   await seedDefaults(opened.db);
   return opened;
 }

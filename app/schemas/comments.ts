@@ -1,3 +1,3 @@
-/** Limits shared by the comment forms and the server (app/server/comments.server.ts). */
+/** Limits shared by the comment forms and the server (app/server/community/comments.server.ts). */
 export const COMMENT_MAX_CHARS = 500;
 export const REPORT_MAX_CHARS = 200;

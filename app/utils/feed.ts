@@ -1,5 +1,5 @@
 /**
- * A work's Atom feed of chapters (`/works/:id/feed.xml`, app/server/feeds.server.ts), for
+ * A work's Atom feed of chapters (`/works/:id/feed.xml`, app/server/catalog/feeds.server.ts), for
  * a work a visitor may see: not private, all ages (a feed reader has no session). Null
  * where the feed answers 404, so no page offers it.
  */

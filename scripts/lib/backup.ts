@@ -6,8 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DataDirLockedError, lockDataDir } from "~/db/data-dir-lock.server";
-import { databaseUrl, dataDir, pgliteDir } from "~/server/env.server";
-import { s3ConfigFromEnv } from "~/server/storage.server";
+import { databaseUrl, dataDir, pgliteDir } from "~/server/platform/env.server";
+import { s3ConfigFromEnv } from "~/server/platform/storage.server";
 
 export const MANIFEST = "inkstone-backup.json";
 

@@ -2,15 +2,15 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { credits, profiles, sessions, tokenTransactions, users } from "~/db/schema";
-import { AUTH_MESSAGES, AuthError, login, register } from "~/server/auth.server";
-import { loginAction, registerAction } from "~/server/auth-actions.server";
+import { AUTH_MESSAGES, AuthError, login, register } from "~/server/identity/auth.server";
+import { loginAction, registerAction } from "~/server/identity/auth-actions.server";
 import {
   createUserSession,
   destroyAllUserSessions,
   getSessionUser,
   requireUser,
-} from "~/server/session.server";
-import { verifyPassword } from "~/server/password.server";
+} from "~/server/identity/session.server";
+import { verifyPassword } from "~/server/identity/password.server";
 import { cookiePair, createUser, formOf, postRequest, TEST_PASSWORD, uniqueEmail } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
 

@@ -2,9 +2,9 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { adminApiTokens, adminSessions, siteConfigs } from "~/db/schema";
-import { createApiToken, hashApiToken, revokeApiToken } from "~/server/admin/api-tokens.server";
-import { getAdmin } from "~/server/admin/session.server";
-import { verifyPassword } from "~/server/password.server";
+import { createApiToken, hashApiToken, revokeApiToken } from "~/server/identity/api-tokens.server";
+import { getAdmin } from "~/server/identity/admin-session.server";
+import { verifyPassword } from "~/server/identity/password.server";
 import { cookiePair, createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import {

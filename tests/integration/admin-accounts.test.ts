@@ -5,7 +5,7 @@ import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, adminRecoveryCodes, admins, adminSessions } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
-import { setAdminDisabled, setAdminRole } from "~/server/admin/admin-accounts.server";
+import { setAdminDisabled, setAdminRole } from "~/server/identity/admin-accounts.server";
 import { actorOf, adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request, type RouteResult } from "./admin-fixtures";
 import { cookiePair } from "../fixtures/accounts";
 
@@ -64,7 +64,7 @@ describe("admin management (超级管理员 only)", () => {
     expect((await adminRow(other.id)).role).toBe("super");
     expect(await lastAudit()).toMatchObject({ action: "admin.role", before: { role: "operator" }, after: { role: "super" } });
 
-    const { createApiToken } = await import("~/server/admin/api-tokens.server");
+    const { createApiToken } = await import("~/server/identity/api-tokens.server");
     const token = await createApiToken(actorOf(other), { name: "t", expiresInDays: null });
     r = await callAction(mod, post("/admin/admins", { intent: "disable", id: other.id }));
     expect(r.location).toBe("/admin/admins?notice=admin-disabled");

@@ -2,8 +2,8 @@ import { desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { adminAuditLog, admins, prompts, siteConfigs } from "~/db/schema";
-import { adminActorOf, changedFields, recordAdminAction, REDACTED, REDACTED_CHANGED, type AdminActor } from "~/server/admin/audit.server";
-import { adminContext } from "~/server/guards.server";
+import { adminActorOf, changedFields, recordAdminAction, REDACTED, REDACTED_CHANGED, type AdminActor } from "~/server/platform/audit.server";
+import { adminContext } from "~/middleware/guards.server";
 import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
 import { requestContext } from "./route-chain";
 

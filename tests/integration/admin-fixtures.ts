@@ -7,7 +7,7 @@ import { runRoute } from "./route-chain";
 export const ADMIN_PASSWORD = "admin-password-123";
 
 export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" } = {}) {
-  const { createOrResetAdmin } = await import("~/server/admins.server");
+  const { createOrResetAdmin } = await import("~/server/identity/admin-provision.server");
   const { db } = await import("~/db/client.server");
   const { admins } = await import("~/db/schema");
   const { eq } = await import("drizzle-orm");
@@ -21,7 +21,7 @@ export async function createAdmin(opts: { email?: string; password?: string; rol
 
 /** A Cookie header value for a fresh admin session. */
 export async function adminCookieFor(adminId: string): Promise<string> {
-  const { createAdminSession } = await import("~/server/admin/session.server");
+  const { createAdminSession } = await import("~/server/identity/admin-session.server");
   return cookiePair(await createAdminSession(new Request("http://localhost/"), adminId));
 }
 
@@ -102,7 +102,7 @@ export function errorsOf(reply: { error?: Record<string, string[] | null> | null
 export async function insertUsers(count: number, emailPrefix: string): Promise<{ id: string; email: string }[]> {
   const { db } = await import("~/db/client.server");
   const { credits, profiles, users } = await import("~/db/schema");
-  const { hashPassword } = await import("~/server/password.server");
+  const { hashPassword } = await import("~/server/identity/password.server");
   const passwordHash = await hashPassword("bulk-user-password");
   const rows = await db
     .insert(users)

@@ -7,7 +7,7 @@ import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, chapters, paymentNotifies, paymentOrders } from "~/db/schema";
 import { action as notifyAction, loader as notifyLoader } from "~/routes/api/notify";
 import { moneyByDay } from "~/server/admin/payments.server";
-import { createPaymentOrder } from "~/server/payments/epay.server";
+import { createPaymentOrder } from "~/server/economy/epay.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { creditBalance, creditLedger, fund, quickUsers, setConfig } from "../fixtures/ledger";
 import { startFakeEpayGateway, type FakeEpayGateway } from "../fakes/epay-gateway";
@@ -373,7 +373,7 @@ describe(`the order list and money figures (${databaseKind})`, () => {
     const { insertWorks } = await import("../fixtures/works");
     const [workId] = await insertWorks([{ userId: author.id, title: "报表测试", visibility: "public-vip", price: 50 }]);
     await db.insert(chapters).values({ workId, title: "一", content: "内容", position: 65_536, wordCount: 2 });
-    const { purchaseWork } = await import("~/server/ledger.server");
+    const { purchaseWork } = await import("~/server/economy/ledger.server");
     await purchaseWork(buyer.id, workId);
     const after = (await moneyByDay(30))[0];
     expect(after.day).toBe(new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 10));

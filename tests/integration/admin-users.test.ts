@@ -2,9 +2,9 @@ import { desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, chapters, creditTransactions, credits, notifications, sessions, users } from "~/db/schema";
-import { login } from "~/server/auth.server";
-import { listComments, postComment } from "~/server/comments.server";
-import { getSessionUser } from "~/server/session.server";
+import { login } from "~/server/identity/auth.server";
+import { listComments, postComment } from "~/server/community/comments.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import { createUser, formOf, sessionCookieFor, TEST_PASSWORD } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
@@ -95,7 +95,7 @@ describe(`bans (${databaseKind})`, () => {
     expect(await signedIn(laptop)).toBe(false);
     expect(await loginError(spammer.email)).toEqual({ message: "该账号已被封禁，原因：发布广告", status: 403 });
     // The sign-in form shows the reason (and no session cookie is set).
-    const { loginAction } = await import("~/server/auth-actions.server");
+    const { loginAction } = await import("~/server/identity/auth-actions.server");
     const { settle } = await import("./admin-fixtures");
     const form = await settle(() =>
       loginAction(new Request("http://localhost/auth/login", { method: "POST", headers: { Origin: "http://localhost" }, body: new URLSearchParams({ email: spammer.email, password: TEST_PASSWORD }) }), "198.51.100.9"),

@@ -7,9 +7,9 @@ import { action as shortAction } from "~/routes/shell/writing/short-writing";
 import { prepareGeneration } from "~/server/ai/generation.server";
 import { REFERENCE_SAMPLE_CHARS } from "~/server/ai/render";
 import { analyzeSource, listSourceWorks, resolveSource } from "~/server/ai/analysis.server";
-import { AI_MESSAGES } from "~/server/ai/messages";
-import { countChars, tokensForChars } from "~/server/ai/tokens";
-import { createProject, listCharacters, listPlots, loadWorkspace, saveCharacter } from "~/server/writing.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
+import { countChars, tokensForChars } from "~/utils/ai-tokens";
+import { createProject, listCharacters, listPlots, loadWorkspace, saveCharacter } from "~/server/ai/writing-projects.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { analysisReply, fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
@@ -206,7 +206,7 @@ describe("the reference-work picker (section 5)", () => {
 describe("短篇仿写 sends what it imitates (issue 28 section 10)", () => {
   async function generateFirstPlot(cookie: string, projectId: string) {
     const [plot] = await listPlots(projectId);
-    const { saveTheme } = await import("~/server/writing.server");
+    const { saveTheme } = await import("~/server/ai/writing-projects.server");
     const [{ userId }] = await db.select({ userId: writingProjects.userId }).from(writingProjects).where(eq(writingProjects.id, projectId));
     await saveTheme(userId, projectId, "江南小镇的一段旧事。");
     fake.enqueue({ text: "新写的一段。" });

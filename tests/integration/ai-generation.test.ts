@@ -4,11 +4,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { databaseKind, db } from "~/db/client.server";
 import { apiConfigs, plotVersions, prompts, siteConfigs, tokenTransactions, writingPlots } from "~/db/schema";
 import { action } from "~/routes/api/generate";
-import { AI_MESSAGES } from "~/server/ai/messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { aiTimings } from "~/server/ai/timings.server";
-import { countChars, tokensForChars } from "~/server/ai/tokens";
-import { destroyAllUserSessions } from "~/server/session.server";
-import { createProject, saveCharacter, savePlot, saveTheme } from "~/server/writing.server";
+import { countChars, tokensForChars } from "~/utils/ai-tokens";
+import { destroyAllUserSessions } from "~/server/identity/session.server";
+import { createProject, saveCharacter, savePlot, saveTheme } from "~/server/ai/writing-projects.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import {
@@ -523,7 +523,7 @@ describe("two generations of one user at once", () => {
 
   it("a row-level check: holds never take more than the balance", async () => {
     const user = await writer(0);
-    const { holdGenerationTokens, reserveGenerationTokens } = await import("~/server/ledger.server");
+    const { holdGenerationTokens, reserveGenerationTokens } = await import("~/server/economy/ledger.server");
     await setTokens(user.id, 5);
     const { transactionId } = await db.transaction((tx) =>
       reserveGenerationTokens(tx, user.id, 2, { description: "t", model: "m", plotId: null, promptChars: 8 }),

@@ -39,7 +39,7 @@ export async function writer(tokens = 100_000) {
  * with that character. Returns the ids.
  */
 export async function readyProject(userId: string, kind: "free" | "short" = "free") {
-  const writing = await import("~/server/writing.server");
+  const writing = await import("~/server/ai/writing-projects.server");
   const project = await writing.createProject(userId, kind, "测试项目");
   await writing.saveTheme(userId, project.id, "民国时期的江南小镇，一段错过的感情。");
   const character = await writing.saveCharacter(userId, project.id, {

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AiError } from "~/server/ai/errors.server";
+import { AiError } from "~/server/ai/ai-errors.server";
 import { GeminiProvider, geminiUrl } from "~/server/ai/gemini.server";
 import { CallAbortedError } from "~/server/ai/http.server";
-import { AI_MESSAGES } from "~/server/ai/messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { OpenAiProvider, openaiUrl } from "~/server/ai/openai.server";
 import type { AiProvider } from "~/server/ai/provider.server";
 import { aiTimings, backoffMs } from "~/server/ai/timings.server";

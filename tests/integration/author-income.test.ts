@@ -2,14 +2,14 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { authorIncome, chapters, incomeTransactions, payoutRequests, works } from "~/db/schema";
-import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
-import { convertIncomeToCredits, INCOME_LEDGER_PAGE, INCOME_MESSAGES, incomeOverview, requestPayout, settlePayout } from "~/server/income.server";
+import { purchaseChapter, setWorkPricing } from "~/server/economy/chapter-sales.server";
+import { convertIncomeToCredits, INCOME_LEDGER_PAGE, INCOME_MESSAGES, incomeOverview, requestPayout, settlePayout } from "~/server/economy/income.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
 import { collector, sseReader } from "../fixtures/live-events";
-import { liveEventStream } from "~/server/events.server";
+import { liveEventStream } from "~/server/platform/events.server";
 import { actorOf, createAdmin } from "./admin-fixtures";
 
 /** An author whose chapter 2 (of 2) sells at 200 credits (40,000 字 at 5), bought by `buyers`. */

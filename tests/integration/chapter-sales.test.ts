@@ -12,11 +12,11 @@ import {
   SALE_MESSAGES,
   setAutoSubscribe,
   setWorkPricing,
-} from "~/server/chapter-sales.server";
-import { saveEconomySettings } from "~/server/economy-settings.server";
-import { LEDGER_MESSAGES, LedgerError, purchaseWork } from "~/server/ledger.server";
+} from "~/server/economy/chapter-sales.server";
+import { saveEconomySettings } from "~/server/economy/economy-settings.server";
+import { LEDGER_MESSAGES, LedgerError, purchaseWork } from "~/server/economy/ledger.server";
 import { publishChapterNow } from "~/server/studio/chapters.server";
-import { getWorkForViewer } from "~/server/works.server";
+import { getWorkForViewer } from "~/server/catalog/works.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
@@ -320,7 +320,7 @@ describe("purchaseAllChapters (购买全部)", () => {
 describe("what buyers keep", () => {
   it("refuses to delete a bought chapter or its work, and a whole-work price ends selling by chapter", async () => {
     const { deleteChapter, SOLD_CHAPTER_UNDELETABLE } = await import("~/server/studio/chapters.server");
-    const { deleteWork, SOLD_WORK_UNDELETABLE, updateListing } = await import("~/server/works.server");
+    const { deleteWork, SOLD_WORK_UNDELETABLE, updateListing } = await import("~/server/catalog/works.server");
     const [author, reader] = await quickUsers(2);
     await fund(reader.id, 100);
     const { workId, chapterIds } = await serial(author.id);

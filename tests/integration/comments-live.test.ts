@@ -13,8 +13,8 @@ import {
   setMuted,
   settleReanchors,
   unmuteUser,
-} from "~/server/comments.server";
-import { commentsTopic, listenerCount } from "~/server/events.server";
+} from "~/server/community/comments.server";
+import { commentsTopic, listenerCount } from "~/server/platform/events.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";

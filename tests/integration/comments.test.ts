@@ -13,8 +13,8 @@ import {
   setLike,
   setMuted,
   settleReanchors,
-} from "~/server/comments.server";
-import { credit, purchaseWork } from "~/server/ledger.server";
+} from "~/server/community/comments.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";

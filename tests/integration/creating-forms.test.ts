@@ -19,10 +19,10 @@ import {
   volumes,
   works,
 } from "~/db/schema";
-import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
+import { purchaseChapter, setWorkPricing } from "~/server/economy/chapter-sales.server";
 import { saveEntity } from "~/server/studio/bible.server";
-import { savePlotContent } from "~/server/writing.server";
-import { createWork } from "~/server/works.server";
+import { savePlotContent } from "~/server/ai/writing-projects.server";
+import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, fund, setConfig } from "../fixtures/ledger";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";
@@ -33,7 +33,7 @@ import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain"
  * Every creating form carries a one-time token (docs/decisions/077): the same post sent
  * twice (a double click, a retry after a lost answer, the browser's 重新提交) creates once.
  * The routes come from app/routes.ts: a route module whose action creates rows says so
- * with `handle.creates` (the form kinds of app/server/form-tokens.server.ts), and each of
+ * with `handle.creates` (the form kinds of app/server/platform/form-tokens.server.ts), and each of
  * those is replayed below; every other route with an action is in EXCEPTIONS with the
  * reason a replay creates nothing twice. A new route with an action fails this test until
  * it is one or the other.

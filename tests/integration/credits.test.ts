@@ -4,7 +4,7 @@ import { db } from "~/db/client.server";
 import { creditTransactions, redeemCodes, tokenTransactions } from "~/db/schema";
 import { action, loader } from "~/routes/shell/credits/credits";
 import { loader as paymentSuccessLoader } from "~/routes/shell/credits/payment-success";
-import { exchangeCreditsForTokens } from "~/server/ledger.server";
+import { exchangeCreditsForTokens } from "~/server/economy/ledger.server";
 import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { fund, quickUsers, setConfig } from "../fixtures/ledger";
 import { callThroughRoutes } from "./route-chain";

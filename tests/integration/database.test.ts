@@ -2,8 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { credits, favorites, profiles, prompts, siteConfigs, users, works } from "~/db/schema";
-import { pgErrorCode, rowsOf } from "~/server/db-utils.server";
-import { seedDefaults } from "~/server/defaults.server";
+import { pgErrorCode, rowsOf } from "~/server/platform/db-utils.server";
+import { seedDefaults } from "~/server/platform/defaults.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 

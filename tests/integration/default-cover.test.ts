@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { COVER_FONT, defaultCoverWebp } from "~/server/default-cover.server";
+import { COVER_FONT, defaultCoverWebp } from "~/server/catalog/default-cover.server";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";

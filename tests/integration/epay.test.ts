@@ -15,11 +15,11 @@ import {
   parseMoneyCents,
   PAYMENT_MESSAGES,
   verifyEpaySign,
-} from "~/server/payments/epay.server";
+} from "~/server/economy/epay.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { cookiePair, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { paymentReturnCookie } from "~/server/return-to.server";
+import { paymentReturnCookie } from "~/server/platform/return-to.server";
 import { creditBalance, creditLedger, quickUsers, setConfig } from "../fixtures/ledger";
 import { gatewaySign, startFakeEpayGateway, type FakeEpayGateway, type Tamper } from "../fakes/epay-gateway";
 import { callThroughRoutes } from "./route-chain";

@@ -9,11 +9,11 @@ import {
   notifyUserChanged,
   publish,
   liveEventStream,
-} from "~/server/events.server";
+} from "~/server/platform/events.server";
 import { setSiteConfigs } from "~/server/admin/site-settings.server";
-import { setFavorite } from "~/server/favorites.server";
-import { credit, purchaseWork } from "~/server/ledger.server";
-import { createUserSession, getSessionUser } from "~/server/session.server";
+import { setFavorite } from "~/server/reading/favorites.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
+import { createUserSession, getSessionUser } from "~/server/identity/session.server";
 import { cookiePair, createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";

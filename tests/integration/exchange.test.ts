@@ -10,7 +10,7 @@ import {
   exchangeErrorMessage,
   LEDGER_MESSAGES,
   LedgerError,
-} from "~/server/ledger.server";
+} from "~/server/economy/ledger.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, creditLedger, fund, quickUsers, setConfig, tokenBalance, tokenLedger } from "../fixtures/ledger";

@@ -2,15 +2,15 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, favorites, works } from "~/db/schema";
-import { FAVORITE_MESSAGES, setFavorite } from "~/server/favorites.server";
-import { credit, purchaseWork } from "~/server/ledger.server";
-import { listFollowing, listPurchased } from "~/server/library.server";
-import { saveProgress } from "~/server/reading.server";
-import { createUserSession, getSessionUser } from "~/server/session.server";
-import { DomainError } from "~/server/errors.server";
+import { FAVORITE_MESSAGES, setFavorite } from "~/server/reading/favorites.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
+import { listFollowing, listPurchased } from "~/server/catalog/visibility.server";
+import { saveProgress } from "~/server/reading/reader.server";
+import { createUserSession, getSessionUser } from "~/server/identity/session.server";
+import { DomainError } from "~/server/platform/errors.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, serialByChapter, setViewerPrefs } from "../fixtures/works";
-import { purchaseAllChapters, purchaseChapter } from "~/server/chapter-sales.server";
+import { purchaseAllChapters, purchaseChapter } from "~/server/economy/chapter-sales.server";
 import { callThroughRoutes } from "./route-chain";
 
 async function viewerOf(userId: string) {

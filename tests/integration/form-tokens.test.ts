@@ -7,7 +7,7 @@ import { action as userEditAction, loader as userEditLoader } from "~/routes/adm
 import { action as creditsAction, loader as creditsLoader } from "~/routes/shell/credits/credits";
 import { action as newChapterAction, loader as newChapterLoader } from "~/routes/shell/works/new-chapter";
 import { action as submitAction, loader as submitLoader } from "~/routes/shell/works/submit";
-import { deleteOldFormTokens, FORM_TOKEN_MESSAGES } from "~/server/form-tokens.server";
+import { deleteOldFormTokens, FORM_TOKEN_MESSAGES } from "~/server/platform/form-tokens.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, setConfig } from "../fixtures/ledger";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";

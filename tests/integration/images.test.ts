@@ -11,8 +11,8 @@ import {
   storeCover,
   storeSiteImage,
   cover2xUrl,
-} from "~/server/images.server";
-import { getStorage, keyFromUrl } from "~/server/storage.server";
+} from "~/server/platform/images.server";
+import { getStorage, keyFromUrl } from "~/server/platform/storage.server";
 
 const NOT_IMAGE = "请上传图片文件（JPG、PNG、WebP）";
 const NOT_AVATAR_IMAGE = "头像仅支持JPG、PNG或WebP格式的图片";

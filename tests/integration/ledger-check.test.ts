@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { paymentOrders, redeemCodes } from "~/db/schema";
-import { exchangeCreditsForTokens, redeemCode } from "~/server/ledger.server";
+import { exchangeCreditsForTokens, redeemCode } from "~/server/economy/ledger.server";
 import { checkLedger, formatDifferences } from "../../scripts/check-ledger";
 import { createUser } from "../fixtures/accounts";
 import { fund, quickUsers } from "../fixtures/ledger";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { simpleParser } from "mailparser";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { outboxDir, sendMail } from "~/server/mail.server";
+import { outboxDir, sendMail } from "~/server/platform/mail.server";
 import { startFakeSmtp, type FakeSmtp } from "../fakes/smtp";
 
 const message = {

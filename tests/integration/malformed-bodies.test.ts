@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
-import { FORM_MESSAGES } from "~/server/form-data.server";
+import { FORM_MESSAGES } from "~/server/platform/form-data.server";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { adminCookieFor, createAdmin, settle, type RouteResult } from "./admin-fixtures";

@@ -3,10 +3,10 @@ import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { chapterComments, chapters, notificationJobs, notifications, profiles, works } from "~/db/schema";
-import { postComment } from "~/server/comments.server";
-import { liveEventStream, listenerCount, NOTIFICATIONS_WORK_TOPIC } from "~/server/events.server";
-import { setFavorite } from "~/server/favorites.server";
-import { credit, purchaseWork } from "~/server/ledger.server";
+import { postComment } from "~/server/community/comments.server";
+import { liveEventStream, listenerCount, NOTIFICATIONS_WORK_TOPIC } from "~/server/platform/events.server";
+import { setFavorite } from "~/server/reading/favorites.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import {
   deliverNotifications,
   listNotifications,
@@ -16,12 +16,12 @@ import {
   sendAdminMessage,
   setWorkMuted,
   unreadNotificationCount,
-} from "~/server/notifications.server";
+} from "~/server/community/notifications.server";
 import { deleteChapter, insertChapter, moveChapter } from "~/server/studio/chapters.server";
 import { inboxLineText } from "~/components/notifications/inbox-line-text";
-import { purchaseAllChapters, purchaseChapter } from "~/server/chapter-sales.server";
-import { createWork } from "~/server/works.server";
-import { rowsOf } from "~/server/db-utils.server";
+import { purchaseAllChapters, purchaseChapter } from "~/server/economy/chapter-sales.server";
+import { createWork } from "~/server/catalog/works.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { sseReader } from "../fixtures/live-events";

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { createLogger, requestScope, serializeError } from "~/server/logger.server";
+import { createLogger, requestScope, serializeError } from "~/server/platform/logger.server";
 import { freePort } from "../../bench/lib-server";
 import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";

@@ -2,9 +2,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
-import { subscribe } from "~/server/events.server";
-import { PUBLIC_CACHE_TTL_MS } from "~/server/public-cache.server";
-import { searchWorks } from "~/server/search.server";
+import { subscribe } from "~/server/platform/events.server";
+import { PUBLIC_CACHE_TTL_MS } from "~/server/platform/public-cache.server";
+import { searchWorks } from "~/server/catalog/search.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 

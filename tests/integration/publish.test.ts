@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, txtImports, works } from "~/db/schema";
 import { action } from "~/routes/shell/works/submit";
-import { UNSUPPORTED_ENCODING_MESSAGE } from "~/server/txt.server";
+import { UNSUPPORTED_ENCODING_MESSAGE } from "~/server/studio/txt-import.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
-import { FORM_MESSAGES } from "~/server/form-data.server";
+import { FORM_MESSAGES } from "~/server/platform/form-data.server";
 
 const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "../fixtures/corpus", name));
 
@@ -256,7 +256,7 @@ describe("publish wizard action", () => {
   });
 
   it("refuses a TXT that turns out not to be text at its end: nothing stored, not even the cover", async () => {
-    const { getStorage, LocalStorage } = await import("~/server/storage.server");
+    const { getStorage, LocalStorage } = await import("~/server/platform/storage.server");
     const storage = getStorage();
     const coverFiles = () =>
       storage instanceof LocalStorage && fs.existsSync(storage.root)
@@ -280,7 +280,7 @@ describe("publish wizard action", () => {
     expect(response.status).toBe(302);
     const [work] = await db.select().from(works).where(eq(works.title, "有封面"));
     expect(work.coverUrl).toMatch(/^\/files\/covers\/.+\.webp$/);
-    const { getStorage, keyFromUrl } = await import("~/server/storage.server");
+    const { getStorage, keyFromUrl } = await import("~/server/platform/storage.server");
     const stored = await getStorage().get(keyFromUrl(work.coverUrl!)!);
     const body = stored!.body instanceof Uint8Array ? stored!.body : new Uint8Array(await new Response(stored!.body).arrayBuffer());
     const meta = await sharp(body).metadata();
@@ -325,7 +325,7 @@ describe("staged TXT imports", () => {
   });
 
   it("are deleted by the server's periodic cleanup, can no longer be published, and are left out of the database export", async () => {
-    const { startHourlyCleanup } = await import("~/server/cleanup.server");
+    const { startHourlyCleanup } = await import("~/server/jobs/cleanup.server");
     const { writeDatabaseSql } = await import("~/server/admin/exports/database.server");
     const expired = await stage(userId, "过期草稿.txt", 24.5);
     await stage(userId, "新鲜草稿.txt", 1);

@@ -1,10 +1,10 @@
 import JSZip from "jszip";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as bookLoader } from "~/routes/shell/reader/book-epub";
-import { credit, purchaseWork } from "~/server/ledger.server";
-import { purchaseChapter, setWorkPricing } from "~/server/chapter-sales.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
+import { purchaseChapter, setWorkPricing } from "~/server/economy/chapter-sales.server";
 import { db } from "~/db/client.server";
-import { createWork, updateListing } from "~/server/works.server";
+import { createWork, updateListing } from "~/server/catalog/works.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { setViewerPrefs } from "../fixtures/works";

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
 import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
-import { createUserSession } from "~/server/session.server";
+import { createUserSession } from "~/server/identity/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { runRoute } from "./route-chain";
-import { createWork } from "~/server/works.server";
+import { createWork } from "~/server/catalog/works.server";
 
 const good = { fontSize: "5", lineHeight: "loose", width: "narrow", background: "sepia" };
 const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia" };

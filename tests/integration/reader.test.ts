@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, readingProgress, works } from "~/db/schema";
-import { credit, purchaseWork } from "~/server/ledger.server";
+import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import {
   BATCH_MAX_CHARS,
   paragraphBatch,
@@ -13,8 +13,8 @@ import {
   previewOf,
   progressHref,
   splitParagraphs,
-} from "~/server/reading.server";
-import { createUserSession } from "~/server/session.server";
+} from "~/server/reading/reader.server";
+import { createUserSession } from "~/server/identity/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 import { runRoute } from "./route-chain";

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { adminAuditLog, redeemCodes } from "~/db/schema";
 import { countUnusedCodes } from "~/server/admin/redeem-codes.server";
-import { REDEEM_MESSAGES, redeemCode } from "~/server/ledger.server";
+import { REDEEM_MESSAGES, redeemCode } from "~/server/economy/ledger.server";
 import { createUser } from "../fixtures/accounts";
 import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
 

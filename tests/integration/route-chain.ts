@@ -1,7 +1,7 @@
 import type { RouteConfigEntry } from "@react-router/dev/routes";
 import { matchRoutes, RouterContextProvider, type RouteObject } from "react-router";
 import routeConfig from "~/routes";
-import { clientAddressContext } from "~/server/request.server";
+import { clientAddressContext } from "~/server/platform/request.server";
 
 /**
  * Runs a route's loader or action the way the framework does: the URL is matched against

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { requireAdminMiddleware, requireExportAccessMiddleware, requireSuperAdminMiddleware, requireUserMiddleware } from "~/server/guards.server";
+import { requireAdminMiddleware, requireExportAccessMiddleware, requireSuperAdminMiddleware, requireUserMiddleware } from "~/middleware/guards.server";
 import { adminCookieFor, createAdmin, settle } from "./admin-fixtures";
 import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { action as nicknameAction, loader as nicknameLoader } from "~/routes/shell/settings/nickname";
 import { action as readerSettingsAction } from "~/routes/shell/reader/reader-settings";
-import { CROSS_SITE_WRITE_MESSAGE } from "~/server/csrf.server";
+import { CROSS_SITE_WRITE_MESSAGE } from "~/server/platform/csrf.server";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { settle } from "./admin-fixtures";
 import { callThroughRoutes } from "./route-chain";
@@ -80,7 +80,7 @@ describe("a signed-in write", () => {
   });
 
   it("without any cookie goes on to the route (a script's login, the gateway's notify)", async () => {
-    const { loginAction } = await import("~/server/auth-actions.server");
+    const { loginAction } = await import("~/server/identity/auth-actions.server");
     const user = await createUser();
     const request = new Request("http://localhost/auth/login", {
       method: "POST",

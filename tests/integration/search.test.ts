@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as worksLoader } from "~/routes/public/works";
 import { authorWorksHref, parseWorkFilters } from "~/schemas/discovery";
-import { updateNickname } from "~/server/profile.server";
-import { SEARCH_COUNT_CAP, searchWorks } from "~/server/search.server";
+import { updateNickname } from "~/server/identity/profile.server";
+import { SEARCH_COUNT_CAP, searchWorks } from "~/server/catalog/search.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";

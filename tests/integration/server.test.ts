@@ -17,7 +17,7 @@ let server: ChildProcess;
 let origin: string;
 let output = "";
 let removeDatabase = () => {};
-// The server creates this administrator at start (app/server/defaults.server.ts).
+// The server creates this administrator at start (app/server/platform/defaults.server.ts).
 const ADMIN = { ADMIN_EMAIL: "server-admin@example.com", ADMIN_PASSWORD: "server-admin-password" };
 /** Targets that resolve to another host somewhere along the way (docs/architecture.md#redirects). */
 const OFF_SITE = ["//evil.example", "/\\evil.example", "/.//evil.example", "/admin/../..//evil.example", "/%2e%2e//evil.example", "https://evil.example/", "/\t/evil.example"];

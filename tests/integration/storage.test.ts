@@ -3,8 +3,8 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loader } from "~/routes/api/files";
-import { dataDir } from "~/server/env.server";
-import { cover2xUrl, deleteStoredImage, storeAvatar, storeCover } from "~/server/images.server";
+import { dataDir } from "~/server/platform/env.server";
+import { cover2xUrl, deleteStoredImage, storeAvatar, storeCover } from "~/server/platform/images.server";
 import {
   LocalStorage,
   S3Storage,
@@ -14,7 +14,7 @@ import {
   isValidKey,
   keyFromUrl,
   newKey,
-} from "~/server/storage.server";
+} from "~/server/platform/storage.server";
 import { startFakeS3, type FakeS3 } from "../fakes/s3";
 import { callThroughRoutes } from "./route-chain";
 

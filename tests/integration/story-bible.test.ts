@@ -36,9 +36,9 @@ import {
   SUMMARY_JOB_ATTEMPTS,
   SUMMARY_MESSAGES,
 } from "~/server/studio/summary-jobs.server";
-import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "~/server/events.server";
-import { startSummaryJobs, stopSummaryJobs } from "~/server/studio/summary-poller.server";
-import { createWork } from "~/server/works.server";
+import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "~/server/platform/events.server";
+import { startSummaryJobs, stopSummaryJobs } from "~/server/jobs/summary-poller.server";
+import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";

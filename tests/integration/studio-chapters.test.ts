@@ -4,9 +4,9 @@ import { databaseKind, db } from "~/db/client.server";
 import { chapters, readingProgress, volumes, works } from "~/db/schema";
 import { action as managerAction, loader as managerLoader } from "~/routes/shell/studio/chapters";
 import { action as newChapterAction } from "~/routes/shell/studio/chapter-new";
-import { getChapterByOrder } from "~/server/chapters.server";
-import { DomainError } from "~/server/errors.server";
-import { getProgress, saveProgress, tableOfContents } from "~/server/reading.server";
+import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { getProgress, saveProgress, tableOfContents } from "~/server/reading/reader.server";
 import {
   createVolume,
   deleteChapter,
@@ -20,7 +20,7 @@ import {
   stepChapter,
 } from "~/server/studio/chapters.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
-import { createWork } from "~/server/works.server";
+import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes, statusOf } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";

@@ -6,8 +6,8 @@ import { works } from "~/db/schema";
 import { action as settingsAction, loader as settingsLoader } from "~/routes/shell/studio/settings";
 import { action as submitAction } from "~/routes/shell/works/submit";
 import { parseTags, workSettingsSchema } from "~/schemas/studio";
-import { getStorage, keyFromUrl } from "~/server/storage.server";
-import { createWork } from "~/server/works.server";
+import { getStorage, keyFromUrl } from "~/server/platform/storage.server";
+import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes, statusOf } from "./route-chain";
 

@@ -2,9 +2,9 @@ import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters } from "~/db/schema";
-import { parseTocOrder, tableOfContents, TOC_PAGE_SIZE } from "~/server/reading.server";
+import { parseTocOrder, tableOfContents, TOC_PAGE_SIZE } from "~/server/reading/reader.server";
 import { createVolume } from "~/server/studio/chapters.server";
-import { createWork } from "~/server/works.server";
+import { createWork } from "~/server/catalog/works.server";
 import { createUser } from "../fixtures/accounts";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };

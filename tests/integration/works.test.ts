@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
-import { createWork, deleteWork, listMyWorks, updateListing } from "~/server/works.server";
+import { createWork, deleteWork, listMyWorks, updateListing } from "~/server/catalog/works.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { addChapter } from "~/server/studio/chapters.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";

@@ -20,7 +20,7 @@ import {
   savePlot,
   savePlotContent,
   useVersion,
-} from "~/server/writing.server";
+} from "~/server/ai/writing-projects.server";
 import { configureFakeProvider } from "../fakes/ai-provider-config";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";

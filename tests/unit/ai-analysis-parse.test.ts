@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAnalysis } from "~/server/ai/analysis-parse";
-import { AiError } from "~/server/ai/errors.server";
+import { AiError } from "~/server/ai/ai-errors.server";
 import { analysisReply } from "../fakes/ai-provider";
 
 function message(reply: string): string {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generationValues, renderTemplate } from "~/server/ai/render";
-import { affordablePrefix, countChars, tokensFor, tokensForChars } from "~/server/ai/tokens";
+import { affordablePrefix, countChars, tokensFor, tokensForChars } from "~/utils/ai-tokens";
 import { parseExpectedWords, plotSchema, characterSchema } from "~/schemas/writing";
-import { DEFAULT_PROMPTS } from "~/server/defaults.server";
+import { DEFAULT_PROMPTS } from "~/server/platform/defaults.server";
 
 describe("renderTemplate", () => {
   it("substitutes every {|placeholder|} the product fills", () => {

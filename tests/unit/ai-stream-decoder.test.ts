@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AiError, errorForStatus } from "~/server/ai/errors.server";
-import { AI_MESSAGES } from "~/server/ai/messages";
+import { AiError, errorForStatus } from "~/server/ai/ai-errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { StreamTextDecoder, type WireFormat } from "~/server/ai/sse.server";
 import { FIXTURES_DIR } from "../fakes/ai-provider";
 

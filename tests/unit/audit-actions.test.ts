@@ -20,7 +20,7 @@ describe("the audit log's action names", () => {
       for (const match of text.matchAll(/action: "([a-z-]+\.[a-z-]+)"/g)) codes.add(match[1]);
       for (const match of text.matchAll(/saveSiteSettings\(\s*actor,\s*"([a-z-]+\.[a-z-]+)"/g)) codes.add(match[1]);
     }
-    // Report decisions are recorded as `comment.<decision>` (app/server/admin/works.server.ts).
+    // Report decisions are recorded as `comment.<decision>` (app/server/admin/works-moderation.server.ts).
     for (const decision of ["hide", "restore", "delete", "dismiss"]) codes.add(`comment.${decision}`);
     expect(codes.size).toBeGreaterThan(30);
     expect([...codes].filter((code) => !(code in AUDIT_ACTION_LABELS)).sort()).toEqual([]);

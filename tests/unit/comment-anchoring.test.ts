@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ANCHOR_THRESHOLD, bigrams, dice, reanchor } from "~/server/comment-anchoring.server";
+import { ANCHOR_THRESHOLD, bigrams, dice, reanchor } from "~/server/community/comment-anchoring.server";
 
 const P = [
   "夜色渐深，城南的老茶馆里只剩下最后一盏灯。",

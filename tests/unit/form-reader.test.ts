@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readFormData } from "~/server/form-data.server";
+import { readFormData } from "~/server/platform/form-data.server";
 
 function post(body: string) {
   return new Request("http://localhost/", { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded" } });

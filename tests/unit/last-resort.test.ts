@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastResortMiddleware, SERVER_ERROR_MESSAGE } from "~/server/request.server";
+import { lastResortMiddleware, SERVER_ERROR_MESSAGE } from "~/server/platform/request.server";
 
 type Args = Parameters<typeof lastResortMiddleware>[0];
 const args = {} as Args;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { legalTextHtml } from "~/server/sanitize.server";
+import { legalTextHtml } from "~/server/platform/sanitize.server";
 
 describe("legalTextHtml (terms and privacy)", () => {
   it("keeps plain text's paragraphs and line breaks, escaping what looks like markup", () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { AI_MESSAGES } from "~/server/ai/messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { REFERENCE_SAMPLE_CHARS } from "~/server/ai/render";
 import { FIRST_HOLD_TOKENS, OUTPUT_HOLD_TOKENS } from "~/server/ai/generation.server";
 import { CONTINUATION_WORDS, EXCERPT_CHARS } from "~/server/studio/context.server";

@@ -15,7 +15,7 @@ import {
   parseTxtChapters,
   readTxtChapters,
   streamTxtChapters,
-} from "~/server/txt.server";
+} from "~/server/studio/txt-import.server";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 

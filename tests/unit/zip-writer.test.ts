@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { ZipWriter, type ZipWriterOptions } from "~/server/admin/exports/zip-writer.server";
+import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.server";
 
 // Every archive is read back by two independent readers: Info-ZIP's unzip (Debian's
 // `unzip`, which tests each entry's CRC) and Python's zipfile (which parses the central

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
-import type { CommentView } from "~/server/comments.server";
+import type { CommentView } from "~/server/community/comments.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 
 /** A comment as the thread loader gives it. */

@@ -1,4 +1,4 @@
-/** What an inbox line needs to say itself (app/server/notifications.server.ts InboxLine). */
+/** What an inbox line needs to say itself (app/server/community/notifications.server.ts InboxLine). */
 export interface InboxLineFacts {
   kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
   count: number | null;

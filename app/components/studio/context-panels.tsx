@@ -1,7 +1,7 @@
 import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { ENTITY_KIND_LABELS, ENTITY_PROMPT_MODE_LABELS, SUMMARY_REQUEST_IDS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
-import { countChars, tokensForChars } from "~/server/ai/tokens";
+import { countChars, tokensForChars } from "~/utils/ai-tokens";
 import { formatNumber, formatTokens } from "~/utils/format";
 
 /**

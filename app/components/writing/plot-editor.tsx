@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate, useNavigation, useRevalidator } from "react-router";
-import { AI_MESSAGES } from "~/server/ai/messages";
-import type { GenerationEstimate } from "~/server/ai/tokens";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
+import type { GenerationEstimate } from "~/utils/ai-tokens";
 import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
 import { HiddenFields } from "./hidden-fields";
 import type { PlotView } from "./plot-panel";

@@ -5,7 +5,7 @@ import { works } from "./works";
 /**
  * Each work's counts for rankings and sorting (docs/decisions/122): recomputed for every
  * work by one app process at a time, at least every 10 minutes
- * (app/server/discovery/stats.server.ts). A work without a row counts as all zeros.
+ * (app/server/catalog/work-stats.server.ts). A work without a row counts as all zeros.
  */
 export const workStats = pgTable(
   "work_stats",

@@ -57,7 +57,7 @@ export const autoSubscriptions = pgTable(
 /**
  * An author's income, apart from their credits: `balance` is what they may withdraw or
  * convert; `held` is what pending payout requests hold. Both only move through
- * app/server/income.server.ts, with an income_transactions row beside each move.
+ * app/server/economy/income.server.ts, with an income_transactions row beside each move.
  */
 export const authorIncome = pgTable(
   "author_income",

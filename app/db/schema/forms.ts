@@ -17,7 +17,7 @@ export const formSubmissions = pgTable(
     token: text("token").primaryKey(),
     userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     adminId: uuid("admin_id").references(() => admins.id, { onDelete: "cascade" }),
-    /** A FormKind of app/server/form-tokens.server.ts (or continuation, decision 141). */
+    /** A FormKind of app/server/platform/form-tokens.server.ts (or continuation, decision 141). */
     kind: text("kind").notNull(),
     /** The work id, chapter id, order number, … it created. */
     resultId: text("result_id").notNull(),

@@ -11,7 +11,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { ReaderSettings } from "../../schemas/reader-settings";
+import type { ReaderSettings } from "~/schemas/reader-settings";
 
 /** Login identity. The password hash never leaves the server. */
 export const users = pgTable(
@@ -66,7 +66,7 @@ export const profiles = pgTable(
     check("profiles_tokens_nonnegative", sql`${t.tokens} >= 0`),
     check("profiles_ai_day_tokens_nonnegative", sql`${t.aiDayTokens} >= 0`),
     index("profiles_created_at_idx").on(t.createdAt),
-    // The search's author names (app/server/search.server.ts, docs/decisions/162): the
+    // The search's author names (app/server/catalog/search.server.ts, docs/decisions/162): the
     // works' gram function over the nickname alone, so a search reads the few profiles
     // whose nickname holds the query's grams instead of every profile.
     index("profiles_nickname_grams_idx").using("gin", sql`work_search_grams(${t.nickname}, '')`),

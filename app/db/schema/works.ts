@@ -112,7 +112,7 @@ export const works = pgTable(
     // /works?sort=updated (最新更新).
     index("works_updated_idx").on(t.updatedAt, t.id),
     /**
-     * Substring search (app/server/search.server.ts): a GIN index over the distinct
+     * Substring search (app/server/catalog/search.server.ts): a GIN index over the distinct
      * lower-cased characters and character pairs of title and description (the
      * work_search_grams SQL function, drizzle/0007). An expression index rather than a
      * stored column keeps the heap row narrow; queries must use the same expression.

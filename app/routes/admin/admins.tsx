@@ -5,11 +5,11 @@ import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_ROLE_LABELS, ADMIN_ROLES, addAdminSchema, adminAccountActionSchema } from "~/schemas/admin-accounts";
-import { addAdmin, listAdmins, resetAdminPassword, setAdminDisabled, setAdminRole } from "~/server/admin/admin-accounts.server";
-import { adminActorOf } from "~/server/admin/audit.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { adminContext } from "~/server/guards.server";
+import { addAdmin, listAdmins, resetAdminPassword, setAdminDisabled, setAdminRole } from "~/server/identity/admin-accounts.server";
+import { adminActorOf } from "~/server/platform/audit.server";
+import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { adminContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/admins";
 import { TableScroll } from "~/components/ui/table-scroll";
 

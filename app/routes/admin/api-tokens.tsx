@@ -5,11 +5,11 @@ import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { apiTokenActionSchema } from "~/schemas/admin";
-import { apiTokenName, createApiToken, listApiTokens, revokeApiToken } from "~/server/admin/api-tokens.server";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { apiTokenName, createApiToken, listApiTokens, revokeApiToken } from "~/server/identity/api-tokens.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/api-tokens";
 import { TableScroll } from "~/components/ui/table-scroll";
 

@@ -3,10 +3,10 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { CATEGORY_NAME_MAX } from "~/schemas/category-field";
 import { categoryActionSchema } from "~/schemas/discovery";
-import { listCategoriesForAdmin, runCategoryAction } from "~/server/discovery/categories.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { listCategoriesForAdmin, runCategoryAction } from "~/server/catalog/categories.server";
+import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/categories";
 
 export const meta: Route.MetaFunction = () => [{ title: "作品分类 - 管理后台" }];

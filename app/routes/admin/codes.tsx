@@ -7,11 +7,11 @@ import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/component
 import { Pagination } from "~/components/ui/pagination";
 import { CODE_STATUS_FILTERS, generateCodesSchema, voidCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
 import { generateRedeemCodes, listRedeemCodes, voidRedeemCodes } from "~/server/admin/redeem-codes.server";
-import { adminActorOf } from "~/server/admin/audit.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
+import { adminActorOf } from "~/server/platform/audit.server";
+import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { parsePage } from "~/utils/pagination";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import type { Route } from "./+types/codes";
 import { TableScroll } from "~/components/ui/table-scroll";
 

@@ -2,10 +2,10 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { adminActorOf } from "~/server/admin/audit.server";
-import { decideReportedComment, listReportedComments, type ReportDecision } from "~/server/admin/works.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/platform/audit.server";
+import { decideReportedComment, listReportedComments, type ReportDecision } from "~/server/admin/works-moderation.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/comment-reports";
 

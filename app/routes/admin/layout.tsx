@@ -2,7 +2,7 @@ import { Form, Link, Outlet } from "react-router";
 import { AdminSidebar } from "~/components/admin/sidebar";
 import { useNavDrawer, type DrawerParts } from "~/components/shell/nav-drawer";
 import { PendingBar } from "~/components/admin/ui";
-import { adminContext, requireAdminMiddleware } from "~/server/guards.server";
+import { adminContext, requireAdminMiddleware } from "~/middleware/guards.server";
 import type { Route } from "./+types/layout";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理后台 - 砚台" }, { name: "robots", content: "noindex" }];

@@ -6,11 +6,11 @@ import { AppLink } from "~/components/ui/app-link";
 import { useSchemaForm } from "~/components/ui/forms";
 import { adminLoginSchema } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES, totpLoginSchema } from "~/schemas/admin-accounts";
-import { adminLogin, adminLoginCode } from "~/server/admin/auth.server";
-import { createAdminSession, destroyAdminSession, getAdmin, getPendingAdmin } from "~/server/admin/session.server";
-import { DomainError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { clientAddressOf } from "~/server/request.server";
+import { adminLogin, adminLoginCode } from "~/server/identity/admin-auth.server";
+import { createAdminSession, destroyAdminSession, getAdmin, getPendingAdmin } from "~/server/identity/admin-session.server";
+import { DomainError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { clientAddressOf } from "~/server/platform/request.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/login";
 

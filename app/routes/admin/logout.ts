@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { destroyAdminSession } from "~/server/admin/session.server";
-import { isSameOriginPost } from "~/server/csrf.server";
+import { destroyAdminSession } from "~/server/identity/admin-session.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
 import type { Route } from "./+types/logout";
 
 /** Sign-out ends the admin session on the server and goes back to the login form. */

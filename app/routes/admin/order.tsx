@@ -4,9 +4,9 @@ import { CREDITED_VIA_LABELS, orderStatusLabel } from "~/components/admin/order-
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { NotifyTable } from "~/components/admin/notify-table";
 import { creditOrderByHand, getPaymentOrderForAdmin, queryGatewayOrder, refundOrder, type OrderActionResult } from "~/server/admin/payments.server";
-import { orRouteError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/order";
 
 /**

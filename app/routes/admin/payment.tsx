@@ -5,12 +5,12 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { paymentMethodSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
-import { readForm } from "~/server/form-data.server";
-import { getSiteConfig } from "~/server/site-config.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { getSiteConfig } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/payment";
-import { orRouteError } from "~/server/errors.server";
+import { orRouteError } from "~/server/platform/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 

@@ -2,12 +2,12 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { PAYOUT_STATUSES, type PayoutStatus } from "~/db/schema";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { listPayoutRequests, settlePayout } from "~/server/income.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { listPayoutRequests, settlePayout } from "~/server/economy/income.server";
 import { parsePage } from "~/utils/pagination";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/payouts";
 import { TableScroll } from "~/components/ui/table-scroll";
 

@@ -6,11 +6,11 @@ import { AdminDeleteDialog, AdminDialog, AdminErrorBox, QueryNotice } from "~/co
 import { Pagination } from "~/components/ui/pagination";
 import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
 import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
-import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
+import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { parsePage } from "~/utils/pagination";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/prompts";
 import { TableScroll } from "~/components/ui/table-scroll";
 

@@ -1,6 +1,6 @@
 import { Outlet } from "react-router";
 import { AdminErrorBox } from "~/components/admin/ui";
-import { requireSuperAdminMiddleware } from "~/server/guards.server";
+import { requireSuperAdminMiddleware } from "~/middleware/guards.server";
 import type { Route } from "./+types/super-only";
 
 /**

@@ -7,7 +7,7 @@ import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/component
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { UserActivity } from "~/components/admin/user-activity";
 import { balanceSchema, banSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import {
   adjustUserCredits,
   banUser,
@@ -19,9 +19,9 @@ import {
   unbanUser,
   updateUserNickname,
 } from "~/server/admin/users.server";
-import { DomainError, orRouteError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { FORM_TOKEN_MESSAGES, formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
+import { DomainError, orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { FORM_TOKEN_MESSAGES, formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import type { Route } from "./+types/user-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户详情 - 管理后台" }];

@@ -4,7 +4,7 @@ import { formatNumber, formatTokens } from "~/utils/format";
 import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { listUsers } from "~/server/admin/users.server";
-import { normalizeQuery } from "~/server/search.server";
+import { normalizeQuery } from "~/server/catalog/search.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/users";
 import { TableScroll } from "~/components/ui/table-scroll";

@@ -1,10 +1,10 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { adminActorOf } from "~/server/admin/audit.server";
-import { deleteWorkAsAdmin, getWorkForAdmin, restoreWork, setWorkRating, takeDownWork } from "~/server/admin/works.server";
-import { orRouteError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
+import { adminActorOf } from "~/server/platform/audit.server";
+import { deleteWorkAsAdmin, getWorkForAdmin, restoreWork, setWorkRating, takeDownWork } from "~/server/admin/works-moderation.server";
+import { orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
 import { formatNumber, WORK_TYPE_LABELS } from "~/utils/format";
 import type { Route } from "./+types/work";
 

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
-import { defaultCoverWebp } from "~/server/default-cover.server";
-import { getSessionUser } from "~/server/session.server";
+import { defaultCoverWebp } from "~/server/catalog/default-cover.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import { coverHash } from "~/utils/default-cover";
 import type { Route } from "./+types/default-cover";
 

@@ -1,6 +1,6 @@
-import { readableChapterId } from "~/server/comments.server";
-import { liveEventStream } from "~/server/events.server";
-import { getSessionUser } from "~/server/session.server";
+import { readableChapterId } from "~/server/community/comments.server";
+import { liveEventStream } from "~/server/platform/events.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import type { Route } from "./+types/events";
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { getStorage, isValidKey } from "~/server/storage.server";
+import { getStorage, isValidKey } from "~/server/platform/storage.server";
 import type { Route } from "./+types/files";
 
 /** Only uploaded images are served; other keys (future exports, say) never are. */

@@ -1,5 +1,5 @@
 import { pingDatabase } from "~/db/client.server";
-import { getStorage } from "~/server/storage.server";
+import { getStorage } from "~/server/platform/storage.server";
 
 /** Each check gets this long: a load balancer must hear back within 2 s, even while the database is unreachable. */
 const CHECK_MS = 1_500;

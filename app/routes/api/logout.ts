@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { destroyUserSession } from "~/server/session.server";
-import { isSameOriginPost } from "~/server/csrf.server";
+import { destroyUserSession } from "~/server/identity/session.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
 import type { Route } from "./+types/logout";
 
 /** Sign-out ends the session on the server and always lands on "/", even on failure. */

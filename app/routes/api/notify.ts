@@ -1,7 +1,7 @@
-import { DomainError } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
-import { notifyAnswer, receiveNotify, type NotifyOutcome } from "~/server/payments/epay.server";
-import { clientAddressOf } from "~/server/request.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { readFormData } from "~/server/platform/form-data.server";
+import { notifyAnswer, receiveNotify, type NotifyOutcome } from "~/server/economy/epay.server";
+import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/notify";
 
 /**

@@ -1,6 +1,6 @@
 import { databaseExportFrames } from "~/server/admin/exports/database-zip.server";
-import { recordExport } from "~/server/admin/audit.server";
-import { exportAccessContext } from "~/server/guards.server";
+import { recordExport } from "~/server/platform/audit.server";
+import { exportAccessContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/database-progress";
 
 /**

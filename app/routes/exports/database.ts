@@ -1,7 +1,7 @@
 import { databaseZipStream } from "~/server/admin/exports/database-zip.server";
 import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { recordExport } from "~/server/admin/audit.server";
-import { exportAccessContext } from "~/server/guards.server";
+import { recordExport } from "~/server/platform/audit.server";
+import { exportAccessContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/database";
 
 /**

@@ -1,4 +1,4 @@
-import { requireExportAccessMiddleware } from "~/server/guards.server";
+import { requireExportAccessMiddleware } from "~/middleware/guards.server";
 import type { Route } from "./+types/layout";
 
 /**

@@ -1,7 +1,7 @@
 import { downloadHeaders } from "~/server/admin/exports/download.server";
 import { exportUnusedCodesXlsx, UNUSED_CODES_NAME } from "~/server/admin/exports/xlsx.server";
-import { toResponse } from "~/server/errors.server";
-import { recordExport } from "~/server/admin/audit.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { recordExport } from "~/server/platform/audit.server";
 import type { Route } from "./+types/unused-codes";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

@@ -2,10 +2,10 @@ import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { mailLinkOrigin, requestPasswordReset } from "~/server/password-reset.server";
-import { clientAddressOf } from "~/server/request.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { mailLinkOrigin, requestPasswordReset } from "~/server/identity/password-reset.server";
+import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/auth-forgot-password";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 

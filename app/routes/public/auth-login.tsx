@@ -1,8 +1,8 @@
 import { useActionData, useLoaderData } from "react-router";
 import { AuthDialog } from "~/components/auth-dialog";
-import { loginAction } from "~/server/auth-actions.server";
+import { loginAction } from "~/server/identity/auth-actions.server";
 import { safeRedirectPath } from "~/utils/redirect";
-import { clientAddressOf } from "~/server/request.server";
+import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/auth-login";
 
 export const meta: Route.MetaFunction = () => [{ title: "登录 - 砚台" }];

@@ -3,11 +3,11 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
-import { authEmailCookie } from "~/server/auth-flash.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/password-reset.server";
-import { destroyUserSession, isSecureRequest } from "~/server/session.server";
+import { authEmailCookie } from "~/server/identity/auth-flash.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/identity/password-reset.server";
+import { destroyUserSession, isSecureRequest } from "~/server/identity/session.server";
 import type { Route } from "./+types/auth-reset-password";
 import { FormError, useSchemaForm } from "~/components/ui/forms";
 

@@ -1,10 +1,10 @@
 import { Form, Link, useLoaderData, useLocation } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { authHref } from "~/components/shell/auth-links";
-import { continueReading, shelfUpdates } from "~/server/discovery/home.server";
-import { sharedHomeRows } from "~/server/discovery/rankings.server";
-import { getSessionUser } from "~/server/session.server";
-import { getDisplayConfig } from "~/server/site-config.server";
+import { continueReading, shelfUpdates } from "~/server/catalog/home.server";
+import { sharedHomeRows } from "~/server/catalog/rankings.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { getDisplayConfig } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/index";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,6 +1,6 @@
 import { useLoaderData } from "react-router";
-import { legalTextHtml } from "~/server/sanitize.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { legalTextHtml } from "~/server/platform/sanitize.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/legal";
 
 const PAGES = {

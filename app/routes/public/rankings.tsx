@@ -1,9 +1,9 @@
 import { Link, useLoaderData } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { RANKING_BOARDS, type RankingBoard } from "~/schemas/discovery";
-import { rankingBoard } from "~/server/discovery/rankings.server";
-import { getSessionUser } from "~/server/session.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { rankingBoard } from "~/server/catalog/rankings.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/rankings";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `${RANKING_BOARDS[data.board]} - 排行榜 - 砚台` : "排行榜 - 砚台" }];

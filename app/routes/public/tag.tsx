@@ -4,10 +4,10 @@ import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { filterParams, parseWorkFilters, tagHref } from "~/schemas/discovery";
 import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/studio";
-import { listCategories } from "~/server/discovery/categories.server";
-import { searchWorks } from "~/server/search.server";
-import { getSessionUser } from "~/server/session.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { listCategories } from "~/server/catalog/categories.server";
+import { searchWorks } from "~/server/catalog/search.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/tag";
 

@@ -1,6 +1,6 @@
-import { toResponse } from "~/server/errors.server";
-import { workFeed } from "~/server/feeds.server";
-import { siteOrigin } from "~/server/request.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { workFeed } from "~/server/catalog/feeds.server";
+import { siteOrigin } from "~/server/platform/request.server";
 import type { Route } from "./+types/work-feed";
 
 /**

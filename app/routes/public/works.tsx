@@ -3,11 +3,11 @@ import { WorkFilterForm } from "~/components/discovery/work-filter-form";
 import { WorkCard } from "~/components/work-card";
 import { Pagination } from "~/components/ui/pagination";
 import { filterParams, hasFilters, parseWorkFilters } from "~/schemas/discovery";
-import { listCategories } from "~/server/discovery/categories.server";
-import { authorNickname } from "~/server/profile.server";
-import { searchWorks } from "~/server/search.server";
-import { getSessionUser } from "~/server/session.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { listCategories } from "~/server/catalog/categories.server";
+import { authorNickname } from "~/server/identity/profile.server";
+import { searchWorks } from "~/server/catalog/search.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
 

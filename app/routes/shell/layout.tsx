@@ -6,10 +6,10 @@ import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
-import { authEmailCookie } from "~/server/auth-flash.server";
-import { readerSettingsFor } from "~/server/reader-settings.server";
-import { getSessionUser } from "~/server/session.server";
-import { getDisplayConfig } from "~/server/site-config.server";
+import { authEmailCookie } from "~/server/identity/auth-flash.server";
+import { readerSettingsFor } from "~/server/reading/reader-settings.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { getDisplayConfig } from "~/server/platform/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/layout";
 

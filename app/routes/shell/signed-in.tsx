@@ -1,5 +1,5 @@
 import { Outlet } from "react-router";
-import { requireUserMiddleware } from "~/server/guards.server";
+import { requireUserMiddleware } from "~/middleware/guards.server";
 import type { Route } from "./+types/signed-in";
 
 /**

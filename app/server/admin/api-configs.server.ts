@@ -2,15 +2,15 @@ import { desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
 import { ADMIN_MESSAGES, CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN } from "~/schemas/admin";
-import { AiError, errorForStatus } from "../ai/errors.server";
-import { providerRequest } from "../ai/config.server";
-import type { ChatPrompt, ProviderConfig } from "../ai/provider.server";
-import { DomainError } from "../errors.server";
-import { getSiteConfigValue } from "../site-config.server";
-import { OutboundError, outboundRequest, parseOutboundUrl } from "./outbound.server";
-import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
+import { AiError, errorForStatus } from "~/server/ai/ai-errors.server";
+import { providerRequest } from "~/server/ai/config.server";
+import type { ChatPrompt, ProviderConfig } from "~/server/ai/provider.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { getSiteConfigValue } from "~/server/platform/site-config.server";
+import { OutboundError, outboundRequest, parseOutboundUrl } from "~/server/platform/outbound-http.server";
+import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { saveSiteSettings, setSiteConfigs } from "./site-settings.server";
-import type { RecordResult } from "../form-tokens.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
 
 /**
  * AI provider connections (docs/product.md: Back office). The API key is written here and read by the

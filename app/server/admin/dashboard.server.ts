@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { rowsOf } from "../db-utils.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 
 /** The site's day starts at midnight in China, wherever the server runs. */
 export const SITE_TIME_ZONE = "Asia/Shanghai";

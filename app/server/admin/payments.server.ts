@@ -2,15 +2,15 @@ import { and, desc, eq, gte, ilike, isNotNull, isNull, lt, or, sql, type SQL } f
 import { db } from "~/db/client.server";
 import { paymentNotifies, paymentOrders, profiles } from "~/db/schema";
 import { pageCountOf } from "~/utils/pagination";
-import { rowsOf } from "../db-utils.server";
-import { DomainError } from "../errors.server";
-import { creditPaymentOrder, refundPaymentOrder, type PaymentRefundResult } from "../ledger.server";
-import { NOTIFY_OUTCOME_LABELS, parseMoneyCents } from "../payments/epay.server";
-import { getSiteConfig } from "../site-config.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { creditPaymentOrder, refundPaymentOrder, type PaymentRefundResult } from "~/server/economy/ledger.server";
+import { NOTIFY_OUTCOME_LABELS, parseMoneyCents } from "~/server/economy/epay.server";
+import { getSiteConfig } from "~/server/platform/site-config.server";
 import { SITE_TIME_ZONE } from "./dashboard.server";
-import { OutboundError, outboundRequest } from "./outbound.server";
+import { OutboundError, outboundRequest } from "~/server/platform/outbound-http.server";
 import { escapeLike } from "./users.server";
-import { recordAdminAction, type AdminActor } from "./audit.server";
+import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 
 /**
  * 充值订单 and 支付通知 in the back office (docs/product.md: Back office, orders and money;

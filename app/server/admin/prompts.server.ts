@@ -3,11 +3,11 @@ import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
-import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
-import { DEFAULT_PROMPTS } from "../defaults.server";
-import { DomainError } from "../errors.server";
-import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
-import type { RecordResult } from "../form-tokens.server";
+import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
+import { DEFAULT_PROMPTS } from "~/server/platform/defaults.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
 
 export const PROMPTS_PAGE_SIZE = 20;
 

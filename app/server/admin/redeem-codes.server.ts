@@ -4,9 +4,9 @@ import { db } from "~/db/client.server";
 import { profiles, redeemCodes } from "~/db/schema";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, type CodeStatusFilter } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
-import { DomainError } from "../errors.server";
-import { recordAdminAction, type AdminActor } from "./audit.server";
-import type { RecordResult } from "../form-tokens.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
 
 export const CODES_PAGE_SIZE = 20;
 

@@ -1,10 +1,10 @@
 import { inArray, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { siteConfigs } from "~/db/schema";
-import { deleteStoredImage, storeSiteImage, type SiteImageKind } from "../images.server";
-import { DEFAULT_SITE_CONFIGS } from "../defaults.server";
-import { getSiteConfig, invalidateDisplayConfig } from "../site-config.server";
-import { changedFields, recordAdminAction, type AdminActor } from "./audit.server";
+import { deleteStoredImage, storeSiteImage, type SiteImageKind } from "~/server/platform/images.server";
+import { DEFAULT_SITE_CONFIGS } from "~/server/platform/defaults.server";
+import { getSiteConfig, invalidateDisplayConfig } from "~/server/platform/site-config.server";
+import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 
 /**
  * Writes of the site configuration (site_configs, key/value). Every change is one

@@ -14,16 +14,16 @@ import {
   workPurchases,
   works,
 } from "~/db/schema";
-import { banActive } from "../auth.server";
-import { adjustCreditBalance, type AdminAdjustment } from "../ledger.server";
-import { sendAdminMessage } from "../notifications.server";
-import { recordAdminAction, type AdminActor } from "./audit.server";
+import { banActive } from "~/server/identity/auth.server";
+import { adjustCreditBalance, type AdminAdjustment } from "~/server/economy/ledger.server";
+import { sendAdminMessage } from "~/server/community/notifications.server";
+import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { pageCountOf } from "~/utils/pagination";
-import { DomainError } from "../errors.server";
-import { hashPassword } from "../password.server";
-import type { RecordResult } from "../form-tokens.server";
-import { destroyAllUserSessions } from "../session.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { hashPassword } from "~/server/identity/password.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
+import { destroyAllUserSessions } from "~/server/identity/session.server";
 
 export const ADMIN_USERS_PAGE_SIZE = 30;
 

@@ -1,6 +1,6 @@
 import { WRITING_LIMITS } from "~/schemas/writing";
-import { AiError } from "./errors.server";
-import { AI_MESSAGES } from "./messages";
+import { AiError } from "./ai-errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 
 export interface ParsedCharacter {
   name: string;

@@ -3,25 +3,25 @@ import { db } from "~/db/client.server";
 import { favorites, profiles, workPurchases, works } from "~/db/schema";
 import { WRITING_LIMITS, WRITING_MESSAGES } from "~/schemas/writing";
 import { countWords } from "~/utils/text";
-import { getChapterByOrder } from "../chapters.server";
-import { DomainError } from "../errors.server";
+import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
+import { DomainError } from "~/server/platform/errors.server";
 import {
   refundGenerationTokens,
   reserveGenerationTokens,
   settleGenerationTokens,
-} from "../ledger.server";
-import { audienceFilter, normalizeQuery, substringMatch } from "../search.server";
-import type { SessionUser } from "../session.server";
-import { getWorkForViewer } from "../works.server";
-import { getProject, replaceWithAnalysis } from "../writing.server";
+} from "~/server/economy/ledger.server";
+import { audienceFilter, normalizeQuery, substringMatch } from "~/server/catalog/search.server";
+import type { SessionUser } from "~/server/identity/session.server";
+import { getWorkForViewer } from "~/server/catalog/works.server";
+import { getProject, replaceWithAnalysis } from "./writing-projects.server";
 import { defaultProvider } from "./config.server";
-import { AiError } from "./errors.server";
+import { AiError } from "./ai-errors.server";
 import { CallAbortedError } from "./http.server";
-import { AI_MESSAGES } from "./messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { parseAnalysis } from "./analysis-parse";
-import { renderPrompt } from "./prompts.server";
+import { renderPrompt } from "./prompt-templates.server";
 import type { ReportedUsage } from "./sse.server";
-import { countChars, tokensFor, tokensForChars } from "./tokens";
+import { countChars, tokensFor, tokensForChars } from "~/utils/ai-tokens";
 
 type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
 

@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
-import { AiError } from "./errors.server";
+import { AiError } from "./ai-errors.server";
 import type { UpstreamRequest } from "./http.server";
 import { GeminiProvider, geminiRequest } from "./gemini.server";
-import { AI_MESSAGES } from "./messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { OpenAiProvider, openaiRequest } from "./openai.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
 

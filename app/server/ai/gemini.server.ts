@@ -1,6 +1,6 @@
 import { completeText, streamText, type UpstreamRequest } from "./http.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
-import { countChars } from "./tokens";
+import { countChars } from "~/utils/ai-tokens";
 
 /**
  * {endpoint}models/{model}:{method}. The endpoint is the API version's base

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { isSameOriginPost } from "../csrf.server";
-import { toResponse } from "../errors.server";
-import { readFormData } from "../form-data.server";
-import { onShutdown } from "../lifecycle.server";
-import { generationStreams } from "../metrics.server";
-import { getSessionUser, readSessionId } from "../session.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { readFormData } from "~/server/platform/form-data.server";
+import { onShutdown } from "~/server/platform/lifecycle.server";
+import { generationStreams } from "~/server/platform/metrics.server";
+import { getSessionUser, readSessionId } from "~/server/identity/session.server";
 import { WRITING_MESSAGES } from "~/schemas/writing";
 import { generationErrorResponse, type Generation } from "./generation.server";
 

@@ -1,13 +1,13 @@
 import { db, type Executor } from "~/db/client.server";
 import { WRITING_MESSAGES } from "~/schemas/writing";
-import { DomainError, domainErrorOf } from "../errors.server";
+import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
 import {
   holdGenerationTokens,
   refundGenerationTokens,
   reserveGenerationTokens,
   settleGenerationTokens,
   TOKEN_MESSAGES,
-} from "../ledger.server";
+} from "~/server/economy/ledger.server";
 import {
   applyEditsToContext,
   loadGenerationContext,
@@ -15,16 +15,16 @@ import {
   saveGeneratedVersion,
   type GenerationContext,
   type WritingKind,
-} from "../writing.server";
+} from "./writing-projects.server";
 import { defaultProviderFrom } from "./config.server";
-import { AiError } from "./errors.server";
+import { AiError } from "./ai-errors.server";
 import { CallAbortedError, withUsage, type TextStream } from "./http.server";
-import { AI_MESSAGES } from "./messages";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { recordGeneratedText } from "./labels.server";
-import { renderLoadedPrompt } from "./prompts.server";
+import { renderLoadedPrompt } from "./prompt-templates.server";
 import type { AiProvider, ChatPrompt } from "./provider.server";
 import { generationValues, referenceSample } from "./render";
-import { affordablePrefix, countChars, tokensForChars } from "./tokens";
+import { affordablePrefix, countChars, tokensForChars } from "~/utils/ai-tokens";
 
 /**
  * One generation of a plot's text (docs/product.md: States and actions, Rules, Messages, Constants, D7):

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { AiError, errorForStatus, networkError } from "./errors.server";
-import { AI_MESSAGES } from "./messages";
+import { AiError, errorForStatus, networkError } from "./ai-errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { StreamTextDecoder, type ReportedUsage, type WireFormat } from "./sse.server";
 import { aiTimings, backoffMs, type AiTimings } from "./timings.server";
 

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { aiTextMarks, chapters, plotVersions, works, writingPlots, writingProjects } from "~/db/schema";
 import { isWhitespaceUnit } from "~/utils/text";
-import { rowsOf } from "../db-utils.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 
 /**
  * AI labels from the generation log (docs/product.md D15, docs/decisions/126):

@@ -1,6 +1,6 @@
 import { completeText, streamText, type UpstreamRequest } from "./http.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
-import { countChars } from "./tokens";
+import { countChars } from "~/utils/ai-tokens";
 
 /**
  * The chat-completions URL for an endpoint given as a base URL (".../v1"), a bare host

@@ -11,20 +11,20 @@ import {
   type OperationInput,
   type TextOperation,
 } from "~/schemas/writing";
-import { pgErrorCode, UNIQUE_VIOLATION } from "../db-utils.server";
-import { DomainError } from "../errors.server";
+import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
 import {
   applyEditsToContext,
   loadGenerationContext,
   readSessionGenerationContext,
   type GenerationContext,
-} from "../writing.server";
+} from "./writing-projects.server";
 import { defaultProviderFrom } from "./config.server";
 import { generationErrorResponse, openGeneration, outputLimit, type Generation, type GenerationResult, type GenerationSink } from "./generation.server";
 import { recordGeneratedText } from "./labels.server";
-import { loadPrompts, renderLoadedPrompt, type PromptCode } from "./prompts.server";
+import { loadPrompts, renderLoadedPrompt, type PromptCode } from "./prompt-templates.server";
 import { describeCharacter } from "./render";
-import { countChars } from "./tokens";
+import { countChars } from "~/utils/ai-tokens";
 
 /**
  * The editor's operations on a selection (docs/product.md D15, decision 130): 续写 from the

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceParser } from "eventsource-parser";
-import { AiError, errorFromPayload, unreadable } from "./errors.server";
-import { AI_MESSAGES } from "./messages";
+import { AiError, errorFromPayload, unreadable } from "./ai-errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 
 export type WireFormat = "openai" | "gemini";
 

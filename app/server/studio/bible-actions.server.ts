@@ -1,5 +1,5 @@
 import type { BibleAction } from "~/schemas/bible";
-import { oncePerFormToken, type FormKind, type RecordResult } from "../form-tokens.server";
+import { oncePerFormToken, type FormKind, type RecordResult } from "~/server/platform/form-tokens.server";
 import {
   bibleListPage,
   deleteEntity,

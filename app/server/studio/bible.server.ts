@@ -15,10 +15,10 @@ import {
 } from "~/db/schema";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KINDS, ENTITY_PROMPT_MODES, isThreadOverdue, type EntityKind, type EntityPromptMode } from "~/schemas/bible";
 import { pageWithin } from "~/utils/pagination";
-import { rowsOf } from "../db-utils.server";
-import { DomainError } from "../errors.server";
-import type { RecordResult } from "../form-tokens.server";
-import { getOwnedWork } from "../works.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 
 /**
  * The story bible, plot threads and summaries of a work (docs/product.md#story-bible,

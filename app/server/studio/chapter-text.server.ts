@@ -4,11 +4,11 @@ import { chapterRevisions, chapters } from "~/db/schema";
 import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, STUDIO_MESSAGES } from "~/schemas/studio";
 import { CHAPTER_CONTENT_MAX } from "~/schemas/work";
 import { countWords } from "~/utils/text";
-import { chapterAiColumns } from "../ai/labels.server";
-import { reanchorAfterCommit } from "../comments.server";
-import { DomainError } from "../errors.server";
-import { hasControlCharacter } from "../form-data.server";
-import { getOwnedWork, refreshWorkCounts } from "../works.server";
+import { chapterAiColumns } from "~/server/ai/labels.server";
+import { reanchorAfterCommit } from "~/server/community/comments.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { hasControlCharacter } from "~/server/platform/form-data.server";
+import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
 import { chapterNotFound, checkTitle, lockOwnedWork, releaseColumns, type Release } from "./chapters.server";
 import { onChaptersPublished } from "./release.server";
 

@@ -4,15 +4,15 @@ import { chapterPurchases, chapters, readingProgress, volumes, works } from "~/d
 import { CHAPTER_TITLE_MAX, STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { countWords } from "~/utils/text";
-import { rowsOf } from "../db-utils.server";
-import { DomainError } from "../errors.server";
-import { publish } from "../events.server";
-import { chapterAiColumns } from "../ai/labels.server";
-import { refreshWorkCounts, type Work } from "../works.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { publish } from "~/server/platform/events.server";
+import { chapterAiColumns } from "~/server/ai/labels.server";
+import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
 import { onChaptersPublished } from "./release.server";
-import type { RecordResult } from "../form-tokens.server";
+import type { RecordResult } from "~/server/platform/form-tokens.server";
 
 /**
  * The chapter manager's operations (docs/product.md#author-studio, decision 080): one

@@ -4,11 +4,11 @@ import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEnti
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, isThreadOverdue, PLAN_MAX_CHARS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 export { PLAN_MAX_CHARS };
-import { renderLoadedPrompt } from "../ai/prompts.server";
-import type { ChatPrompt } from "../ai/provider.server";
-import { CHARS_PER_TOKEN, countChars, generationEstimate, tokensForChars, type GenerationEstimate } from "../ai/tokens";
-import { jsonColumn, rowsOf } from "../db-utils.server";
-import { DomainError } from "../errors.server";
+import { renderLoadedPrompt } from "~/server/ai/prompt-templates.server";
+import type { ChatPrompt } from "~/server/ai/provider.server";
+import { CHARS_PER_TOKEN, countChars, generationEstimate, tokensForChars, type GenerationEstimate } from "~/utils/ai-tokens";
+import { jsonColumn, rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
 
 /**
  * The continuation prompt of a serial (docs/product.md#continuation-context,

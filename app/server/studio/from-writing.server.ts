@@ -2,9 +2,9 @@ import { and, asc, desc, eq, ne } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { TO_CHAPTER_MESSAGES, type ToChapterInput } from "~/schemas/writing";
-import { DomainError } from "../errors.server";
-import { oncePerFormToken } from "../form-tokens.server";
-import { getPlot } from "../writing.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { getPlot } from "~/server/ai/writing-projects.server";
 import { saveChapter } from "./chapter-text.server";
 import { chapterNotFound, insertChapter } from "./chapters.server";
 

@@ -1,5 +1,5 @@
 import type { ChapterManagerAction } from "~/schemas/studio";
-import { oncePerFormToken } from "../form-tokens.server";
+import { oncePerFormToken } from "~/server/platform/form-tokens.server";
 import {
   createVolume,
   deleteChapter,

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/db/client.server";
 import { chapters, volumes } from "~/db/schema";
-import { rowsOf } from "../db-utils.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
 
 /**
  * Ordering a work's chapters and volume headings without rewriting every row

@@ -1,14 +1,14 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
-import { rowsOf } from "../db-utils.server";
-import { announceChaptersPublished } from "../events.server";
-import { priceNewlyPublished } from "../chapter-sales.server";
-import { chaptersReleased } from "../metrics.server";
-import { enqueueChapterNotifications } from "../notifications.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { announceChaptersPublished } from "~/server/platform/events.server";
+import { priceNewlyPublished } from "~/server/economy/chapter-sales.server";
+import { chaptersReleased } from "~/server/platform/metrics.server";
+import { enqueueChapterNotifications } from "~/server/community/notifications.server";
 import { enqueueSummaryJobs } from "./summary-jobs.server";
-export { CHAPTER_PUBLISHED_TOPIC } from "../events.server";
-import { refreshWorkCounts } from "../works.server";
+export { CHAPTER_PUBLISHED_TOPIC } from "~/server/platform/events.server";
+import { refreshWorkCounts } from "~/server/catalog/works.server";
 
 /**
  * Publishing chapters (docs/product.md#author-studio, decision 081). Whatever publishes a

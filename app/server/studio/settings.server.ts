@@ -3,10 +3,10 @@ import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { STUDIO_MESSAGES, type WorkSettingsInput } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
-import { DomainError } from "../errors.server";
-import { deleteStoredImage, ImageError, storeCover } from "../images.server";
-import { assertCategory } from "../discovery/categories.server";
-import { getOwnedWork, type Work } from "../works.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { deleteStoredImage, ImageError, storeCover } from "~/server/platform/images.server";
+import { assertCategory } from "~/server/catalog/categories.server";
+import { getOwnedWork, type Work } from "~/server/catalog/works.server";
 
 /**
  * Saves a work's settings (docs/product.md#author-studio): title, description, rating,

@@ -2,14 +2,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, prompts, storyEntities, storyEntityNames, storyProposals, summaryJobs, works } from "~/db/schema";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, ENTITY_KINDS, SUMMARY_REQUEST_IDS, type EntityKind } from "~/schemas/bible";
-import { defaultProvider } from "../ai/config.server";
-import { renderLoadedPrompt } from "../ai/prompts.server";
-import type { ReportedUsage } from "../ai/sse.server";
-import { countChars, tokensFor, tokensForChars } from "../ai/tokens";
-import { rowsOf } from "../db-utils.server";
-import { DomainError } from "../errors.server";
-import { LedgerError, refundGenerationTokens, reserveGenerationTokens, settleGenerationTokens } from "../ledger.server";
-import { getOwnedWork } from "../works.server";
+import { defaultProvider } from "~/server/ai/config.server";
+import { renderLoadedPrompt } from "~/server/ai/prompt-templates.server";
+import type { ReportedUsage } from "~/server/ai/sse.server";
+import { countChars, tokensFor, tokensForChars } from "~/utils/ai-tokens";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { LedgerError, refundGenerationTokens, reserveGenerationTokens, settleGenerationTokens } from "~/server/economy/ledger.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 import { checkFact, normalizeName, saveChapterSummary } from "./bible.server";
 
 /**

@@ -14,10 +14,10 @@ import {
   testApiConnection,
   updateApiConfig,
 } from "~/server/admin/api-configs.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/api";
 import { TableScroll } from "~/components/ui/table-scroll";
 

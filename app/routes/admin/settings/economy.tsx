@@ -1,9 +1,9 @@
 import { Form, redirect, useNavigation } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
-import { getEconomySettings, saveEconomySettings } from "~/server/economy-settings.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { getEconomySettings, saveEconomySettings } from "~/server/economy/economy-settings.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import type { Route } from "./+types/economy";
 
 /**

@@ -1,12 +1,12 @@
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
-import { replyOnDomainError } from "~/server/errors.server";
-import { fileField, readFormData } from "~/server/form-data.server";
-import type { SiteImageKind } from "~/server/images.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { fileField, readFormData } from "~/server/platform/form-data.server";
+import type { SiteImageKind } from "~/server/platform/images.server";
+import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/image";
 
 const MB = 1024 * 1024;

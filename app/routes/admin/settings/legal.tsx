@@ -3,13 +3,13 @@ import { useState } from "react";
 import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
-import { readForm } from "~/server/form-data.server";
-import { legalTextHtml } from "~/server/sanitize.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { legalTextHtml } from "~/server/platform/sanitize.server";
+import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/legal";
-import { orRouteError } from "~/server/errors.server";
+import { orRouteError } from "~/server/platform/errors.server";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },

@@ -4,11 +4,11 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
-import { readForm } from "~/server/form-data.server";
+import { readForm } from "~/server/platform/form-data.server";
 import type { Route } from "./+types/payment-api";
-import { orRouteError } from "~/server/errors.server";
+import { orRouteError } from "~/server/platform/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 

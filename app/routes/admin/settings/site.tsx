@@ -2,12 +2,12 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { AdminErrorBox, SingleSettingPage } from "~/components/admin/ui";
 import { SITE_TITLE_MAX, siteTitleSchema } from "~/schemas/admin-accounts";
-import { adminActorOf } from "~/server/admin/audit.server";
+import { adminActorOf } from "~/server/platform/audit.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
-import { readForm } from "~/server/form-data.server";
-import { getSiteConfigValue } from "~/server/site-config.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/site";
-import { orRouteError } from "~/server/errors.server";
+import { orRouteError } from "~/server/platform/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "站点名称 - 管理后台" }];
 

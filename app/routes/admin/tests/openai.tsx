@@ -5,9 +5,9 @@ import { AdminErrorBox, FieldErrors, FormErrors, Notice } from "~/components/adm
 import { useSchemaForm } from "~/components/ui/forms";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
-import { readForm } from "~/server/form-data.server";
+import { readForm } from "~/server/platform/form-data.server";
 import type { Route } from "./+types/openai";
-import { orRouteError } from "~/server/errors.server";
+import { orRouteError } from "~/server/platform/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 

@@ -1,9 +1,9 @@
 import { Link, useLoaderData } from "react-router";
-import { userContext } from "~/server/guards.server";
-import { getOwnPaymentOrder } from "~/server/payment-orders.server";
-import { redirectWithFlash } from "~/server/flash.server";
-import { paymentReturnCookie, paymentReturnPath } from "~/server/return-to.server";
-import { isSecureRequest } from "~/server/session.server";
+import { userContext } from "~/middleware/guards.server";
+import { getOwnPaymentOrder } from "~/server/economy/payment-orders.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { paymentReturnCookie, paymentReturnPath } from "~/server/platform/return-to.server";
+import { isSecureRequest } from "~/server/identity/session.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];

@@ -1,6 +1,6 @@
 import { data, Link, useLoaderData } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { userContext } from "~/server/guards.server";
+import { userContext } from "~/middleware/guards.server";
 import { METERING_LABELS } from "~/components/credits/history";
 import type { Route } from "./+types/receipt";
 import { getGenerationReceipt } from "./credits.server";

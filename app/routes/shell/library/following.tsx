@@ -1,9 +1,9 @@
 import { Link, useLoaderData } from "react-router";
 import { ShelfCard } from "~/components/library/shelf-card";
 import { Pagination } from "~/components/ui/pagination";
-import { userContext } from "~/server/guards.server";
-import { listShelf, parseShelfSort } from "~/server/library.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { userContext } from "~/middleware/guards.server";
+import { listShelf, parseShelfSort } from "~/server/catalog/visibility.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/following";
 

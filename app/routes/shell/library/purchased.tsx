@@ -1,8 +1,8 @@
 import { useLoaderData } from "react-router";
 import { LibraryGrid } from "~/components/library/library-grid";
-import { userContext } from "~/server/guards.server";
-import { listPurchased } from "~/server/library.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
+import { userContext } from "~/middleware/guards.server";
+import { listPurchased } from "~/server/catalog/visibility.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/purchased";
 

@@ -3,16 +3,16 @@ import { inboxLineText } from "~/components/notifications/inbox-line-text";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
-import { replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
 import {
   listNotifications,
   markAllNotificationsRead,
   markNotificationRead,
   setWorkMuted,
-} from "~/server/notifications.server";
+} from "~/server/community/notifications.server";
 import { parsePage } from "~/utils/pagination";
 import { safeRedirectPath } from "~/utils/redirect";
 import { formatShanghai } from "~/utils/shanghai-time";

@@ -1,7 +1,7 @@
 import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { exportReaderEpub } from "~/server/discovery/reader-epub.server";
-import { toResponse } from "~/server/errors.server";
-import { userContext } from "~/server/guards.server";
+import { exportReaderEpub } from "~/server/reading/book-epub.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { userContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/book-epub";
 
 /**

@@ -1,6 +1,6 @@
-import { commentCountsFor } from "~/server/comments.server";
-import { toResponse } from "~/server/errors.server";
-import { getSessionUser } from "~/server/session.server";
+import { commentCountsFor } from "~/server/community/comments.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import type { Route } from "./+types/comment-counts";
 
 /**

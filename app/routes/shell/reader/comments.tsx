@@ -17,12 +17,12 @@ import {
   setHidden,
   setLike,
   setMuted,
-} from "~/server/comments.server";
-import { asRouteError, DomainError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { parseChapterOrder } from "~/server/reading.server";
-import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
+} from "~/server/community/comments.server";
+import { asRouteError, DomainError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { parseChapterOrder } from "~/server/reading/reader.server";
+import { getSessionUser, loginRedirectUrl } from "~/server/identity/session.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/comments";
 

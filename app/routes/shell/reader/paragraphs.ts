@@ -1,7 +1,7 @@
-import { commentCounts } from "~/server/comments.server";
-import { toResponse } from "~/server/errors.server";
-import { parseChapterOrder, parseFrom, READER_MESSAGES, readChapter } from "~/server/reading.server";
-import { getSessionUser } from "~/server/session.server";
+import { commentCounts } from "~/server/community/comments.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { parseChapterOrder, parseFrom, READER_MESSAGES, readChapter } from "~/server/reading/reader.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import type { Route } from "./+types/paragraphs";
 
 /**

@@ -1,9 +1,9 @@
-import { isSameOriginPost } from "~/server/csrf.server";
-import { readForm } from "~/server/form-data.server";
-import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading.server";
-import { getSessionUser } from "~/server/session.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading/reader.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import type { Route } from "./+types/progress";
-import { toResponse } from "~/server/errors.server";
+import { toResponse } from "~/server/platform/errors.server";
 
 /** GET is not a thing here (resource routes answer unknown use with 404/405). */
 export function loader() {

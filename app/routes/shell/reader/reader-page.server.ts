@@ -11,19 +11,19 @@ import {
   purchaseChapter,
   quoteAllChapters,
   setAutoSubscribe,
-} from "~/server/chapter-sales.server";
-import { getChapterByOrder, publishedChapterNumber } from "~/server/chapters.server";
-import { commentCounts } from "~/server/comments.server";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { setFavorite } from "~/server/favorites.server";
-import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { purchaseErrorMessage, purchaseWork } from "~/server/ledger.server";
-import { OWNER_INTENTS, runMyWorksAction } from "~/server/my-works-actions.server";
-import { getSessionUser, loginRedirectUrl } from "~/server/session.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
-import { getWorkForViewer, isFavorited } from "~/server/works.server";
-import { listCategories } from "~/server/discovery/categories.server";
+} from "~/server/economy/chapter-sales.server";
+import { getChapterByOrder, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
+import { commentCounts } from "~/server/community/comments.server";
+import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { setFavorite } from "~/server/reading/favorites.server";
+import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { purchaseErrorMessage, purchaseWork } from "~/server/economy/ledger.server";
+import { OWNER_INTENTS, runMyWorksAction } from "~/server/studio/my-works.server";
+import { getSessionUser, loginRedirectUrl } from "~/server/identity/session.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
+import { getWorkForViewer, isFavorited } from "~/server/catalog/works.server";
+import { listCategories } from "~/server/catalog/categories.server";
 import {
   getProgress,
   neighbours,
@@ -37,7 +37,7 @@ import {
   splitParagraphs,
   tableOfContents,
   TOC_PAGE_SIZE,
-} from "~/server/reading.server";
+} from "~/server/reading/reader.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { parsePage } from "~/utils/pagination";
 

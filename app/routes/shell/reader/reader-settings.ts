@@ -1,10 +1,10 @@
 import { READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
-import { isSameOriginPost } from "~/server/csrf.server";
-import { toResponse } from "~/server/errors.server";
-import { redirectWithFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { saveReaderSettings } from "~/server/reader-settings.server";
-import { getSessionUser } from "~/server/session.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { saveReaderSettings } from "~/server/reading/reader-settings.server";
+import { getSessionUser } from "~/server/identity/session.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/reader-settings";
 

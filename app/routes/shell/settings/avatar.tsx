@@ -1,12 +1,12 @@
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
-import { replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash } from "~/server/flash.server";
-import { fileField, readFormData } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { AVATAR_INPUT_MAX_BYTES } from "~/server/images.server";
-import { replaceAvatar } from "~/server/profile.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { fileField, readFormData } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { AVATAR_INPUT_MAX_BYTES } from "~/server/platform/images.server";
+import { replaceAvatar } from "~/server/identity/profile.server";
 import type { Route } from "./+types/avatar";
 import { FormError } from "~/components/ui/forms";
 

@@ -3,13 +3,13 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
-import { redirectWithFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { updateNickname } from "~/server/profile.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { updateNickname } from "~/server/identity/profile.server";
 import type { Route } from "./+types/nickname";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
-import { formErrorsOf, replyOnDomainError } from "~/server/errors.server";
+import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 

@@ -4,11 +4,11 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { passwordChangeSchema } from "~/schemas/settings";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { changePassword } from "~/server/profile.server";
-import { destroyUserSession } from "~/server/session.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { changePassword } from "~/server/identity/profile.server";
+import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/password";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 

@@ -3,11 +3,11 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { getAccountSettings, updatePixivId } from "~/server/profile.server";
+import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { getAccountSettings, updatePixivId } from "~/server/identity/profile.server";
 import type { Route } from "./+types/pixiv-id";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 

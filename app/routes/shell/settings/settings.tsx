@@ -4,11 +4,11 @@ import { data, Link, useLoaderData } from "react-router";
 import { DisplayToggle } from "~/components/settings/display-toggle";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { displayPreferenceSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
-import { asRouteError, domainErrorOf } from "~/server/errors.server";
-import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { getAccountSettings, setDisplayPreference } from "~/server/profile.server";
+import { asRouteError, domainErrorOf } from "~/server/platform/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { getAccountSettings, setDisplayPreference } from "~/server/identity/profile.server";
 import type { Route } from "./+types/settings";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 - 砚台" }];

@@ -1,9 +1,9 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { chapterAutosaveSchema } from "~/schemas/studio";
-import { isSameOriginPost } from "~/server/csrf.server";
-import { domainErrorOf } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
+import { isSameOriginPost } from "~/server/platform/csrf.server";
+import { domainErrorOf } from "~/server/platform/errors.server";
+import { readFormData } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import type { Route } from "./+types/chapter-autosave";
 

@@ -6,11 +6,11 @@ import { FieldError, FormError, FormTokenField, useSchemaForm } from "~/componen
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { chapterNewSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { ReleaseFields } from "~/components/studio/release-fields";
-import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { userContext } from "~/server/guards.server";
+import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { userContext } from "~/middleware/guards.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import type { Route } from "./+types/chapter-new";
 

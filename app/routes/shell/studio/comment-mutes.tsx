@@ -2,12 +2,12 @@ import { data, Form, Link, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
-import { listMutedUsers, unmuteUser } from "~/server/comments.server";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { getOwnedWork } from "~/server/works.server";
+import { listMutedUsers, unmuteUser } from "~/server/community/comments.server";
+import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 import { shanghaiDate } from "~/utils/shanghai-time";
 import type { Route } from "./+types/comment-mutes";
 

@@ -2,13 +2,13 @@ import { useState } from "react";
 import { data, Form, useLoaderData } from "react-router";
 import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { asRouteError, domainErrorOf } from "~/server/errors.server";
-import { userContext } from "~/server/guards.server";
+import { asRouteError, domainErrorOf } from "~/server/platform/errors.server";
+import { userContext } from "~/middleware/guards.server";
 import { publishedChapterCount } from "~/server/studio/bible.server";
 import { checkChapter } from "~/server/studio/continuation.server";
 import { assembleContinuationContext, contextEstimate, contextView, type ContinuationContext } from "~/server/studio/context.server";
 import { PLAN_MAX_CHARS } from "~/schemas/bible";
-import { getOwnedWork } from "~/server/works.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 import type { Route } from "./+types/context";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `本次上下文《${data?.work.title ?? ""}》 - 砚台` }];

@@ -1,8 +1,8 @@
 import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { toResponse } from "~/server/errors.server";
-import { getSessionUser } from "~/server/session.server";
-import { exportOwnWorkEpub } from "~/server/studio/epub.server";
-import { exportOwnWorkTxt } from "~/server/studio/export.server";
+import { toResponse } from "~/server/platform/errors.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { exportOwnWorkEpub } from "~/server/studio/work-epub.server";
+import { exportOwnWorkTxt } from "~/server/studio/author-export.server";
 import type { Route } from "./+types/export";
 
 /**

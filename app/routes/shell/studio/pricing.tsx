@@ -2,13 +2,13 @@ import { data, Form, useLoaderData, useNavigation } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError, FormError } from "~/components/ui/forms";
-import { setWorkPricing } from "~/server/chapter-sales.server";
-import { getEconomySettings } from "~/server/economy-settings.server";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { redirectWithFlash, takeFlash } from "~/server/flash.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { getOwnedWork } from "~/server/works.server";
+import { setWorkPricing } from "~/server/economy/chapter-sales.server";
+import { getEconomySettings } from "~/server/economy/economy-settings.server";
+import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 import type { Route } from "./+types/pricing";
 
 /**

@@ -1,9 +1,9 @@
 import { Form, Link, useActionData, useLoaderData } from "react-router";
-import { asRouteError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { handleMyWorksAction } from "~/server/my-works-actions.server";
-import { getOwnedWork } from "~/server/works.server";
+import { asRouteError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { handleMyWorksAction } from "~/server/studio/my-works.server";
+import { getOwnedWork } from "~/server/catalog/works.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";
 import { FormError } from "~/components/ui/forms";

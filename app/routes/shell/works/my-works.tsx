@@ -1,12 +1,12 @@
 import { Form, Link, useLoaderData, useNavigation } from "react-router";
 import { MyWorkCard } from "~/components/works/my-work-card";
 import { Pagination } from "~/components/ui/pagination";
-import { readForm } from "~/server/form-data.server";
-import { userContext } from "~/server/guards.server";
-import { handleMyWorksAction } from "~/server/my-works-actions.server";
-import { normalizeQuery } from "~/server/search.server";
-import { getDisplayConfigValue } from "~/server/site-config.server";
-import { listMyWorks, type MyWorksTab } from "~/server/works.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { userContext } from "~/middleware/guards.server";
+import { handleMyWorksAction } from "~/server/studio/my-works.server";
+import { normalizeQuery } from "~/server/catalog/search.server";
+import { getDisplayConfigValue } from "~/server/platform/site-config.server";
+import { listMyWorks, type MyWorksTab } from "~/server/catalog/works.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
 

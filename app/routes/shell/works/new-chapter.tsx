@@ -2,12 +2,12 @@ import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
-import { asRouteError, replyOnDomainError } from "~/server/errors.server";
-import { readForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/form-tokens.server";
-import { userContext } from "~/server/guards.server";
+import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
+import { userContext } from "~/middleware/guards.server";
 import { addChapter } from "~/server/studio/chapters.server";
-import { getOwnedWork, tabOfVisibility } from "~/server/works.server";
+import { getOwnedWork, tabOfVisibility } from "~/server/catalog/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";

@@ -2,13 +2,13 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { PublishWizard } from "~/components/works/publish-wizard";
 import { publishSchema } from "~/schemas/work";
-import { replyOnDomainError } from "~/server/errors.server";
-import { readUploadForm } from "~/server/form-data.server";
-import { formTokenOf, newFormToken } from "~/server/form-tokens.server";
-import { userContext } from "~/server/guards.server";
-import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/publish.server";
-import { tabOfVisibility } from "~/server/works.server";
-import { listCategories } from "~/server/discovery/categories.server";
+import { replyOnDomainError } from "~/server/platform/errors.server";
+import { readUploadForm } from "~/server/platform/form-data.server";
+import { formTokenOf, newFormToken } from "~/server/platform/form-tokens.server";
+import { userContext } from "~/middleware/guards.server";
+import { getTxtPreview, previewTxt, publishWork, type TxtPreview } from "~/server/studio/work-create.server";
+import { tabOfVisibility } from "~/server/catalog/works.server";
+import { listCategories } from "~/server/catalog/categories.server";
 import type { Route } from "./+types/submit";
 
 /** A TXT of up to 20 MB plus a 5 MB cover plus the form fields. */

@@ -1,6 +1,6 @@
 import { useLoaderData } from "react-router";
 import { WritingPage } from "~/components/writing/writing-page";
-import { userContext } from "~/server/guards.server";
+import { userContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/free-writing";
 import { writingAction, writingLoader } from "./writing-page.server";
 

@@ -1,10 +1,10 @@
 import { data, redirect } from "react-router";
 import { continueSaveSchema, continueSchema, SERIES_MESSAGES } from "~/schemas/series";
 import { generationErrorResponse } from "~/server/ai/generation.server";
-import { asRouteError, DomainError, domainErrorOf } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
-import { newFormToken } from "~/server/form-tokens.server";
-import type { SessionUser } from "~/server/session.server";
+import { asRouteError, DomainError, domainErrorOf } from "~/server/platform/errors.server";
+import { readFormData } from "~/server/platform/form-data.server";
+import { newFormToken } from "~/server/platform/form-tokens.server";
+import type { SessionUser } from "~/server/identity/session.server";
 import { assembleContinuationContext, contextEstimate, contextView, type ContextEstimate, type ContextView } from "~/server/studio/context.server";
 import {
   chapterCounts,

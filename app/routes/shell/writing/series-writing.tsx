@@ -5,7 +5,7 @@ import { FormTokenField } from "~/components/ui/forms";
 import { useGeneration } from "~/components/writing/use-generation";
 import { PLAN_MAX_CHARS } from "~/schemas/bible";
 import { defaultChapterTitle } from "~/schemas/series";
-import { userContext } from "~/server/guards.server";
+import { userContext } from "~/middleware/guards.server";
 import { formatTokens } from "~/utils/format";
 import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import type { Route } from "./+types/series-writing";

@@ -13,15 +13,15 @@ import {
   toChapterSchema,
 } from "~/schemas/writing";
 import { acceptCandidate, getOperation, OperationSubmitted, rejectOperation, startOperation } from "~/server/ai/operations.server";
-import { newFormToken } from "~/server/form-tokens.server";
+import { newFormToken } from "~/server/platform/form-tokens.server";
 import { chapterTargets, savePlotAsChapter } from "~/server/studio/from-writing.server";
 import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
 import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
-import { generationEstimate, type GenerationEstimate } from "~/server/ai/tokens";
-import { DomainError, replyOnDomainError } from "~/server/errors.server";
-import { readFormData } from "~/server/form-data.server";
-import type { SessionUser } from "~/server/session.server";
+import { generationEstimate, type GenerationEstimate } from "~/utils/ai-tokens";
+import { DomainError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readFormData } from "~/server/platform/form-data.server";
+import type { SessionUser } from "~/server/identity/session.server";
 import {
   applyEditsBeforeGeneration,
   createProject,
@@ -43,7 +43,7 @@ import {
   saveTheme,
   useVersion,
   type WritingKind,
-} from "~/server/writing.server";
+} from "~/server/ai/writing-projects.server";
 
 /**
  * The loader and action shared by /free-writing and /short-writing. Everything the page

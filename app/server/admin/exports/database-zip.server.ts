@@ -1,6 +1,6 @@
 import { writeDatabaseSql, type ExportProgress, type SqlWriter } from "./database.server";
 import { FRAME_DATA, FRAME_ERROR, FRAME_PROGRESS } from "~/utils/export-frames";
-import { ZipWriter, type ZipWriterOptions } from "./zip-writer.server";
+import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.server";
 
 /**
  * database.sql (see database.server.ts) zipped at maximum compression as it is written,

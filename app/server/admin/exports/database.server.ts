@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { databaseKind, db, type Executor } from "~/db/client.server";
-import { rowsOf } from "../../db-utils.server";
-import { LIVE_TXT_IMPORT } from "../../publish.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { LIVE_TXT_IMPORT } from "~/server/studio/work-create.server";
 import { restorePlan, UnrestorableCycleError } from "./restore-plan.server";
 
 /**

@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { DomainError } from "../../errors.server";
-import { countUnusedCodes, unusedCodeBatches } from "../redeem-codes.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { countUnusedCodes, unusedCodeBatches } from "~/server/admin/redeem-codes.server";
 import { webStreamFrom } from "./download.server";
 
 export const UNUSED_CODES_NAME = "未使用兑换码";

@@ -1,0 +1,94 @@
+import { and, desc, eq, gt, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { profiles, works, workStats } from "~/db/schema";
+import type { RankingBoard } from "~/schemas/discovery";
+import { cachedPublic } from "~/server/platform/public-cache.server";
+import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
+import type { SessionUser } from "~/server/identity/session.server";
+
+/**
+ * The rankings (/rankings) and the home page's shared rows (docs/decisions/120, 122). None
+ * of them is personal: each depends only on the viewer's two audience preferences, so
+ * every answer comes from the shared few-second copy (public-cache.server.ts) keyed by
+ * them, and one reader's request never pays for these queries while it is fresh.
+ */
+export const RANKING_SIZE = 50;
+export const HOME_ROW_SIZE = 12;
+/** 新书榜: works first published this many days ago at most. */
+export const NEW_BOOK_DAYS = 30;
+
+type Audience = Pick<SessionUser, "showR18" | "showAi"> | null;
+
+export interface RankedWork extends WorkCard {
+  score: number;
+}
+
+function audienceKey(viewer: Audience): [boolean, boolean] {
+  return [viewer?.showR18 ?? false, viewer?.showAi ?? true];
+}
+
+function listed(viewer: Audience): SQL[] {
+  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer)];
+}
+
+const BOARDS: Record<RankingBoard, { score: SQL<number>; where: () => SQL | undefined }> = {
+  "bestselling-7d": { score: sql<number>`${workStats.credits7d}`, where: () => gt(workStats.credits7d, 0) },
+  "bestselling-30d": { score: sql<number>`${workStats.credits30d}`, where: () => gt(workStats.credits30d, 0) },
+  favorites: { score: sql<number>`${workStats.favorites}`, where: () => gt(workStats.favorites, 0) },
+  new: {
+    score: sql<number>`${workStats.favorites}`,
+    where: () => and(gt(workStats.favorites, 0), sql`${works.createdAt} > now() - make_interval(days => ${NEW_BOOK_DAYS})`),
+  },
+  completed: { score: sql<number>`${workStats.favorites}`, where: () => and(gt(workStats.favorites, 0), eq(works.status, "completed")) },
+};
+
+/** One ranking: the top RANKING_SIZE works the viewer may see, highest score first. */
+export function rankingBoard(board: RankingBoard, viewer: Audience, limit = RANKING_SIZE): Promise<RankedWork[]> {
+  const [showR18, showAi] = audienceKey(viewer);
+  return cachedPublic(JSON.stringify(["ranking", board, limit, showR18, showAi]), async () => {
+    const { score, where } = BOARDS[board];
+    const rows = await db
+      .select({ ...workCardColumns, score: sql<number>`${score}`.mapWith(Number) })
+      .from(workStats)
+      .innerJoin(works, eq(works.id, workStats.workId))
+      .innerJoin(profiles, eq(profiles.id, works.userId))
+      .where(and(...listed({ showR18, showAi }), where()))
+      .orderBy(desc(score), desc(works.id))
+      .limit(limit);
+    return rows as RankedWork[];
+  });
+}
+
+export interface SharedHomeRows {
+  /** 新书: the newest works. */
+  newest: WorkCard[];
+  /** 热门: read, followed and bought most over 7 days. */
+  hot: WorkCard[];
+  /** 新完本: the novels (not single-chapter works) finished most recently. */
+  completed: WorkCard[];
+}
+
+/** The home page's rows that are the same for every reader with the same preferences. */
+export function sharedHomeRows(viewer: Audience): Promise<SharedHomeRows> {
+  const [showR18, showAi] = audienceKey(viewer);
+  return cachedPublic(JSON.stringify(["home", showR18, showAi]), async () => {
+    const audience = { showR18, showAi };
+    const cards = () => db.select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
+    const [newest, hot, completed] = await Promise.all([
+      cards()
+        .where(and(...listed(audience)))
+        .orderBy(desc(works.createdAt), desc(works.id))
+        .limit(HOME_ROW_SIZE),
+      cards()
+        .innerJoin(workStats, eq(workStats.workId, works.id))
+        .where(and(...listed(audience), gt(workStats.hot7d, 0)))
+        .orderBy(desc(workStats.hot7d), desc(works.id))
+        .limit(HOME_ROW_SIZE),
+      cards()
+        .where(and(...listed(audience), eq(works.status, "completed"), ne(works.type, "single_chapter"), isNotNull(works.completedAt)))
+        .orderBy(desc(works.completedAt), desc(works.id))
+        .limit(HOME_ROW_SIZE),
+    ]);
+    return { newest: newest as WorkCard[], hot: hot as WorkCard[], completed: completed as WorkCard[] };
+  });
+}

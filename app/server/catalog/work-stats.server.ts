@@ -1,0 +1,144 @@
+import { sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+
+/**
+ * Each work's counts for the rankings, 热门 and the /works sorts (docs/decisions/122):
+ * favourites, buyers (of the work or of its chapters), credits spent over 7 and 30 days, and the 7-day 热门 score. They are
+ * recomputed in the background, never in a reader's request, by one process at a time:
+ * the process that gets the row lock of stats_refreshes (FOR UPDATE SKIP LOCKED) while
+ * the counts are older than STATS_MAX_AGE_MS recomputes them in that transaction;
+ * the others skip. Readers see the old counts until it commits, never half of a refresh.
+ */
+export const STATS_MAX_AGE_MS = 5 * 60_000;
+/** How often each process asks whether the counts are due. */
+export const STATS_POLL_MS = 30_000;
+/**
+ * The refresh's own statement timeout, above the app's (DATABASE_STATEMENT_TIMEOUT_MS, 30 s
+ * by default): at issue 17's scale (30M favourites) the recount takes 16-24 s on a quiet
+ * 2-core machine and over a minute on a saturated one (docs/benchmarks.md, bench:home).
+ * It runs in the background and blocks nobody: readers keep the old counts meanwhile.
+ */
+const REFRESH_STATEMENT_TIMEOUT = "10min";
+
+/**
+ * 热门 over the last 7 days: distinct readers (China-time days, chapter_reads), plus 3 for
+ * each new follower and 5 for each buyer.
+ */
+const HOT_FOLLOWER = 3;
+const HOT_BUYER = 5;
+
+/**
+ * Recomputes every work's counts if they are older than `maxAgeMs` (0: always), or if no
+ * work has any while some work has followers or buyers (a fresh site, or one restored,
+ * whose first counts would otherwise wait up to five minutes: 暂无上榜作品), and no other
+ * process is doing it now. Returns whether this call recomputed them. Every process calls
+ * it at start and every STATS_POLL_MS: the empty case is done once, by whichever process
+ * gets the row lock, since a refresh over a follower or a buyer leaves a row.
+ */
+export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const claimed = await tx.execute(sql`
+      select 1 from stats_refreshes
+      where id = 1 and (
+        refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000})
+        or (not exists (select 1 from work_stats)
+            and (exists (select 1 from favorites) or exists (select 1 from work_purchases) or exists (select 1 from chapter_purchases))))
+      for update skip locked`);
+    if (rowsOf(claimed).length === 0) return false;
+    await tx.execute(sql.raw(`set local statement_timeout = '${REFRESH_STATEMENT_TIMEOUT}'`));
+    // One statement: the new counts of every work with any, written where they changed,
+    // and the rows of works that have none any more deleted.
+    await tx.execute(sql`
+      with fav as (
+        select work_id, count(*)::int as n,
+               (count(*) filter (where created_at > now() - interval '7 days'))::int as n7
+        from favorites group by work_id
+      ), pur as (
+        -- Buyers: of the whole work or of any of its chapters, each reader once.
+        select work_id, count(distinct user_id)::int as n,
+               (count(distinct user_id) filter (where created_at > now() - interval '7 days'))::int as n7
+        from (
+          select work_id, user_id, created_at from work_purchases
+          union all
+          select work_id, user_id, created_at from chapter_purchases
+        ) bought
+        group by work_id
+      ), spent as (
+        -- Credits readers spent: what each sale charged (whole work, one chapter, or
+        -- 购买全部 after its discount), as the author's income ledger records it.
+        select work_id,
+               coalesce(sum(gross) filter (where created_at > now() - interval '7 days'), 0)::bigint as c7,
+               coalesce(sum(gross), 0)::bigint as c30
+        from income_transactions
+        where type = 'sale' and work_id is not null and created_at > now() - interval '30 days'
+        group by work_id
+      ), rd as (
+        select work_id, count(distinct user_id)::int as n
+        from chapter_reads
+        where day > (now() at time zone 'Asia/Shanghai')::date - 7
+        group by work_id
+      ), fresh as (
+        select w.id as work_id,
+               coalesce(fav.n, 0) as favorites,
+               coalesce(pur.n, 0) as purchases,
+               coalesce(spent.c7, 0) as credits_7d,
+               coalesce(spent.c30, 0) as credits_30d,
+               (coalesce(rd.n, 0) + ${HOT_FOLLOWER} * coalesce(fav.n7, 0) + ${HOT_BUYER} * coalesce(pur.n7, 0))::int as hot_7d
+        from works w
+        left join fav on fav.work_id = w.id
+        left join pur on pur.work_id = w.id
+        left join spent on spent.work_id = w.id
+        left join rd on rd.work_id = w.id
+        where fav.work_id is not null or pur.work_id is not null or spent.work_id is not null or rd.work_id is not null
+      ), written as (
+        insert into work_stats (work_id, favorites, purchases, credits_7d, credits_30d, hot_7d)
+        select work_id, favorites, purchases, credits_7d, credits_30d, hot_7d from fresh
+        on conflict (work_id) do update set
+          favorites = excluded.favorites, purchases = excluded.purchases,
+          credits_7d = excluded.credits_7d, credits_30d = excluded.credits_30d, hot_7d = excluded.hot_7d
+        where (work_stats.favorites, work_stats.purchases, work_stats.credits_7d, work_stats.credits_30d, work_stats.hot_7d)
+          is distinct from (excluded.favorites, excluded.purchases, excluded.credits_7d, excluded.credits_30d, excluded.hot_7d)
+        returning 1
+      )
+      delete from work_stats s where not exists (select 1 from fresh f where f.work_id = s.work_id)`);
+    await tx.execute(sql`update stats_refreshes set refreshed_at = now() where id = 1`);
+    return true;
+  });
+}
+
+interface Poller {
+  timer: NodeJS.Timeout;
+  running: Promise<unknown> | null;
+}
+
+const holder = globalThis as unknown as { __inkstoneStatsPoller?: Poller | null };
+
+/**
+ * Starts this process's check (once per process): at start and every STATS_POLL_MS, the
+ * counts are recomputed if due and no other process is at it. Started by server.js.
+ */
+export function startStatsPoller(everyMs = Number(process.env.STATS_POLL_INTERVAL_MS) || STATS_POLL_MS): void {
+  if (holder.__inkstoneStatsPoller) return;
+  const run = () => {
+    if (poller.running) return;
+    poller.running = refreshWorkStats()
+      .catch((error) => console.error("refreshing work statistics failed", error))
+      .finally(() => {
+        poller.running = null;
+      });
+  };
+  const poller: Poller = { running: null, timer: setInterval(run, everyMs) };
+  poller.timer.unref();
+  holder.__inkstoneStatsPoller = poller;
+  run();
+}
+
+/** Stops the check and waits for a refresh in progress, so the database can close after it. */
+export async function stopStatsPoller(): Promise<void> {
+  const poller = holder.__inkstoneStatsPoller;
+  if (!poller) return;
+  holder.__inkstoneStatsPoller = null;
+  clearInterval(poller.timer);
+  await poller.running;
+}
