@@ -45,7 +45,7 @@ function page(title: string, body: string, depth: 0 | 1, epubNs = false): string
     `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n` +
     `<html xmlns="http://www.w3.org/1999/xhtml"${ns} xml:lang="${LANG}" lang="${LANG}">\n` +
     `<head><meta charset="UTF-8"/><title>${xmlText(title)}</title>` +
-    `<link rel="stylesheet" type="text/css" href="${depth ? "~/server" : ""}style.css"/></head>\n` +
+    `<link rel="stylesheet" type="text/css" href="${depth ? "../" : ""}style.css"/></head>\n` +
     `<body>\n${body}\n</body>\n</html>\n`
   );
 }
