@@ -1,36 +1,15 @@
 import { Link } from "react-router";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatShanghai } from "~/utils/shanghai-time";
+import type { ShelfItem } from "~/types/shelf";
 import { FavoriteButton } from "./favorite-button";
-
-export interface ShelfCardData {
-  work: {
-    id: number;
-    title: string;
-    coverUrl: string | null;
-    authorNickname: string;
-    visibility: "public" | "public-vip" | "private";
-    price: number;
-    rating: "all_ages" | "r18";
-    isAiGenerated: boolean;
-  };
-  latestChapter: { title: string; at: string } | null;
-  unread: number;
-  progress: number;
-  updated: boolean;
-  purchased: boolean;
-  pricePerThousand: number | null;
-  boughtChapters: number;
-  continueHref: string | null;
-  continueLabel: string | null;
-}
 
 /**
  * One work on the 书架 (docs/product.md#bookshelf): the latest chapter and its time, N 章未读
  * and the progress, a dot when a chapter came out since the last read, what buying costs
  * (ShelfPrice), and its buttons inside the card.
  */
-export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData; defaultCoverUrl?: string; back: string }) {
+export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfItem; defaultCoverUrl?: string; back: string }) {
   const { work } = item;
   const cover = work.coverUrl || defaultCoverUrl || defaultCoverHref(work);
   const unread = item.unread > 99 ? "99+" : String(item.unread);
@@ -94,7 +73,7 @@ export function ShelfCard({ item, defaultCoverUrl, back }: { item: ShelfCardData
  * What applies to buying the work: 已购 for a work bought whole; for a work sold by chapter
  * its 千字价 and 已购 N 章 when the reader bought some; a whole work's price otherwise.
  */
-function ShelfPrice({ item }: { item: ShelfCardData }) {
+function ShelfPrice({ item }: { item: ShelfItem }) {
   const { work } = item;
   if (item.purchased) return <span className="badge badge-owned">已购</span>;
   if (work.visibility !== "public-vip") return null;

@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { adminAuditLog } from "~/db/schema";
-import { pageCountOf, parsePage } from "~/utils/pagination";
-import { escapeLike } from "./users.server";
+import { pageWithin, parsePage } from "~/utils/pagination";
+import { escapeLike } from "~/server/platform/db-utils.server";
 
 /** /admin/audit (docs/product.md#audit-log): 50 rows a page, newest first. */
 export const AUDIT_PAGE_SIZE = 50;
@@ -93,8 +93,7 @@ function whereOf(f: AuditFilters): SQL | undefined {
 export async function searchAuditLog(filters: AuditFilters, page: number) {
   const where = whereOf(filters);
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(adminAuditLog).where(where);
-  const pageCount = pageCountOf(total, AUDIT_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, AUDIT_PAGE_SIZE);
   const rows = await db
     .select()
     .from(adminAuditLog)

@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, ilike, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { paymentNotifies, paymentOrders, profiles } from "~/db/schema";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { creditPaymentOrder, refundPaymentOrder, type PaymentRefundResult } from "~/server/economy/ledger.server";
@@ -9,7 +9,7 @@ import { NOTIFY_OUTCOME_LABELS, parseMoneyCents } from "~/server/economy/epay.se
 import { getSiteConfig } from "~/server/platform/site-config.server";
 import { SITE_TIME_ZONE } from "./dashboard.server";
 import { OutboundError, outboundRequest } from "~/server/platform/outbound-http.server";
-import { escapeLike } from "./users.server";
+import { escapeLike } from "~/server/platform/db-utils.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 
 /**
@@ -85,8 +85,7 @@ export async function listPaymentOrders(input: OrderListInput) {
     .from(paymentOrders)
     .innerJoin(profiles, eq(profiles.id, paymentOrders.userId))
     .where(where);
-  const pageCount = pageCountOf(total, ORDERS_PAGE_SIZE);
-  const page = Math.min(input.page, pageCount);
+  const { page, pageCount } = pageWithin(input.page, total, ORDERS_PAGE_SIZE);
   const orders = await db
     .select(orderColumns)
     .from(paymentOrders)
@@ -127,8 +126,7 @@ export async function listPaymentNotifies({ query, outcome, page }: { query: str
     outcome === "refused" ? sql`${paymentNotifies.outcome} not in ('credited', 'already-paid')` : undefined,
   );
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(paymentNotifies).where(where);
-  const pageCount = pageCountOf(total, NOTIFIES_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, NOTIFIES_PAGE_SIZE);
   const rows = await db
     .select()
     .from(paymentNotifies)

@@ -2,7 +2,7 @@ import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
 import { DEFAULT_PROMPTS } from "~/server/platform/defaults.server";
 import { DomainError } from "~/server/platform/errors.server";
@@ -16,8 +16,7 @@ export type Prompt = typeof prompts.$inferSelect;
 /** docs/product.md: Back office, prompts: 20 a page, newest first. */
 export async function listPrompts(page: number) {
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(prompts);
-  const pageCount = pageCountOf(total, PROMPTS_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, PROMPTS_PAGE_SIZE);
   const rows = await db
     .select({ id: prompts.id, code: prompts.code, title: prompts.title, type: prompts.type, isSystem: prompts.isSystem, createdAt: prompts.createdAt })
     .from(prompts)

@@ -3,7 +3,7 @@ import { and, desc, eq, gt, isNotNull, isNull, like, lt, lte, or, sql, type SQL 
 import { db } from "~/db/client.server";
 import { profiles, redeemCodes } from "~/db/schema";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, type CodeStatusFilter } from "~/schemas/admin";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
@@ -41,8 +41,7 @@ export async function listRedeemCodes({ status, page, code = "", batch = "" }: {
     batch ? eq(redeemCodes.batch, batch) : undefined,
   );
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(redeemCodes).where(where);
-  const pageCount = pageCountOf(total, CODES_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, CODES_PAGE_SIZE);
   const rows = await db
     .select({
       id: redeemCodes.id,

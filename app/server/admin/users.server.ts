@@ -1,4 +1,5 @@
 import { desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
+import { escapeLike } from "~/server/platform/db-utils.server";
 import { db } from "~/db/client.server";
 import {
   authorIncome,
@@ -19,17 +20,13 @@ import { adjustCreditBalance, type AdminAdjustment } from "~/server/economy/ledg
 import { sendAdminMessage } from "~/server/community/notifications.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { DomainError } from "~/server/platform/errors.server";
 import { hashPassword } from "~/server/identity/password.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { destroyAllUserSessions } from "~/server/identity/session.server";
 
 export const ADMIN_USERS_PAGE_SIZE = 30;
-
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 const userColumns = {
   id: profiles.id,
@@ -51,8 +48,7 @@ export async function listUsers({ query, page }: { query: string; page: number }
     ? or(ilike(profiles.email, `%${escapeLike(query)}%`), ilike(profiles.nickname, `%${escapeLike(query)}%`))
     : undefined;
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(profiles).where(where);
-  const pageCount = pageCountOf(total, ADMIN_USERS_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, ADMIN_USERS_PAGE_SIZE);
   const rows = await db
     .select(userColumns)
     .from(profiles)

@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterComments, chapterPurchases, chapters, commentReports, profiles, workPurchases, works } from "~/db/schema";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { chapterOrder } from "~/server/catalog/chapter-numbers.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { substringMatch } from "~/server/catalog/search.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
-import { escapeLike } from "./users.server";
+import { escapeLike } from "~/server/platform/db-utils.server";
 
 export const ADMIN_WORKS_PAGE_SIZE = 30;
 
@@ -63,8 +63,7 @@ export async function listWorksForAdmin({ query, page, filters = EMPTY_WORK_FILT
     .from(works)
     .innerJoin(profiles, eq(profiles.id, works.userId))
     .where(where);
-  const pageCount = pageCountOf(total, ADMIN_WORKS_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, ADMIN_WORKS_PAGE_SIZE);
   const rows = await db
     .select({
       id: works.id,
@@ -232,8 +231,7 @@ export async function listReportedComments({ open, page }: { open: boolean; page
     .having(having)
     .as("g");
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(grouped);
-  const pageCount = pageCountOf(total, REPORTS_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, REPORTS_PAGE_SIZE);
   const rows = await db
     .select({
       id: chapterComments.id,

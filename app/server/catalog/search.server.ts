@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { escapeLike } from "~/server/platform/db-utils.server";
 import type { AiFilter } from "~/utils/ai-labels";
 import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
@@ -71,10 +72,6 @@ export function queryGrams(query: string): { grams: string[]; exact: boolean } {
   const grams = pairs.size > 0 ? [...pairs] : [...new Set(chars.filter((c) => !isSpace(c)))];
   const exact = chars.length <= 2 && !chars.some(isSpace);
   return { grams, exact };
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**

@@ -7,6 +7,7 @@ import { pageWithin } from "~/utils/pagination";
 import { progressForWorks, progressHref } from "~/server/reading/reader.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
 import type { SessionUser } from "~/server/identity/session.server";
+import type { ShelfItem as ShelfItemOf } from "~/types/shelf";
 
 export const LIBRARY_PAGE_SIZE = 12;
 
@@ -141,25 +142,8 @@ export function parseShelfSort(value: string | null): ShelfSort {
 
 export const SHELF_PAGE_SIZE = 24;
 
-export interface ShelfItem {
-  work: WorkCard;
-  /** The last published chapter in the work's order, and when it went out. */
-  latestChapter: { title: string; at: string } | null;
-  /** Published chapters after the one the reader is on (all of them if never opened). */
-  unread: number;
-  /** Percent of the published chapters read up to the reader's chapter (0 if never opened). */
-  progress: number;
-  /** A chapter came out after the reader last read (or, never read, after they followed). */
-  updated: boolean;
-  /** Bought whole. */
-  purchased: boolean;
-  /** Sold by chapter: its 千字价 (credits per 1,000 字); null otherwise. */
-  pricePerThousand: number | null;
-  /** Published chapters of the work the reader bought one by one. */
-  boughtChapters: number;
-  continueHref: string | null;
-  continueLabel: string | null;
-}
+/** A 书架 entry (app/types/shelf.ts), with the work as its card. */
+export type ShelfItem = ShelfItemOf<WorkCard>;
 
 export interface ShelfPage {
   items: ShelfItem[];

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterPurchases, chapters, favorites, profiles, workPurchases, works } from "~/db/schema";
 import { WORK_MESSAGES, type PublishInput } from "~/schemas/work";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
 import { chapterOrder } from "./chapter-numbers.server";
 import { insertJsonBatches } from "~/server/platform/db-utils.server";
@@ -209,8 +209,7 @@ export async function listMyWorks(
   ) as SQL;
   const order = opts.sort === "oldest" ? [asc(works.createdAt), asc(works.id)] : [desc(works.createdAt), desc(works.id)];
   const [{ n: total }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
-  const pageCount = pageCountOf(total, MY_WORKS_PAGE_SIZE);
-  const page = Math.min(Math.max(1, opts.page), pageCount);
+  const { page, pageCount } = pageWithin(opts.page, total, MY_WORKS_PAGE_SIZE);
   const rows = await db
     .select({ ...workCardColumns, takedownReason: works.takedownReason })
     .from(works)

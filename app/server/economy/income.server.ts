@@ -2,7 +2,7 @@ import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { authorIncome, incomeTransactions, payoutRequests, profiles, type PayoutStatus } from "~/db/schema";
 import { chapterNumberSql } from "~/server/catalog/chapter-numbers.server";
-import { rowsOf } from "~/server/platform/db-utils.server";
+import { escapeLike, rowsOf } from "~/server/platform/db-utils.server";
 import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
@@ -355,7 +355,7 @@ export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"
   const page = Math.max(1, filter.page ?? 1);
   const where = and(
     status ? eq(payoutRequests.status, status) : undefined,
-    email ? sql`${profiles.email} like ${`%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
+    email ? sql`${profiles.email} like ${`%${escapeLike(email)}%`}` : undefined,
   );
   const [rows, [{ total }]] = await Promise.all([
     db

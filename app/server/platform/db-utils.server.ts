@@ -53,3 +53,8 @@ export async function insertJsonBatches<T>(rows: Iterable<T>, charsOf: (row: T) 
 
 const JSON_BATCH_ROWS = 1000;
 const JSON_BATCH_CHARS = 48 * 1024;
+
+/** `s` as literal text inside a LIKE / ILIKE pattern: its `%`, `_` and `\` match themselves. */
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,7 +1,7 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { creditTransactions, plotVersions, tokenTransactions } from "~/db/schema";
-import { pageCountOf } from "~/utils/pagination";
+import { pageWithin } from "~/utils/pagination";
 
 /** docs/product.md: Constants: the credit history shows 10 rows a page (the token history too). */
 export const HISTORY_PAGE_SIZE = 10;
@@ -10,8 +10,7 @@ export const HISTORY_PAGE_SIZE = 10;
 export async function listCreditHistory(userId: string, page: number) {
   const where = eq(creditTransactions.userId, userId);
   const [{ total }] = await db.select({ total: count() }).from(creditTransactions).where(where);
-  const pageCount = pageCountOf(total, HISTORY_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, HISTORY_PAGE_SIZE);
   const rows = await db
     .select({
       id: creditTransactions.id,
@@ -32,8 +31,7 @@ export async function listCreditHistory(userId: string, page: number) {
 export async function listTokenHistory(userId: string, page: number) {
   const where = eq(tokenTransactions.userId, userId);
   const [{ total }] = await db.select({ total: count() }).from(tokenTransactions).where(where);
-  const pageCount = pageCountOf(total, HISTORY_PAGE_SIZE);
-  const current = Math.min(page, pageCount);
+  const { page: current, pageCount } = pageWithin(page, total, HISTORY_PAGE_SIZE);
   const rows = await db
     .select({
       id: tokenTransactions.id,

@@ -1,4 +1,5 @@
 import { writeDatabaseSql, type ExportProgress, type SqlWriter } from "./database.server";
+import { webStreamFrom } from "./download.server";
 import { FRAME_DATA, FRAME_ERROR, FRAME_PROGRESS } from "~/utils/export-frames";
 import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.server";
 
@@ -61,23 +62,7 @@ export function createDatabaseZip(
 export function databaseZipStream(signal?: AbortSignal): ReadableStream<Uint8Array> {
   const zip = createDatabaseZip();
   signal?.addEventListener("abort", () => zip.cancel());
-  let cancelled = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done } = await zip.chunks.next();
-        if (cancelled) return;
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        if (!cancelled) controller.error(error);
-      }
-    },
-    cancel() {
-      cancelled = true;
-      zip.cancel();
-    },
-  });
+  return webStreamFrom({ [Symbol.asyncIterator]: () => zip.chunks, destroy: () => zip.cancel() });
 }
 
 /** One frame: its type byte, the payload's length (4 bytes, big-endian), the payload. */
