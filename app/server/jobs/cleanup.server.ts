@@ -10,7 +10,7 @@ import { deleteOldChapterReads } from "~/server/studio/author-stats.server";
  * and reading statistics older than they are shown (docs/decisions/146). Each part is
  * idempotent and safe in several processes at once, so no one process has to be the one.
  */
-export const CLEANUP_EVERY_MS = 3_600_000;
+const CLEANUP_EVERY_MS = 3_600_000;
 
 export const cleanupJob = periodicJob({
   name: "cleanup",

@@ -18,7 +18,7 @@ import { summaryJob } from "./summary-poller.server";
  * and, triggered rather than timed, `reanchor`: a chapter's 段评 moved to their paragraphs
  * after a save of its text (app/server/community/comments.server.ts, decision 090).
  */
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob];
+const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob];
 
 /** What server.js starts after the database opens and stops before it closes. */
 export const backgroundJobs = {
