@@ -56,24 +56,12 @@ if (process.argv.includes("--migrate-only")) {
 const mailWarning = build.entry.module.mailLinkWarning();
 if (mailWarning) console.warn(mailWarning);
 
-// The hourly clean-up (staged TXT imports after a day, old form tokens, reading statistics
-// older than they are shown); every process runs it (it is idempotent), so no one process
-// has to be the one (app/server/jobs/cleanup.server.ts).
-build.entry.module.startHourlyCleanup();
-
-// Scheduled chapters are published at their time by every process (no cron process);
-// the database decides which process publishes each one (docs/decisions/081).
-build.entry.module.startReleasePoller();
-
-// The rankings' counts are recomputed in the background by one process at a time, the
-// one holding the row lock of stats_refreshes (docs/decisions/122).
-build.entry.module.startStatsPoller();
-// Followers are told of new chapters in background batches shared by every process
-// (docs/decisions/115).
-build.entry.module.startNotificationDelivery();
-// AI summaries of newly published chapters, for works that turned them on, shared by
-// every process like the notifications (docs/decisions/128).
-build.entry.module.startSummaryJobs();
+// The background jobs, each on its timer in every process, the database deciding which
+// process does each piece of work (no cron process; app/server/jobs/registry.server.ts,
+// docs/decisions/179): the hourly clean-up, scheduled chapters published at their time
+// (081), the rankings' counts (122), followers told of new chapters (115) and AI summaries
+// of newly published chapters (128).
+build.entry.module.backgroundJobs.start();
 
 // Visitors' landing and works pages, kept a few seconds and dropped on every change of
 // works or site settings (server/page-cache.js). PAGE_CACHE=0 turns it off.
@@ -213,7 +201,7 @@ async function shutdown(signal) {
   const lifecycle = build.entry.module;
   lifecycle.beginShutdown("draining");
   // Background work stops claiming at once; a release already running finishes.
-  const pollerStopped = Promise.all([lifecycle.stopReleasePoller?.(), lifecycle.stopStatsPoller?.(), lifecycle.stopNotificationDelivery?.(), lifecycle.stopSummaryJobs?.()]);
+  const jobsStopped = lifecycle.backgroundJobs.stop();
   const deadline = setTimeout(() => lifecycle.beginShutdown("deadline"), Math.max(graceMs - 3000, graceMs / 2));
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
@@ -224,7 +212,9 @@ async function shutdown(signal) {
   clearTimeout(deadline);
   clearTimeout(timer);
   try {
-    await pollerStopped;
+    await jobsStopped;
+    // Once more: the 段评 re-anchoring that saves finished during the grace period triggered.
+    await lifecycle.backgroundJobs.stop();
     await lifecycle.closeDatabase();
   } finally {
     process.exit(0);

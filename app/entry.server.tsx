@@ -9,18 +9,14 @@ import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import { NonceContext } from "~/utils/nonce";
 
 // Re-exported so server.js can shut down in order and close the database, drop its cached
-// visitor pages when public content changes, and delete expired TXT imports every hour.
+// visitor pages when public content changes, and start and stop the background jobs.
 export { closeDatabase } from "~/db/client.server";
 export { beginShutdown } from "~/server/platform/lifecycle.server";
 export { logger, requestScope, routeConsoleToLogger } from "~/server/platform/logger.server";
 export { metricsText, observeRequest } from "~/server/platform/metrics.server";
 export { onPublicContentChange } from "~/server/platform/events.server";
-export { startHourlyCleanup } from "~/server/jobs/cleanup.server";
+export { backgroundJobs } from "~/server/jobs/registry.server";
 export { mailLinkWarning } from "~/server/identity/password-reset.server";
-export { startReleasePoller, stopReleasePoller } from "~/server/jobs/release-poller.server";
-export { startStatsPoller, stopStatsPoller } from "~/server/catalog/work-stats.server";
-export { startNotificationDelivery, stopNotificationDelivery } from "~/server/jobs/notification-poller.server";
-export { startSummaryJobs, stopSummaryJobs } from "~/server/jobs/summary-poller.server";
 
 export const streamTimeout = 5_000;
 

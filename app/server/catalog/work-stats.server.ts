@@ -11,8 +11,6 @@ import { rowsOf } from "~/server/platform/db-utils.server";
  * the others skip. Readers see the old counts until it commits, never half of a refresh.
  */
 export const STATS_MAX_AGE_MS = 5 * 60_000;
-/** How often each process asks whether the counts are due. */
-export const STATS_POLL_MS = 30_000;
 /**
  * The refresh's own statement timeout, above the app's (DATABASE_STATEMENT_TIMEOUT_MS, 30 s
  * by default): at issue 17's scale (30M favourites) the recount takes 16-24 s on a quiet
@@ -33,7 +31,7 @@ const HOT_BUYER = 5;
  * work has any while some work has followers or buyers (a fresh site, or one restored,
  * whose first counts would otherwise wait up to five minutes: 暂无上榜作品), and no other
  * process is doing it now. Returns whether this call recomputed them. Every process calls
- * it at start and every STATS_POLL_MS: the empty case is done once, by whichever process
+ * it at start and every STATS_POLL_MS (app/server/jobs/stats-poller.server.ts): the empty case is done once, by whichever process
  * gets the row lock, since a refresh over a follower or a buyer leaves a row.
  */
 export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
@@ -105,40 +103,4 @@ export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boo
     await tx.execute(sql`update stats_refreshes set refreshed_at = now() where id = 1`);
     return true;
   });
-}
-
-interface Poller {
-  timer: NodeJS.Timeout;
-  running: Promise<unknown> | null;
-}
-
-const holder = globalThis as unknown as { __inkstoneStatsPoller?: Poller | null };
-
-/**
- * Starts this process's check (once per process): at start and every STATS_POLL_MS, the
- * counts are recomputed if due and no other process is at it. Started by server.js.
- */
-export function startStatsPoller(everyMs = Number(process.env.STATS_POLL_INTERVAL_MS) || STATS_POLL_MS): void {
-  if (holder.__inkstoneStatsPoller) return;
-  const run = () => {
-    if (poller.running) return;
-    poller.running = refreshWorkStats()
-      .catch((error) => console.error("refreshing work statistics failed", error))
-      .finally(() => {
-        poller.running = null;
-      });
-  };
-  const poller: Poller = { running: null, timer: setInterval(run, everyMs) };
-  poller.timer.unref();
-  holder.__inkstoneStatsPoller = poller;
-  run();
-}
-
-/** Stops the check and waits for a refresh in progress, so the database can close after it. */
-export async function stopStatsPoller(): Promise<void> {
-  const poller = holder.__inkstoneStatsPoller;
-  if (!poller) return;
-  holder.__inkstoneStatsPoller = null;
-  clearInterval(poller.timer);
-  await poller.running;
 }

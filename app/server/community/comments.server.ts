@@ -6,6 +6,7 @@ import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "~/server/platform/events.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
+import { triggeredJob } from "~/server/platform/job-runner.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyCommentReply } from "./notifications.server";
 import { hitRateLimit, type RateLimitRule } from "~/server/platform/rate-limit.server";
@@ -585,20 +586,17 @@ export async function reanchorChapter(chapterId: number): Promise<{ moved: numbe
   });
 }
 
-const pending = globalThis as unknown as { __inkstoneReanchors?: Set<Promise<unknown>> };
+/** Re-anchoring as a job (app/server/platform/job-runner.server.ts, decision 179): one run per chapter at a time. */
+const reanchoring = triggeredJob("reanchor", "re-anchoring comments failed", reanchorChapter);
 
 /**
  * Re-anchors after the edit that called it has committed, without making the author's
- * save wait. A failure is logged: the next edit re-anchors again.
+ * save wait. Saves during a run of the same chapter run it once more after, on the last
+ * text. A failure is logged: the next edit re-anchors again.
  */
 export function reanchorAfterCommit(chapterId: number): void {
-  const set = (pending.__inkstoneReanchors ??= new Set());
-  const run = reanchorChapter(chapterId).catch((error) => console.error("re-anchoring comments failed", chapterId, error));
-  set.add(run);
-  void run.finally(() => set.delete(run));
+  reanchoring.trigger(chapterId);
 }
 
-/** For tests and shutdown: waits for the re-anchoring runs started so far. */
-export async function settleReanchors(): Promise<void> {
-  await Promise.all([...(pending.__inkstoneReanchors ?? [])]);
-}
+/** For tests: waits for the re-anchoring runs started so far (the shutdown waits for them too). */
+export const settleReanchors = (): Promise<void> => reanchoring.settle();

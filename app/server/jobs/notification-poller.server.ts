@@ -1,19 +1,30 @@
-import { chapterPublishedPoller } from "./chapter-published-poller.server";
+import { CHAPTER_PUBLISHED_TOPIC } from "~/server/platform/events.server";
+import { periodicJob } from "~/server/platform/job-runner.server";
 import { deliverNotifications } from "~/server/community/notifications.server";
 
 /**
  * The delivery of new-chapter notifications (decision 115), run in every app process at
- * each publication and on a timer (chapter-published-poller.server.ts); across processes
- * the jobs are shared by `FOR UPDATE SKIP LOCKED`.
+ * once when any process publishes a chapter (the `chapter-published` event) and on a
+ * timer, in case an event was missed (a restart, a lost connection). A wake-up during a
+ * run runs it once more after; across processes the jobs are shared by
+ * `FOR UPDATE SKIP LOCKED`.
  */
 export const DELIVERY_EVERY_MS = 10_000;
 
-const poller = chapterPublishedPoller("notification delivery", deliverNotifications);
+export const notificationJob = periodicJob({
+  name: "notifications",
+  failure: "notification delivery failed",
+  everyMs: () => Number(process.env.NOTIFICATION_DELIVERY_INTERVAL_MS) || DELIVERY_EVERY_MS,
+  run: deliverNotifications,
+  atStart: true,
+  wakeOn: CHAPTER_PUBLISHED_TOPIC,
+  whenBusy: "again",
+});
 
 /** Starts the delivery (once per process; a second call does nothing). */
-export function startNotificationDelivery(everyMs = Number(process.env.NOTIFICATION_DELIVERY_INTERVAL_MS) || DELIVERY_EVERY_MS): void {
-  poller.start(everyMs);
+export function startNotificationDelivery(everyMs?: number): void {
+  notificationJob.start(everyMs);
 }
 
 /** Stops the delivery and waits for a run in progress, so the database can close after it. */
-export const stopNotificationDelivery = (): Promise<void> => poller.stop();
+export const stopNotificationDelivery = (): Promise<void> => notificationJob.stop();

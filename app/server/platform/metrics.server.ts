@@ -62,6 +62,22 @@ export const followersNotified = metric(
   () => new client.Counter({ name: "inkstone_followers_notified_total", help: "Followers this process told of new chapters (decision 115)." }),
 );
 
+export const jobRuns = metric(
+  "inkstone_job_runs_total",
+  () => new client.Counter({ name: "inkstone_job_runs_total", help: "Background job runs this process made, by job and outcome (ok, failed; decision 179).", labelNames: ["job", "outcome"] }),
+);
+
+export const jobDuration = metric(
+  "inkstone_job_duration_seconds",
+  () =>
+    new client.Histogram({
+      name: "inkstone_job_duration_seconds",
+      help: "Time a background job's run took, by job (decision 179).",
+      labelNames: ["job"],
+      buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 600],
+    }),
+);
+
 /** One answered request, from server.js. */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
   httpRequests.inc({ method, route, status: String(status) });
