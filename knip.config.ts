@@ -31,8 +31,9 @@ const config: KnipConfig = {
   ],
   // bench/ssr.ts loads autocannon with createRequire (it ships no types), which knip does not follow.
   ignoreDependencies: ["autocannon"],
-  // Programs the benchmarks run that are not npm packages.
-  ignoreBinaries: ["java", "psql", "iconv"],
+  // Programs the benchmarks run that are not npm packages; and `npm start`'s `react-router build`,
+  // which --production sees as a devDependency's binary (the image builds in its own stage).
+  ignoreBinaries: ["java", "psql", "iconv", "react-router"],
 };
 
 export default config;

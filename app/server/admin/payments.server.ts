@@ -23,7 +23,6 @@ export const ORDERS_PAGE_SIZE = 30;
 export const NOTIFIES_PAGE_SIZE = 50;
 
 import { type OrderFilter } from "~/components/admin/order-labels";
-export { ORDER_FILTERS, type OrderFilter } from "~/components/admin/order-labels";
 
 export interface OrderListInput {
   status: OrderFilter;

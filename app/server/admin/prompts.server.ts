@@ -1,4 +1,4 @@
-import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";

@@ -85,8 +85,6 @@ export async function removeSiteImage(actor: AdminActor, kind: SiteImageKind): P
   if (previous) await deleteStoredImage(previous).catch((e) => console.error("old site image", e));
 }
 
-export const PAYMENT_KEYS = ["payment_method_v2", "store_url_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const;
-
 /**
  * The payment interface settings as the browser may see them: the merchant key only as
  * "set or not" and its last 4 characters (docs/product.md D1: the key never leaves the server).

@@ -28,8 +28,6 @@ export const AI_ASSISTED_CHARS = 200;
 
 export type AiLevel = "none" | "assisted" | "generated";
 
-export const AI_LEVEL_LABELS: Record<AiLevel, string> = { none: "无", assisted: "AI辅助", generated: "AI生成" };
-
 /** The text's code points without whitespace: what 字数 counts and what the runs are made of. */
 function compact(text: string): number[] {
   const out: number[] = [];

@@ -199,9 +199,3 @@ export async function verifyLoginCode(adminId: string, code: string): Promise<bo
   if (!row?.secret) return false;
   return useSecondFactor(db, adminId, row.secret, code);
 }
-
-/** Whether the admin signs in with a code (for the login's first step). */
-export async function hasTotp(adminId: string): Promise<boolean> {
-  const [row] = await db.select({ on: sql<boolean>`${admins.totpEnabledAt} is not null` }).from(admins).where(eq(admins.id, adminId));
-  return Boolean(row?.on);
-}

@@ -53,11 +53,6 @@ export async function recordExport(context: Readonly<RouterContextProvider>, act
   await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via } });
 }
 
-/** The actor for a command run on the server itself (CLI, start-up from ADMIN_EMAIL). */
-export function systemActor(label = "system"): AdminActor {
-  return { admin: { id: null, email: label }, address: "local" };
-}
-
 /** Writes one audit row on `tx` (the caller's transaction). */
 export async function recordAdminAction(tx: Executor, actor: AdminActor, entry: AdminActionEntry): Promise<void> {
   const { before, after } = redactPair(entry.before, entry.after);

@@ -4,8 +4,6 @@ import { siteConfigs } from "~/db/schema";
 import { DEFAULT_SITE_CONFIGS } from "./defaults.server";
 import { subscribe } from "./events.server";
 
-export type SiteConfig = Record<string, string>;
-
 /** Site configuration values by key, read now; a missing key falls back to its default (or ""). */
 export async function getSiteConfig<K extends string>(keys: readonly K[]): Promise<Record<K, string>> {
   const rows = await db

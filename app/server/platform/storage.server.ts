@@ -21,7 +21,7 @@ export interface FileStorage {
 
 // 存储空间不足 is one message and one test of "out of space" for uploads and database
 // writes alike (errors.server.ts, docs/decisions/169).
-export { STORAGE_FULL_MESSAGE, StorageFullError } from "./errors.server";
+export { STORAGE_FULL_MESSAGE } from "./errors.server";
 
 export interface StoredFile {
   body: Uint8Array | ReadableStream<Uint8Array>;
