@@ -110,7 +110,7 @@ export function parseExpectedWords(value: unknown): number {
   return Math.floor(n);
 }
 
-export const expectedWordsSchema = z
+const expectedWordsSchema = z
   .unknown()
   .optional()
   .transform(parseExpectedWords)

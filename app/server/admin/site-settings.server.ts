@@ -28,7 +28,7 @@ export async function setSiteConfigs(values: Record<string, string>, executor: E
 }
 
 /** The stored values of `keys` (defaults for missing ones), read on `executor` (a transaction's). */
-export async function readSiteConfigs(executor: Executor, keys: readonly string[]): Promise<Record<string, string>> {
+async function readSiteConfigs(executor: Executor, keys: readonly string[]): Promise<Record<string, string>> {
   const rows = await executor.select({ key: siteConfigs.key, value: siteConfigs.value }).from(siteConfigs).where(inArray(siteConfigs.key, [...keys]));
   const out: Record<string, string> = {};
   for (const key of keys) out[key] = DEFAULT_SITE_CONFIGS[key] ?? "";

@@ -17,7 +17,7 @@ export function geminiUrl(endpoint: string, model: string, method: "streamGenera
 }
 
 /** The one user part Gemini is sent: system and user prompts joined by a blank line. */
-export function geminiText(prompt: ChatPrompt): string {
+function geminiText(prompt: ChatPrompt): string {
   return `${prompt.system}\n\n${prompt.user}`;
 }
 

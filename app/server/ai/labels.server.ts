@@ -19,12 +19,12 @@ import { rowsOf } from "~/server/platform/db-utils.server";
  *   (is_ai_generated) remains for that and for text generated elsewhere.
  */
 
-export const MARK_RUN = 12;
+const MARK_RUN = 12;
 /** One run in MARK_SAMPLE is kept (hash % MARK_SAMPLE === 0). */
 const MARK_SAMPLE = 4;
-export const AI_GENERATED_SHARE = 0.5;
-export const AI_ASSISTED_SHARE = 0.05;
-export const AI_ASSISTED_CHARS = 200;
+const AI_GENERATED_SHARE = 0.5;
+const AI_ASSISTED_SHARE = 0.05;
+const AI_ASSISTED_CHARS = 200;
 
 export type AiLevel = "none" | "assisted" | "generated";
 

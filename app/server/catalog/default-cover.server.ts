@@ -28,7 +28,7 @@ function wrap(text: string, width: number, max: number): string[] {
 }
 
 /** The cover as SVG, 2x the display size. */
-export function defaultCoverSvg(title: string, author: string): string {
+function defaultCoverSvg(title: string, author: string): string {
   const seed = parseInt(coverHash(title, author), 36);
   const hue = seed % 360;
   const hue2 = (hue + 30 + ((seed >>> 9) % 60)) % 360;

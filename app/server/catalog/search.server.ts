@@ -9,7 +9,7 @@ import { hasFilters, type WorkFilters } from "~/schemas/discovery";
 import { filteredSearch } from "./filters.server";
 
 export const SEARCH_PAGE_SIZE = 12;
-export const SEARCH_QUERY_MAX = 100;
+const SEARCH_QUERY_MAX = 100;
 
 export interface WorkCard {
   id: number;
@@ -133,7 +133,7 @@ const nicknameGrams = sql`work_search_grams(${profiles.nickname}, '')`;
  * answered by works_user_created_idx (beside the gram index, in a BitmapOr) and tested
  * per row, where a plan walks rows, against an array, never by reading profiles again.
  */
-export function authorMatch(query: string): SQL | undefined {
+function authorMatch(query: string): SQL | undefined {
   if (!query) return undefined;
   const grams = gramsContain(query, nicknameGrams);
   const pattern = `%${escapeLike(query)}%`;

@@ -8,11 +8,11 @@ import { progressForWorks, progressHref } from "~/server/reading/reader.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
-export const LIBRARY_PAGE_SIZE = 12;
+const LIBRARY_PAGE_SIZE = 12;
 
 type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
 
-export interface LibraryItem {
+interface LibraryItem {
   work: WorkCard;
   favorited: boolean;
   /** 继续阅读: where the user left off, if they have started. */
@@ -139,9 +139,9 @@ export function parseShelfSort(value: string | null): ShelfSort {
   return value === "read" ? "read" : "updated";
 }
 
-export const SHELF_PAGE_SIZE = 24;
+const SHELF_PAGE_SIZE = 24;
 
-export interface ShelfItem {
+interface ShelfItem {
   work: WorkCard;
   /** The last published chapter in the work's order, and when it went out. */
   latestChapter: { title: string; at: string } | null;

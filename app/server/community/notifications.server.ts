@@ -21,7 +21,7 @@ import { pageWithin } from "~/utils/pagination";
  * author's request one row and every follower is told exactly once.
  */
 
-export const NOTIFICATION_MESSAGES = {
+const NOTIFICATION_MESSAGES = {
   notFound: "找不到这条通知",
   workMissing: "作品不存在",
   userMissing: "用户不存在",
@@ -30,10 +30,10 @@ export const NOTIFICATION_MESSAGES = {
 } as const;
 
 /** Followers told per transaction: a batch takes tens of milliseconds on PostgreSQL. */
-export const DELIVERY_BATCH = Number(process.env.NOTIFICATION_BATCH_SIZE) || 5_000;
+const DELIVERY_BATCH = Number(process.env.NOTIFICATION_BATCH_SIZE) || 5_000;
 
 /** The bell shows up to this many, then 99+. */
-export const UNREAD_CAP = 100;
+const UNREAD_CAP = 100;
 
 const chinaToday = sql`(now() at time zone 'Asia/Shanghai')::date`;
 
@@ -228,9 +228,9 @@ export async function unreadNotificationCount(userId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-export const INBOX_PAGE_SIZE = 30;
+const INBOX_PAGE_SIZE = 30;
 
-export interface InboxLine {
+interface InboxLine {
   id: number;
   kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
   unread: boolean;

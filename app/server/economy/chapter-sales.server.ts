@@ -199,7 +199,7 @@ export function vipChapterCountSql(workId: SQL): SQL<number | null> {
 }
 
 /** The hot path of an owned VIP chapter: one lookup on the (user, chapter) unique index. */
-export async function ownsChapter(userId: string, chapterId: number): Promise<boolean> {
+async function ownsChapter(userId: string, chapterId: number): Promise<boolean> {
   const rows = await db
     .select({ id: chapterPurchases.id })
     .from(chapterPurchases)

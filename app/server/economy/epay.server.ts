@@ -24,7 +24,7 @@ export const PAYMENT_MESSAGES = {
 } as const;
 
 /** What the order is called on the gateway's page and in the user's payment app. */
-export const ORDER_NAME = "积分充值";
+const ORDER_NAME = "积分充值";
 
 export type EpayParams = Record<string, string>;
 
@@ -64,7 +64,7 @@ export function parseMoneyCents(money: string): number | null {
 }
 
 /** "10.00" for 10 yuan: the submit page's money format. */
-export function formatMoney(yuan: number): string {
+function formatMoney(yuan: number): string {
   return `${yuan}.00`;
 }
 
@@ -78,7 +78,7 @@ export function newOutTradeNo(now = new Date()): string {
   return `IK${t}${String(randomInt(0, 1_000_000_000)).padStart(9, "0")}`;
 }
 
-export interface PaymentApiConfig {
+interface PaymentApiConfig {
   gatewayUrl: string;
   pid: string;
   key: string;
@@ -89,7 +89,7 @@ export interface PaymentApiConfig {
  * (payment_method_v2 = payment_api): 支付接口未配置 when it is not, or nothing is set;
  * 支付配置不完整 when the gateway address, merchant PID or key is missing or unusable.
  */
-export async function getPaymentApiConfig(): Promise<PaymentApiConfig> {
+async function getPaymentApiConfig(): Promise<PaymentApiConfig> {
   const config = await getSiteConfig(["payment_method_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const);
   const gatewayUrl = config.payment_gateway_url.trim();
   const pid = config.merchant_pid.trim();
@@ -241,7 +241,7 @@ export function notifyAnswer(outcome: NotifyOutcome): "success" | "fail" {
  * already paid with the same amount is `already-paid` (answered `success`, crediting
  * nothing). Everything else credits nothing.
  */
-export async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
+async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
   const params: EpayParams = {};
   for (const [k, v] of entries) {
     if (k === "__proto__") return "malformed";
@@ -290,7 +290,7 @@ const MAX_RECORDED_VALUE = 200;
  * characters, and the signature cut to its first 8 characters (enough to tell two apart,
  * useless to replay). The merchant key is never sent in a notify, so nothing else is secret.
  */
-export function redactNotifyParams(entries: [string, string][]): Record<string, string> {
+function redactNotifyParams(entries: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of entries.slice(0, MAX_RECORDED_FIELDS)) {
     const key = k.slice(0, 40);

@@ -193,13 +193,13 @@ export async function incomeBalance(userId: string, executor: Executor = db): Pr
 }
 
 /** The days the sales figures cover: the studio statistics' 30 China-time days. */
-export const SALES_DAYS = STATS_DAYS;
+const SALES_DAYS = STATS_DAYS;
 
 /** When the first of the SALES_DAYS China-time days ending `now` began. */
 const salesSince = (now: Date) => shanghaiDayStart(shanghaiDaysEnding(now, SALES_DAYS)[0]);
 
 /** One China-time day's sales of an author (one work, or all of them). */
-export interface SalesDay {
+interface SalesDay {
   /** "2026-12-01", China time. */
   day: string;
   /** 销售笔数: sales (a chapter, a 购买全部, a whole work: one each). */
@@ -346,7 +346,7 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
   };
 }
 
-export const PAYOUTS_PAGE = 50;
+const PAYOUTS_PAGE = 50;
 
 /** The administrators' payout requests, newest first, filtered by status and author e-mail. */
 export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"; email?: string; page?: number }) {

@@ -152,7 +152,7 @@ export async function register(form: FormData, clientAddress: string): Promise<A
 const clientAddress = new AsyncLocalStorage<string>();
 
 /** remix-auth with a form strategy: verify calls the login domain function. */
-export const authenticator = new Authenticator<AuthenticatedUser>();
+const authenticator = new Authenticator<AuthenticatedUser>();
 authenticator.use(
   new FormStrategy(async ({ form }) => login(form, clientAddress.getStore() ?? "unknown")),
   "form",

@@ -22,7 +22,7 @@ import { hitRateLimit, resetRateLimit } from "~/server/platform/rate-limit.serve
  */
 export type LoginKind = "login" | "admin-login" | "admin-totp";
 
-export const LOGIN_TOO_MANY = "尝试次数过多，请稍后再试";
+const LOGIN_TOO_MANY = "尝试次数过多，请稍后再试";
 const WINDOW = 15 * 60;
 const EMAIL_WINDOW = 24 * 60 * 60;
 const MAX_DELAY_SECONDS = 60;

@@ -26,7 +26,7 @@ function totpFor(secret: string, email: string): TOTP {
 }
 
 /** The time step a valid `code` belongs to, or null. */
-export function matchingStep(secret: string, code: string, now = Date.now()): number | null {
+function matchingStep(secret: string, code: string, now = Date.now()): number | null {
   const delta = TOTP.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: PERIOD, timestamp: now, window: 1 });
   if (delta === null) return null;
   return Math.floor(now / 1000 / PERIOD) + delta;

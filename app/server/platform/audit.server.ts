@@ -94,12 +94,12 @@ export const REDACTED_CHANGED = "（已隐藏，已更改）";
  */
 const SECRET_KEY = /(password|secret|api_?key|merchant_?key|token_?hash|^token$|authorization|cookie|^sign$)/i;
 
-export function isSecretField(name: string): boolean {
+function isSecretField(name: string): boolean {
   return SECRET_KEY.test(name);
 }
 
 /** A before/after pair made JSON-safe with secrets replaced; a changed secret says so in `after`. */
-export function redactPair(before: unknown, after: unknown): { before: unknown; after: unknown } {
+function redactPair(before: unknown, after: unknown): { before: unknown; after: unknown } {
   return { before: redact(toJson(before), undefined), after: redact(toJson(after), toJson(before)) };
 }
 

@@ -57,7 +57,7 @@ interface Hub {
  * their data was read (decision 145): the time between a page's loader and its stream's
  * subscription (loading and starting the scripts) is seconds at most.
  */
-export const RECENT_MS = 60_000;
+const RECENT_MS = 60_000;
 const RECENT_MAX = 20_000;
 
 // One hub per process, kept across dev-server module reloads like the database client.
@@ -182,7 +182,7 @@ async function libraryWorkIds(userId: string): Promise<Set<number>> {
 /** The topic of a batch of followers told of new chapters (app/server/community/notifications.server.ts). */
 export const NOTIFICATIONS_WORK_TOPIC = "notifications-work";
 
-export const HEARTBEAT_MS = 20_000;
+const HEARTBEAT_MS = 20_000;
 
 export interface LiveStreamOptions {
   heartbeatMs?: number;

@@ -25,7 +25,7 @@ export const FORM_MESSAGES = {
 } as const;
 
 /** The body limit of a form without files: a chapter of 200,000 characters URL-encoded, with room. */
-export const FORM_MAX_BYTES = 4_000_000;
+const FORM_MAX_BYTES = 4_000_000;
 
 /** C0 controls but tab, LF and CR; DEL; C1 controls. */
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;

@@ -20,15 +20,15 @@ export const COVER_MAX_BYTES = 5 * 1024 * 1024;
 export const AVATAR_MAX_BYTES = 500 * 1024;
 /** What an avatar upload may weigh before compression (a phone photo is 3-12 MB). */
 export const AVATAR_INPUT_MAX_BYTES = 20 * 1024 * 1024;
-export const HERO_MAX_BYTES = 2 * 1024 * 1024;
-export const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
-export const MAX_INPUT_PIXELS = 40_000_000;
+const HERO_MAX_BYTES = 2 * 1024 * 1024;
+const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+const MAX_INPUT_PIXELS = 40_000_000;
 
 /** The cover display size (docs/product.md: Constants); the 2x file is twice that. */
 export const COVER_WIDTH = 200;
 export const COVER_HEIGHT = 275;
-export const AVATAR_MAX_SIDE = 800;
-export const AVATAR_JPEG_QUALITY = 60;
+const AVATAR_MAX_SIDE = 800;
+const AVATAR_JPEG_QUALITY = 60;
 
 /** A refused image: 400, and `message` is shown to the user as is. */
 export class ImageError extends DomainError {

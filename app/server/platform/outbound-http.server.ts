@@ -15,7 +15,7 @@ import { DomainError } from "./errors.server";
  * resolves to a forbidden address, or changes between check and use, is refused too.
  * Redirects are not followed. The whole exchange has a deadline.
  */
-export const OUTBOUND_TIMEOUT_MS = 15_000;
+const OUTBOUND_TIMEOUT_MS = 15_000;
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /**

@@ -60,7 +60,7 @@ function assertValidKey(key: string): void {
   if (!isValidKey(key)) throw new StorageKeyError(key);
 }
 
-export function contentTypeForKey(key: string): string {
+function contentTypeForKey(key: string): string {
   const ext = key.slice(key.lastIndexOf(".") + 1);
   return CONTENT_TYPES[ext] ?? "application/octet-stream";
 }

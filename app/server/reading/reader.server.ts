@@ -17,7 +17,7 @@ export const PARAGRAPH_BATCH = 50;
  */
 export const BATCH_MAX_CHARS = 12_000;
 export const PARAGRAPH_MAX_CHARS = 3_000;
-export const PREVIEW_CHARS = 100;
+const PREVIEW_CHARS = 100;
 
 export const READER_MESSAGES = {
   chapterMissing: "章节不存在",
@@ -204,7 +204,7 @@ function headingsFromNewest(heads: { id: number; title: string; at: number }[], 
 }
 
 /** A work's volume headings, each with the number of the first chapter after it. */
-export async function volumeHeadings(workId: number): Promise<{ id: number; title: string; at: number }[]> {
+async function volumeHeadings(workId: number): Promise<{ id: number; title: string; at: number }[]> {
   const rows = await db
     .select({
       id: volumes.id,

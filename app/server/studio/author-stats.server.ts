@@ -16,7 +16,7 @@ import { salesByDay } from "~/server/economy/income.server";
  */
 
 export { STATS_DAYS };
-export const STATS_CHAPTERS_PAGE_SIZE = 100;
+const STATS_CHAPTERS_PAGE_SIZE = 100;
 
 /**
  * What this process has recorded today: "user:chapter" keys. A reader reopening a chapter
@@ -81,7 +81,7 @@ export async function deleteOldChapterReads(options: { now?: Date; batch?: numbe
   }
 }
 
-export interface DailySeries {
+interface DailySeries {
   /** One value per day of `StatsView.days`. */
   values: number[];
   total: number;

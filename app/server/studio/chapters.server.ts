@@ -22,7 +22,7 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
  * chapter of another work is a 404 and nothing changes.
  */
 
-export const MANAGER_PAGE_SIZE = 100;
+const MANAGER_PAGE_SIZE = 100;
 
 function notFound(): DomainError {
   return new DomainError(WORK_MESSAGES.notFound, 404);

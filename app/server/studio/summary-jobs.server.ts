@@ -26,13 +26,13 @@ import { checkFact, normalizeName, saveChapterSummary } from "./bible.server";
 
 export const SUMMARY_JOB_ATTEMPTS = 5;
 /** A claimed job not finished by then (a process died) is claimed again. */
-export const SUMMARY_LEASE_SECONDS = 300;
+const SUMMARY_LEASE_SECONDS = 300;
 /** The provider's answer may take this long. */
-export const SUMMARY_CALL_TIMEOUT_MS = 120_000;
+const SUMMARY_CALL_TIMEOUT_MS = 120_000;
 /** The most chapter text sent for a summary. */
-export const SUMMARY_CHAPTER_CHARS = 20_000;
+const SUMMARY_CHAPTER_CHARS = 20_000;
 /** Backoff after the n-th failed attempt: 1, 4, 16, 64 minutes. */
-export function retryDelaySeconds(attempt: number): number {
+function retryDelaySeconds(attempt: number): number {
   return 60 * 4 ** Math.max(0, attempt - 1);
 }
 
@@ -159,7 +159,7 @@ async function failed(job: Claimed, reason: string): Promise<void> {
 }
 
 /** Runs one claimed job to its end. Returns what became of it. */
-export async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry" | "failed" | "lost"> {
+async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry" | "failed" | "lost"> {
   const [row] = await db
     .select({ title: chapters.title, content: chapters.content, state: chapters.state, position: chapters.position, workTitle: works.title, on: works.aiSummaries })
     .from(chapters)

@@ -3,12 +3,12 @@ import { countWords } from "~/utils/text";
 import { DomainError } from "~/server/platform/errors.server";
 /** Largest TXT file accepted for a multi-chapter import. */
 export const TXT_MAX_BYTES = 20 * 1024 * 1024;
-export const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
+const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
 /** Most chapters one import may create. */
 export const TXT_MAX_CHAPTERS = 10_000;
 /** The chapter separator of docs/product.md: Constants, shared with the publish form. */
 export const DEFAULT_CHAPTER_SEPARATOR = DEFAULT_SEPARATOR;
-export const SEPARATOR_MAX_LENGTH = 20;
+const SEPARATOR_MAX_LENGTH = 20;
 export const CHAPTER_TITLE_MAX_LENGTH = 200;
 
 export const NO_CHAPTERS_MESSAGE = "未能从TXT文件中解析出任何章节，请检查章节分隔符";
@@ -277,7 +277,7 @@ function decodesStrictly(chunks: readonly Uint8Array[], encoding: string): boole
  * in another encoding (Big5: docs/decisions/055). The encoding is decided
  * by a first strict decoding that keeps nothing, so no piece is ever taken back.
  */
-export function decodedText(bytes: TxtBytes): Iterable<string> {
+function decodedText(bytes: TxtBytes): Iterable<string> {
   const chunks: readonly Uint8Array[] = bytes instanceof Uint8Array ? [bytes] : bytes;
   const size = chunks.reduce((n, c) => n + c.length, 0);
   if (size === 0) throw new TxtImportError("TXT文件是空的");
@@ -307,7 +307,7 @@ export function decodeTxt(bytes: TxtBytes): string {
 }
 
 /** The separator as the author typed it, trimmed; 1 to 20 characters on one line. */
-export function normalizeSeparator(separator: string): string {
+function normalizeSeparator(separator: string): string {
   const sep = separator.trim();
   const length = Array.from(sep).length;
   if (length < 1 || length > SEPARATOR_MAX_LENGTH || /[\r\n]/.test(sep)) {
