@@ -60,6 +60,7 @@ export interface WorkFilters {
   authorId: string | null;
 }
 
+/** @internal */
 export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null, authorId: null };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILTER_TAGS_MAX = 10;

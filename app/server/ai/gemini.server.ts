@@ -5,6 +5,7 @@ import { countChars } from "~/utils/ai-tokens";
 /**
  * {endpoint}models/{model}:{method}. The endpoint is the API version's base
  * (".../v1beta/"); a bare host gets "v1beta/". A model may be written "models/x".
+ * @internal
  */
 export function geminiUrl(endpoint: string, model: string, method: "streamGenerateContent" | "generateContent"): string {
   let base = endpoint.trim();

@@ -49,8 +49,10 @@ import { affordablePrefix, countChars, tokensForChars } from "~/utils/ai-tokens"
  * Output tokens held per transaction: 500 tokens cover 2,000 characters. The reservation
  * holds a smaller first block with the prompt, so the first text needs no transaction of
  * its own and a second generation of the same user is not starved by a large hold.
+ * @internal
  */
 export const OUTPUT_HOLD_TOKENS = 500;
+/** @internal */
 export const FIRST_HOLD_TOKENS = 100;
 
 type Basis = Pick<GenerationResult, "inputTokens" | "outputTokens" | "metering">;

@@ -76,7 +76,7 @@ function keptRuns(codes: number[]): { starts: number[]; marks: number[] } {
   return { starts, marks };
 }
 
-/** The distinct marks of a text (for the log and for tests). */
+/** The distinct marks of a text (for the log and for tests). @internal */
 export function textMarks(text: string): number[] {
   return [...new Set(keptRuns(compact(text)).marks)];
 }
@@ -95,6 +95,7 @@ export async function recordGeneratedText(tx: Executor, userId: string, text: st
     on conflict do nothing`);
 }
 
+/** @internal */
 export function aiLevelFor(aiChars: number, words: number): AiLevel {
   if (words <= 0 || aiChars <= 0) return "none";
   if (aiChars >= words * AI_GENERATED_SHARE) return "generated";

@@ -63,7 +63,7 @@ function paragraphsOf(text: string): { start: number; end: number }[] {
   return out;
 }
 
-/** The range an operation works on, from the selection (with JavaScript) or a paragraph number. */
+/** The range an operation works on, from the selection (with JavaScript) or a paragraph number. @internal */
 export function operationRange(content: string, input: Pick<OperationInput, "operation" | "start" | "end" | "paragraph">): { start: number; end: number } {
   const continuing = input.operation === "continue";
   let start: number;

@@ -12,6 +12,7 @@ import { COVER_HEIGHT, COVER_WIDTH } from "~/server/platform/images.server";
 const CACHE_SIZE = 300;
 const cache = new Map<string, Promise<Buffer>>();
 
+/** @internal */
 export const COVER_FONT = "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', sans-serif";
 
 function escapeXml(text: string): string {

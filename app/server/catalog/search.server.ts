@@ -8,6 +8,7 @@ import type { SessionUser } from "~/server/identity/session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
 import { filteredSearch } from "./filters.server";
 
+/** @internal */
 export const SEARCH_PAGE_SIZE = 12;
 const SEARCH_QUERY_MAX = 100;
 
@@ -60,6 +61,7 @@ export function normalizeQuery(q: string | null | undefined): string {
  * The grams a query needs (see work_search_grams): its character pairs, or its single
  * character, leaving out whitespace. Whether they alone decide the match: a query of
  * one or two characters without whitespace is matched exactly by its grams.
+ * @internal
  */
 export function queryGrams(query: string): { grams: string[]; exact: boolean } {
   const chars = Array.from(query.toLowerCase());

@@ -121,7 +121,11 @@ async function listLibrary(viewer: Viewer, source: "favorites" | "purchases", re
   return { items, total: shown, hidden: all - shown, page, pageCount };
 }
 
-/** /following (已关注作品): the viewer's followed works, most recently followed first. */
+/**
+ * The viewer's followed works, most recently followed first. No page calls it any more
+ * (/following shows listShelf); only tests/integration/favorites.test.ts does.
+ * @internal
+ */
 export function listFollowing(viewer: Viewer, page: number): Promise<LibraryPage> {
   return listLibrary(viewer, "favorites", page);
 }

@@ -35,6 +35,7 @@ const HOT_BUYER = 5;
  * process is doing it now. Returns whether this call recomputed them. Every process calls
  * it at start and every STATS_POLL_MS: the empty case is done once, by whichever process
  * gets the row lock, since a refresh over a follower or a buyer leaves a row.
+ * @internal
  */
 export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
   return db.transaction(async (tx) => {

@@ -159,7 +159,7 @@ function takenDownMessage(reason: string | null): string {
   return `该作品已被管理员下架，原因：${reason ?? ""}。如有疑问请联系管理员`;
 }
 
-/** Deletes a work and (by cascade) its chapters, favourites and purchases. */
+/** Deletes a work and (by cascade) its chapters, favourites and purchases. @internal */
 export const SOLD_WORK_UNDELETABLE = "已有读者购买的作品不能删除，你可以将它下架";
 
 /**

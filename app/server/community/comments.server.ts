@@ -23,7 +23,7 @@ import { pageWithin } from "~/utils/pagination";
  */
 
 const COMMENTS_PAGE_SIZE = 20;
-/** Comments and replies a user may post a minute, counted in the database (every process). */
+/** Comments and replies a user may post a minute, counted in the database (every process). @internal */
 export const COMMENT_RATE: RateLimitRule = { limit: 10, windowSeconds: 60 };
 
 // Literal texts, not READER_MESSAGES: works.server imports this module (a cycle at load time).
@@ -596,7 +596,7 @@ export function reanchorAfterCommit(chapterId: number): void {
   void run.finally(() => set.delete(run));
 }
 
-/** For tests and shutdown: waits for the re-anchoring runs started so far. */
+/** For tests and shutdown: waits for the re-anchoring runs started so far. @internal */
 export async function settleReanchors(): Promise<void> {
   await Promise.all([...(pending.__inkstoneReanchors ?? [])]);
 }

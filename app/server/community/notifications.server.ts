@@ -144,7 +144,7 @@ export async function deliverNotifications(batch = DELIVERY_BATCH): Promise<numb
   return batches;
 }
 
-/** Jobs not yet finished (tests, benchmarks, the health of the delivery). */
+/** Jobs not yet finished (tests, benchmarks, the health of the delivery). @internal */
 export async function pendingNotificationJobs(): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(notificationJobs);
   return row.n;
@@ -217,7 +217,7 @@ export async function sendAdminMessage(userId: string, rawBody: unknown, also?: 
 
 // --- Reading -------------------------------------------------------------------------
 
-/** The bell's number: unread lines, counted up to UNREAD_CAP. */
+/** The bell's number: unread lines, counted up to UNREAD_CAP. @internal */
 export async function unreadNotificationCount(userId: string): Promise<number> {
   const [row] = rowsOf<{ n: number }>(
     await db.execute(sql`

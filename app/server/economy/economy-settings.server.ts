@@ -50,6 +50,7 @@ export async function getEconomySettings(executor: Executor = db): Promise<Econo
   return out;
 }
 
+/** @internal */
 export const ECONOMY_SETTINGS_MESSAGES = {
   whole: "请输入不小于0的整数",
   percent: "请输入0到100之间的整数",

@@ -15,7 +15,7 @@ import { getSiteConfig } from "~/server/platform/site-config.server";
  * order paid and credits it. The merchant key never leaves the server.
  */
 
-/** docs/product.md: Messages, payment messages. */
+/** docs/product.md: Messages, payment messages. @internal */
 export const PAYMENT_MESSAGES = {
   notConfigured: "支付接口未配置",
   incomplete: "支付配置不完整",
@@ -26,6 +26,7 @@ export const PAYMENT_MESSAGES = {
 /** What the order is called on the gateway's page and in the user's payment app. */
 const ORDER_NAME = "积分充值";
 
+/** @internal */
 export type EpayParams = Record<string, string>;
 
 /**
@@ -33,6 +34,7 @@ export type EpayParams = Record<string, string>;
  * not empty ("0" stays, nothing is trimmed), sorted by key in byte order, joined as
  * k=v with & (values raw, not URL-encoded), the merchant key appended with no
  * separator, MD5, lowercase hex.
+ * @internal
  */
 export function epaySign(params: EpayParams, key: string): string {
   const text = Object.keys(params)
@@ -43,7 +45,7 @@ export function epaySign(params: EpayParams, key: string): string {
   return createHash("md5").update(text + key, "utf8").digest("hex");
 }
 
-/** Compares the lowercase hex exactly (an uppercase sign is a mismatch), in constant time. */
+/** Compares the lowercase hex exactly (an uppercase sign is a mismatch), in constant time. @internal */
 export function verifyEpaySign(params: EpayParams, key: string): boolean {
   const expected = Buffer.from(epaySign(params, key), "utf8");
   const given = Buffer.from(typeof params.sign === "string" ? params.sign : "", "utf8");
@@ -72,6 +74,7 @@ function formatMoney(yuan: number): string {
  * A new out_trade_no: prefix, the time to the millisecond (yyyyMMddHHmmssSSS, UTC+8 as
  * the gateways' dashboards show it) and 9 random digits; 28 characters, letters and
  * digits only, within the 32 every epay clone accepts. The primary key refuses a repeat.
+ * @internal
  */
 export function newOutTradeNo(now = new Date()): string {
   const t = new Date(now.getTime() + 8 * 3600 * 1000).toISOString().replace(/\D/g, "").slice(0, 17);

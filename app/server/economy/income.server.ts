@@ -22,6 +22,7 @@ import { recordAdminAction, type AdminActor } from "~/server/platform/audit.serv
  * (`npm run check:ledger` checks it) and neither goes below zero (CHECKs as the last line).
  */
 
+/** @internal */
 export const INCOME_MESSAGES = {
   amount: "请输入有效的金额（正整数）",
   belowMinimum: (min: number) => `提现金额不能低于 ${min}`,
@@ -184,6 +185,7 @@ export async function convertIncomeToCredits(userId: string, amountInput: unknow
   });
 }
 
+/** @internal */
 export async function incomeBalance(userId: string, executor: Executor = db): Promise<{ balance: number; held: number }> {
   const [row] = await executor
     .select({ balance: authorIncome.balance, held: authorIncome.held })
@@ -243,6 +245,7 @@ export async function salesByDay(authorId: string, options: { workId?: number; n
   return { days, totals };
 }
 
+/** @internal */
 export const INCOME_LEDGER_PAGE = 50;
 
 /**

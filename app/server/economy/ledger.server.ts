@@ -427,7 +427,7 @@ const REDEEM_DESCRIPTION = "兑换码充值";
 const EXCHANGE_DESCRIPTION = "兑换Tokens";
 const PAYMENT_DESCRIPTION = "在线充值";
 
-/** The messages a redeem attempt can end with (the old product's redeem_code rpc messages). */
+/** The messages a redeem attempt can end with (the old product's redeem_code rpc messages). @internal */
 export const REDEEM_MESSAGES = {
   notFound: "兑换码不存在",
   used: "兑换码已被使用",
@@ -475,7 +475,7 @@ export async function redeemCode(userId: string, code: string): Promise<RedeemRe
   });
 }
 
-/** docs/product.md: Messages, token exchange. */
+/** docs/product.md: Messages, token exchange. @internal */
 export const EXCHANGE_MESSAGES = {
   amount: "请输入有效的兑换数量（至少1积分的整数）",
   debitFailed: "扣除积分失败",
@@ -488,7 +488,7 @@ export const EXCHANGE_MESSAGES = {
 /** The default of credits_to_tokens_ratio (docs/product.md: Constants). */
 const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
 
-/** A step of the exchange that failed unexpectedly; its message names the step. */
+/** A step of the exchange that failed unexpectedly; its message names the step. @internal */
 export class ExchangeStepError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

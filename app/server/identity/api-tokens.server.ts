@@ -14,6 +14,7 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
  */
 const API_TOKEN_PREFIX = "inkadm_";
 
+/** @internal */
 export function hashApiToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }

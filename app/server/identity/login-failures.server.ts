@@ -50,7 +50,7 @@ const keys = (kind: LoginKind, email: string, address: string) => ({
   known: `${kind}:known:${email} ${address}`,
 });
 
-/** Seconds a throttled attempt waits after the previous one, for this many failures. */
+/** Seconds a throttled attempt waits after the previous one, for this many failures. @internal */
 export function slowdownSeconds(failures: number, slowAfter: number): number {
   if (failures < slowAfter) return 0;
   return Math.min(MAX_DELAY_SECONDS, 2 ** Math.min(failures - slowAfter, 16));

@@ -84,8 +84,9 @@ export function changedFields<T extends object>(before: T, after: Partial<T>): {
   return { before: b, after: a };
 }
 
-/** What a secret reads as in the log; the "changed" form says a new secret was saved. */
+/** What a secret reads as in the log; the "changed" form says a new secret was saved. @internal */
 export const REDACTED = "（已隐藏）";
+/** @internal */
 export const REDACTED_CHANGED = "（已隐藏，已更改）";
 
 /**

@@ -21,6 +21,7 @@ import { liveStreams } from "./metrics.server";
  *                re-anchoring): readers of that chapter refresh its counts and threads
  *   `notifications-work`  a batch of a work's followers, user ids in (from, to], got a
  *                new-chapter notification (app/server/community/notifications.server.ts)
+ * @internal
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
@@ -313,7 +314,7 @@ export function liveEventStream(
   });
 }
 
-/** Used by tests: the number of listeners on a topic in this process. */
+/** Used by tests: the number of listeners on a topic in this process. @internal */
 export function listenerCount(topic: string): number {
   return hub.listeners.get(topic)?.size ?? 0;
 }

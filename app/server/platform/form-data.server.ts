@@ -13,6 +13,7 @@ import { asRouteError, DomainError } from "./errors.server";
  * is not a form, a multipart body without its boundary or its end, text that is not
  * UTF-8, or a control character in a field answers 400 with one of these messages before
  * the action changes anything.
+ * @internal
  */
 export const FORM_MESSAGES = {
   notAForm: "提交的内容不是表单，请通过页面上的表单提交",

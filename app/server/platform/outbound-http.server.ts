@@ -37,7 +37,7 @@ function ipv4Parts(address: string): number[] | null {
   return address.split(".").map(Number);
 }
 
-/** Addresses no connectivity test may reach: link-local (cloud metadata), unspecified, multicast, broadcast. */
+/** Addresses no connectivity test may reach: link-local (cloud metadata), unspecified, multicast, broadcast. @internal */
 export function isForbiddenAddress(address: string): boolean {
   let a = address.toLowerCase();
   if (a.startsWith("[") && a.endsWith("]")) a = a.slice(1, -1);

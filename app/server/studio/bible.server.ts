@@ -356,7 +356,7 @@ function isOverdue(thread: { status: string; dueChapter: number | null }, publis
   return thread.status === "open" && isThreadOverdue(thread.dueChapter, published);
 }
 
-/** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
+/** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. @internal */
 export const BIBLE_PAGE_SIZE = 20;
 
 /**

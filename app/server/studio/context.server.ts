@@ -29,9 +29,9 @@ const BRIEF_SUMMARY_CHARS = 80;
 /** How much of the previous chapter's end is sent, and how much is searched for names. */
 const PREVIOUS_ENDING_CHARS = 1500;
 const NAME_SCAN_CHARS = 1000;
-/** Characters of a recent chapter's end sent in place of a summary it lacks (decision 155). */
+/** Characters of a recent chapter's end sent in place of a summary it lacks (decision 155). @internal */
 export const EXCERPT_CHARS = 300;
-/** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). */
+/** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). @internal */
 export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
 
 type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";

@@ -1,16 +1,18 @@
 import { DEFAULT_SEPARATOR } from "~/schemas/work";
 import { countWords } from "~/utils/text";
 import { DomainError } from "~/server/platform/errors.server";
-/** Largest TXT file accepted for a multi-chapter import. */
+/** Largest TXT file accepted for a multi-chapter import. @internal */
 export const TXT_MAX_BYTES = 20 * 1024 * 1024;
 const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
-/** Most chapters one import may create. */
+/** Most chapters one import may create. @internal */
 export const TXT_MAX_CHAPTERS = 10_000;
 /** The chapter separator of docs/product.md: Constants, shared with the publish form. */
 export const DEFAULT_CHAPTER_SEPARATOR = DEFAULT_SEPARATOR;
 const SEPARATOR_MAX_LENGTH = 20;
+/** @internal */
 export const CHAPTER_TITLE_MAX_LENGTH = 200;
 
+/** @internal */
 export const NO_CHAPTERS_MESSAGE = "未能从TXT文件中解析出任何章节，请检查章节分隔符";
 
 /** A TXT import refused for a reason the author can act on (400); `message` is shown as is. */
@@ -168,8 +170,10 @@ function tally(t: Tally, text: string): void {
   t.kana += kana;
 }
 
+/** @internal */
 export const UNSUPPORTED_ENCODING_MESSAGE =
   "无法识别文件的编码（可能是繁体 Big5 等编码）：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
+/** @internal */
 export const JAPANESE_ENCODING_MESSAGE =
   "日文编码 Shift-JIS/EUC-JP 不受支持：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
 
@@ -301,7 +305,7 @@ function decodedText(bytes: TxtBytes): Iterable<string> {
   return checkedPieces([asUtf8 ? utf8.text : gb.text], { gb: !asUtf8, head: japaneseHead });
 }
 
-/** An uploaded TXT file as one string with \n line ends (see decodedText). */
+/** An uploaded TXT file as one string with \n line ends (see decodedText). @internal */
 export function decodeTxt(bytes: TxtBytes): string {
   return Array.from(decodedText(bytes)).join("").replace(/\r\n?/g, "\n");
 }
@@ -347,6 +351,7 @@ const isBlank = (line: string) => !/\S/.test(line);
  * The text may come in pieces (as a file is decoded) cut anywhere, even between \r and
  * \n: chapters are built line by line as the pieces arrive, so the whole text never
  * exists as one string. Linear in the length of the text.
+ * @internal
  */
 export function parseTxtChapters(
   text: string | Iterable<string>,
@@ -456,7 +461,7 @@ export function streamTxtChapters(
   return txtChapters(decodedText(bytes), sep);
 }
 
-/** An uploaded TXT file to chapters, all of them (streamTxtChapters, collected). */
+/** An uploaded TXT file to chapters, all of them (streamTxtChapters, collected). @internal */
 export function readTxtChapters(
   bytes: TxtBytes,
   separator: string = DEFAULT_CHAPTER_SEPARATOR,
