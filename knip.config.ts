@@ -3,14 +3,12 @@ import type { KnipConfig } from "knip";
 // knip finds unused files, exports and dependencies (`npm run check:unused`, part of
 // `npm test`). The React Router, vitest, Playwright, drizzle and vite plugins find their own
 // entry points: app/routes.ts and every route module in it, app/root.tsx,
-// app/entry.server.tsx, the test files, the config files. Listed here is what they cannot
-// see. A pattern ending in `!` is production code: `knip --production` (the second run of
+// app/entry.server.tsx, the test files, the config files; package.json's scripts give
+// server.js (`start`), scripts/*.ts and bench/*.ts. Listed here is what they cannot see. A pattern ending in `!` is production code: `knip --production` (the second run of
 // check:unused) reads only those and reports an export that only tests import, unless it
 // is tagged `/** @internal */` (docs/decisions/191).
 const config: KnipConfig = {
   entry: [
-    // The production server; it imports server/*.js and the build.
-    "server.js!",
     // The CLI behind `npm run db:migrate`, `admin:create`, `backup`, ... (tsx).
     "scripts/*.ts!",
     // Started as processes, by path: the soak benchmark's `--import`, the e2e web server's
@@ -31,9 +29,10 @@ const config: KnipConfig = {
   ],
   // bench/ssr.ts loads autocannon with createRequire (it ships no types), which knip does not follow.
   ignoreDependencies: ["autocannon"],
-  // Programs the benchmarks run that are not npm packages; and `npm start`'s `react-router build`,
-  // which --production sees as a devDependency's binary (the image builds in its own stage).
-  ignoreBinaries: ["java", "psql", "iconv", "react-router"],
+  // Programs the benchmarks run that are not npm packages; and, in the --production run,
+  // `npm start`'s `react-router build`, a devDependency's binary (the image builds in its
+  // own stage, with devDependencies).
+  ignoreBinaries: ["java", "psql", "iconv", ...(process.argv.includes("--production") ? ["react-router"] : [])],
 };
 
 export default config;
