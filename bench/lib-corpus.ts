@@ -20,10 +20,10 @@ export function makeRandom(seed: number): () => number {
 export type Random = () => number;
 
 export const int = (rand: Random, min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
-export const pick = <T>(rand: Random, list: readonly T[]): T => list[Math.floor(rand() * list.length)];
+const pick = <T>(rand: Random, list: readonly T[]): T => list[Math.floor(rand() * list.length)];
 
 /** Web-fiction genre words and 西游记 names, to mix into titles and descriptions. */
-export const WORD_LIST = [
+const WORD_LIST = [
   "修仙", "穿越", "重生", "系统", "江湖", "武侠", "仙侠", "都市", "校园", "悬疑", "推理", "科幻",
   "末世", "星际", "宫斗", "甜宠", "虐恋", "玄幻", "历史", "架空", "同人", "短篇", "长篇", "番外",
   "少年", "少女", "师父", "徒弟", "妖怪", "神仙", "天庭", "取经", "长安", "大唐", "猴王", "龙王",
@@ -40,9 +40,6 @@ const DESCRIPTION_OPENERS = [
   "短篇，一发完。", "AI 辅助创作。", "原著向，", "脑洞文，", "", "", "", "", "",
 ];
 
-const HAN = /\p{Script=Han}/u;
-export const isHan = (c: string) => HAN.test(c);
-
 export interface Corpus {
   /** Sentences of the novel (ending punctuation kept). */
   sentences: string[];
@@ -56,7 +53,7 @@ export interface Corpus {
 
 let cached: Corpus | undefined;
 
-export function corpusPath(): string {
+function corpusPath(): string {
   const candidates = [
     process.env.BENCH_CORPUS,
     path.resolve("../shared/corpus/xiyouji.utf8.txt"),

@@ -6,7 +6,7 @@ import type { Database } from "~/db/client.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 
 /** Where the throwaway benchmark databases are created (trust auth on this machine). */
-export const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export function pgUrlFor(database: string): string {
   const url = new URL(PG_ADMIN_URL);

@@ -3,7 +3,7 @@
 import os from "node:os";
 
 /** Milliseconds for a fixed CPU-bound loop (about IDLE_CALIBRATION_MS on an idle core). */
-export function cpuCalibrationMs(): number {
+function cpuCalibrationMs(): number {
   const t0 = performance.now();
   let x = 0;
   for (let i = 0; i < 50_000_000; i++) x = (x + i * 7) % 1_000_003;
@@ -42,4 +42,4 @@ export function describeBusy(before: Busy, after: Busy): string {
  * falling, nothing else running: 181-185 ms). Sessions 1 and 2 printed 60 ms, an
  * estimate made on a busy machine that was wrong.
  */
-export const IDLE_CALIBRATION_MS = 180;
+const IDLE_CALIBRATION_MS = 180;

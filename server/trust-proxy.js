@@ -24,7 +24,7 @@ export function applyTrustProxy(app, value = process.env.TRUST_PROXY) {
   }
 }
 
-/** The Express "trust proxy" value for TRUST_PROXY, or false. */
+/** The Express "trust proxy" value for TRUST_PROXY, or false. @internal */
 export function trustProxySetting(value) {
   const text = String(value ?? "").trim();
   if (text === "" || text === "0" || text.toLowerCase() === "false") return false;

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { useBlocker } from "react-router";
 
-export const LEAVE_WARNING = "你有尚未保存的内容，确定要离开吗？";
+const LEAVE_WARNING = "你有尚未保存的内容，确定要离开吗？";
 
 /**
  * Asks before leaving a form with text typed: the browser's own dialog for a reload, a

@@ -28,7 +28,7 @@ export const RECOVERY_CODE_COUNT = 10;
 export const RECOVERY_CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** A recovery code as typed (any case, spaces and hyphens, Crockford's i/l/o), normalized. */
-export function normalizeRecoveryCode(value: string): string {
+function normalizeRecoveryCode(value: string): string {
   return value.toLowerCase().replace(/[\s-]+/g, "").replace(/[il]/g, "1").replace(/o/g, "0");
 }
 
@@ -51,10 +51,10 @@ export const addAdminSchema = z.object({
   password: newPasswordField,
   role,
 });
-export const adminRoleSchema = z.object({ intent: z.literal("role"), id, role });
-export const adminDisableSchema = z.object({ intent: z.literal("disable"), id });
-export const adminEnableSchema = z.object({ intent: z.literal("enable"), id });
-export const adminResetPasswordSchema = z.object({ intent: z.literal("reset-password"), id, password: newPasswordField });
+const adminRoleSchema = z.object({ intent: z.literal("role"), id, role });
+const adminDisableSchema = z.object({ intent: z.literal("disable"), id });
+const adminEnableSchema = z.object({ intent: z.literal("enable"), id });
+const adminResetPasswordSchema = z.object({ intent: z.literal("reset-password"), id, password: newPasswordField });
 export const adminAccountActionSchema = z.discriminatedUnion("intent", [
   addAdminSchema,
   adminRoleSchema,
@@ -75,7 +75,7 @@ const secondFactorCode = z
   .transform((v) => (/^[\d\s]+$/.test(v) ? v.replace(/\s+/g, "") : normalizeRecoveryCode(v)))
   .pipe(z.string().refine((v) => /^\d{6}$/.test(v) || isRecoveryCode(v), ADMIN_ACCOUNT_MESSAGES.secondFactor));
 
-export const totpStartSchema = z.object({ intent: z.literal("totp-start") });
+const totpStartSchema = z.object({ intent: z.literal("totp-start") });
 export const totpConfirmSchema = z.object({ intent: z.literal("totp-confirm"), code: totpCode });
 export const totpDisableSchema = z.object({ intent: z.literal("totp-disable"), code: secondFactorCode });
 export const totpRecoverySchema = z.object({ intent: z.literal("totp-recovery-codes"), code: secondFactorCode });

@@ -109,7 +109,7 @@ const wholeNumber = (message: string, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int(message).min(min, message).max(max, message));
 
-export const MAX_BALANCE = 1_000_000_000;
+const MAX_BALANCE = 1_000_000_000;
 
 export const nicknameSchema = z.object({
   intent: z.literal("nickname"),
@@ -150,8 +150,8 @@ export const banSchema = z.object({
   reason: requiredText("请填写封禁原因", 200, "封禁原因不能超过200个字"),
   until: optionalDay,
 });
-export const unbanSchema = z.object({ intent: z.literal("unban") });
-export const endSessionsSchema = z.object({ intent: z.literal("end-sessions") });
+const unbanSchema = z.object({ intent: z.literal("unban") });
+const endSessionsSchema = z.object({ intent: z.literal("end-sessions") });
 export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
 /** An administrator's message to the user's inbox (docs/product.md#notifications). */
 export const userMessageSchema = z.object({
@@ -247,7 +247,7 @@ export const apiConfigActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("set-default"), id: z.uuid() }),
 ]);
 
-export const PAYMENT_METHODS = ["redeem_code", "payment_api"] as const;
+const PAYMENT_METHODS = ["redeem_code", "payment_api"] as const;
 
 const httpUrl = (message: string) =>
   z
@@ -275,14 +275,14 @@ export const paymentMethodSchema = z.object({
 });
 
 /** The parameters the site itself sends to an epay gateway (docs/protocols.md). */
-export const EPAY_SUBMIT_PARAMS = ["pid", "type", "out_trade_no", "notify_url", "return_url", "name", "money", "sitename", "param", "sign", "sign_type"] as const;
+const EPAY_SUBMIT_PARAMS = ["pid", "type", "out_trade_no", "notify_url", "return_url", "name", "money", "sitename", "param", "sign", "sign_type"] as const;
 
 /**
  * What is wrong with a gateway address's own query (…/submit.php?channel=7), or null. Its
  * parameters are sent and signed with the site's (epay.server.ts signedOrder,
  * docs/decisions/165), so each may appear once and none may be one of the site's own.
  */
-export function gatewayQueryProblem(value: string): string | null {
+function gatewayQueryProblem(value: string): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -324,7 +324,7 @@ export const tokensSchema = z.object({
 });
 
 export const SITE_DESCRIPTION_MAX = 2000;
-export const LEGAL_CONTENT_MAX = 200_000;
+const LEGAL_CONTENT_MAX = 200_000;
 
 export const descriptionSchema = z.object({
   description: z.preprocess(normalizeLinesIn, z.string().max(SITE_DESCRIPTION_MAX, `站点简介不能超过${SITE_DESCRIPTION_MAX}个字符`).default("")),
@@ -376,7 +376,7 @@ export const chatTestSchema = z.object({
   model: z.string().trim().max(200).optional().default("qwen-plus").transform((v) => v || "qwen-plus"),
 });
 
-export const API_TOKEN_EXPIRY_DAYS = ["30", "90", "365", "never"] as const;
+const API_TOKEN_EXPIRY_DAYS = ["30", "90", "365", "never"] as const;
 
 export const apiTokenActionSchema = z.discriminatedUnion("intent", [
   z.object({

@@ -18,7 +18,7 @@ const password = z
   .min(1, "请输入密码")
   .refine((v) => new TextEncoder().encode(v).length <= PASSWORD_MAX_BYTES, "密码过长");
 
-export const redirectToField = z.string().max(2000).optional();
+const redirectToField = z.string().max(2000).optional();
 
 export const loginSchema = z.object({
   email: emailSchema,

@@ -4,7 +4,6 @@ import { CATEGORY_NAME_MAX, DISCOVERY_MESSAGES } from "./category-field";
 import { parseTags } from "./studio";
 
 /** docs/product.md#discovery: categories, filters and rankings. */
-export { DISCOVERY_MESSAGES };
 
 const categoryName = z
   .string({ error: DISCOVERY_MESSAGES.categoryName })
@@ -33,7 +32,7 @@ export const WORK_SORTS = {
   purchases: "购买最多",
   words: "字数最多",
 } as const;
-export type WorkSort = keyof typeof WORK_SORTS;
+type WorkSort = keyof typeof WORK_SORTS;
 
 /** Length ranges in 字 (docs/product.md#discovery). */
 export const WORK_LENGTHS = {
@@ -42,7 +41,7 @@ export const WORK_LENGTHS = {
   long: { label: "50万-100万字", min: 500_000, max: 1_000_000 },
   epic: { label: "100万字以上", min: 1_000_000, max: null },
 } as const;
-export type WorkLength = keyof typeof WORK_LENGTHS;
+type WorkLength = keyof typeof WORK_LENGTHS;
 
 export const WORK_STATUS_FILTERS = { ongoing: "连载中", completed: "已完本" } as const;
 
@@ -61,6 +60,7 @@ export interface WorkFilters {
   authorId: string | null;
 }
 
+/** @internal */
 export const NO_FILTERS: WorkFilters = { tags: [], excludeTags: [], categoryId: null, status: null, length: null, sort: "newest", ai: null, authorId: null };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILTER_TAGS_MAX = 10;

@@ -129,7 +129,7 @@ const place = (field: string) =>
     .transform(Number)
     .pipe(z.number().int().min(1, `${field}不能小于1`));
 
-export const chapterTitleField = z
+const chapterTitleField = z
   .string({ error: STUDIO_MESSAGES.chapterTitle })
   .trim()
   .min(1, STUDIO_MESSAGES.chapterTitle)

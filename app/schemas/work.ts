@@ -69,7 +69,7 @@ export const publishSchema = z
 export type PublishInput = z.infer<typeof publishSchema>;
 
 /** A price in whole credits, at least 1 (docs/product.md: Rules). */
-export const priceSchema = z
+const priceSchema = z
   .string({ error: WORK_MESSAGES.price })
   .trim()
   .regex(/^\d{1,7}$/, WORK_MESSAGES.price)

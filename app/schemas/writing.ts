@@ -102,6 +102,7 @@ export const characterSchema = z.object({
 /**
  * Section 5: expected words default to 1000, and anything that is not a number falls
  * back to 1000; a number must be at least 100 (and, here, at most 20,000).
+ * @internal
  */
 export function parseExpectedWords(value: unknown): number {
   const text = typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : "";
@@ -110,7 +111,7 @@ export function parseExpectedWords(value: unknown): number {
   return Math.floor(n);
 }
 
-export const expectedWordsSchema = z
+const expectedWordsSchema = z
   .unknown()
   .optional()
   .transform(parseExpectedWords)

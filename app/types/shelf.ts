@@ -2,7 +2,7 @@
  * One work on the reader's 书架 as the server lists it (catalog/visibility.server.ts,
  * listShelf) and the page shows it (components/library/shelf-card.tsx): one shape for both.
  */
-export interface ShelfWork {
+interface ShelfWork {
   id: number;
   title: string;
   coverUrl: string | null;

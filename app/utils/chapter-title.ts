@@ -7,7 +7,7 @@
 const NUMBERED_TITLE = /^\s*第\s*[0-9０-９零〇一二两三四五六七八九十百千万]+\s*[章回节]/u;
 
 /** Whether `title` starts with its own chapter number (第7章, 第七章, 第 12 回, 第三节). */
-export function titleHasChapterNumber(title: string): boolean {
+function titleHasChapterNumber(title: string): boolean {
   return NUMBERED_TITLE.test(title);
 }
 

@@ -1,4 +1,4 @@
-import { createContext, useContext } from "react";
+import { createContext } from "react";
 
 /**
  * The page's CSP nonce, provided by app/entry.server.tsx while rendering. In the browser
@@ -6,7 +6,3 @@ import { createContext, useContext } from "react";
  * not need one (docs/decisions/066-content-security-policy.md).
  */
 export const NonceContext = createContext("");
-
-export function useNonce(): string {
-  return useContext(NonceContext);
-}

@@ -5,7 +5,7 @@ export function parsePage(value: string | null | undefined): number {
   return n >= 1 ? n : 1;
 }
 
-export function pageCountOf(total: number, pageSize: number): number {
+function pageCountOf(total: number, pageSize: number): number {
   return Math.max(1, Math.ceil(total / pageSize));
 }
 

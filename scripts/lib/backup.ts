@@ -9,9 +9,9 @@ import { DataDirLockedError, lockDataDir } from "~/db/data-dir-lock.server";
 import { databaseUrl, dataDir, pgliteDir } from "~/server/platform/env.server";
 import { s3ConfigFromEnv } from "~/server/platform/storage.server";
 
-export const MANIFEST = "inkstone-backup.json";
+const MANIFEST = "inkstone-backup.json";
 
-export interface Manifest {
+interface Manifest {
   format: 1;
   createdAt: string;
   /** What the backup holds, each a path inside it. */

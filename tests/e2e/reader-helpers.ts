@@ -29,7 +29,7 @@ export async function newAuthor(playwright: PlaywrightWorkerArgs["playwright"], 
   return { credentials, request, baseURL };
 }
 
-export interface ChapterSeed {
+interface ChapterSeed {
   title: string;
   paragraphs: string[];
 }

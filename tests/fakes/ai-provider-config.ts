@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "~/db/client.server";
 import { apiConfigs, siteConfigs } from "~/db/schema";
 
-export const FAKE_CONFIG_NAME = "测试 AI 服务";
+const FAKE_CONFIG_NAME = "测试 AI 服务";
 
 /**
  * Points the site at the test provider: an api_configs row named 测试 AI 服务 (made or

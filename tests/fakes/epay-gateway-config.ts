@@ -43,7 +43,7 @@ export interface PaymentFacts {
   redeemAmount: number;
 }
 
-export const PAYMENT_FACTS_FILE = "payments-facts.json";
+const PAYMENT_FACTS_FILE = "payments-facts.json";
 
 /**
  * For the e2e seed (tests/e2e/fixtures/seed.ts), before the server opens the database:

@@ -4,7 +4,7 @@ import { runRoute } from "./route-chain";
 
 /** Helpers shared by the admin-*.test.ts files (imported, never run by itself). */
 
-export const ADMIN_PASSWORD = "admin-password-123";
+const ADMIN_PASSWORD = "admin-password-123";
 
 export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" } = {}) {
   const { createOrResetAdmin } = await import("~/server/identity/admin-provision.server");

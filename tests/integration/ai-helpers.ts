@@ -15,7 +15,7 @@ export async function tokensOf(userId: string): Promise<number> {
   return Number(row.tokens);
 }
 
-export async function tokenRows(userId: string) {
+async function tokenRows(userId: string) {
   return db.select().from(tokenTransactions).where(eq(tokenTransactions.userId, userId)).orderBy(asc(tokenTransactions.id));
 }
 

@@ -52,7 +52,7 @@ function toRouteObject(node: RouteNode): RouteObject {
 const routeObjects = [toRouteObject(routeTree)];
 
 /** The chain of routes (root first) the framework would match for a path, or null. */
-export function matchChain(pathname: string): { nodes: RouteNode[]; params: Record<string, string> } | null {
+function matchChain(pathname: string): { nodes: RouteNode[]; params: Record<string, string> } | null {
   const matches = matchRoutes(routeObjects, pathname);
   if (!matches) return null;
   return {

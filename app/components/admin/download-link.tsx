@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from "react";
 
 /** The file name from a Content-Disposition header (the UTF-8 form first). */
-export function fileNameFromDisposition(header: string | null, fallback: string): string {
+function fileNameFromDisposition(header: string | null, fallback: string): string {
   if (!header) return fallback;
   const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
   if (star) {

@@ -1,4 +1,4 @@
-export interface AdminNavItem {
+interface AdminNavItem {
   to: string;
   label: string;
   /** Only a 超级管理员 sees it (the route sits under routes/admin/super-only.tsx). */
@@ -12,7 +12,7 @@ export interface AdminNavGroup {
   items?: AdminNavItem[];
 }
 
-export const ADMIN_NAV: AdminNavGroup[] = [
+const ADMIN_NAV: AdminNavGroup[] = [
   { label: "仪表盘", to: "/admin/dashboard" },
   {
     label: "支付管理",

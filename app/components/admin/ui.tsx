@@ -26,7 +26,7 @@ export function FormErrors({ form, errors }: { form?: ErrorMeta; errors?: string
 }
 
 /** The "?notice=..." shown after a redirect: fixed messages only, never text from the URL. */
-export const NOTICES: Record<string, string> = {
+const NOTICES: Record<string, string> = {
   saved: "保存成功",
   deleted: "删除成功",
   "default-set": "已设为默认",

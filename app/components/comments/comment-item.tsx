@@ -23,7 +23,7 @@ export interface CommentAnswer {
  * `enhanced=1`, gets data back, and the dialog's thread reloads (decision 101). The reply
  * form carries its one-time token (`replyToken`, decision 077), new with each load.
  */
-export function CommentItem({
+function CommentItem({
   c,
   signedIn,
   isOwner,

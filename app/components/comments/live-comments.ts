@@ -7,7 +7,7 @@ import { useMatches } from "react-router";
  * re-raises each as this window event, and the reader's bubbles, the thread page and the
  * thread dialog refresh only their own part, never the whole chapter.
  */
-export const COMMENTS_EVENT = "inkstone:comments";
+const COMMENTS_EVENT = "inkstone:comments";
 
 export interface CommentsEventDetail {
   chapterId: number;

@@ -13,7 +13,7 @@ export interface LibraryCardData {
 }
 
 /** A work card with 继续阅读 (where the user left off) and the follow button. */
-export function LibraryCard({ item, defaultCoverUrl, back }: { item: LibraryCardData; defaultCoverUrl?: string; back: string }) {
+function LibraryCard({ item, defaultCoverUrl, back }: { item: LibraryCardData; defaultCoverUrl?: string; back: string }) {
   return (
     <div className="library-card" data-testid="library-card">
       {/* Under the page's h1 (LibraryGrid). */}

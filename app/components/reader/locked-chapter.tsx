@@ -12,7 +12,7 @@ export interface LockedChapterData {
   wordCount: number;
 }
 
-/** /credits, coming back to this chapter after a redeem or a payment. */
+/** /credits, coming back to this chapter after a redeem or a payment. @internal */
 export function chapterTopUpHref(workId: number, order: number): string {
   return `/credits?${new URLSearchParams({ redirectTo: `/works/${workId}?chapter=${order}` })}`;
 }

@@ -11,7 +11,7 @@ interface PurchaseAnswer {
 }
 
 /** /credits, coming back to this dialog after a redeem or a payment. */
-export function topUpHref(workId: number): string {
+function topUpHref(workId: number): string {
   return `/credits?${new URLSearchParams({ redirectTo: `/works/${workId}?purchase=1` })}`;
 }
 

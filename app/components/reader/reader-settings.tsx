@@ -16,7 +16,7 @@ import {
 } from "~/schemas/reader-settings";
 
 /** The settings the page was rendered with (the shell's loader, decision 106). */
-export function useRenderedReaderSettings(): ReaderSettings {
+function useRenderedReaderSettings(): ReaderSettings {
   const shell = useRouteLoaderData("routes/shell/layout") as { reader?: ReaderSettings } | undefined;
   return shell?.reader ?? DEFAULT_READER_SETTINGS;
 }

@@ -1,4 +1,4 @@
-export interface NavItem {
+interface NavItem {
   to: string;
   label: string;
   icon: string;

@@ -11,7 +11,7 @@ type Thread = { id: number; title: string; note: string; plantedChapter: number;
 /** The screen's current address (tab and page kept) with one more parameter. */
 const withParam = (here: string, name: string, value: number) => `${here}${here.includes("?") ? "&" : "?"}${name}=${value}`;
 
-export function rangeText(from: number | null, until: number | null): string {
+function rangeText(from: number | null, until: number | null): string {
   if (from && until) return `第${from}至${until}章`;
   if (from) return `从第${from}章起`;
   if (until) return `至第${until}章`;

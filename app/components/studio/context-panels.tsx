@@ -15,7 +15,7 @@ type Entity = { id: number; name: string; kind: EntityKind; reason: "named" | "a
 type Thread = { title: string; note: string; plantedChapter: number; dueChapter: number | null; overdue: boolean; sent: boolean };
 
 /** "第3至5章、第8章" for a sorted list of chapter numbers. */
-export function chapterRanges(numbers: number[]): string {
+function chapterRanges(numbers: number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < numbers.length; ) {
     let j = i;
@@ -119,7 +119,7 @@ export type LiveEstimateBase = { tokens: number; promptTokens: number; outputTok
  * sent as （无）), plus the expected output. Entities the new text names are counted when the
  * page is reloaded or previewed (查看本次上下文).
  */
-export function liveEstimate(base: LiveEstimateBase, plan: string) {
+function liveEstimate(base: LiveEstimateBase, plan: string) {
   const trimmed = plan.replace(/\r\n?/g, "\n").trim();
   const chars = base.chars - base.planChars + countChars(trimmed || "（无）");
   const promptTokens = tokensForChars(chars);

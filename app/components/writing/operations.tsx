@@ -67,7 +67,7 @@ export function OperationControls({ requestKey, disabled, onOperate }: { request
  * `<ins>`, deletions in `<del>`, each also named in words for screen readers and marked by
  * underline / strike-through, not by colour alone.
  */
-export function DiffView({ before, after }: { before: string; after: string }) {
+function DiffView({ before, after }: { before: string; after: string }) {
   const segmenter = typeof Intl !== "undefined" && "Segmenter" in Intl ? new Intl.Segmenter("zh", { granularity: "word" }) : undefined;
   const parts = diffWords(before, after, segmenter ? { intlSegmenter: segmenter } : {});
   let added = 0;

@@ -5,7 +5,7 @@ import { pageWithin, parsePage } from "~/utils/pagination";
 import { escapeLike } from "~/server/platform/db-utils.server";
 
 /** /admin/audit (docs/product.md#audit-log): 50 rows a page, newest first. */
-export const AUDIT_PAGE_SIZE = 50;
+const AUDIT_PAGE_SIZE = 50;
 
 export interface AuditFilters {
   admin: string;
@@ -17,7 +17,7 @@ export interface AuditFilters {
   q: string;
 }
 
-export const AUDIT_MESSAGES = {
+const AUDIT_MESSAGES = {
   badDate: "日期格式不正确，请使用 年-月-日（如 2026-11-26）",
   badRange: "开始日期不能晚于结束日期",
 } as const;

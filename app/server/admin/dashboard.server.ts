@@ -45,7 +45,7 @@ export async function getDashboardStats(): Promise<DashboardStats> {
   };
 }
 
-export const CHART_DAYS = 30;
+const CHART_DAYS = 30;
 
 export interface DailySeries {
   /** The site's days (YYYY-MM-DD, China time), oldest first, today last. */

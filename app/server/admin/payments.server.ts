@@ -19,11 +19,10 @@ import { recordAdminAction, type AdminActor } from "~/server/platform/audit.serv
  * credit goes through ledger.server.ts's creditPaymentOrder, the notify's own path.
  */
 
-export const ORDERS_PAGE_SIZE = 30;
-export const NOTIFIES_PAGE_SIZE = 50;
+const ORDERS_PAGE_SIZE = 30;
+const NOTIFIES_PAGE_SIZE = 50;
 
 import { type OrderFilter } from "~/components/admin/order-labels";
-export { ORDER_FILTERS, type OrderFilter } from "~/components/admin/order-labels";
 
 export interface OrderListInput {
   status: OrderFilter;
@@ -149,7 +148,7 @@ async function pendingOrder(outTradeNo: string) {
 }
 
 /** The gateway's order API beside its submit page: …/submit.php → …/api.php (docs/protocols.md). */
-export function gatewayApiUrl(submitUrl: string): string {
+function gatewayApiUrl(submitUrl: string): string {
   const url = new URL(submitUrl);
   url.pathname = url.pathname.replace(/[^/]*$/, "api.php");
   url.search = "";
@@ -220,7 +219,7 @@ export async function queryGatewayOrder(actor: AdminActor, outTradeNo: string): 
   return { status: "mismatch", money };
 }
 
-export const MAX_REASON = 200;
+const MAX_REASON = 200;
 
 function reasonOf(raw: unknown, message: string): string {
   const reason = typeof raw === "string" ? raw.trim() : "";

@@ -1,4 +1,4 @@
-import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { prompts } from "~/db/schema";
 import { ADMIN_MESSAGES, type PromptInput } from "~/schemas/admin";
@@ -9,7 +9,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 
-export const PROMPTS_PAGE_SIZE = 20;
+const PROMPTS_PAGE_SIZE = 20;
 
 export type Prompt = typeof prompts.$inferSelect;
 
@@ -41,9 +41,9 @@ function codeExists(error: unknown): never {
  * The codes the site itself renders (P01-P03 and any added to DEFAULT_PROMPTS): such a
  * prompt can be edited but not deleted or given another code (docs/product.md#back-office).
  */
-export const BUILT_IN_PROMPT_CODES: ReadonlySet<string> = new Set(DEFAULT_PROMPTS.map((p) => p.code));
+const BUILT_IN_PROMPT_CODES: ReadonlySet<string> = new Set(DEFAULT_PROMPTS.map((p) => p.code));
 
-export function isBuiltInPrompt(code: string): boolean {
+function isBuiltInPrompt(code: string): boolean {
   return BUILT_IN_PROMPT_CODES.has(code);
 }
 

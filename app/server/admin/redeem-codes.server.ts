@@ -8,17 +8,17 @@ import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 
-export const CODES_PAGE_SIZE = 20;
+const CODES_PAGE_SIZE = 20;
 
 /** docs/product.md D6: 10 digits, the first 1-9, from the cryptographic generator. */
-export function newRedeemCode(): string {
+function newRedeemCode(): string {
   let code = String(randomInt(1, 10));
   for (let i = 0; i < 9; i++) code += String(randomInt(0, 10));
   return code;
 }
 
 /** Redeemable now: unused, not voided, not past its end. */
-export const redeemableNow = () =>
+const redeemableNow = () =>
   and(eq(redeemCodes.status, "unused"), isNull(redeemCodes.voidedAt), or(isNull(redeemCodes.expiresAt), gt(redeemCodes.expiresAt, sql`now()`)));
 
 function statusWhere(status: CodeStatusFilter): SQL | undefined {

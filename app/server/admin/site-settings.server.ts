@@ -28,7 +28,7 @@ export async function setSiteConfigs(values: Record<string, string>, executor: E
 }
 
 /** The stored values of `keys` (defaults for missing ones), read on `executor` (a transaction's). */
-export async function readSiteConfigs(executor: Executor, keys: readonly string[]): Promise<Record<string, string>> {
+async function readSiteConfigs(executor: Executor, keys: readonly string[]): Promise<Record<string, string>> {
   const rows = await executor.select({ key: siteConfigs.key, value: siteConfigs.value }).from(siteConfigs).where(inArray(siteConfigs.key, [...keys]));
   const out: Record<string, string> = {};
   for (const key of keys) out[key] = DEFAULT_SITE_CONFIGS[key] ?? "";
@@ -84,8 +84,6 @@ export async function removeSiteImage(actor: AdminActor, kind: SiteImageKind): P
   await saveSiteSettings(actor, "settings.image", { [key]: "" });
   if (previous) await deleteStoredImage(previous).catch((e) => console.error("old site image", e));
 }
-
-export const PAYMENT_KEYS = ["payment_method_v2", "store_url_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const;
 
 /**
  * The payment interface settings as the browser may see them: the merchant key only as

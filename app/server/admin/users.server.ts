@@ -26,7 +26,7 @@ import { hashPassword } from "~/server/identity/password.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { destroyAllUserSessions } from "~/server/identity/session.server";
 
-export const ADMIN_USERS_PAGE_SIZE = 30;
+const ADMIN_USERS_PAGE_SIZE = 30;
 
 const userColumns = {
   id: profiles.id,
@@ -128,7 +128,7 @@ export async function resetUserPassword(actor: AdminActor, userId: string, passw
 }
 
 /** The longest ban reason. */
-export const MAX_BAN_REASON = 200;
+const MAX_BAN_REASON = 200;
 
 /**
  * Bans a user (decision 137): with a reason and an optional end (null: until lifted). In one

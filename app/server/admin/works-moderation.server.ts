@@ -8,7 +8,7 @@ import { substringMatch } from "~/server/catalog/search.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { escapeLike } from "~/server/platform/db-utils.server";
 
-export const ADMIN_WORKS_PAGE_SIZE = 30;
+const ADMIN_WORKS_PAGE_SIZE = 30;
 
 export interface AdminWorkFilters {
   visibility: "" | "public" | "public-vip" | "private" | "taken-down";
@@ -19,7 +19,7 @@ export interface AdminWorkFilters {
   reported: boolean;
 }
 
-export const EMPTY_WORK_FILTERS: AdminWorkFilters = { visibility: "", type: "", rating: "", ai: "", reported: false };
+const EMPTY_WORK_FILTERS: AdminWorkFilters = { visibility: "", type: "", rating: "", ai: "", reported: false };
 
 const pick = <T extends string>(value: string | null, allowed: readonly T[]): T | "" =>
   value && (allowed as readonly string[]).includes(value) ? (value as T) : "";
@@ -92,7 +92,7 @@ export async function listWorksForAdmin({ query, page, filters = EMPTY_WORK_FILT
   return { works: rows, total, page: current, pageCount };
 }
 
-export const WORK_MISSING = "作品不存在";
+const WORK_MISSING = "作品不存在";
 
 /**
  * Any work for an administrator, private and taken-down ones included (decision 138): its
@@ -211,7 +211,7 @@ export async function deleteWorkAsAdmin(actor: AdminActor, workId: number, rawRe
 
 // ---- The comment report queue (docs/product.md#comments) ----------------------------------
 
-export const REPORTS_PAGE_SIZE = 20;
+const REPORTS_PAGE_SIZE = 20;
 
 /**
  * Reported comments, 20 a page, the longest-waiting first: each with its text, writer,

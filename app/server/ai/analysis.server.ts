@@ -112,6 +112,7 @@ export async function listSourceWorks(viewer: Viewer, query = ""): Promise<Sourc
   return out;
 }
 
+/** @internal */
 export interface Source {
   workId: number | null;
   title: string;
@@ -121,6 +122,7 @@ export interface Source {
 /**
  * The text to analyse: a work the user may read in full (own, bought or free; section
  * 5's single_chapter under 20,000 characters), or pasted text under the same limit.
+ * @internal
  */
 export async function resolveSource(viewer: Viewer, input: { sourceWorkId?: number; sourceText?: string }): Promise<Source> {
   if (input.sourceWorkId) {

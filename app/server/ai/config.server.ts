@@ -8,7 +8,7 @@ import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { OpenAiProvider, openaiRequest } from "./openai.server";
 import type { AiProvider, ChatPrompt, ProviderConfig } from "./provider.server";
 
-/** The provider for a configuration row; an unknown provider name is refused. */
+/** The provider for a configuration row; an unknown provider name is refused. @internal */
 export function providerFor(config: ProviderConfig): AiProvider {
   if (!URL.canParse(config.endpoint.trim())) {
     throw new AiError(AI_MESSAGES.serviceFailed, "config", undefined, `endpoint is not a URL: ${config.endpoint}`);

@@ -5,6 +5,7 @@ import { countChars } from "~/utils/ai-tokens";
 /**
  * {endpoint}models/{model}:{method}. The endpoint is the API version's base
  * (".../v1beta/"); a bare host gets "v1beta/". A model may be written "models/x".
+ * @internal
  */
 export function geminiUrl(endpoint: string, model: string, method: "streamGenerateContent" | "generateContent"): string {
   let base = endpoint.trim();
@@ -17,7 +18,7 @@ export function geminiUrl(endpoint: string, model: string, method: "streamGenera
 }
 
 /** The one user part Gemini is sent: system and user prompts joined by a blank line. */
-export function geminiText(prompt: ChatPrompt): string {
+function geminiText(prompt: ChatPrompt): string {
   return `${prompt.system}\n\n${prompt.user}`;
 }
 

@@ -49,8 +49,10 @@ import { affordablePrefix, countChars, tokensForChars } from "~/utils/ai-tokens"
  * Output tokens held per transaction: 500 tokens cover 2,000 characters. The reservation
  * holds a smaller first block with the prompt, so the first text needs no transaction of
  * its own and a second generation of the same user is not starved by a large hold.
+ * @internal
  */
 export const OUTPUT_HOLD_TOKENS = 500;
+/** @internal */
 export const FIRST_HOLD_TOKENS = 100;
 
 type Basis = Pick<GenerationResult, "inputTokens" | "outputTokens" | "metering">;
@@ -88,7 +90,7 @@ export interface GenerationResult {
 }
 
 /** A failure of ours (not the user's, not the provider's), with the status to answer. */
-export class GenerationFailure extends Error {
+class GenerationFailure extends Error {
   constructor(
     message: string,
     readonly status = 500,
@@ -157,7 +159,7 @@ export function generationLogSink(userId: string, keep: (tx: Executor, outcome: 
 }
 
 /** Today's 生成: the text joins the generation log and becomes the plot's current version. */
-export function plotVersionSink(userId: string, plotId: string): GenerationSink {
+function plotVersionSink(userId: string, plotId: string): GenerationSink {
   return generationLogSink(userId, (tx, outcome) => saveGeneratedVersion(tx, plotId, outcome));
 }
 
@@ -200,7 +202,7 @@ function prepareFrom(userId: string, context: GenerationContext, plotId: string 
 }
 
 /** The heading of the sample appended to a P03 template without {|reference-sample|}. */
-export const REFERENCE_SAMPLE_HEADING = "【参考作品节选（仅供模仿文风，不要照抄）】";
+const REFERENCE_SAMPLE_HEADING = "【参考作品节选（仅供模仿文风，不要照抄）】";
 
 export class Generation {
   constructor(

@@ -19,16 +19,14 @@ import { rowsOf } from "~/server/platform/db-utils.server";
  *   (is_ai_generated) remains for that and for text generated elsewhere.
  */
 
-export const MARK_RUN = 12;
+const MARK_RUN = 12;
 /** One run in MARK_SAMPLE is kept (hash % MARK_SAMPLE === 0). */
 const MARK_SAMPLE = 4;
-export const AI_GENERATED_SHARE = 0.5;
-export const AI_ASSISTED_SHARE = 0.05;
-export const AI_ASSISTED_CHARS = 200;
+const AI_GENERATED_SHARE = 0.5;
+const AI_ASSISTED_SHARE = 0.05;
+const AI_ASSISTED_CHARS = 200;
 
 export type AiLevel = "none" | "assisted" | "generated";
-
-export const AI_LEVEL_LABELS: Record<AiLevel, string> = { none: "无", assisted: "AI辅助", generated: "AI生成" };
 
 /** The text's code points without whitespace: what 字数 counts and what the runs are made of. */
 function compact(text: string): number[] {
@@ -78,7 +76,7 @@ function keptRuns(codes: number[]): { starts: number[]; marks: number[] } {
   return { starts, marks };
 }
 
-/** The distinct marks of a text (for the log and for tests). */
+/** The distinct marks of a text (for the log and for tests). @internal */
 export function textMarks(text: string): number[] {
   return [...new Set(keptRuns(compact(text)).marks)];
 }
@@ -97,6 +95,7 @@ export async function recordGeneratedText(tx: Executor, userId: string, text: st
     on conflict do nothing`);
 }
 
+/** @internal */
 export function aiLevelFor(aiChars: number, words: number): AiLevel {
   if (words <= 0 || aiChars <= 0) return "none";
   if (aiChars >= words * AI_GENERATED_SHARE) return "generated";

@@ -5,6 +5,7 @@ import { countChars } from "~/utils/ai-tokens";
 /**
  * The chat-completions URL for an endpoint given as a base URL (".../v1"), a bare host
  * (then "/v1" is the usual prefix: OpenAI, DeepSeek, Ollama, vLLM) or the full URL.
+ * @internal
  */
 export function openaiUrl(endpoint: string): string {
   const trimmed = endpoint.trim().replace(/\/+$/, "");

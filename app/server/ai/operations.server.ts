@@ -41,7 +41,7 @@ import { countChars } from "~/utils/ai-tokens";
  * based on it is refused rather than overwritten.
  */
 
-export const OPERATION_PROMPTS: Record<TextOperation, PromptCode> = {
+const OPERATION_PROMPTS: Record<TextOperation, PromptCode> = {
   rewrite: "P05",
   expand: "P06",
   condense: "P07",
@@ -50,10 +50,10 @@ export const OPERATION_PROMPTS: Record<TextOperation, PromptCode> = {
 };
 
 const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
-export const textHash = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+const textHash = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 /** Non-empty lines, numbered from 1, with their offsets: the paragraphs a form without JavaScript names. */
-export function paragraphsOf(text: string): { start: number; end: number }[] {
+function paragraphsOf(text: string): { start: number; end: number }[] {
   const out: { start: number; end: number }[] = [];
   let at = 0;
   for (const line of text.split("\n")) {
@@ -63,7 +63,7 @@ export function paragraphsOf(text: string): { start: number; end: number }[] {
   return out;
 }
 
-/** The range an operation works on, from the selection (with JavaScript) or a paragraph number. */
+/** The range an operation works on, from the selection (with JavaScript) or a paragraph number. @internal */
 export function operationRange(content: string, input: Pick<OperationInput, "operation" | "start" | "end" | "paragraph">): { start: number; end: number } {
   const continuing = input.operation === "continue";
   let start: number;

@@ -3,7 +3,7 @@
  * names the product fills (docs/product.md: Prompts) are below; `theme` is the name the
  * admin document uses in its example, taken as the synopsis.
  */
-export const PLACEHOLDERS = [
+const PLACEHOLDERS = [
   "synopsis",
   "character-setting",
   "outline",
@@ -32,7 +32,7 @@ export const PLACEHOLDERS = [
   "reference-sample",
 ] as const;
 
-export type PlaceholderName = (typeof PLACEHOLDERS)[number];
+type PlaceholderName = (typeof PLACEHOLDERS)[number];
 export type PromptValues = Partial<Record<PlaceholderName | "theme", string>>;
 
 const PLACEHOLDER = /\{\|([a-zA-Z0-9_-]+)\|\}/g;

@@ -45,7 +45,7 @@ function geminiUsage(json: Record<string, unknown>): ReportedUsage | undefined {
 }
 
 /** The usage a provider response reports, if any. */
-export function reportedUsage(format: WireFormat, json: unknown): ReportedUsage | undefined {
+function reportedUsage(format: WireFormat, json: unknown): ReportedUsage | undefined {
   if (!isObject(json)) return undefined;
   return format === "openai" ? openaiUsage(json) : geminiUsage(json);
 }
@@ -72,7 +72,7 @@ function openaiChunkText(json: unknown): string {
  * Gemini response: candidates[0].content.parts[].text joined, thoughts left out. A
  * response blocked by the safety filter has promptFeedback.blockReason and no candidates.
  */
-export function geminiResponseText(json: unknown): string {
+function geminiResponseText(json: unknown): string {
   if (!isObject(json)) return "";
   if (json.error) throw errorFromPayload(json.error);
   const candidates = Array.isArray(json.candidates) ? json.candidates : [];
@@ -93,7 +93,7 @@ export function geminiResponseText(json: unknown): string {
 }
 
 /** A non-streamed OpenAI-compatible answer: choices[0].message.content. */
-export function openaiResponseText(json: unknown): string {
+function openaiResponseText(json: unknown): string {
   if (!isObject(json)) return "";
   if (json.error) throw errorFromPayload(json.error);
   const choices = Array.isArray(json.choices) ? json.choices : [];

@@ -104,6 +104,7 @@ export async function deleteProject(userId: string, projectId: string): Promise<
   if (rows.length === 0) throw notFound();
 }
 
+/** @internal */
 export async function listCharacters(projectId: string, tx: Executor = db): Promise<Character[]> {
   return tx
     .select()
@@ -112,6 +113,7 @@ export async function listCharacters(projectId: string, tx: Executor = db): Prom
     .orderBy(asc(writingCharacters.position), asc(writingCharacters.createdAt));
 }
 
+/** @internal */
 export async function listPlots(projectId: string, tx: Executor = db): Promise<Plot[]> {
   // The plot's characters in the character list's order, in the same query.
   const characterIds = sql<string[]>`coalesce((

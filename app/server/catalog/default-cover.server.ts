@@ -12,6 +12,7 @@ import { COVER_HEIGHT, COVER_WIDTH } from "~/server/platform/images.server";
 const CACHE_SIZE = 300;
 const cache = new Map<string, Promise<Buffer>>();
 
+/** @internal */
 export const COVER_FONT = "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', sans-serif";
 
 function escapeXml(text: string): string {
@@ -28,7 +29,7 @@ function wrap(text: string, width: number, max: number): string[] {
 }
 
 /** The cover as SVG, 2x the display size. */
-export function defaultCoverSvg(title: string, author: string): string {
+function defaultCoverSvg(title: string, author: string): string {
   const seed = parseInt(coverHash(title, author), 36);
   const hue = seed % 360;
   const hue2 = (hue + 30 + ((seed >>> 9) % 60)) % 360;

@@ -12,7 +12,7 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
  * `/works/:id?chapterId=`), never its text (paid chapters stay paid, and readers come to
  * the site to read).
  */
-export const FEED_ENTRIES = 50;
+const FEED_ENTRIES = 50;
 
 function escapeXml(text: string): string {
   // Characters XML 1.0 forbids are dropped; the five specials are escaped.

@@ -13,7 +13,7 @@ import type { SessionUser } from "~/server/identity/session.server";
  * background counts (work_stats, at most a few minutes old). Counted up to
  * SEARCH_COUNT_CAP like the search, past which the page says "1000+".
  */
-export function textArray(values: string[]): SQL {
+function textArray(values: string[]): SQL {
   return sql`array[${sql.join(
     values.map((v) => sql`${v}`),
     sql`, `,
@@ -21,7 +21,7 @@ export function textArray(values: string[]): SQL {
 }
 
 /** The conditions of the filters alone (not the sort), for any listing of works. */
-export function filterConditions(f: WorkFilters): SQL[] {
+function filterConditions(f: WorkFilters): SQL[] {
   const out: SQL[] = [];
   if (f.tags.length) out.push(sql`${works.tags} @> ${textArray(f.tags)}`);
   if (f.excludeTags.length) out.push(sql`not (${works.tags} && ${textArray(f.excludeTags)})`);

@@ -11,8 +11,8 @@ import type { SessionUser } from "~/server/identity/session.server";
  * for the one user on every request (never shared), each one indexed query over that
  * user's own rows: reading_progress by (user, updated_at), favourites by user.
  */
-export const CONTINUE_ROW_SIZE = 6;
-export const SHELF_ROW_SIZE = 6;
+const CONTINUE_ROW_SIZE = 6;
+const SHELF_ROW_SIZE = 6;
 
 type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
 

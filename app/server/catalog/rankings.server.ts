@@ -12,10 +12,10 @@ import type { SessionUser } from "~/server/identity/session.server";
  * every answer comes from the shared few-second copy (public-cache.server.ts) keyed by
  * them, and one reader's request never pays for these queries while it is fresh.
  */
-export const RANKING_SIZE = 50;
-export const HOME_ROW_SIZE = 12;
+const RANKING_SIZE = 50;
+const HOME_ROW_SIZE = 12;
 /** 新书榜: works first published this many days ago at most. */
-export const NEW_BOOK_DAYS = 30;
+const NEW_BOOK_DAYS = 30;
 
 type Audience = Pick<SessionUser, "showR18" | "showAi"> | null;
 

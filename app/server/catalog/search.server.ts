@@ -9,8 +9,9 @@ import type { SessionUser } from "~/server/identity/session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
 import { filteredSearch } from "./filters.server";
 
+/** @internal */
 export const SEARCH_PAGE_SIZE = 12;
-export const SEARCH_QUERY_MAX = 100;
+const SEARCH_QUERY_MAX = 100;
 
 export interface WorkCard {
   id: number;
@@ -61,6 +62,7 @@ export function normalizeQuery(q: string | null | undefined): string {
  * The grams a query needs (see work_search_grams): its character pairs, or its single
  * character, leaving out whitespace. Whether they alone decide the match: a query of
  * one or two characters without whitespace is matched exactly by its grams.
+ * @internal
  */
 export function queryGrams(query: string): { grams: string[]; exact: boolean } {
   const chars = Array.from(query.toLowerCase());
@@ -130,7 +132,7 @@ const nicknameGrams = sql`work_search_grams(${profiles.nickname}, '')`;
  * answered by works_user_created_idx (beside the gram index, in a BitmapOr) and tested
  * per row, where a plan walks rows, against an array, never by reading profiles again.
  */
-export function authorMatch(query: string): SQL | undefined {
+function authorMatch(query: string): SQL | undefined {
   if (!query) return undefined;
   const grams = gramsContain(query, nicknameGrams);
   const pattern = `%${escapeLike(query)}%`;

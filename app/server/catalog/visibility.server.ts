@@ -9,11 +9,11 @@ import { audienceFilter, workCardColumns, type WorkCard } from "./search.server"
 import type { SessionUser } from "~/server/identity/session.server";
 import type { ShelfItem as ShelfItemOf } from "~/types/shelf";
 
-export const LIBRARY_PAGE_SIZE = 12;
+const LIBRARY_PAGE_SIZE = 12;
 
 type Viewer = Pick<SessionUser, "id" | "showR18" | "showAi">;
 
-export interface LibraryItem {
+interface LibraryItem {
   work: WorkCard;
   favorited: boolean;
   /** 继续阅读: where the user left off, if they have started. */
@@ -122,7 +122,11 @@ async function listLibrary(viewer: Viewer, source: "favorites" | "purchases", re
   return { items, total: shown, hidden: all - shown, page, pageCount };
 }
 
-/** /following (已关注作品): the viewer's followed works, most recently followed first. */
+/**
+ * The viewer's followed works, most recently followed first. No page calls it any more
+ * (/following shows listShelf); only tests/integration/favorites.test.ts does.
+ * @internal
+ */
 export function listFollowing(viewer: Viewer, page: number): Promise<LibraryPage> {
   return listLibrary(viewer, "favorites", page);
 }
@@ -140,10 +144,10 @@ export function parseShelfSort(value: string | null): ShelfSort {
   return value === "read" ? "read" : "updated";
 }
 
-export const SHELF_PAGE_SIZE = 24;
+const SHELF_PAGE_SIZE = 24;
 
 /** A 书架 entry (app/types/shelf.ts), with the work as its card. */
-export type ShelfItem = ShelfItemOf<WorkCard>;
+type ShelfItem = ShelfItemOf<WorkCard>;
 
 export interface ShelfPage {
   items: ShelfItem[];

@@ -10,7 +10,7 @@ import { rowsOf } from "~/server/platform/db-utils.server";
  * the counts are older than STATS_MAX_AGE_MS recomputes them in that transaction;
  * the others skip. Readers see the old counts until it commits, never half of a refresh.
  */
-export const STATS_MAX_AGE_MS = 5 * 60_000;
+const STATS_MAX_AGE_MS = 5 * 60_000;
 /**
  * The refresh's own statement timeout, above the app's (DATABASE_STATEMENT_TIMEOUT_MS, 30 s
  * by default): at issue 17's scale (30M favourites) the recount takes 16-24 s on a quiet

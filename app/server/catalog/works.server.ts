@@ -155,11 +155,11 @@ export async function updateListing(userId: string, workId: number, action: List
 }
 
 /** What the owner of a taken-down work is told (decision 138). */
-export function takenDownMessage(reason: string | null): string {
+function takenDownMessage(reason: string | null): string {
   return `该作品已被管理员下架，原因：${reason ?? ""}。如有疑问请联系管理员`;
 }
 
-/** Deletes a work and (by cascade) its chapters, favourites and purchases. */
+/** Deletes a work and (by cascade) its chapters, favourites and purchases. @internal */
 export const SOLD_WORK_UNDELETABLE = "已有读者购买的作品不能删除，你可以将它下架";
 
 /**
@@ -189,7 +189,7 @@ export async function listChapterHeads(workId: number, tx: Executor = db) {
     .then((rows) => rows.map((r, i) => ({ ...r, order: i + 1 })));
 }
 
-export const MY_WORKS_PAGE_SIZE = 12;
+const MY_WORKS_PAGE_SIZE = 12;
 export type MyWorksTab = "paid" | "free" | "private";
 const TAB_VISIBILITY = { paid: "public-vip", free: "public", private: "private" } as const;
 
@@ -238,7 +238,7 @@ export async function isFavorited(userId: string, workId: number): Promise<boole
   return rows.length > 0;
 }
 
-export type WorkGate = "ok" | "login-for-r18" | "enable-r18";
+type WorkGate = "ok" | "login-for-r18" | "enable-r18";
 
 /**
  * Who may open a work page (docs/product.md: D5, Roles): private works only

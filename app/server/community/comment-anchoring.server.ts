@@ -6,7 +6,7 @@
  * quote). Pure functions: comments.server.ts reads and writes the rows.
  */
 
-/** The least Dice similarity for a rewritten paragraph to keep its comments. */
+/** The least Dice similarity for a rewritten paragraph to keep its comments. @internal */
 export const ANCHOR_THRESHOLD = 0.5;
 
 /**
@@ -28,7 +28,7 @@ function charId(code: number): number {
   return id;
 }
 
-/** The distinct character pairs of a text (a one-character text is its own "pair"), white space ignored. */
+/** The distinct character pairs of a text (a one-character text is its own "pair"), white space ignored. @internal */
 export function bigrams(text: string): Set<number> {
   const out = new Set<number>();
   let previous = 0;
@@ -47,7 +47,7 @@ export function bigrams(text: string): Set<number> {
   return out;
 }
 
-/** Sørensen–Dice over distinct bigrams: 1 for the same pairs, 0 for none shared. */
+/** Sørensen–Dice over distinct bigrams: 1 for the same pairs, 0 for none shared. @internal */
 export function dice(a: Set<number>, b: Set<number>): number {
   if (a.size === 0 || b.size === 0) return 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];

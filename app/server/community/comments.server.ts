@@ -23,8 +23,8 @@ import { pageWithin } from "~/utils/pagination";
  * (getWorkForViewer: private 404, r18 gate, paid content); the server checks every rule.
  */
 
-export const COMMENTS_PAGE_SIZE = 20;
-/** Comments and replies a user may post a minute, counted in the database (every process). */
+const COMMENTS_PAGE_SIZE = 20;
+/** Comments and replies a user may post a minute, counted in the database (every process). @internal */
 export const COMMENT_RATE: RateLimitRule = { limit: 10, windowSeconds: 60 };
 
 // Literal texts, not READER_MESSAGES: works.server imports this module (a cycle at load time).
@@ -46,8 +46,6 @@ export const COMMENT_MESSAGES = {
   notMuted: "该用户没有被禁言",
 } as const;
 
-export { COMMENT_MAX_CHARS, REPORT_MAX_CHARS };
-
 export type CommentSort = "hot" | "new";
 
 export function parseSort(value: string | null): CommentSort {
@@ -61,7 +59,7 @@ export function parseParagraph(value: string | null): number | null {
 }
 
 /** A comment's text as stored: trimmed, line breaks normalised, at most two in a row. */
-export function normaliseBody(
+function normaliseBody(
   raw: unknown,
   messages: { empty: string; tooLong: string } = { empty: COMMENT_MESSAGES.empty, tooLong: COMMENT_MESSAGES.tooLong },
   max = COMMENT_MAX_CHARS,
@@ -552,7 +550,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * exclusive per-chapter lock, so runs after two quick edits end on the last text
  * whichever finishes first. Returns how many anchors moved and how many lost their paragraph.
  */
-export async function reanchorChapter(chapterId: number): Promise<{ moved: number; detached: number }> {
+async function reanchorChapter(chapterId: number): Promise<{ moved: number; detached: number }> {
   return db.transaction(async (tx) => {
     await chapterLock(tx, chapterId, "exclusive");
     const [chapter] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapterId));
@@ -598,5 +596,5 @@ export function reanchorAfterCommit(chapterId: number): void {
   reanchoring.trigger(chapterId);
 }
 
-/** For tests: waits for the re-anchoring runs started so far (the shutdown waits for them too). */
+/** For tests: waits for the re-anchoring runs started so far (the shutdown waits for them too). @internal */
 export const settleReanchors = (): Promise<void> => reanchoring.settle();

@@ -21,7 +21,7 @@ import { pageWithin } from "~/utils/pagination";
  * author's request one row and every follower is told exactly once.
  */
 
-export const NOTIFICATION_MESSAGES = {
+const NOTIFICATION_MESSAGES = {
   notFound: "找不到这条通知",
   workMissing: "作品不存在",
   userMissing: "用户不存在",
@@ -30,10 +30,10 @@ export const NOTIFICATION_MESSAGES = {
 } as const;
 
 /** Followers told per transaction: a batch takes tens of milliseconds on PostgreSQL. */
-export const DELIVERY_BATCH = Number(process.env.NOTIFICATION_BATCH_SIZE) || 5_000;
+const DELIVERY_BATCH = Number(process.env.NOTIFICATION_BATCH_SIZE) || 5_000;
 
 /** The bell shows up to this many, then 99+. */
-export const UNREAD_CAP = 100;
+const UNREAD_CAP = 100;
 
 const chinaToday = sql`(now() at time zone 'Asia/Shanghai')::date`;
 
@@ -144,7 +144,7 @@ export async function deliverNotifications(batch = DELIVERY_BATCH): Promise<numb
   return batches;
 }
 
-/** Jobs not yet finished (tests, benchmarks, the health of the delivery). */
+/** Jobs not yet finished (tests, benchmarks, the health of the delivery). @internal */
 export async function pendingNotificationJobs(): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(notificationJobs);
   return row.n;
@@ -217,7 +217,7 @@ export async function sendAdminMessage(userId: string, rawBody: unknown, also?: 
 
 // --- Reading -------------------------------------------------------------------------
 
-/** The bell's number: unread lines, counted up to UNREAD_CAP. */
+/** The bell's number: unread lines, counted up to UNREAD_CAP. @internal */
 export async function unreadNotificationCount(userId: string): Promise<number> {
   const [row] = rowsOf<{ n: number }>(
     await db.execute(sql`
@@ -228,9 +228,9 @@ export async function unreadNotificationCount(userId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-export const INBOX_PAGE_SIZE = 30;
+const INBOX_PAGE_SIZE = 30;
 
-export interface InboxLine {
+interface InboxLine {
   id: number;
   kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
   unread: boolean;

@@ -21,6 +21,7 @@ import { getWorkForViewer, hasPurchased, type Viewer } from "~/server/catalog/wo
  * second purchase waits and then finds it), the buyer's debit and the author's income.
  */
 
+/** @internal */
 export const SALE_MESSAGES = {
   chapterMissing: "章节不存在",
   notByChapter: "该作品不按章销售",
@@ -199,7 +200,7 @@ export function vipChapterCountSql(workId: SQL): SQL<number | null> {
 }
 
 /** The hot path of an owned VIP chapter: one lookup on the (user, chapter) unique index. */
-export async function ownsChapter(userId: string, chapterId: number): Promise<boolean> {
+async function ownsChapter(userId: string, chapterId: number): Promise<boolean> {
   const rows = await db
     .select({ id: chapterPurchases.id })
     .from(chapterPurchases)
@@ -275,6 +276,7 @@ export async function autoBuyChapter(userId: string, workId: number, chapterId: 
 
 // ---- The author's pricing (work settings) -----------------------------------------------
 
+/** @internal */
 export const PRICING_MESSAGES = {
   mode: "请选择销售方式",
   price: "请输入全本价格（正整数）",

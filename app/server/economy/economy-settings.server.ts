@@ -50,6 +50,7 @@ export async function getEconomySettings(executor: Executor = db): Promise<Econo
   return out;
 }
 
+/** @internal */
 export const ECONOMY_SETTINGS_MESSAGES = {
   whole: "请输入不小于0的整数",
   percent: "请输入0到100之间的整数",
@@ -88,12 +89,11 @@ export async function saveEconomySettings(actor: AdminActor, input: Record<keyof
   return parsed;
 }
 
-/** A VIP chapter's price: its length times the 千字价, per 1,000 字, rounded up, at least 1 (D13). */
-export function chapterPrice(wordCount: number, pricePerThousand: number): number {
-  return Math.max(1, Math.ceil((Math.max(0, wordCount) * pricePerThousand) / 1000));
-}
-
-/** The same rule in SQL, for pricing many chapters in one statement. */
+/**
+ * A VIP chapter's price: its length times the 千字价, per 1,000 字, rounded up, at least 1
+ * (D13). The one place the rule is written; it is SQL, so that one statement prices many
+ * chapters.
+ */
 export function chapterPriceSql(wordCount: unknown, pricePerThousand: unknown) {
   return sql`greatest(1, (${wordCount}::bigint * ${pricePerThousand}::bigint + 999) / 1000)`;
 }

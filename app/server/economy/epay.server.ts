@@ -15,7 +15,7 @@ import { getSiteConfig } from "~/server/platform/site-config.server";
  * order paid and credits it. The merchant key never leaves the server.
  */
 
-/** docs/product.md: Messages, payment messages. */
+/** docs/product.md: Messages, payment messages. @internal */
 export const PAYMENT_MESSAGES = {
   notConfigured: "支付接口未配置",
   incomplete: "支付配置不完整",
@@ -24,8 +24,9 @@ export const PAYMENT_MESSAGES = {
 } as const;
 
 /** What the order is called on the gateway's page and in the user's payment app. */
-export const ORDER_NAME = "积分充值";
+const ORDER_NAME = "积分充值";
 
+/** @internal */
 export type EpayParams = Record<string, string>;
 
 /**
@@ -33,6 +34,7 @@ export type EpayParams = Record<string, string>;
  * not empty ("0" stays, nothing is trimmed), sorted by key in byte order, joined as
  * k=v with & (values raw, not URL-encoded), the merchant key appended with no
  * separator, MD5, lowercase hex.
+ * @internal
  */
 export function epaySign(params: EpayParams, key: string): string {
   const text = Object.keys(params)
@@ -43,7 +45,7 @@ export function epaySign(params: EpayParams, key: string): string {
   return createHash("md5").update(text + key, "utf8").digest("hex");
 }
 
-/** Compares the lowercase hex exactly (an uppercase sign is a mismatch), in constant time. */
+/** Compares the lowercase hex exactly (an uppercase sign is a mismatch), in constant time. @internal */
 export function verifyEpaySign(params: EpayParams, key: string): boolean {
   const expected = Buffer.from(epaySign(params, key), "utf8");
   const given = Buffer.from(typeof params.sign === "string" ? params.sign : "", "utf8");
@@ -64,7 +66,7 @@ export function parseMoneyCents(money: string): number | null {
 }
 
 /** "10.00" for 10 yuan: the submit page's money format. */
-export function formatMoney(yuan: number): string {
+function formatMoney(yuan: number): string {
   return `${yuan}.00`;
 }
 
@@ -72,13 +74,14 @@ export function formatMoney(yuan: number): string {
  * A new out_trade_no: prefix, the time to the millisecond (yyyyMMddHHmmssSSS, UTC+8 as
  * the gateways' dashboards show it) and 9 random digits; 28 characters, letters and
  * digits only, within the 32 every epay clone accepts. The primary key refuses a repeat.
+ * @internal
  */
 export function newOutTradeNo(now = new Date()): string {
   const t = new Date(now.getTime() + 8 * 3600 * 1000).toISOString().replace(/\D/g, "").slice(0, 17);
   return `IK${t}${String(randomInt(0, 1_000_000_000)).padStart(9, "0")}`;
 }
 
-export interface PaymentApiConfig {
+interface PaymentApiConfig {
   gatewayUrl: string;
   pid: string;
   key: string;
@@ -89,7 +92,7 @@ export interface PaymentApiConfig {
  * (payment_method_v2 = payment_api): 支付接口未配置 when it is not, or nothing is set;
  * 支付配置不完整 when the gateway address, merchant PID or key is missing or unusable.
  */
-export async function getPaymentApiConfig(): Promise<PaymentApiConfig> {
+async function getPaymentApiConfig(): Promise<PaymentApiConfig> {
   const config = await getSiteConfig(["payment_method_v2", "payment_gateway_url", "merchant_pid", "merchant_key"] as const);
   const gatewayUrl = config.payment_gateway_url.trim();
   const pid = config.merchant_pid.trim();
@@ -241,7 +244,7 @@ export function notifyAnswer(outcome: NotifyOutcome): "success" | "fail" {
  * already paid with the same amount is `already-paid` (answered `success`, crediting
  * nothing). Everything else credits nothing.
  */
-export async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
+async function handleNotify(entries: Iterable<[string, string]>): Promise<NotifyOutcome> {
   const params: EpayParams = {};
   for (const [k, v] of entries) {
     if (k === "__proto__") return "malformed";
@@ -290,7 +293,7 @@ const MAX_RECORDED_VALUE = 200;
  * characters, and the signature cut to its first 8 characters (enough to tell two apart,
  * useless to replay). The merchant key is never sent in a notify, so nothing else is secret.
  */
-export function redactNotifyParams(entries: [string, string][]): Record<string, string> {
+function redactNotifyParams(entries: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of entries.slice(0, MAX_RECORDED_FIELDS)) {
     const key = k.slice(0, 40);

@@ -22,6 +22,7 @@ import { recordAdminAction, type AdminActor } from "~/server/platform/audit.serv
  * (`npm run check:ledger` checks it) and neither goes below zero (CHECKs as the last line).
  */
 
+/** @internal */
 export const INCOME_MESSAGES = {
   amount: "请输入有效的金额（正整数）",
   belowMinimum: (min: number) => `提现金额不能低于 ${min}`,
@@ -184,6 +185,7 @@ export async function convertIncomeToCredits(userId: string, amountInput: unknow
   });
 }
 
+/** @internal */
 export async function incomeBalance(userId: string, executor: Executor = db): Promise<{ balance: number; held: number }> {
   const [row] = await executor
     .select({ balance: authorIncome.balance, held: authorIncome.held })
@@ -193,13 +195,13 @@ export async function incomeBalance(userId: string, executor: Executor = db): Pr
 }
 
 /** The days the sales figures cover: the studio statistics' 30 China-time days. */
-export const SALES_DAYS = STATS_DAYS;
+const SALES_DAYS = STATS_DAYS;
 
 /** When the first of the SALES_DAYS China-time days ending `now` began. */
 const salesSince = (now: Date) => shanghaiDayStart(shanghaiDaysEnding(now, SALES_DAYS)[0]);
 
 /** One China-time day's sales of an author (one work, or all of them). */
-export interface SalesDay {
+interface SalesDay {
   /** "2026-12-01", China time. */
   day: string;
   /** 销售笔数: sales (a chapter, a 购买全部, a whole work: one each). */
@@ -243,6 +245,7 @@ export async function salesByDay(authorId: string, options: { workId?: number; n
   return { days, totals };
 }
 
+/** @internal */
 export const INCOME_LEDGER_PAGE = 50;
 
 /**
@@ -346,7 +349,7 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
   };
 }
 
-export const PAYOUTS_PAGE = 50;
+const PAYOUTS_PAGE = 50;
 
 /** The administrators' payout requests, newest first, filtered by status and author e-mail. */
 export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"; email?: string; page?: number }) {

@@ -131,7 +131,7 @@ export function purchaseErrorMessage(error: unknown): { message: string; status:
   return { message: LEDGER_MESSAGES.purchaseFailed, status: 500 };
 }
 
-export const ADMIN_ADJUSTMENT_DESCRIPTION = "管理员调整";
+const ADMIN_ADJUSTMENT_DESCRIPTION = "管理员调整";
 
 export interface AdminAdjustment {
   previous: number;
@@ -141,7 +141,7 @@ export interface AdminAdjustment {
 }
 
 /** The most one adjustment may move (either way). */
-export const MAX_ADJUSTMENT = 1_000_000_000;
+const MAX_ADJUSTMENT = 1_000_000_000;
 
 /**
  * An administrator adds to or takes from a user's credits (docs/product.md: Back office, users;
@@ -423,11 +423,11 @@ export async function refundGenerationTokens(
 
 // ---- Redeem codes, token exchange and online payment ----
 
-export const REDEEM_DESCRIPTION = "兑换码充值";
-export const EXCHANGE_DESCRIPTION = "兑换Tokens";
-export const PAYMENT_DESCRIPTION = "在线充值";
+const REDEEM_DESCRIPTION = "兑换码充值";
+const EXCHANGE_DESCRIPTION = "兑换Tokens";
+const PAYMENT_DESCRIPTION = "在线充值";
 
-/** The messages a redeem attempt can end with (the old product's redeem_code rpc messages). */
+/** The messages a redeem attempt can end with (the old product's redeem_code rpc messages). @internal */
 export const REDEEM_MESSAGES = {
   notFound: "兑换码不存在",
   used: "兑换码已被使用",
@@ -475,7 +475,7 @@ export async function redeemCode(userId: string, code: string): Promise<RedeemRe
   });
 }
 
-/** docs/product.md: Messages, token exchange. */
+/** docs/product.md: Messages, token exchange. @internal */
 export const EXCHANGE_MESSAGES = {
   amount: "请输入有效的兑换数量（至少1积分的整数）",
   debitFailed: "扣除积分失败",
@@ -486,9 +486,9 @@ export const EXCHANGE_MESSAGES = {
 } as const;
 
 /** The default of credits_to_tokens_ratio (docs/product.md: Constants). */
-export const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
+const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
 
-/** A step of the exchange that failed unexpectedly; its message names the step. */
+/** A step of the exchange that failed unexpectedly; its message names the step. @internal */
 export class ExchangeStepError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -636,7 +636,7 @@ export async function creditPaymentOrder(
 }
 
 /** The ledger row of an order credited by hand (补单). */
-export const MANUAL_PAYMENT_DESCRIPTION = "在线充值（补单）";
+const MANUAL_PAYMENT_DESCRIPTION = "在线充值（补单）";
 
 export type PaymentRefundResult = { status: "refunded"; userId: string; amount: number; balance: number };
 
@@ -683,4 +683,4 @@ export async function refundPaymentOrder(
   });
 }
 
-export const REFUND_DESCRIPTION = "充值退款";
+const REFUND_DESCRIPTION = "充值退款";

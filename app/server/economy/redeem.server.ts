@@ -3,8 +3,8 @@ import { envInt } from "~/server/platform/env.server";
 import { redeemCode, type RedeemResult } from "./ledger.server";
 import { hitRateLimit } from "~/server/platform/rate-limit.server";
 
-export const REDEEM_FAILED = "兑换失败，请重试";
-export const REDEEM_TOO_MANY = "尝试次数过多，请稍后再试";
+const REDEEM_FAILED = "兑换失败，请重试";
+const REDEEM_TOO_MANY = "尝试次数过多，请稍后再试";
 
 /**
  * Redeem attempts per user per 15 minutes (RATE_LIMIT_REDEEM, default 20). Codes are 10

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { db, type Transaction } from "~/db/client.server";
-import { adminApiTokens, admins, adminSessions } from "~/db/schema";
+import { admins, adminSessions } from "~/db/schema";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
@@ -99,8 +99,3 @@ export async function resetAdminPassword(actor: SignedInActor, id: string, passw
   });
 }
 
-/** How many live API tokens an admin has (shown beside a disabled admin). */
-export async function liveTokenCount(id: string): Promise<number> {
-  const rows = await db.select({ id: adminApiTokens.id }).from(adminApiTokens).where(and(eq(adminApiTokens.adminId, id), isNull(adminApiTokens.revokedAt)));
-  return rows.length;
-}

@@ -11,9 +11,9 @@ import { isSecureRequest, makeSessionCookie, newSessionId, readSessionId } from 
  * from users' sessions: a signed-in user holds no admin cookie, and an admin session id
  * is looked up only in admin_sessions.
  */
-export const ADMIN_COOKIE_NAME = "inkstone_admin";
+const ADMIN_COOKIE_NAME = "inkstone_admin";
 /** Shorter than a user's 30 days: an admin session can do everything. */
-export const ADMIN_SESSION_DAYS = 7;
+const ADMIN_SESSION_DAYS = 7;
 const MAX_AGE = ADMIN_SESSION_DAYS * 24 * 3600;
 
 const adminCookie = makeSessionCookie(ADMIN_COOKIE_NAME);
@@ -64,7 +64,7 @@ export function getPendingAdmin(request: Request): Promise<SessionAdmin | null> 
   return sessionAdmin(request, true);
 }
 
-export function adminLoginUrl(url: URL): string {
+function adminLoginUrl(url: URL): string {
   const target = safeRedirectPath(url.pathname + url.search, "/admin/dashboard");
   return `/xbbadmin?redirectTo=${encodeURIComponent(target)}`;
 }

@@ -12,8 +12,9 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
  * is shown once when created; the database keeps only its SHA-256, so a leaked database
  * export does not leak working tokens. Tokens are accepted on the export routes only.
  */
-export const API_TOKEN_PREFIX = "inkadm_";
+const API_TOKEN_PREFIX = "inkadm_";
 
+/** @internal */
 export function hashApiToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
@@ -84,7 +85,7 @@ export async function revokeApiToken(actor: AdminActor, id: number): Promise<boo
 }
 
 /** The administrator a bearer token belongs to, or null if unknown, revoked or expired. */
-export async function verifyApiToken(token: string): Promise<{ adminId: string; tokenId: number } | null> {
+async function verifyApiToken(token: string): Promise<{ adminId: string; tokenId: number } | null> {
   if (!token.startsWith(API_TOKEN_PREFIX) || token.length > 200) return null;
   const rows = await db
     .update(adminApiTokens)
@@ -99,7 +100,7 @@ export async function verifyApiToken(token: string): Promise<{ adminId: string; 
 }
 
 /** A plain-text answer for the export routes (read by people and by scripts alike). */
-export function textResponse(message: string, status: number, headers: Record<string, string> = {}): Response {
+function textResponse(message: string, status: number, headers: Record<string, string> = {}): Response {
   return new Response(message, {
     status,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },

@@ -14,6 +14,7 @@ import { hitRateLimit, type RateLimitRule } from "~/server/platform/rate-limit.s
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 
+/** @internal */
 export const AUTH_MESSAGES = {
   invalidCredentials: "邮箱或密码错误",
   emailTaken: "该邮箱已被注册",
@@ -72,7 +73,7 @@ export interface AuthenticatedUser {
   email: string;
 }
 
-/** Checks e-mail and password; the one place a login is decided. */
+/** Checks e-mail and password; the one place a login is decided. @internal */
 export async function login(form: FormData, clientAddress: string): Promise<AuthenticatedUser> {
   const parsed = loginSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new AuthError("", fieldErrorsOf(parsed.error.issues));
@@ -152,7 +153,7 @@ export async function register(form: FormData, clientAddress: string): Promise<A
 const clientAddress = new AsyncLocalStorage<string>();
 
 /** remix-auth with a form strategy: verify calls the login domain function. */
-export const authenticator = new Authenticator<AuthenticatedUser>();
+const authenticator = new Authenticator<AuthenticatedUser>();
 authenticator.use(
   new FormStrategy(async ({ form }) => login(form, clientAddress.getStore() ?? "unknown")),
   "form",

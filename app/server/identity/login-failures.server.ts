@@ -22,7 +22,7 @@ import { hitRateLimit, resetRateLimit } from "~/server/platform/rate-limit.serve
  */
 export type LoginKind = "login" | "admin-login" | "admin-totp";
 
-export const LOGIN_TOO_MANY = "尝试次数过多，请稍后再试";
+const LOGIN_TOO_MANY = "尝试次数过多，请稍后再试";
 const WINDOW = 15 * 60;
 const EMAIL_WINDOW = 24 * 60 * 60;
 const MAX_DELAY_SECONDS = 60;
@@ -50,7 +50,7 @@ const keys = (kind: LoginKind, email: string, address: string) => ({
   known: `${kind}:known:${email} ${address}`,
 });
 
-/** Seconds a throttled attempt waits after the previous one, for this many failures. */
+/** Seconds a throttled attempt waits after the previous one, for this many failures. @internal */
 export function slowdownSeconds(failures: number, slowAfter: number): number {
   if (failures < slowAfter) return 0;
   return Math.min(MAX_DELAY_SECONDS, 2 ** Math.min(failures - slowAfter, 16));

@@ -56,7 +56,7 @@ export function mailLinkWarning(): string | null {
 // Mails on their way, so tests (and a caller that must) can wait for them.
 const inFlight = new Set<Promise<void>>();
 
-/** Resolves when every reset mail started so far has been sent or has failed (and been logged). */
+/** Resolves when every reset mail started so far has been sent or has failed (and been logged). @internal */
 export async function resetMailsSettled(): Promise<void> {
   while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
 }

@@ -20,6 +20,7 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number)
  * The cost of new hashes: PASSWORD_SCRYPT_N, a power of two from 2^10 to 2^16, else 2^15.
  * The tests lower it (each hash at 2^15 costs about 80 ms of CPU, and they make hundreds);
  * a hash keeps its own cost, so hashes of every cost verify (docs/decisions/140).
+ * @internal
  */
 export function scryptCost(): number {
   const n = envInt("PASSWORD_SCRYPT_N", DEFAULT_N);

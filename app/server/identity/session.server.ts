@@ -56,7 +56,7 @@ export function newSessionId(): string {
   return randomBytes(32).toString("base64url");
 }
 
-export function sessionExpiry(): Date {
+function sessionExpiry(): Date {
   return new Date(Date.now() + SESSION_DAYS * 24 * 3600 * 1000);
 }
 

@@ -26,7 +26,7 @@ function totpFor(secret: string, email: string): TOTP {
 }
 
 /** The time step a valid `code` belongs to, or null. */
-export function matchingStep(secret: string, code: string, now = Date.now()): number | null {
+function matchingStep(secret: string, code: string, now = Date.now()): number | null {
   const delta = TOTP.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: PERIOD, timestamp: now, window: 1 });
   if (delta === null) return null;
   return Math.floor(now / 1000 / PERIOD) + delta;
@@ -198,10 +198,4 @@ export async function verifyLoginCode(adminId: string, code: string): Promise<bo
     .where(and(eq(admins.id, adminId), isNotNull(admins.totpEnabledAt), isNull(admins.disabledAt)));
   if (!row?.secret) return false;
   return useSecondFactor(db, adminId, row.secret, code);
-}
-
-/** Whether the admin signs in with a code (for the login's first step). */
-export async function hasTotp(adminId: string): Promise<boolean> {
-  const [row] = await db.select({ on: sql<boolean>`${admins.totpEnabledAt} is not null` }).from(admins).where(eq(admins.id, adminId));
-  return Boolean(row?.on);
 }

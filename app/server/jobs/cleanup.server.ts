@@ -21,7 +21,7 @@ export const cleanupJob = periodicJob({
   whenBusy: "skip",
 });
 
-/** Starts the clean-up (once per process); returns its stop. The shutdown's draining step stops it too. */
+/** Starts the clean-up (once per process); returns its stop. The shutdown's draining step stops it too. For tests; server.js runs it through jobs/registry. @internal */
 export function startHourlyCleanup(everyMs = CLEANUP_EVERY_MS): () => void {
   cleanupJob.start(everyMs);
   return () => void cleanupJob.stop();

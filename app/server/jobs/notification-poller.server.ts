@@ -9,7 +9,7 @@ import { deliverNotifications } from "~/server/community/notifications.server";
  * run runs it once more after; across processes the jobs are shared by
  * `FOR UPDATE SKIP LOCKED`.
  */
-export const DELIVERY_EVERY_MS = 10_000;
+const DELIVERY_EVERY_MS = 10_000;
 
 export const notificationJob = periodicJob({
   name: "notifications",
@@ -20,11 +20,3 @@ export const notificationJob = periodicJob({
   wakeOn: CHAPTER_PUBLISHED_TOPIC,
   whenBusy: "again",
 });
-
-/** Starts the delivery (once per process; a second call does nothing). */
-export function startNotificationDelivery(everyMs?: number): void {
-  notificationJob.start(everyMs);
-}
-
-/** Stops the delivery and waits for a run in progress, so the database can close after it. */
-export const stopNotificationDelivery = (): Promise<void> => notificationJob.stop();

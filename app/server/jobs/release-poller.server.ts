@@ -8,7 +8,7 @@ import { releaseDueChapters } from "~/server/studio/release.server";
  * processes the work-row claim in releaseDueChapters keeps each chapter's publication to
  * one (decision 081).
  */
-export const RELEASE_EVERY_MS = 5_000;
+const RELEASE_EVERY_MS = 5_000;
 
 export const releaseJob = periodicJob({
   name: "release",
@@ -18,10 +18,10 @@ export const releaseJob = periodicJob({
   whenBusy: "skip",
 });
 
-/** Starts the poller (once per process; a second call does nothing). */
+/** Starts the poller (once per process; a second call does nothing). For tests; server.js runs it through jobs/registry. @internal */
 export function startReleasePoller(everyMs?: number): void {
   releaseJob.start(everyMs);
 }
 
-/** Stops the poller and waits for a run in progress, so the database can close after it. */
+/** Stops the poller and waits for a run in progress, so the database can close after it. For tests; server.js runs it through jobs/registry. @internal */
 export const stopReleasePoller = (): Promise<void> => releaseJob.stop();

@@ -8,7 +8,7 @@ import { refreshWorkStats } from "~/server/catalog/work-stats.server";
  * (refreshWorkStats in app/server/catalog/work-stats.server.ts). A tick during a refresh
  * in this process is skipped.
  */
-export const STATS_POLL_MS = 30_000;
+const STATS_POLL_MS = 30_000;
 
 export const statsJob = periodicJob({
   name: "stats",

@@ -8,7 +8,7 @@ import { runSummaryJobs } from "~/server/studio/summary-jobs.server";
  * coming due. A wake-up during a run runs it once more after; across processes the jobs
  * are shared by their claim (FOR UPDATE SKIP LOCKED and a lease).
  */
-export const SUMMARY_EVERY_MS = 30_000;
+const SUMMARY_EVERY_MS = 30_000;
 
 export const summaryJob = periodicJob({
   name: "summaries",
@@ -20,10 +20,10 @@ export const summaryJob = periodicJob({
   whenBusy: "again",
 });
 
-/** Starts the summary runner (once per process; a second call does nothing). */
+/** Starts the summary runner (once per process; a second call does nothing). For tests; server.js runs it through jobs/registry. @internal */
 export function startSummaryJobs(everyMs?: number): void {
   summaryJob.start(everyMs);
 }
 
-/** Stops the runner and waits for a run in progress, so the database can close after it. */
+/** Stops the runner and waits for a run in progress, so the database can close after it. For tests; server.js runs it through jobs/registry. @internal */
 export const stopSummaryJobs = (): Promise<void> => summaryJob.stop();

@@ -53,11 +53,6 @@ export async function recordExport(context: Readonly<RouterContextProvider>, act
   await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via } });
 }
 
-/** The actor for a command run on the server itself (CLI, start-up from ADMIN_EMAIL). */
-export function systemActor(label = "system"): AdminActor {
-  return { admin: { id: null, email: label }, address: "local" };
-}
-
 /** Writes one audit row on `tx` (the caller's transaction). */
 export async function recordAdminAction(tx: Executor, actor: AdminActor, entry: AdminActionEntry): Promise<void> {
   const { before, after } = redactPair(entry.before, entry.after);
@@ -89,8 +84,9 @@ export function changedFields<T extends object>(before: T, after: Partial<T>): {
   return { before: b, after: a };
 }
 
-/** What a secret reads as in the log; the "changed" form says a new secret was saved. */
+/** What a secret reads as in the log; the "changed" form says a new secret was saved. @internal */
 export const REDACTED = "（已隐藏）";
+/** @internal */
 export const REDACTED_CHANGED = "（已隐藏，已更改）";
 
 /**
@@ -99,12 +95,12 @@ export const REDACTED_CHANGED = "（已隐藏，已更改）";
  */
 const SECRET_KEY = /(password|secret|api_?key|merchant_?key|token_?hash|^token$|authorization|cookie|^sign$)/i;
 
-export function isSecretField(name: string): boolean {
+function isSecretField(name: string): boolean {
   return SECRET_KEY.test(name);
 }
 
 /** A before/after pair made JSON-safe with secrets replaced; a changed secret says so in `after`. */
-export function redactPair(before: unknown, after: unknown): { before: unknown; after: unknown } {
+function redactPair(before: unknown, after: unknown): { before: unknown; after: unknown } {
   return { before: redact(toJson(before), undefined), after: redact(toJson(after), toJson(before)) };
 }
 

@@ -22,6 +22,7 @@ export function isSameOriginPost(request: Request): boolean {
   return request.headers.get("Sec-Fetch-Site") === "same-origin";
 }
 
+/** @internal */
 export const CROSS_SITE_WRITE_MESSAGE = "请求来源无效，请从本站页面提交";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -17,7 +17,7 @@ export class DomainError extends Error {
   }
 }
 
-/** What a user reads when a write fails for lack of space: an upload, or the database's own files. */
+/** What a user reads when a write fails for lack of space: an upload, or the database's own files. @internal */
 export const STORAGE_FULL_MESSAGE = "存储空间不足，请稍后再试或联系管理员";
 
 export class StorageFullError extends DomainError {

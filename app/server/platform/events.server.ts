@@ -21,6 +21,7 @@ import { liveStreams } from "./metrics.server";
  *                re-anchoring): readers of that chapter refresh its counts and threads
  *   `notifications-work`  a batch of a work's followers, user ids in (from, to], got a
  *                new-chapter notification (app/server/community/notifications.server.ts)
+ * @internal
  */
 export const EVENTS_CHANNEL = "inkstone_events";
 
@@ -57,7 +58,7 @@ interface Hub {
  * their data was read (decision 145): the time between a page's loader and its stream's
  * subscription (loading and starting the scripts) is seconds at most.
  */
-export const RECENT_MS = 60_000;
+const RECENT_MS = 60_000;
 const RECENT_MAX = 20_000;
 
 // One hub per process, kept across dev-server module reloads like the database client.
@@ -182,7 +183,7 @@ async function libraryWorkIds(userId: string): Promise<Set<number>> {
 /** The topic of a batch of followers told of new chapters (app/server/community/notifications.server.ts). */
 export const NOTIFICATIONS_WORK_TOPIC = "notifications-work";
 
-export const HEARTBEAT_MS = 20_000;
+const HEARTBEAT_MS = 20_000;
 
 export interface LiveStreamOptions {
   heartbeatMs?: number;
@@ -313,7 +314,7 @@ export function liveEventStream(
   });
 }
 
-/** Used by tests: the number of listeners on a topic in this process. */
+/** Used by tests: the number of listeners on a topic in this process. @internal */
 export function listenerCount(topic: string): number {
   return hub.listeners.get(topic)?.size ?? 0;
 }

@@ -31,7 +31,7 @@ function addressOf(to: string | URL): string {
 }
 
 /** The Set-Cookie header that carries `notice` to the page at `to` (a same-site path). */
-export function setFlash(request: Request, to: string, notice: FlashNotice): Promise<string> {
+function setFlash(request: Request, to: string, notice: FlashNotice): Promise<string> {
   return flashCookie.serialize({ ...notice, to: addressOf(to) }, { maxAge: FLASH_SECONDS, secure: isSecureRequest(request) });
 }
 

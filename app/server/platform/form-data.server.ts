@@ -13,6 +13,7 @@ import { asRouteError, DomainError } from "./errors.server";
  * is not a form, a multipart body without its boundary or its end, text that is not
  * UTF-8, or a control character in a field answers 400 with one of these messages before
  * the action changes anything.
+ * @internal
  */
 export const FORM_MESSAGES = {
   notAForm: "提交的内容不是表单，请通过页面上的表单提交",
@@ -25,7 +26,7 @@ export const FORM_MESSAGES = {
 } as const;
 
 /** The body limit of a form without files: a chapter of 200,000 characters URL-encoded, with room. */
-export const FORM_MAX_BYTES = 4_000_000;
+const FORM_MAX_BYTES = 4_000_000;
 
 /** C0 controls but tab, LF and CR; DEL; C1 controls. */
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;

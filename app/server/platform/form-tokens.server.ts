@@ -12,7 +12,7 @@ import { DomainError } from "./errors.server";
  * the same form finds it and answers with what the first one created. Without a token
  * (an old page, a script) the form creates as before.
  */
-export const FORM_TOKEN_FIELD = "formToken";
+const FORM_TOKEN_FIELD = "formToken";
 
 export type FormKind =
   | "publish"

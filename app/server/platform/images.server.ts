@@ -16,19 +16,19 @@ async function loadSharp(): Promise<typeof import("sharp").default> {
 }
 
 export const COVER_MAX_BYTES = 5 * 1024 * 1024;
-/** Avatars larger than this are compressed, and must end up no larger (docs/product.md: Rules). */
+/** Avatars larger than this are compressed, and must end up no larger (docs/product.md: Rules). @internal */
 export const AVATAR_MAX_BYTES = 500 * 1024;
 /** What an avatar upload may weigh before compression (a phone photo is 3-12 MB). */
 export const AVATAR_INPUT_MAX_BYTES = 20 * 1024 * 1024;
-export const HERO_MAX_BYTES = 2 * 1024 * 1024;
-export const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
-export const MAX_INPUT_PIXELS = 40_000_000;
+const HERO_MAX_BYTES = 2 * 1024 * 1024;
+const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+const MAX_INPUT_PIXELS = 40_000_000;
 
 /** The cover display size (docs/product.md: Constants); the 2x file is twice that. */
 export const COVER_WIDTH = 200;
 export const COVER_HEIGHT = 275;
-export const AVATAR_MAX_SIDE = 800;
-export const AVATAR_JPEG_QUALITY = 60;
+const AVATAR_MAX_SIDE = 800;
+const AVATAR_JPEG_QUALITY = 60;
 
 /** A refused image: 400, and `message` is shown to the user as is. */
 export class ImageError extends DomainError {
@@ -129,6 +129,7 @@ async function render<T>(build: () => Promise<T>, corruptMessage: string): Promi
   }
 }
 
+/** @internal */
 export interface CoverImages {
   "1x": Buffer;
   "2x": Buffer;
@@ -137,6 +138,7 @@ export interface CoverImages {
 /**
  * A cover upload to WebP at the display ratio: 200x275 and 400x550, cropped to fill
  * (centre), turned upright by its EXIF orientation, without metadata.
+ * @internal
  */
 export async function processCover(bytes: Uint8Array): Promise<CoverImages> {
   const sharp = await loadSharp();
@@ -159,6 +161,7 @@ export async function processCover(bytes: Uint8Array): Promise<CoverImages> {
   return { "1x": x1, "2x": x2 };
 }
 
+/** @internal */
 export interface ProcessedAvatar {
   bytes: Buffer;
   contentType: "image/jpeg" | "image/png" | "image/webp";
@@ -176,6 +179,7 @@ const AVATAR_OUTPUT: Record<"jpeg" | "png" | "webp", Pick<ProcessedAvatar, "cont
  * re-encoded (upright, metadata stripped). Up to 500KB it keeps its format and size;
  * over that (before or after re-encoding) it becomes a JPEG of at most 800 px on its
  * longest side at quality 60, which must then fit in 500KB. `maxBytes` exists for tests.
+ * @internal
  */
 export async function processAvatar(
   bytes: Uint8Array,
@@ -216,6 +220,7 @@ export type SiteImageKind = "cover" | "logo" | "hero" | "icon";
  * the logo (shown 48 px high: at most 96 px high for 2x screens) and the hero image
  * (shown at most 600x400: at most 1200x800, at most 2MB uploaded). Never enlarged,
  * except the cover, which is cropped to its exact size. WebP, transparency kept.
+ * @internal
  */
 export async function processSiteImage(bytes: Uint8Array, kind: SiteImageKind): Promise<Buffer> {
   const sharp = await loadSharp();
@@ -271,6 +276,7 @@ function cover2xKey(key: string): string {
  * The 2x URL of a cover stored by storeCover or storeSiteImage("cover"), for
  * `srcSet={`${url} 1x, ${cover2xUrl(url)} 2x`}`; null for a URL this app did not store
  * (such as an external default cover), which then has no 2x version.
+ * @internal
  */
 export function cover2xUrl(url: string | null | undefined): string | null {
   const key = keyFromUrl(url);

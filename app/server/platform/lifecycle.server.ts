@@ -45,11 +45,6 @@ export function beginShutdown(phase: ShutdownPhase = "draining"): void {
   }
 }
 
-/** Whether the process has begun to shut down. */
-export function isShuttingDown(): boolean {
-  return lifecycle.phase !== null;
-}
-
 /**
  * Calls `listener` when the process reaches `phase` (at once if it already has).
  * Returns the unsubscribe, to call when the stream or timer ends by itself.

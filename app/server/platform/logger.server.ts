@@ -37,6 +37,7 @@ const SAFE_FIELDS = ["code", "severity", "routine", "constraint", "table", "colu
  * way. A drizzle query error's message and stack carry every parameter of the query:
  * they become the start of the SQL alone. Other enumerable fields (postgres.js's
  * `parameters` in debug mode, PGlite's `params`) are left out.
+ * @internal
  */
 export function serializeError(error: unknown, depth = 0): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: String(error).slice(0, 500) };
@@ -68,7 +69,7 @@ function prettyStream(): DestinationStream | undefined {
   }
 }
 
-/** A logger writing to `destination` (stdout by default), as the process's one is made. */
+/** A logger writing to `destination` (stdout by default), as the process's one is made. @internal */
 export function createLogger(destination?: DestinationStream): Logger {
   const level = process.env.LOG_LEVEL?.trim() || "info";
   return pino(

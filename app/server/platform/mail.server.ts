@@ -26,6 +26,7 @@ function mailFrom(): string {
   return process.env.MAIL_FROM?.trim() || DEFAULT_MAIL_FROM;
 }
 
+/** @internal */
 export function outboxDir(): string {
   return path.join(dataDir(), "outbox");
 }

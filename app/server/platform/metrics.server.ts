@@ -16,12 +16,12 @@ if (!shared[defaultsKey]) {
   client.collectDefaultMetrics({ prefix: "inkstone_" });
 }
 
-export const httpRequests = metric(
+const httpRequests = metric(
   "inkstone_http_requests_total",
   () => new client.Counter({ name: "inkstone_http_requests_total", help: "Requests answered, by method, route pattern and status.", labelNames: ["method", "route", "status"] }),
 );
 
-export const httpDuration = metric(
+const httpDuration = metric(
   "inkstone_http_request_duration_seconds",
   () =>
     new client.Histogram({

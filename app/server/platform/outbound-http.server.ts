@@ -15,7 +15,7 @@ import { DomainError } from "./errors.server";
  * resolves to a forbidden address, or changes between check and use, is refused too.
  * Redirects are not followed. The whole exchange has a deadline.
  */
-export const OUTBOUND_TIMEOUT_MS = 15_000;
+const OUTBOUND_TIMEOUT_MS = 15_000;
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /**
@@ -37,7 +37,7 @@ function ipv4Parts(address: string): number[] | null {
   return address.split(".").map(Number);
 }
 
-/** Addresses no connectivity test may reach: link-local (cloud metadata), unspecified, multicast, broadcast. */
+/** Addresses no connectivity test may reach: link-local (cloud metadata), unspecified, multicast, broadcast. @internal */
 export function isForbiddenAddress(address: string): boolean {
   let a = address.toLowerCase();
   if (a.startsWith("[") && a.endsWith("]")) a = a.slice(1, -1);

@@ -12,6 +12,7 @@ import { onPublicContentChange } from "./events.server";
  * began before a change is never kept after it, and entries expire after TTL_MS for
  * what no trigger announces (an author's new nickname on a card). PAGE_CACHE=0 turns
  * it off, as it does the page cache.
+ * @internal
  */
 export const PUBLIC_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 500;

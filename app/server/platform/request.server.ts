@@ -12,6 +12,7 @@ import { checkQueryString } from "./form-data.server";
  */
 const CLIENT_ADDRESS_KEY = Symbol.for("inkstone.clientAddressContext");
 const registry = globalThis as unknown as Record<symbol, RouterContext<string> | undefined>;
+/** @internal */
 export const clientAddressContext: RouterContext<string> = (registry[CLIENT_ADDRESS_KEY] ??= createContext<string>("unknown"));
 
 export function clientAddressOf(context: Readonly<RouterContextProvider>): string {
@@ -55,7 +56,7 @@ export const checkQueryMiddleware: MiddlewareFunction<Response> = ({ request }) 
   }
 };
 
-/** What a resource route that crashed answers, instead of React Router's English text. */
+/** What a resource route that crashed answers, instead of React Router's English text. @internal */
 export const SERVER_ERROR_MESSAGE = "服务器暂时无法处理这个请求，请稍后重试。";
 
 /**

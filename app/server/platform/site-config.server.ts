@@ -4,8 +4,6 @@ import { siteConfigs } from "~/db/schema";
 import { DEFAULT_SITE_CONFIGS } from "./defaults.server";
 import { subscribe } from "./events.server";
 
-export type SiteConfig = Record<string, string>;
-
 /** Site configuration values by key, read now; a missing key falls back to its default (or ""). */
 export async function getSiteConfig<K extends string>(keys: readonly K[]): Promise<Record<K, string>> {
   const rows = await db
@@ -33,7 +31,7 @@ function withDefaults<K extends string>(keys: readonly K[], rows: Iterable<{ key
  * because a page view would otherwise spend one or two of its few queries on them.
  * Money and payment settings are not here: they are always read fresh.
  */
-export const DISPLAY_CONFIG_KEYS = [
+const DISPLAY_CONFIG_KEYS = [
   "site_title",
   "site_icon",
   "logo_url",
@@ -53,7 +51,7 @@ export type DisplayConfigKey = (typeof DISPLAY_CONFIG_KEYS)[number];
  * expires after DISPLAY_CONFIG_TTL_MS in case a notification was lost while the
  * listening connection reconnected.
  */
-export const DISPLAY_CONFIG_TTL_MS = 30_000;
+const DISPLAY_CONFIG_TTL_MS = 30_000;
 
 const cache: {
   generation: number;

@@ -19,16 +19,14 @@ export interface FileStorage {
   probe?(): Promise<void>;
 }
 
-// 存储空间不足 is one message and one test of "out of space" for uploads and database
-// writes alike (errors.server.ts, docs/decisions/169).
-export { STORAGE_FULL_MESSAGE, StorageFullError } from "./errors.server";
-
+/** @internal */
 export interface StoredFile {
   body: Uint8Array | ReadableStream<Uint8Array>;
   contentType: string;
   size: number;
 }
 
+/** @internal */
 export class StorageKeyError extends Error {
   constructor(key: string) {
     super(`invalid storage key: ${JSON.stringify(key).slice(0, 200)}`);
@@ -60,7 +58,7 @@ function assertValidKey(key: string): void {
   if (!isValidKey(key)) throw new StorageKeyError(key);
 }
 
-export function contentTypeForKey(key: string): string {
+function contentTypeForKey(key: string): string {
   const ext = key.slice(key.lastIndexOf(".") + 1);
   return CONTENT_TYPES[ext] ?? "application/octet-stream";
 }
@@ -88,7 +86,7 @@ export function keyFromUrl(url: string | null | undefined): string | null {
   return key !== null && isValidKey(key) ? key : null;
 }
 
-/** Files under `${DATA_DIR}/uploads`, written atomically (temporary file, then rename). */
+/** Files under `${DATA_DIR}/uploads`, written atomically (temporary file, then rename). @internal */
 export class LocalStorage implements FileStorage {
   readonly root: string;
 
@@ -188,7 +186,7 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-/** Any S3-compatible object store, signed with AWS Signature Version 4 (aws4fetch). */
+/** Any S3-compatible object store, signed with AWS Signature Version 4 (aws4fetch). @internal */
 export class S3Storage implements FileStorage {
   private readonly client: AwsClient;
   private readonly config: S3Config;
@@ -314,7 +312,7 @@ function withSpaceErrors(storage: FileStorage): FileStorage {
   return wrapped;
 }
 
-/** The configured storage itself: S3 when S3_BUCKET is set, else `${DATA_DIR}/uploads`. */
+/** The configured storage itself: S3 when S3_BUCKET is set, else `${DATA_DIR}/uploads`. @internal */
 export function configuredStorage(): FileStorage {
   const s3 = s3ConfigFromEnv();
   const signature = s3 ? `s3:${JSON.stringify(s3)}` : `local:${dataDir()}`;

@@ -6,6 +6,7 @@ import { notifyUserChanged } from "~/server/platform/events.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { getWorkForViewer } from "~/server/catalog/works.server";
 
+/** @internal */
 export const FAVORITE_MESSAGES = {
   ownWork: "不能关注自己的作品",
   hidden: "当前显示设置下无法关注该作品",

@@ -11,7 +11,7 @@ import { isSecureRequest } from "~/server/identity/session.server";
  * `profiles.reader_settings`. Any cookie also keeps the visitor out of the public page
  * cache (server/page-cache.js), so a cached page never carries someone else's look.
  */
-export const readerSettingsCookie = createCookie("inkstone_reader", {
+const readerSettingsCookie = createCookie("inkstone_reader", {
   httpOnly: true,
   sameSite: "lax",
   path: "/",
@@ -19,7 +19,7 @@ export const readerSettingsCookie = createCookie("inkstone_reader", {
 });
 
 /** Checks posted settings: the first bad field's Chinese message as a 400, nothing saved. */
-export function parseReaderSettings(input: Record<string, unknown>): ReaderSettings {
+function parseReaderSettings(input: Record<string, unknown>): ReaderSettings {
   const parsed = readerSettingsSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

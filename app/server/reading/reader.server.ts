@@ -8,16 +8,18 @@ import { chapterReadToRecord, rememberChapterRead } from "~/server/studio/author
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import { pageWithin } from "~/utils/pagination";
 
-/** docs/product.md: Constants: the reader renders 50 paragraphs at a time. */
+/** docs/product.md: Constants: the reader renders 50 paragraphs at a time. @internal */
 export const PARAGRAPH_BATCH = 50;
 /**
  * A batch also stops once it holds this many characters (at least one paragraph), and a
  * paragraph longer than PARAGRAPH_MAX_CHARS is shown in pieces: a chapter with few line
  * breaks must not put a megabyte into the first response.
+ * @internal
  */
 export const BATCH_MAX_CHARS = 12_000;
+/** @internal */
 export const PARAGRAPH_MAX_CHARS = 3_000;
-export const PREVIEW_CHARS = 100;
+const PREVIEW_CHARS = 100;
 
 export const READER_MESSAGES = {
   chapterMissing: "章节不存在",
@@ -70,6 +72,7 @@ export function paragraphBatch(all: string[], from: number): ParagraphBatch {
 /**
  * The batch that ends just before paragraph `before` (same limits as paragraphBatch,
  * counted backwards): what the reader loads when scrolling up from a resumed position.
+ * @internal
  */
 export function paragraphBatchBefore(all: string[], before: number): ParagraphBatch {
   const end = Math.min(Math.max(0, Math.floor(before) || 0), all.length);
@@ -204,7 +207,7 @@ function headingsFromNewest(heads: { id: number; title: string; at: number }[], 
 }
 
 /** A work's volume headings, each with the number of the first chapter after it. */
-export async function volumeHeadings(workId: number): Promise<{ id: number; title: string; at: number }[]> {
+async function volumeHeadings(workId: number): Promise<{ id: number; title: string; at: number }[]> {
   const rows = await db
     .select({
       id: volumes.id,
@@ -217,6 +220,7 @@ export async function volumeHeadings(workId: number): Promise<{ id: number; titl
   return rows.map((r) => ({ id: Number(r.id), title: r.title, at: Number(r.at) }));
 }
 
+/** @internal */
 export function previewOf(text: string): string {
   const flat = text.replace(/\s+/gu, " ").trim();
   const chars = Array.from(flat);

@@ -111,7 +111,7 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
 }
 
 /** An async iterable as a download body: pulled on demand, stopped when the download is cancelled. */
-export function downloadStream(chunks: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
+function downloadStream(chunks: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
   return webStreamFrom({
     [Symbol.asyncIterator]: () => chunks,
     destroy: () => void chunks.return(undefined).catch(() => {}),
@@ -158,7 +158,7 @@ function txtHeader(prepared: OwnWorkExport): string {
  * under it, which the importer drops as a chapter without content (so the chapters come
  * back the same, and a person reading the file still sees the volumes).
  */
-export function txtSection(section: WorkSection): string {
+function txtSection(section: WorkSection): string {
   if (section.kind === "volume") return `\n${SEP} ${section.title.trim()}\n`;
   const title = section.title.trim().startsWith(SEP) ? `\u3000${section.title.trim()}` : section.title.trim();
   return `\n${SEP}\n${title}\n${unseparated(section.content)}\n`;

@@ -15,8 +15,7 @@ import { salesByDay } from "~/server/economy/income.server";
  * work and for one of its chapters.
  */
 
-export { STATS_DAYS };
-export const STATS_CHAPTERS_PAGE_SIZE = 100;
+const STATS_CHAPTERS_PAGE_SIZE = 100;
 
 /**
  * What this process has recorded today: "user:chapter" keys. A reader reopening a chapter
@@ -53,6 +52,7 @@ export function rememberChapterRead(read: { userId: string; chapterId: number; d
  * back at most STATS_DAYS (30: the studio's statistics, the back office's charts; 热门 7),
  * so twice that leaves room for a longer window without keeping a row per reader per
  * chapter per day for ever (docs/decisions/146).
+ * @internal
  */
 export const CHAPTER_READS_KEPT_DAYS = 2 * STATS_DAYS;
 
@@ -81,7 +81,7 @@ export async function deleteOldChapterReads(options: { now?: Date; batch?: numbe
   }
 }
 
-export interface DailySeries {
+interface DailySeries {
   /** One value per day of `StatsView.days`. */
   values: number[];
   total: number;

@@ -36,7 +36,7 @@ export function normalizeName(raw: string): string {
 }
 
 /** Aliases typed in one field, separated by commas, 、, semicolons or lines; duplicates and the name itself dropped. */
-export function parseAliases(raw: string | string[], name: string): string[] {
+function parseAliases(raw: string | string[], name: string): string[] {
   const parts = Array.isArray(raw) ? raw : raw.split(/[,，、;；\n]/u);
   const out: string[] = [];
   for (const part of parts) {
@@ -307,7 +307,7 @@ export async function setAiSummaries(userId: string, workId: number, enabled: bo
 
 // --- Pages ---------------------------------------------------------------------------
 
-export const SUMMARIES_PAGE_SIZE = 20;
+const SUMMARIES_PAGE_SIZE = 20;
 
 const entityOrder = [asc(storyEntities.kind), asc(storyEntities.id)];
 const threadOrder = [asc(plotThreads.status), asc(plotThreads.dueChapter), asc(plotThreads.id)];
@@ -356,7 +356,7 @@ function isOverdue(thread: { status: string; dueChapter: number | null }, publis
   return thread.status === "open" && isThreadOverdue(thread.dueChapter, published);
 }
 
-/** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. */
+/** Entities (with their facts) or threads per page of the bible screen, as the summaries tab pages chapters. @internal */
 export const BIBLE_PAGE_SIZE = 20;
 
 /**

@@ -21,7 +21,7 @@ import { onChaptersPublished } from "./release.server";
 
 const AUTOSAVE_MERGE_MS = AUTOSAVE_MERGE_MINUTES * 60_000;
 
-export const APPEND_ONLY_DRAFT = "只能追加到存稿章节，已发布或定时发布的章节请在章节管理中编辑";
+const APPEND_ONLY_DRAFT = "只能追加到存稿章节，已发布或定时发布的章节请在章节管理中编辑";
 
 export type ChapterSave =
   /** 保存: the editor's form (title and release optional: the old edit page sends text only). */

@@ -22,7 +22,7 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
  * chapter of another work is a 404 and nothing changes.
  */
 
-export const MANAGER_PAGE_SIZE = 100;
+const MANAGER_PAGE_SIZE = 100;
 
 function notFound(): DomainError {
   return new DomainError(WORK_MESSAGES.notFound, 404);
@@ -275,6 +275,7 @@ export async function addChapter(userId: string, workId: number, input: NewChapt
  * chapter that took its place (the next one, or the previous one at the end), from its
  * start. A work keeps at least one published chapter; drafts and scheduled chapters
  * have no readers and simply go.
+ * @internal
  */
 export const SOLD_CHAPTER_UNDELETABLE = "已有读者购买的章节不能删除";
 

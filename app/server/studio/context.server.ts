@@ -3,7 +3,6 @@ import { db } from "~/db/client.server";
 import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, isThreadOverdue, PLAN_MAX_CHARS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
-export { PLAN_MAX_CHARS };
 import { renderLoadedPrompt } from "~/server/ai/prompt-templates.server";
 import type { ChatPrompt } from "~/server/ai/provider.server";
 import { CHARS_PER_TOKEN, countChars, generationEstimate, tokensForChars, type GenerationEstimate } from "~/utils/ai-tokens";
@@ -24,20 +23,20 @@ import { DomainError } from "~/server/platform/errors.server";
  */
 
 /** Chapters summarised in full before the one being written. */
-export const RECENT_CHAPTERS = 10;
+const RECENT_CHAPTERS = 10;
 /** Characters of an older chapter's summary when its volume has none. */
-export const BRIEF_SUMMARY_CHARS = 80;
+const BRIEF_SUMMARY_CHARS = 80;
 /** How much of the previous chapter's end is sent, and how much is searched for names. */
-export const PREVIOUS_ENDING_CHARS = 1500;
-export const NAME_SCAN_CHARS = 1000;
-/** Characters of a recent chapter's end sent in place of a summary it lacks (decision 155). */
+const PREVIOUS_ENDING_CHARS = 1500;
+const NAME_SCAN_CHARS = 1000;
+/** Characters of a recent chapter's end sent in place of a summary it lacks (decision 155). @internal */
 export const EXCERPT_CHARS = 300;
-/** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). */
+/** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). @internal */
 export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
 
-export type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";
+type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";
 
-export interface ContextSection {
+interface ContextSection {
   key: SectionKey;
   title: string;
   /** Items (lines or blocks) available and sent. */
@@ -76,7 +75,7 @@ export interface ContinuationContext {
   planChars: number;
 }
 
-export interface ContextEntity {
+interface ContextEntity {
   id: number;
   name: string;
   kind: EntityKind;
@@ -86,7 +85,7 @@ export interface ContextEntity {
   sent: boolean;
 }
 
-export interface ContextThread {
+interface ContextThread {
   title: string;
   note: string;
   plantedChapter: number;

@@ -28,9 +28,7 @@ import { newChapterFromText } from "./from-writing.server";
  * the work, 存稿 or published, through the studio's insertChapter (as 存为章节 does).
  */
 
-export const CONTINUATION_KIND = "continuation";
-/** Output of one continuation: a long chapter, not endless (outputLimit gives 10x this, at least 20,000 characters). */
-export { CONTINUATION_WORDS };
+const CONTINUATION_KIND = "continuation";
 
 export type SeriesWork = Awaited<ReturnType<typeof getOwnedWork>>;
 

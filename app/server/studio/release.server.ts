@@ -7,7 +7,6 @@ import { priceNewlyPublished } from "~/server/economy/chapter-sales.server";
 import { chaptersReleased } from "~/server/platform/metrics.server";
 import { enqueueChapterNotifications } from "~/server/community/notifications.server";
 import { enqueueSummaryJobs } from "./summary-jobs.server";
-export { CHAPTER_PUBLISHED_TOPIC } from "~/server/platform/events.server";
 import { refreshWorkCounts } from "~/server/catalog/works.server";
 
 /**

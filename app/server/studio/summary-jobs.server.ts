@@ -24,18 +24,20 @@ import { checkFact, normalizeName, saveChapterSummary } from "./bible.server";
  * without tokens is skipped with the reason shown, and charged nothing.
  */
 
+/** @internal */
 export const SUMMARY_JOB_ATTEMPTS = 5;
 /** A claimed job not finished by then (a process died) is claimed again. */
-export const SUMMARY_LEASE_SECONDS = 300;
+const SUMMARY_LEASE_SECONDS = 300;
 /** The provider's answer may take this long. */
-export const SUMMARY_CALL_TIMEOUT_MS = 120_000;
+const SUMMARY_CALL_TIMEOUT_MS = 120_000;
 /** The most chapter text sent for a summary. */
-export const SUMMARY_CHAPTER_CHARS = 20_000;
+const SUMMARY_CHAPTER_CHARS = 20_000;
 /** Backoff after the n-th failed attempt: 1, 4, 16, 64 minutes. */
-export function retryDelaySeconds(attempt: number): number {
+function retryDelaySeconds(attempt: number): number {
   return 60 * 4 ** Math.max(0, attempt - 1);
 }
 
+/** @internal */
 export const SUMMARY_MESSAGES = {
   noTokens: "Tokens余额不足，已跳过本章的AI摘要（未扣费）",
   dailyCap: "今日AI生成已达每日上限，已跳过本章的AI摘要（未扣费）",
@@ -84,6 +86,7 @@ export async function requestChapterSummaries(userId: string, workId: number, ch
 }
 
 
+/** @internal */
 export interface ParsedSummary {
   summary: string;
   facts: { name: string; kind: EntityKind | null; content: string }[];
@@ -91,7 +94,7 @@ export interface ParsedSummary {
 
 const KIND_BY_LABEL = new Map<string, EntityKind>(ENTITY_KINDS.map((k) => [ENTITY_KIND_LABELS[k], k]));
 
-/** P10's reply: JSON (possibly in a code block) with 摘要 and 设定 [{名称, 类型, 内容}]. */
+/** P10's reply: JSON (possibly in a code block) with 摘要 and 设定 [{名称, 类型, 内容}]. @internal */
 export function parseSummaryReply(reply: string): ParsedSummary {
   const start = reply.indexOf("{");
   const end = reply.lastIndexOf("}");
@@ -120,7 +123,7 @@ interface Claimed {
   attempts: number;
 }
 
-/** Claims the next due job (a lease), or null. Several processes may call it at once. */
+/** Claims the next due job (a lease), or null. Several processes may call it at once. @internal */
 export async function claimSummaryJob(): Promise<Claimed | null> {
   return db.transaction(async (tx) => {
     const [job] = rowsOf<{ id: string | number; work_id: string | number; chapter_id: string | number; user_id: string; attempts: number }>(
@@ -159,7 +162,7 @@ async function failed(job: Claimed, reason: string): Promise<void> {
 }
 
 /** Runs one claimed job to its end. Returns what became of it. */
-export async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry" | "failed" | "lost"> {
+async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry" | "failed" | "lost"> {
   const [row] = await db
     .select({ title: chapters.title, content: chapters.content, state: chapters.state, position: chapters.position, workTitle: works.title, on: works.aiSummaries })
     .from(chapters)

@@ -1,16 +1,18 @@
 import { DEFAULT_SEPARATOR } from "~/schemas/work";
 import { countWords } from "~/utils/text";
 import { DomainError } from "~/server/platform/errors.server";
-/** Largest TXT file accepted for a multi-chapter import. */
+/** Largest TXT file accepted for a multi-chapter import. @internal */
 export const TXT_MAX_BYTES = 20 * 1024 * 1024;
-export const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
-/** Most chapters one import may create. */
+const TXT_TOO_LARGE_MESSAGE = "TXT文件不能超过20MB";
+/** Most chapters one import may create. @internal */
 export const TXT_MAX_CHAPTERS = 10_000;
 /** The chapter separator of docs/product.md: Constants, shared with the publish form. */
 export const DEFAULT_CHAPTER_SEPARATOR = DEFAULT_SEPARATOR;
-export const SEPARATOR_MAX_LENGTH = 20;
+const SEPARATOR_MAX_LENGTH = 20;
+/** @internal */
 export const CHAPTER_TITLE_MAX_LENGTH = 200;
 
+/** @internal */
 export const NO_CHAPTERS_MESSAGE = "未能从TXT文件中解析出任何章节，请检查章节分隔符";
 
 /** A TXT import refused for a reason the author can act on (400); `message` is shown as is. */
@@ -168,8 +170,10 @@ function tally(t: Tally, text: string): void {
   t.kana += kana;
 }
 
+/** @internal */
 export const UNSUPPORTED_ENCODING_MESSAGE =
   "无法识别文件的编码（可能是繁体 Big5 等编码）：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
+/** @internal */
 export const JAPANESE_ENCODING_MESSAGE =
   "日文编码 Shift-JIS/EUC-JP 不受支持：请将TXT另存为 UTF-8、GBK/GB18030 或带 BOM 的 UTF-16 后再上传";
 
@@ -277,7 +281,7 @@ function decodesStrictly(chunks: readonly Uint8Array[], encoding: string): boole
  * in another encoding (Big5: docs/decisions/055). The encoding is decided
  * by a first strict decoding that keeps nothing, so no piece is ever taken back.
  */
-export function decodedText(bytes: TxtBytes): Iterable<string> {
+function decodedText(bytes: TxtBytes): Iterable<string> {
   const chunks: readonly Uint8Array[] = bytes instanceof Uint8Array ? [bytes] : bytes;
   const size = chunks.reduce((n, c) => n + c.length, 0);
   if (size === 0) throw new TxtImportError("TXT文件是空的");
@@ -301,13 +305,13 @@ export function decodedText(bytes: TxtBytes): Iterable<string> {
   return checkedPieces([asUtf8 ? utf8.text : gb.text], { gb: !asUtf8, head: japaneseHead });
 }
 
-/** An uploaded TXT file as one string with \n line ends (see decodedText). */
+/** An uploaded TXT file as one string with \n line ends (see decodedText). @internal */
 export function decodeTxt(bytes: TxtBytes): string {
   return Array.from(decodedText(bytes)).join("").replace(/\r\n?/g, "\n");
 }
 
 /** The separator as the author typed it, trimmed; 1 to 20 characters on one line. */
-export function normalizeSeparator(separator: string): string {
+function normalizeSeparator(separator: string): string {
   const sep = separator.trim();
   const length = Array.from(sep).length;
   if (length < 1 || length > SEPARATOR_MAX_LENGTH || /[\r\n]/.test(sep)) {
@@ -347,6 +351,7 @@ const isBlank = (line: string) => !/\S/.test(line);
  * The text may come in pieces (as a file is decoded) cut anywhere, even between \r and
  * \n: chapters are built line by line as the pieces arrive, so the whole text never
  * exists as one string. Linear in the length of the text.
+ * @internal
  */
 export function parseTxtChapters(
   text: string | Iterable<string>,
@@ -456,7 +461,7 @@ export function streamTxtChapters(
   return txtChapters(decodedText(bytes), sep);
 }
 
-/** An uploaded TXT file to chapters, all of them (streamTxtChapters, collected). */
+/** An uploaded TXT file to chapters, all of them (streamTxtChapters, collected). @internal */
 export function readTxtChapters(
   bytes: TxtBytes,
   separator: string = DEFAULT_CHAPTER_SEPARATOR,

@@ -28,7 +28,7 @@ export interface TxtPreview {
  * then deleted whoever staged it. SQL text, shared with the database export, which
  * leaves out expired ones that are not deleted yet.
  */
-export const TXT_IMPORT_LIFETIME = "24 hours";
+const TXT_IMPORT_LIFETIME = "24 hours";
 export const LIVE_TXT_IMPORT = `created_at > now() - interval '${TXT_IMPORT_LIFETIME}'`;
 
 /**

@@ -34,7 +34,7 @@ const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\ufff
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /** Text for XML content or an attribute value. */
-export function xmlText(text: string): string {
+function xmlText(text: string): string {
   return text.replace(NOT_XML, "").replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
 }
 

@@ -4,7 +4,7 @@ import { creditTransactions, plotVersions, tokenTransactions } from "~/db/schema
 import { pageWithin } from "~/utils/pagination";
 
 /** docs/product.md: Constants: the credit history shows 10 rows a page (the token history too). */
-export const HISTORY_PAGE_SIZE = 10;
+const HISTORY_PAGE_SIZE = 10;
 
 /** One page of the user's credit transactions, newest first (a page past the end shows the last). */
 export async function listCreditHistory(userId: string, page: number) {

@@ -241,7 +241,7 @@ function withFlashCookie<T>(page: T, setCookie: string | null) {
 }
 
 /** The first ~200 字 of a locked chapter, whole paragraphs where they fit. */
-export const LOCKED_PREVIEW_CHARS = 200;
+const LOCKED_PREVIEW_CHARS = 200;
 function lockedPreview(content: string): string[] {
   const out: string[] = [];
   let left = LOCKED_PREVIEW_CHARS;

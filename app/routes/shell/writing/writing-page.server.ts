@@ -51,7 +51,7 @@ import {
  * version viewed or compared), so every control is a link or a form that works without
  * JavaScript; with it, the same links navigate client-side and 生成 streams.
  */
-export const PATHS: Record<WritingKind, string> = { free: "/free-writing", short: "/short-writing" };
+const PATHS: Record<WritingKind, string> = { free: "/free-writing", short: "/short-writing" };
 
 const param = (url: URL, name: string) => url.searchParams.get(name) ?? "";
 

@@ -8,6 +8,7 @@ import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.s
  * for the plain download and, framed with progress, for the export page.
  */
 
+/** @internal */
 export interface DatabaseZip {
   /** The zip bytes, in order; cancel() stops the export and releases the database. */
   chunks: AsyncIterator<Uint8Array>;
@@ -22,6 +23,7 @@ export interface DatabaseZip {
  * stream on one core took longer than the rest of the export together. Progress goes to
  * `onProgress`: tables up to 90%, 90% while the zip is finished, 100% at the end.
  * `zipOptions` is for tests (small blocks, ZIP64 records).
+ * @internal
  */
 export function createDatabaseZip(
   onProgress: (progress: ExportProgress) => void = () => {},

@@ -48,6 +48,7 @@ interface ColumnInfo {
   identity: "" | "a" | "d";
 }
 
+/** @internal */
 export interface TableInfo {
   oid: number;
   name: string;
@@ -64,6 +65,7 @@ const MAX_BATCH_ROWS = 1000;
 const MIN_BATCH_ROWS = 1;
 const TARGET_BATCH_BYTES = 1024 * 1024;
 
+/** @internal */
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -72,7 +74,7 @@ function quoteLiteral(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-/** The public schema's tables, their columns, keys and identity sequences. */
+/** The public schema's tables, their columns, keys and identity sequences. @internal */
 export async function describeTables(executor: Executor = db): Promise<TableInfo[]> {
   const tables = rowsOf<{ oid: number; name: string }>(
     await executor.execute(sql`
@@ -313,6 +315,7 @@ const EXPORTED_ROWS: Record<string, string | undefined> = { txt_imports: LIVE_TX
  * rate-limit counters hold e-mail and network addresses and last minutes to hours; the
  * one-time form tokens guard against a repeated post for a week. A restored site signs
  * everyone out and starts with fresh counters.
+ * @internal
  */
 export const LEFT_OUT_TABLES: readonly string[] = ["admin_sessions", "form_submissions", "rate_limits", "sessions"];
 

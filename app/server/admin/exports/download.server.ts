@@ -2,7 +2,7 @@
  * `attachment; filename="<ascii>"; filename*=UTF-8''<utf-8>`: the ASCII name for old
  * clients and curl -J, the UTF-8 one (RFC 6266/5987) for Chinese names.
  */
-export function contentDisposition(filename: string, asciiFallback: string): string {
+function contentDisposition(filename: string, asciiFallback: string): string {
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const ascii = asciiFallback.replace(/[^\x20-\x7e]|["\\]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

@@ -10,7 +10,7 @@ import { safeFileName } from "./download.server";
 const BATCH = 200;
 
 /** One chapter as the TXT import reads it back: separator line, title line, content. */
-export function chapterBlock(title: string, content: string, first: boolean): string {
+function chapterBlock(title: string, content: string, first: boolean): string {
   return `${first ? "" : "\n"}${DEFAULT_CHAPTER_SEPARATOR}\n${title}\n${content}\n`;
 }
 
