@@ -29,10 +29,11 @@ const config: KnipConfig = {
   ],
   // bench/ssr.ts loads autocannon with createRequire (it ships no types), which knip does not follow.
   ignoreDependencies: ["autocannon"],
-  // Programs the benchmarks run that are not npm packages; and, in the --production run,
+  // Programs the benchmarks and tests run that are not npm packages (xmllint validates the
+  // sitemaps); and, in the --production run,
   // `npm start`'s `react-router build`, a devDependency's binary (the image builds in its
   // own stage, with devDependencies).
-  ignoreBinaries: ["java", "psql", "iconv", ...(process.argv.includes("--production") ? ["react-router"] : [])],
+  ignoreBinaries: ["java", "psql", "iconv", "xmllint", ...(process.argv.includes("--production") ? ["react-router"] : [])],
 };
 
 export default config;

@@ -183,6 +183,11 @@ app.use(errorPage);
 const server = app.listen(port, host, () => {
   console.log(`砚台 listening on http://${host === "0.0.0.0" ? "localhost" : host}:${port}`);
 });
+// An idle kept-alive connection stays open 65 s, not Node's 5 s: a client that reuses it
+// just as the server closes it gets ECONNRESET (seen in CI after a 5 s pause), and a load
+// balancer in front keeps idle connections 60 s. Headers must arrive within that too.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 
 // SIGTERM / SIGINT: stop accepting connections, end the live-update streams, let the
 // requests in flight finish (a TXT publish that commits is answered), stop generation

@@ -16,6 +16,7 @@ export default defineConfig({
     // than they compute (docs/decisions/103).
     maxWorkers: 4,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Above the 90 s a child server.js gets to start (tests/fixtures/processes.ts) on a busy machine.
+    hookTimeout: 120_000,
   },
 });

@@ -6,7 +6,6 @@ import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { contentSecurityPolicy, createNonce, originOf } from "~/server/platform/csp.server";
 import { logger } from "~/server/platform/logger.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
-import { NonceContext } from "~/utils/nonce";
 
 // Re-exported so server.js can shut down in order and close the database, drop its cached
 // visitor pages when public content changes, and start and stop the background jobs.
@@ -52,9 +51,7 @@ export default async function handleRequest(
     // stream, no Node stream, no chunked encoding: docs/decisions/108-whole-pages.md). A
     // page that one day suspends on slow data still renders, only later than its shell.
     const { pipe, abort } = renderToPipeableStream(
-      <NonceContext.Provider value={nonce}>
-        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
-      </NonceContext.Provider>,
+      <ServerRouter context={routerContext} url={request.url} nonce={nonce} />,
       {
         nonce,
         onAllReady() {

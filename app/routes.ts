@@ -29,6 +29,10 @@ export default [
   route("works/:id/comment-counts", "routes/shell/reader/comment-counts.ts"),
   // A work's public Atom feed of chapters (docs/product.md#notifications).
   route("works/:id/feed.xml", "routes/public/work-feed.ts"),
+  // For search engines (docs/decisions/200): what to crawl, and the sitemap index and its pages.
+  route("robots.txt", "routes/public/robots.ts"),
+  route("sitemap.xml", "routes/public/sitemap-index.ts"),
+  route("sitemaps/:file", "routes/public/sitemap-page.ts"),
   // docs/product.md D4: /work/:id is an old spelling of /works/:id.
   route("work/:id", "routes/shell/reader/work-redirect.ts"),
 
@@ -78,6 +82,8 @@ export default [
       // The editor's autosave (a resource route answering JSON) and the chapter's last saves.
       route("works/:id/chapters/:chapterId/autosave", "routes/shell/studio/chapter-autosave.ts"),
       route("works/:id/chapters/:chapterId/revisions", "routes/shell/studio/chapter-revisions.tsx"),
+      // Appealing a reviewer's 退回修改 or 拒绝 to the 总编辑, once (docs/product.md#review).
+      route("works/:id/chapters/:chapterId/appeal", "routes/shell/studio/chapter-appeal.tsx"),
       route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
       // The story bible, plot threads and summaries; 本次上下文 (docs/product.md#story-bible).
       route("works/:id/bible", "routes/shell/studio/bible.tsx"),
@@ -95,6 +101,10 @@ export default [
       route("settings/nickname", "routes/shell/settings/nickname.tsx"),
       route("settings/pixiv-id", "routes/shell/settings/pixiv-id.tsx"),
       route("settings/password", "routes/shell/settings/password.tsx"),
+      // 阅读App（OPDS）: the reader's tokens for the catalog (decision 201).
+      route("settings/opds", "routes/shell/settings/opds.tsx"),
+      // 实名认证 (docs/product.md#author-identity): status, the form, masked values after.
+      route("settings/identity", "routes/shell/settings/identity.tsx"),
     ]),
   ]),
 
@@ -104,49 +114,82 @@ export default [
   ...prefix("admin", [
     route("logout", "routes/admin/logout.ts"),
     layout("routes/admin/layout.tsx", [
-      // Both roles, 超级管理员 and 运营 (docs/product.md#admin-roles).
-      route("dashboard", "routes/admin/dashboard.tsx"),
-      route("users", "routes/admin/users.tsx"),
-      route("users/:id", "routes/admin/user-edit.tsx"),
-      route("works", "routes/admin/works.tsx"),
-      route("works/:id", "routes/admin/work.tsx"),
-      route("comment-reports", "routes/admin/comment-reports.tsx"),
-      route("prompts", "routes/admin/prompts.tsx"),
-      route("categories", "routes/admin/categories.tsx"),
-      route("codes", "routes/admin/codes.tsx"),
-      route("payouts", "routes/admin/payouts.tsx"),
-      route("orders", "routes/admin/orders.tsx"),
-      route("orders/:outTradeNo", "routes/admin/order.tsx"),
-      route("payment-notifies", "routes/admin/payment-notifies.tsx"),
-      route("money", "routes/admin/money.tsx"),
+      // Every role: one's own password and two-factor login.
       route("account", "routes/admin/account.tsx"),
-      // 操作日志 (docs/product.md#audit-log): every admin's actions.
-      route("audit", "routes/admin/audit.tsx"),
-      // 超级管理员 only: a 运营 admin gets 403 from the layout's middleware on every page
-      // and action below (site settings, API keys, payment keys, exports, admins).
-      layout("routes/admin/super-only.tsx", [
-        route("admins", "routes/admin/admins.tsx"),
-        route("migration", "routes/admin/migration.tsx"),
-        route("payment", "routes/admin/payment.tsx"),
-        route("settings/site", "routes/admin/settings/site.tsx"),
-        route("settings/economy", "routes/admin/settings/economy.tsx"),
-        route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
-        route("settings/api", "routes/admin/settings/api.tsx"),
-        route("settings/tokens", "routes/admin/settings/tokens.tsx"),
-        route("settings/cover", "routes/admin/settings/image.tsx", { id: "admin-settings-cover" }),
-        route("settings/logo", "routes/admin/settings/image.tsx", { id: "admin-settings-logo" }),
-        route("settings/hero", "routes/admin/settings/image.tsx", { id: "admin-settings-hero" }),
-        route("settings/icon", "routes/admin/settings/image.tsx", { id: "admin-settings-icon" }),
-        route("settings/description", "routes/admin/settings/description.tsx"),
-        route("settings/terms", "routes/admin/settings/legal.tsx", { id: "admin-settings-terms" }),
-        route("settings/privacy", "routes/admin/settings/legal.tsx", { id: "admin-settings-privacy" }),
-        route("tests/openai", "routes/admin/tests/openai.tsx"),
-        route("api-tokens", "routes/admin/api-tokens.tsx"),
+      // 先审后发 (docs/product.md#review): 审核员, 总编辑 and 超级管理员; a 运营 admin gets 403.
+      layout("routes/admin/reviewers.tsx", [
+        route("review", "routes/admin/review.tsx"),
+        route("review/:id", "routes/admin/review-item.tsx"),
+        // The review policy: 总编辑 and 超级管理员 only.
+        layout("routes/admin/chief-only.tsx", [route("settings/review", "routes/admin/settings/review.tsx")]),
+      ]),
+      // 超级管理员 and 运营 (docs/product.md#admin-roles): a 审核员 or 总编辑 opening a page
+      // below goes to the review queue, a post gets 403.
+      layout("routes/admin/staff.tsx", [
+        route("dashboard", "routes/admin/dashboard.tsx"),
+        route("users", "routes/admin/users.tsx"),
+        route("users/:id", "routes/admin/user-edit.tsx"),
+        route("works", "routes/admin/works.tsx"),
+        route("works/:id", "routes/admin/work.tsx"),
+        route("comment-reports", "routes/admin/comment-reports.tsx"),
+        // 实名审核 (docs/product.md#author-identity, decision 204): masked values only.
+        route("identity", "routes/admin/identity.tsx"),
+        route("identity/:id", "routes/admin/identity-item.tsx"),
+        // The operator's front page (docs/product.md#front-page): 编辑推荐, 排行管理, 公告.
+        route("front-page", "routes/admin/front-page/rows.tsx"),
+        route("front-page/:id", "routes/admin/front-page/row.tsx"),
+        route("rankings", "routes/admin/front-page/rankings.tsx"),
+        route("announcements", "routes/admin/front-page/announcements.tsx"),
+        route("prompts", "routes/admin/prompts.tsx"),
+        route("categories", "routes/admin/categories.tsx"),
+        // 敏感词库 (docs/product.md#screening): the word list, its TXT import and export.
+        route("screening", "routes/admin/screening.tsx"),
+        route("screening/words.txt", "routes/admin/screening-export.ts"),
+        route("codes", "routes/admin/codes.tsx"),
+        route("payouts", "routes/admin/payouts.tsx"),
+        route("orders", "routes/admin/orders.tsx"),
+        route("orders/:outTradeNo", "routes/admin/order.tsx"),
+        route("payment-notifies", "routes/admin/payment-notifies.tsx"),
+        route("money", "routes/admin/money.tsx"),
+        // 操作日志 (docs/product.md#audit-log): every admin's actions.
+        route("audit", "routes/admin/audit.tsx"),
+        // 超级管理员 only: a 运营 admin gets 403 from the layout's middleware on every page
+        // and action below (site settings, API keys, payment keys, exports, admins).
+        layout("routes/admin/super-only.tsx", [
+          route("admins", "routes/admin/admins.tsx"),
+          // An identity's full values, once, for a reason that goes to the audit log (decision 204).
+          route("identity/:id/reveal", "routes/admin/identity-reveal.tsx"),
+          route("migration", "routes/admin/migration.tsx"),
+          route("payment", "routes/admin/payment.tsx"),
+          route("settings/site", "routes/admin/settings/site.tsx"),
+          route("settings/economy", "routes/admin/settings/economy.tsx"),
+          route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
+          route("settings/api", "routes/admin/settings/api.tsx"),
+          route("settings/tokens", "routes/admin/settings/tokens.tsx"),
+          route("settings/cover", "routes/admin/settings/image.tsx", { id: "admin-settings-cover" }),
+          route("settings/logo", "routes/admin/settings/image.tsx", { id: "admin-settings-logo" }),
+          route("settings/hero", "routes/admin/settings/image.tsx", { id: "admin-settings-hero" }),
+          route("settings/icon", "routes/admin/settings/image.tsx", { id: "admin-settings-icon" }),
+          route("settings/description", "routes/admin/settings/description.tsx"),
+          route("settings/terms", "routes/admin/settings/legal.tsx", { id: "admin-settings-terms" }),
+          route("settings/privacy", "routes/admin/settings/legal.tsx", { id: "admin-settings-privacy" }),
+          route("tests/openai", "routes/admin/tests/openai.tsx"),
+          route("api-tokens", "routes/admin/api-tokens.tsx"),
+        ]),
       ]),
     ]),
     // docs/product.md D4: /admin and unknown paths under it go to the dashboard.
     index("routes/admin/catch-all.ts", { id: "admin-index" }),
     route("*", "routes/admin/catch-all.ts"),
+  ]),
+  // Reading apps (docs/product.md#reading-apps, decision 201): the reader's OPDS catalog,
+  // the personal token in the address checked by the layout's middleware (401 without one).
+  ...prefix("opds/:token", [
+    layout("routes/opds/layout.ts", [
+      index("routes/opds/catalog.ts"),
+      route("library", "routes/opds/library.ts"),
+      route("works/:id/book.epub", "routes/opds/book-epub.ts"),
+    ]),
   ]),
   // Files for administrators and their scripts (admin session or bearer API token), for
   // 超级管理员 only: the layout's middleware answers 403 to a 运营 admin.

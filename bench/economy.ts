@@ -20,7 +20,8 @@ const { closeDatabase, db } = await import("~/db/client.server");
 const { credits, profiles, users } = await import("~/db/schema");
 const { sql } = await import("drizzle-orm");
 const { createWork, getWorkForViewer } = await import("~/server/catalog/works.server");
-const { canReadChapter, purchaseAllChapters, setWorkPricing } = await import("~/server/economy/chapter-sales.server");
+const { purchaseAllChapters, setWorkPricing } = await import("~/server/economy/chapter-sales.server");
+const { canReadChapter } = await import("~/server/catalog/chapter-access.server");
 const { getChapterByOrder } = await import("~/server/catalog/chapter-numbers.server");
 const { credit } = await import("~/server/economy/ledger.server");
 

@@ -45,7 +45,7 @@ async function seed() {
   const { db, closeDatabase } = await import("~/db/client.server");
   const { sql } = await import("drizzle-orm");
   const { rowsOf } = await import("~/server/platform/db-utils.server");
-  const { hashPassword } = await import("~/server/identity/password.server");
+  const { hashPassword } = await import("~/server/platform/password.server");
   const count = async (q: string) => Number(rowsOf<{ n: string }>(await db.execute(sql.raw(q)))[0].n);
   try {
     const have = await count("select count(*) as n from chapters");

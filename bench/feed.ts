@@ -28,7 +28,7 @@ const { closeDatabase, db } = await import("~/db/client.server");
 const { register } = await import("~/server/identity/auth.server");
 const { createWork } = await import("~/server/catalog/works.server");
 const { sql } = await import("drizzle-orm");
-const { listShelf } = await import("~/server/catalog/visibility.server");
+const { listShelf } = await import("~/server/reading/library.server");
 const { insertChapter } = await import("~/server/studio/chapters.server");
 const { deliverNotifications, pendingNotificationJobs } = await import("~/server/community/notifications.server");
 

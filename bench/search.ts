@@ -189,7 +189,7 @@ async function child(backend: Backend) {
   // The queries themselves are measured, not the shared few-second copy of their answers.
   process.env.PAGE_CACHE = "0";
   const { db, closeDatabase } = await import("~/db/client.server");
-  const search = await import("~/server/catalog/search.server");
+  const search = { ...(await import("~/server/catalog/search.server")), ...(await import("~/server/catalog/search-sql.server")) };
   try {
     const [{ version }] = await query<{ version: string }>(db, sql`select version() as version`);
     log(version);
@@ -311,7 +311,7 @@ async function child(backend: Backend) {
   }
 }
 
-type SearchModule = typeof import("~/server/catalog/search.server");
+type SearchModule = typeof import("~/server/catalog/search.server") & typeof import("~/server/catalog/search-sql.server");
 
 /**
  * The pg_trgm-only comparison: the same filters, join, columns, order and page size as
@@ -406,7 +406,7 @@ interface PickedQuery {
  * character pairs are all common (the hardest case for a pair index).
  */
 async function pickQueries(db: Database, totalWorks: number): Promise<PickedQuery[]> {
-  const search = await import("~/server/catalog/search.server");
+  const search = await import("~/server/catalog/search-sql.server");
   const corpus = loadCorpus();
   const matchCount = async (q: string) => {
     const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(search.substringMatch(q));

@@ -93,7 +93,7 @@ process.on("exit", () => running?.kill("SIGKILL"));
 async function seedChild() {
   const out = flags.get("out")!;
   const { db, closeDatabase } = await import("~/db/client.server");
-  const { substringMatch } = await import("~/server/catalog/search.server");
+  const { substringMatch } = await import("~/server/catalog/search-sql.server");
   try {
     const seeded = await seedBench(db, {
       works: Number(flags.get("works") ?? 10_000),

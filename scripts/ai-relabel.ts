@@ -5,7 +5,7 @@
 export {};
 const { openDatabase } = await import("./lib/database");
 const client = await openDatabase();
-const { rebuildAiLabels } = await import("~/server/ai/labels.server");
+const { rebuildAiLabels } = await import("~/server/catalog/ai-labels.server");
 const { refreshWorkCounts } = await import("~/server/catalog/works.server");
 try {
   const { users, works } = await rebuildAiLabels(refreshWorkCounts);

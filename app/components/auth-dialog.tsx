@@ -5,6 +5,7 @@ import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth
 import { authHref, stripAuth } from "./shell/auth-links";
 import { Dialog } from "./ui/dialog";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export type AuthMode = "login" | "register";
 
@@ -53,7 +54,7 @@ export function AuthDialog({
     ? "/"
     : location.pathname + stripAuth(location.search);
 
-  const busy = fetcher.state !== "idle";
+  const busy = useIsPending({ fetcher, state: "non-idle" });
   const title = mode === "login" ? "登录" : "注册";
   return (
     <Dialog title={mode === "login" ? "登录砚台" : "注册砚台账号"} closeHref={closeHref} className="auth-dialog">

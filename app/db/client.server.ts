@@ -7,17 +7,16 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { databaseUrl, envInt, pgliteDir } from "~/server/platform/env.server";
-import { countWhile, dbPoolSize, dbTransactionsOpen } from "~/server/platform/metrics.server";
+import { databaseUrl, envInt, pgliteDir } from "~/env.server";
+import { countWhile, dbPoolSize, dbTransactionsOpen } from "./pool-metrics.server";
 import { lockDataDir } from "./data-dir-lock.server";
 import * as schema from "./schema";
+import type { Database } from "./types";
 
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
-/** Anything queries can run on: the database or an open transaction. */
-export type Executor = Database | Transaction;
+// The types live in types.ts, which the start-up seeding (platform/defaults.server.ts) imports
+// without importing this module back (docs/architecture.md#domains).
+export type { Database, Executor, Transaction } from "./types";
 
 interface Opened {
   db: Database;

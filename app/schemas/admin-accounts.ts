@@ -1,9 +1,15 @@
 import { z } from "zod";
 import { newPasswordField } from "./admin";
+import { asSent, sentText, intentSchema } from "./form-fields";
 
-/** docs/product.md#admin-roles: the two roles and their names. */
-export const ADMIN_ROLES = ["super", "operator"] as const;
-export const ADMIN_ROLE_LABELS: Record<(typeof ADMIN_ROLES)[number], string> = { super: "超级管理员", operator: "运营" };
+/** docs/product.md#admin-roles: the four roles and their names. */
+export const ADMIN_ROLES = ["super", "operator", "chief_editor", "reviewer"] as const;
+export const ADMIN_ROLE_LABELS: Record<(typeof ADMIN_ROLES)[number], string> = {
+  super: "超级管理员",
+  operator: "运营",
+  chief_editor: "总编辑",
+  reviewer: "审核员",
+};
 
 export const ADMIN_ACCOUNT_MESSAGES = {
   email: "请输入有效的邮箱地址",
@@ -80,7 +86,18 @@ export const totpConfirmSchema = z.object({ intent: z.literal("totp-confirm"), c
 export const totpDisableSchema = z.object({ intent: z.literal("totp-disable"), code: secondFactorCode });
 export const totpRecoverySchema = z.object({ intent: z.literal("totp-recovery-codes"), code: secondFactorCode });
 export const totpActionSchema = z.discriminatedUnion("intent", [totpStartSchema, totpConfirmSchema, totpDisableSchema, totpRecoverySchema]);
-export const totpLoginSchema = z.object({ code: secondFactorCode });
+export const totpLoginSchema = z.object({ code: secondFactorCode, redirectTo: asSent });
+
+/** /xbbadmin's two steps: the code step (`intent` code) or the e-mail and password. */
+export const adminLoginIntentSchema = intentSchema(["code", "password"], "password");
+
+/** /admin/account's forms: any `totp-…` intent is the two-step verification's (totpActionSchema tells them apart), anything else the password's. */
+export const adminAccountIntentSchema = z.object({
+  intent: z.unknown().transform((value) => (typeof value === "string" && value.startsWith("totp-") ? ("totp" as const) : ("password" as const))),
+});
+
+/** /admin/admins: the intent and the admin's id as sent, kept in every reply to say which form (which row's) it answers. */
+export const adminAccountReplyKeySchema = z.object({ intent: sentText, id: sentText });
 
 /** 站点名称 (docs/product.md#back-office): shown in the shell's top bar and sidebar, and in mails. */
 export const SITE_TITLE_MAX = 30;

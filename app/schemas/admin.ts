@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { normalizeLinesIn } from "~/utils/text";
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "./auth";
+import { asSent, intentSchema, rowId } from "./form-fields";
 
 /**
  * Schemas of the administrator back office (docs/product.md: Rules, Messages), shared by the
@@ -30,6 +31,9 @@ export const ADMIN_MESSAGES = {
   promptCodeExists: "提示词代码已存在",
   promptMissing: "提示词不存在",
   superOnly: "只有超级管理员可以进行此操作",
+  staffOnly: "只有超级管理员和运营可以进行此操作",
+  reviewersOnly: "只有审核员、总编辑和超级管理员可以审核",
+  chiefOnly: "只有总编辑和超级管理员可以修改审核规则",
   adminDisabled: "该管理员账号已停用",
   totpRequired: "请先在“我的账户”中开启两步验证",
   builtInPromptDelete: "内置提示词不能删除，只能修改内容",
@@ -152,6 +156,8 @@ export const banSchema = z.object({
 });
 const unbanSchema = z.object({ intent: z.literal("unban") });
 const endSessionsSchema = z.object({ intent: z.literal("end-sessions") });
+/** 先审名单 (docs/product.md#review): "1" puts the author on it, anything else takes them off. */
+const reviewRequiredSchema = z.object({ intent: z.literal("review-required"), required: z.unknown().optional().transform((v) => v === "1") });
 export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
 /** An administrator's message to the user's inbox (docs/product.md#notifications). */
 export const userMessageSchema = z.object({
@@ -166,6 +172,7 @@ export const userActionSchema = z.discriminatedUnion("intent", [
   banSchema,
   unbanSchema,
   endSessionsSchema,
+  reviewRequiredSchema,
 ]);
 
 export const PROMPT_TYPES = ["free", "imitate", "continue"] as const;
@@ -332,6 +339,8 @@ export const descriptionSchema = z.object({
 
 export const legalSchema = z.object({
   content: z.preprocess(normalizeLinesIn, z.string().max(LEGAL_CONTENT_MAX, "内容过长").default("")),
+  /** 预览 shows the text as the public page will, without saving; anything else saves. */
+  intent: z.enum(["preview", "save"]).catch("save"),
 });
 
 export const CODE_DENOMINATIONS = [10, 20, 50, 100] as const;
@@ -364,6 +373,9 @@ export const generateCodesSchema = z.object({
 export const CODE_STATUS_FILTERS = ["all", "unused", "used", "void", "expired"] as const;
 
 /** Void one unused code, or every unused code of a batch. */
+/** /admin/codes' forms: 作废 one code or a batch (voidCodesSchema), anything else 生成 (generateCodesSchema). */
+export const codesIntentSchema = intentSchema(["void", "void-batch", "generate"], "generate");
+
 export const voidCodesSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("void"), id: z.string().regex(/^\d{1,15}$/, "兑换码不存在").transform(Number) }),
   z.object({ intent: z.literal("void-batch"), batch: z.string({ error: "请输入批次名称" }).trim().min(1, "请输入批次名称").max(50) }),
@@ -386,3 +398,30 @@ export const apiTokenActionSchema = z.discriminatedUnion("intent", [
   }),
   z.object({ intent: z.literal("revoke"), id: z.coerce.number().int().positive() }),
 ]);
+
+/** The back office's row buttons (decision 173); form-fields.ts says what asSent and rowId hand over. */
+
+/** 举报处理: hide, restore, delete or dismiss one reported comment (anything else is 未知操作). */
+export const reportDecisionSchema = z.object({ decision: z.enum(["hide", "restore", "delete", "dismiss"]), commentId: rowId });
+
+/** 提现处理: paid with the transfer's reference, or refused with an optional reason (settlePayout checks it). */
+export const payoutOutcomeSchema = z.object({ outcome: z.enum(["paid", "refused"]), id: rowId, reference: asSent });
+
+/** A work's moderation buttons; takeDownWork and deleteWorkAsAdmin check the reason. */
+export const workModerationSchema = z.object({ intent: z.enum(["take-down", "restore", "r18", "all-ages", "delete"]), reason: asSent });
+
+/** An order's buttons: 查询, 补单 (a reason and the gateway's trade number), 退款 (a reason). */
+export const orderActionSchema = z.object({ intent: z.enum(["query", "credit", "refund"]), reason: asSent, tradeNo: asSent });
+
+/** A site image's page (/admin/settings/cover, logo, hero, icon): 删除 (`intent` remove), anything else uploads the `image` file. */
+export const siteImageIntentSchema = intentSchema(["remove", "upload"], "upload");
+
+/** 稿酬与定价's six numbers as sent: saveEconomySettings checks each with its own message. */
+export const economySettingsFormSchema = z.object({
+  pricePerThousand: asSent,
+  pricePerThousandMin: asSent,
+  pricePerThousandMax: asSent,
+  authorSharePercent: asSent,
+  wholeBookDiscountPercent: asSent,
+  payoutMinimum: asSent,
+});

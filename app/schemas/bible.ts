@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sentOrMissing } from "./form-fields";
 
 /** The story bible's forms and messages (docs/product.md#story-bible). */
 export const ENTITY_KINDS = ["character", "place", "item", "faction"] as const;
@@ -71,6 +72,12 @@ const chapterField = z.preprocess(
   (v) => (typeof v === "string" ? v.trim() : v) || undefined,
   z.coerce.number({ error: BIBLE_MESSAGES.chapterNumber }).int({ error: BIBLE_MESSAGES.chapterNumber }).min(1, { error: BIBLE_MESSAGES.chapterNumber }).max(BIBLE_LIMITS.chapter, { error: BIBLE_MESSAGES.chapterNumber }).optional(),
 );
+
+/**
+ * The page a summaries' form carries (decision 173), as sent; undefined when the form has
+ * none (the screen's own ?page= then). Refuses nothing.
+ */
+export const biblePageSchema = z.object({ page: sentOrMissing });
 
 export const bibleActionSchema = z.discriminatedUnion("intent", [
   z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asSent, intentSchema } from "./form-fields";
 
 /** docs/product.md: Rules, Messages: the credits page's messages. */
 export const CREDITS_MESSAGES = {
@@ -51,6 +52,9 @@ export const topUpSchema = z.object({
 /** The three forms of /credits share one action, told apart by `intent`. */
 export const creditsActionSchema = z.discriminatedUnion("intent", [redeemSchema, exchangeSchema, topUpSchema]);
 
+/** Which of the three forms a reply answers, refused ones included (an intent none of them sends: 兑换码's). */
+export const creditsIntentSchema = intentSchema(["redeem", "exchange", "topup"], "redeem");
+
 /**
  * Why `value` (as typed) is not an exchange amount the balance allows, in the server's
  * words; null when it is, or when nothing is typed yet.
@@ -66,3 +70,6 @@ export function exchangeAmountProblem(value: string, balance: number): string | 
 export function isValidExchangeAmount(value: string, balance: number): boolean {
   return value.trim() !== "" && exchangeAmountProblem(value, balance) === null;
 }
+
+/** 作者收入's two forms (decision 173): 申请提现 (amount, payee) and 转为积分 (amount); requestPayout and convertIncomeToCredits check the values. */
+export const incomeActionSchema = z.object({ intent: z.enum(["payout", "convert"]), amount: asSent, payee: asSent, payeeName: asSent });

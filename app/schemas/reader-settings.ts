@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asSent } from "./form-fields";
 
 /**
  * The reader's settings (docs/product.md#reading-comfort, decision 106): five font sizes,
@@ -68,3 +69,16 @@ export function readerSettingsAttributes(settings: ReaderSettings) {
     "data-reader-width": settings.width,
   };
 }
+
+/**
+ * The settings panel's form (POST /reader-settings, decision 173): the four settings as
+ * sent (saveReaderSettings checks them with readerSettingsSchema and its messages) and the
+ * page to go back to.
+ */
+export const readerSettingsFormSchema = z.object({
+  fontSize: asSent,
+  lineHeight: asSent,
+  width: asSent,
+  background: asSent,
+  back: asSent,
+});

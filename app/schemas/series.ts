@@ -2,6 +2,7 @@ import { z } from "zod";
 import { normalizeLinesIn } from "~/utils/text";
 import { BIBLE_LIMITS, PLAN_MAX_CHARS } from "./bible";
 import { CHAPTER_CONTENT_MAX } from "./work";
+import { sentText } from "./form-fields";
 
 /** /series-writing's forms and messages (docs/product.md#series-continuation, decisions 141-142). */
 export const SERIES_MESSAGES = {
@@ -45,6 +46,26 @@ export const continueSaveSchema = z.object({
   formToken: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, SERIES_MESSAGES.requestKey).optional(),
 });
 export type ContinueSaveInput = z.infer<typeof continueSaveSchema>;
+
+/**
+ * What /series-writing's action reads before the intent's schema (decision 173): the
+ * intent; the text and title sent with 存为草稿 / 发布, given back to the form when it is
+ * refused; and the chapter the text was written as (a positive whole number, else 1), the
+ * default title's number. Refuses nothing: continueSchema and continueSaveSchema check
+ * the rest with their own messages and statuses.
+ */
+export const seriesFormSchema = z.object({
+  intent: sentText,
+  content: sentText,
+  title: sentText,
+  chapter: z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const chapter = Number(value);
+      return Number.isSafeInteger(chapter) && chapter > 0 ? chapter : 1;
+    }),
+});
 
 /** The default title of a continued chapter. */
 export const defaultChapterTitle = (chapter: number) => `第${chapter}章`;

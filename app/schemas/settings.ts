@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { newPasswordSchema, PASSWORD_MAX_BYTES } from "./auth";
+import { rowId } from "./form-fields";
 
 export const NICKNAME_MAX = 30;
 export const PIXIV_ID_MAX = 32;
+/** 阅读App（OPDS）: a token's label, and how many tokens a reader may hold (decision 201). */
+export const OPDS_LABEL_MAX = 30;
+export const OPDS_TOKEN_LIMIT = 5;
 
 /** docs/product.md: Rules, Messages: the settings pages' messages. */
 export const SETTINGS_MESSAGES = {
@@ -22,6 +26,12 @@ export const SETTINGS_MESSAGES = {
   avatarRequired: "请选择头像图片",
   saveFailed: "保存失败，请重试",
   loadFailed: "加载失败，请重试",
+  opdsLabelRequired: "请输入令牌名称，如“KOReader”",
+  opdsLabelTooLong: `令牌名称不能超过${OPDS_LABEL_MAX}个字符`,
+  opdsTooMany: `最多只能创建${OPDS_TOKEN_LIMIT}个阅读App令牌，请先撤销不用的令牌`,
+  opdsTokenMissing: "令牌不存在或已撤销",
+  /** What a reading app's request without a working token gets (401, no data). */
+  opdsUnauthorized: "阅读App令牌无效或已撤销，请在“设置 → 阅读App（OPDS）”中重新创建",
 } as const;
 
 /** Counted in characters as a person sees them (an emoji is one), after trimming. */
@@ -74,3 +84,19 @@ export const displayPreferenceSchema = z.object({
   /** The 我已年满 18 周岁 checkbox beside the R-18 switch while it is off. */
   adultConfirmed: z.string().optional().transform((v) => v === "yes"),
 });
+
+/**
+ * 阅读App（OPDS） (/settings/opds): 创建令牌 with a label, or 撤销 one by its id (an unknown
+ * or someone else's id is 不存在, said by the domain function).
+ */
+export const opdsTokenActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("create"),
+    label: z
+      .string({ error: SETTINGS_MESSAGES.opdsLabelRequired })
+      .trim()
+      .min(1, SETTINGS_MESSAGES.opdsLabelRequired)
+      .refine((v) => Array.from(v).length <= OPDS_LABEL_MAX, SETTINGS_MESSAGES.opdsLabelTooLong),
+  }),
+  z.object({ intent: z.literal("revoke"), id: rowId }),
+]);

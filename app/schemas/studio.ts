@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { parseShanghaiLocal } from "~/utils/shanghai-time";
 import { normalizeLinesIn } from "~/utils/text";
+import { parsePage } from "~/utils/pagination";
 import { categoryField } from "./category-field";
+import { asSent, sentOrMissing, sentText } from "./form-fields";
 import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
 
 /** docs/product.md#author-studio: the author studio's forms and their messages. */
@@ -12,6 +14,14 @@ export const CHAPTER_TITLE_MAX = 100;
 export const CHAPTER_REVISIONS_KEPT = 20;
 /** Autosaves less than this many minutes after the first of a run share one kept save. */
 export const AUTOSAVE_MERGE_MINUTES = 10;
+
+/** 作者的话 (docs/decisions/202): at most this many characters, outside 字数 and price. */
+export const AUTHOR_NOTE_MAX = 2000;
+
+/** A chapter's kind (docs/decisions/203): 正文, or a notice chapter outside the numbering. */
+export const CHAPTER_KINDS = ["chapter", "leave", "about"] as const;
+export type ChapterKind = (typeof CHAPTER_KINDS)[number];
+export const CHAPTER_KIND_LABELS: Record<ChapterKind, string> = { chapter: "正文", leave: "请假条", about: "作品相关" };
 
 /** The author's statistics cover this many China-time days, today included (docs/decisions/099). */
 export const STATS_DAYS = 30;
@@ -27,6 +37,8 @@ export const STUDIO_MESSAGES = {
   chapterTitle: "请输入章节标题",
   chapterTitleTooLong: `章节标题不能超过${CHAPTER_TITLE_MAX}个字`,
   contentRequired: "请输入章节内容",
+  contentInvisible: "章节内容只有空白或不可见字符（如零宽空格），请输入正文",
+  titleInvisible: "章节标题只有空白或不可见字符（如零宽空格），请输入标题",
   positionRange: (total: number) => (total > 1 ? `请输入1到${total}之间的位置` : "作品只有一章，无需移动"),
   insertRange: (last: number) => `请输入1到${last}之间的位置`,
   alreadyFirst: "已经是第一章了",
@@ -43,12 +55,16 @@ export const STUDIO_MESSAGES = {
   scheduleInvalid: "请输入有效的定时发布时间",
   scheduleInPast: "定时发布的时间必须晚于现在",
   alreadyPublished: "该章节已发布",
+  inReview: "该章节正在审核中，审核通过后发布",
   exportEmpty: "没有可以导出的章节",
   contentTooLong: "正文过长",
   contentControl: "正文包含不允许的控制字符",
   staleRevision: "此章节已在别处修改，请重新载入后再编辑",
   revisionInvalid: "版本号无效，请重新载入后再编辑",
   revisionNotFound: "该历史版本不存在",
+  authorNoteTooLong: `作者的话不能超过${AUTHOR_NOTE_MAX}个字`,
+  authorNoteControl: "作者的话包含不允许的控制字符",
+  kindInvalid: "请选择章节类型：正文、请假条或作品相关",
 } as const;
 
 /**
@@ -141,6 +157,16 @@ const volumeTitleField = z
   .refine((v) => Array.from(v).length <= CHAPTER_TITLE_MAX, STUDIO_MESSAGES.volumeTitleTooLong);
 
 /** Every form of the chapter manager (/works/:id/chapters), told apart by `intent`. */
+/**
+ * 销售设置 (decision 173): the mode, the whole book's price, the first VIP chapter and the
+ * price per thousand characters, handed to setWorkPricing as sent; it checks each against
+ * the site's economy settings and names the field a refusal is about.
+ */
+export const workPricingSchema = z.object({ mode: sentOrMissing, price: asSent, vipFrom: asSent, pricePerThousand: asSent });
+
+/** The chapter manager's page to go back to (decision 173): parsePage's number, 1 when missing. Refuses nothing. */
+export const chapterManagerPageSchema = z.object({ page: sentText.transform(parsePage) });
+
 export const chapterManagerSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("move"), chapterId, to: place("位置") }),
   z.object({ intent: z.literal("up"), chapterId }),
@@ -163,6 +189,15 @@ export const chapterManagerSchema = z.discriminatedUnion("intent", [
 export type ChapterManagerAction = z.infer<typeof chapterManagerSchema>;
 
 const chapterContent = z.preprocess(normalizeLinesIn, z.string().max(CHAPTER_CONTENT_MAX, "正文过长").default(""));
+
+/** 作者的话: optional text under the chapter; absent keeps what the chapter has (the old edit page). */
+const authorNoteField = z.preprocess(
+  normalizeLinesIn,
+  z
+    .string({ error: STUDIO_MESSAGES.authorNoteTooLong })
+    .refine((v) => Array.from(v).length <= AUTHOR_NOTE_MAX, STUDIO_MESSAGES.authorNoteTooLong)
+    .optional(),
+);
 
 /** 存稿 / 立即发布 / 定时发布 with its China-time datetime-local value. */
 const releaseFields = {
@@ -190,8 +225,9 @@ export function releaseOf(v: { release: "draft" | "now" | "at"; publishAt?: stri
  * 保存): 立即发布 says it was published, not merely saved. `null`: the chapter was already
  * published, so the save only changed its text.
  */
-export function releaseNotice(released: "draft" | "published" | "scheduled" | null): string {
+export function releaseNotice(released: "draft" | "published" | "scheduled" | "review" | null): string {
   if (released === "published") return "章节已发布";
+  if (released === "review") return "章节已提交审核：审核通过后才会发布，定时发布也要等审核通过";
   if (released === "scheduled") return "已设置定时发布";
   if (released === "draft") return "已存稿";
   return "章节已保存";
@@ -206,12 +242,13 @@ const revisionField = z
 
 /** The chapter editor (/works/:id/chapters/:chapterId); the release applies to unpublished chapters. */
 export const chapterEditSchema = z
-  .object({ title: chapterTitleField, content: chapterContent, ...releaseFields, revision: revisionField.optional() })
+  .object({ title: chapterTitleField, content: chapterContent, authorNote: authorNoteField, ...releaseFields, revision: revisionField.optional() })
   .superRefine(checkRelease);
 
 /** The editor's autosave (POST /works/:id/chapters/:chapterId/autosave): the text and the revision it was based on. */
 export const chapterAutosaveSchema = z.object({
   content: z.preprocess(normalizeLinesIn, z.string({ error: STUDIO_MESSAGES.contentRequired }).max(CHAPTER_CONTENT_MAX, STUDIO_MESSAGES.contentTooLong)),
+  authorNote: authorNoteField,
   revision: revisionField,
 });
 
@@ -223,6 +260,8 @@ export const chapterNewSchema = z
   .object({
     title: chapterTitleField,
     content: chapterContent,
+    authorNote: authorNoteField,
+    kind: z.enum(CHAPTER_KINDS, { error: STUDIO_MESSAGES.kindInvalid }).default("chapter"),
     ...releaseFields,
     at: place("插入位置").optional(),
     volumeId: z.union([z.literal(""), z.literal("none"), volumeId]).optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { normalizeLinesIn } from "~/utils/text";
 import { categoryField } from "./category-field";
+import { asSent, sentText } from "./form-fields";
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 5000;
@@ -68,6 +69,18 @@ export const publishSchema = z
 
 export type PublishInput = z.infer<typeof publishSchema>;
 
+/**
+ * What the publish action reads whatever publishSchema says (decision 173): the intent
+ * (预览 reads the TXT before the form is complete), the separator as sent (previewTxt
+ * checks it) and the token of a TXT already staged, shown again beside a refusal.
+ * Refuses nothing.
+ */
+export const publishStepSchema = z.object({
+  intent: sentText,
+  separator: sentText,
+  importToken: sentText,
+});
+
 /** A price in whole credits, at least 1 (docs/product.md: Rules). */
 const priceSchema = z
   .string({ error: WORK_MESSAGES.price })
@@ -83,6 +96,19 @@ export const myWorksActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("put-on-shelf"), workId: z.coerce.number().int().positive() }),
   z.object({ intent: z.literal("delete"), workId: z.coerce.number().int().positive() }),
 ]);
+
+/**
+ * Beside myWorksActionSchema (decision 173): the page to go back to (checked where it is
+ * used, safeRedirectPath), and the work a refused form names (its number, or null when it
+ * is not one). Refuses nothing.
+ */
+export const myWorksReturnSchema = z.object({
+  back: asSent,
+  workId: z
+    .unknown()
+    .optional()
+    .transform((value) => Number(value) || null),
+});
 
 export const editChapterSchema = z.object({
   chapterId: z.coerce.number().int().positive(),

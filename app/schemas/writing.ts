@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { normalizeLines, normalizeLinesIn } from "~/utils/text";
+import { flag, sentOrMissing, sentText } from "./form-fields";
 
 /** Limits of the writing tools (docs/product.md: Rules, Constants). */
 export const WRITING_LIMITS = {
@@ -161,6 +162,42 @@ export const sourceSchema = z
       ctx.addIssue({ code: "custom", path: ["sourceWorkId"], message: WRITING_MESSAGES.sourceRequired });
     }
   });
+
+/**
+ * What the writing page's forms post besides their own fields (decision 173), read once
+ * before the intent's schema: the intent, the project and the plot on screen, the tab to
+ * go back to, `fetcher` (1 from a fetcher, answered with data rather than a redirect), and
+ * the fields of the buttons whose rows the writing functions look up themselves (a
+ * character, a plot and its direction, the plots' order, a version, an operation and its
+ * candidate, the text 生成 saves first). Refuses nothing: an unknown intent is 未知操作, a
+ * missing or wrong id the function's own 不存在.
+ */
+export const writingFormSchema = z.object({
+  intent: sentText,
+  projectId: sentText,
+  selectedPlotId: sentText.transform((id) => id || undefined),
+  tab: z
+    .unknown()
+    .optional()
+    .transform((value) => (value === "draft" ? ("draft" as const) : undefined)),
+  fetcher: flag,
+  characterId: sentText,
+  plotId: sentText,
+  direction: z
+    .unknown()
+    .optional()
+    .transform((value) => (value === "up" ? ("up" as const) : ("down" as const))),
+  order: sentText.transform((order) => order.split(",").filter(Boolean)),
+  versionId: sentText,
+  operationId: sentText,
+  /** A candidate's index as a number (NaN when missing, which acceptCandidate answers 该候选不存在). */
+  index: z
+    .unknown()
+    .catch(undefined)
+    .transform((value) => Number(value ?? NaN)),
+  /** The plot's text 生成 saves first: an emptied textarea ("") is saved, a missing one is not. */
+  content: sentOrMissing,
+});
 
 export type CharacterInput = z.infer<typeof characterSchema>;
 export type PlotInput = z.infer<typeof plotSchema>;

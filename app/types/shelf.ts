@@ -1,5 +1,5 @@
 /**
- * One work on the reader's 书架 as the server lists it (catalog/visibility.server.ts,
+ * One work on the reader's 书架 as the server lists it (reading/library.server.ts,
  * listShelf) and the page shows it (components/library/shelf-card.tsx): one shape for both.
  */
 interface ShelfWork {

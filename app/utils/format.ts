@@ -29,3 +29,14 @@ export const WORK_TYPE_LABELS = {
 } as const;
 
 export const WORK_STATUS_LABELS = { completed: "已完结", ongoing: "连载中" } as const;
+
+/** How long something has waited, in Chinese: 不到 1 分钟, 12 分钟, 3 小时 5 分钟, 2 天 4 小时. */
+export function formatWait(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 1) return "不到 1 分钟";
+  if (minutes < 60) return `${minutes} 分钟`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} 小时 ${minutes % 60} 分钟` : `${hours} 小时`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} 天 ${hours % 24} 小时` : `${days} 天`;
+}

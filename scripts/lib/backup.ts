@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DataDirLockedError, lockDataDir } from "~/db/data-dir-lock.server";
-import { databaseUrl, dataDir, pgliteDir } from "~/server/platform/env.server";
+import { databaseUrl, dataDir, pgliteDir } from "~/env.server";
 import { s3ConfigFromEnv } from "~/server/platform/storage.server";
 
 const MANIFEST = "inkstone-backup.json";

@@ -101,6 +101,12 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       });
       expect(adjusted.status(), "balance change").toBeLessThan(400);
     }
+    // A 编辑推荐 row with the free work: the home page shows it, its back-office page lists it.
+    const row = await admin.post("/admin/front-page", { form: { intent: "create", name: "无障碍推荐" }, headers: sameOrigin(baseURL), maxRedirects: 0 });
+    const curatedRowId = Number(/\/admin\/front-page\/(\d+)/.exec(row.headers()["location"] ?? "")?.[1]);
+    expect(curatedRowId, "a new curated row").toBeGreaterThan(0);
+    const added = await admin.post(`/admin/front-page/${curatedRowId}`, { form: { intent: "add", workId: String(workId) }, headers: sameOrigin(baseURL), maxRedirects: 0 });
+    expect(added.status(), "a work added to the row").toBe(302);
     await admin.dispose();
     const posts = [
       [reader, `/works/${paidId}`, { intent: "purchase" }],
@@ -141,6 +147,7 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       userId: readerId,
       orderNo: orderNo!,
       marker: facts.marker,
+      curatedRowId,
       cookies,
       adminSession: adminSession!,
     };
@@ -277,7 +284,7 @@ test("every page of app/routes.ts is visited or says why not", () => {
   expect(patterns).not.toContain("/works/:id/feed.xml");
   expect(patterns).not.toContain("/exports/database.zip");
   // Every address can be made: each dynamic segment has a value.
-  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", orderNo: "o", marker: "m" });
+  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", orderNo: "o", marker: "m", curatedRowId: 5 });
   expect(visits.filter((visit) => visit.url.includes(":"))).toEqual([]);
   // A stale exception (a route that is gone) fails.
   for (const pattern of Object.keys(NOT_VISITED)) expect(allPatterns(), pattern).toContain(pattern);

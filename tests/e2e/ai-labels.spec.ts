@@ -1,5 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { expect, test, textbox } from "./fixtures";
 
 /**
  * Exact metering and AI labels in the browser (docs/product.md D15): a generation's
@@ -7,8 +7,6 @@ import { expect, test } from "./fixtures";
  * publishes text generated here. The rules themselves are tested in
  * tests/integration/ai-metering.test.ts and ai-labels.test.ts.
  */
-const textbox = (scope: Page | Locator, name: string) => scope.getByRole("textbox", { name, exact: true });
-
 /** A free-writing project with one character and one plot, its plot open: returns the editor. */
 async function readyPlot(page: Page, visit: (path: string) => Promise<unknown>) {
   await visit("/free-writing");

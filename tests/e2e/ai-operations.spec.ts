@@ -1,7 +1,7 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expectNoSeriousViolations } from "./fixtures/axe";
 import { listenToConsole } from "./fixtures/site-pages";
-import { expect, test } from "./fixtures";
+import { expect, test, textbox } from "./fixtures";
 import { publishWork } from "./studio-helpers";
 
 /**
@@ -9,8 +9,6 @@ import { publishWork } from "./studio-helpers";
  * the test provider. The rules (metering per candidate, one charge per request, bad input)
  * are tested in tests/integration/ai-operations.test.ts.
  */
-const textbox = (scope: Page | Locator, name: string) => scope.getByRole("textbox", { name, exact: true });
-
 const OWN = "山中无甲子，寒尽不知年。老人每日清晨上山砍柴，傍晚挑着柴下山。\n村口的孩子们总围着他，听他讲山里的故事。\n那一年冬天来得特别早，第一场雪落下时，他没有下山。";
 const PART = "村口的孩子们总围着他，听他讲山里的故事。";
 

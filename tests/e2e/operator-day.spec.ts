@@ -6,44 +6,10 @@
  * (on a 390 px phone), pays the author, and then shows in 操作日志 who did each; the
  * payment keys stay out of their reach.
  */
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test, waitForHydration } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { newAdminContext } from "./fixtures/new-admin";
 import { buyWhole, commentAs, fundedBuyer, marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
-
-/**
- * A new 运营 admin, added through /admin/admins by the e2e 超级管理员 (a pooled session
- * from the seed), then signed in through /xbbadmin in a browser context of its own.
- * Both steps are the forms' own requests; admin-console.spec.ts clicks through them.
- */
-async function operatorContext(browser: Browser, baseURL: string, javaScriptEnabled: boolean) {
-  const origin = new URL(baseURL).origin;
-  const headers = { Origin: origin, Referer: `${origin}/admin/admins` };
-  const email = `ops-${marker("day")}@example.com`;
-  const password = "ops-day-password";
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
-  const superContext = await browser.newContext({ baseURL });
-  try {
-    await superContext.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
-    const added = await superContext.request.post("/admin/admins", {
-      form: { intent: "add", email, role: "operator", password },
-      headers,
-      maxRedirects: 0,
-    });
-    expect(added.status(), await added.text()).toBe(302);
-  } finally {
-    await superContext.close();
-  }
-  const context = await browser.newContext({ baseURL, javaScriptEnabled });
-  const login = await context.request.post("/xbbadmin", {
-    form: { email, password, redirectTo: "/admin/dashboard" },
-    headers: { Origin: origin, Referer: `${origin}/xbbadmin` },
-    maxRedirects: 0,
-  });
-  expect(login.status()).toBe(302);
-  return { context, email };
-}
 
 async function noHorizontalScroll(page: Page) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -105,7 +71,7 @@ test("a 运营 takes down a reported work, deletes the comment, bans the spammer
     await spammerPage.goto("about:blank");
   }).toPass();
 
-  const { context, email: operator } = await operatorContext(browser, baseURL!, javaScriptEnabled);
+  const { context, email: operator } = await newAdminContext(browser, baseURL!, { role: "operator", label: marker("day"), javaScriptEnabled });
   const admin = await context.newPage();
   const open = async (url: string) => {
     const response = await admin.goto(url);

@@ -1,7 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
-import { commentAs, marker, newAuthor, publishWork, type Author } from "./reader-helpers";
+import { commentAs, marker, newAuthor, publishWork, sameOrigin, type Author } from "./reader-helpers";
 import { publishWork as publishStudioWork } from "./studio-helpers";
 
 /**
@@ -13,11 +13,6 @@ const PHONE = { width: 390, height: 844 };
 test.use({ viewport: PHONE, hasTouch: true, isMobile: true });
 
 const nojs = { tag: "@nojs" };
-
-function sameOrigin(baseURL: string) {
-  const origin = new URL(baseURL).origin;
-  return { Origin: origin, Referer: `${origin}/` };
-}
 
 /** The element's box, which must exist (the element is rendered). */
 async function box(locator: Locator) {

@@ -54,9 +54,11 @@ test("a buyer buys through the dialog (购买中..., 购买成功) and the work 
   await expect(purchaseDialog(page)).toHaveCount(0);
   await expect(paywall.getByRole("link", { name: "购买作品" })).toBeFocused();
   await paywall.getByRole("link", { name: "购买作品" }).click();
-  // Hold the purchase a moment to see the processing state.
+  // Hold the purchase until the processing state has been seen.
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
   await page.route(new RegExp(`/works/${id}(\\.data)?\\?purchase=1`), async (route) => {
-    if (route.request().method() === "POST") await new Promise((r) => setTimeout(r, 600));
+    if (route.request().method() === "POST") await held;
     await route.continue();
   });
   await dialog.getByRole("button", { name: "确认购买" }).click();
@@ -65,6 +67,7 @@ test("a buyer buys through the dialog (购买中..., 购买成功) and the work 
   await expect(dialog.getByRole("link", { name: "关闭" })).toHaveCount(0);
   await page.keyboard.press("Escape");
   await expect(dialog).toBeVisible();
+  letThrough();
   await expect(dialog.getByText("购买成功，正在打开作品...")).toBeVisible();
 
   await expect(page).toHaveURL(`/works/${id}`);

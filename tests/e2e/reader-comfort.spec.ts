@@ -170,10 +170,10 @@ test("resuming at paragraph 140, scrolling up loads the paragraphs before it wit
   const top = await resumed.evaluate((p) => p.getBoundingClientRect().top);
   expect(Math.abs(top)).toBeLessThan(120);
   // Scrolling up brings the rest, down to the first paragraph.
-  for (let i = 0; i < 6 && (await page.locator("#p-0").count()) === 0; i++) {
+  await expect(async () => {
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.waitForTimeout(300);
-  }
+    await expect(page.locator("#p-0")).toBeAttached({ timeout: 300 });
+  }).toPass({ timeout: 15_000 });
   await expect(page.locator("#p-0")).toHaveText(`${text}第1段。`);
   await expect(page.getByText("向上滚动加载前文")).toHaveCount(0);
   // Every paragraph from the first on, once each and in order: the 190 up to the resumed
@@ -181,4 +181,31 @@ test("resuming at paragraph 140, scrolling up loads the paragraphs before it wit
   const shown = await chapterParagraphs(page).allTextContents();
   expect(shown.length).toBeGreaterThanOrEqual(190);
   expect(shown).toEqual(shown.map((_, i) => `${text}第${i + 1}段。`));
+});
+
+test("two scroll events in one task load the batch before once: every paragraph keeps its id", async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("once");
+  const id = await publishWork(author, { title: `一次 ${text}`, chapters: [{ title: "第一章", paragraphs: numberedParagraphs(200, text) }] });
+  // Resumed at 100 and read down to 149: the start of the text is far above the window.
+  await visit(`/works/${id}?chapter=1&from=100#p-149`);
+  await expect(page.locator("#p-149")).toBeInViewport();
+  const asked: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().includes("/paragraphs?") && request.url().includes("before=")) asked.push(request.url());
+  });
+  // Back to the top, and two scroll events before the page can re-render between them.
+  await page.evaluate(() => {
+    window.scrollTo(0, 0);
+    window.dispatchEvent(new Event("scroll"));
+    window.dispatchEvent(new Event("scroll"));
+  });
+  await expect(page.locator("#p-50")).toBeAttached();
+  await expect(page.locator("#p-100")).toHaveText(`${text}第101段。`);
+  await expect(page.locator("#p-50")).toHaveText(`${text}第51段。`);
+  expect(asked.filter((url) => url.includes("before=100"))).toHaveLength(1);
+  // Whatever else has loaded by now, each paragraph's id names its own text, once each.
+  const shown = await chapterParagraphs(page).evaluateAll((ps) => ps.map((p) => [p.id, p.textContent]));
+  expect(shown.map(([pid, said]) => `${pid}:${said}`)).toEqual(shown.map(([pid]) => `${pid}:${text}第${Number(pid!.slice(2)) + 1}段。`));
+  expect(new Set(shown.map(([pid]) => pid)).size).toBe(shown.length);
 });

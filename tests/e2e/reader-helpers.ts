@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { expect, type APIRequestContext, type Page, type PlaywrightWorkerArgs } from "@playwright/test";
 import { signedInRequest, type Credentials, type SeedFacts } from "./fixtures";
 
-function sameOrigin(baseURL: string) {
+export function sameOrigin(baseURL: string) {
   const origin = new URL(baseURL).origin;
   return { Origin: origin, Referer: `${origin}/` };
 }

@@ -195,3 +195,39 @@ test("a missing work offers 返回首页; /work/:id redirects to /works/:id", no
   expect(moved.status()).toBe(301);
   expect(moved.headers()["location"]).toBe("/works/987654321?chapter=2");
 });
+
+test("a search engine finds a description, the canonical address, cards and JSON-LD; an R-18 work says noindex", async ({ playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("seo");
+  const id = await publishWork(author, {
+    title: `搜索可见 ${text}`,
+    description: `一个关于渡河的故事 ${text}。`,
+    chapters: [{ title: "第一章 起程", paragraphs: ["天刚亮。"] }],
+  });
+  // As a crawler reads it: a visitor's GET, no script run.
+  const visitor = await playwright.request.newContext({ baseURL });
+  const head = async (path: string) => {
+    const html = await (await visitor.get(path)).text();
+    return html.slice(0, html.indexOf("</head>"));
+  };
+  const attr = (html: string, pattern: RegExp) => pattern.exec(html)?.[1]?.replace(/&amp;/g, "&");
+
+  const chapterHead = await head(`/works/${id}?chapter=1`);
+  const url = `${baseURL}/works/${id}?chapter=1`;
+  expect(attr(chapterHead, /<meta name="description" content="([^"]*)"/)).toBe(`《搜索可见 ${text}》第一章 起程。一个关于渡河的故事 ${text}。`);
+  expect(attr(chapterHead, /<link rel="canonical" href="([^"]*)"/)).toBe(url);
+  expect(attr(chapterHead, /<meta property="og:url" content="([^"]*)"/)).toBe(url);
+  expect(attr(chapterHead, /<meta property="og:image" content="([^"]*)"/)).toMatch(new RegExp(`^${baseURL}/covers/${id}\\.webp\\?v=`));
+  expect(chapterHead).not.toContain('name="robots"');
+  const ld = JSON.parse(attr(chapterHead, /<script type="application\/ld\+json">([\s\S]*?)<\/script>/)!);
+  const byType = Object.fromEntries(ld["@graph"].map((node: { "@type": string }) => [node["@type"], node]));
+  expect(byType.Book).toMatchObject({ name: `搜索可见 ${text}`, url: `${baseURL}/works/${id}`, inLanguage: "zh-CN" });
+  expect(byType.Chapter).toMatchObject({ position: 1, url, isPartOf: { "@id": `${baseURL}/works/${id}#book` } });
+  expect(byType.BreadcrumbList.itemListElement.map((item: { item: string }) => item.item)).toEqual([`${baseURL}/`, `${baseURL}/works/${id}`, url]);
+
+  const r18 = await publishWork(author, { title: `成人 ${text}`, rating: "r18", chapters: [{ title: "第一章", paragraphs: ["正文。"] }] });
+  const gated = await head(`/works/${r18}`);
+  expect(gated).toContain('<meta name="robots" content="noindex"/>');
+  expect(gated).not.toContain('rel="canonical"');
+  await visitor.dispose();
+});

@@ -223,4 +223,45 @@ test.describe("/settings", () => {
     expect(file.headers()["content-type"]).toBe("image/png");
     await expect(page.getByRole("banner").locator("img.avatar")).toHaveAttribute("src", src);
   });
+
+  test("阅读App（OPDS）: creates a token, shows the catalog's address once, and the app loses it on 撤销", nojs, async ({
+    loggedInPage: page,
+    visit,
+    playwright,
+  }) => {
+    await visit("/settings");
+    await page.getByRole("link", { name: /阅读App/ }).click();
+    await expect(page).toHaveURL(/\/settings\/opds$/);
+    await expect(page.getByRole("heading", { name: "阅读App（OPDS）" })).toBeVisible();
+    const label = page.getByLabel(/^令牌名称/);
+    await label.fill("  ");
+    await page.getByRole("button", { name: "创建令牌" }).click();
+    await expect(page.getByRole("alert")).toHaveText("请输入令牌名称，如“KOReader”");
+
+    await label.fill("KOReader");
+    await page.getByRole("button", { name: "创建令牌" }).click();
+    const address = page.getByTestId("opds-address");
+    await expect(address).toHaveText(/\/opds\/inkopds_[A-Za-z0-9_-]{32}$/);
+    const catalog = (await address.textContent())!;
+
+    // A reading app: no cookies, only the address.
+    const app = await playwright.request.newContext();
+    const root = await app.get(catalog);
+    expect(root.status()).toBe(200);
+    expect(root.headers()["content-type"]).toContain("kind=navigation");
+    expect(root.headers()["set-cookie"]).toBeUndefined();
+    expect((await app.get(`${catalog}/library`)).headers()["content-type"]).toContain("kind=acquisition");
+
+    // Shown once: the page opened again lists the token (used now) but not its address.
+    await visit("/settings/opds");
+    await expect(page.getByTestId("opds-address")).toHaveCount(0);
+    await expect(page.getByText("inkopds_")).toHaveCount(0);
+    await expect(page.getByRole("list", { name: "阅读App令牌" })).toContainText(/KOReader\s*创建于 \d{4}-\d{2}-\d{2} \d{2}:\d{2} · 最近使用 \d{4}-/);
+
+    await page.getByRole("button", { name: "撤销令牌「KOReader」" }).click();
+    await expect(page.getByRole("status")).toHaveText("已撤销令牌「KOReader」，使用它的阅读App将无法再访问书库");
+    await expect(page.getByRole("list", { name: "阅读App令牌" })).toHaveCount(0);
+    expect((await app.get(catalog)).status()).toBe(401);
+    await app.dispose();
+  });
 });

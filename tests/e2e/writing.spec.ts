@@ -1,5 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { expect, test, textbox } from "./fixtures";
 
 /**
  * The AI writing tools end to end, against the test provider (tests/fakes/ai-provider.ts)
@@ -13,8 +13,6 @@ test.beforeAll(async ({ request }) => {
   const response = await request.get(`${AI_URL}/healthz`).catch(() => null);
   if (!response?.ok()) throw new Error(`the test AI provider is not running at ${AI_URL} (see playwright.config.ts)`);
 });
-
-const textbox = (scope: Page | Locator, name: string) => scope.getByRole("textbox", { name, exact: true });
 
 async function startProject(page: Page, tool: "自由创作" | "短篇仿写") {
   await page.getByRole("button", { name: `开始${tool}` }).click();

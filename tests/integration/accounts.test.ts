@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { credits, profiles, sessions, tokenTransactions, users } from "~/db/schema";
 import { AUTH_MESSAGES, AuthError, login, register } from "~/server/identity/auth.server";
-import { loginAction, registerAction } from "~/server/identity/auth-actions.server";
+import { loginAction, registerAction } from "~/routes/public/auth-actions.server";
 import {
   createUserSession,
   destroyAllUserSessions,
   getSessionUser,
-  requireUser,
 } from "~/server/identity/session.server";
-import { verifyPassword } from "~/server/identity/password.server";
+import { requireUser } from "~/middleware/guards.server";
+import { verifyPassword } from "~/server/platform/password.server";
 import { cookiePair, createUser, formOf, postRequest, TEST_PASSWORD, uniqueEmail } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
 

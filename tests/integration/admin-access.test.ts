@@ -4,7 +4,7 @@ import { db } from "~/db/client.server";
 import { adminApiTokens, adminSessions, siteConfigs } from "~/db/schema";
 import { createApiToken, hashApiToken, revokeApiToken } from "~/server/identity/api-tokens.server";
 import { getAdmin } from "~/server/identity/admin-session.server";
-import { verifyPassword } from "~/server/identity/password.server";
+import { verifyPassword } from "~/server/platform/password.server";
 import { cookiePair, createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import {
@@ -12,13 +12,13 @@ import {
   callAction,
   callLoader,
   createAdmin,
-  errorsOf,
   request,
   type Identity,
   type RouteResult,
   testActor,
   actorOf,
 } from "./admin-fixtures";
+import { errorsOf } from "../fixtures/form-replies";
 
 let admin: Awaited<ReturnType<typeof createAdmin>>;
 let adminCookie: string;
@@ -252,6 +252,14 @@ const ADMIN_ROUTES: AdminRoute[] = [
   { name: "chat test", load: () => import("~/routes/admin/tests/openai"), path: "/admin/tests/openai", post: () => ({ endpoint: "ftp://example.com", apiKey: "k", model: "" }) },
   { name: "account", load: () => import("~/routes/admin/account"), path: "/admin/account", post: () => ({ currentPassword: "x", newPassword: "y", confirmPassword: "y" }) },
   { name: "api-tokens", load: () => import("~/routes/admin/api-tokens"), path: "/admin/api-tokens", post: () => ({ intent: "create", name: "矩阵", expiresIn: "30" }) },
+  // 先审后发 (docs/product.md#review): the queue and the policy.
+  { name: "review", load: () => import("~/routes/admin/review"), path: "/admin/review", post: () => ({ intent: "claim-next" }) },
+  {
+    name: "review-policy",
+    load: () => import("~/routes/admin/settings/review"),
+    path: "/admin/settings/review",
+    post: () => ({ newAuthors: "", trustedAfter: "10" }),
+  },
 ];
 
 const OUTSIDERS: { who: string; identity: () => Identity }[] = [

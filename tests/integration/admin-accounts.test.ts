@@ -6,8 +6,9 @@ import { adminAuditLog, adminRecoveryCodes, admins, adminSessions } from "~/db/s
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
 import { setAdminDisabled, setAdminRole } from "~/server/identity/admin-accounts.server";
-import { actorOf, adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request, type RouteResult } from "./admin-fixtures";
+import { actorOf, adminCookieFor, callAction, callLoader, createAdmin, request, type RouteResult } from "./admin-fixtures";
 import { cookiePair } from "../fixtures/accounts";
+import { errorsOf } from "../fixtures/form-replies";
 
 let root: Awaited<ReturnType<typeof createAdmin>>;
 let cookie: string;

@@ -7,13 +7,14 @@ import { db } from "~/db/client.server";
 import { apiConfigs, creditTransactions, credits, prompts, redeemCodes, siteConfigs, tokenTransactions, workPurchases } from "~/db/schema";
 import { isForbiddenAddress } from "~/server/platform/outbound-http.server";
 import { adjustCreditBalance } from "~/server/economy/ledger.server";
-import { verifyPassword } from "~/server/identity/password.server";
+import { verifyPassword } from "~/server/platform/password.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { getStorage, keyFromUrl } from "~/server/platform/storage.server";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, insertUsers, request, testActor } from "./admin-fixtures";
+import { adminCookieFor, callAction, callLoader, createAdmin, insertUsers, request, testActor } from "./admin-fixtures";
+import { errorsOf } from "../fixtures/form-replies";
 
 let admin: Awaited<ReturnType<typeof createAdmin>>;
 let cookie: string;

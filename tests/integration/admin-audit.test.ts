@@ -2,10 +2,12 @@ import { desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { adminAuditLog, admins, prompts, siteConfigs } from "~/db/schema";
-import { adminActorOf, changedFields, recordAdminAction, REDACTED, REDACTED_CHANGED, type AdminActor } from "~/server/platform/audit.server";
+import { changedFields, recordAdminAction, REDACTED, REDACTED_CHANGED, type AdminActor } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { adminContext } from "~/middleware/guards.server";
-import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
+import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
 import { requestContext } from "./route-chain";
+import { errorsOf } from "../fixtures/form-replies";
 
 let admin: Awaited<ReturnType<typeof createAdmin>>;
 let actor: AdminActor;

@@ -26,6 +26,7 @@ import { createUser } from "../fixtures/accounts";
 import { fillEveryTable, rowsByTable, tablesWithoutRows, type Query } from "../fixtures/every-table";
 import { insertWorks } from "../fixtures/works";
 import { adminCookieFor, callLoader, createAdmin, request, testActor } from "./admin-fixtures";
+import { quietFor, waitFor } from "../fixtures/wait";
 
 const run = promisify(execFile);
 
@@ -271,9 +272,10 @@ describe("database.zip", () => {
     expect(unordered.map((k) => k.name)).toEqual([]);
     // A table left out of the export must not be one another table needs.
     expect(keys.filter((k) => LEFT_OUT_TABLES.includes(k.parent)).map((k) => k.name)).toEqual([]);
-    // Today's cycles: a plot's current version, and a reply's parent comment.
+    // Today's cycles: a plot's current version, a reply's parent comment, an appeal's decision.
     expect(tables.filter((t) => t.deferred.length > 0).map((t) => [t.name, t.deferred]).sort()).toEqual([
       ["chapter_comments", ["parent_id"]],
+      ["review_items", ["appeal_of"]],
       ["writing_plots", ["current_version_id"]],
     ]);
   });
@@ -388,13 +390,6 @@ describe("database.zip", () => {
           await db.execute(sql`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null`),
         )[0].n,
       );
-    const waitFor = async (check: () => Promise<boolean>) => {
-      const deadline = Date.now() + 10_000;
-      while (!(await check())) {
-        if (Date.now() > deadline) throw new Error("timed out");
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
     const progress: ExportProgress[] = [];
     // Small blocks, one in flight: the export is held back after a few dozen KB unread.
     const zip = createDatabaseZip((p) => progress.push(p), { blockSize: 32 * 1024, blocksInFlight: 1 });
@@ -402,17 +397,18 @@ describe("database.zip", () => {
     expect(first.done).toBe(false);
     if (databaseKind === "postgres") {
       // The export's snapshot transaction is open, waiting for the reader.
-      await waitFor(async () => (await openTransactions()) === 1);
+      await waitFor("the export's transaction to be open", async () => (await openTransactions()) === 1, { timeout: 10_000, interval: 50 });
     } else {
-      await new Promise((r) => setTimeout(r, 300));
+      // PGlite has no transaction to watch: a moment for the export to run into its hold-back.
+      await quietFor(300);
     }
     zip.cancel();
     expect(await zip.chunks.next()).toEqual({ value: undefined, done: true });
-    if (databaseKind === "postgres") await waitFor(async () => (await openTransactions()) === 0);
+    if (databaseKind === "postgres") await waitFor("no transaction left open", async () => (await openTransactions()) === 0, { timeout: 10_000, interval: 50 });
     // It stopped partway through the tables.
     expect(progress.at(-1)!.percent).toBeLessThan(90);
     const stoppedAt = progress.length;
-    await new Promise((r) => setTimeout(r, 300));
+    await quietFor(300); // time for any progress a still-running export would report
     expect(progress.length).toBe(stoppedAt);
     // The database is free: the next export runs to its end.
     const again = await JSZip.loadAsync(await downloadZip());

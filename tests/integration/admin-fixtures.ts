@@ -6,7 +6,7 @@ import { runRoute } from "./route-chain";
 
 const ADMIN_PASSWORD = "admin-password-123";
 
-export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" } = {}) {
+export async function createAdmin(opts: { email?: string; password?: string; role?: "super" | "operator" | "chief_editor" | "reviewer" } = {}) {
   const { createOrResetAdmin } = await import("~/server/identity/admin-provision.server");
   const { db } = await import("~/db/client.server");
   const { admins } = await import("~/db/schema");
@@ -14,7 +14,7 @@ export async function createAdmin(opts: { email?: string; password?: string; rol
   const email = opts.email ?? `admin-${randomBytes(4).toString("hex")}@example.com`;
   const password = opts.password ?? ADMIN_PASSWORD;
   await createOrResetAdmin(email, password);
-  if (opts.role === "operator") await db.update(admins).set({ role: "operator" }).where(eq(admins.email, email));
+  if (opts.role && opts.role !== "super") await db.update(admins).set({ role: opts.role }).where(eq(admins.email, email));
   const [row] = await db.select({ id: admins.id }).from(admins).where(eq(admins.email, email));
   return { id: row.id, email, password };
 }
@@ -91,10 +91,6 @@ export function firstError(reply: { error?: Record<string, string[] | null> | nu
   return Object.values(error).flat().find((m): m is string => typeof m === "string");
 }
 
-export function errorsOf(reply: { error?: Record<string, string[] | null> | null } | undefined): string[] {
-  return Object.values(reply?.error ?? {}).flat().filter((m): m is string => typeof m === "string");
-}
-
 /**
  * Inserts many accounts at once (users, profiles, credits) with one shared password
  * hash: registering each through scrypt would take seconds per account.
@@ -102,7 +98,7 @@ export function errorsOf(reply: { error?: Record<string, string[] | null> | null
 export async function insertUsers(count: number, emailPrefix: string): Promise<{ id: string; email: string }[]> {
   const { db } = await import("~/db/client.server");
   const { credits, profiles, users } = await import("~/db/schema");
-  const { hashPassword } = await import("~/server/identity/password.server");
+  const { hashPassword } = await import("~/server/platform/password.server");
   const passwordHash = await hashPassword("bulk-user-password");
   const rows = await db
     .insert(users)

@@ -13,6 +13,7 @@ import { creditBalance, creditLedger, fund, quickUsers, setConfig } from "../fix
 import { startFakeEpayGateway, type FakeEpayGateway } from "../fakes/epay-gateway";
 import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
 import { callThroughRoutes } from "./route-chain";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * The back office's orders and money (decision 136): notifies recorded as they arrive,
@@ -271,7 +272,15 @@ describe(`查单 and 补单 (${databaseKind})`, () => {
         orderAction(outTradeNo, { intent: "query" }),
       ]);
       if (release) {
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // All four queue behind the held row before it is let go.
+        const watcher = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+        try {
+          const waiting = async () =>
+            (await watcher<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)[0].n;
+          await waitFor("the four requests to wait for the held order row", async () => (await waiting()) >= 4, { timeout: 10_000 });
+        } finally {
+          await watcher.end();
+        }
         (release as () => void)();
         await held;
         await holder!.end();

@@ -7,7 +7,8 @@ import { listComments, postComment } from "~/server/community/comments.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { createUser, formOf, sessionCookieFor, TEST_PASSWORD } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
-import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
+import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
+import { errorsOf } from "../fixtures/form-replies";
 
 /**
  * The back office's users (decision 137): bans that stop sign-in and sessions at once and
@@ -95,7 +96,7 @@ describe(`bans (${databaseKind})`, () => {
     expect(await signedIn(laptop)).toBe(false);
     expect(await loginError(spammer.email)).toEqual({ message: "该账号已被封禁，原因：发布广告", status: 403 });
     // The sign-in form shows the reason (and no session cookie is set).
-    const { loginAction } = await import("~/server/identity/auth-actions.server");
+    const { loginAction } = await import("~/routes/public/auth-actions.server");
     const { settle } = await import("./admin-fixtures");
     const form = await settle(() =>
       loginAction(new Request("http://localhost/auth/login", { method: "POST", headers: { Origin: "http://localhost" }, body: new URLSearchParams({ email: spammer.email, password: TEST_PASSWORD }) }), "198.51.100.9"),

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { adminAuditLog, chapterComments, chapters, commentReports, works } from "~/db/schema";
+import { adminAuditLog, chapterComments, commentReports, works } from "~/db/schema";
 import { listComments, postComment, reportComment } from "~/server/community/comments.server";
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import { searchWorks } from "~/server/catalog/search.server";
@@ -9,7 +9,7 @@ import { getWorkForViewer, listMyWorks, updateListing } from "~/server/catalog/w
 import { workFeed } from "~/server/catalog/feeds.server";
 import { createUser } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
-import { insertWorks } from "../fixtures/works";
+import { addChapter, insertWorks } from "../fixtures/works";
 import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
 
 /**
@@ -37,11 +37,6 @@ async function workAction(id: number, fields: Record<string, string>) {
 async function auditOf(type: string, id: number) {
   const rows = await db.select().from(adminAuditLog).where(eq(adminAuditLog.targetId, String(id))).orderBy(adminAuditLog.id);
   return rows.filter((r) => r.targetType === type);
-}
-
-async function addChapter(workId: number, content = "第一段。\n\n第二段。") {
-  const [row] = await db.insert(chapters).values({ workId, title: "第一章", content, position: 65_536, wordCount: content.length }).returning();
-  return row.id;
 }
 
 describe(`works: filters and opening any work (${databaseKind})`, () => {

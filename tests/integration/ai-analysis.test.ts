@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, workPurchases, writingProjects } from "~/db/schema";
 import { action as generateAction } from "~/routes/api/generate";
@@ -10,21 +10,16 @@ import { analyzeSource, listSourceWorks, resolveSource } from "~/server/ai/analy
 import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { countChars, tokensForChars } from "~/utils/ai-tokens";
 import { createProject, listCharacters, listPlots, loadWorkspace, saveCharacter } from "~/server/ai/writing-projects.server";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { analysisReply, fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import { analysisReply, fakeTokenCount, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { aiRows, aiRowsSum, generateRequest, readEvents, textOf, tokensOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 let fake: FakeAiProvider;
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-});
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
+useFakeAiProvider((f) => (fake = f));
 
 const viewer = (id: string) => ({ id, showR18: false, showAi: true });
 

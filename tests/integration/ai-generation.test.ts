@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { apiConfigs, plotVersions, prompts, siteConfigs, tokenTransactions, writingPlots } from "~/db/schema";
 import { action } from "~/routes/api/generate";
@@ -9,8 +9,7 @@ import { aiTimings } from "~/server/ai/timings.server";
 import { countChars, tokensForChars } from "~/utils/ai-tokens";
 import { destroyAllUserSessions } from "~/server/identity/session.server";
 import { createProject, saveCharacter, savePlot, saveTheme } from "~/server/ai/writing-projects.server";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
+import { fakeTokenCount, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import {
   aiRows,
   aiRowsSum,
@@ -20,26 +19,16 @@ import {
   setTokens,
   textOf,
   tokensOf,
-  waitFor,
   writer,
   type SseEvent,
 } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { waitFor } from "../fixtures/wait";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 let fake: FakeAiProvider;
 let configId: string;
-const saved = { ...aiTimings };
-
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  configId = await configureFakeProvider(fake.openaiEndpoint, { db });
-  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 });
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  Object.assign(aiTimings, saved);
-  await fake.close();
-});
+useFakeAiProvider((f, id) => ((fake = f), (configId = id)), { timings: { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 } });
 
 async function post(cookie: string | null, fields: Record<string, string>, options: { origin?: string; signal?: AbortSignal } = {}) {
   return (await callThroughRoutes(action, { request: generateRequest(cookie, fields, options) })) as Response;
@@ -332,7 +321,7 @@ describe("running out of tokens mid-stream", () => {
     });
     expect(await tokensOf(user.id)).toBe(0);
     expect((await aiRowsSum(user.id)) - before).toBe(-(promptTokens + 10));
-    await waitFor(async () => fake.requests.at(-1)!.aborted || fake.requests.at(-1)!.completed);
+    await waitFor("the provider request to end", () => fake.requests.at(-1)!.aborted || fake.requests.at(-1)!.completed);
     const [plot] = await db.select().from(writingPlots).where(eq(writingPlots.id, plotId));
     expect(plot.content).toBe(Array.from(text).slice(0, 40).join(""));
   });
@@ -443,11 +432,14 @@ describe("the browser going away", () => {
     await fake.requests[0].closed;
     expect(fake.requests[0].aborted).toBe(true);
 
-    const row = await waitFor(async () => {
+    const row = await waitFor("the generation row with its output", async () => {
       const [r] = await aiRows(user.id);
       return r && Number(r.outputChars) > 0 ? r : null;
     });
-    const [version] = await waitFor(() => db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId)));
+    const [version] = await waitFor("the saved version", async () => {
+      const rows = await db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId));
+      return rows.length > 0 && rows;
+    });
     expect(version.endReason).toBe("aborted");
     expect(version.content.startsWith(received)).toBe(true);
     const sent = countChars(version.content);
@@ -474,7 +466,7 @@ describe("the browser going away", () => {
     await reader.cancel();
     await fake.requests[0].closed;
     expect(fake.requests[0].aborted).toBe(true);
-    const [version] = await waitFor(async () => {
+    const [version] = await waitFor("the saved version", async () => {
       const rows = await db.select().from(plotVersions).where(eq(plotVersions.plotId, plotId));
       return rows.length > 0 ? rows : null;
     });

@@ -108,13 +108,3 @@ export function textOf(events: SseEvent[]): string {
     .map((e) => e.data as string)
     .join("");
 }
-
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, ms = 5_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > until) throw new Error("waitFor: timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,13 +1,12 @@
 import { asc, eq } from "drizzle-orm";
 import JSZip from "jszip";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, tokenTransactions, works } from "~/db/schema";
 import { action as generateAction } from "~/routes/api/generate";
 import { loader as adminTxtLoader } from "~/routes/exports/work-txt";
 import { loader as exportLoader } from "~/routes/shell/studio/export";
-import { aiLevelFor, rebuildAiLabels, textMarks } from "~/server/ai/labels.server";
-import { aiTimings } from "~/server/ai/timings.server";
+import { aiLevelFor, rebuildAiLabels, textMarks } from "~/server/catalog/ai-labels.server";
 import { NO_FILTERS } from "~/schemas/discovery";
 import { searchWorks } from "~/server/catalog/search.server";
 import { insertChapter } from "~/server/studio/chapters.server";
@@ -15,11 +14,11 @@ import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createWork, refreshWorkCounts } from "~/server/catalog/works.server";
 import { createProject, saveGeneratedVersion, savePlot } from "~/server/ai/writing-projects.server";
 import { userRequest } from "../fixtures/accounts";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
+import { storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import { adminCookieFor, createAdmin, request } from "./admin-fixtures";
 import { generateRequest, readEvents, readyProject, textOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 /**
  * AI labels from the generation log (docs/product.md D15, decision 126): what a chapter
@@ -28,17 +27,7 @@ import { callThroughRoutes } from "./route-chain";
  */
 
 let fake: FakeAiProvider;
-const saved = { ...aiTimings };
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5 });
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  Object.assign(aiTimings, saved);
-  await fake.close();
-});
+useFakeAiProvider((f) => (fake = f), { timings: { retryBaseMs: 10, retryJitterMs: 5 } });
 
 /** Text of the author's own: seeded random Chinese characters, sharing no 12-character run with the fake's story. */
 function ownText(length: number, seed: number): string {

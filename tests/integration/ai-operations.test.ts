@@ -1,23 +1,23 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters, plotVersions, prompts, siteConfigs, textCandidates, textOperations, writingPlots } from "~/db/schema";
 import { action as operateAction } from "~/routes/api/operate";
 import { action as freeAction, loader as freeLoader } from "~/routes/shell/writing/free-writing";
-import { textMarks } from "~/server/ai/labels.server";
+import { textMarks } from "~/server/catalog/ai-labels.server";
 import { acceptCandidate, operationRange, rejectOperation } from "~/server/ai/operations.server";
-import { aiTimings } from "~/server/ai/timings.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/catalog/works.server";
 import { savePlotContent } from "~/server/ai/writing-projects.server";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
+import { fakeTokenCount, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { adminCookieFor, callAction, createAdmin, request as adminRequest } from "./admin-fixtures";
-import { aiRows, readEvents, readyProject, tokensOf, waitFor, writer, type SseEvent } from "./ai-helpers";
-import { callThroughRoutes } from "./route-chain";
+import { aiRows, readEvents, readyProject, tokensOf, writer, type SseEvent } from "./ai-helpers";
+import { waitFor } from "../fixtures/wait";
+import { callThroughRoutes, locationOf } from "./route-chain";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 /**
  * The editor's operations on a selection and 存为章节 (issue 19 parts 4 and 1, decision 130):
@@ -26,17 +26,7 @@ import { callThroughRoutes } from "./route-chain";
  */
 
 let fake: FakeAiProvider;
-const saved = { ...aiTimings };
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 });
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  Object.assign(aiTimings, saved);
-  await fake.close();
-});
+useFakeAiProvider((f) => (fake = f), { timings: { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 } });
 
 /** The author's own text: no 12-character run in common with the fake's story. */
 const OWN = "山中无甲子，寒尽不知年。老人每日清晨上山砍柴，傍晚挑着柴下山。\n村口的孩子们总围着他，听他讲山里的故事。\n那一年冬天来得特别早，第一场雪落下时，他没有下山。";
@@ -69,7 +59,6 @@ const eventsNamed = (events: SseEvent[], name: string) => events.filter((e) => e
 async function pageAction(cookie: string, fields: Record<string, string>) {
   return callThroughRoutes(freeAction, { request: userRequest(cookie, "/free-writing", fields) }) as Promise<unknown>;
 }
-const locationOf = (result: unknown) => (result instanceof Response ? result.headers.get("Location") : null);
 const actionError = (result: unknown) => (result as { data: { error?: string; result?: { error?: Record<string, string[]> } }; init: { status: number } | null });
 
 describe("candidates: one metered generation each", () => {
@@ -181,7 +170,7 @@ describe("stopping and failing mid-stream", () => {
       if (e.event === "text") seen.set(data.index, (seen.get(data.index) ?? "") + data.text);
       if ([...seen.values()].filter((t) => t.length >= 12).length === 2) controller.abort();
     });
-    const candidates = await waitFor(async () => {
+    const candidates = await waitFor("both candidates saved", async () => {
       const rows = await db.select().from(textCandidates).where(eq(textCandidates.operationId, operationId)).orderBy(asc(textCandidates.index));
       return rows.every((r) => r.status === "ready") ? rows : null;
     });

@@ -4,7 +4,7 @@ import { db } from "~/db/client.server";
 import { chapters, profiles, works } from "~/db/schema";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
-import { listShelf } from "~/server/catalog/visibility.server";
+import { listShelf } from "~/server/reading/library.server";
 import { saveProgress } from "~/server/reading/reader.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/catalog/works.server";
@@ -16,6 +16,7 @@ import { createRoutesStub } from "react-router";
 import { ShelfCard } from "~/components/library/shelf-card";
 import { purchaseChapter } from "~/server/economy/chapter-sales.server";
 import { insertWorks, serialByChapter } from "../fixtures/works";
+import { clockPast } from "../fixtures/wait";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -121,7 +122,7 @@ describe("the 书架 (/following)", () => {
     await saveProgress(reader.id, work.id, work.chapters[1], 0);
     await insertChapter(author.id, work.id, { title: "存稿", content: "未发布", release: { mode: "draft" } }, "end");
     expect((await listShelf(me, "updated", 1)).items[0]).toMatchObject({ unread: 0, updated: false, latestChapter: { title: "第2章" } });
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(new Date()); // the new chapter comes after the reading
     await insertChapter(author.id, work.id, { title: "第3章", content: "新的", release: { mode: "now" } }, "end");
     expect((await listShelf(me, "updated", 1)).items[0]).toMatchObject({ unread: 1, progress: 66, updated: true, latestChapter: { title: "第3章" } });
   });

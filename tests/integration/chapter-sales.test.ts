@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { canReadChapter } from "~/server/catalog/chapter-access.server";
 import { databaseKind, db } from "~/db/client.server";
 import { authorIncome, chapterPurchases, chapters, creditTransactions, incomeTransactions, works } from "~/db/schema";
 import {
   autoBuyChapter,
-  canReadChapter,
   PRICING_MESSAGES,
   purchaseAllChapters,
   purchaseChapter,

@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../bench/lib-server";
 import { db } from "~/db/client.server";
-import { chapterComments, chapters, commentMutes } from "~/db/schema";
+import { chapterComments, commentMutes } from "~/db/schema";
 import {
   COMMENT_MESSAGES,
   commentCounts,
@@ -19,9 +17,10 @@ import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { collector, sseReader } from "../fixtures/live-events";
-import { requireBuild, root } from "../fixtures/processes";
+import { requireBuild, startServerProcesses, stopServerProcesses, type ServerProcess } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
-import { insertWorks } from "../fixtures/works";
+import { addChapter, insertWorks } from "../fixtures/works";
+import { quietFor } from "../fixtures/wait";
 import { callThroughRoutes } from "./route-chain";
 
 /**
@@ -35,11 +34,6 @@ const viewer = (id: string): U => ({ id, showR18: false, showAi: true });
 const TEXT = ["第一段，茶馆里灯还亮着。", "第二段，掌柜的抬起头。", "第三段，玉佩落在柜台上。"];
 
 const f = {} as { owner: U; reader: U; other: U; free: number; paid: number; freeChapter: number; paidChapter: number };
-
-async function addChapter(workId: number, content: string) {
-  const [row] = await db.insert(chapters).values({ workId, title: "第一章", content, position: 65_536, wordCount: content.length }).returning({ id: chapters.id });
-  return row.id;
-}
 
 /** A handler's answer, thrown (redirects, route errors) or returned. */
 async function settled<T>(run: Promise<T>): Promise<unknown> {
@@ -72,7 +66,7 @@ describe("comments events", () => {
     expect(await sub.next()).toMatchObject({ chapterId: f.freeChapter, paragraph: 1 });
 
     await domainError(postComment(f.reader, { workId: f.free, order: 1, paragraph: null, parentId: null, body: "  " }));
-    await new Promise((r) => setTimeout(r, 300));
+    await quietFor(300); // time for the event a post would raise
     expect(sub.seen).toEqual([]);
 
     await setHidden(f.owner, top.id, false);
@@ -120,11 +114,12 @@ describe("routes", () => {
     const refused = await open(f.reader.id, f.paid, f.paidChapter);
     const wrongWork = await open(f.owner.id, f.free, f.paidChapter);
     const junk = await open(null, f.free, "1;drop");
-    await new Promise((r) => setTimeout(r, 100));
+    // Each stream says `ready` once its subscriptions are in place.
+    for (const s of [refused, wrongWork, junk]) await s.sse.ready();
     expect(listenerCount(topic)).toBe(0);
 
     const owner = await open(f.owner.id, f.paid, f.paidChapter);
-    for (let i = 0; i < 50 && listenerCount(topic) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await owner.sse.ready();
     expect(listenerCount(topic)).toBe(1);
     await postComment(f.owner, { workId: f.paid, order: 1, paragraph: 2, parentId: null, body: "作者来了" });
     const message = await owner.sse.next();
@@ -226,39 +221,17 @@ describe("the author's muted list", () => {
 // posted through the other (decision 101). PGlite is one process: the PostgreSQL pass only.
 if (process.env.DATABASE_URL) {
   describe("across two app processes", () => {
-    const servers: { child: ChildProcess; origin: string }[] = [];
+    const servers: ServerProcess[] = [];
 
     beforeAll(async () => {
       requireBuild();
-      const database = childDatabase({ ...process.env });
-      await Promise.all(
-        [0, 1].map(async () => {
-          const port = await freePort();
-          const env: NodeJS.ProcessEnv = { ...database.env, PORT: String(port), HOST: "127.0.0.1" };
-          delete env.NODE_ENV;
-          const child = spawn(process.execPath, ["server.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-          let output = "";
-          child.stdout!.on("data", (chunk) => (output += chunk));
-          child.stderr!.on("data", (chunk) => (output += chunk));
-          const deadline = Date.now() + 50_000;
-          while (!output.includes("listening on")) {
-            if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server.js did not start:\n${output}`);
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          servers.push({ child, origin: `http://127.0.0.1:${port}` });
-        }),
-      );
+      const env: NodeJS.ProcessEnv = { ...childDatabase({ ...process.env }).env };
+      delete env.NODE_ENV;
+      await startServerProcesses(env, 2, servers);
     }, 60_000);
 
     afterAll(async () => {
-      await Promise.all(
-        servers.map(({ child }) => {
-          if (child.exitCode !== null) return;
-          const exited = new Promise((r) => child.once("exit", r));
-          child.kill("SIGTERM");
-          return exited;
-        }),
-      );
+      await stopServerProcesses(servers);
     });
 
     it("a reader's stream on one process gets the 段评 posted through the other, and its counts then show it", async () => {
@@ -271,8 +244,8 @@ if (process.env.DATABASE_URL) {
       });
       const sse = sseReader(stream.body!);
       expect(await sse.next()).toContain(": connected");
-      // The stream subscribes right after its first bytes; give it a moment.
-      await new Promise((r) => setTimeout(r, 300));
+      // The stream subscribes right after its first bytes, and then says `ready`.
+      await sse.ready();
 
       const writer = await sessionCookieFor(f.other.id);
       const post = await fetch(`${b.origin}/works/${f.free}/comments?chapter=1&p=0`, {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapterComments, chapters, commentAnchors, commentReports, rateLimits } from "~/db/schema";
+import { chapterComments, commentAnchors, commentReports, rateLimits } from "~/db/schema";
 import {
   COMMENT_MESSAGES,
   COMMENT_RATE,
@@ -17,7 +17,7 @@ import {
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { createUser } from "../fixtures/accounts";
-import { insertWorks } from "../fixtures/works";
+import { addChapter, insertWorks } from "../fixtures/works";
 import { domainError } from "../fixtures/domain-error";
 
 type U = { id: string; showR18: boolean; showAi: boolean };
@@ -32,14 +32,6 @@ const P = [
 ];
 
 const f = {} as { owner: U; reader: U; other: U; buyer: U; free: number; paid: number; freeChapter: number };
-
-async function addChapter(workId: number, content: string) {
-  const [row] = await db
-    .insert(chapters)
-    .values({ workId, title: "第一章", content, position: 65_536, wordCount: content.length })
-    .returning({ id: chapters.id });
-  return row.id;
-}
 
 
 beforeAll(async () => {

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import {
   adminApiTokens,
+  announcements,
+  curatedRows,
   apiConfigs,
   chapterComments,
   chapters,
@@ -12,6 +14,7 @@ import {
   payoutRequests,
   plotThreads,
   prompts,
+  readerOpdsTokens,
   redeemCodes,
   storyEntities,
   storyFacts,
@@ -27,7 +30,7 @@ import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts"
 import { creditBalance, fund, setConfig } from "../fixtures/ledger";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";
 import { readyProject } from "./ai-helpers";
-import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
+import { importRoute, routeTree, runRoute, type RouteNode, redirectOf } from "./route-chain";
 
 /**
  * Every creating form carries a one-time token (docs/decisions/077): the same post sent
@@ -51,6 +54,14 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",
   "routes/admin/payouts.tsx": "settles pending payouts once (conditional on pending)",
+  "routes/admin/review.tsx": "claims an existing item (a replay gets the item the reviewer already holds)",
+  "routes/admin/review-item.tsx": "claims or decides an existing item once (a decided item refuses a second decision)",
+  "routes/admin/settings/review.tsx": "review policy settings",
+  "routes/shell/settings/identity.tsx": "one submission at a time: a replay while it waits is refused (你的实名认证正在审核中，请耐心等待), nothing is stored twice (decision 204)",
+  "routes/admin/identity.tsx": "claims an existing submission (a replay gets the one the operator already holds)",
+  "routes/admin/identity-item.tsx": "claims or decides an existing submission once (a decided one refuses a second decision)",
+  "routes/admin/identity-reveal.tsx": "shows values that exist; each view is its own audit row, as each look should be",
+  "routes/shell/studio/chapter-appeal.tsx": "one appeal per decision: the same appeal sent again answers as the first (decision 206)",
   "routes/admin/order.tsx": "credits or refunds an order once (conditional on its state)",
   "routes/admin/settings/description.tsx": "site setting",
   "routes/admin/settings/economy.tsx": "site settings",
@@ -87,6 +98,9 @@ const EXCEPTIONS: Record<string, string> = {
   // Create, but a replay is refused by a unique key or an idempotency key of its own.
   "routes/admin/admins.tsx": "an administrator per e-mail (unique): a replay is 已存在",
   "routes/admin/categories.tsx": "a category per name (unique): a replay is 已有同名分类",
+  "routes/admin/screening.tsx": "a word per folded form (unique): a replayed add is 已在词库中; a replayed import updates the same words to the same values",
+  "routes/admin/front-page/row.tsx": "a work is in a row once (primary key): a replay is 该作品已在这个推荐位中",
+  "routes/admin/front-page/rankings.tsx": "a removal per work (primary key): a replay is 该作品已移出排行",
   "routes/public/auth-register.tsx": "an account per e-mail (unique): a replay is refused",
   "routes/shell/reader/work.tsx": "a purchase per reader and chapter or work (unique); favourite sets a state",
   "routes/shell/studio/comment-mutes.tsx": "a mute per work and reader (unique)",
@@ -118,7 +132,6 @@ beforeAll(async () => {
 });
 
 const chapterCount = async (workId: number) => (await db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(eq(chapters.workId, workId)))[0].n;
-const locationOf = (r: unknown) => (r instanceof Response ? `${r.status} ${r.headers.get("Location")}` : `not a redirect: ${JSON.stringify(r)}`);
 
 async function series(title: string): Promise<number> {
   const work = await createWork(userId, { title, description: "", type: "series", status: "ongoing", visibility: "public", rating: "all_ages", isAiGenerated: false }, [{ title: "第一章", content: "正文。" }], null);
@@ -140,7 +153,7 @@ async function replay(mod: Module, path: string, token: (page: unknown) => strin
   };
   const first = await runRoute("action", mod as never, userRequest(cookie, path, body())).catch((r: unknown) => r);
   const second = await runRoute("action", mod as never, userRequest(cookie, path, body())).catch((r: unknown) => r);
-  return [locationOf(first), locationOf(second)];
+  return [redirectOf(first), redirectOf(second)];
 }
 
 /** An administrator's session, for the back office's forms (decision 172). */
@@ -206,6 +219,21 @@ const ADMIN_REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
   },
 };
 
+// The operator's front page (decision 198): 新建推荐位 and 发布 (公告).
+ADMIN_REPLAYS["routes/admin/front-page/rows.tsx"] = async (mod) => {
+  const [first, second] = await replay(mod, "/admin/front-page", (p) => (p as { formToken: string }).formToken, { intent: "create", name: "重放推荐位" }, await adminCookie());
+  expect(first).toMatch(/^302 \/admin\/front-page\/\d+\?notice=saved$/);
+  expect(second).toBe(first);
+  expect(await db.select().from(curatedRows).where(eq(curatedRows.name, "重放推荐位"))).toHaveLength(1);
+};
+ADMIN_REPLAYS["routes/admin/front-page/announcements.tsx"] = async (mod) => {
+  const fields = { intent: "create", title: "重放公告", body: "内容" };
+  const [first, second] = await replay(mod, "/admin/announcements", (p) => (p as { formToken: string }).formToken, fields, await adminCookie());
+  expect(first).toBe("302 /admin/announcements?notice=saved");
+  expect(second).toBe(first);
+  expect(await db.select().from(announcements).where(eq(announcements.title, "重放公告"))).toHaveLength(1);
+};
+
 /** For each creating route (by module file): its form replayed, and what must exist once. */
 const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
   ...ADMIN_REPLAYS,
@@ -231,6 +259,20 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(first).toMatch(new RegExp(`^302 /works/${id}/chapters\\?chapter=\\d+#c-\\d+$`));
     expect(second).toBe(first);
     expect(await chapterCount(id)).toBe(2);
+  },
+  "routes/shell/settings/opds.tsx": async (mod) => {
+    // As the admins' API tokens: the catalog's address is in the first answer only; the
+    // replay makes no second token and says the first one was made (decision 201).
+    const page = (await runRoute("loader", mod as never, userRequest(cookie, "/settings/opds"))) as { data: { formToken: string } };
+    const post = () =>
+      runRoute("action", mod as never, userRequest(cookie, "/settings/opds", { intent: "create", label: "重放令牌", formToken: page.data.formToken })) as Promise<{
+        data: { created: { label: string; address: string | null } };
+      }>;
+    const first = await post();
+    const second = await post();
+    expect(first.data.created).toEqual({ label: "重放令牌", address: expect.stringMatching(/\/opds\/inkopds_\S{32}$/) });
+    expect(second.data.created).toEqual({ label: "重放令牌", address: null });
+    expect(await db.select().from(readerOpdsTokens).where(eq(readerOpdsTokens.label, "重放令牌"))).toHaveLength(1);
   },
   "routes/shell/credits/credits.tsx": async (mod) => {
     await setConfig({ payment_method_v2: "payment_api", payment_gateway_url: "https://pay.example.com/submit.php", merchant_pid: "1001", merchant_key: "key" });

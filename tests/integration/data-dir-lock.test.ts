@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
 import { lockDataDir } from "~/db/data-dir-lock.server";
 import { root, runScript, startServerProcess, type Child, requireBuild } from "../fixtures/processes";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * One process per PGlite data directory (docs/decisions/075): real `node server.js` and
@@ -109,7 +110,7 @@ describe("the PGlite data directory lock", () => {
     });
     process.kill(pid, "SIGKILL");
     const state = () => fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-    while (state() !== "Z") await new Promise((r) => setTimeout(r, 20));
+    await waitFor("the killed holder to become a zombie", () => state() === "Z", { timeout: 10_000 });
     expect(() => process.kill(pid, 0)).not.toThrow(); // it still answers as if it ran
 
     const release = await lockDataDir(dir);

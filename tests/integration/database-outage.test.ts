@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,6 +6,7 @@ import { freePort } from "../../bench/lib-server";
 import { sendThrough, upload } from "../fixtures/keep-alive";
 import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { ownPostgresDatabase } from "../fixtures/server-database";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * PostgreSQL going away and coming back (docs/decisions/078), for `node server.js`
@@ -58,6 +60,18 @@ class Proxy {
 }
 
 let proxy: Proxy;
+
+/** The state of each of the server's connections to `port` (by its local port), from the kernel's table (Linux). */
+function connectionsTo(port: number): Map<number, string> {
+  const states = new Map<number, string>();
+  for (const line of fs.readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
+    const [, local, remote, state] = line.trim().split(/\s+/);
+    if (remote && parseInt(remote.split(":")[1], 16) === port) states.set(parseInt(local.split(":")[1], 16), state);
+  }
+  return states;
+}
+/** ESTABLISHED, and CLOSE_WAIT (the other end closed, this one not yet): a socket its owner still holds open. */
+const OPEN_STATES = new Set(["01", "08"]);
 
 async function timed(url: string): Promise<{ status: number; ms: number; body: string }> {
   const started = performance.now();
@@ -148,9 +162,10 @@ describe("PostgreSQL away", () => {
     expect((await timed("/works?q=恢复之后")).status).toBe(200);
 
     // Gone without a word: connections taken and never answered.
+    const pooled = [...connectionsTo(proxy.port).keys()];
     await proxy.cut(false);
     await proxy.open("hang");
-    await new Promise((r) => setTimeout(r, 300)); // the pool has seen its connections close
+    await waitFor("the pool to close the connections the proxy cut", () => pooled.every((p) => !OPEN_STATES.has(connectionsTo(proxy.port).get(p) ?? "")));
     const hung = await timed("/healthz");
     expect([hung.status, hung.body]).toEqual([503, "database unavailable: no answer within 1500 ms"]);
     expect(hung.ms).toBeLessThan(2000);

@@ -23,6 +23,7 @@ import { paymentReturnCookie } from "~/server/platform/return-to.server";
 import { creditBalance, creditLedger, quickUsers, setConfig } from "../fixtures/ledger";
 import { gatewaySign, startFakeEpayGateway, type FakeEpayGateway, type Tamper } from "../fakes/epay-gateway";
 import { callThroughRoutes } from "./route-chain";
+import { errorsOf, resultErrorsOf } from "../fixtures/form-replies";
 
 const KEY = "test-merchant-key-为了测试";
 const md5 = (text: string) => createHash("md5").update(text, "utf8").digest("hex");
@@ -61,11 +62,6 @@ async function orderOf(outTradeNo: string) {
 
 async function ordersOf(userId: string) {
   return db.select().from(paymentOrders).where(eq(paymentOrders.userId, userId));
-}
-
-function errorsOf(result: unknown): string[] {
-  const init = result as { data?: { result?: { error?: Record<string, string[] | null> } } };
-  return Object.values(init.data?.result?.error ?? {}).flatMap((v) => v ?? []);
 }
 
 describe("epay signing (docs/protocols.md)", () => {
@@ -185,9 +181,9 @@ describe("creating an order", () => {
     const post = (amount: string) =>
       callThroughRoutes(creditsAction, { request: userRequest(cookie, "/credits?dialog=topup", { intent: "topup", amount }) });
     for (const amount of ["0", "-5", "1.5", "1e12", "abc", "", "0.99"]) {
-      expect(errorsOf(await post(amount)), amount).toEqual(["请输入有效的充值金额"]);
+      expect(resultErrorsOf(await post(amount)), amount).toEqual(["请输入有效的充值金额"]);
     }
-    expect(errorsOf(await post("1000000000000"))).toEqual(["单次充值金额不能超过50000元"]);
+    expect(resultErrorsOf(await post("1000000000000"))).toEqual(["单次充值金额不能超过50000元"]);
     expect(await ordersOf(user.id)).toEqual([]);
 
     const response = (await post("25")) as Response;
@@ -196,7 +192,7 @@ describe("creating an order", () => {
     expect((await ordersOf(user.id)).map((o) => o.amount)).toEqual([25]);
 
     await setConfig({ payment_method_v2: "redeem_code" });
-    expect(errorsOf(await post("25"))).toEqual(["支付接口未配置"]);
+    expect(resultErrorsOf(await post("25"))).toEqual(["支付接口未配置"]);
     expect(await ordersOf(user.id)).toHaveLength(1);
   });
 });
@@ -279,7 +275,7 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
   });
 
   it("refuses, when saved, a gateway address whose query names the site's own parameters or one twice", async () => {
-    const { adminCookieFor, callAction, createAdmin, errorsOf: formErrors, request } = await import("./admin-fixtures");
+    const { adminCookieFor, callAction, createAdmin, request } = await import("./admin-fixtures");
     const page = await import("~/routes/admin/settings/payment-api");
     const cookie = await adminCookieFor((await createAdmin()).id);
     const save = (gatewayUrl: string) => callAction(page, request("/admin/settings/payment-api", { cookie }, { gatewayUrl, merchantPid: "2002", merchantKey: "" }));
@@ -291,7 +287,7 @@ describe(`the round trip through the test gateway (${databaseKind})`, () => {
     ];
     for (const [gatewayUrl, message] of cases) {
       const answer = await save(gatewayUrl);
-      expect([gatewayUrl, answer.status, formErrors(answer.data)]).toEqual([gatewayUrl, 400, [message]]);
+      expect([gatewayUrl, answer.status, errorsOf(answer.data)]).toEqual([gatewayUrl, 400, [message]]);
     }
     const kept = await db.select().from(siteConfigs).where(eq(siteConfigs.key, "payment_gateway_url"));
     expect(kept[0].value).toBe(gateway.submitUrl);

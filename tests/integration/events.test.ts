@@ -18,9 +18,10 @@ import { cookiePair, createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";
 import { collector, sseReader } from "../fixtures/live-events";
+import { quietFor, waitFor } from "../fixtures/wait";
 
-
-const settle = () => new Promise((r) => setTimeout(r, 300));
+/** Long enough for an event that should not come to have come (to another subscriber, after a rollback). */
+const settle = () => quietFor(300);
 
 describe("publish / subscribe", () => {
   it("delivers an event to every subscriber of its topic, and to nobody else", async () => {
@@ -206,7 +207,7 @@ if (process.env.DATABASE_URL) describe("across PostgreSQL connections", () => {
       const received: string[] = [];
       await other.listen(EVENTS_CHANNEL, (payload) => received.push(payload));
       await publish({ topic: "user:cross", kind: "balance" });
-      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitFor("the other connection to hear the event", () => received.length > 0, { timeout: 2000 });
       expect(received.map((p) => JSON.parse(p))).toEqual([{ topic: "user:cross", kind: "balance" }]);
 
       const sub = await collector("user:from-other");

@@ -7,33 +7,21 @@ import {
   EXCHANGE_MESSAGES,
   ExchangeStepError,
   exchangeCreditsForTokens,
-  exchangeErrorMessage,
   LEDGER_MESSAGES,
   LedgerError,
 } from "~/server/economy/ledger.server";
+import { newFormToken } from "~/server/platform/form-tokens.server";
+import { logger } from "~/server/platform/logger.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, creditLedger, fund, quickUsers, setConfig, tokenBalance, tokenLedger } from "../fixtures/ledger";
 import { callThroughRoutes } from "./route-chain";
-
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LedgerError) return error;
-    throw error;
-  }
-  throw new Error("expected the exchange to be refused");
-}
+import { domainError } from "../fixtures/domain-error";
+import { resultErrorsOf } from "../fixtures/form-replies";
 
 async function postExchange(cookie: string, amount: string) {
   const request = userRequest(cookie, "/credits?dialog=exchange", { intent: "exchange", amount });
   return callThroughRoutes(action, { request });
-}
-
-function errorsOf(result: unknown): string[] {
-  const init = result as { data?: { result?: { error?: Record<string, string[] | null> } } };
-  return Object.values(init.data?.result?.error ?? {}).flatMap((v) => v ?? []);
 }
 
 describe("exchangeCreditsForTokens", () => {
@@ -69,12 +57,12 @@ describe("exchangeCreditsForTokens", () => {
   it("may spend the whole balance, and not one credit more (积分余额不足)", async () => {
     const [user] = await quickUsers(1);
     await fund(user.id, 5);
-    expect((await refusal(exchangeCreditsForTokens(user.id, 6))).message).toBe(LEDGER_MESSAGES.insufficient);
+    expect((await domainError(exchangeCreditsForTokens(user.id, 6), LedgerError)).message).toBe(LEDGER_MESSAGES.insufficient);
     expect(await creditBalance(user.id)).toBe(5);
     expect(await tokenBalance(user.id)).toBe(0);
     await exchangeCreditsForTokens(user.id, 5);
     expect(await creditBalance(user.id)).toBe(0);
-    expect((await refusal(exchangeCreditsForTokens(user.id, 1))).message).toBe(LEDGER_MESSAGES.insufficient);
+    expect((await domainError(exchangeCreditsForTokens(user.id, 1), LedgerError)).message).toBe(LEDGER_MESSAGES.insufficient);
     expect(await creditLedger(user.id)).toHaveLength(2);
     expect(await tokenLedger(user.id)).toHaveLength(1);
   });
@@ -83,7 +71,7 @@ describe("exchangeCreditsForTokens", () => {
     const [user] = await quickUsers(1);
     await fund(user.id, 100);
     for (const amount of [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1e300]) {
-      expect((await refusal(exchangeCreditsForTokens(user.id, amount))).message).toBe(EXCHANGE_MESSAGES.amount);
+      expect((await domainError(exchangeCreditsForTokens(user.id, amount), LedgerError)).message).toBe(EXCHANGE_MESSAGES.amount);
     }
     expect(await creditBalance(user.id)).toBe(100);
   });
@@ -93,13 +81,16 @@ describe("exchangeCreditsForTokens", () => {
     await fund(user.id, 10);
     // Tokens near the bigint limit: raising them overflows, so the token step fails.
     await db.execute(sql`update profiles set tokens = 9223372036854775000 where id = ${user.id}`);
-    const error = await exchangeCreditsForTokens(user.id, 10).catch((e: unknown) => e);
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = await exchangeCreditsForTokens(user.id, 10).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExchangeStepError);
-    expect(exchangeErrorMessage(error)).toEqual({ message: EXCHANGE_MESSAGES.tokensFailed, status: 500 });
+    expect(error).toMatchObject({ message: EXCHANGE_MESSAGES.tokensFailed, status: 500 });
+    // The form shows the step's message with 500.
+    const reply = (await postExchange(await sessionCookieFor(user.id), "10")) as { init: ResponseInit };
+    expect(resultErrorsOf(reply)).toEqual([EXCHANGE_MESSAGES.tokensFailed]);
+    expect(reply.init.status).toBe(500);
     expect(await creditBalance(user.id)).toBe(10);
     expect(await creditLedger(user.id)).toHaveLength(1);
-    expect(exchangeErrorMessage(new Error("boom"))).toEqual({ message: "兑换失败，请重试", status: 500 });
     logged.mockRestore();
     // Back to a balance its (empty) token ledger explains, for the reconciliation below.
     await db.execute(sql`update profiles set tokens = 0 where id = ${user.id}`);
@@ -138,6 +129,30 @@ describe("exchangeCreditsForTokens", () => {
 });
 
 describe("the exchange form (/credits action)", () => {
+  it("answers an unexpected failure outside the named steps with 兑换失败，请重试 (500), logged once, and rolls back", async () => {
+    const [user] = await quickUsers(1);
+    await fund(user.id, 10);
+    // Recording the form's token fails, for this user only: a failure no DomainError explains.
+    await db.execute(sql.raw(`create function fail_exchange_record() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$`));
+    await db.execute(
+      sql.raw(`create trigger fail_exchange_record before insert on form_submissions for each row when (new.user_id = '${user.id}') execute function fail_exchange_record()`),
+    );
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
+    try {
+      const request = userRequest(await sessionCookieFor(user.id), "/credits?dialog=exchange", { intent: "exchange", amount: "10", formToken: newFormToken() });
+      const reply = (await callThroughRoutes(action, { request })) as { init: ResponseInit };
+      expect(resultErrorsOf(reply)).toEqual(["兑换失败，请重试"]);
+      expect(reply.init.status).toBe(500);
+      expect(logged).toHaveBeenCalledTimes(1);
+    } finally {
+      logged.mockRestore();
+      await db.execute(sql.raw("drop trigger fail_exchange_record on form_submissions"));
+      await db.execute(sql.raw("drop function fail_exchange_record()"));
+    }
+    expect(await creditBalance(user.id)).toBe(10);
+    expect(await tokenBalance(user.id)).toBe(0);
+  });
+
   it("redirects to the token history with a notice", async () => {
     const [user] = await quickUsers(1);
     await fund(user.id, 10);
@@ -153,10 +168,10 @@ describe("the exchange form (/credits action)", () => {
     const cookie = await sessionCookieFor(user.id);
     for (const amount of ["0", "-5", "1.5", "1e12", "abc", "", " ", "0x10", "١٢"]) {
       const result = await postExchange(cookie, amount);
-      expect(errorsOf(result), amount).toEqual(["请输入有效的兑换数量（至少1积分的整数）"]);
+      expect(resultErrorsOf(result), amount).toEqual(["请输入有效的兑换数量（至少1积分的整数）"]);
     }
     for (const amount of ["51", "1000000000000", "999999999999999"]) {
-      expect(errorsOf(await postExchange(cookie, amount)), amount).toEqual(["兑换数量不能超过当前积分余额"]);
+      expect(resultErrorsOf(await postExchange(cookie, amount)), amount).toEqual(["兑换数量不能超过当前积分余额"]);
     }
     expect(await creditBalance(user.id)).toBe(50);
     expect(await tokenBalance(user.id)).toBe(0);

@@ -4,14 +4,15 @@ import { db } from "~/db/client.server";
 import { chapters, favorites, works } from "~/db/schema";
 import { FAVORITE_MESSAGES, setFavorite } from "~/server/reading/favorites.server";
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
-import { listFollowing, listPurchased } from "~/server/catalog/visibility.server";
+import { listFollowing, listPurchased } from "~/server/reading/library.server";
 import { saveProgress } from "~/server/reading/reader.server";
 import { createUserSession, getSessionUser } from "~/server/identity/session.server";
-import { DomainError } from "~/server/platform/errors.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, serialByChapter, setViewerPrefs } from "../fixtures/works";
 import { purchaseAllChapters, purchaseChapter } from "~/server/economy/chapter-sales.server";
 import { callThroughRoutes } from "./route-chain";
+import { clockPast } from "../fixtures/wait";
+import { domainError } from "../fixtures/domain-error";
 
 async function viewerOf(userId: string) {
   const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), userId));
@@ -25,16 +26,6 @@ async function followed(userId: string, workId: number) {
     .from(favorites)
     .where(and(eq(favorites.userId, userId), eq(favorites.workId, workId)));
   return rows.length === 1;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("setFavorite", () => {
@@ -61,11 +52,11 @@ describe("setFavorite", () => {
       { userId: author.id, title: "成人的", rating: "r18" },
     ]);
 
-    expect((await refusal(setFavorite(owner, mine, true))).message).toBe(FAVORITE_MESSAGES.ownWork);
-    expect((await refusal(setFavorite(user, hidden, true))).status).toBe(404);
-    expect((await refusal(setFavorite(user, 99999999, true))).status).toBe(404);
-    expect((await refusal(setFavorite(user, Number.NaN, false))).status).toBe(404);
-    expect((await refusal(setFavorite(user, adult, true))).message).toBe(FAVORITE_MESSAGES.hidden);
+    expect((await domainError(setFavorite(owner, mine, true))).message).toBe(FAVORITE_MESSAGES.ownWork);
+    expect((await domainError(setFavorite(user, hidden, true))).status).toBe(404);
+    expect((await domainError(setFavorite(user, 99999999, true))).status).toBe(404);
+    expect((await domainError(setFavorite(user, Number.NaN, false))).status).toBe(404);
+    expect((await domainError(setFavorite(user, adult, true))).message).toBe(FAVORITE_MESSAGES.hidden);
     expect(await db.select().from(favorites).where(eq(favorites.userId, user.id))).toEqual([]);
 
     await setViewerPrefs(user.id, { showR18: true });
@@ -151,7 +142,7 @@ describe("/following and /purchased", () => {
       .values({ workId: first, title: "第一章", content: "正文", position: 1, wordCount: 2 })
       .returning({ id: chapters.id });
     await setFavorite(user, first, true);
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(new Date()); // the second follow is the later one
     await setFavorite(user, second, true);
     await saveProgress(user.id, first, chapter.id, 7);
 

@@ -11,7 +11,7 @@ import { deleteOldFormTokens, FORM_TOKEN_MESSAGES } from "~/server/platform/form
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, setConfig } from "../fixtures/ledger";
 import { adminCookieFor, createAdmin } from "./admin-fixtures";
-import { callThroughRoutes } from "./route-chain";
+import { callThroughRoutes, redirectOf } from "./route-chain";
 
 /**
  * A creating form sent twice with its one-time token (a double click, a retry after a
@@ -35,7 +35,6 @@ function publishForm(fields: Record<string, string>) {
 }
 
 const submit = (form: FormData, as = cookie) => callThroughRoutes(submitAction, { request: userRequest(as, "/submit", form) }) as Promise<unknown>;
-const locationOf = (r: unknown) => (r instanceof Response ? `${r.status} ${r.headers.get("Location")}` : `not a redirect: ${JSON.stringify(r)}`);
 const worksTitled = async (title: string) => db.select({ id: works.id }).from(works).where(eq(works.title, title));
 
 async function publishToken(): Promise<string> {
@@ -48,23 +47,23 @@ describe("the publish form", () => {
   it("publishes once when the same form is posted twice at once, and both answers redirect to it", async () => {
     const formToken = await publishToken();
     const results = await Promise.all([submit(publishForm({ title: "双击发布", formToken })), submit(publishForm({ title: "双击发布", formToken }))]);
-    expect(results.map(locationOf)).toEqual(["302 /my-works?tab=free", "302 /my-works?tab=free"]);
+    expect(results.map(redirectOf)).toEqual(["302 /my-works?tab=free", "302 /my-works?tab=free"]);
     expect(await worksTitled("双击发布")).toHaveLength(1);
   });
 
   it("answers a retry after the first one committed with the same redirect, even if the retry differs", async () => {
     const formToken = await publishToken();
-    expect(locationOf(await submit(publishForm({ title: "重试发布", visibility: "private", formToken })))).toBe("302 /my-works?tab=private");
-    expect(locationOf(await submit(publishForm({ title: "重试发布", visibility: "private", formToken })))).toBe("302 /my-works?tab=private");
+    expect(redirectOf(await submit(publishForm({ title: "重试发布", visibility: "private", formToken })))).toBe("302 /my-works?tab=private");
+    expect(redirectOf(await submit(publishForm({ title: "重试发布", visibility: "private", formToken })))).toBe("302 /my-works?tab=private");
     expect(await worksTitled("重试发布")).toHaveLength(1);
     // A new form (a new token) is a new work.
-    expect(locationOf(await submit(publishForm({ title: "重试发布", formToken: await publishToken() })))).toBe("302 /my-works?tab=free");
+    expect(redirectOf(await submit(publishForm({ title: "重试发布", formToken: await publishToken() })))).toBe("302 /my-works?tab=free");
     expect(await worksTitled("重试发布")).toHaveLength(2);
   });
 
   it("refuses another user's token and a malformed one, creating nothing", async () => {
     const formToken = await publishToken();
-    expect(locationOf(await submit(publishForm({ title: "他人的表单", formToken })))).toBe("302 /my-works?tab=free");
+    expect(redirectOf(await submit(publishForm({ title: "他人的表单", formToken })))).toBe("302 /my-works?tab=free");
     const other = await sessionCookieFor((await createUser()).id);
     const stolen = (await submit(publishForm({ title: "他人的表单", formToken }), other)) as { init: { status: number }; data: { result: { error: Record<string, string[]> } } };
     expect([stolen.init.status, stolen.data.result.error[""]]).toEqual([409, [FORM_TOKEN_MESSAGES.usedElsewhere]]);
@@ -86,7 +85,7 @@ describe("the new chapter form", () => {
     const { formToken } = (await callThroughRoutes(newChapterLoader, { request: userRequest(cookie, path), params })) as { formToken: string };
     const post = () => callThroughRoutes(newChapterAction, { request: userRequest(cookie, path, { title: "第一章", content: "正文", formToken }), params });
     const results = await Promise.all([post(), post()]);
-    expect(results.map(locationOf)).toEqual(["302 /my-works?tab=free", "302 /my-works?tab=free"]);
+    expect(results.map(redirectOf)).toEqual(["302 /my-works?tab=free", "302 /my-works?tab=free"]);
     const rows = await db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(eq(chapters.workId, work.id));
     expect(rows[0].n).toBe(1);
   });
@@ -127,7 +126,7 @@ describe("the back office's creating forms (decision 172)", () => {
     const formToken = await balanceToken(path);
     const post = () => callThroughRoutes(userEditAction, { request: userRequest(admin, path, { intent: "balance", change: "+100", reason: "双击补偿", formToken }) }).catch((r: unknown) => r);
     const results = await Promise.all([post(), post()]);
-    expect(results.map(locationOf)).toEqual([`302 ${path}?notice=balance-set`, `302 ${path}?notice=balance-set`]);
+    expect(results.map(redirectOf)).toEqual([`302 ${path}?notice=balance-set`, `302 ${path}?notice=balance-set`]);
     expect(await creditBalance(target.id)).toBe(100);
     expect(await db.select().from(creditTransactions).where(eq(creditTransactions.userId, target.id))).toHaveLength(1);
   });
@@ -137,7 +136,7 @@ describe("the back office's creating forms (decision 172)", () => {
     const fields = { intent: "create", code: "P-TWICE", title: "双击提示词", systemContent: "系统", userContent: "用户", type: "free", formToken: page.formToken };
     const post = () => callThroughRoutes(promptsAction, { request: userRequest(admin, "/admin/prompts?page=1&dialog=new", fields) }).catch((r: unknown) => r);
     const results = await Promise.all([post(), post()]);
-    expect(results.map(locationOf)).toEqual(["302 /admin/prompts?notice=saved", "302 /admin/prompts?notice=saved"]);
+    expect(results.map(redirectOf)).toEqual(["302 /admin/prompts?notice=saved", "302 /admin/prompts?notice=saved"]);
     expect(await db.select().from(prompts).where(eq(prompts.code, "P-TWICE"))).toHaveLength(1);
   });
 
@@ -147,7 +146,7 @@ describe("the back office's creating forms (decision 172)", () => {
     const formToken = await balanceToken(path);
     const adjust = (to: string, token: string) =>
       callThroughRoutes(userEditAction, { request: userRequest(admin, to, { intent: "balance", change: "+5", reason: "补偿", formToken: token }) }).catch((r: unknown) => r);
-    expect(locationOf(await adjust(path, formToken))).toBe(`302 ${path}?notice=balance-set`);
+    expect(redirectOf(await adjust(path, formToken))).toBe(`302 ${path}?notice=balance-set`);
 
     // The same token on a reader's publish form: 409, nothing published.
     const stolen = (await submit(publishForm({ title: "管理员的令牌", formToken }))) as { init: { status: number } };

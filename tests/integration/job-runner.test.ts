@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { periodicJob, settleTriggeredJobs, triggeredJob } from "~/server/platform/job-runner.server";
 import { jobRuns } from "~/server/platform/metrics.server";
 import { publish } from "~/server/platform/events.server";
+import { collector } from "../fixtures/live-events";
+import { quietFor } from "../fixtures/wait";
 
 /**
  * The one job runner (docs/decisions/179): a job's runs never overlap in a process, a
@@ -91,11 +93,14 @@ describe("periodic jobs", () => {
     job.start(); // once per process
     expect(runs).toBe(1);
     // Ticks every 10 ms while the first run waits: skipped.
-    await new Promise((r) => setTimeout(r, 100));
+    await quietFor(100);
     expect(runs).toBe(1);
-    // A wake-up during the run is kept: one more run after it.
+    // A wake-up during the run is kept: one more run after it. The job's listener was
+    // there first, so once this one hears the wake-up, the job has too.
+    const heard = await collector("test-periodic-topic");
     await publish({ topic: "test-periodic-topic" });
-    await new Promise((r) => setTimeout(r, 100));
+    await heard.next();
+    heard.unsubscribe();
     const first = current;
     current = gate();
     first.open();
@@ -104,12 +109,12 @@ describe("periodic jobs", () => {
     let stopped = false;
     void job.stop();
     const second = job.stop().then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 50));
+    await quietFor(50); // time in which it would have stopped, had it not waited for the run
     expect(stopped).toBe(false);
     current.open();
     await second;
     const after = runs;
-    await new Promise((r) => setTimeout(r, 50));
+    await quietFor(50); // five ticks' time: no run after the stop
     expect(runs).toBe(after);
     expect(await runsOf("test-periodic", "ok")).toBe(after);
   });
@@ -129,7 +134,7 @@ describe("periodic jobs", () => {
       },
     });
     job.start();
-    await new Promise((r) => setTimeout(r, 60));
+    await quietFor(60); // ticks during the first run: none runs beside it
     expect(runs).toBe(1);
     first.open();
     await until(() => runs >= 2);

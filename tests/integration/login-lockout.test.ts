@@ -5,11 +5,12 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { loginAction } from "~/server/identity/auth-actions.server";
+import { loginAction } from "~/routes/public/auth-actions.server";
 import { clearLoginFailures, slowdownSeconds } from "~/server/identity/login-failures.server";
 import { createUser, postRequest } from "../fixtures/accounts";
-import { createAdmin, errorsOf, settle } from "./admin-fixtures";
+import { createAdmin, settle } from "./admin-fixtures";
 import { requestContext, runRoute } from "./route-chain";
+import { errorsOf } from "../fixtures/form-replies";
 
 /** docs/decisions/046-login-lockout.md: nobody can lock someone else out. */
 

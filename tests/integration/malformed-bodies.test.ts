@@ -28,6 +28,11 @@ const MALFORMED: { name: string; contentType: string | null; body: Buffer; messa
   { name: "invalid UTF-8 (URL-encoded)", contentType: "application/x-www-form-urlencoded", body: bytes("intent=%FF%FE&name=x"), message: FORM_MESSAGES.notUtf8 },
   { name: "invalid UTF-8 (multipart)", contentType: "multipart/form-data; boundary=XyZ", body: bytes('--XyZ\r\nContent-Disposition: form-data; name="intent"\r\n\r\n', [0xc3, 0x28], "\r\n--XyZ--\r\n"), message: FORM_MESSAGES.notUtf8 },
   { name: "NUL in a field (URL-encoded)", contentType: "application/x-www-form-urlencoded", body: bytes("intent=a%00b&nickname=a%00b"), message: FORM_MESSAGES.controlCharacter },
+  // Conform's own control fields, which no form of this app sends (docs/decisions/193): its
+  // parser throws on the first and would otherwise run a "validate" without answering it.
+  { name: "Conform intent that is not JSON", contentType: "application/x-www-form-urlencoded", body: bytes("intent=create&nickname=x&__intent__=validate"), message: FORM_MESSAGES.malformed },
+  { name: "Conform validate intent", contentType: "application/x-www-form-urlencoded", body: bytes(`intent=create&nickname=x&__intent__=${encodeURIComponent('{"type":"validate","payload":{"name":"nickname"}}')}`), message: FORM_MESSAGES.malformed },
+  { name: "Conform state (multipart)", contentType: "multipart/form-data; boundary=XyZ", body: bytes(part("intent", "create"), part("__state__", "{"), "--XyZ--\r\n"), message: FORM_MESSAGES.malformed },
   { name: "NUL in a field (multipart)", contentType: "multipart/form-data; boundary=XyZ", body: bytes(part("intent", "a\u0000b"), "--XyZ--\r\n"), message: FORM_MESSAGES.controlCharacter },
 ];
 

@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricValue, type ServerProcess } from "../fixtures/processes";
 import { serversOnOwnDatabase } from "../fixtures/server-database";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * New-chapter notifications delivered by two real app processes (docs/decisions/115):
@@ -61,15 +62,17 @@ describe("new-chapter notifications with two app processes", () => {
       from works w where w.user_id = ${author.id}`;
 
     const expected = WORKS * FOLLOWERS;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const [{ lines, jobs, scheduled }] = await sql<{ lines: number; jobs: number; scheduled: number }[]>`
-        select (select count(*)::int from notifications) as lines,
-               (select count(*)::int from notification_jobs) as jobs,
-               (select count(*)::int from chapters where state = 'scheduled') as scheduled`;
-      if ((lines >= expected && jobs === 0 && scheduled === 0) || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitFor(
+      "every chapter released and every job delivered",
+      async () => {
+        const [{ lines, jobs, scheduled }] = await sql<{ lines: number; jobs: number; scheduled: number }[]>`
+          select (select count(*)::int from notifications) as lines,
+                 (select count(*)::int from notification_jobs) as jobs,
+                 (select count(*)::int from chapters where state = 'scheduled') as scheduled`;
+        return lines >= expected && jobs === 0 && scheduled === 0;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
 
     const [totals] = await sql<{ lines: number; pairs: number; max_count: number; min_count: number; jobs: number }[]>`
       select count(*)::int as lines, count(distinct (user_id, work_id))::int as pairs,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { chapterComments, chapters, notificationJobs, notifications, profiles, works } from "~/db/schema";
 import { postComment } from "~/server/community/comments.server";
-import { liveEventStream, listenerCount, NOTIFICATIONS_WORK_TOPIC } from "~/server/platform/events.server";
+import { liveEventStream } from "~/server/platform/events.server";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import {
@@ -385,7 +385,7 @@ describe("/works/:id/feed.xml", () => {
     expect(xml).not.toContain("的正文");
   });
 
-  it("builds its links from SITE_URL when it is set, never from a forged Host", async () => {
+  it("builds its links from SITE_URL, else from localhost on the server's port, never from a forged Host", async () => {
     const author = await createUser();
     const work = await series(author.id, "站点地址");
     await publishNow(author.id, work.id, "首章");
@@ -399,6 +399,10 @@ describe("/works/:id/feed.xml", () => {
     } finally {
       delete process.env.SITE_URL;
     }
+    // Unset, this machine's address on the server's port: still never the forged Host.
+    const unset = await (await forged()).text();
+    expect(unset).toContain(`href="http://localhost:3000/works/${work.id}"`);
+    expect(unset).not.toContain("evil.example");
   });
 
   it("numbers published chapters only and links each by id, which the reader sends to its number of the day", async () => {
@@ -409,7 +413,7 @@ describe("/works/:id/feed.xml", () => {
     const tide = await publishNow(author.id, work.id, "定时之潮");
     const xml = await (await feed(work.id)).text();
     expect(parseXml(xml).texts["feed/entry/title"]).toEqual(["第2章 定时之潮", "第一章"]);
-    const href = `http://localhost/works/${work.id}?chapterId=${tide}`;
+    const href = `http://localhost:3000/works/${work.id}?chapterId=${tide}`;
     expect(xml).toContain(`href="${href}"`);
 
     const { loader: reader } = await import("~/routes/shell/reader/work");
@@ -467,8 +471,8 @@ describe("the bell, live", () => {
       return { controller, sse: sseReader(liveEventStream(u.id, controller.signal, { heartbeatMs: 60_000 })) };
     });
     for (const s of streams) expect(await s.sse.next()).toContain(": connected");
-    // The stream subscribes after its first bytes: wait until both listen.
-    for (let i = 0; i < 100 && listenerCount(NOTIFICATIONS_WORK_TOPIC) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    // The stream subscribes after its first bytes, then says `ready`.
+    for (const s of streams) await s.sse.ready();
 
     await publishNow(author.id, work.id, "第二章");
     await deliverNotifications();

@@ -6,6 +6,8 @@ import { createLogger, requestScope, serializeError } from "~/server/platform/lo
 import { freePort } from "../../bench/lib-server";
 import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
+import { signUpAt } from "../fixtures/accounts";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * Logs and metrics an operator can use (docs/decisions/079): `node server.js` writes one
@@ -44,21 +46,15 @@ const lines = (): Line[] =>
     .map((l) => JSON.parse(l) as Line);
 
 async function waitForLine(match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 100; i++) {
-    const found = lines().find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no such log line in:\n${server.output()}`);
+  return waitFor("the log line", () => lines().find(match), { timeout: 5000, interval: 50 }).catch((error: Error) => {
+    throw new Error(`no such log line in:\n${server.output()}`, { cause: error });
+  });
 }
 
 describe("the request log", () => {
   it("writes one JSON line per request: method, route pattern, status, duration, user; no query string or cookie", async () => {
     const email = `log-${Date.now()}@example.com`;
-    const post = (to: string) =>
-      fetch(`${origin}${to}`, { method: "POST", body: new URLSearchParams({ email, password: "a-secret-password" }), headers: { Origin: origin }, redirect: "manual" });
-    expect((await post("/auth/register")).status).toBe(302);
-    const cookie = (await post("/auth/login")).headers.getSetCookie()[0].split(";")[0];
+    const cookie = await signUpAt(origin, { email, password: "a-secret-password" });
 
     const response = await fetch(`${origin}/works/999999?from=secret-query-value`, { headers: { Cookie: cookie } });
     const id = response.headers.get("X-Request-Id");

@@ -7,13 +7,14 @@ import { passwordResetTokens, sessions } from "~/db/schema";
 import * as forgotRoute from "~/routes/public/auth-forgot-password";
 import * as resetRoute from "~/routes/public/auth-reset-password";
 import { loader as shellLoader } from "~/routes/shell/layout";
-import { loginAction } from "~/server/identity/auth-actions.server";
+import { loginAction } from "~/routes/public/auth-actions.server";
 import { mailLinkWarning, resetMailsSettled } from "~/server/identity/password-reset.server";
 import { cookiePair, createUser, postRequest, sessionCookieFor, uniqueEmail } from "../fixtures/accounts";
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from "../fakes/smtp";
 import { FORM_MESSAGES } from "~/server/platform/form-data.server";
-import { errorsOf, settle } from "./admin-fixtures";
+import { settle } from "./admin-fixtures";
 import { requestContext } from "./route-chain";
+import { errorsOf } from "../fixtures/form-replies";
 
 /** docs/product.md: Accounts (forgot password), docs/decisions/067. */
 

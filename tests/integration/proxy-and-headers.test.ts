@@ -6,6 +6,7 @@ import { startFakeSmtp, type FakeSmtp } from "../fakes/smtp";
 import { requireBuild, startServerProcess, type Child } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
 import { uniqueEmail } from "../fixtures/accounts";
+import { quietFor } from "../fixtures/wait";
 
 /**
  * `node server.js` behind a real proxy, as deployed with TRUST_PROXY=1 (docs/decisions/165),
@@ -132,7 +133,8 @@ describe("SITE_URL unset", () => {
     });
     expect(forged.status).toBe(503);
     expect(forged.body).toContain("本站尚未设置网站地址");
-    await new Promise((r) => setTimeout(r, 500));
+    // Were a mail sent, it would have arrived by now.
+    await quietFor(500);
     expect(smtp.messages.filter((m) => m.to.includes(email))).toEqual([]);
   });
 });

@@ -1,12 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { chapters, creditTransactions, credits, workPurchases } from "~/db/schema";
-import { credit, LEDGER_MESSAGES, LedgerError, purchaseErrorMessage, purchaseWork } from "~/server/economy/ledger.server";
+import { authorIncome, chapters, creditTransactions, credits, workPurchases } from "~/db/schema";
+import { credit, LEDGER_MESSAGES, LedgerError, purchaseWork } from "~/server/economy/ledger.server";
 import { createUserSession } from "~/server/identity/session.server";
+import { logger } from "~/server/platform/logger.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 import { runRoute } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 /** Gives a user credits the way the app does: through the ledger, with its row. */
 async function fund(userId: string, amount: number) {
@@ -50,16 +52,6 @@ async function expectLedgerMatchesBalance(userId: string) {
   expect(sum).toBe(await balanceOf(userId));
 }
 
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LedgerError) return error;
-    throw error;
-  }
-  throw new Error("expected the purchase to be refused");
-}
-
 describe("purchaseWork", () => {
   it("charges the price once, records the purchase and a consume row 购买作品《title》", async () => {
     const author = await createUser();
@@ -99,7 +91,7 @@ describe("purchaseWork", () => {
     await fund(buyer.id, 29);
     const workId = await workWithChapter(author.id, { title: "差一点", visibility: "public-vip", price: 30 });
 
-    const error = await refusal(purchaseWork(buyer.id, workId));
+    const error = await domainError(purchaseWork(buyer.id, workId), LedgerError);
 
     expect(error.message).toBe(LEDGER_MESSAGES.insufficient);
     expect(error.status).toBe(402);
@@ -112,7 +104,7 @@ describe("purchaseWork", () => {
     const author = await createUser();
     await fund(author.id, 100);
     const workId = await workWithChapter(author.id, { title: "自己的书", visibility: "public-vip", price: 10 });
-    const error = await refusal(purchaseWork(author.id, workId));
+    const error = await domainError(purchaseWork(author.id, workId), LedgerError);
     expect(error.message).toBe(LEDGER_MESSAGES.ownWork);
     expect(await balanceOf(author.id)).toBe(100);
     expect(await purchasesOf(author.id)).toEqual([]);
@@ -125,12 +117,12 @@ describe("purchaseWork", () => {
     const free = await workWithChapter(author.id, { title: "免费的书", visibility: "public" });
     const hidden = await workWithChapter(author.id, { title: "私藏的书", visibility: "private" });
 
-    expect((await refusal(purchaseWork(buyer.id, free))).message).toBe(LEDGER_MESSAGES.notForSale);
-    const privateError = await refusal(purchaseWork(buyer.id, hidden));
+    expect((await domainError(purchaseWork(buyer.id, free), LedgerError)).message).toBe(LEDGER_MESSAGES.notForSale);
+    const privateError = await domainError(purchaseWork(buyer.id, hidden), LedgerError);
     expect(privateError.message).toBe(LEDGER_MESSAGES.workMissing);
     expect(privateError.status).toBe(404);
-    expect((await refusal(purchaseWork(buyer.id, 987654321))).status).toBe(404);
-    expect((await refusal(purchaseWork(buyer.id, Number.NaN))).status).toBe(404);
+    expect((await domainError(purchaseWork(buyer.id, 987654321), LedgerError)).status).toBe(404);
+    expect((await domainError(purchaseWork(buyer.id, Number.NaN), LedgerError)).status).toBe(404);
 
     expect(await balanceOf(buyer.id)).toBe(100);
     expect(await purchasesOf(buyer.id)).toEqual([]);
@@ -139,7 +131,7 @@ describe("purchaseWork", () => {
   it("refuses a buyer without an account with 用户不存在", async () => {
     const author = await createUser();
     const workId = await workWithChapter(author.id, { title: "无人之书", visibility: "public-vip", price: 5 });
-    const error = await refusal(purchaseWork("00000000-0000-4000-8000-000000000000", workId));
+    const error = await domainError(purchaseWork("00000000-0000-4000-8000-000000000000", workId), LedgerError);
     expect(error.message).toBe(LEDGER_MESSAGES.userMissing);
   });
 
@@ -195,14 +187,6 @@ describe("purchaseWork", () => {
     expect(await purchasesOf(buyer.id)).toHaveLength(2);
     await expectLedgerMatchesBalance(buyer.id);
   });
-
-  it("maps unexpected failures to 购买失败，请重试", () => {
-    expect(purchaseErrorMessage(new Error("connection reset"))).toEqual({ message: LEDGER_MESSAGES.purchaseFailed, status: 500 });
-    expect(purchaseErrorMessage(new LedgerError(LEDGER_MESSAGES.insufficient, 402))).toEqual({
-      message: LEDGER_MESSAGES.insufficient,
-      status: 402,
-    });
-  });
 });
 
 describe("the reader's purchase action", () => {
@@ -249,6 +233,28 @@ describe("the reader's purchase action", () => {
     expect(short.data).toEqual({ intent: "purchase", error: "积分余额不足" });
     expect(short.init.status).toBe(402);
     expect(await purchasesOf(buyer.id, dear)).toEqual([]);
+  });
+
+  it("answers an unexpected failure in the dialog with 购买失败，请重试 (500), logged once, and charges nobody", async () => {
+    const author = await createUser();
+    const buyer = await createUser();
+    await fund(buyer.id, 5);
+    const workId = await workWithChapter(author.id, { title: "意外", visibility: "public-vip", price: 5 });
+    // The author's income near the bigint limit: their share overflows it, a failure no
+    // DomainError explains.
+    await db.execute(sql`insert into author_income (user_id, balance) values (${author.id}, 9223372036854775807)`);
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
+    try {
+      const failed = (await callAction(workId, { intent: "purchase", enhanced: "1" }, await signedIn(buyer.id))) as { data: unknown; init: ResponseInit };
+      expect(failed.data).toEqual({ intent: "purchase", error: LEDGER_MESSAGES.purchaseFailed });
+      expect(failed.init.status).toBe(500);
+      expect(logged).toHaveBeenCalledTimes(1);
+    } finally {
+      logged.mockRestore();
+      await db.delete(authorIncome).where(eq(authorIncome.userId, author.id));
+    }
+    expect(await balanceOf(buyer.id)).toBe(5);
+    expect(await purchasesOf(buyer.id)).toEqual([]);
   });
 
   it("sends a visitor to the login dialog and charges nobody", async () => {

@@ -9,11 +9,9 @@ import {
   paragraphBatch,
   paragraphBatchBefore,
   PARAGRAPH_BATCH,
-  PARAGRAPH_MAX_CHARS,
   previewOf,
-  progressHref,
-  splitParagraphs,
 } from "~/server/reading/reader.server";
+import { PARAGRAPH_MAX_CHARS, progressHref, splitParagraphs } from "~/utils/reading";
 import { createUserSession } from "~/server/identity/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";

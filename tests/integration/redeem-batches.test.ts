@@ -5,7 +5,8 @@ import { adminAuditLog, redeemCodes } from "~/db/schema";
 import { countUnusedCodes } from "~/server/admin/redeem-codes.server";
 import { REDEEM_MESSAGES, redeemCode } from "~/server/economy/ledger.server";
 import { createUser } from "../fixtures/accounts";
-import { adminCookieFor, callAction, callLoader, createAdmin, errorsOf, request } from "./admin-fixtures";
+import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
+import { errorsOf } from "../fixtures/form-replies";
 
 let cookie: string;
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import { checkLedger } from "../../scripts/check-ledger";
 import { sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance as balanceOf, creditLedger as ledgerOf, quickUsers } from "../fixtures/ledger";
 import { callThroughRoutes } from "./route-chain";
+import { domainError } from "../fixtures/domain-error";
 
 const createUser = async () => (await quickUsers(1))[0];
 
@@ -22,16 +23,6 @@ async function makeCode(amount = 100): Promise<string> {
 async function codeRow(code: string) {
   const [row] = await db.select().from(redeemCodes).where(eq(redeemCodes.code, code));
   return row;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LedgerError) return error;
-    throw error;
-  }
-  throw new Error("expected the redeem to be refused");
 }
 
 /** Posts the /credits redeem form as the user; returns the action's Response or data. */
@@ -67,7 +58,7 @@ describe("redeemCode", () => {
 
   it("refuses an unknown code with 兑换码不存在 and changes nothing", async () => {
     const user = await createUser();
-    const error = await refusal(redeemCode(user.id, "1234567890"));
+    const error = await domainError(redeemCode(user.id, "1234567890"), LedgerError);
     expect(error.message).toBe(REDEEM_MESSAGES.notFound);
     expect(await balanceOf(user.id)).toBe(0);
     expect(await ledgerOf(user.id)).toEqual([]);
@@ -79,8 +70,8 @@ describe("redeemCode", () => {
     const code = await makeCode(50);
     await redeemCode(first.id, code);
 
-    expect((await refusal(redeemCode(first.id, code))).message).toBe(REDEEM_MESSAGES.used);
-    expect((await refusal(redeemCode(second.id, code))).message).toBe(REDEEM_MESSAGES.used);
+    expect((await domainError(redeemCode(first.id, code), LedgerError)).message).toBe(REDEEM_MESSAGES.used);
+    expect((await domainError(redeemCode(second.id, code), LedgerError)).message).toBe(REDEEM_MESSAGES.used);
     expect(await balanceOf(first.id)).toBe(50);
     expect(await balanceOf(second.id)).toBe(0);
     expect((await codeRow(code)).usedBy).toBe(first.id);

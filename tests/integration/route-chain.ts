@@ -142,3 +142,13 @@ export function statusOf(result: unknown): number {
 export function bodyOf<T>(result: unknown): T {
   return (result as { data: T }).data;
 }
+
+/** A redirect's Location, else null. */
+export function locationOf(result: unknown): string | null {
+  return result instanceof Response ? result.headers.get("Location") : null;
+}
+
+/** A redirect as "302 /path", or what came instead (for a readable failure). */
+export function redirectOf(result: unknown): string {
+  return result instanceof Response ? `${result.status} ${result.headers.get("Location")}` : `not a redirect: ${JSON.stringify(result)}`;
+}

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { requireAdminMiddleware, requireExportAccessMiddleware, requireSuperAdminMiddleware, requireUserMiddleware } from "~/middleware/guards.server";
+import { SETTINGS_MESSAGES } from "~/schemas/settings";
+import {
+  requireAdminMiddleware,
+  requireChiefEditorMiddleware,
+  requireExportAccessMiddleware,
+  requireOpdsReaderMiddleware,
+  requireReviewerMiddleware,
+  requireStaffMiddleware,
+  requireSuperAdminMiddleware,
+  requireUserMiddleware,
+} from "~/middleware/guards.server";
 import { adminCookieFor, createAdmin, settle } from "./admin-fixtures";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { importRoute, routeTree, runRoute, type RouteNode } from "./route-chain";
 
 /**
@@ -15,8 +26,16 @@ const GUARDS = {
   user: { layout: "routes/shell/signed-in.tsx", middleware: requireUserMiddleware },
   admin: { layout: "routes/admin/layout.tsx", middleware: requireAdminMiddleware },
   export: { layout: "routes/exports/layout.ts", middleware: requireExportAccessMiddleware },
+  // Reading apps (decision 201): the personal token in the address.
+  opds: { layout: "routes/opds/layout.ts", middleware: requireOpdsReaderMiddleware },
   // 超级管理员 only, below the admin layout (docs/product.md#admin-roles).
   super: { layout: "routes/admin/super-only.tsx", middleware: requireSuperAdminMiddleware },
+  // 超级管理员 and 运营: the daily back office, closed to 审核员 and 总编辑.
+  staff: { layout: "routes/admin/staff.tsx", middleware: requireStaffMiddleware },
+  // 先审后发 (docs/product.md#review): 审核员, 总编辑 and 超级管理员.
+  review: { layout: "routes/admin/reviewers.tsx", middleware: requireReviewerMiddleware },
+  // The review policy: 总编辑 and 超级管理员.
+  chief: { layout: "routes/admin/chief-only.tsx", middleware: requireChiefEditorMiddleware },
 } as const;
 type Guard = keyof typeof GUARDS;
 
@@ -39,6 +58,9 @@ const PUBLIC = new Set([
   "/works/:id/export.epub",
   "/works/:id/comment-counts", // the bubbles' counts: readable where the chapter is
   "/works/:id/feed.xml", // a work's Atom feed: only what a visitor may see
+  "/robots.txt", // for crawlers (decision 200)
+  "/sitemap.xml", // the sitemap index: only what a visitor may read
+  "/sitemaps/:file",
   "/reader-settings", // a visitor's settings go to a cookie, a signed-in reader's to the profile (decision 106)
   "/work/:id",
   "/",
@@ -181,6 +203,23 @@ describe("exports refuse a request without an admin session or API token", () =>
   }
 });
 
+describe("the reading apps' catalog refuses a request without a working token", () => {
+  it("has the catalog, the library and the downloads under the token guard", () => {
+    expect(under("opds").map((l) => l.pattern).sort()).toEqual(["/opds/:token", "/opds/:token/library", "/opds/:token/works/:id/book.epub"]);
+  });
+  for (const leaf of under("opds")) {
+    it(`${leaf.pattern}: 401, no data, no cookie, even with a signed-in session`, async () => {
+      const mod = await importRoute(leaf.node);
+      for (const headers of [{}, { Cookie: await sessionCookieFor((await createUser()).id) }] as Record<string, string>[]) {
+        const r = await settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern), { headers })));
+        expect(r.status).toBe(401);
+        expect(await r.response!.text()).toBe(SETTINGS_MESSAGES.opdsUnauthorized);
+        expect(r.response!.headers.get("Set-Cookie")).toBeNull();
+      }
+    });
+  }
+});
+
 describe("a 运营 admin gets 403 on every super-admin page, action and export", () => {
   let cookie: string;
   const operator = async () => {
@@ -216,5 +255,65 @@ describe("a 运营 admin gets 403 on every super-admin page, action and export",
     const mod = await importRoute(leaf.node);
     const r = await settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern), { headers: { Cookie: cookie } })));
     expect(r.status).toBe(200);
+  });
+});
+
+describe("a 审核员 reaches the review pages and nothing else of the back office (docs/product.md#admin-roles)", () => {
+  const cookies: Partial<Record<"reviewer" | "chief_editor" | "operator", string>> = {};
+  const as = async (role: "reviewer" | "chief_editor" | "operator") => (cookies[role] ??= await adminCookieFor((await createAdmin({ role })).id));
+  const call = async (leaf: Leaf, role: "reviewer" | "chief_editor" | "operator", method: "GET" | "POST") => {
+    const mod = await importRoute(leaf.node);
+    const headers = { Cookie: await as(role), Origin: "http://localhost" };
+    if (method === "GET") return settle(() => runRoute("loader", mod, new Request(urlOf(leaf.pattern), { headers })));
+    if (!mod.action) return null;
+    return settle(() => runRoute("action", mod, new Request(urlOf(leaf.pattern), { method: "POST", headers, body: new URLSearchParams({ intent: "x" }) })));
+  };
+
+  it("puts every admin page under exactly one of: the review pages, the staff pages, or one's own account", () => {
+    for (const leaf of under("admin")) {
+      const places = (["review", "staff"] as const).filter((g) => leaf.guards.includes(g));
+      if (leaf.pattern === "/admin/account") expect(places).toEqual([]);
+      else expect(places, leaf.pattern).toHaveLength(1);
+    }
+    for (const leaf of under("super")) expect(leaf.guards).toContain("staff");
+    for (const leaf of under("chief")) expect(leaf.guards).toContain("review");
+    expect(under("review").map((l) => l.pattern)).toEqual(expect.arrayContaining(["/admin/review", "/admin/review/:id", "/admin/settings/review"]));
+  });
+
+  for (const role of ["reviewer", "chief_editor"] as const) {
+    it(`a ${role}: every staff page's GET goes to the review queue, every post gets 403`, async () => {
+      for (const leaf of under("staff")) {
+        const get = await call(leaf, role, "GET");
+        expect([get!.status, get!.location], leaf.pattern).toEqual([302, "/admin/review"]);
+        const post = await call(leaf, role, "POST");
+        if (post) expect([post.status, post.data], leaf.pattern).toEqual([403, ADMIN_MESSAGES.staffOnly]);
+      }
+    });
+  }
+
+  it("a 运营 gets 403 on every review page and action", async () => {
+    for (const leaf of under("review")) {
+      const get = await call(leaf, "operator", "GET");
+      expect([get!.status, get!.data], leaf.pattern).toEqual([403, ADMIN_MESSAGES.reviewersOnly]);
+      const post = await call(leaf, "operator", "POST");
+      if (post) expect([post.status, post.data], leaf.pattern).toEqual([403, ADMIN_MESSAGES.reviewersOnly]);
+    }
+  });
+
+  it("a 审核员 gets 403 on the review policy; a 总编辑 opens it", async () => {
+    for (const leaf of under("chief")) {
+      const get = await call(leaf, "reviewer", "GET");
+      expect([get!.status, get!.data], leaf.pattern).toEqual([403, ADMIN_MESSAGES.chiefOnly]);
+      const post = await call(leaf, "reviewer", "POST");
+      if (post) expect([post.status, post.data], leaf.pattern).toEqual([403, ADMIN_MESSAGES.chiefOnly]);
+      expect((await call(leaf, "chief_editor", "GET"))!.status, leaf.pattern).toBe(200);
+    }
+  });
+
+  it("a 审核员 opens the queue and the account page", async () => {
+    for (const pattern of ["/admin/review", "/admin/account"]) {
+      const leaf = under("admin").find((l) => l.pattern === pattern)!;
+      expect((await call(leaf, "reviewer", "GET"))!.status, pattern).toBe(200);
+    }
   });
 });

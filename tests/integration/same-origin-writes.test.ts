@@ -80,7 +80,7 @@ describe("a signed-in write", () => {
   });
 
   it("without any cookie goes on to the route (a script's login, the gateway's notify)", async () => {
-    const { loginAction } = await import("~/server/identity/auth-actions.server");
+    const { loginAction } = await import("~/routes/public/auth-actions.server");
     const user = await createUser();
     const request = new Request("http://localhost/auth/login", {
       method: "POST",

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { apiConfigs, chapters, formSubmissions, sessions } from "~/db/schema";
 import { action as continueAction } from "~/routes/api/continue";
@@ -8,16 +8,15 @@ import { action as seriesAction, loader as seriesLoader } from "~/routes/shell/w
 import { BIBLE_MESSAGES } from "~/schemas/bible";
 import { SERIES_MESSAGES } from "~/schemas/series";
 import { AI_MESSAGES } from "~/schemas/ai-messages";
-import { aiTimings } from "~/server/ai/timings.server";
 import { TOKEN_MESSAGES } from "~/server/economy/ledger.server";
 import { saveChapterSummary, saveEntity, saveFact, saveThread } from "~/server/studio/bible.server";
 import { exportOwnWorkTxt } from "~/server/studio/author-export.server";
 import { createWork } from "~/server/catalog/works.server";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { fakeTokenCount, startFakeAiProvider, storyText, type FakeAiProvider } from "../fakes/ai-provider";
+import { fakeTokenCount, storyText, type FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { aiRows, readEvents, setTokens, textOf, tokensOf, writer } from "./ai-helpers";
-import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
+import { callThroughRoutes, statusOf, bodyOf, locationOf } from "./route-chain";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 /**
  * 连载续写 (issue 19 part 1, decisions 141-142): the next chapter of the author's own serial
@@ -26,17 +25,7 @@ import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
  */
 
 let fake: FakeAiProvider;
-const saved = { ...aiTimings };
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 });
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  Object.assign(aiTimings, saved);
-  await fake.close();
-});
+useFakeAiProvider((f) => (fake = f), { timings: { retryBaseMs: 10, retryJitterMs: 5, idleMs: 2_000, firstByteMs: 3_000 } });
 
 const key = () => randomBytes(12).toString("base64url");
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
@@ -70,7 +59,6 @@ async function call(handler: (args: never) => unknown, cookie: string, path: str
     return thrown;
   }
 }
-const locationOf = (result: unknown) => (result instanceof Response ? result.headers.get("Location") : null);
 const chaptersOf = (workId: number) => db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(asc(chapters.position), asc(chapters.id));
 
 type PageData = {

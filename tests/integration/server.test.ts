@@ -1,21 +1,20 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
-import { requireBuild, root } from "../fixtures/processes";
+import { requireBuild, root, startServerProcess, type Child } from "../fixtures/processes";
 import { childDatabase } from "../fixtures/server-database";
+import { waitFor } from "../fixtures/wait";
 
 /**
  * The production server as a newcomer starts it (`npm start` = build, then `node
  * server.js` with no NODE_ENV), on this test file's own database. Needs the build that
  * `npm test` makes first.
  */
-let server: ChildProcess;
+let server: Child;
 let origin: string;
-let output = "";
 let removeDatabase = () => {};
 // The server creates this administrator at start (app/server/platform/defaults.server.ts).
 const ADMIN = { ADMIN_EMAIL: "server-admin@example.com", ADMIN_PASSWORD: "server-admin-password" };
@@ -33,22 +32,13 @@ beforeAll(async () => {
   delete env.PAGE_CACHE;
   const database = childDatabase(env);
   removeDatabase = database.remove;
-  server = spawn(process.execPath, ["server.js"], { cwd: root, env: database.env, stdio: ["ignore", "pipe", "pipe"] });
-  server.stdout!.on("data", (chunk) => (output += chunk));
-  server.stderr!.on("data", (chunk) => (output += chunk));
-  const deadline = Date.now() + 50_000;
-  while (!output.includes("listening on")) {
-    if (server.exitCode !== null) throw new Error(`server.js exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`server.js did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  server = await startServerProcess(database.env, port);
 }, 60_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
+  if (server && server.process.exitCode === null) {
+    server.process.kill("SIGTERM");
+    await server.exited;
   }
   removeDatabase();
 });
@@ -61,7 +51,7 @@ describe("node server.js", () => {
     const html = await response.text();
     expect(html).toMatch(/^<!DOCTYPE html>/i);
     expect(html).toContain("让短篇写作更简单");
-    expect(output).not.toMatch(/Error/);
+    expect(server.output()).not.toMatch(/Error/);
   });
 
   it("sends a page rendered at once whole, with its length, gzipped when asked, from the visitor cache too", async () => {
@@ -230,17 +220,15 @@ describe("node server.js", () => {
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
     expect((await post("/submit", form, cookie)).status).toBe(302);
 
-    let html = "";
-    for (let i = 0; i < 50 && !html.includes("缓存测试之书"); i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 20));
-      html = await (await visit()).text();
-    }
+    const html = await waitFor("the new work on the cached page", async () => {
+      const text = await (await visit()).text();
+      return text.includes("缓存测试之书") && text;
+    }, { timeout: 2000 });
     expect(html).toContain("缓存测试之书");
   });
 
   it("stops cleanly on SIGTERM, closing the database", async () => {
-    const exited = new Promise<number | null>((r) => server.once("exit", (code) => r(code)));
-    server.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    server.process.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   });
 });

@@ -13,6 +13,7 @@ import { getStorage, keyFromUrl } from "~/server/platform/storage.server";
 import { createUser, formOf, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { quickUsers } from "../fixtures/ledger";
 import { callThroughRoutes } from "./route-chain";
+import { fieldErrorsOf } from "../fixtures/form-replies";
 
 type Action = (args: never) => Promise<unknown>;
 
@@ -23,11 +24,6 @@ async function post(handler: Action, cookie: string, path: string, body: FormDat
     if (thrown instanceof Response) return thrown;
     throw thrown;
   }
-}
-
-function errorsOf(result: unknown): Record<string, string[]> {
-  const init = result as { data?: { error?: Record<string, string[] | null> } };
-  return Object.fromEntries(Object.entries(init.data?.error ?? {}).map(([k, v]) => [k, v ?? []]));
 }
 
 async function profileOf(userId: string) {
@@ -107,9 +103,9 @@ describe("/settings/nickname", () => {
     const [user] = await quickUsers(1);
     const cookie = await sessionCookieFor(user.id);
     const before = (await profileOf(user.id)).nickname;
-    expect(errorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "" })).nickname).toEqual(["请输入昵称"]);
-    expect(errorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "   " })).nickname).toEqual(["请输入昵称"]);
-    expect(errorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "砚".repeat(31) })).nickname).toEqual([
+    expect(fieldErrorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "" })).nickname).toEqual(["请输入昵称"]);
+    expect(fieldErrorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "   " })).nickname).toEqual(["请输入昵称"]);
+    expect(fieldErrorsOf(await post(nicknameAction, cookie, "/settings/nickname", { nickname: "砚".repeat(31) })).nickname).toEqual([
       "昵称不能超过30个字符",
     ]);
     expect((await profileOf(user.id)).nickname).toBe(before);
@@ -123,7 +119,7 @@ describe("/settings/pixiv-id", () => {
     const b = await sessionCookieFor(second.id);
     expectRedirect(await post(pixivAction, a, "/settings/pixiv-id", { pixivId: " 12345678 " }), "/settings");
     expect((await profileOf(first.id)).pixivId).toBe("12345678");
-    expect(errorsOf(await post(pixivAction, b, "/settings/pixiv-id", { pixivId: "12345678" })).pixivId).toEqual(["此pixiv ID已被使用"]);
+    expect(fieldErrorsOf(await post(pixivAction, b, "/settings/pixiv-id", { pixivId: "12345678" })).pixivId).toEqual(["此pixiv ID已被使用"]);
     expect((await profileOf(second.id)).pixivId).toBeNull();
     // Saving one's own ID again is fine.
     expectRedirect(await post(pixivAction, a, "/settings/pixiv-id", { pixivId: "12345678" }), "/settings");
@@ -132,8 +128,8 @@ describe("/settings/pixiv-id", () => {
   it("refuses an empty ID and characters a pixiv ID cannot have", async () => {
     const [user] = await quickUsers(1);
     const cookie = await sessionCookieFor(user.id);
-    expect(errorsOf(await post(pixivAction, cookie, "/settings/pixiv-id", { pixivId: "" })).pixivId).toEqual(["请输入pixiv ID"]);
-    expect(errorsOf(await post(pixivAction, cookie, "/settings/pixiv-id", { pixivId: "<script>" })).pixivId).toEqual([
+    expect(fieldErrorsOf(await post(pixivAction, cookie, "/settings/pixiv-id", { pixivId: "" })).pixivId).toEqual(["请输入pixiv ID"]);
+    expect(fieldErrorsOf(await post(pixivAction, cookie, "/settings/pixiv-id", { pixivId: "<script>" })).pixivId).toEqual([
       "pixiv ID只能包含字母、数字、下划线和连字符",
     ]);
     expect((await profileOf(user.id)).pixivId).toBeNull();
@@ -145,16 +141,16 @@ describe("/settings/password", () => {
     const user = await createUser();
     const cookie = await sessionCookieFor(user.id);
     const change = (fields: Record<string, string>) => post(passwordAction, cookie, "/settings/password", fields);
-    expect(errorsOf(await change({ currentPassword: "wrong-password", newPassword: "new-password-1", confirmPassword: "new-password-1" }))).toEqual({
+    expect(fieldErrorsOf(await change({ currentPassword: "wrong-password", newPassword: "new-password-1", confirmPassword: "new-password-1" }))).toEqual({
       currentPassword: ["当前密码错误"],
     });
-    expect(errorsOf(await change({ currentPassword: user.password, newPassword: "new-password-1", confirmPassword: "new-password-2" }))).toEqual({
+    expect(fieldErrorsOf(await change({ currentPassword: user.password, newPassword: "new-password-1", confirmPassword: "new-password-2" }))).toEqual({
       confirmPassword: ["两次输入的新密码不一致"],
     });
-    expect(errorsOf(await change({ currentPassword: user.password, newPassword: "short", confirmPassword: "short" }))).toEqual({
+    expect(fieldErrorsOf(await change({ currentPassword: user.password, newPassword: "short", confirmPassword: "short" }))).toEqual({
       newPassword: ["密码至少需要 8 个字符"],
     });
-    expect(errorsOf(await change({ currentPassword: "", newPassword: "", confirmPassword: "" }))).toMatchObject({
+    expect(fieldErrorsOf(await change({ currentPassword: "", newPassword: "", confirmPassword: "" }))).toMatchObject({
       currentPassword: ["请输入当前密码"],
       confirmPassword: ["请再次输入新密码"],
     });

@@ -1,17 +1,17 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { plotVersions } from "~/db/schema";
 import { action } from "~/routes/api/generate";
 import { loader as eventsLoader } from "~/routes/api/events";
-import { aiTimings } from "~/server/ai/timings.server";
 import { countChars } from "~/utils/ai-tokens";
 import { beginShutdown } from "~/server/platform/lifecycle.server";
 import { sessionCookieFor, userRequest, createUser } from "../fixtures/accounts";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import type { FakeAiProvider } from "../fakes/ai-provider";
 import { generateRequest, readEvents, readyProject, tokensOf, writer, type SseEvent } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
+import { waitFor } from "../fixtures/wait";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 /**
  * What the process's shutdown phases do to the streams it serves (docs/decisions/076):
@@ -20,17 +20,7 @@ import { callThroughRoutes } from "./route-chain";
  * process into shutdown, so it holds nothing else.
  */
 let fake: FakeAiProvider;
-const saved = { ...aiTimings };
-
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-  Object.assign(aiTimings, { retryBaseMs: 10, retryJitterMs: 5, idleMs: 5_000, firstByteMs: 5_000 });
-});
-afterAll(async () => {
-  Object.assign(aiTimings, saved);
-  await fake.close();
-});
+useFakeAiProvider((f) => (fake = f), { timings: { retryBaseMs: 10, retryJitterMs: 5, idleMs: 5_000, firstByteMs: 5_000 }, reset: false });
 
 describe("a shutting-down process", () => {
   it("ends live-update streams at once, lets a generation run on, then stops it with its final event", async () => {
@@ -46,14 +36,15 @@ describe("a shutting-down process", () => {
     const liveReader = live.body!.getReader();
     await liveReader.read(); // ": connected"
 
-    while (!received.some((e) => e.event === "text")) await new Promise((r) => setTimeout(r, 10));
+    const texts = () => received.filter((e) => e.event === "text").length;
+    await waitFor("the generation's first text", () => texts() > 0, { interval: 10 });
     beginShutdown("draining");
     while (!(await liveReader.read()).done);
 
     // Draining: the generation goes on.
-    const textsAtDrain = received.filter((e) => e.event === "text").length;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(received.filter((e) => e.event === "text").length).toBeGreaterThan(textsAtDrain);
+    const textsAtDrain = texts();
+    await waitFor("more text after the drain began", () => texts() > textsAtDrain);
+    expect(texts()).toBeGreaterThan(textsAtDrain);
     expect(received.some((e) => e.event === "done")).toBe(false);
 
     beginShutdown("deadline");

@@ -2,7 +2,9 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib-server";
 import { startServerProcess, type Child, requireBuild } from "../fixtures/processes";
+import { signUpAt } from "../fixtures/accounts";
 import { childDatabase } from "../fixtures/server-database";
+import { quietFor } from "../fixtures/wait";
 
 /**
  * A restart does not cut requests (docs/decisions/076): `node server.js` gets SIGTERM
@@ -22,26 +24,23 @@ async function start(extra: NodeJS.ProcessEnv): Promise<{ server: Child; origin:
   return { server, origin: `http://127.0.0.1:${port}` };
 }
 
-async function signUp(origin: string): Promise<string> {
-  const email = `shutdown-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
-  const post = (to: string) =>
-    fetch(`${origin}${to}`, { method: "POST", body: new URLSearchParams({ email, password: "a-good-password" }), headers: { Origin: origin }, redirect: "manual" });
-  expect((await post("/auth/register")).status).toBe(302);
-  const login = await post("/auth/login");
-  return login.headers.getSetCookie()[0].split(";")[0];
-}
-
-/** A POST whose body is sent in two parts: `finish()` sends the rest and resolves with the answer. */
+/**
+ * A POST whose body is sent in two parts. `inFlight` resolves once the server has taken
+ * the request (it answers `Expect: 100-continue` when it hands the request to the app) and
+ * the first part is sent; `finish()` sends the rest and resolves with the answer.
+ */
 function slowPost(origin: string, to: string, body: string, cookie: string) {
   const url = new URL(to, origin);
   const bytes = Buffer.from(body);
   let started: http.ClientRequest | undefined;
+  let taken!: () => void;
+  const inFlight = new Promise<void>((resolve) => (taken = resolve));
   const answer = new Promise<{ status: number; location?: string; connection?: string }>((resolve, reject) => {
     const request = http.request(
       url,
       {
         method: "POST",
-        headers: { Origin: origin, Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": bytes.length },
+        headers: { Origin: origin, Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": bytes.length, Expect: "100-continue" },
       },
       (response) => {
         response.resume();
@@ -49,11 +48,13 @@ function slowPost(origin: string, to: string, body: string, cookie: string) {
       },
     );
     request.on("error", reject);
-    request.write(bytes.subarray(0, bytes.length >> 1));
+    request.on("continue", () => request.write(bytes.subarray(0, bytes.length >> 1), () => taken()));
+    request.flushHeaders();
     started = request;
   });
   return {
     answer,
+    inFlight,
     finish: () => {
       started!.end(bytes.subarray(bytes.length >> 1));
       return answer;
@@ -76,7 +77,7 @@ afterAll(async () => {
 describe("SIGTERM", () => {
   it("stops accepting, ends live streams, lets a publish in flight commit and answer, then exits 0", async () => {
     const { server, origin } = await start({ SHUTDOWN_GRACE_MS: "15000" });
-    const cookie = await signUp(origin);
+    const cookie = await signUpAt(origin);
 
     // A live-update stream, open and past its first bytes.
     const events = await fetch(`${origin}/api/events`, { headers: { Cookie: cookie } });
@@ -87,7 +88,7 @@ describe("SIGTERM", () => {
     const content = "雨落在青石板上，巷子深处传来一声悠长的吆喝。\n".repeat(25_000);
     const fields = { status: "completed", type: "single_chapter", title: "关机时发布", description: "简介", rating: "all_ages", visibility: "public", content };
     const publish = slowPost(origin, "/submit", new URLSearchParams(fields).toString(), cookie);
-    await new Promise((r) => setTimeout(r, 300));
+    await publish.inFlight;
 
     server.process.kill("SIGTERM");
     // The live stream ends (the browser reconnects elsewhere) ...
@@ -114,12 +115,12 @@ describe("SIGTERM", () => {
     // Requests whose bodies never finish arriving.
     const hanging = [patient, impatient].map(({ origin }) => slowPost(origin, "/auth/login", "email=a%40example.com&password=xxxxxxxx", ""));
     for (const request of hanging) request.answer.catch(() => {});
-    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(hanging.map((request) => request.inFlight));
 
     const stoppedAt = Date.now();
     patient.server.process.kill("SIGTERM");
     impatient.server.process.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 1000));
+    await quietFor(1000); // time in which it would have exited, had it not waited
     expect(impatient.server.process.exitCode).toBeNull(); // waiting for its request
     impatient.server.process.kill("SIGTERM");
     expect(await impatient.server.exited).toBe(1);

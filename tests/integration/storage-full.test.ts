@@ -9,7 +9,7 @@ import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { loader as healthz } from "~/routes/api/healthz";
 import { action as submitAction } from "~/routes/shell/works/submit";
-import { dataDir } from "~/server/platform/env.server";
+import { dataDir } from "~/env.server";
 import { STORAGE_FULL_MESSAGE } from "~/server/platform/errors.server";
 import { configuredStorage, type FileStorage } from "~/server/platform/storage.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
@@ -104,7 +104,7 @@ describe("a full disk under the PGlite data directory", () => {
       },
       { pglite: true },
     ));
-  }, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     await stop();

@@ -3,7 +3,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loader } from "~/routes/api/files";
-import { dataDir } from "~/server/platform/env.server";
+import { dataDir } from "~/env.server";
 import { cover2xUrl, deleteStoredImage, storeAvatar, storeCover } from "~/server/platform/images.server";
 import {
   LocalStorage,

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { chapterSummaries, chapters, plotThreads, prompts, storyEntities, storyEntityNames, storyFacts, storyProposals, summaryJobs } from "~/db/schema";
 import { action as bibleAction, loader as bibleLoader } from "~/routes/shell/studio/bible";
@@ -10,8 +10,7 @@ import { SERIES_MESSAGES } from "~/schemas/series";
 import { BIBLE_MESSAGES, SUMMARY_REQUEST_IDS } from "~/schemas/bible";
 import { deletePrompt, updatePrompt } from "~/server/admin/prompts.server";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { fakeTokenCount, startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
+import { fakeTokenCount, type FakeAiProvider } from "../fakes/ai-provider";
 import {
   BIBLE_PAGE_SIZE,
   bibleScreen,
@@ -44,6 +43,8 @@ import { domainError } from "../fixtures/domain-error";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";
 import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
 import { testActor } from "./admin-fixtures";
+import { waitFor } from "../fixtures/wait";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -66,14 +67,11 @@ async function call(handler: (args: never) => unknown, cookie: string, path: str
 let owner: { id: string };
 let other: { id: string };
 let fake: FakeAiProvider;
+useFakeAiProvider((f) => (fake = f));
 beforeAll(async () => {
   owner = await createUser();
   other = await createUser();
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
 });
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
 
 describe("story bible: entities and facts", () => {
   it("keeps names and aliases unique within a work, and a refused save changes nothing", async () => {
@@ -626,12 +624,11 @@ describe("AI summaries after publication (background job)", () => {
     try {
       const chapterId = await publishOne(work.id, "自动摘要");
       // Woken by the chapter-published event, not the (one-minute) timer.
-      const deadline = Date.now() + 10_000;
-      let state = "pending";
-      while (state !== "done" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        [{ state }] = await db.select({ state: summaryJobs.state }).from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
-      }
+      await waitFor(
+        "the summary job to be done",
+        async () => (await db.select({ state: summaryJobs.state }).from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId)))[0]?.state === "done",
+        { timeout: 10_000, interval: 100 },
+      );
       const [job] = await db.select().from(summaryJobs).where(eq(summaryJobs.chapterId, chapterId));
       expect([job.state, job.attempts, job.reason]).toEqual(["done", 1, null]);
       expect(await db.select().from(storyProposals).where(eq(storyProposals.chapterId, chapterId))).toHaveLength(3);

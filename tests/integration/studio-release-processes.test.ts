@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricValue, type ServerProcess } from "../fixtures/processes";
 import { serversOnOwnDatabase } from "../fixtures/server-database";
+import { quietFor, waitFor } from "../fixtures/wait";
 
 /**
  * Scheduled chapters released by two real app processes (docs/decisions/081, issue 15):
@@ -62,17 +63,19 @@ describe("scheduled release with two app processes", () => {
     ).map((r) => Number(r.id));
     expect(chapterIds).toHaveLength(WORKS * PER_WORK);
 
-    // Until nothing is left scheduled and every event has arrived (and no more come); the
-    // deadline only bounds a failure (a loaded machine releases more slowly).
-    const deadline = Date.now() + 60_000;
-    let seen = -1;
-    for (;;) {
-      const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from chapters where state = 'scheduled'`;
-      const total = [...events.values()].reduce((a, b) => a + b, 0);
-      if ((left === 0 && total >= chapterIds.length && total === seen) || Date.now() > deadline) break;
-      seen = total;
-      await new Promise((r) => setTimeout(r, 150));
-    }
+    // Until nothing is left scheduled and every event has arrived; the timeout only bounds
+    // a failure (a loaded machine releases more slowly). Then a moment in which a second
+    // event for any chapter would arrive too.
+    const total = () => [...events.values()].reduce((a, b) => a + b, 0);
+    await waitFor(
+      "every chapter released and announced",
+      async () => {
+        const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from chapters where state = 'scheduled'`;
+        return left === 0 && total() >= chapterIds.length;
+      },
+      { timeout: 60_000, interval: 150 },
+    );
+    await quietFor(150);
     await listener.unlisten();
 
     const [{ published }] = await sql<{ published: number }[]>`

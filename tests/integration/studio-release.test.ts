@@ -15,6 +15,7 @@ import { formatShanghai, parseShanghaiLocal, toShanghaiInput } from "~/utils/sha
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
+import { quietFor, waitFor } from "../fixtures/wait";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 const HOUR = 3_600_000;
@@ -39,18 +40,13 @@ beforeAll(async () => {
 });
 afterAll(() => unsubscribe());
 
-async function eventsFor(chapterIds: number[], settleMs = 300): Promise<Map<number, number>> {
+async function eventsFor(chapterIds: number[]): Promise<Map<number, number>> {
   const wanted = new Set(chapterIds);
   const count = () => published.filter((e) => wanted.has(Number(e.chapterId))).length;
-  const deadline = Date.now() + 10_000;
-  let last = -1;
-  // Wait until the count stops growing (notifications arrive after the commit).
-  while (Date.now() < deadline) {
-    const now = count();
-    if (now === last && now >= chapterIds.length) break;
-    last = now;
-    await new Promise((r) => setTimeout(r, settleMs));
-  }
+  // Every chapter's event (notifications arrive after the commit), then a moment in which
+  // a second event for any of them would arrive too.
+  await waitFor(`${chapterIds.length} chapter-published events`, () => count() >= chapterIds.length, { timeout: 10_000 });
+  await quietFor(300);
   const map = new Map<number, number>();
   for (const e of published) if (wanted.has(Number(e.chapterId))) map.set(Number(e.chapterId), (map.get(Number(e.chapterId)) ?? 0) + 1);
   return map;
@@ -173,11 +169,12 @@ describe("scheduled chapters", () => {
     const id = await insertChapter(owner.id, work.id, { title: "自动发布", content: "文", release: { mode: "at", at: new Date(Date.now() + HOUR) } }, "end");
     await makeDue(work.id);
     startReleasePoller(50);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (await db.select().from(chapters).where(eq(chapters.id, id)))[0].state !== "published") {
-      await new Promise((r) => setTimeout(r, 50));
+    try {
+      const state = async () => (await db.select().from(chapters).where(eq(chapters.id, id)))[0].state;
+      await waitFor("the poller to publish the chapter", async () => (await state()) === "published", { timeout: 10_000, interval: 50 });
+    } finally {
+      await stopReleasePoller();
     }
-    await stopReleasePoller();
     expect((await db.select().from(chapters).where(eq(chapters.id, id)))[0].state).toBe("published");
     expect((await eventsFor([id])).get(id)).toBe(1);
   });

@@ -10,6 +10,7 @@ import { getStorage, keyFromUrl } from "~/server/platform/storage.server";
 import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes, statusOf } from "./route-chain";
+import { fieldErrorsOf } from "../fixtures/form-replies";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -23,10 +24,6 @@ async function post(cookie: string, workId: number, fields: Record<string, strin
     if (thrown instanceof Response) return thrown;
     throw thrown;
   }
-}
-function errorsOf(result: unknown): Record<string, string[]> {
-  const init = result as { data?: { error?: Record<string, string[] | null> } };
-  return Object.fromEntries(Object.entries(init.data?.error ?? {}).map(([k, v]) => [k, v ?? []]));
 }
 async function row(id: number) {
   return (await db.select().from(works).where(eq(works.id, id)))[0];
@@ -111,7 +108,7 @@ describe("/works/:id/settings", () => {
     const work = await createWork(owner.id, { ...base, title: "短篇", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "文" }], null);
     const result = await post(ownerCookie, work.id, { ...fields, status: "ongoing" });
     expect(statusOf(result)).toBe(400);
-    expect(errorsOf(result).status).toEqual(["只有连载作品可以修改连载状态"]);
+    expect(fieldErrorsOf(result).status).toEqual(["只有连载作品可以修改连载状态"]);
     expect((await row(work.id)).status).toBe("completed");
     expect((await row(work.id)).title).toBe("短篇");
   });
@@ -127,7 +124,7 @@ describe("/works/:id/settings", () => {
     ] as const) {
       const result = await post(ownerCookie, work.id, { ...fields, ...patch });
       expect(statusOf(result), field).toBe(400);
-      expect(errorsOf(result)[field]).toEqual([message]);
+      expect(fieldErrorsOf(result)[field]).toEqual([message]);
     }
     expect(await row(work.id)).toMatchObject({ title: "长夜行", description: "简介", tags: [] });
   });
@@ -154,7 +151,7 @@ describe("/works/:id/settings", () => {
     const work = await series();
     const result = await post(ownerCookie, work.id, fields, Buffer.from("not an image at all"));
     expect(statusOf(result)).toBe(400);
-    expect(errorsOf(result).coverFile?.[0]).toBeTruthy();
+    expect(fieldErrorsOf(result).coverFile?.[0]).toBeTruthy();
     expect((await row(work.id)).coverUrl).toBeNull();
   });
 
@@ -172,7 +169,7 @@ describe("a category that is no id of ours", () => {
     const before = await row(work.id);
     for (const categoryId of ["0", "00", "007", "-1", "1.5", "999999999999999"]) {
       const saved = await post(ownerCookie, work.id, { ...fields, categoryId });
-      expect([categoryId, statusOf(saved), errorsOf(saved).categoryId]).toEqual([categoryId, 400, ["分类不存在"]]);
+      expect([categoryId, statusOf(saved), fieldErrorsOf(saved).categoryId]).toEqual([categoryId, 400, ["分类不存在"]]);
 
       const form = new FormData();
       const publish = { status: "completed", type: "single_chapter", title: `分类${categoryId}`, description: "简介", rating: "all_ages", visibility: "public", content: "正文", categoryId };

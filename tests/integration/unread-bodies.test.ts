@@ -39,6 +39,16 @@ describe("an answer given before the request body was read", () => {
     }
   }, 60_000);
 
+  it("keeps an idle connection open 65 s and says so, not Node's 5 s that a pausing client raced (ECONNRESET)", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await send(agent, "GET", "/healthz");
+      expect([first.status, first.headers.connection, first.headers["keep-alive"]]).toEqual([200, "keep-alive", "timeout=65"]);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it("closes the connection instead when the body is too long to read and throw away", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { plotVersions, writingPlotCharacters, writingPlots, writingProjects } from "~/db/schema";
 import { action as freeAction, loader as freeLoader } from "~/routes/shell/writing/free-writing";
@@ -21,21 +21,15 @@ import {
   savePlotContent,
   useVersion,
 } from "~/server/ai/writing-projects.server";
-import { configureFakeProvider } from "../fakes/ai-provider-config";
-import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
+import type { FakeAiProvider } from "../fakes/ai-provider";
 import { userRequest } from "../fixtures/accounts";
 import { aiRows, readyProject, tokensOf, writer } from "./ai-helpers";
 import { callThroughRoutes } from "./route-chain";
 import { domainError } from "../fixtures/domain-error";
+import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 let fake: FakeAiProvider;
-beforeAll(async () => {
-  fake = await startFakeAiProvider();
-  await configureFakeProvider(fake.openaiEndpoint, { db });
-});
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
-
+useFakeAiProvider((f) => (fake = f));
 
 async function post(cookie: string, fields: Record<string, string | string[]>, path = "/free-writing") {
   const form = new FormData();

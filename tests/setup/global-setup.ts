@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { sql } from "drizzle-orm";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
@@ -21,6 +22,17 @@ function withDatabase(url: string, name: string): string {
 }
 
 /**
+ * Test files start from a site where chapters go out at once, as before review existed:
+ * the tests of review turn the policy on (tests/integration/review.test.ts, decision 196).
+ */
+async function releaseAtOnce(db: { execute: (query: ReturnType<typeof sql>) => Promise<unknown> }): Promise<void> {
+  await db.execute(sql`update site_configs set value = 'off' where key = 'review_new_authors'`);
+  await db.execute(sql`update site_configs set value = '0' where key = 'review_sample_percent'`);
+  // Likewise 实名认证 (decision 205): tests/integration/author-identity.test.ts turns it on.
+  await db.execute(sql`update site_configs set value = 'off' where key = 'identity_required'`);
+}
+
+/**
  * Migrates one database up front (the slow part) so that each test file starts from a
  * copy of it: a copied PGlite directory, or a PostgreSQL database made from a template.
  */
@@ -37,6 +49,7 @@ export default async function setup(project: TestProject) {
     await admin.unsafe(`create database ${template}`);
     process.env.DATABASE_URL = withDatabase(baseUrl, template);
     const client = await import("../../app/db/client.server");
+    await releaseAtOnce(client.db);
     await client.closeDatabase();
     process.env.DATABASE_URL = baseUrl;
     project.provide("postgresTemplate", template);
@@ -53,6 +66,7 @@ export default async function setup(project: TestProject) {
   const templateDir = path.join(root, "template");
   process.env.PGLITE_DIR = templateDir;
   const client = await import("../../app/db/client.server");
+  await releaseAtOnce(client.db);
   await client.closeDatabase();
   delete process.env.PGLITE_DIR;
   project.provide("pgliteTemplateDir", templateDir);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { hashPassword, scryptCost, verifyPassword } from "~/server/identity/password.server";
+import { hashPassword, scryptCost, verifyPassword } from "~/server/platform/password.server";
 
 // The suite runs with PASSWORD_SCRYPT_N lowered (tests/setup/per-file.ts); these tests
 // set it themselves and put it back.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatTokens, formatWordCount } from "~/utils/format";
 import { pageItems, pageWithin, parsePage } from "~/utils/pagination";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
-import { normalizeQuery, queryGrams } from "~/server/catalog/search.server";
+import { normalizeQuery, queryGrams } from "~/server/catalog/search-sql.server";
 import { chapterDisplayTitle } from "~/utils/chapter-title";
 
 describe("safeRedirectPath", () => {

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.server";
+import { quietFor } from "../fixtures/wait";
 
 // Every archive is read back by two independent readers: Info-ZIP's unzip (Debian's
 // `unzip`, which tests each entry's CRC) and Python's zipfile (which parses the central
@@ -202,7 +203,7 @@ describe("ZipWriter", () => {
       () => (settled = true),
       () => (settled = true),
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await quietFor(200); // time in which the write would have finished, were it not held back
     expect(settled).toBe(false);
     // The local header and the first block can be read; then the download is dropped.
     const first = await zip.next();

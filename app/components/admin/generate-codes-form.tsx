@@ -1,9 +1,10 @@
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { useEffect, useState } from "react";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * docs/product.md: Back office: quantity 1-100 (default 1) and a denomination of 10/20/50/100 (default
@@ -22,14 +23,13 @@ export function GenerateCodesForm({
   lastResult?: SubmissionResult<string[]>;
   formToken?: string;
 }) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(generateCodesSchema, { id: "generate-codes", lastResult, defaultValue: { quantity: "1", amount: "10" } });
   const [quantity, setQuantity] = useState(String(fields.quantity.initialValue ?? "1"));
   // Only a page with JavaScript can enable the button again, so only it may disable it.
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const valid = /^\d{1,3}$/.test(quantity.trim()) && Number(quantity) >= 1 && Number(quantity) <= CODE_BATCH_MAX;
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   const checkedAmount = String(fields.amount.initialValue ?? "10");
   return (
     <Form method="post" action={action} {...getFormProps(form)}>

@@ -1,8 +1,12 @@
+type Role = "super" | "operator" | "chief_editor" | "reviewer";
+
 interface AdminNavItem {
   to: string;
   label: string;
   /** Only a 超级管理员 sees it (the route sits under routes/admin/super-only.tsx). */
   superOnly?: boolean;
+  /** Who sees it, when not 超级管理员 and 运营 (the layouts of app/routes.ts decide). */
+  roles?: readonly Role[];
 }
 
 /** A menu group: one link, or several under a heading that folds (docs/product.md: Back office). */
@@ -11,6 +15,9 @@ export interface AdminNavGroup {
   to?: string;
   items?: AdminNavItem[];
 }
+
+const STAFF: readonly Role[] = ["super", "operator"];
+const REVIEWERS: readonly Role[] = ["super", "chief_editor", "reviewer"];
 
 const ADMIN_NAV: AdminNavGroup[] = [
   { label: "仪表盘", to: "/admin/dashboard" },
@@ -29,10 +36,27 @@ const ADMIN_NAV: AdminNavGroup[] = [
   },
   { label: "用户管理", to: "/admin/users" },
   {
+    label: "内容审核",
+    items: [
+      { to: "/admin/review", label: "审核队列", roles: REVIEWERS },
+      { to: "/admin/settings/review", label: "审核规则", roles: ["super", "chief_editor"] },
+      { to: "/admin/identity", label: "实名审核", roles: STAFF },
+    ],
+  },
+  {
     label: "内容管理",
     items: [
       { to: "/admin/works", label: "作品管理" },
       { to: "/admin/comment-reports", label: "评论举报" },
+      { to: "/admin/screening", label: "敏感词库" },
+    ],
+  },
+  {
+    label: "首页运营",
+    items: [
+      { to: "/admin/front-page", label: "编辑推荐" },
+      { to: "/admin/rankings", label: "排行管理" },
+      { to: "/admin/announcements", label: "公告" },
     ],
   },
   { label: "提示词管理", to: "/admin/prompts" },
@@ -64,16 +88,16 @@ const ADMIN_NAV: AdminNavGroup[] = [
     items: [
       { to: "/admin/audit", label: "操作日志" },
       { to: "/admin/admins", label: "管理员", superOnly: true },
-      { to: "/admin/account", label: "我的账户" },
+      { to: "/admin/account", label: "我的账户", roles: ["super", "operator", "chief_editor", "reviewer"] },
     ],
   },
   { label: "单元测试", items: [{ to: "/admin/tests/openai", label: "AI对话接口测试", superOnly: true }] },
 ];
 
-/** The menu a role sees: super-only items dropped, and groups left empty with them. */
-export function navFor(role: "super" | "operator"): AdminNavGroup[] {
-  if (role === "super") return ADMIN_NAV;
-  return ADMIN_NAV.map((g) => (g.items ? { ...g, items: g.items.filter((i) => !i.superOnly) } : g)).filter((g) => g.to || (g.items?.length ?? 0) > 0);
+/** The menu a role sees: the items its role may open, and no group left empty. */
+export function navFor(role: Role): AdminNavGroup[] {
+  const sees = (item: { superOnly?: boolean; roles?: readonly Role[] }) => (item.superOnly ? role === "super" : (item.roles ?? STAFF).includes(role));
+  return ADMIN_NAV.map((g) => (g.items ? { ...g, items: g.items.filter(sees) } : g)).filter((g) => (g.to ? sees({}) : (g.items?.length ?? 0) > 0));
 }
 
 /** Whether `pathname` is `to` or a page below it (/admin/users/:id highlights 用户管理). */

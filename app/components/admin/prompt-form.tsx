@@ -1,9 +1,10 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from "@conform-to/react";
 import { useRef } from "react";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { PROMPT_TYPE_LABELS, PROMPT_TYPES, PROMPT_VARIABLES, promptSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export interface PromptValues {
   id?: number;
@@ -35,7 +36,6 @@ export function PromptForm({
   /** A new prompt's one-time token (decision 172). */
   formToken?: string;
 }) {
-  const navigation = useNavigation();
   const userContentRef = useRef<HTMLTextAreaElement>(null);
   const [form, fields] = useSchemaForm(promptSchema, {
     id: initial?.id ? `prompt-${initial.id}` : "prompt-new",
@@ -120,9 +120,9 @@ export function PromptForm({
         <Link className="btn" to={closeHref} preventScrollReset>
           取消
         </Link>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </div>
     </Form>
   );

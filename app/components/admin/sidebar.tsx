@@ -5,7 +5,7 @@ import { isCurrent, navFor } from "./nav";
  * The admin menu. Groups are <details> sharing one `name`, so the browser keeps a single
  * group open, without JavaScript; the group holding the current page opens itself.
  */
-export function AdminSidebar({ role, open = false }: { role: "super" | "operator"; /** The phone drawer is open. */ open?: boolean }) {
+export function AdminSidebar({ role, open = false }: { role: Parameters<typeof navFor>[0]; /** The phone drawer is open. */ open?: boolean }) {
   const { pathname } = useLocation();
   const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? "admin-nav-link active" : "admin-nav-link");
   return (

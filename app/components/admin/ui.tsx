@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { Form, isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 /** Green box for successes, red box for errors (docs/product.md: Messages). */
 export function Notice({ kind, children, testId }: { kind: "success" | "error"; children: ReactNode; testId?: string }) {
@@ -63,12 +64,44 @@ const NOTICES: Record<string, string> = {
   "admin-enabled": "管理员已启用",
   "admin-role": "角色已修改",
   "admin-password": "密码已重置，该管理员的登录已全部失效",
+  "review-approved": "已通过，章节已发布",
+  "review-scheduled": "已通过，章节将按定时发布",
+  "review-returned": "已退回修改，作者会看到原因",
+  "review-rejected": "已拒绝，作者会看到原因",
+  "review-passed": "已记录：无问题",
+  "review-sample-returned": "已通知作者修改，章节仍对读者可见",
+  "review-upheld": "已驳回申诉，维持原审核结果",
+  "review-comment-shown": "评论已公开",
+  "review-comment-refused": "评论不予公开，仅其作者可见",
+  "review-appeal-withdrawn": "作者已修改该章节，申诉自动撤回，未做其他更改",
+  "review-claimed": "已领取",
+  "review-empty": "暂无待审核的稿件",
+  "review-required": "已更新该作者的先审设置",
+  "identity-claimed": "已领取",
+  "identity-empty": "暂无待审核的实名认证",
+  "identity-approved": "已通过实名认证",
+  "identity-rejected": "已退回，作者会看到原因",
 };
 
 /**
  * The notice named in the query string. With JavaScript it fades after `ms` (the code
  * generation message lasts 3 s) and leaves the address bar; without, it stays.
  */
+/**
+ * A queue's 领取 button (the review queue, 实名审核): `claim-next` takes the oldest nobody
+ * holds, `claim` the item on its page. A plain post, so it works without JavaScript.
+ */
+export function ClaimForm({ intent, label, primary = false }: { intent: "claim" | "claim-next"; label: string; primary?: boolean }) {
+  return (
+    <Form method="post" className={intent === "claim" ? "admin-inline-form" : undefined}>
+      <input type="hidden" name="intent" value={intent} />
+      <SubmitButton className={primary ? "btn btn-primary" : "btn"} pendingLabel="领取中...">
+        {label}
+      </SubmitButton>
+    </Form>
+  );
+}
+
 export function QueryNotice({ ms = 3000 }: { ms?: number }) {
   const location = useLocation();
   const navigate = useNavigate();
@@ -204,7 +237,6 @@ export function SingleSettingPage({
   hint?: string;
   errors?: Record<string, string[] | null> | null;
 }) {
-  const navigation = useNavigation();
   const fieldErrors = errors?.[name] ?? undefined;
   const control = {
     name,
@@ -225,9 +257,9 @@ export function SingleSettingPage({
           <FieldErrors id={`${name}-error`} errors={fieldErrors} />
         </label>
         {hint ? <p className="hint">{hint}</p> : null}
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </Form>
     </section>
   );

@@ -2,8 +2,9 @@ import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
-import type { CommentView } from "~/server/community/comments.server";
+import type { CommentView } from "~/types/comments";
 import { formatShanghai } from "~/utils/shanghai-time";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /** A comment as the thread loader gives it. */
 export type CommentItemData = CommentView;
@@ -55,7 +56,7 @@ function CommentItem({
       {on === undefined ? null : <input type="hidden" name="on" value={on ? "1" : "0"} />}
     </>
   );
-  const busy = fetcher.state !== "idle";
+  const busy = useIsPending({ fetcher, state: "non-idle" });
   // A reply sent from the dialog clears its box (the page's own form is a new page).
   const replyForm = useRef<HTMLFormElement>(null);
   useEffect(() => {
@@ -67,6 +68,11 @@ function CommentItem({
         <span className="comment-author">{c.author.nickname}</span>
         {c.byWorkAuthor ? <span className="badge comment-author-badge">作者</span> : null}
         {c.hidden ? <span className="badge">已隐藏</span> : null}
+        {c.held ? (
+          <span className="badge" data-testid="comment-held">
+            {c.held === "pending" ? "审核中，仅自己可见" : "未通过审核，仅自己可见"}
+          </span>
+        ) : null}
         <time dateTime={c.createdAt} className="muted">
           {formatShanghai(c.createdAt)}
         </time>
@@ -88,7 +94,7 @@ function CommentItem({
         ) : (
           <span className="muted">赞 {c.likeCount}</span>
         )}
-        {signedIn && !reply && !c.hidden ? (
+        {signedIn && !reply && !c.hidden && !c.held ? (
           <details className="comment-more">
             <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
             <F method="post" action={action} className="comment-form" ref={replyForm}>
@@ -119,7 +125,7 @@ function CommentItem({
             </F>
           </details>
         ) : null}
-        {isOwner ? (
+        {isOwner && !c.held ? (
           <>
             <F method="post" action={action} className="inline-form">
               {fields("hide", !c.hidden)}

@@ -3,11 +3,13 @@ import { Link, useFetcher, useLocation } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import type { loader as threadLoader } from "~/routes/shell/reader/comments";
 import { COMMENT_MAX_CHARS } from "~/schemas/comments";
+import type { ThreadDialogData } from "~/types/comments";
 import { CommentList, type CommentAnswer } from "./comment-item";
 import { threadHref } from "./comment-links";
 import { announceCommentsChanged, useCommentsChanged } from "./live-comments";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * A paragraph's 段评 in the one dialog (decision 050), opened from its bubble in the
@@ -34,8 +36,9 @@ export function ThreadDialog({
   const [sort, setSort] = useState<"hot" | "new">("hot");
   const pageHref = threadHref(workId, order, paragraph);
   const href = threadHref(workId, order, paragraph, sort === "new" ? { sort, dialog: "1" } : { dialog: "1" });
-  const thread = useFetcher<typeof threadLoader>();
+  const thread = useFetcher<ThreadDialogData>();
   const post = useFetcher<CommentAnswer>();
+  const posting = useIsPending({ fetcher: post, state: "non-idle" });
   const load = useRef(thread.load);
   load.current = thread.load;
 
@@ -100,9 +103,9 @@ export function ThreadDialog({
                 placeholder="说说你对这一段的看法"
               />
               <FieldError errors={post.data?.error} alert as="p" />
-              <button type="submit" className="btn btn-primary" disabled={post.state !== "idle"}>
-                {post.state !== "idle" ? "发表中..." : "发表"}
-              </button>
+              <SubmitButton className="btn btn-primary" pending={posting} pendingLabel="发表中...">
+                发表
+              </SubmitButton>
             </post.Form>
           ) : (
             <p className="comment-login">

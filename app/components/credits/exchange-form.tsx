@@ -1,10 +1,11 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect, useState } from "react";
-import { Form, useNavigation } from "react-router";
+import { Form } from "react-router";
 import { exchangeAmountProblem, exchangeSchema, isValidExchangeAmount } from "~/schemas/credits";
 import { formatTokens } from "~/utils/format";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 积分兑换 Tokens (docs/product.md: States and actions, Rules): a whole number from 1 to the balance. With
@@ -26,7 +27,6 @@ export function ExchangeForm({
   /** One-time token: the same form sent twice exchanges once (decision 077). */
   formToken: string;
 }) {
-  const navigation = useNavigation();
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const [form, fields] = useForm({
@@ -41,7 +41,7 @@ export function ExchangeForm({
   const valid = isValidExchangeAmount(amount, balance);
   // Said beside the greyed-out button, in the server's words (0, -5, 1.5, over the balance).
   const problem = exchangeAmountProblem(amount, balance);
-  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "exchange";
+  const busy = useIsPending({ intent: "exchange" });
   return (
     <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
       <input type="hidden" name="intent" value="exchange" />

@@ -1,8 +1,10 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { Form, useNavigation } from "react-router";
+import { Form } from "react-router";
 import { REDEEM_CODE_MAX, redeemSchema } from "~/schemas/credits";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /** 兑换码充值: the code is required; what the server says about it is shown by the field. */
 export function RedeemForm({
@@ -14,7 +16,6 @@ export function RedeemForm({
   lastResult?: SubmissionResult<string[]>;
   storeUrl: string;
 }) {
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "redeem",
     lastResult,
@@ -23,7 +24,7 @@ export function RedeemForm({
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: redeemSchema }),
   });
-  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "redeem";
+  const busy = useIsPending({ intent: "redeem" });
   return (
     <Form method="post" action={action} {...getFormProps(form)} preventScrollReset>
       <input type="hidden" name="intent" value="redeem" />
@@ -42,9 +43,9 @@ export function RedeemForm({
         <FieldError field={fields.code} alert />
       </label>
       <FormError form={form} />
-      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-        {busy ? "兑换中..." : "立即兑换"}
-      </button>
+      <SubmitButton className="btn btn-primary btn-block" pending={busy} pendingLabel="兑换中...">
+        立即兑换
+      </SubmitButton>
       {storeUrl ? (
         <p className="muted credits-dialog-hint">
           还没有兑换码？

@@ -1,8 +1,10 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { TOP_UP_MAX, topUpSchema } from "~/schemas/credits";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 在线充值: a whole number of yuan (1 yuan = 1 credit). The server creates the order and
@@ -10,7 +12,6 @@ import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
  * does. A full page navigation: the gateway is another site.
  */
 export function TopUpForm({ action, lastResult, formToken }: { action: string; lastResult?: SubmissionResult<string[]>; formToken: string }) {
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "topup",
     lastResult,
@@ -19,7 +20,7 @@ export function TopUpForm({ action, lastResult, formToken }: { action: string; l
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: topUpSchema }),
   });
-  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "topup";
+  const busy = useIsPending({ intent: "topup" });
   return (
     <Form method="post" action={action} {...getFormProps(form)} reloadDocument>
       <input type="hidden" name="intent" value="topup" />
@@ -44,9 +45,9 @@ export function TopUpForm({ action, lastResult, formToken }: { action: string; l
         <Link to="/refund" target="_blank">《退款政策》</Link>。
       </p>
       <FormError form={form} />
-      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-        {busy ? "正在创建订单..." : "前往支付"}
-      </button>
+      <SubmitButton className="btn btn-primary btn-block" pending={busy} pendingLabel="正在创建订单...">
+        前往支付
+      </SubmitButton>
     </Form>
   );
 }

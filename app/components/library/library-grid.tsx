@@ -8,7 +8,7 @@ export interface LibraryCardData {
   favorited: boolean;
   continueHref: string | null;
   continueLabel: string | null;
-  /** 已购买 of a work bought by chapter (app/server/catalog/visibility.server.ts LibraryItem). */
+  /** 已购买 of a work bought by chapter (app/server/reading/library.server.ts LibraryItem). */
   boughtChapters?: { owned: number; of: number | null } | null;
 }
 

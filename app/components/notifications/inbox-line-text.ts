@@ -1,6 +1,6 @@
 /** What an inbox line needs to say itself (app/server/community/notifications.server.ts InboxLine). */
 export interface InboxLineFacts {
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review";
   count: number | null;
   workTitle: string | null;
   chapterTitle: string | null;
@@ -10,7 +10,8 @@ export interface InboxLineFacts {
 
 /**
  * The sentence of a line in 消息通知 (docs/product.md#notifications): what came out, what
- * was bought (a chapter, N chapters, the whole work), who replied, a settled payout.
+ * was bought (a chapter, N chapters, the whole work), who replied, a settled payout, a
+ * reviewer's decision on the author's chapter or appeal.
  */
 export function inboxLineText(line: InboxLineFacts): string {
   const work = line.workTitle ? `《${line.workTitle}》` : "作品";
@@ -29,6 +30,8 @@ export function inboxLineText(line: InboxLineFacts): string {
       return `${who} 回复了你在${work}的评论`;
     case "payout":
       return line.body ?? "你的提现申请已处理";
+    case "review":
+      return `审核通知：${line.body ?? ""}`;
     case "admin":
       return `管理员消息：${line.body ?? ""}`;
   }

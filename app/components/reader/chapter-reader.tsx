@@ -6,6 +6,7 @@ import { useCommentsChanged } from "~/components/comments/live-comments";
 import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
 import { useImmersive } from "./immersive";
 import { ReaderSettingsControls } from "./reader-settings";
+import { AuthorNote } from "./author-note";
 
 export interface ParagraphBatchData {
   from: number;
@@ -38,7 +39,10 @@ export function ChapterReader({
   comments,
   threadDialogHref,
   drawerHref,
+  authorNote,
 }: {
+  /** 作者的话 (decision 202), shown once the end of the text is on the page. */
+  authorNote?: string[] | null;
   workId: number;
   chapter: { id: number; title: string; order: number; aiLevel?: AiLevel };
   batch: ParagraphBatchData;
@@ -120,8 +124,14 @@ export function ChapterReader({
     if (document.documentElement.dataset.hydrated === "true") titleRef.current?.focus({ preventScroll: true });
   }, []);
 
+  // A batch asked for and not yet added: two scroll events in one task both see the state
+  // before its re-render, and would add the same batch twice (every id after it shifted).
+  const loadingMore = useRef(false);
+  const loadingEarlier = useRef(false);
+
   const loadMore = useCallback(async () => {
-    if (nextFrom === null || state === "loading") return;
+    if (nextFrom === null || state === "loading" || loadingMore.current) return;
+    loadingMore.current = true;
     setState("loading");
     try {
       const response = await fetch(`/works/${workId}/paragraphs?chapter=${chapter.order}&from=${nextFrom}`, {
@@ -136,11 +146,14 @@ export function ChapterReader({
       setState("idle");
     } catch {
       setState("error");
+    } finally {
+      loadingMore.current = false;
     }
   }, [workId, chapter.order, nextFrom, state]);
 
   const loadEarlier = useCallback(async () => {
-    if (start === 0 || earlierState === "loading") return;
+    if (start === 0 || earlierState === "loading" || loadingEarlier.current) return;
+    loadingEarlier.current = true;
     setEarlierState("loading");
     try {
       const response = await fetch(`/works/${workId}/paragraphs?chapter=${chapter.order}&before=${start}`, {
@@ -158,6 +171,8 @@ export function ChapterReader({
       setEarlierState("idle");
     } catch {
       setEarlierState("error");
+    } finally {
+      loadingEarlier.current = false;
     }
   }, [workId, chapter.order, start, earlierState]);
 
@@ -299,6 +314,7 @@ export function ChapterReader({
           </p>
         )}
       </div>
+      {nextFrom === null ? <AuthorNote paragraphs={authorNote} /> : null}
       {counts && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={counts.chapter} /> : null}
       <nav className="chapter-nav" aria-label="章节导航">
         {prev !== null ? (

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "react";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { authHref } from "~/components/shell/auth-links";
 import { FormError } from "~/components/ui/forms";
 import { LockIcon } from "./lock-icon";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export interface LockedChapterData {
   id: number;
@@ -53,8 +54,7 @@ export function LockedChapter({
   missing?: number;
 }) {
   const here = `/works/${workId}?chapter=${chapter.order}`;
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle";
+  const busy = useIsPending({ state: "non-idle" });
   const short = chapter.price - balance;
   const autoForm = useRef<HTMLFormElement>(null);
   const autoBuy = signedIn && autoSubscribed && short <= 0 && !error;

@@ -30,7 +30,10 @@ export function TableOfContents({
   marks = null,
   order = "asc",
   latest = null,
+  notices = [],
 }: {
+  /** Notice chapters (decision 203): 作品相关 and 请假条, each its own group above the list. */
+  notices?: TocNotice[];
   /** 正序 or 倒序 (newest first). */
   order?: "asc" | "desc";
   /** The newest chapter, shown as 最新章节 above the list. */
@@ -65,6 +68,8 @@ export function TableOfContents({
           </nav>
         ) : null}
       </div>
+      <NoticeGroup workId={workId} title="作品相关" kind="about" notices={notices.filter((n) => n.kind === "about")} />
+      <NoticeGroup workId={workId} title="请假条" kind="leave" notices={notices.filter((n) => n.kind === "leave").reverse()} />
       {latest && total > 1 ? (
         <p className="toc-latest" data-testid="toc-latest">
           <span className="muted">最新章节：</span>
@@ -102,6 +107,34 @@ export function TableOfContents({
         </ol>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => listHref(order, p)} window={3} />
+    </section>
+  );
+}
+
+export interface TocNotice {
+  id: number;
+  title: string;
+  kind: "leave" | "about";
+}
+
+/**
+ * One group of notice chapters (decision 203): no number, always free, so always linked
+ * (`?notice=<id>`). 请假条 come newest first: the latest is the one that matters.
+ */
+function NoticeGroup({ workId, title, kind, notices }: { workId: number; title: string; kind: "leave" | "about"; notices: TocNotice[] }) {
+  if (notices.length === 0) return null;
+  return (
+    <section className={`toc-notices toc-notices-${kind}`} aria-label={title} data-testid={`toc-notices-${kind}`}>
+      <h3>{title}</h3>
+      <ul className="toc-list">
+        {notices.map((n) => (
+          <li key={n.id} className="toc-item">
+            <Link to={`/works/${workId}?notice=${n.id}`} className="toc-title">
+              {n.title}
+            </Link>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { Form, useNavigation } from "react-router";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * One 浏览与显示 switch as its own form: pressing it posts the opposite value, so it works
@@ -19,7 +20,7 @@ export function DisplayToggle({
   confirmAdult?: boolean;
 }) {
   const navigation = useNavigation();
-  const pending = navigation.state !== "idle" && navigation.formData?.get("preference") === preference;
+  const pending = useIsPending({ field: { name: "preference", value: preference }, state: "non-idle" });
   const shown = pending ? navigation.formData?.get("value") === "on" : checked;
   const id = `pref-${preference}`;
   return (

@@ -312,7 +312,7 @@ export function SummariesPanel({ aiSummaries, proposals, jobs, summaries }: { ai
           <label className="field">
             <span>
               {c.index}. {c.title}
-              {c.state !== "published" ? <span className="chapter-state chapter-state-draft">{c.state === "draft" ? "存稿" : "定时"}</span> : null}
+              {c.state !== "published" ? <span className="chapter-state chapter-state-draft">{c.state === "draft" ? "存稿" : c.state === "review" ? "审核中" : "定时"}</span> : null}
             </span>
             <textarea name="summary" rows={2} defaultValue={c.summary} maxLength={BIBLE_LIMITS.summary} />
           </label>

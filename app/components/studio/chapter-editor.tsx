@@ -1,23 +1,32 @@
 import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from "@conform-to/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { ReleaseFields } from "~/components/studio/release-fields";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { chapterEditSchema } from "~/schemas/studio";
+import { AUTHOR_NOTE_MAX, CHAPTER_KIND_LABELS, chapterEditSchema, type ChapterKind } from "~/schemas/studio";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { countWords } from "~/utils/text";
 import { useChapterAutosave, type AutosaveStatus } from "./use-chapter-autosave";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { ReviewNote } from "./review-note";
+import type { ReviewNoteFacts } from "~/types/studio";
 
 interface EditedChapter {
   id: number;
   title: string;
   content: string;
+  /** 作者的话 (decision 202), the working copy's when there is one. */
+  authorNote: string;
   pending: boolean;
   revision: number;
-  state: "draft" | "scheduled" | "published";
+  state: "draft" | "scheduled" | "published" | "review";
   publishAt: { text: string; input: string } | null;
+  /** A reviewer sent this draft back: the reason, shown above the text (docs/product.md#review). */
+  review: ReviewNoteFacts | null;
   number: number | null;
+  /** 正文, 请假条 or 作品相关 (decision 203): a notice has no number. */
+  kind: ChapterKind;
 }
 
 function statusText(status: AutosaveStatus): string {
@@ -55,8 +64,13 @@ export function ChapterEditor({
   lastResult: SubmissionResult<string[]> | null | undefined;
 }) {
   const base = `/works/${workId}/chapters/${chapter.id}`;
-  const navigation = useNavigation();
-  const autosave = useChapterAutosave({ url: `${base}/autosave`, revision: chapter.revision, text: chapter.content });
+  const autosave = useChapterAutosave({ url: `${base}/autosave`, revision: chapter.revision, draft: { content: chapter.content, authorNote: chapter.authorNote } });
+  // The text and 作者的话 autosave together: each edit sends both as they are now.
+  const draft = useRef({ content: chapter.content, authorNote: chapter.authorNote });
+  const edit = (change: Partial<typeof draft.current>) => {
+    draft.current = { ...draft.current, ...change };
+    autosave.change(draft.current);
+  };
   // The title is saved by 保存 only: a changed one counts as unsaved too.
   const titleChanged = useRef(false);
   const leaveWarning = useLeaveWarning(() => autosave.unsaved() || titleChanged.current);
@@ -71,7 +85,8 @@ export function ChapterEditor({
     defaultValue: {
       title: chapter.title,
       content: chapter.content,
-      release: chapter.state === "draft" ? "draft" : chapter.state === "scheduled" ? "at" : "now",
+      authorNote: chapter.authorNote,
+      release: chapter.state === "draft" ? "draft" : chapter.state === "scheduled" || (chapter.state === "review" && chapter.publishAt) ? "at" : "now",
       publishAt: chapter.publishAt?.input,
     },
   });
@@ -107,9 +122,13 @@ export function ChapterEditor({
   const status = autosave.status;
   const heading = chapter.number
     ? `编辑第 ${chapter.number} 章`
+    : chapter.kind !== "chapter"
+      ? `编辑${CHAPTER_KIND_LABELS[chapter.kind]}${chapter.state === "published" ? "" : chapter.state === "draft" ? "（存稿）" : chapter.state === "review" ? "（审核中，保存后重新提交审核）" : `（${chapter.publishAt?.text} 发布）`}`
     : chapter.state === "draft"
       ? "编辑存稿"
-      : `编辑定时章节（${chapter.publishAt?.text} 发布）`;
+      : chapter.state === "review"
+        ? "编辑审核中的章节（保存后重新提交审核）"
+        : `编辑定时章节（${chapter.publishAt?.text} 发布）`;
   return (
     <div className={focusOn ? "chapter-editor focus-mode" : "chapter-editor"}>
       <div className="editor-bar">
@@ -126,6 +145,7 @@ export function ChapterEditor({
           <Link to={`${base}/revisions`}>历史版本</Link>
         </p>
       </div>
+      {chapter.review ? <ReviewNote review={chapter.review} appealHref={`${base}/appeal`} /> : null}
       {chapter.pending ? (
         <p className="notice">这是自动保存的修改稿，读者看到的仍是上次保存的版本；点“保存”后修改才会发布。</p>
       ) : null}
@@ -151,11 +171,22 @@ export function ChapterEditor({
             onInput={(event) => {
               const text = event.currentTarget.value;
               setWords(countWords(text));
-              autosave.change(text);
+              edit({ content: text });
             }}
             onBlur={() => void autosave.flush()}
           />
           <FieldError field={fields.content} />
+        </label>
+        <label className="field author-note-field">
+          <span>作者的话（选填，最多 {AUTHOR_NOTE_MAX} 字，不计入字数，读者在章节末尾看到）</span>
+          <textarea
+            {...getTextareaProps(fields.authorNote)}
+            key={fields.authorNote.key}
+            rows={4}
+            onInput={(event) => edit({ authorNote: event.currentTarget.value })}
+            onBlur={() => void autosave.flush()}
+          />
+          <FieldError field={fields.authorNote} />
         </label>
         <p className="editor-meta">
           <span className="editor-words">字数：{words}</span>
@@ -175,9 +206,9 @@ export function ChapterEditor({
         {chapter.state === "published" ? null : <ReleaseFields release={fields.release} publishAt={fields.publishAt} />}
         <FormError form={form} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-            {navigation.state === "submitting" ? "保存中..." : "保存"}
-          </button>
+          <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+            保存
+          </SubmitButton>
           <Link className="btn" to={`/works/${workId}/chapters?chapter=${chapter.id}#c-${chapter.id}`}>
             返回章节管理
           </Link>

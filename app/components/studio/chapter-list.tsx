@@ -2,7 +2,9 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Form, Link, useFetcher, useNavigation } from "react-router";
 import { FormTokenField } from "~/components/ui/forms";
 import { AiLevelBadge } from "~/components/ui/ai-badge";
-import type { ManagerRow } from "~/server/studio/chapters.server";
+import { CHAPTER_KIND_LABELS } from "~/schemas/studio";
+import type { ManagerRow } from "~/types/studio";
+import { ReviewNote } from "./review-note";
 
 type ChapterRow = Extract<ManagerRow, { kind: "chapter" }>;
 type VolumeRow = Extract<ManagerRow, { kind: "volume" }>;
@@ -142,14 +144,24 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
         <Link to={`${base}/${c.id}`} className="chapter-title">{c.title}</Link>
         <small className="muted">{c.wordCount.toLocaleString("zh-CN")} 字</small>
         <AiLevelBadge level={c.aiLevel} />
+        {c.chapterKind !== "chapter" ? <span className="badge badge-notice">{CHAPTER_KIND_LABELS[c.chapterKind]}</span> : null}
         <span className={`chapter-state chapter-state-${c.state}`}>
-          {c.state === "published" ? "已发布" : c.state === "draft" ? "存稿" : `定时 ${c.publishAt}`}
+          {c.state === "published"
+            ? "已发布"
+            : c.state === "draft"
+              ? "存稿"
+              : c.state === "review"
+                ? c.publishAt
+                  ? `审核中 · 定时 ${c.publishAt}（待审核通过）`
+                  : "审核中"
+                : `定时 ${c.publishAt}`}
         </span>
         {c.pending ? (
           <Link to={`${base}/${c.id}`} className="chapter-state chapter-state-draft" title="自动保存的修改还没有保存，读者看不到">
             修改未发布
           </Link>
         ) : null}
+        {c.review ? <ReviewNote review={c.review} appealHref={`${base}/${c.id}/appeal`} /> : null}
         <div className="row-actions">
           <Form method="post" className="inline-form" onSubmit={moved}>
             <Hidden page={page} fields={{ chapterId: c.id }} />
@@ -207,7 +219,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
           ) : null}
           {/* A <div>: a <form> inside a <p> is split by the HTML parser, so hydration fails. */}
           <div className="row-actions">
-            {c.state !== "published" ? (
+            {c.state !== "published" && c.state !== "review" ? (
               <Form method="post" className="inline-form">
                 <Hidden page={page} fields={{ chapterId: c.id }} />
                 <button type="submit" name="intent" value="publish" className="btn btn-small btn-primary">立即发布</button>

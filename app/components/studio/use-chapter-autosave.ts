@@ -1,5 +1,18 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { AutosaveReply } from "~/routes/shell/studio/chapter-autosave";
+import type { AutosaveReply } from "~/types/studio";
+
+/** What the editor autosaves: the chapter's text and 作者的话. */
+export interface Draft {
+  content: string;
+  authorNote: string;
+}
+
+// One string per draft, so a draft compares like the text alone did.
+const keyOf = (draft: Draft) => JSON.stringify([draft.content, draft.authorNote]);
+const draftOf = (key: string): Draft => {
+  const [content, authorNote] = JSON.parse(key) as [string, string];
+  return { content, authorNote };
+};
 
 export type AutosaveStatus =
   | { kind: "idle" }
@@ -9,18 +22,19 @@ export type AutosaveStatus =
   | { kind: "error"; message: string; stale: boolean };
 
 /**
- * The studio chapter editor's autosave (docs/decisions/095): `change(text)` after each
+ * The studio chapter editor's autosave (docs/decisions/095): `change(draft)` after each
  * edit saves it `delayMs` after typing pauses, and at least every `maxWaitMs` while typing
  * goes on; `flush()` (on blur) saves at once. Text the server already has is not sent, one
  * request is in flight at a time, and each carries the revision the last save returned,
  * so a tab that another tab has overtaken is told so and stops saving. A failed save is
- * not retried with the same text: the next edit or blur tries again.
+ * not retried with the same text: the next edit or blur tries again. The draft is the text
+ * and 作者的话 (decision 202), saved together.
  */
-export function useChapterAutosave(options: { url: string; revision: number; text: string; delayMs?: number; maxWaitMs?: number }) {
+export function useChapterAutosave(options: { url: string; revision: number; draft: Draft; delayMs?: number; maxWaitMs?: number }) {
   const { url, delayMs = 2000, maxWaitMs = 10_000 } = options;
   const revision = useRef(options.revision);
-  const saved = useRef(options.text);
-  const latest = useRef(options.text);
+  const saved = useRef(keyOf(options.draft));
+  const latest = useRef(keyOf(options.draft));
   const failed = useRef<string | null>(null);
   const inFlight = useRef<Promise<void> | null>(null);
   const stopped = useRef(false);
@@ -40,7 +54,7 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
       try {
         const response = await fetch(url, {
           method: "POST",
-          body: new URLSearchParams({ content: text, revision: String(revision.current) }),
+          body: new URLSearchParams({ ...draftOf(text), revision: String(revision.current) }),
           headers: { Accept: "application/json" },
         });
         const reply = (await response.json().catch(() => null)) as AutosaveReply | null;
@@ -77,7 +91,8 @@ export function useChapterAutosave(options: { url: string; revision: number; tex
   }, [delayMs, maxWaitMs, flush]);
 
   const change = useCallback(
-    (text: string) => {
+    (draft: Draft) => {
+      const text = keyOf(draft);
       latest.current = text;
       if (stopped.current) return;
       if (text === saved.current) {

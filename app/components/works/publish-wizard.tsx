@@ -1,11 +1,12 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect, useRef, useState } from "react";
-import { Form, useFetcher, useNavigation } from "react-router";
+import { Form, useFetcher } from "react-router";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { DEFAULT_SEPARATOR, publishSchema } from "~/schemas/work";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 import { formatNumber } from "~/utils/format";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 interface Preview {
   token: string;
@@ -44,7 +45,6 @@ export function PublishWizard({
   categories?: { id: number; name: string }[];
 }) {
   const hydrated = useHydrated();
-  const navigation = useNavigation();
   const txtFetcher = useFetcher<{ result: SubmissionResult<string[]>; preview: Preview | null }>();
   const [step, setStep] = useState(0);
   const leaveWarning = useLeaveWarning();
@@ -99,7 +99,7 @@ export function PublishWizard({
 
   const sectionClass = (i: number) => (hydrated && i !== step ? "wizard-step hidden" : "wizard-step");
   const bodyClass = (t: string) => (hydrated && t !== type ? "body-section hidden" : "body-section");
-  const publishing = navigation.state === "submitting" && navigation.formAction === "/submit";
+  const publishing = useIsPending({ formAction: "/submit" });
 
   return (
     <Form

@@ -1,12 +1,13 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { characterSchema } from "~/schemas/writing";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { ConfirmBox } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export interface CharacterView {
   id: string;
@@ -29,7 +30,6 @@ function CharacterForm({
   actionData?: WritingActionData;
   closeHref: string;
 }) {
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: `character-${character?.id ?? "new"}`,
     lastResult: actionData?.intent === "save-character" ? actionData.result : undefined,
@@ -39,7 +39,7 @@ function CharacterForm({
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: characterSchema }),
   });
-  const saving = navigation.state !== "idle" && navigation.formData?.get("intent") === "save-character";
+  const saving = useIsPending({ intent: "save-character", state: "non-idle" });
   const field = (label: string, meta: typeof fields.name, rows?: number) => (
     <label className="field">
       <span>{label}</span>

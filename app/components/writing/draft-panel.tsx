@@ -1,16 +1,17 @@
-import { Form, useFetcher, useNavigation } from "react-router";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import { Form, useFetcher } from "react-router";
+import type { WritingActionData } from "~/types/writing";
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import { useAutosave } from "./use-autosave";
 import { FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /** The draft panel: free text kept with the project (saved by its button, or as you type with JavaScript). */
 export function DraftPanel({ draft, projectId, actionData }: { draft: string; projectId: string; actionData?: WritingActionData }) {
-  const navigation = useNavigation();
   const autosave = useFetcher<WritingActionData>({ key: `draft-${projectId}` });
   const { schedule, waiting } = useAutosave(() => autosave.state !== "idle");
-  const saving = autosave.state !== "idle" || (navigation.state !== "idle" && navigation.formData?.get("intent") === "save-draft");
+  const posting = useIsPending({ intent: "save-draft", state: "non-idle" });
+  const saving = autosave.state !== "idle" || posting;
   const error = actionData?.intent === "save-draft" ? (actionData.result?.error?.draft?.[0] ?? actionData.error) : undefined;
   return (
     <Form method="post" className="writing-card draft-panel" preventScrollReset>

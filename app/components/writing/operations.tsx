@@ -1,9 +1,10 @@
 import { diffWords } from "diff";
-import { Form, useNavigation } from "react-router";
+import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { OPERATION_LIMITS, TEXT_OPERATION_LABELS, TEXT_OPERATIONS, type TextOperation } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import type { LiveCandidate } from "./use-operation";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * The editor's operations on a selection (decision 130): the controls (inside the editor's
@@ -147,8 +148,7 @@ export function LiveCandidates({ kind, candidates, onStop }: { kind: string; can
 
 /** A finished operation: each candidate as differences against the selection, 采用 or 全部放弃. */
 export function CandidatesPanel({ operation, projectId, plotId, closeHref }: { operation: OperationView; projectId: string; plotId: string; closeHref: string }) {
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && (navigation.formData?.get("intent") === "accept-candidate" || navigation.formData?.get("intent") === "reject-operation");
+  const busy = useIsPending({ intent: ["accept-candidate", "reject-operation"], state: "non-idle" });
   const label = TEXT_OPERATION_LABELS[operation.kind];
   const open = operation.status === "open";
   return (

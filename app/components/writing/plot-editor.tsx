@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate, useNavigation, useRevalidator } from "react-router";
 import { AI_MESSAGES } from "~/schemas/ai-messages";
 import type { GenerationEstimate } from "~/utils/ai-tokens";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { HiddenFields } from "./hidden-fields";
 import type { PlotView } from "./plot-panel";
 import { useAutosave } from "./use-autosave";
@@ -12,6 +12,7 @@ import { CandidatesPanel, LiveCandidates, OperationControls, type OperationView 
 import { useOperation } from "./use-operation";
 import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export type Estimate = (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null;
 
@@ -63,7 +64,7 @@ export function PlotEditor({
   const form = useRef<HTMLFormElement>(null);
   const notice = NOTICES[useWritingParam("notice")];
   const streaming = state.status === "streaming" || opState.status === "streaming";
-  const posting = navigation.state !== "idle" && navigation.formData?.get("plotId") === plot.id;
+  const posting = useIsPending({ field: { name: "plotId", value: plot.id }, state: "non-idle" });
   const generatingWithoutScript = posting && navigation.formData?.get("intent") === "generate";
 
   // The text is saved as it is typed (as the draft is), one fetcher per plot.

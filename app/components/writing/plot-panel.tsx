@@ -1,14 +1,15 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect, useRef, useState } from "react";
-import { Form, Link, useFetcher, useNavigation } from "react-router";
+import { Form, Link, useFetcher } from "react-router";
 import { plotSchema, WRITING_LIMITS } from "~/schemas/writing";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import type { CharacterView } from "./character-panel";
 import { ConfirmBox } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export interface PlotView {
   id: string;
@@ -37,7 +38,6 @@ function PlotForm({
   actionData?: WritingActionData;
   closeHref: string;
 }) {
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: `plot-${plot?.id ?? "new"}`,
     lastResult: actionData?.intent === "save-plot" ? actionData.result : undefined,
@@ -55,7 +55,7 @@ function PlotForm({
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: plotSchema }),
   });
-  const saving = navigation.state !== "idle" && navigation.formData?.get("intent") === "save-plot";
+  const saving = useIsPending({ intent: "save-plot", state: "non-idle" });
   const chosen = new Set(plot?.characterIds ?? []);
   return (
     <Form method="post" {...getFormProps(form)} className="panel-form" preventScrollReset aria-label={plot ? "编辑情节" : "添加情节"}>

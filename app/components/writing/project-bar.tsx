@@ -1,5 +1,5 @@
 import { Form, Link, useNavigate } from "react-router";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { ConfirmBox } from "./confirm-box";
 import { useWritingHref, useWritingParam } from "./url";

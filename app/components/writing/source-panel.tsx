@@ -1,9 +1,10 @@
 import { Form, useFetcher, useLocation } from "react-router";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { formatWordCount } from "~/utils/format";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingParam } from "./url";
 import { FormError } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export interface SourceOption {
   id: number;
@@ -44,7 +45,7 @@ export function SourcePanel({
   const fetcher = useFetcher<WritingActionData>();
   const location = useLocation();
   const query = useWritingParam("sourceQ");
-  const analysing = fetcher.state !== "idle";
+  const analysing = useIsPending({ fetcher, state: "non-idle" });
   const answer = fetcher.data ?? actionData;
   const fieldError = answer?.intent === "analyze" ? answer.result?.error?.sourceWorkId?.[0] : undefined;
   const error = answer?.intent === "analyze" ? (answer.error ?? fieldError) : undefined;

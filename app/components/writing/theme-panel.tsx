@@ -1,5 +1,5 @@
 import { Form, useFetcher } from "react-router";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { WRITING_LIMITS } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import { FormError } from "~/components/ui/forms";

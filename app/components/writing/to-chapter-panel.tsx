@@ -1,8 +1,10 @@
-import { Form, useNavigation } from "react-router";
+import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
-import type { WritingActionData } from "~/routes/shell/writing/writing-page.server";
+import type { WritingActionData } from "~/types/writing";
 import { HiddenFields } from "./hidden-fields";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export interface ChapterTargets {
   works: { id: number; title: string }[];
@@ -33,8 +35,7 @@ export function ToChapterPanel({
   saved: string | null;
   actionData?: WritingActionData;
 }) {
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && navigation.formData?.get("intent") === "save-to-chapter";
+  const busy = useIsPending({ intent: "save-to-chapter", state: "non-idle" });
   const errors = actionData?.intent === "save-to-chapter" ? actionData.result?.error : undefined;
   const formError = actionData?.intent === "save-to-chapter" ? (actionData.error ?? errors?.[""]) : undefined;
   const [workId, chapterId, mode] = saved ? saved.split("-") : [];
@@ -104,9 +105,9 @@ export function ToChapterPanel({
           <FieldError errors={errors?.chapterId} id="to-chapter-chapter-error" />
           <FormError errors={formError} />
           <div className="form-actions">
-            <button type="submit" name="intent" value="save-to-chapter" className="btn btn-primary" disabled={busy}>
-              {busy ? "保存中..." : "存为章节"}
-            </button>
+            <SubmitButton name="intent" value="save-to-chapter" className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+              存为章节
+            </SubmitButton>
           </div>
         </Form>
       )}

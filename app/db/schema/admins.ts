@@ -13,7 +13,7 @@ export const admins = pgTable("admins", {
   id: uuid("id").primaryKey().defaultRandom(),
   email: text("email").notNull().unique(),
   passwordHash: text("password_hash").notNull(),
-  /** docs/product.md#admin-roles: 超级管理员 (super) or 运营 (operator). */
+  /** docs/product.md#admin-roles: 超级管理员 (super), 运营 (operator), 总编辑 (chief_editor) or 审核员 (reviewer). */
   role: adminRole("role").notNull().default("operator"),
   /** A disabled admin cannot sign in; their sessions and API tokens stop working. */
   disabledAt: timestamp("disabled_at", { withTimezone: true }),

@@ -66,6 +66,8 @@ export const chapterComments = pgTable(
     likeCount: integer("like_count").notNull().default(0),
     replyCount: integer("reply_count").notNull().default(0),
     hiddenAt: timestamp("hidden_at", { withTimezone: true }),
+    /** Held by a 审核 word until a reviewer decides (decision 206): hidden too, and only a reviewer shows it. */
+    heldAt: timestamp("held_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

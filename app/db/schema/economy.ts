@@ -57,7 +57,7 @@ export const autoSubscriptions = pgTable(
 /**
  * An author's income, apart from their credits: `balance` is what they may withdraw or
  * convert; `held` is what pending payout requests hold. Both only move through
- * app/server/economy/income.server.ts, with an income_transactions row beside each move.
+ * app/server/economy/income.server.ts and sale-income.server.ts (a sale's share), with an income_transactions row beside each move.
  */
 export const authorIncome = pgTable(
   "author_income",
@@ -123,6 +123,8 @@ export const payoutRequests = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     amount: bigint("amount", { mode: "number" }).notNull(),
     payee: text("payee").notNull(),
+    /** 收款人姓名: equal to the verified legal name when 实名认证 is required (decision 205). */
+    payeeName: text("payee_name"),
     status: text("status", { enum: PAYOUT_STATUSES }).notNull().default("pending"),
     /** The administrator's payment reference (paid) or reason (refused). */
     reference: text("reference"),

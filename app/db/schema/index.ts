@@ -13,3 +13,8 @@ export * from "./notifications";
 export * from "./economy";
 export * from "./bible";
 export * from "./audit";
+export * from "./screening";
+export * from "./frontpage";
+export * from "./review";
+export * from "./opds";
+export * from "./identity";

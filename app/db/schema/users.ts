@@ -29,6 +29,11 @@ export const users = pgTable(
     bannedAt: timestamp("banned_at", { withTimezone: true }),
     bannedUntil: timestamp("banned_until", { withTimezone: true }),
     banReason: text("ban_reason"),
+    /**
+     * 先审名单 (docs/product.md#review): an operator put this author under review before
+     * publishing whatever the policy's count says (decision 196).
+     */
+    reviewRequired: boolean("review_required").notNull().default(false),
   },
   (t) => [
     check("users_email_lower", sql`${t.email} = lower(${t.email})`),

@@ -124,7 +124,7 @@ export const works = pgTable(
 /**
  * A work's chapters. `position` orders them (with `id` breaking ties): gapped integers, so
  * a move or an insert writes one row and only an exhausted gap renumbers a few
- * neighbours (app/server/studio/positions.server.ts, docs/decisions/080). The chapter
+ * neighbours (app/server/catalog/chapter-positions.server.ts, docs/decisions/080). The chapter
  * numbers readers see (`?chapter=N`) are derived from this order, never stored.
  */
 export const chapters = pgTable(
@@ -163,16 +163,32 @@ export const chapters = pgTable(
      * its work turns to selling by chapter): a later edit does not change it (D13).
      */
     price: integer("price").notNull().default(0),
+    /**
+     * 作者的话 (docs/decisions/202): the author's note shown under the text, outside 字数 and
+     * price. `pendingAuthorNote` is a published chapter's autosaved working copy, as for the text.
+     */
+    authorNote: text("author_note").notNull().default(""),
+    pendingAuthorNote: text("pending_author_note"),
+    /**
+     * 正文 (`chapter`), 请假条 (`leave`) or 作品相关 (`about`) (docs/decisions/203): a notice
+     * chapter has no number, is free, and moves no reading position or unread count.
+     */
+    kind: text("kind", { enum: ["chapter", "leave", "about"] }).notNull().default("chapter"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("chapters_work_position_idx").on(t.workId, t.position, t.id),
     // The reader's order and numbers count published chapters only.
-    index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published'`),
+    index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published' and ${t.kind} = 'chapter'`),
+    // The 目录's notice groups (decision 203): a few rows, found without reading the work's chapters.
+    index("chapters_work_notices_idx").on(t.workId, t.position, t.id).where(sql`${t.kind} <> 'chapter'`),
     // The release poller's due chapters (app/server/studio/release.server.ts).
     index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
     check("chapters_price_nonnegative", sql`${t.price} >= 0`),
+    check("chapters_kind", sql`${t.kind} in ('chapter', 'leave', 'about')`),
+    check("chapters_notice_free", sql`${t.kind} = 'chapter' or ${t.price} = 0`),
+    check("chapters_author_note_length", sql`char_length(${t.authorNote}) <= 2000 and char_length(coalesce(${t.pendingAuthorNote}, '')) <= 2000`),
     check("chapters_scheduled_has_time", sql`${t.state} <> 'scheduled' or ${t.publishAt} is not null`),
   ],
 );

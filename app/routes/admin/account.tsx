@@ -1,18 +1,20 @@
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect } from "react-router";
+import { FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/identity/admin-auth.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
-import { readForm } from "~/server/platform/form-data.server";
+import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { adminContext } from "~/middleware/guards.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { mustEnrolSecondFactor } from "~/server/identity/admin-session.server";
 import { confirmTotpEnrolment, disableTotp, pendingEnrolment, recoveryCodesLeft, regenerateRecoveryCodes, startTotpEnrolment } from "~/server/identity/totp.server";
-import { ADMIN_ACCOUNT_MESSAGES, ADMIN_ROLE_LABELS, totpActionSchema, totpConfirmSchema, totpDisableSchema, totpRecoverySchema } from "~/schemas/admin-accounts";
+import { ADMIN_ACCOUNT_MESSAGES, ADMIN_ROLE_LABELS, adminAccountIntentSchema, totpActionSchema, totpConfirmSchema, totpDisableSchema, totpRecoverySchema } from "~/schemas/admin-accounts";
 import type { Route } from "./+types/account";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "我的账户 - 管理后台" }];
 
@@ -39,15 +41,16 @@ const hide = { hideFields: ["currentPassword", "newPassword", "confirmPassword"]
 export async function action({ request, context }: Route.ActionArgs) {
   const admin = context.get(adminContext);
   const form = await readForm(request);
-  if (String(form.get("intent") ?? "").startsWith("totp-")) return totpAction(form, context);
-  const submission = parseWithZod(form, { schema: adminPasswordSchema });
-  if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
-  return replyOnDomainError(
-    async () => {
-      await changeAdminPassword(adminActorOf(context), admin.sessionId, submission.value);
+  const picked = parseWithZod(form, { schema: adminAccountIntentSchema });
+  if (picked.status === "success" && picked.value.intent === "totp") return totpAction(form, context);
+  return replyToForm(
+    form,
+    adminPasswordSchema,
+    async (value) => {
+      await changeAdminPassword(adminActorOf(context), admin.sessionId, value);
       return redirect("/admin/account?notice=password-changed");
     },
-    (error) => submission.reply({ ...hide, ...formErrorsOf(error) }),
+    hide,
   );
 }
 
@@ -100,7 +103,7 @@ function RecoveryCodes({ codes, notice }: { codes: string[]; notice: string }) {
 }
 
 function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProps["loaderData"]; lastResult?: SubmissionResult<string[]> }) {
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const { totpEnabled, enrolment, recoveryCodesLeft } = loaderData;
   // With two-factor on, the code may be a recovery code; while enrolling, only the authenticator's.
   const [form, fields] = useSchemaForm(totpEnabled ? totpDisableSchema : totpConfirmSchema, { id: "admin-totp", lastResult });
@@ -121,7 +124,7 @@ function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProp
               <span>生成新的恢复码需要当前验证码</span>
               <input {...getInputProps(recoveryFields.code, { type: "text" })} autoComplete="one-time-code" maxLength={24} />
             </label>
-            <button type="submit" className="btn" disabled={busy}>生成新的恢复码</button>
+            <SubmitButton className="btn" pending={busy}>生成新的恢复码</SubmitButton>
           </Form>
           <Form method="post" {...getFormProps(form)} className="admin-inline-form">
             <input type="hidden" name="intent" value="totp-disable" />
@@ -130,7 +133,7 @@ function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProp
               <input {...getInputProps(fields.code, { type: "text" })} autoComplete="one-time-code" maxLength={24} />
               <FieldErrors field={fields.code} />
             </label>
-            <button type="submit" className="btn btn-danger" disabled={busy}>关闭两步验证</button>
+            <SubmitButton className="btn btn-danger" pending={busy}>关闭两步验证</SubmitButton>
           </Form>
         </>
       ) : enrolment ? (
@@ -152,7 +155,7 @@ function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProp
               <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={12} />
               <FieldErrors field={fields.code} />
             </label>
-            <button type="submit" className="btn btn-primary" disabled={busy}>确认开启</button>
+            <SubmitButton className="btn btn-primary" pending={busy}>确认开启</SubmitButton>
           </Form>
         </>
       ) : (
@@ -161,7 +164,7 @@ function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProp
           <FormErrors form={form} />
           <Form method="post">
             <input type="hidden" name="intent" value="totp-start" />
-            <button type="submit" className="btn btn-primary" disabled={busy}>开启两步验证</button>
+            <SubmitButton className="btn btn-primary" pending={busy}>开启两步验证</SubmitButton>
           </Form>
         </>
       )}
@@ -170,7 +173,6 @@ function TwoFactor({ loaderData, lastResult }: { loaderData: Route.ComponentProp
 }
 
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const passwordResult = actionData && !("totp" in actionData) ? actionData : undefined;
   const totpResult = actionData && "totp" in actionData ? actionData.totp : undefined;
   const shown = actionData && "recoveryCodes" in actionData ? actionData : null;
@@ -204,14 +206,12 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
           <input {...getInputProps(fields.confirmPassword, { type: "password" })} autoComplete="new-password" />
           <FieldErrors field={fields.confirmPassword} />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "修改密码"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          修改密码
+        </SubmitButton>
       </Form>
     </section>
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

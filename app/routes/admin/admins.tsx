@@ -1,17 +1,18 @@
 import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, Form, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
-import { ADMIN_ROLE_LABELS, ADMIN_ROLES, addAdminSchema, adminAccountActionSchema } from "~/schemas/admin-accounts";
+import { ADMIN_ROLE_LABELS, ADMIN_ROLES, addAdminSchema, adminAccountActionSchema, adminAccountReplyKeySchema } from "~/schemas/admin-accounts";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { addAdmin, listAdmins, resetAdminPassword, setAdminDisabled, setAdminRole } from "~/server/identity/admin-accounts.server";
-import { adminActorOf } from "~/server/platform/audit.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
-import { readForm } from "~/server/platform/form-data.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
+import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { adminContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/admins";
 import { TableScroll } from "~/components/ui/table-scroll";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员 - 管理后台" }];
 
@@ -25,14 +26,13 @@ const hide = { hideFields: ["password"] };
 /** Add, change role, disable or enable, reset password; each writes its audit row. */
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
-  const intent = String(form.get("intent") ?? "");
-  const target = String(form.get("id") ?? "");
-  const submission = parseWithZod(form, { schema: adminAccountActionSchema });
-  if (submission.status !== "success") return data({ intent, target, result: submission.reply(hide) }, { status: 400 });
+  const key = parseWithZod(form, { schema: adminAccountReplyKeySchema });
+  const { intent, id: target } = key.status === "success" ? key.value : { intent: "", id: "" };
   const actor = adminActorOf(context);
-  return replyOnDomainError(
-    async () => {
-      const value = submission.value;
+  return replyToForm(
+    form,
+    adminAccountActionSchema,
+    async (value) => {
       if (value.intent === "add") {
         await addAdmin(actor, value);
         return redirect("/admin/admins?notice=admin-added");
@@ -48,12 +48,12 @@ export async function action({ request, context }: Route.ActionArgs) {
       await resetAdminPassword(actor, value.id, value.password);
       return redirect("/admin/admins?notice=admin-password");
     },
-    (error) => ({ intent, target, result: submission.reply({ ...hide, ...formErrorsOf(error) }) }),
+    { ...hide, answer: (result) => ({ intent, target, result }) },
   );
 }
 
 export default function Admins({ loaderData, actionData }: Route.ComponentProps) {
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const [form, fields] = useSchemaForm(addAdminSchema, {
     id: "admin-add",
     lastResult: actionData?.intent === "add" ? actionData.result : undefined,
@@ -103,9 +103,9 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
                           </option>
                         ))}
                       </select>
-                      <button type="submit" className="btn" disabled={busy}>
+                      <SubmitButton className="btn" pending={busy}>
                         修改角色
-                      </button>
+                      </SubmitButton>
                     </Form>
                   )}
                 </td>
@@ -118,9 +118,9 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
                       <Form method="post">
                         <input type="hidden" name="intent" value={a.disabledAt ? "enable" : "disable"} />
                         <input type="hidden" name="id" value={a.id} />
-                        <button type="submit" className={a.disabledAt ? "btn" : "btn btn-danger"} disabled={busy}>
+                        <SubmitButton className={a.disabledAt ? "btn" : "btn btn-danger"} pending={busy}>
                           {a.disabledAt ? "启用" : "停用"}
-                        </button>
+                        </SubmitButton>
                       </Form>
                     )}
                     <details>
@@ -132,9 +132,9 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
                           <span>新密码</span>
                           <input type="password" name="password" autoComplete="new-password" required />
                         </label>
-                        <button type="submit" className="btn" disabled={busy}>
+                        <SubmitButton className="btn" pending={busy}>
                           重置
-                        </button>
+                        </SubmitButton>
                       </Form>
                     </details>
                   </div>
@@ -173,15 +173,11 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
             <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" />
             <FieldErrors field={fields.password} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <SubmitButton className="btn btn-primary" pending={busy}>
             添加
-          </button>
+          </SubmitButton>
         </Form>
       </div>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,17 +1,18 @@
 import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, Form, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminErrorBox, FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
+import { FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { apiTokenActionSchema } from "~/schemas/admin";
 import { apiTokenName, createApiToken, listApiTokens, revokeApiToken } from "~/server/identity/api-tokens.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/api-tokens";
 import { TableScroll } from "~/components/ui/table-scroll";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
@@ -68,7 +69,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function ApiTokens({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(apiTokenActionSchema, { id: "api-token", lastResult: actionData?.result, defaultValue: { expiresIn: "90" } });
   const f = fields as unknown as Record<"name" | "expiresIn", typeof fields.intent>;
   const example = `curl -fOJ -H "Authorization: Bearer <令牌>" ${loaderData.origin}/exports/database.zip`;
@@ -107,7 +107,7 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
             <option value="never">永不过期</option>
           </select>
         </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>创建令牌</button>
+        <SubmitButton className="btn btn-primary">创建令牌</SubmitButton>
       </Form>
       <p className="hint">
         示例：<code>{example}</code>
@@ -154,8 +154,4 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
       )}
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,6 +1,6 @@
 import { Form, Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminErrorBox, FormErrors } from "~/components/admin/ui";
+import { FormErrors } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { parseAuditFilters, searchAuditLog, type AuditFilters } from "~/server/admin/audit-search.server";
 import { AUDIT_ACTION_LABELS, AUDIT_TARGET_LABELS, auditActionLabel } from "~/utils/audit-actions";
@@ -160,6 +160,4 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

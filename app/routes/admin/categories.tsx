@@ -1,13 +1,13 @@
-import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect } from "react-router";
+import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { CATEGORY_NAME_MAX } from "~/schemas/category-field";
 import { categoryActionSchema } from "~/schemas/discovery";
 import { listCategoriesForAdmin, runCategoryAction } from "~/server/catalog/categories.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
-import { readForm } from "~/server/platform/form-data.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { readForm, replyToForm } from "~/server/platform/form-data.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/categories";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "作品分类 - 管理后台" }];
 
@@ -17,21 +17,14 @@ export async function loader() {
 
 /** Add, rename, delete, move up or down (docs/decisions/121); each a plain form. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: categoryActionSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  const action = submission.value;
-  return replyOnDomainError(
-    async () => {
-      await runCategoryAction(adminActorOf(context), action);
-      return redirect(`/admin/categories?notice=${action.intent === "delete" ? "deleted" : "saved"}`);
-    },
-    (error) => submission.reply(formErrorsOf(error)),
-  );
+  return replyToForm(await readForm(request), categoryActionSchema, async (action) => {
+    await runCategoryAction(adminActorOf(context), action);
+    return redirect(`/admin/categories?notice=${action.intent === "delete" ? "deleted" : "saved"}`);
+  });
 }
 
 export default function Categories({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   const errors = actionData && "error" in actionData && actionData.error ? Object.values(actionData.error).flat().filter(Boolean) as string[] : [];
   return (
     <section className="admin-page">
@@ -45,9 +38,9 @@ export default function Categories({ loaderData, actionData }: Route.ComponentPr
           <span>新分类</span>
           <input type="text" name="name" required maxLength={CATEGORY_NAME_MAX} placeholder="如：武侠" />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <SubmitButton className="btn btn-primary" pending={busy}>
           添加
-        </button>
+        </SubmitButton>
       </Form>
       <ol className="category-list" aria-label="分类列表">
         {loaderData.categories.map((c, i) => (
@@ -59,9 +52,9 @@ export default function Categories({ loaderData, actionData }: Route.ComponentPr
                 <span className="sr-only">分类名称</span>
                 <input type="text" name="name" defaultValue={c.name} key={c.name} required maxLength={CATEGORY_NAME_MAX} />
               </label>
-              <button type="submit" className="btn" disabled={busy}>
+              <SubmitButton className="btn" pending={busy}>
                 保存
-              </button>
+              </SubmitButton>
             </Form>
             <span className="muted">{c.works} 部作品</span>
             <Form method="post">
@@ -79,9 +72,9 @@ export default function Categories({ loaderData, actionData }: Route.ComponentPr
               >
                 下移
               </button>
-              <button type="submit" name="intent" value="delete" className="btn-link admin-danger-link" disabled={busy} aria-label={`删除${c.name}`}>
+              <SubmitButton name="intent" value="delete" className="btn-link admin-danger-link" aria-label={`删除${c.name}`} pending={busy}>
                 删除
-              </button>
+              </SubmitButton>
             </Form>
           </li>
         ))}
@@ -90,6 +83,4 @@ export default function Categories({ loaderData, actionData }: Route.ComponentPr
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

@@ -1,16 +1,15 @@
-import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect } from "react-router";
+import { Form, Link, redirect } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { GenerateCodesForm } from "~/components/admin/generate-codes-form";
-import { AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { AdminDialog, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { CODE_STATUS_FILTERS, generateCodesSchema, voidCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
+import { CODE_STATUS_FILTERS, codesIntentSchema, generateCodesSchema, voidCodesSchema, type CodeStatusFilter } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { generateRedeemCodes, listRedeemCodes, voidRedeemCodes } from "~/server/admin/redeem-codes.server";
-import { adminActorOf } from "~/server/platform/audit.server";
-import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { parsePage } from "~/utils/pagination";
-import { readForm } from "~/server/platform/form-data.server";
+import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import type { Route } from "./+types/codes";
 import { TableScroll } from "~/components/ui/table-scroll";
@@ -45,24 +44,23 @@ function endOfSiteDay(day: string): Date {
 export async function action({ request, url, context }: Route.ActionArgs) {
   const status = statusOf(url);
   const form = await readForm(request);
-  const intent = form.get("intent");
+  const picked = parseWithZod(form, { schema: codesIntentSchema });
+  const intent = picked.status === "success" ? picked.value.intent : "generate";
   if (intent === "void" || intent === "void-batch") {
-    const voiding = parseWithZod(form, { schema: voidCodesSchema });
-    if (voiding.status !== "success") return data({ result: voiding.reply() }, { status: 400 });
-    const value = voiding.value;
-    return replyOnDomainError(
-      async () => {
+    return replyToForm(
+      form,
+      voidCodesSchema,
+      async (value) => {
         await voidRedeemCodes(adminActorOf(context), value.intent === "void" ? { id: value.id } : { batch: value.batch });
         return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-voided" })}`);
       },
-      (error) => ({ result: voiding.reply(formErrorsOf(error)) }),
+      { answer: (result) => ({ result }) },
     );
   }
-  const submission = parseWithZod(form, { schema: generateCodesSchema });
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  return replyOnDomainError(
-    async () => {
-      const { quantity, amount, batch, expiresOn } = submission.value;
+  return replyToForm(
+    form,
+    generateCodesSchema,
+    async ({ quantity, amount, batch, expiresOn }) => {
       const actor = adminActorOf(context);
       // The same form sent twice (a double click, 重新提交) makes one batch.
       await oncePerFormToken(
@@ -74,7 +72,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       );
       return redirect(`/admin/codes?${new URLSearchParams({ status, notice: "codes-generated" })}`);
     },
-    (error) => ({ result: submission.reply(formErrorsOf(error)) }),
+    { answer: (result) => ({ result }) },
   );
 }
 
@@ -182,6 +180,4 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

@@ -1,13 +1,17 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { decideReportedComment, listReportedComments, type ReportDecision } from "~/server/admin/works-moderation.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { reportDecisionSchema } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/comment-reports";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 评论举报 (docs/product.md#comments, decision 138): reported comments with every reporter and
@@ -16,7 +20,6 @@ import type { Route } from "./+types/comment-reports";
  */
 export const meta: Route.MetaFunction = () => [{ title: "评论举报 - 管理后台" }];
 
-const DECISIONS: ReportDecision[] = ["hide", "restore", "delete", "dismiss"];
 const NOTICE: Record<ReportDecision, string> = { hide: "comment-hidden", restore: "comment-restored", delete: "deleted", dismiss: "reports-dismissed" };
 
 export async function loader({ url }: Route.LoaderArgs) {
@@ -27,12 +30,12 @@ export async function loader({ url }: Route.LoaderArgs) {
 export async function action({ request, url, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
   const form = await readForm(request);
-  const decision = String(form.get("decision") ?? "") as ReportDecision;
-  if (!DECISIONS.includes(decision)) return data({ error: "未知操作" }, { status: 400 });
-  const id = Number(form.get("commentId"));
+  const submission = parseWithZod(form, { schema: reportDecisionSchema });
+  if (submission.status !== "success") return data({ error: "未知操作" }, { status: 400 });
+  const { decision, commentId } = submission.value;
   return replyOnDomainError(
     async () => {
-      await decideReportedComment(actor, id, decision);
+      await decideReportedComment(actor, commentId, decision);
       const back = new URLSearchParams(url.search);
       back.set("notice", NOTICE[decision]);
       return redirect(`/admin/comment-reports?${back}`);
@@ -43,7 +46,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 
 export default function CommentReports({ loaderData, actionData }: Route.ComponentProps) {
   const { comments, open, page, pageCount, total } = loaderData;
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const hrefFor = (p: number) => `/admin/comment-reports?${new URLSearchParams({ show: open ? "open" : "all", page: String(p) })}`;
   return (
     <section className="admin-page">
@@ -80,9 +83,9 @@ export default function CommentReports({ loaderData, actionData }: Route.Compone
                 <Form method="post" key={d}>
                   <input type="hidden" name="commentId" value={c.id} />
                   <input type="hidden" name="decision" value={d} />
-                  <button type="submit" className={d === "delete" ? "btn btn-danger" : "btn"} disabled={busy}>
+                  <SubmitButton className={d === "delete" ? "btn btn-danger" : "btn"} pending={busy}>
                     {{ hide: "隐藏", restore: "恢复显示", delete: "删除", dismiss: "驳回举报" }[d]}
-                  </button>
+                  </SubmitButton>
                 </Form>
               ))}
           </div>
@@ -93,6 +96,4 @@ export default function CommentReports({ loaderData, actionData }: Route.Compone
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

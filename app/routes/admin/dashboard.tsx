@@ -1,5 +1,5 @@
-import { AdminErrorBox } from "~/components/admin/ui";
-import { formatNumber, formatTokens } from "~/utils/format";
+import { formatNumber, formatTokens, formatWait } from "~/utils/format";
+import { queueSummary } from "~/server/admin/review-queue.server";
 import { DayChart } from "~/components/admin/day-chart";
 import { getDailySeries, getDashboardStats } from "~/server/admin/dashboard.server";
 import type { Route } from "./+types/dashboard";
@@ -7,8 +7,10 @@ import type { Route } from "./+types/dashboard";
 export const meta: Route.MetaFunction = () => [{ title: "仪表盘 - 管理后台" }];
 
 export async function loader() {
-  const [stats, series] = await Promise.all([getDashboardStats(), getDailySeries()]);
-  return { stats, series };
+  const [stats, series, review] = await Promise.all([getDashboardStats(), getDailySeries(), queueSummary()]);
+  // 先审后发 (docs/product.md#review): how many chapters wait, and how long the oldest has.
+  const oldest = review.oldest ? formatWait(Date.now() - review.oldest.getTime()) : "—";
+  return { stats, series, review: { pending: review.pending, oldest } };
 }
 
 function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
@@ -20,7 +22,7 @@ function Stat({ label, value, testId }: { label: string; value: string; testId: 
   );
 }
 
-export default function Dashboard({ loaderData: { stats, series } }: Route.ComponentProps) {
+export default function Dashboard({ loaderData: { stats, series, review } }: Route.ComponentProps) {
   return (
     <section className="admin-page">
       <h1>仪表盘</h1>
@@ -31,6 +33,8 @@ export default function Dashboard({ loaderData: { stats, series } }: Route.Compo
         <Stat label="免费作品" value={formatNumber(stats.works.public)} testId="stat-works-public" />
         <Stat label="付费作品" value={formatNumber(stats.works.publicVip)} testId="stat-works-vip" />
         <Stat label="未公开作品" value={formatNumber(stats.works.private)} testId="stat-works-private" />
+        <Stat label="待审核章节" value={formatNumber(review.pending)} testId="stat-review-pending" />
+        <Stat label="最早待审已等待" value={review.oldest} testId="stat-review-oldest" />
       </div>
       <h2 className="admin-section-title">今日</h2>
       <div className="admin-stats">
@@ -51,6 +55,4 @@ export default function Dashboard({ loaderData: { stats, series } }: Route.Compo
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

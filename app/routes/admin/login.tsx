@@ -1,11 +1,11 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, Form, redirect } from "react-router";
 import { FieldErrors, FormErrors } from "~/components/admin/ui";
 import { AppLink } from "~/components/ui/app-link";
 import { useSchemaForm } from "~/components/ui/forms";
 import { adminLoginSchema } from "~/schemas/admin";
-import { ADMIN_ACCOUNT_MESSAGES, totpLoginSchema } from "~/schemas/admin-accounts";
+import { ADMIN_ACCOUNT_MESSAGES, adminLoginIntentSchema, totpLoginSchema } from "~/schemas/admin-accounts";
 import { adminLogin, adminLoginCode } from "~/server/identity/admin-auth.server";
 import { createAdminSession, destroyAdminSession, getAdmin, getPendingAdmin } from "~/server/identity/admin-session.server";
 import { DomainError, replyOnDomainError } from "~/server/platform/errors.server";
@@ -13,6 +13,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { clientAddressOf } from "~/server/platform/request.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/login";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员登录 - 砚台" }, { name: "robots", content: "noindex" }];
 
@@ -36,7 +37,8 @@ const hide = { hideFields: ["password"] };
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
-  if (form.get("intent") === "code") return codeStep(request, form, clientAddressOf(context));
+  const step = parseWithZod(form, { schema: adminLoginIntentSchema });
+  if (step.status === "success" && step.value.intent === "code") return codeStep(request, form, clientAddressOf(context));
   const submission = parseWithZod(form, { schema: adminLoginSchema });
   if (submission.status !== "success") return data(submission.reply(hide), { status: 400 });
   return replyOnDomainError(
@@ -65,14 +67,13 @@ async function codeStep(request: Request, form: FormData, address: string) {
       // The waiting session ends; a new one, with a new id, is the signed-in one.
       await destroyAdminSession(request);
       const cookie = await createAdminSession(request, pending.id);
-      return redirect(adminTarget(form.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
+      return redirect(adminTarget(submission.value.redirectTo), { headers: { "Set-Cookie": cookie } });
     },
     (error) => submission.reply({ formErrors: [error.message] }),
   );
 }
 
 function CodeForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: Route.ComponentProps["actionData"] }) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(totpLoginSchema, { id: "admin-login-code", lastResult: lastResult as never });
   return (
     <Form method="post" {...getFormProps(form)}>
@@ -85,9 +86,9 @@ function CodeForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: 
         <input {...getInputProps(fields.code, { type: "text" })} autoComplete="one-time-code" autoFocus maxLength={24} />
         <FieldErrors field={fields.code} />
       </label>
-      <button type="submit" className="btn btn-primary btn-block" disabled={navigation.state === "submitting"}>
-        {navigation.state === "submitting" ? "验证中..." : "验证"}
-      </button>
+      <SubmitButton className="btn btn-primary btn-block" pendingLabel="验证中...">
+        验证
+      </SubmitButton>
       <p>
         <AppLink to="/xbbadmin">重新登录</AppLink>
       </p>
@@ -96,7 +97,6 @@ function CodeForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: 
 }
 
 export default function AdminLogin({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(adminLoginSchema, {
     id: "admin-login",
     lastResult: actionData as never,
@@ -130,9 +130,9 @@ export default function AdminLogin({ loaderData, actionData }: Route.ComponentPr
             <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
             <FieldErrors field={fields.password} />
           </label>
-          <button type="submit" className="btn btn-primary btn-block" disabled={navigation.state === "submitting"}>
-            {navigation.state === "submitting" ? "登录中..." : "登录"}
-          </button>
+          <SubmitButton className="btn btn-primary btn-block" pendingLabel="登录中...">
+            登录
+          </SubmitButton>
         </Form>
       </div>
     </main>

@@ -1,5 +1,4 @@
 import { DatabaseExport } from "~/components/admin/database-export";
-import { AdminErrorBox } from "~/components/admin/ui";
 import type { Route } from "./+types/migration";
 
 export const meta: Route.MetaFunction = () => [{ title: "数据库导出 - 管理后台" }];
@@ -19,8 +18,4 @@ export default function Migration() {
       <DatabaseExport />
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

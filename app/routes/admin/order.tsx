@@ -1,13 +1,17 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { CREDITED_VIA_LABELS, orderStatusLabel } from "~/components/admin/order-labels";
-import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { CREDITED_VIA_LABELS, orderStatusLabel } from "~/utils/order-labels";
+import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { NotifyTable } from "~/components/admin/notify-table";
 import { creditOrderByHand, getPaymentOrderForAdmin, queryGatewayOrder, refundOrder, type OrderActionResult } from "~/server/admin/payments.server";
 import { orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { orderActionSchema } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/order";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * One payment order (decision 136): its facts, the notifies that named it with what was
@@ -30,32 +34,29 @@ function noticeOf(result: OrderActionResult): string | null {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
-  const form = await readForm(request);
-  const intent = form.get("intent");
+  const submission = parseWithZod(await readForm(request), { schema: orderActionSchema });
+  const intent = String(submission.payload.intent ?? "");
   const back = `/admin/orders/${encodeURIComponent(params.outTradeNo)}`;
   return replyOnDomainError(
     async () => {
-      if (intent === "query" || intent === "credit") {
-        const result =
-          intent === "query"
-            ? await queryGatewayOrder(actor, params.outTradeNo)
-            : await creditOrderByHand(actor, params.outTradeNo, form.get("reason"), form.get("tradeNo"));
-        const notice = noticeOf(result);
-        if (notice) return redirect(`${back}?notice=${notice}`);
-        return data({ intent, error: `网关显示已支付，但金额（¥${result.status === "mismatch" ? result.money : ""}）与订单不符，未入账` }, { status: 409 });
-      }
-      if (intent === "refund") {
-        await refundOrder(actor, params.outTradeNo, form.get("reason"));
+      if (submission.status !== "success") return data({ intent, error: "未知操作" }, { status: 400 });
+      const { reason, tradeNo } = submission.value;
+      if (submission.value.intent === "refund") {
+        await refundOrder(actor, params.outTradeNo, reason);
         return redirect(`${back}?notice=order-refunded`);
       }
-      return data({ intent: String(intent ?? ""), error: "未知操作" }, { status: 400 });
+      const result =
+        submission.value.intent === "query" ? await queryGatewayOrder(actor, params.outTradeNo) : await creditOrderByHand(actor, params.outTradeNo, reason, tradeNo);
+      const notice = noticeOf(result);
+      if (notice) return redirect(`${back}?notice=${notice}`);
+      return data({ intent, error: `网关显示已支付，但金额（¥${result.status === "mismatch" ? result.money : ""}）与订单不符，未入账` }, { status: 409 });
     },
-    (error) => ({ intent: String(intent ?? ""), error: error.message }),
+    (error) => ({ intent, error: error.message }),
   );
 }
 
 export default function Order({ loaderData: { order, notifies }, actionData }: Route.ComponentProps) {
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const errorFor = (intent: string) => (actionData?.intent === intent ? [actionData.error] : undefined);
   return (
     <section className="admin-page">
@@ -108,9 +109,9 @@ export default function Order({ loaderData: { order, notifies }, actionData }: R
             <FormErrors errors={errorFor("query")} />
             <Form method="post">
               <input type="hidden" name="intent" value="query" />
-              <button type="submit" className="btn btn-primary" disabled={busy}>
+              <SubmitButton className="btn btn-primary" pending={busy}>
                 查单
-              </button>
+              </SubmitButton>
             </Form>
           </div>
           <div className="admin-card">
@@ -127,9 +128,9 @@ export default function Order({ loaderData: { order, notifies }, actionData }: R
                 <span>网关流水号（可选）</span>
                 <input name="tradeNo" maxLength={128} />
               </label>
-              <button type="submit" className="btn btn-primary" disabled={busy}>
+              <SubmitButton className="btn btn-primary" pending={busy}>
                 补单入账
-              </button>
+              </SubmitButton>
             </Form>
           </div>
         </>
@@ -146,9 +147,9 @@ export default function Order({ loaderData: { order, notifies }, actionData }: R
               <span>退款原因（必填）</span>
               <input name="reason" required maxLength={200} />
             </label>
-            <button type="submit" className="btn btn-danger" disabled={busy}>
+            <SubmitButton className="btn btn-danger" pending={busy}>
               退回积分
-            </button>
+            </SubmitButton>
           </Form>
         </div>
       ) : null}
@@ -161,6 +162,4 @@ export default function Order({ loaderData: { order, notifies }, actionData }: R
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

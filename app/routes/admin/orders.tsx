@@ -1,6 +1,6 @@
 import { Form, Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { CREDITED_VIA_LABELS, ORDER_FILTER_LABELS, ORDER_FILTERS, orderStatusLabel, type OrderFilter } from "~/components/admin/order-labels";
+import { CREDITED_VIA_LABELS, ORDER_FILTER_LABELS, ORDER_FILTERS, orderStatusLabel, type OrderFilter } from "~/utils/order-labels";
 import { Pagination } from "~/components/ui/pagination";
 import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
 import { parsePage } from "~/utils/pagination";

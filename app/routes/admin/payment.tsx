@@ -1,16 +1,17 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect } from "react-router";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { paymentMethodSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { getSiteConfig } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/payment";
 import { orRouteError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付配置 - 管理后台" }];
 
@@ -36,7 +37,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function PaymentSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(paymentMethodSchema, { id: "payment-method", lastResult: actionData, defaultValue: loaderData });
   const [method, setMethod] = useState(loaderData.method);
   return (
@@ -64,14 +64,10 @@ export default function PaymentSettings({ loaderData, actionData }: Route.Compon
           <span className="hint">用户在充值页点击“购买兑换码”时打开的商店地址。选择支付接口时也会保存，切换回兑换码后生效。</span>
           <FieldErrors field={fields.storeUrl} />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </Form>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,15 +1,19 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { PAYOUT_STATUSES, type PayoutStatus } from "~/db/schema";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { payoutOutcomeSchema } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { listPayoutRequests, settlePayout } from "~/server/economy/income.server";
 import { parsePage } from "~/utils/pagination";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/payouts";
 import { TableScroll } from "~/components/ui/table-scroll";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
@@ -33,11 +37,12 @@ export async function loader({ url }: Route.LoaderArgs) {
 
 export async function action({ request, url, context }: Route.ActionArgs) {
   const form = await readForm(request);
-  const outcome = form.get("outcome");
-  if (outcome !== "paid" && outcome !== "refused") return data({ error: "未知操作" }, { status: 400 });
+  const submission = parseWithZod(form, { schema: payoutOutcomeSchema });
+  if (submission.status !== "success") return data({ error: "未知操作" }, { status: 400 });
+  const { outcome, id, reference } = submission.value;
   return replyOnDomainError(
     async () => {
-      await settlePayout(adminActorOf(context), Number(form.get("id")), outcome, form.get("reference"));
+      await settlePayout(adminActorOf(context), id, outcome, reference);
       const back = new URLSearchParams(url.search);
       back.set("notice", outcome === "paid" ? "payout-paid" : "payout-refused");
       return redirect(`/admin/payouts?${back}`);
@@ -48,7 +53,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 
 export default function Payouts({ loaderData, actionData }: Route.ComponentProps) {
   const { requests, status, email, page, pageCount, total } = loaderData;
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const hrefFor = (p: number) => `/admin/payouts?${new URLSearchParams({ status, email, page: String(p) })}`;
   return (
     <section className="admin-page">
@@ -102,7 +107,10 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                     <small>{r.email}</small>
                   </td>
                   <td>{r.amount}</td>
-                  <td className="admin-payee">{r.payee}</td>
+                  <td className="admin-payee">
+                    {r.payeeName ? <>收款人：{r.payeeName}<br /></> : null}
+                    {r.payee}
+                  </td>
                   <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>
                     {STATUS_LABELS[r.status]}
@@ -115,17 +123,17 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                           <input type="hidden" name="id" value={r.id} />
                           <input type="hidden" name="outcome" value="paid" />
                           <input name="reference" placeholder="付款凭证号" aria-label={`#${r.id} 付款凭证号`} required maxLength={200} />
-                          <button type="submit" className="btn btn-primary btn-small" disabled={busy}>
+                          <SubmitButton className="btn btn-primary btn-small" pending={busy}>
                             标记已支付
-                          </button>
+                          </SubmitButton>
                         </Form>
                         <Form method="post" className="inline-form">
                           <input type="hidden" name="id" value={r.id} />
                           <input type="hidden" name="outcome" value="refused" />
                           <input name="reference" placeholder="拒绝理由（可选）" aria-label={`#${r.id} 拒绝理由`} maxLength={200} />
-                          <button type="submit" className="btn btn-small" disabled={busy}>
+                          <SubmitButton className="btn btn-small" pending={busy}>
                             拒绝
-                          </button>
+                          </SubmitButton>
                         </Form>
                       </>
                     ) : null}

@@ -1,16 +1,15 @@
-import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Link, redirect } from "react-router";
+import { Link, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { PromptForm } from "~/components/admin/prompt-form";
-import { AdminDeleteDialog, AdminDialog, AdminErrorBox, QueryNotice } from "~/components/admin/ui";
+import { AdminDeleteDialog, AdminDialog, QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { PROMPT_TYPE_LABELS, promptActionSchema } from "~/schemas/admin";
 import { createPrompt, deletePrompt, getPrompt, listPrompts, updatePrompt } from "~/server/admin/prompts.server";
-import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { asRouteError } from "~/server/platform/errors.server";
 import { parsePage } from "~/utils/pagination";
-import { readForm } from "~/server/platform/form-data.server";
+import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/prompts";
 import { TableScroll } from "~/components/ui/table-scroll";
 
@@ -46,11 +45,10 @@ export async function loader({ url }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
   const form = await readForm(request);
-  const submission = parseWithZod(form, { schema: promptActionSchema });
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  const value = submission.value;
-  return replyOnDomainError(
-    async () => {
+  return replyToForm(
+    form,
+    promptActionSchema,
+    async (value) => {
       if (value.intent === "delete") {
         await deletePrompt(actor, value.id);
         return redirect("/admin/prompts?notice=deleted");
@@ -69,7 +67,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       } else await updatePrompt(actor, value.id, input);
       return redirect("/admin/prompts?notice=saved");
     },
-    (error) => ({ result: submission.reply(formErrorsOf(error)) }),
+    { answer: (result) => ({ result }) },
   );
 }
 
@@ -137,6 +135,4 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

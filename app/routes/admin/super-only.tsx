@@ -1,5 +1,4 @@
 import { Outlet } from "react-router";
-import { AdminErrorBox } from "~/components/admin/ui";
 import { requireSuperAdminMiddleware } from "~/middleware/guards.server";
 import type { Route } from "./+types/super-only";
 
@@ -15,6 +14,8 @@ export default function SuperOnly() {
   return <Outlet />;
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+/**
+ * The back office's error box for every page below (docs/decisions/173): a page under this
+ * layout has no ErrorBoundary of its own, its error renders here, in the same place.
+ */
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

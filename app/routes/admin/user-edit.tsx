@@ -1,13 +1,14 @@
 import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { UserActivity } from "~/components/admin/user-activity";
 import { balanceSchema, banSchema, nicknameSchema, resetPasswordSchema, userActionSchema, userMessageSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { sentIntentSchema } from "~/schemas/form-fields";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import {
   adjustUserCredits,
   banUser,
@@ -17,12 +18,15 @@ import {
   messageUser,
   resetUserPassword,
   unbanUser,
+  setReviewRequired,
   updateUserNickname,
 } from "~/server/admin/users.server";
 import { DomainError, orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { FORM_TOKEN_MESSAGES, formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import type { Route } from "./+types/user-edit";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户详情 - 管理后台" }];
 
@@ -47,7 +51,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: userActionSchema });
-  const intent = String(form.get("intent") ?? "");
+  const sent = parseWithZod(form, { schema: sentIntentSchema });
+  const intent = sent.status === "success" ? sent.value.intent : "";
   if (submission.status !== "success") {
     return data({ intent, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }
@@ -95,6 +100,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         await unbanUser(actor, params.id);
         return redirect(`/admin/users/${params.id}?notice=unbanned`);
       }
+      if (value.intent === "review-required") {
+        await setReviewRequired(actor, params.id, value.required);
+        return redirect(`/admin/users/${params.id}?notice=review-required`);
+      }
       if (value.intent === "end-sessions") {
         await endUserSessions(actor, params.id);
         return redirect(`/admin/users/${params.id}?notice=sessions-ended`);
@@ -107,8 +116,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function UserEdit({ loaderData: { user, activity, formTokens }, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
   const [nicknameForm, nicknameFields] = useSchemaForm(nicknameSchema, {
     id: "user-nickname",
@@ -145,7 +153,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
       </p>
       <h1>用户详情</h1>
       <QueryNotice />
-      <FormErrors errors={actionData && ["unban", "end-sessions"].includes(actionData.intent) ? (actionData.result.error?.[""] ?? undefined) : undefined} />
+      <FormErrors errors={actionData && ["unban", "end-sessions", "review-required"].includes(actionData.intent) ? (actionData.result.error?.[""] ?? undefined) : undefined} />
       <dl className="admin-facts">
         <dt>邮箱</dt>
         <dd>{user.email}</dd>
@@ -163,7 +171,19 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             ? `已封禁${user.bannedUntil ? `至 ${formatShanghaiSeconds(user.bannedUntil)}` : "（无期限）"}，原因：${user.banReason}`
             : "正常"}
         </dd>
+        <dt>先审</dt>
+        <dd data-testid="user-review-required">{user.reviewRequired ? "在先审名单中：章节须审核通过后发布" : "按审核规则"}</dd>
       </dl>
+
+      <div className="admin-card">
+        <h2>先审名单</h2>
+        <p className="hint">在名单中的作者，每一章都须审核通过后才对读者可见，无论已发布多少章节。</p>
+        <Form method="post">
+          <input type="hidden" name="intent" value="review-required" />
+          <input type="hidden" name="required" value={user.reviewRequired ? "0" : "1"} />
+          <SubmitButton className="btn" pending={busy}>{user.reviewRequired ? "移出先审名单" : "加入先审名单"}</SubmitButton>
+        </Form>
+      </div>
 
       <div className="admin-card">
         <h2>{user.banned ? "封禁与登录" : "封禁用户"}</h2>
@@ -181,18 +201,18 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             <input {...getInputProps(banFields.until, { type: "date" })} />
             <FieldErrors field={banFields.until} />
           </label>
-          <button type="submit" className="btn btn-danger" disabled={busy}>{user.banned ? "更新封禁" : "封禁"}</button>
+          <SubmitButton className="btn btn-danger" pending={busy}>{user.banned ? "更新封禁" : "封禁"}</SubmitButton>
         </Form>
         <div className="admin-inline-form">
           {user.banned ? (
             <Form method="post">
               <input type="hidden" name="intent" value="unban" />
-              <button type="submit" className="btn" disabled={busy}>解除封禁</button>
+              <SubmitButton className="btn" pending={busy}>解除封禁</SubmitButton>
             </Form>
           ) : null}
           <Form method="post">
             <input type="hidden" name="intent" value="end-sessions" />
-            <button type="submit" className="btn" disabled={busy}>结束所有登录</button>
+            <SubmitButton className="btn" pending={busy}>结束所有登录</SubmitButton>
           </Form>
         </div>
       </div>
@@ -207,7 +227,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             <input {...getInputProps(nf.nickname, { type: "text" })} maxLength={30} />
             <FieldErrors field={nf.nickname} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>保存昵称</button>
+          <SubmitButton className="btn btn-primary" pending={busy}>保存昵称</SubmitButton>
         </Form>
       </div>
 
@@ -228,7 +248,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             <input {...getInputProps(bf.reason, { type: "text" })} maxLength={200} />
             <FieldErrors field={bf.reason} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>调整积分</button>
+          <SubmitButton className="btn btn-primary" pending={busy}>调整积分</SubmitButton>
         </Form>
       </div>
 
@@ -243,7 +263,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             <input {...getInputProps(pf.password, { type: "password" })} autoComplete="new-password" />
             <FieldErrors field={pf.password} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>重置密码</button>
+          <SubmitButton className="btn btn-primary" pending={busy}>重置密码</SubmitButton>
         </Form>
       </div>
 
@@ -259,7 +279,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             <textarea {...getTextareaProps(messageFields.body)} rows={4} maxLength={2000} />
             <FieldErrors field={messageFields.body} />
           </label>
-          <button type="submit" className="btn btn-primary" disabled={busy}>发送消息</button>
+          <SubmitButton className="btn btn-primary" pending={busy}>发送消息</SubmitButton>
         </Form>
       </div>
 
@@ -268,6 +288,4 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

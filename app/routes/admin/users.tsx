@@ -1,10 +1,10 @@
 import { Form, Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
-import { AdminErrorBox, QueryNotice } from "~/components/admin/ui";
+import { QueryNotice } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { listUsers } from "~/server/admin/users.server";
-import { normalizeQuery } from "~/server/catalog/search.server";
+import { normalizeQuery } from "~/server/catalog/search-sql.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/users";
 import { TableScroll } from "~/components/ui/table-scroll";
@@ -73,6 +73,4 @@ export default function Users({ loaderData }: Route.ComponentProps) {
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

@@ -1,12 +1,16 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { FormErrors, QueryNotice } from "~/components/admin/ui";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { deleteWorkAsAdmin, getWorkForAdmin, restoreWork, setWorkRating, takeDownWork } from "~/server/admin/works-moderation.server";
 import { orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { workModerationSchema } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { formatNumber, WORK_TYPE_LABELS } from "~/utils/format";
 import type { Route } from "./+types/work";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * One work for an administrator (decision 138), whatever its visibility: facts, chapters and
@@ -16,7 +20,7 @@ import type { Route } from "./+types/work";
 export const meta: Route.MetaFunction = () => [{ title: "作品详情 - 管理后台" }];
 
 const VISIBILITY_LABELS = { public: "免费", "public-vip": "付费", private: "未公开" } as const;
-const STATE_LABELS = { draft: "存稿", scheduled: "定时", published: "已发布" } as const;
+const STATE_LABELS = { draft: "存稿", scheduled: "定时", published: "已发布", review: "审核中" } as const;
 
 export async function loader({ params, url }: Route.LoaderArgs) {
   const raw = url.searchParams.get("chapter");
@@ -26,30 +30,30 @@ export async function loader({ params, url }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
-  const form = await readForm(request);
-  const intent = String(form.get("intent") ?? "");
+  const submission = parseWithZod(await readForm(request), { schema: workModerationSchema });
+  const intent = String(submission.payload.intent ?? "");
   const id = Number(params.id);
   const back = `/admin/works/${params.id}`;
   return replyOnDomainError(
     async () => {
       if (!Number.isSafeInteger(id) || id <= 0) return data({ intent, error: "作品不存在" }, { status: 404 });
-      if (intent === "take-down") {
-        await takeDownWork(actor, id, form.get("reason"));
-        return redirect(`${back}?notice=work-taken-down`);
+      if (submission.status !== "success") return data({ intent, error: "未知操作" }, { status: 400 });
+      const { reason } = submission.value;
+      switch (submission.value.intent) {
+        case "take-down":
+          await takeDownWork(actor, id, reason);
+          return redirect(`${back}?notice=work-taken-down`);
+        case "restore":
+          await restoreWork(actor, id);
+          return redirect(`${back}?notice=work-restored`);
+        case "r18":
+        case "all-ages":
+          await setWorkRating(actor, id, submission.value.intent === "r18" ? "r18" : "all_ages");
+          return redirect(`${back}?notice=work-rating`);
+        case "delete":
+          await deleteWorkAsAdmin(actor, id, reason);
+          return redirect("/admin/works?notice=deleted");
       }
-      if (intent === "restore") {
-        await restoreWork(actor, id);
-        return redirect(`${back}?notice=work-restored`);
-      }
-      if (intent === "r18" || intent === "all-ages") {
-        await setWorkRating(actor, id, intent === "r18" ? "r18" : "all_ages");
-        return redirect(`${back}?notice=work-rating`);
-      }
-      if (intent === "delete") {
-        await deleteWorkAsAdmin(actor, id, form.get("reason"));
-        return redirect("/admin/works?notice=deleted");
-      }
-      return data({ intent, error: "未知操作" }, { status: 400 });
     },
     (error) => ({ intent, error: error.message }),
   );
@@ -57,7 +61,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function AdminWork({ loaderData, actionData }: Route.ComponentProps) {
   const { work, author, chapters, chapter, openReports } = loaderData;
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const errorFor = (intent: string) => (actionData?.intent === intent ? [actionData.error] : undefined);
   return (
     <section className="admin-page">
@@ -94,9 +98,9 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
         {work.takenDownAt ? (
           <Form method="post">
             <input type="hidden" name="intent" value="restore" />
-            <button type="submit" className="btn btn-primary" disabled={busy}>
+            <SubmitButton className="btn btn-primary" pending={busy}>
               恢复上架（恢复为下架前的状态）
-            </button>
+            </SubmitButton>
           </Form>
         ) : (
           <>
@@ -107,17 +111,17 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
                 <span>下架原因（作者可见）</span>
                 <input name="reason" required maxLength={200} />
               </label>
-              <button type="submit" className="btn btn-danger" disabled={busy}>
+              <SubmitButton className="btn btn-danger" pending={busy}>
                 下架
-              </button>
+              </SubmitButton>
             </Form>
           </>
         )}
         <Form method="post" className="admin-inline-form">
           <input type="hidden" name="intent" value={work.rating === "r18" ? "all-ages" : "r18"} />
-          <button type="submit" className="btn" disabled={busy}>
+          <SubmitButton className="btn" pending={busy}>
             {work.rating === "r18" ? "改为全年龄" : "标记为R-18"}
-          </button>
+          </SubmitButton>
         </Form>
       </div>
 
@@ -131,9 +135,9 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
             <span>删除原因</span>
             <input name="reason" required maxLength={200} />
           </label>
-          <button type="submit" className="btn btn-danger" disabled={busy}>
+          <SubmitButton className="btn btn-danger" pending={busy}>
             删除作品
-          </button>
+          </SubmitButton>
         </Form>
       </div>
 
@@ -163,6 +167,4 @@ export default function AdminWork({ loaderData, actionData }: Route.ComponentPro
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

@@ -2,10 +2,9 @@ import { Form, Link } from "react-router";
 import { DownloadLink } from "~/components/admin/download-link";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { WORK_TYPE_LABELS, formatNumber } from "~/utils/format";
-import { AdminErrorBox } from "~/components/admin/ui";
 import { Pagination } from "~/components/ui/pagination";
 import { listWorksForAdmin, parseWorkFilters } from "~/server/admin/works-moderation.server";
-import { normalizeQuery } from "~/server/catalog/search.server";
+import { normalizeQuery } from "~/server/catalog/search-sql.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
 import { TableScroll } from "~/components/ui/table-scroll";
@@ -131,6 +130,4 @@ export default function Works({ loaderData }: Route.ComponentProps) {
   );
 }
 
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
-}
+export { AdminErrorBox as ErrorBoundary } from "~/components/admin/ui";

@@ -1,4 +1,4 @@
-import { DomainError } from "~/server/platform/errors.server";
+import { domainErrorOf } from "~/server/platform/errors.server";
 import { readFormData } from "~/server/platform/form-data.server";
 import { notifyAnswer, receiveNotify, type NotifyOutcome } from "~/server/economy/epay.server";
 import { clientAddressOf } from "~/server/platform/request.server";
@@ -40,7 +40,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     form = await readFormData(request, MAX_BODY_BYTES, "fail");
   } catch (error) {
-    if (error instanceof DomainError) return answer("malformed", request);
+    if (domainErrorOf(error)) return answer("malformed", request);
     throw error;
   }
   // A POST carries its fields in the form body, or (some clones) in the query string.

@@ -1,5 +1,5 @@
 import { databaseExportFrames } from "~/server/admin/exports/database-zip.server";
-import { recordExport } from "~/server/platform/audit.server";
+import { recordExport } from "~/middleware/admin-actor.server";
 import { exportAccessContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/database-progress";
 

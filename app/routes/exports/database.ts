@@ -1,6 +1,6 @@
 import { databaseZipStream } from "~/server/admin/exports/database-zip.server";
-import { downloadHeaders } from "~/server/admin/exports/download.server";
-import { recordExport } from "~/server/platform/audit.server";
+import { downloadHeaders } from "~/server/platform/download.server";
+import { recordExport } from "~/middleware/admin-actor.server";
 import { exportAccessContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/database";
 

@@ -1,7 +1,7 @@
-import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { downloadHeaders } from "~/server/platform/download.server";
 import { exportUnusedCodesXlsx, UNUSED_CODES_NAME } from "~/server/admin/exports/xlsx.server";
 import { toResponse } from "~/server/platform/errors.server";
-import { recordExport } from "~/server/platform/audit.server";
+import { recordExport } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/unused-codes";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

@@ -1,7 +1,7 @@
-import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { downloadHeaders } from "~/server/platform/download.server";
 import { exportWorkTxt } from "~/server/admin/exports/work-txt.server";
 import { toResponse } from "~/server/platform/errors.server";
-import { recordExport } from "~/server/platform/audit.server";
+import { recordExport } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/work-txt";
 
 /** GET /exports/works/:id/txt: the work as a TXT that re-imports into the same chapters. */

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
@@ -8,6 +8,7 @@ import { mailLinkOrigin, requestPasswordReset } from "~/server/identity/password
 import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/auth-forgot-password";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" }];
 
@@ -38,9 +39,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(passwordResetRequestSchema, { id: "forgot-password", lastResult: actionData });
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   if (!loaderData.mailAvailable) {
     return (
       <section className="auth-page">

@@ -1,6 +1,6 @@
 import { useActionData, useLoaderData } from "react-router";
 import { AuthDialog } from "~/components/auth-dialog";
-import { loginAction } from "~/server/identity/auth-actions.server";
+import { loginAction } from "./auth-actions.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/auth-login";

@@ -1,15 +1,17 @@
 import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
-import { authEmailCookie } from "~/server/identity/auth-flash.server";
+import { authEmailCookie, isSecureRequest } from "~/server/platform/cookies.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/identity/password-reset.server";
-import { destroyUserSession, isSecureRequest } from "~/server/identity/session.server";
+import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/auth-reset-password";
 import { FormError, useSchemaForm } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "重置密码 - 砚台" }];
 
@@ -53,7 +55,6 @@ export async function action({ request }: Route.ActionArgs) {
 }
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(passwordResetSchema, { id: "reset-password", lastResult: actionData });
   if (loaderData.problem) {
     return (
@@ -68,7 +69,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
       </section>
     );
   }
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <section className="auth-page">
       <h1>重置密码</h1>
@@ -77,9 +78,9 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
         <input type="hidden" name="token" value={loaderData.token} />
         <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} autoFocus />
         <FormError form={form} />
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-          {busy ? "保存中..." : "重置密码"}
-        </button>
+        <SubmitButton className="btn btn-primary btn-block" pending={busy} pendingLabel="保存中...">
+          重置密码
+        </SubmitButton>
       </Form>
     </section>
   );

@@ -1,15 +1,25 @@
 import { Form, Link, useLoaderData, useLocation } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { authHref } from "~/components/shell/auth-links";
+import { AnnouncementList } from "~/components/announcements";
 import { continueReading, shelfUpdates } from "~/server/catalog/home.server";
+import { curatedHomeRows, currentAnnouncements, type CuratedRowView } from "~/server/catalog/front-page.server";
 import { sharedHomeRows } from "~/server/catalog/rankings.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfig } from "~/server/platform/site-config.server";
+import { configuredSiteOrigin } from "~/server/platform/request.server";
+import { pageMeta, siteNameOf } from "~/components/shell/seo-meta";
 import type { Route } from "./+types/index";
 
-export const meta: Route.MetaFunction = () => [
+export const meta: Route.MetaFunction = ({ data, matches }) => [
   { title: "砚台 - 让短篇写作更简单" },
-  { name: "description", content: "砚台：发布、阅读、购买小说，借助 AI 写作助手完成你的故事。" },
+  ...pageMeta({
+    origin: data?.siteOrigin ?? null,
+    siteName: siteNameOf(matches),
+    path: "/",
+    title: siteNameOf(matches),
+    description: data?.description || "砚台：发布、阅读、购买小说，借助 AI 写作助手完成你的故事。",
+  }),
 ];
 
 /**
@@ -17,15 +27,24 @@ export const meta: Route.MetaFunction = () => [
  * every visitor (so the page cache of decision 013 keeps serving it). Signed in: 继续阅读
  * and 书架更新 read for this reader alone, and 新书, 热门, 新完本 from the shared copy keyed
  * by the two audience preferences: a signed-in home costs the session lookup and two
- * small indexed queries of the reader's own rows.
+ * small indexed queries of the reader's own rows. Above the computed rows: the current 公告
+ * and the operators' 编辑推荐 rows (docs/product.md#front-page), one query each, from the
+ * same shared copy.
  */
 export async function loader({ request }: Route.LoaderArgs) {
   const [user, site] = await Promise.all([
     getSessionUser(request),
     getDisplayConfig(["hero_url", "site_description", "default_cover_url"] as const),
   ]);
-  const shared = await sharedHomeRows(user);
-  const common = { heroUrl: site.hero_url, description: site.site_description, defaultCoverUrl: site.default_cover_url };
+  const [shared, curated, announcements] = await Promise.all([sharedHomeRows(user), curatedHomeRows(user), currentAnnouncements()]);
+  const common = {
+    heroUrl: site.hero_url,
+    description: site.site_description,
+    defaultCoverUrl: site.default_cover_url,
+    curated,
+    announcements,
+    siteOrigin: configuredSiteOrigin(),
+  };
   if (!user) {
     // 热门 when anything was read lately, else the newest works.
     const row = shared.hot.length > 0 ? { title: "热门作品", works: shared.hot } : { title: "新书速递", works: shared.newest };
@@ -41,6 +60,8 @@ export default function Home() {
     return (
       <>
         <Landing heroUrl={data.heroUrl} description={data.description} />
+        <AnnouncementList announcements={data.announcements} />
+        <CuratedRows rows={data.curated} defaultCoverUrl={data.defaultCoverUrl} />
         <HomeSection title={data.landingRow.title} more="/works?page=1" id="landing-row">
           {data.landingRow.works.map((work) => (
             <WorkCard key={work.id} work={work} defaultCoverUrl={data.defaultCoverUrl} />
@@ -49,7 +70,7 @@ export default function Home() {
       </>
     );
   }
-  const { reading, updates, shared, defaultCoverUrl } = data;
+  const { reading, updates, shared, defaultCoverUrl, curated, announcements } = data;
   return (
     <section className="community">
       <h1>发现好故事</h1>
@@ -60,6 +81,7 @@ export default function Home() {
           搜索
         </button>
       </Form>
+      <AnnouncementList announcements={announcements} />
       {reading.length > 0 ? (
         <HomeSection title="继续阅读" id="continue-reading">
           {reading.map((item) => (
@@ -87,6 +109,7 @@ export default function Home() {
           ))}
         </HomeSection>
       ) : null}
+      <CuratedRows rows={curated} defaultCoverUrl={defaultCoverUrl} />
       <HomeSection title="热门" more="/rankings" id="hot" empty="最近还没有热门作品">
         {shared.hot.map((work) => (
           <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
@@ -119,21 +142,34 @@ export default function Home() {
   );
 }
 
+/** 编辑推荐: the operators' rows, each a HomeSection of its own (data-testid curated-row). */
+function CuratedRows({ rows, defaultCoverUrl }: { rows: CuratedRowView[]; defaultCoverUrl: string }) {
+  return rows.map((row) => (
+    <HomeSection key={row.id} title={row.name} id={`curated-${row.id}`} testId="curated-row">
+      {row.works.map((work) => (
+        <WorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} />
+      ))}
+    </HomeSection>
+  ));
+}
+
 function HomeSection({
   title,
   id,
   more,
   empty,
+  testId,
   children,
 }: {
   title: string;
   id: string;
+  testId?: string;
   more?: string;
   empty?: string;
   children: React.ReactNode[];
 }) {
   return (
-    <section className="home-section" aria-labelledby={`${id}-title`} data-testid={id}>
+    <section className="home-section" aria-labelledby={`${id}-title`} data-testid={testId ?? id}>
       <div className="home-section-head">
         <h2 id={`${id}-title`}>{title}</h2>
         {more ? <Link to={more}>更多 →</Link> : null}

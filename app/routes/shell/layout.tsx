@@ -6,11 +6,13 @@ import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
-import { authEmailCookie } from "~/server/identity/auth-flash.server";
+import { authEmailCookie } from "~/server/platform/cookies.server";
 import { readerSettingsFor } from "~/server/reading/reader-settings.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfig } from "~/server/platform/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
+import { FilingLinks } from "~/components/shell/filing-links";
+import { filingInfo } from "~/utils/filing";
 import type { Route } from "./+types/layout";
 
 export async function loader({ request, url }: Route.LoaderArgs) {
@@ -18,7 +20,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
   const loadedAt = Date.now();
   const [user, site] = await Promise.all([
     getSessionUser(request),
-    getDisplayConfig(["site_title", "logo_url", "site_icon"] as const),
+    getDisplayConfig(["site_title", "logo_url", "site_icon", "icp_number", "police_filing_number"] as const),
   ]);
   const authParam = url.searchParams.get("auth");
   const auth: AuthMode | null =
@@ -40,6 +42,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
       unread,
     },
     site: { title: site.site_title || "砚台", logoUrl: site.logo_url, iconUrl: site.site_icon },
+    filing: filingInfo(site.icp_number, site.police_filing_number),
     loadedAt,
     auth: auth && {
       mode: auth,
@@ -51,7 +54,7 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 }
 
 export default function ShellLayout() {
-  const { user, site, auth, loadedAt } = useLoaderData<typeof loader>();
+  const { user, site, auth, loadedAt, filing } = useLoaderData<typeof loader>();
   // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
   // On a chapter or a thread, also its comments (decision 101).
@@ -74,6 +77,7 @@ export default function ShellLayout() {
           <a href="/terms">用户协议</a>
           <a href="/privacy">隐私政策</a>
           <a href="/refund">退款政策</a>
+          <FilingLinks filing={filing} />
         </footer>
       </div>
       {auth ? (

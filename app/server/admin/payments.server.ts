@@ -22,7 +22,7 @@ import { recordAdminAction, type AdminActor } from "~/server/platform/audit.serv
 const ORDERS_PAGE_SIZE = 30;
 const NOTIFIES_PAGE_SIZE = 50;
 
-import { type OrderFilter } from "~/components/admin/order-labels";
+import { type OrderFilter } from "~/utils/order-labels";
 
 export interface OrderListInput {
   status: OrderFilter;

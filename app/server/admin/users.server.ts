@@ -22,9 +22,10 @@ import { recordAdminAction, type AdminActor } from "~/server/platform/audit.serv
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { pageWithin } from "~/utils/pagination";
 import { DomainError } from "~/server/platform/errors.server";
-import { hashPassword } from "~/server/identity/password.server";
+import { hashPassword } from "~/server/platform/password.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { destroyAllUserSessions } from "~/server/identity/session.server";
+import { refuseForbidden } from "~/server/screening/screening.server";
 
 const ADMIN_USERS_PAGE_SIZE = 30;
 
@@ -40,6 +41,7 @@ const userColumns = {
   bannedAt: users.bannedAt,
   bannedUntil: users.bannedUntil,
   banReason: users.banReason,
+  reviewRequired: users.reviewRequired,
 };
 
 /** Users, 30 a page, newest first; `query` matches e-mail or nickname by substring. */
@@ -74,6 +76,7 @@ export async function getUserForAdmin(userId: string) {
 }
 
 export async function updateUserNickname(actor: AdminActor, userId: string, nickname: string): Promise<void> {
+  await refuseForbidden([{ label: "昵称", field: "nickname", text: nickname }]);
   await db.transaction(async (tx) => {
     const [before] = await tx.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, userId)).for("update");
     if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
@@ -162,6 +165,20 @@ export async function banUser(actor: AdminActor, userId: string, reason: string,
 }
 
 /** Lifts a ban; 该用户未被封禁 when there is none to lift. */
+/**
+ * 先审名单 (docs/product.md#review, decision 196): this author's chapters wait for review
+ * whatever the policy's count says, or no longer do. Chapters already released stay out.
+ */
+export async function setReviewRequired(actor: AdminActor, userId: string, required: boolean): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select({ reviewRequired: users.reviewRequired }).from(users).where(eq(users.id, userId)).for("update");
+    if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
+    if (before.reviewRequired === required) return;
+    await tx.update(users).set({ reviewRequired: required }).where(eq(users.id, userId));
+    await recordAdminAction(tx, actor, { action: "user.review-required", targetType: "user", targetId: userId, before, after: { reviewRequired: required } });
+  });
+}
+
 export async function unbanUser(actor: AdminActor, userId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const [before] = await tx

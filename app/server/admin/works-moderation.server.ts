@@ -4,7 +4,7 @@ import { chapterComments, chapterPurchases, chapters, commentReports, profiles, 
 import { pageWithin } from "~/utils/pagination";
 import { chapterOrder } from "~/server/catalog/chapter-numbers.server";
 import { DomainError } from "~/server/platform/errors.server";
-import { substringMatch } from "~/server/catalog/search.server";
+import { substringMatch } from "~/server/catalog/search-sql.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { escapeLike } from "~/server/platform/db-utils.server";
 

@@ -1,5 +1,6 @@
 import { DomainError } from "~/server/platform/errors.server";
 import { AI_MESSAGES } from "~/schemas/ai-messages";
+import { connectionProblem } from "~/server/platform/outbound-http.server";
 
 export type AiErrorKind =
   | "auth"
@@ -78,30 +79,6 @@ export function errorFromPayload(error: unknown): AiError {
 
 export function unreadable(detail?: string): AiError {
   return new AiError(AI_MESSAGES.unreadable, "unreadable", undefined, detail);
-}
-
-/** The error code of a failed connection (Node puts it on the error or on its cause). */
-function errorCode(error: unknown): string {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return "";
-}
-
-/**
- * What went wrong with a connection, in Chinese, for the user and the administrator alike
- * (never Node's English such as "connect ECONNREFUSED").
- */
-export function connectionProblem(error: unknown): string {
-  const code = errorCode(error);
-  if (code === "ECONNREFUSED") return "无法连接（连接被拒绝），请检查接口地址和端口";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "无法连接（域名无法解析），请检查接口地址";
-  if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return "无法连接（网络不可达）";
-  if (code === "ETIMEDOUT") return "连接超时";
-  if (code.includes("CERT") || code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL")) return "无法建立安全连接（证书或TLS错误）";
-  if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") return "连接被对方中断";
-  return "连接失败";
 }
 
 /** A connection failure of a provider call: 服务调用失败 and which failure it was. */

@@ -10,7 +10,7 @@ import {
   reserveGenerationTokens,
   settleGenerationTokens,
 } from "~/server/economy/ledger.server";
-import { audienceFilter, normalizeQuery, substringMatch } from "~/server/catalog/search.server";
+import { audienceFilter, normalizeQuery, substringMatch } from "~/server/catalog/search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { getWorkForViewer } from "~/server/catalog/works.server";
 import { getProject, replaceWithAnalysis } from "./writing-projects.server";

@@ -1,12 +1,13 @@
 import type { z } from "zod";
 import { isSameOriginPost } from "~/server/platform/csrf.server";
-import { toResponse } from "~/server/platform/errors.server";
+import { domainErrorOf, toResponse } from "~/server/platform/errors.server";
 import { readFormData } from "~/server/platform/form-data.server";
 import { onShutdown } from "~/server/platform/lifecycle.server";
 import { generationStreams } from "~/server/platform/metrics.server";
 import { getSessionUser, readSessionId } from "~/server/identity/session.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { WRITING_MESSAGES } from "~/schemas/writing";
-import { generationErrorResponse, type Generation } from "./generation.server";
+import type { Generation } from "./generation.server";
 
 /**
  * What the streaming AI endpoints (/api/generate, /api/operate, /api/continue) share:
@@ -62,11 +63,13 @@ export async function readStreamRequest<S extends z.ZodType>(
   return { sessionId, data: parsed.data };
 }
 
-/** A generation that failed before its first byte, as its JSON answer (499: the tab left). */
+/**
+ * A generation that failed before its first byte, as its JSON answer (499: the tab left);
+ * the unexpected too, as 生成失败，请重试 (500), since the page reads JSON here.
+ */
 export function startFailure(error: unknown, request: Request): Response {
   if (request.signal.aborted) return new Response(null, { status: 499 });
-  const { message, status } = generationErrorResponse(error);
-  return jsonAnswer({ error: message }, status);
+  return toResponse(domainErrorOf(error, AI_MESSAGES.generationFailed), "json");
 }
 
 const encoder = new TextEncoder();
@@ -135,7 +138,7 @@ export function generationEventStream(generation: Generation, start: Record<stri
         const { text: _text, ...summary } = await generation.run((text) => send("text", text));
         send("done", summary);
       } catch (error) {
-        send("error", { message: generationErrorResponse(error).message });
+        send("error", { message: domainErrorOf(error, AI_MESSAGES.generationFailed).message });
       }
     },
   });

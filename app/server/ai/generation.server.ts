@@ -1,6 +1,6 @@
 import { db, type Executor } from "~/db/client.server";
 import { WRITING_MESSAGES } from "~/schemas/writing";
-import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
+import { DomainError } from "~/server/platform/errors.server";
 import {
   holdGenerationTokens,
   refundGenerationTokens,
@@ -20,7 +20,7 @@ import { defaultProviderFrom } from "./config.server";
 import { AiError } from "./ai-errors.server";
 import { CallAbortedError, withUsage, type TextStream } from "./http.server";
 import { AI_MESSAGES } from "~/schemas/ai-messages";
-import { recordGeneratedText } from "./labels.server";
+import { recordGeneratedText } from "~/server/catalog/ai-labels.server";
 import { renderLoadedPrompt } from "./prompt-templates.server";
 import type { AiProvider, ChatPrompt } from "./provider.server";
 import { generationValues, referenceSample } from "./render";
@@ -89,13 +89,13 @@ export interface GenerationResult {
   notice?: string;
 }
 
-/** A failure of ours (not the user's, not the provider's), with the status to answer. */
-class GenerationFailure extends Error {
-  constructor(
-    message: string,
-    readonly status = 500,
-  ) {
-    super(message);
+/**
+ * A failure of ours (not the user's, not the provider's), logged where it happened and
+ * told to the user with 500: 扣除Tokens失败, 生成失败，请重试 (decision 182).
+ */
+class GenerationFailure extends DomainError {
+  constructor(message: string) {
+    super(message, 500);
     this.name = "GenerationFailure";
   }
 }
@@ -562,13 +562,4 @@ export async function openGeneration(
     balance: reservation.balance + reservation.held,
   };
   return new Generation(prepared, reservation.transactionId, upstream, info, combined, internal, provider.model, reservation.held, sink);
-}
-
-/** The message and status for any failure of a generation, for the route and the page. */
-export function generationErrorResponse(error: unknown): { message: string; status: number } {
-  const known = domainErrorOf(error);
-  if (known) return { message: known.message, status: known.status };
-  if (error instanceof GenerationFailure) return { message: error.message, status: error.status };
-  console.error("generation failed", error);
-  return { message: AI_MESSAGES.generationFailed, status: 500 };
 }

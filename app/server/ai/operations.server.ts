@@ -11,8 +11,9 @@ import {
   type OperationInput,
   type TextOperation,
 } from "~/schemas/writing";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
-import { DomainError } from "~/server/platform/errors.server";
+import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
 import {
   applyEditsToContext,
   loadGenerationContext,
@@ -20,8 +21,8 @@ import {
   type GenerationContext,
 } from "./writing-projects.server";
 import { defaultProviderFrom } from "./config.server";
-import { generationErrorResponse, openGeneration, outputLimit, type Generation, type GenerationResult, type GenerationSink } from "./generation.server";
-import { recordGeneratedText } from "./labels.server";
+import { openGeneration, outputLimit, type Generation, type GenerationResult, type GenerationSink } from "./generation.server";
+import { recordGeneratedText } from "~/server/catalog/ai-labels.server";
 import { loadPrompts, renderLoadedPrompt, type PromptCode } from "./prompt-templates.server";
 import { describeCharacter } from "./render";
 import { countChars } from "~/utils/ai-tokens";
@@ -164,7 +165,7 @@ export class OperationRun {
         generation
           .run((text) => onEvent({ event: "text", index, text }))
           .then(({ text: _text, ...summary }) => onEvent({ event: "done", index, summary }))
-          .catch((error) => onEvent({ event: "error", index, message: generationErrorResponse(error).message })),
+          .catch((error) => onEvent({ event: "error", index, message: domainErrorOf(error, AI_MESSAGES.generationFailed).message })),
       ),
     );
     const [row] = await db.select({ tokens: profiles.tokens }).from(profiles).where(eq(profiles.id, this.userId));
@@ -306,7 +307,7 @@ export async function startOperation(
           failures.push({ index, error });
           await db
             .update(textCandidates)
-            .set({ status: "failed", error: generationErrorResponse(error).message })
+            .set({ status: "failed", error: domainErrorOf(error, AI_MESSAGES.generationFailed).message })
             .where(eq(textCandidates.id, candidateId));
           return null;
         }
@@ -329,7 +330,7 @@ export async function startOperation(
       candidates: candidateIds.map((_, index) => {
         const g = generations.find((x) => x.index === index);
         if (g) return { index, model: g.generation.info.model, promptTokens: g.generation.info.promptTokens };
-        return { index, error: generationErrorResponse(failures.find((f) => f.index === index)?.error).message };
+        return { index, error: domainErrorOf(failures.find((f) => f.index === index)?.error, AI_MESSAGES.generationFailed).message };
       }),
       balance: Math.min(...generations.map((g) => g.generation.info.balance), first.balance),
     },

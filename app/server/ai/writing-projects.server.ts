@@ -591,7 +591,7 @@ async function readContextRow(
           from prompts pr where pr.code in ('P01', 'P03')), '{}'::json) as prompts,
         case when p.kind = 'short' then left(coalesce(p.source_text, (
           select c.content from chapters c join works sw on sw.id = c.work_id
-          where sw.id = p.source_work_id and sw.taken_down_at is null and c.state = 'published'
+          where sw.id = p.source_work_id and sw.taken_down_at is null and c.state = 'published' and c.kind = 'chapter'
           order by c.position, c.id limit 1)), ${REFERENCE_SAMPLE_CHARS + 200}) end as reference_text,
         ${DEFAULT_API_CONFIG_JSON} as api_config
       from writing_projects p

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, ne, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters } from "~/db/schema";
 
@@ -10,8 +10,12 @@ import { chapters } from "~/db/schema";
 
 /** The chapters readers see, in order. */
 export const chapterOrder = [asc(chapters.position), asc(chapters.id)] as const;
-/** Readers see published chapters only: 存稿 and 定时 chapters are the author's (D12). */
-export const isPublished = eq(chapters.state, "published");
+/**
+ * The numbered chapters readers see: published 正文. 存稿 and 定时 chapters are the
+ * author's (D12); notice chapters (请假条, 作品相关) are outside the numbering, the counts,
+ * reading positions and prices (docs/decisions/203): they have their own queries.
+ */
+export const isPublished = and(eq(chapters.state, "published"), eq(chapters.kind, "chapter"))!;
 
 /** One chapter of a work, with its text. Callers decide who may read it. */
 export async function getChapter(workId: number, chapterId: number) {
@@ -45,7 +49,7 @@ export async function getChapterByOrder(workId: number, order: number) {
  * The arguments are the outer statement's columns (or values).
  */
 export function chapterNumberSql(workId: unknown, position: unknown, id: unknown): SQL<number> {
-  return sql<number>`(select count(*)::int from ${chapters} c where c.work_id = ${workId} and c.state = 'published' and (c.position, c.id) <= (${position}, ${id}))`;
+  return sql<number>`(select count(*)::int from ${chapters} c where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter' and (c.position, c.id) <= (${position}, ${id}))`;
 }
 
 /** A published chapter's number: how many published chapters of its work come before it, plus one. */
@@ -75,4 +79,30 @@ export async function publishedChapterNumber(workId: number, chapterId: number):
     .from(chapters)
     .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), isPublished));
   return row ? chapterNumber(db, row) : null;
+}
+
+/** The kinds of notice chapter (docs/decisions/203). */
+export type NoticeKind = "leave" | "about";
+
+/**
+ * A work's published notice chapters (作品相关 and 请假条), in the work's order: the 目录's
+ * own groups. Titles only; a notice is opened by id (`?notice=<id>`).
+ */
+export async function publishedNotices(workId: number): Promise<{ id: number; title: string; kind: NoticeKind; publishAt: Date | null }[]> {
+  const rows = await db
+    .select({ id: chapters.id, title: chapters.title, kind: chapters.kind, publishAt: chapters.publishAt })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published"), ne(chapters.kind, "chapter")))
+    .orderBy(...chapterOrder);
+  return rows.map((r) => ({ ...r, kind: r.kind as NoticeKind }));
+}
+
+/** One published notice chapter of a work, with its text; null when there is none by that id. */
+export async function getPublishedNotice(workId: number, chapterId: number) {
+  if (!Number.isSafeInteger(chapterId) || chapterId <= 0) return null;
+  const [row] = await db
+    .select()
+    .from(chapters)
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "published"), ne(chapters.kind, "chapter")));
+  return row ?? null;
 }

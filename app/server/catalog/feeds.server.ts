@@ -3,6 +3,7 @@ import { db } from "~/db/client.server";
 import { chapters, profiles, works } from "~/db/schema";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
+import { escapeXml } from "~/server/platform/xml.server";
 import { chapterDisplayTitle } from "~/utils/chapter-title";
 
 /**
@@ -13,17 +14,6 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
  * the site to read).
  */
 const FEED_ENTRIES = 50;
-
-function escapeXml(text: string): string {
-  // Characters XML 1.0 forbids are dropped; the five specials are escaped.
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
 
 export async function workFeed(rawWorkId: number, origin: string): Promise<string> {
   if (!Number.isSafeInteger(rawWorkId) || rawWorkId <= 0) throw new DomainError("作品不存在", 404);
@@ -40,7 +30,7 @@ export async function workFeed(rawWorkId: number, origin: string): Promise<strin
       select id, title, number, at from (
         select c.id, c.title, coalesce(c.publish_at, c.created_at) as at, c.position,
                row_number() over (order by c.position, c.id)::int as number
-        from ${chapters} c where c.work_id = ${workId} and c.state = 'published'
+        from ${chapters} c where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter'
       ) t order by position desc, id desc limit ${FEED_ENTRIES}`),
   );
   const host = new URL(origin).host;

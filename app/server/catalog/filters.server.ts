@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageWithin } from "~/utils/pagination";
-import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "./search.server";
+import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "./search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**

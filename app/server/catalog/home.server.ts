@@ -2,8 +2,8 @@ import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, favorites, profiles, readingProgress, works } from "~/db/schema";
 import { chapterNumberSql } from "./chapter-numbers.server";
-import { progressHref } from "~/server/reading/reader.server";
-import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
+import { progressHref } from "~/utils/reading";
+import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**
@@ -90,7 +90,7 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
   const result = await db.execute(sql`
     select t.*, ${profiles.nickname} as "authorNickname",
       (select count(*)::int from ${chapters} c
-        where c.work_id = t.id and c.state = 'published'
+        where c.work_id = t.id and c.state = 'published' and c.kind = 'chapter'
           and (t.read_position is null or (c.position, c.id) > (t.read_position, t.read_chapter_id))) as unread,
       ${chapterNumberSql(sql`t.id`, sql`t.read_position`, sql`t.read_chapter_id`)} as read_order
     from (
@@ -101,7 +101,7 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
           rc.position as read_position, rc.id as read_chapter_id, rp.paragraph as read_paragraph
         from (
           select c.id, c.title, c.position from ${chapters} c
-          where c.work_id = m.id and c.state = 'published'
+          where c.work_id = m.id and c.state = 'published' and c.kind = 'chapter'
           order by c.position desc, c.id desc limit 1
         ) latest
         left join ${readingProgress} rp on rp.user_id = ${viewer.id} and rp.work_id = m.id

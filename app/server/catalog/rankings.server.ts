@@ -3,7 +3,8 @@ import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import type { RankingBoard } from "~/schemas/discovery";
 import { cachedPublic } from "~/server/platform/public-cache.server";
-import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
+import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
+import { notRemovedFromRankings } from "./front-page.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**
@@ -27,8 +28,13 @@ function audienceKey(viewer: Audience): [boolean, boolean] {
   return [viewer?.showR18 ?? false, viewer?.showAi ?? true];
 }
 
+/**
+ * What rankings and the computed home rows may show: listed works (a work taken down is
+ * private) within the viewer's preferences, less those an operator removed from the
+ * rankings (docs/product.md#front-page).
+ */
 function listed(viewer: Audience): SQL[] {
-  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer)];
+  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer), notRemovedFromRankings];
 }
 
 const BOARDS: Record<RankingBoard, { score: SQL<number>; where: () => SQL | undefined }> = {

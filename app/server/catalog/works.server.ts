@@ -6,10 +6,10 @@ import { pageWithin } from "~/utils/pagination";
 import { countWords } from "~/utils/text";
 import { chapterOrder } from "./chapter-numbers.server";
 import { insertJsonBatches } from "~/server/platform/db-utils.server";
-import { GAP } from "~/server/studio/positions.server";
-import { labelWorkChapters, workAiLevelSql } from "~/server/ai/labels.server";
+import { GAP } from "~/server/catalog/chapter-positions.server";
+import { labelWorkChapters, workAiLevelSql } from "~/server/catalog/ai-labels.server";
 import { DomainError } from "~/server/platform/errors.server";
-import { substringMatch, workCardColumns, type WorkCard } from "./search.server";
+import { substringMatch, workCardColumns, type WorkCard } from "./search-sql.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
@@ -58,8 +58,8 @@ export async function refreshWorkCounts(tx: Executor, workId: number): Promise<v
   await tx
     .update(works)
     .set({
-      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
-      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+      wordCount: sql`(select coalesce(sum(${chapters.wordCount}), 0)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published' and ${chapters.kind} = 'chapter')`,
+      chapterCount: sql`(select count(*)::int from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published' and ${chapters.kind} = 'chapter')`,
       aiLevel: workAiLevelSql(workId),
       updatedAt: new Date(),
     })

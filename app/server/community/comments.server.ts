@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapterComments, chapters, commentAnchors, commentLikes, commentMutes, commentReports, profiles, works } from "~/db/schema";
+import { chapterComments, chapters, commentAnchors, commentLikes, commentMutes, commentReports, profiles, reviewItems, works } from "~/db/schema";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
 import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "~/server/platform/events.server";
@@ -10,11 +11,14 @@ import { triggeredJob } from "~/server/platform/job-runner.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyCommentReply } from "./notifications.server";
 import { hitRateLimit, type RateLimitRule } from "~/server/platform/rate-limit.server";
-import { splitParagraphs } from "~/server/reading/reader.server";
-import { canReadChapter } from "~/server/economy/chapter-sales.server";
+import { splitParagraphs } from "~/utils/reading";
+import type { CommentSort, CommentThread, CommentView } from "~/types/comments";
+import { canReadChapter } from "~/server/catalog/chapter-access.server";
 import { getOwnedWork, getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
-import { chapterNumber, getChapter, getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
+import { chapterNumber, getChapter, getChapterByOrder, isPublished } from "~/server/catalog/chapter-numbers.server";
 import { pageWithin } from "~/utils/pagination";
+import { maskTexts, refuseForbidden } from "~/server/screening/screening.server";
+import { isOnlyInvisible } from "~/server/screening/matcher.server";
 
 /**
  * Comments on chapters (docs/decisions/090-comments.md): 本章说 at a chapter's end and
@@ -46,7 +50,6 @@ export const COMMENT_MESSAGES = {
   notMuted: "该用户没有被禁言",
 } as const;
 
-export type CommentSort = "hot" | "new";
 
 export function parseSort(value: string | null): CommentSort {
   return value === "new" ? "new" : "hot";
@@ -69,7 +72,8 @@ function normaliseBody(
     .replace(/[ \t]+\n/g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  if (!text) throw new DomainError(messages.empty, 400, "body");
+  // Only zero-width characters looks empty to the reader too (docs/product.md#screening).
+  if (!text || isOnlyInvisible(text)) throw new DomainError(messages.empty, 400, "body");
   if (Array.from(text).length > max) throw new DomainError(messages.tooLong, 400, "body");
   return text;
 }
@@ -87,7 +91,7 @@ async function readableChapter(viewer: Viewer, workId: number, where: { order: n
     found = await getChapterByOrder(workId, where.order);
   } else {
     const row = await getChapter(workId, where.chapterId);
-    if (row && row.state === "published") found = { ...row, order: await chapterNumber(db, row) };
+    if (row && row.state === "published" && row.kind === "chapter") found = { ...row, order: await chapterNumber(db, row) };
   }
   if (!found && !view.canReadContent) throw new DomainError(COMMENT_MESSAGES.locked, 403);
   if (!found) throw new DomainError(COMMENT_MESSAGES.chapterMissing, 404);
@@ -108,6 +112,7 @@ async function commentById(commentId: number, executor: Executor = db) {
       userId: chapterComments.userId,
       parentId: chapterComments.parentId,
       hiddenAt: chapterComments.hiddenAt,
+      heldAt: chapterComments.heldAt,
       workOwner: works.userId,
       paragraph: commentAnchors.paragraphIndex,
     })
@@ -148,8 +153,16 @@ export interface PostInput {
  * Posts a 本章说, a 段评 or a reply; returns the new comment's id and its thread's paragraph.
  * `record` writes the form's one-time token in the same transaction (decision 077).
  */
-export async function postComment(user: NonNullable<Viewer>, input: PostInput, record?: RecordResult): Promise<{ id: number; paragraph: number | null }> {
+export async function postComment(
+  user: NonNullable<Viewer>,
+  input: PostInput,
+  record?: RecordResult,
+): Promise<{ id: number; paragraph: number | null; held: boolean }> {
   const body = normaliseBody(input.body);
+  // A 禁止 word refuses the post (docs/product.md#screening); a 审核 word holds it for a
+  // reviewer (decision 206): only its writer sees it until it is approved.
+  const { held } = await refuseForbidden([{ label: input.parentId === null ? "评论" : "回复", field: "body", text: body }]);
+  const heldAt = held ? new Date() : null;
   const { view, chapter } = await readableChapter(user, input.workId, { order: input.order });
   const [muted] = await db
     .select({ u: commentMutes.userId })
@@ -168,22 +181,12 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput, r
     return db.transaction(async (tx) => {
       const [row] = await tx
         .insert(chapterComments)
-        .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body })
+        .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, parentId: parent.id, body, hiddenAt: heldAt, heldAt })
         .returning({ id: chapterComments.id });
-      await tx
-        .update(chapterComments)
-        .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
-        .where(eq(chapterComments.id, parent.id));
-      await announce(tx, chapter.id, parent.paragraph);
-      await notifyCommentReply(tx, {
-        toUserId: parent.userId,
-        fromUserId: user.id,
-        workId: view.work.id,
-        chapterId: chapter.id,
-        parentCommentId: parent.id,
-      });
+      if (heldAt) await holdForReview(tx, { id: row.id, workId: view.work.id, chapterId: chapter.id, userId: user.id, body });
+      else await replyShown(tx, { workId: view.work.id, chapterId: chapter.id, userId: user.id }, parent);
       await record?.(tx, row.id);
-      return { id: row.id, paragraph: parent.paragraph };
+      return { id: row.id, paragraph: parent.paragraph, held };
     });
   }
 
@@ -205,12 +208,72 @@ export async function postComment(user: NonNullable<Viewer>, input: PostInput, r
     }
     const [row] = await tx
       .insert(chapterComments)
-      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, anchorId })
+      .values({ workId: view.work.id, chapterId: chapter.id, userId: user.id, body, anchorId, hiddenAt: heldAt, heldAt })
       .returning({ id: chapterComments.id });
-    await announce(tx, chapter.id, paragraph);
+    if (heldAt) await holdForReview(tx, { id: row.id, workId: view.work.id, chapterId: chapter.id, userId: user.id, body });
+    else await announce(tx, chapter.id, paragraph);
     await record?.(tx, row.id);
-    return { id: row.id, paragraph };
+    return { id: row.id, paragraph, held };
   });
+}
+
+/** A reply others can see: its thread's count, the readers' pages, and its parent's writer told. */
+async function replyShown(
+  tx: Executor,
+  reply: { workId: number; chapterId: number; userId: string },
+  parent: { id: number; userId: string; paragraph: number | null },
+): Promise<void> {
+  await tx
+    .update(chapterComments)
+    .set({ replyCount: sql`${chapterComments.replyCount} + 1` })
+    .where(eq(chapterComments.id, parent.id));
+  await announce(tx, reply.chapterId, parent.paragraph);
+  await notifyCommentReply(tx, {
+    toUserId: parent.userId,
+    fromUserId: reply.userId,
+    workId: reply.workId,
+    chapterId: reply.chapterId,
+    parentCommentId: parent.id,
+  });
+}
+
+/** The version of a held comment a reviewer decides on: the SHA-256 of its text. */
+export function heldCommentHash(body: string): string {
+  return createHash("sha256").update(body, "utf8").digest("hex");
+}
+
+/** A comment held by a 审核 word waits in the review queue (kind `comment`, decision 206). */
+async function holdForReview(tx: Executor, comment: { id: number; workId: number; chapterId: number; userId: string; body: string }): Promise<void> {
+  await tx.insert(reviewItems).values({
+    kind: "comment",
+    commentId: comment.id,
+    chapterId: comment.chapterId,
+    workId: comment.workId,
+    authorId: comment.userId,
+    contentHash: heldCommentHash(comment.body),
+    revision: 1,
+    reason: "评论含待审词语",
+  });
+}
+
+/**
+ * 通过 on a held comment (the review queue, in its decision's transaction): it is shown
+ * to everyone, as if posted now (a reply counts in its thread and tells its parent's
+ * writer). False when it is no longer held.
+ */
+export async function releaseHeldComment(tx: Executor, commentId: number): Promise<boolean> {
+  const [row] = await tx
+    .update(chapterComments)
+    .set({ heldAt: null, hiddenAt: null })
+    .where(and(eq(chapterComments.id, commentId), isNotNull(chapterComments.heldAt)))
+    .returning({ workId: chapterComments.workId, chapterId: chapterComments.chapterId, userId: chapterComments.userId, parentId: chapterComments.parentId });
+  if (!row) return false;
+  const comment = await commentById(commentId, tx);
+  if (row.parentId !== null) {
+    const parent = await commentById(row.parentId, tx);
+    await replyShown(tx, row, parent);
+  } else await announce(tx, row.chapterId, comment.paragraph);
+  return true;
 }
 
 /**
@@ -241,23 +304,6 @@ async function limit(userId: string) {
   if (!(await hitRateLimit(`comments:${userId}`, COMMENT_RATE))) throw new DomainError(COMMENT_MESSAGES.rateLimited, 429);
 }
 
-export interface CommentView {
-  id: number;
-  body: string;
-  createdAt: string;
-  author: { id: string; nickname: string; avatarUrl: string | null };
-  /** Written by the work's author: marked 作者. */
-  byWorkAuthor: boolean;
-  mine: boolean;
-  hidden: boolean;
-  likeCount: number;
-  liked: boolean;
-  replyCount: number;
-  /** A 段评 whose paragraph was edited away: the words it was about. */
-  quote: string | null;
-  replies: CommentView[];
-}
-
 /**
  * One page of a thread: the 段评 of paragraph `paragraph`, or the chapter's 本章说
  * (`paragraph` null, including 段评 whose paragraph is gone), each with its replies.
@@ -268,7 +314,7 @@ export async function listComments(
   workId: number,
   order: number,
   opts: { paragraph: number | null; sort: CommentSort; page: number },
-) {
+): Promise<CommentThread> {
   const { view, chapter } = await readableChapter(viewer, workId, { order });
   const paragraphs = splitParagraphs(chapter.content);
   const paragraph =
@@ -277,7 +323,8 @@ export async function listComments(
 
   const visible: SQL | undefined = and(
     view.isOwner
-      ? undefined
+      ? // The work's author sees what they hid, not what waits for a reviewer (decision 206).
+        or(isNull(chapterComments.heldAt), eq(chapterComments.userId, viewer!.id))
       : viewer
         ? or(isNull(chapterComments.hiddenAt), eq(chapterComments.userId, viewer.id))
         : isNull(chapterComments.hiddenAt),
@@ -304,18 +351,25 @@ export async function listComments(
     ? await selectComments(and(inArray(chapterComments.parentId, ids), visible), [asc(chapterComments.id)], 1000, 0)
     : [];
   const liked = viewer ? await likedBy(viewer.id, [...ids, ...replies.map((r) => r.id)]) : new Set<number>();
+  // Readers see 替换 words masked (docs/product.md#screening); the stored text is unchanged.
+  const bodies = new Map<number, string>();
+  const quotes = new Map<number, string>();
+  const all = [...top, ...replies];
+  (await maskTexts(all.map((c) => c.body))).forEach((body, i) => bodies.set(all[i].id, body));
+  (await maskTexts(all.map((c) => c.anchorText ?? ""))).forEach((quote, i) => quotes.set(all[i].id, quote));
   const shape = (c: (typeof top)[number]): CommentView => ({
     id: c.id,
-    body: c.body,
+    body: bodies.get(c.id) ?? c.body,
     createdAt: c.createdAt.toISOString(),
     author: { id: c.userId, nickname: c.nickname, avatarUrl: c.avatarUrl },
     byWorkAuthor: c.userId === view.work.userId,
     mine: viewer?.id === c.userId,
-    hidden: c.hiddenAt !== null,
+    hidden: c.hiddenAt !== null && c.heldAt === null,
+    held: c.heldAt === null ? null : c.heldRejected ? "rejected" : "pending",
     likeCount: c.likeCount,
     liked: liked.has(c.id),
     replyCount: c.replyCount,
-    quote: c.anchorId !== null && c.anchorIndex === null ? c.anchorText : null,
+    quote: c.anchorId !== null && c.anchorIndex === null ? (quotes.get(c.id) ?? c.anchorText) : null,
     replies: [],
   });
   const threads = top.map(shape);
@@ -325,7 +379,7 @@ export async function listComments(
     work: { id: view.work.id, title: view.work.title, authorNickname: view.author.nickname },
     chapter: { id: chapter.id, title: chapter.title, order: chapter.order },
     isOwner: view.isOwner,
-    paragraph,
+    paragraph: paragraph ? { ...paragraph, text: (await maskTexts([paragraph.text]))[0] } : null,
     comments: threads,
     total,
     page,
@@ -347,6 +401,8 @@ function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number,
       body: chapterComments.body,
       createdAt: chapterComments.createdAt,
       hiddenAt: chapterComments.hiddenAt,
+      heldAt: chapterComments.heldAt,
+      heldRejected: sql<boolean>`${chapterComments.heldAt} is not null and exists (select 1 from ${reviewItems} ri where ri.comment_id = ${chapterComments.id} and ri.status = 'rejected')`,
       likeCount: chapterComments.likeCount,
       replyCount: chapterComments.replyCount,
       anchorId: chapterComments.anchorId,
@@ -419,7 +475,7 @@ export async function readableChapterId(viewer: Viewer, workId: number, chapterI
   const [row] = await db
     .select({ id: chapters.id, workId: chapters.workId, position: chapters.position })
     .from(chapters)
-    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "published")));
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), isPublished));
   if (!row) throw new DomainError(view.canReadContent ? COMMENT_MESSAGES.chapterMissing : COMMENT_MESSAGES.locked, view.canReadContent ? 404 : 403);
   if (!view.canReadContent && !(await canReadChapter(view, viewer, { id: row.id, order: await chapterNumber(db, row) }))) {
     throw new DomainError(COMMENT_MESSAGES.locked, 403);
@@ -446,7 +502,7 @@ function authorBanned(userId: SQL): SQL {
 async function readableComment(viewer: Viewer, commentId: number) {
   const comment = await commentById(commentId);
   await readableChapter(viewer, comment.workId, { chapterId: comment.chapterId });
-  const visible = !comment.hiddenAt || comment.userId === viewer?.id || comment.workOwner === viewer?.id;
+  const visible = !comment.hiddenAt || comment.userId === viewer?.id || (comment.workOwner === viewer?.id && !comment.heldAt);
   if (!visible) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
   return comment;
 }
@@ -472,7 +528,8 @@ export async function setLike(user: NonNullable<Viewer>, commentId: number, on: 
 /** The work's author hides (or shows again) a comment on their work; anyone else gets 404. */
 export async function setHidden(user: NonNullable<Viewer>, commentId: number, hidden: boolean): Promise<void> {
   const comment = await commentById(commentId);
-  if (comment.workOwner !== user.id) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
+  // A comment waiting for a reviewer is not the author's to show (decision 206).
+  if (comment.workOwner !== user.id || comment.heldAt) throw new DomainError(COMMENT_MESSAGES.notFound, 404);
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(chapterComments)
@@ -487,6 +544,7 @@ export async function setHidden(user: NonNullable<Viewer>, commentId: number, hi
 /** Stores a report for the moderators; reporting the same comment again updates the reason. */
 export async function reportComment(user: NonNullable<Viewer>, commentId: number, rawReason: unknown): Promise<void> {
   const reason = normaliseBody(rawReason, { empty: COMMENT_MESSAGES.reasonEmpty, tooLong: COMMENT_MESSAGES.reasonTooLong }, REPORT_MAX_CHARS);
+  await refuseForbidden([{ label: "举报理由", field: "body", text: reason }]);
   const comment = await readableComment(user, commentId);
   await db
     .insert(commentReports)

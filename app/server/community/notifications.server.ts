@@ -1,6 +1,8 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { chapterComments, chapters, commentAnchors, notificationJobs, notificationMutes, notifications, profiles, works } from "~/db/schema";
+import { chapterComments, chapterPurchases, chapters, commentAnchors, notificationJobs, notificationMutes, notifications, profiles, workPurchases, works } from "~/db/schema";
+import { chapterNumberSql } from "~/server/catalog/chapter-numbers.server";
+import { maskTexts } from "~/server/screening/screening.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish } from "~/server/platform/events.server";
@@ -184,6 +186,15 @@ export async function notifyPayoutSettled(
   await notifyUserChanged(payout.userId, "notifications", tx);
 }
 
+/**
+ * The author's line about a reviewer's decision on their chapter (decision 206) or an
+ * operator's on their 实名认证 (no work), in the decision's transaction.
+ */
+export async function notifyReviewOutcome(tx: Executor, line: { userId: string; workId?: number; body: string }): Promise<void> {
+  await tx.insert(notifications).values({ userId: line.userId, kind: "review", workId: line.workId ?? null, body: line.body });
+  await notifyUserChanged(line.userId, "notifications", tx);
+}
+
 /** The line for a reply to someone's comment (not to one's own), in the reply's transaction. */
 export async function notifyCommentReply(
   tx: Executor,
@@ -232,7 +243,7 @@ const INBOX_PAGE_SIZE = 30;
 
 interface InboxLine {
   id: number;
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review";
   unread: boolean;
   at: string;
   /**
@@ -252,7 +263,15 @@ interface InboxLine {
   href: string | null;
   actorNickname: string | null;
   body: string | null;
+  /**
+   * A new-chapters line: the start of that chapter's 作者的话 (decision 202), 替换 words
+   * masked, only for a reader who may read the chapter; null otherwise.
+   */
+  authorNote: string | null;
 }
+
+/** How much of 作者的话 a new-chapters line shows. */
+const NOTE_PREVIEW_CHARS = 60;
 
 export interface Inbox {
   lines: InboxLine[];
@@ -280,6 +299,7 @@ export async function listNotifications(userId: string, requested: number): Prom
     paragraph: number | null;
     actor: string | null;
     body: string | null;
+    author_note: string | null;
   }>(
     // A new-chapters line with its list of chapters counts those still published and leads
     // to the first of them in reading order (a chapter deleted or taken back since is left
@@ -295,12 +315,20 @@ export async function listNotifications(userId: string, requested: number): Prom
              w.title as work_title,
              exists (select 1 from ${notificationMutes} m where m.user_id = n.user_id and m.work_id = n.work_id) as muted,
              c.title as chapter_title,
-             case when c.state = 'published' then (
+             case when c.state = 'published' and c.kind = 'chapter' then (
                select count(*)::int from ${chapters} c2
-               where c2.work_id = c.work_id and c2.state = 'published' and (c2.position, c2.id) <= (c.position, c.id)
+               where c2.work_id = c.work_id and c2.state = 'published' and c2.kind = 'chapter' and (c2.position, c2.id) <= (c.position, c.id)
              ) end as chapter_order,
              a.paragraph_index as paragraph,
-             p.nickname as actor
+             p.nickname as actor,
+             -- 作者的话 of the line's chapter, for whoever may read that chapter (decision 202).
+             case when n.kind = 'chapters' and c.state = 'published' and c.kind = 'chapter' and c.author_note <> '' and (
+               w.visibility = 'public' or w.user_id = n.user_id
+               or exists (select 1 from ${workPurchases} wp where wp.user_id = n.user_id and wp.work_id = w.id)
+               or exists (select 1 from ${chapterPurchases} cp where cp.user_id = n.user_id and cp.chapter_id = c.id)
+               or (w.visibility = 'public-vip' and w.sale_mode = 'chapter' and w.vip_from is not null
+                   and ${chapterNumberSql(sql`c.work_id`, sql`c.position`, sql`c.id`)} < w.vip_from)
+             ) then left(c.author_note, ${NOTE_PREVIEW_CHARS * 3}) end as author_note
       from ${notifications} n
       left join ${works} w on w.id = n.work_id
       left join lateral (
@@ -316,10 +344,13 @@ export async function listNotifications(userId: string, requested: number): Prom
       order by n.updated_at desc, n.id desc
       limit ${INBOX_PAGE_SIZE} offset ${(page - 1) * INBOX_PAGE_SIZE}`),
   );
-  const lines = rows.map((r): InboxLine => {
+  const notes = await maskTexts(rows.map((r) => (r.author_note ? notePreview(r.author_note) : "")));
+  const lines = rows.map((r, i): InboxLine => {
     const workId = r.work_id === null ? null : Number(r.work_id);
     let href: string | null = null;
     if (r.kind === "payout") href = "/income";
+    // A reviewer's decision: the author's chapter list, or their 实名认证 page.
+    else if (r.kind === "review") href = workId !== null ? `/works/${workId}/chapters` : "/settings/identity";
     else if (workId !== null) {
       if (r.kind === "purchase") href = `/works/${workId}/stats`;
       else if (r.kind === "reply" && r.chapter_order)
@@ -340,6 +371,7 @@ export async function listNotifications(userId: string, requested: number): Prom
       href,
       actorNickname: r.actor,
       body: r.body,
+      authorNote: notes[i] || null,
     };
   });
   const [unread, muted] = await Promise.all([
@@ -352,6 +384,12 @@ export async function listNotifications(userId: string, requested: number): Prom
       .orderBy(desc(notificationMutes.createdAt)),
   ]);
   return { lines, unread, page, pageCount, muted };
+}
+
+/** 作者的话 on one line, cut to NOTE_PREVIEW_CHARS. */
+function notePreview(note: string): string {
+  const chars = Array.from(note.replace(/\s+/gu, " ").trim());
+  return chars.length > NOTE_PREVIEW_CHARS ? `${chars.slice(0, NOTE_PREVIEW_CHARS).join("")}…` : chars.join("");
 }
 
 function parseId(value: unknown): number {

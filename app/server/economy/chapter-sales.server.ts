@@ -6,10 +6,12 @@ import { rowsOf } from "~/server/platform/db-utils.server";
 import { chapterPriceSql, discountedTotal, getEconomySettings } from "./economy-settings.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
-import { creditSale } from "./income.server";
+import { creditSale } from "./sale-income.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
 import { debit, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
 import { getWorkForViewer, hasPurchased, type Viewer } from "~/server/catalog/works.server";
+import { isByChapter } from "~/server/catalog/chapter-access.server";
+import { requireVerifiedIdentity } from "~/server/identity/author-identity.server";
 
 /**
  * Paying by chapter (docs/product.md#paying-by-chapter, D13, decision 110). A work sold by
@@ -31,11 +33,6 @@ export const SALE_MESSAGES = {
 } as const;
 
 type SaleWork = Pick<typeof works.$inferSelect, "id" | "userId" | "title" | "visibility" | "saleMode" | "vipFrom" | "pricePerThousand">;
-
-/** A work is sold by chapter while it is paid (public-vip) and its mode says so. */
-export function isByChapter(work: Pick<SaleWork, "visibility" | "saleMode" | "vipFrom">): work is typeof work & { vipFrom: number } {
-  return work.visibility === "public-vip" && work.saleMode === "chapter" && work.vipFrom !== null;
-}
 
 /** The work, locked FOR SHARE, if `userId` may buy its chapters; else a LedgerError, nothing written. */
 async function lockWorkForSale(tx: Executor, userId: string, workId: number): Promise<SaleWork & { vipFrom: number }> {
@@ -108,7 +105,7 @@ function unownedVipChapters(userId: string | null, workId: number, vipFrom: numb
   return sql`(
     select o.id, o.price from (
       select id, price, row_number() over (order by position, id) as n
-      from ${chapters} where work_id = ${workId} and state = 'published'
+      from ${chapters} where work_id = ${workId} and state = 'published' and kind = 'chapter'
     ) o where o.n >= ${vipFrom} ${owned}
   ) as unowned`;
 }
@@ -195,18 +192,8 @@ export function ownedChapterCountSql(userId: SQL, workId: SQL): SQL<number> {
  */
 export function vipChapterCountSql(workId: SQL): SQL<number | null> {
   return sql<number | null>`(select case when w.visibility = 'public-vip' and w.sale_mode = 'chapter' and w.vip_from is not null
-      then greatest(0, (select count(*)::int from ${chapters} vc where vc.work_id = w.id and vc.state = 'published') - (w.vip_from - 1))
+      then greatest(0, (select count(*)::int from ${chapters} vc where vc.work_id = w.id and vc.state = 'published' and vc.kind = 'chapter') - (w.vip_from - 1))
     end from ${works} w where w.id = ${workId})`;
-}
-
-/** The hot path of an owned VIP chapter: one lookup on the (user, chapter) unique index. */
-async function ownsChapter(userId: string, chapterId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: chapterPurchases.id })
-    .from(chapterPurchases)
-    .where(and(eq(chapterPurchases.userId, userId), eq(chapterPurchases.chapterId, chapterId)))
-    .limit(1);
-  return rows.length > 0;
 }
 
 /** Which of these chapters the user bought one by one (for the table of contents). */
@@ -220,19 +207,6 @@ export async function ownedChapterIds(userId: string, chapterIds: number[]): Pro
 }
 
 type View = Awaited<ReturnType<typeof getWorkForViewer>>;
-
-/**
- * Whether the viewer may read the `order`-th chapter: the whole work (owner, buyer, free
- * work), a free 试读 chapter of a work sold by chapter, or a chapter they bought (kept
- * even if the work later changes how it is sold).
- */
-export async function canReadChapter(view: View, viewer: Viewer, chapter: { id: number; order: number }): Promise<boolean> {
-  if (view.canReadContent) return true;
-  if (view.gate !== "ok") return false;
-  if (isByChapter(view.work) && chapter.order < view.work.vipFrom) return true;
-  if (!viewer) return false;
-  return ownsChapter(viewer.id, chapter.id);
-}
 
 /** A chapter's mark in the table of contents. */
 export type ChapterMark = "free" | "locked" | "owned";
@@ -335,6 +309,8 @@ export async function setWorkPricing(userId: string, workId: number, input: Pric
     if (!work) throw new DomainError(PRICING_MESSAGES.notFound, 404);
     if (work.visibility === "private") throw new DomainError(PRICING_MESSAGES.privateWork, 409);
     const wasByChapter = work.visibility === "public-vip" && work.saleMode === "chapter";
+    // Turning VIP chapters on needs a verified author while the operator's switch is on (decision 205).
+    if (mode === "chapter" && !wasByChapter) await requireVerifiedIdentity(tx, userId, "vip");
     await tx
       .update(works)
       .set({
@@ -364,6 +340,6 @@ export async function priceNewlyPublished(tx: Executor, workId: number, chapterI
   await tx.execute(sql`
     update ${chapters} c set price = ${chapterPriceSql(sql`c.word_count`, sql`w.price_per_thousand`)}
     from ${works} w
-    where w.id = c.work_id and c.work_id = ${workId} and w.sale_mode = 'chapter' and w.price_per_thousand is not null
+    where w.id = c.work_id and c.work_id = ${workId} and c.kind = 'chapter' and w.sale_mode = 'chapter' and w.price_per_thousand is not null
       and c.id in (select unnest(${`{${chapterIds.join(",")}}`}::bigint[]))`);
 }

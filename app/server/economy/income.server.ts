@@ -3,7 +3,7 @@ import { db, type Executor } from "~/db/client.server";
 import { authorIncome, incomeTransactions, payoutRequests, profiles, type PayoutStatus } from "~/db/schema";
 import { chapterNumberSql } from "~/server/catalog/chapter-numbers.server";
 import { escapeLike, rowsOf } from "~/server/platform/db-utils.server";
-import { authorShareOf, getEconomySettings, type EconomySettings } from "./economy-settings.server";
+import { getEconomySettings } from "./economy-settings.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
@@ -14,6 +14,7 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
 import { shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
+import { IDENTITY_GATE_MESSAGES, requireVerifiedIdentity, sameLegalName } from "~/server/identity/author-identity.server";
 
 /**
  * An author's income (docs/product.md#author-income, D14): a balance apart from credits.
@@ -33,39 +34,6 @@ export const INCOME_MESSAGES = {
   reference: "请填写付款凭证号（1-200字）",
   reason: "拒绝理由不能超过200字",
 } as const;
-
-export interface Sale {
-  workId: number;
-  chapterId: number | null;
-  description: string;
-}
-
-/**
- * Pays the author their share of a purchase of `gross` credits, inside the buyer's
- * transaction `tx` (D14), and tells the author's open pages on commit. The sale row is
- * written even when the share rounds down to 0, so every sale shows in the ledger.
- */
-export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {
-  const share = authorShareOf(gross, settings);
-  await tx
-    .insert(authorIncome)
-    .values({ userId: authorId, balance: share })
-    .onConflictDoUpdate({
-      target: authorIncome.userId,
-      set: { balance: sql`${authorIncome.balance} + ${share}`, updatedAt: new Date() },
-    });
-  await tx.insert(incomeTransactions).values({
-    userId: authorId,
-    type: "sale",
-    amount: share,
-    gross,
-    workId: sale.workId,
-    chapterId: sale.chapterId,
-    description: sale.description,
-  });
-  await notifyUserChanged(authorId, "income", tx);
-  return share;
-}
 
 function wholeAmount(value: unknown): number {
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value.trim()) : Number.NaN;
@@ -93,15 +61,30 @@ async function takeIncome(tx: Executor, userId: string, amount: number, hold: bo
  * until an administrator settles it. Two requests at once cannot both take the same
  * income: the UPDATE is conditional on the balance.
  */
-export async function requestPayout(userId: string, amountInput: unknown, payeeInput: unknown, record?: RecordResult): Promise<{ id: number; balance: number }> {
+export async function requestPayout(
+  userId: string,
+  amountInput: unknown,
+  payeeInput: unknown,
+  record?: RecordResult,
+  payeeNameInput?: unknown,
+): Promise<{ id: number; balance: number }> {
   const amount = wholeAmount(amountInput);
   const payee = typeof payeeInput === "string" ? payeeInput.trim() : "";
   if (payee.length < 1 || payee.length > 500) throw new DomainError(INCOME_MESSAGES.payee, 400, "payee");
+  const payeeName = typeof payeeNameInput === "string" ? payeeNameInput.trim().replace(/\s+/g, " ") : "";
+  if (payeeName.length > 50) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeMismatch, 400, "payeeName");
   const settings = await getEconomySettings();
   if (amount < settings.payoutMinimum) throw new DomainError(INCOME_MESSAGES.belowMinimum(settings.payoutMinimum), 400, "amount");
   return db.transaction(async (tx) => {
+    // A payout needs a verified author, paid under the verified name, while the operator's switch is on (decision 205).
+    const verifiedName = await requireVerifiedIdentity(tx, userId, "payout");
+    if (verifiedName !== null && !payeeName) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeName, 400, "payeeName");
+    if (verifiedName !== null && !sameLegalName(payeeName, verifiedName)) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeMismatch, 400, "payeeName");
     const balance = await takeIncome(tx, userId, amount, true);
-    const [request] = await tx.insert(payoutRequests).values({ userId, amount, payee }).returning({ id: payoutRequests.id });
+    const [request] = await tx
+      .insert(payoutRequests)
+      .values({ userId, amount, payee, payeeName: payeeName || null })
+      .returning({ id: payoutRequests.id });
     await tx.insert(incomeTransactions).values({
       userId,
       type: "payout_request",
@@ -271,7 +254,7 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
       group by t.work_id, w.title order by total desc limit 50`),
     db.execute(sql`
       select ch.id as chapter_id, ch.title, w.id as work_id, w.title as work_title,
-             case when ch.state = 'published' then ${chapterNumberSql(sql`ch.work_id`, sql`ch.position`, sql`ch.id`)} end as chapter_order,
+             case when ch.state = 'published' and ch.kind = 'chapter' then ${chapterNumberSql(sql`ch.work_id`, sql`ch.position`, sql`ch.id`)} end as chapter_order,
              count(*)::int as sales, sum(p.price)::bigint as gross
       from chapter_purchases p join chapters ch on ch.id = p.chapter_id join works w on w.id = p.work_id
       where w.user_id = ${userId}
@@ -369,6 +352,7 @@ export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"
         nickname: profiles.nickname,
         amount: payoutRequests.amount,
         payee: payoutRequests.payee,
+        payeeName: payoutRequests.payeeName,
         status: payoutRequests.status,
         reference: payoutRequests.reference,
         createdAt: payoutRequests.createdAt,

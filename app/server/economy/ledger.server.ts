@@ -7,7 +7,7 @@ import { notifyUserChanged } from "~/server/platform/events.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
 import { getEconomySettings } from "./economy-settings.server";
-import { creditSale } from "./income.server";
+import { creditSale } from "./sale-income.server";
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
 
 /**
@@ -121,14 +121,6 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
     await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
     return { status: "purchased" as const, price: work.price, balance };
   });
-}
-
-/** The purchase message for any failure: the domain's own, else 购买失败，请重试. */
-export function purchaseErrorMessage(error: unknown): { message: string; status: number } {
-  const known = domainErrorOf(error);
-  if (known) return { message: known.message, status: known.status };
-  console.error("purchase failed", error);
-  return { message: LEDGER_MESSAGES.purchaseFailed, status: 500 };
 }
 
 const ADMIN_ADJUSTMENT_DESCRIPTION = "管理员调整";
@@ -475,7 +467,7 @@ export async function redeemCode(userId: string, code: string): Promise<RedeemRe
   });
 }
 
-/** docs/product.md: Messages, token exchange. @internal */
+/** docs/product.md: Messages, token exchange. */
 export const EXCHANGE_MESSAGES = {
   amount: "请输入有效的兑换数量（至少1积分的整数）",
   debitFailed: "扣除积分失败",
@@ -488,11 +480,15 @@ export const EXCHANGE_MESSAGES = {
 /** The default of credits_to_tokens_ratio (docs/product.md: Constants). */
 const DEFAULT_CREDITS_TO_TOKENS_RATIO = 100;
 
-/** A step of the exchange that failed unexpectedly; its message names the step. @internal */
-export class ExchangeStepError extends Error {
+/**
+ * A step of the exchange that failed unexpectedly (logged where it failed), told to the
+ * user by its step's name with 500 (decision 182). @internal
+ */
+export class ExchangeStepError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, 500);
     this.name = "ExchangeStepError";
+    if (options) this.cause = options.cause;
   }
 }
 
@@ -500,7 +496,10 @@ async function exchangeStep<T>(message: string, run: () => Promise<T>): Promise<
   try {
     return await run();
   } catch (error) {
-    if (error instanceof DomainError) throw error;
+    // A DomainError, or a write refused for lack of space (存储空间不足), as it is.
+    const known = domainErrorOf(error);
+    if (known) throw known;
+    console.error("token exchange failed", message, error);
     throw new ExchangeStepError(message, { cause: error });
   }
 }
@@ -551,15 +550,6 @@ export async function exchangeCreditsForTokens(userId: string, amount: number, r
     await notifyUserChanged(userId, "balance", tx);
     return { credits: amount, tokens, balance, tokenBalance: Number(profile.tokens) };
   });
-}
-
-/** The exchange message for any failure: the domain's own, a step's, else 兑换失败，请重试. */
-export function exchangeErrorMessage(error: unknown): { message: string; status: number } {
-  const known = domainErrorOf(error);
-  if (known) return { message: known.message, status: known.status };
-  console.error("token exchange failed", error);
-  if (error instanceof ExchangeStepError) return { message: error.message, status: 500 };
-  return { message: EXCHANGE_MESSAGES.failed, status: 500 };
 }
 
 export type PaymentCreditResult =

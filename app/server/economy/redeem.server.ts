@@ -1,9 +1,10 @@
-import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
-import { envInt } from "~/server/platform/env.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { envInt } from "~/env.server";
 import { redeemCode, type RedeemResult } from "./ledger.server";
 import { hitRateLimit } from "~/server/platform/rate-limit.server";
 
-const REDEEM_FAILED = "兑换失败，请重试";
+/** What the redeem form shows for an unexpected failure (domainErrorOf's `unexpected`). */
+export const REDEEM_FAILED = "兑换失败，请重试";
 const REDEEM_TOO_MANY = "尝试次数过多，请稍后再试";
 
 /**
@@ -26,12 +27,4 @@ export async function redeemForUser(userId: string, code: string): Promise<Redee
   // Codes are 10 digits; anything else cannot exist, and need not reach the database.
   if (!/^[1-9][0-9]{9}$/.test(code)) throw new DomainError("兑换码不存在", 404, "code");
   return redeemCode(userId, code);
-}
-
-/** The message for any failure: the server's own (兑换码不存在, ...), else 兑换失败，请重试. */
-export function redeemErrorMessage(error: unknown): { message: string; status: number } {
-  const known = domainErrorOf(error);
-  if (known) return { message: known.message, status: known.status };
-  console.error("redeem failed", error);
-  return { message: REDEEM_FAILED, status: 500 };
 }

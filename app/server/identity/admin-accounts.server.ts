@@ -4,7 +4,7 @@ import { admins, adminSessions } from "~/db/schema";
 import { ADMIN_ACCOUNT_MESSAGES as M } from "~/schemas/admin-accounts";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
-import { hashPassword } from "./password.server";
+import { hashPassword } from "~/server/platform/password.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
 import type { AdminRole } from "./admin-session.server";
 

@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { admins } from "~/db/schema";
 import { ADMIN_MESSAGES, adminLoginSchema, adminPasswordSchema } from "~/schemas/admin";
 import { DomainError } from "~/server/platform/errors.server";
-import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.server";
+import { dummyPasswordHash, hashPassword, verifyPassword } from "~/server/platform/password.server";
 import { attemptLogin } from "./login-failures.server";
 import { ADMIN_ACCOUNT_MESSAGES } from "~/schemas/admin-accounts";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { adminRecoveryCodes, admins, adminSessions } from "~/db/schema";
-import { hashPassword } from "./password.server";
+import { hashPassword } from "~/server/platform/password.server";
 
 /**
  * Creates an administrator, or resets the password of an existing one (and ends its

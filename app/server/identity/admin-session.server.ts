@@ -1,10 +1,8 @@
 import { and, eq, gt, isNull, lt, ne } from "drizzle-orm";
-import { data, redirect } from "react-router";
 import { db } from "~/db/client.server";
 import { admins, adminSessions } from "~/db/schema";
-import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { safeRedirectPath } from "~/utils/redirect";
-import { isSecureRequest, makeSessionCookie, newSessionId, readSessionId } from "./session.server";
+import { isSecureRequest, makeSessionCookie } from "~/server/platform/cookies.server";
+import { newSessionId, readSessionId } from "./session.server";
 
 /**
  * docs/product.md D8: the administrator session is its own cookie and its own table, apart
@@ -18,7 +16,7 @@ const MAX_AGE = ADMIN_SESSION_DAYS * 24 * 3600;
 
 const adminCookie = makeSessionCookie(ADMIN_COOKIE_NAME);
 
-export type AdminRole = "super" | "operator";
+export type AdminRole = "super" | "operator" | "chief_editor" | "reviewer";
 
 export interface SessionAdmin {
   id: string;
@@ -62,24 +60,6 @@ export function getAdmin(request: Request): Promise<SessionAdmin | null> {
 /** An administrator whose password was accepted and who must still enter a TOTP code. */
 export function getPendingAdmin(request: Request): Promise<SessionAdmin | null> {
   return sessionAdmin(request, true);
-}
-
-function adminLoginUrl(url: URL): string {
-  const target = safeRedirectPath(url.pathname + url.search, "/admin/dashboard");
-  return `/xbbadmin?redirectTo=${encodeURIComponent(target)}`;
-}
-
-/**
- * The signed-in administrator, checked by the admin layout's middleware before every
- * /admin loader and action (app/middleware/guards.server.ts). A page view without an admin
- * session goes to the login form; anything else (a posted form, a script) gets 401 and
- * changes nothing.
- */
-export async function requireAdmin(request: Request, url = new URL(request.url)): Promise<SessionAdmin> {
-  const admin = await getAdmin(request);
-  if (admin) return admin;
-  if (request.method === "GET" || request.method === "HEAD") throw redirect(adminLoginUrl(url));
-  throw data(ADMIN_MESSAGES.unauthorized, { status: 401 });
 }
 
 /** Starts an admin session (a fresh id at every login) and returns its Set-Cookie. */

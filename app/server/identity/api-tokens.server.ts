@@ -14,7 +14,7 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
  */
 const API_TOKEN_PREFIX = "inkadm_";
 
-/** @internal */
+/** Also the readers' OPDS tokens' hash (opds-tokens.server.ts). */
 export function hashApiToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
-import { envInt } from "~/server/platform/env.server";
+import { envInt } from "~/env.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { hitRateLimit, resetRateLimit } from "~/server/platform/rate-limit.server";
 

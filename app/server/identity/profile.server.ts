@@ -5,9 +5,10 @@ import { SETTINGS_MESSAGES } from "~/schemas/settings";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { deleteStoredImage, storeAvatar } from "~/server/platform/images.server";
-import { hashPassword, verifyPassword } from "./password.server";
+import { hashPassword, verifyPassword } from "~/server/platform/password.server";
 import { hitRateLimit } from "~/server/platform/rate-limit.server";
 import { destroyAllUserSessions } from "./session.server";
+import { refuseForbidden } from "~/server/screening/screening.server";
 
 /**
  * The account settings of docs/product.md: Screens (/settings): what the profile pages
@@ -46,7 +47,9 @@ export async function authorNickname(userId: string): Promise<string | null> {
   return row?.nickname ?? null;
 }
 
+/** Sets the nickname; one holding a 禁止 word is refused, naming it (docs/product.md#screening). */
 export async function updateNickname(userId: string, nickname: string): Promise<void> {
+  await refuseForbidden([{ label: "昵称", field: "nickname", text: nickname }]);
   await db.update(profiles).set({ nickname, updatedAt: new Date() }).where(eq(profiles.id, userId));
 }
 

@@ -1,56 +1,12 @@
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { createCookie, redirect } from "react-router";
 import { db, type Executor } from "~/db/client.server";
 import { credits, notifications, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
 import { requestScope } from "~/server/platform/logger.server";
-import { dataDir } from "~/server/platform/env.server";
-
-const SESSION_DAYS = 30;
-
-/** SESSION_SECRET from the environment, else one generated on first start and kept. */
-function sessionSecret(): string {
-  const fromEnv = process.env.SESSION_SECRET?.trim();
-  if (fromEnv) return fromEnv;
-  const file = path.join(dataDir(), "session-secret");
-  try {
-    return fs.readFileSync(file, "utf8").trim();
-  } catch {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const secret = randomBytes(32).toString("hex");
-    try {
-      fs.writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
-      return secret;
-    } catch {
-      // Another process wrote it first.
-      return fs.readFileSync(file, "utf8").trim();
-    }
-  }
-}
-
-const secret = sessionSecret();
-
-export function makeSessionCookie(name: string) {
-  return createCookie(name, {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    secrets: [secret],
-    maxAge: SESSION_DAYS * 24 * 3600,
-  });
-}
+import { isSecureRequest, makeSessionCookie, SESSION_DAYS } from "~/server/platform/cookies.server";
 
 const userCookie = makeSessionCookie("inkstone_session");
-
-/** Secure only when the site is served over https, else browsers drop the cookie. */
-export function isSecureRequest(request: Request): boolean {
-  if (process.env.COOKIE_SECURE === "1") return true;
-  if (process.env.COOKIE_SECURE === "0") return false;
-  return new URL(request.url).protocol === "https:";
-}
 
 export function newSessionId(): string {
   return randomBytes(32).toString("base64url");
@@ -194,9 +150,3 @@ export function loginRedirectUrl(url: URL, mode: "login" | "register" = "login")
   return `/?auth=${mode}&redirectTo=${encodeURIComponent(target)}`;
 }
 
-/** The signed-in user, or a redirect to the login dialog that comes back here after. */
-export async function requireUser(request: Request, url = new URL(request.url)): Promise<SessionUser> {
-  const user = await getSessionUser(request);
-  if (!user) throw redirect(loginRedirectUrl(url));
-  return user;
-}

@@ -1,9 +1,5 @@
-import { eq } from "drizzle-orm";
-import type { RouterContextProvider } from "react-router";
-import { db, type Executor } from "~/db/client.server";
-import { adminAuditLog, admins } from "~/db/schema";
-import { adminContext, exportAccessContext } from "~/middleware/guards.server";
-import { clientAddressOf } from "./request.server";
+import type { Executor } from "~/db/client.server";
+import { adminAuditLog } from "~/db/schema";
 
 /**
  * The back office's audit log (docs/product.md#audit-log, docs/decisions/132): every admin
@@ -31,26 +27,6 @@ export interface AdminActionEntry {
   before?: unknown;
   after?: unknown;
   reason?: string | null;
-}
-
-/**
- * The actor of an /admin loader or action, from the admin layout's middleware (adminContext)
- * and the address server.js saw (request.server.ts). Throws if no admin guard ran above.
- */
-export function adminActorOf(context: Readonly<RouterContextProvider>): SignedInActor {
-  const admin = context.get(adminContext);
-  return { admin: { id: admin.id, email: admin.email }, address: clientAddressOf(context) };
-}
-
-/**
- * A download from /exports (a session or a bearer token, the exports layout's middleware):
- * recorded when it starts, with how the admin got in (`via`).
- */
-export async function recordExport(context: Readonly<RouterContextProvider>, action: string, targetId?: string | number): Promise<void> {
-  const access = context.get(exportAccessContext);
-  const [admin] = await db.select({ email: admins.email }).from(admins).where(eq(admins.id, access.adminId));
-  const actor = { admin: { id: access.adminId, email: admin?.email ?? "" }, address: clientAddressOf(context) };
-  await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via } });
 }
 
 /** Writes one audit row on `tx` (the caller's transaction). */

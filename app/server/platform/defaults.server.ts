@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
-import type { Database } from "~/db/client.server";
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "~/db/types";
 import { admins, prompts, siteConfigs } from "~/db/schema";
-import { hashPassword } from "~/server/identity/password.server";
+import { hashPassword } from "~/server/platform/password.server";
 
 export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   site_title: "砚台",
@@ -27,6 +27,18 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   author_share_percent: "70",
   whole_book_discount_percent: "0",
   payout_minimum: "100",
+  // 先审后发 (docs/product.md#review, decision 196): chapters of authors with fewer than
+  // `review_trusted_after` published chapters wait for a reviewer; AI-labelled works may too.
+  review_new_authors: "on",
+  review_trusted_after: "10",
+  review_ai_works: "off",
+  // 跟踪审读 (decision 206): the share of trusted authors' released chapters drawn for a
+  // reviewer (0: none drawn at random), beside every one holding a word of the list.
+  review_sample_percent: "10",
+  // 实名认证 (docs/product.md#author-identity, decision 205): required before VIP chapters and
+  // payouts; without IDENTITY_KEY selling stays closed unless the operator opens it.
+  identity_required: "on",
+  identity_sell_without_key: "off",
   terms_content: `<h2>用户协议</h2>
 <p>欢迎使用砚台。注册或使用本站即表示你同意本协议。</p>
 <h3>一、账号</h3>
@@ -259,11 +271,27 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 ];
 
 
+/** What a site that already ran gets for a rule added since, instead of the new default. */
+const AS_BEFORE: Record<string, string> = { review_new_authors: "off", review_sample_percent: "0", identity_required: "off" };
+
 /**
  * Writes the default site configuration and prompts where they are missing. Existing
  * values are never overwritten, so an administrator's changes survive restarts.
  */
 export async function seedDefaults(db: Database): Promise<void> {
+  // A site that ran before a rule existed keeps working as it did until its operator turns
+  // the rule on; a new site starts with it on: review (decision 196), 跟踪审读 (206),
+  // 实名认证 (205).
+  const present = new Set((await db.select({ key: siteConfigs.key }).from(siteConfigs)).map((r) => r.key));
+  if (present.size > 0) {
+    const asBefore = Object.entries(AS_BEFORE).filter(([key]) => !present.has(key));
+    if (asBefore.length > 0) {
+      await db
+        .insert(siteConfigs)
+        .values(asBefore.map(([key, value]) => ({ key, value })))
+        .onConflictDoNothing({ target: siteConfigs.key });
+    }
+  }
   await db
     .insert(siteConfigs)
     .values(Object.entries(DEFAULT_SITE_CONFIGS).map(([key, value]) => ({ key, value })))

@@ -1,4 +1,5 @@
 import { data } from "react-router";
+import { logger } from "./logger.server";
 
 /**
  * A failure the user should read, with the HTTP status it deserves: the one family every
@@ -9,7 +10,7 @@ import { data } from "react-router";
 export class DomainError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 502 | 503 | 504 = 400,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503 | 504 = 400,
     readonly field?: string,
   ) {
     super(message);
@@ -53,8 +54,16 @@ function outOfSpaceCause(error: unknown): unknown {
  * The DomainError a user should read for `error`: itself, 存储空间不足 for a write refused
  * for lack of space (an upload or a database write), else null (unexpected). Every place
  * that turns errors into a user's message asks this.
+ *
+ * With `unexpected` (购买失败，请重试, 生成失败，请重试, ...), the unexpected too becomes
+ * that message with 500, logged here as handleError would log it: the one exception to
+ * "the unexpected goes to handleError", for the few answers that must stay where the user
+ * is (a purchase dialog, the credits forms, a generation's JSON answer or stream event;
+ * docs/decisions/182).
  */
-export function domainErrorOf(error: unknown): DomainError | null {
+export function domainErrorOf(error: unknown): DomainError | null;
+export function domainErrorOf(error: unknown, unexpected: string): DomainError;
+export function domainErrorOf(error: unknown, unexpected?: string): DomainError | null {
   if (error instanceof DomainError) return error;
   const cause = outOfSpaceCause(error);
   if (cause) {
@@ -63,7 +72,9 @@ export function domainErrorOf(error: unknown): DomainError | null {
     console.error(`storage full: ${cause instanceof Error ? cause.message : String(cause)}`);
     return new StorageFullError();
   }
-  return null;
+  if (unexpected === undefined) return null;
+  logger.error({ err: error }, `unexpected error, answered with ${unexpected}`);
+  return new DomainError(unexpected, 500);
 }
 
 /** For loaders: turn a DomainError into a thrown response the error boundary renders. */

@@ -1,4 +1,4 @@
-import { makeSessionCookie, isSecureRequest } from "~/server/identity/session.server";
+import { makeSessionCookie, isSecureRequest } from "./cookies.server";
 
 /**
  * A one-time notice carried across a POST-redirect-GET ("兑换成功，获得100积分"): set by

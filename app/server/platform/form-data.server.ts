@@ -6,7 +6,11 @@ import {
   parseMultipart,
   parseMultipartRequest,
 } from "@remix-run/multipart-parser";
-import { asRouteError, DomainError } from "./errors.server";
+import type { SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { z } from "zod";
+import { data } from "react-router";
+import { asRouteError, DomainError, formErrorsOf, replyOnDomainError } from "./errors.server";
 
 /**
  * Every action reads its body here (docs/architecture.md#forms-and-errors): a body that
@@ -143,7 +147,7 @@ export async function readFormData(request: Request, maxBytes = FORM_MAX_BYTES, 
   // POST may carry its fields in the query string alone.
   if (body.length === 0) return new FormData();
   const mediaType = mediaTypeOf(request);
-  if (mediaType === "application/x-www-form-urlencoded") return parseUrlEncoded(body);
+  if (mediaType === "application/x-www-form-urlencoded") return withoutConformControls(parseUrlEncoded(body));
   if (mediaType !== "multipart/form-data") throw new DomainError(FORM_MESSAGES.notAForm, 400);
   const boundary = multipartBoundaryOf(request);
   const form = new FormData();
@@ -158,6 +162,17 @@ export async function readFormData(request: Request, maxBytes = FORM_MAX_BYTES, 
     if (error instanceof DomainError) throw error;
     throw new DomainError(FORM_MESSAGES.malformed, 400);
   }
+  return withoutConformControls(form);
+}
+
+/**
+ * Conform reads `__intent__` and `__state__` as its own JSON (a validate, update or list
+ * intent) and throws on anything else, which would be a 500 in every action. This app's
+ * forms never send them: each validates in the browser (onValidate) and posts a plain
+ * submit (docs/decisions/193). A form that carries either is refused as malformed.
+ */
+function withoutConformControls(form: FormData): FormData {
+  if (form.has("__intent__") || form.has("__state__")) throw new DomainError(FORM_MESSAGES.malformed, 400);
   return form;
 }
 
@@ -172,6 +187,32 @@ export async function readForm(request: Request, maxBytes = FORM_MAX_BYTES, tooL
   } catch (error) {
     asRouteError(error);
   }
+}
+
+/**
+ * The one way an action reads a form's fields and ends (docs/decisions/173): the form (from
+ * readForm) is parsed by its zod schema in app/schemas with Conform's parseWithZod (a page
+ * with several forms: a discriminated union on `intent`). An invalid form answers 400 with
+ * the submission's reply; else `work` runs with the parsed value, and a DomainError it
+ * throws answers its status with the reply carrying its message, by its field or for the
+ * form (formErrorsOf). `answer` puts a reply into the action's data (`{ intent, result }`);
+ * `hideFields` keeps passwords out of the reply.
+ */
+export async function replyToForm<Schema extends z.ZodType, Result, Answer = SubmissionResult<string[]>>(
+  form: FormData,
+  schema: Schema,
+  work: (value: z.output<Schema>) => Promise<Result>,
+  options: { hideFields?: string[]; answer?: (reply: SubmissionResult<string[]>) => Answer } = {},
+) {
+  const answer = options.answer ?? ((reply: SubmissionResult<string[]>) => reply as Answer);
+  const hide = options.hideFields ? { hideFields: options.hideFields } : {};
+  const submission = parseWithZod(form, { schema });
+  if (submission.status !== "success") return data(answer(submission.reply(hide)), { status: 400 });
+  const value = submission.value;
+  return replyOnDomainError(
+    () => work(value),
+    (error) => answer(submission.reply({ ...hide, ...formErrorsOf(error) })),
+  );
 }
 
 /** A non-empty uploaded file from the form, or null. */
@@ -232,5 +273,5 @@ export async function readUploadForm(
     if (error instanceof DomainError) throw error;
     throw new DomainError(FORM_MESSAGES.malformed, 400);
   }
-  return { form, files };
+  return { form: withoutConformControls(form), files };
 }

@@ -26,13 +26,18 @@ export type FormKind =
   | "entity"
   | "fact"
   | "plot-thread"
+  // A reader's token for reading apps (decision 201).
+  | "opds-token"
   // The back office's (decision 172): sent by an administrator.
   | "credits-adjustment"
   | "user-message"
   | "redeem-codes"
   | "api-token"
   | "prompt"
-  | "api-config";
+  | "api-config"
+  // The operator's front page (decision 198): a new 编辑推荐 row, a new 公告.
+  | "curated-row"
+  | "announcement";
 
 /**
  * Who sent the form: a user's id (readers and authors), or `{ adminId }` for the back

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
-import { dataDir } from "./env.server";
+import { dataDir } from "~/env.server";
 
 /**
  * Outgoing mail (docs/architecture.md#mail, docs/decisions/048): over SMTP to `SMTP_URL`

@@ -42,16 +42,6 @@ export const generationStreams = metric(
   () => new client.Gauge({ name: "inkstone_generation_streams", help: "AI generation streams in flight (/api/generate)." }),
 );
 
-export const dbPoolSize = metric(
-  "inkstone_db_pool_size",
-  () => new client.Gauge({ name: "inkstone_db_pool_size", help: "Connections the database pool may open (1 for PGlite)." }),
-);
-
-export const dbTransactionsOpen = metric(
-  "inkstone_db_transactions_open",
-  () => new client.Gauge({ name: "inkstone_db_transactions_open", help: "Transactions open, each holding a pooled connection." }),
-);
-
 export const chaptersReleased = metric(
   "inkstone_chapters_released_total",
   () => new client.Counter({ name: "inkstone_chapters_released_total", help: "Scheduled chapters this process published when their time came." }),
@@ -87,10 +77,4 @@ export function observeRequest(method: string, route: string, status: number, se
 /** The registry's text, for /metrics. */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: client.register.contentType, body: await client.register.metrics() };
-}
-
-/** Counts `promise` as one in flight on `gauge` until it settles. */
-export function countWhile<T>(gauge: client.Gauge, promise: Promise<T>): Promise<T> {
-  gauge.inc();
-  return promise.finally(() => gauge.dec());
 }

@@ -2,7 +2,6 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import { connectionProblem } from "~/server/ai/ai-errors.server";
 import { DomainError } from "./errors.server";
 
 /**
@@ -157,4 +156,28 @@ export function outboundRequest(
     if (body) request.write(body);
     request.end();
   });
+}
+
+/** The error code of a failed connection (Node puts it on the error or on its cause). */
+function errorCode(error: unknown): string {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return "";
+}
+
+/**
+ * What went wrong with a connection, in Chinese, for the user and the administrator alike
+ * (never Node's English such as "connect ECONNREFUSED").
+ */
+export function connectionProblem(error: unknown): string {
+  const code = errorCode(error);
+  if (code === "ECONNREFUSED") return "无法连接（连接被拒绝），请检查接口地址和端口";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "无法连接（域名无法解析），请检查接口地址";
+  if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return "无法连接（网络不可达）";
+  if (code === "ETIMEDOUT") return "连接超时";
+  if (code.includes("CERT") || code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL")) return "无法建立安全连接（证书或TLS错误）";
+  if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") return "连接被对方中断";
+  return "连接失败";
 }

@@ -33,12 +33,12 @@ export function configuredSiteOrigin(): string | null {
 
 /**
  * The origin for links the site hands out beyond the page (feed entries, the payment
- * gateway's notify and return addresses): SITE_URL when set, so a forged Host cannot put
- * another host into them; otherwise the request's own origin (which follows a forwarded
- * host only from a trusted proxy: server/trust-proxy.js). Mails use SITE_URL alone.
+ * gateway's notify and return addresses): SITE_URL when set, else this machine on the
+ * server's port (`http://localhost:3000`, what `npm start` prints). Never the request's
+ * `Host` or forwarded headers, which a client writes (docs/decisions/166, 200).
  */
-export function siteOrigin(url: URL): string {
-  return configuredSiteOrigin() ?? url.origin;
+export function siteOrigin(): string {
+  return configuredSiteOrigin() ?? `http://localhost:${Number(process.env.PORT) || 3000}`;
 }
 
 /**

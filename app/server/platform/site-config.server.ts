@@ -40,6 +40,9 @@ const DISPLAY_CONFIG_KEYS = [
   "site_description",
   "terms_content",
   "privacy_content",
+  // 备案信息 in every page's footer (docs/product.md#front-page).
+  "icp_number",
+  "police_filing_number",
 ] as const;
 export type DisplayConfigKey = (typeof DISPLAY_CONFIG_KEYS)[number];
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
-import { dataDir, envInt } from "./env.server";
+import { dataDir, envInt } from "~/env.server";
 import { isOutOfSpace, StorageFullError } from "./errors.server";
 
 /**

@@ -2,10 +2,10 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterPurchases, chapters } from "~/db/schema";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
-import { DomainError } from "~/server/platform/errors.server";
+import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
 import { READER_MESSAGES } from "./reader.server";
-import { labelledChapterNumbers } from "~/server/ai/labels.server";
-import { isByChapter } from "~/server/economy/chapter-sales.server";
+import { labelledChapterNumbers } from "~/server/catalog/ai-labels.server";
+import { isByChapter } from "~/server/catalog/chapter-access.server";
 import { epubDownload } from "~/server/studio/work-epub.server";
 import type { WorkDownload } from "~/server/studio/author-export.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
@@ -19,13 +19,11 @@ import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
  * unbought paid work is 403, and no byte of the book is sent.
  */
 export async function exportReaderEpub(viewer: NonNullable<Viewer>, workId: number, signal?: AbortSignal): Promise<WorkDownload> {
-  const view = await getWorkForViewer(workId, viewer);
-  if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
-  const chapterIds = view.canReadContent ? undefined : await readableChapterIds(view.work, viewer.id);
-  if (chapterIds?.length === 0) throw new DomainError(READER_MESSAGES.locked, 403);
+  const { view, chapterIds } = await readerCopy(viewer, workId);
   const exported = and(
     eq(chapters.workId, workId),
     eq(chapters.state, "published"),
+    eq(chapters.kind, "chapter"),
     sql`btrim(${chapters.content}, E' \\t\\r\\n\\u3000') <> ''`,
     chapterIds ? inArray(chapters.id, chapterIds) : undefined,
   )!;
@@ -39,6 +37,30 @@ export async function exportReaderEpub(viewer: NonNullable<Viewer>, workId: numb
   return epubDownload(prepared, { id: viewer.id }, signal);
 }
 
+/** Whose copy and of which chapters (all when undefined); refused as exportReaderEpub says. */
+async function readerCopy(viewer: NonNullable<Viewer>, workId: number) {
+  const view = await getWorkForViewer(workId, viewer);
+  if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
+  const chapterIds = view.canReadContent ? undefined : await readableChapterIds(view.work, viewer.id);
+  if (chapterIds?.length === 0) throw new DomainError(READER_MESSAGES.locked, 403);
+  return { view, chapterIds };
+}
+
+/**
+ * Whether exportReaderEpub would give the viewer a copy of the work: the same checks, asked
+ * by the reading apps' library (opds.server.ts) for each work it lists, so that the list
+ * and the download follow one rule (decision 201).
+ */
+export async function mayDownloadReaderEpub(viewer: NonNullable<Viewer>, workId: number): Promise<boolean> {
+  try {
+    await readerCopy(viewer, workId);
+    return true;
+  } catch (error) {
+    if (domainErrorOf(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * Of a work the reader may not read whole: the published chapters they may read, the free
  * ones before `vipFrom` and those they bought (kept if the work later changes how it is
@@ -50,7 +72,7 @@ async function readableChapterIds(work: Parameters<typeof isByChapter>[0] & { id
     ? await db
         .select({ id: chapters.id })
         .from(chapters)
-        .where(and(eq(chapters.workId, work.id), eq(chapters.state, "published")))
+        .where(and(eq(chapters.workId, work.id), eq(chapters.state, "published"), eq(chapters.kind, "chapter")))
         .orderBy(asc(chapters.position), asc(chapters.id))
         .limit(work.vipFrom - 1)
     : [];

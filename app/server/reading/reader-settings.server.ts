@@ -1,22 +1,9 @@
 import { eq } from "drizzle-orm";
-import { createCookie } from "react-router";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
 import { readerSettingsOrDefault, readerSettingsSchema, type ReaderSettings } from "~/schemas/reader-settings";
 import { DomainError } from "~/server/platform/errors.server";
-import { isSecureRequest } from "~/server/identity/session.server";
-
-/**
- * A visitor's reader settings live in this cookie (decision 106); a signed-in reader's in
- * `profiles.reader_settings`. Any cookie also keeps the visitor out of the public page
- * cache (server/page-cache.js), so a cached page never carries someone else's look.
- */
-const readerSettingsCookie = createCookie("inkstone_reader", {
-  httpOnly: true,
-  sameSite: "lax",
-  path: "/",
-  maxAge: 60 * 60 * 24 * 365,
-});
+import { isSecureRequest, readerSettingsCookie } from "~/server/platform/cookies.server";
 
 /** Checks posted settings: the first bad field's Chinese message as a 400, nothing saved. */
 function parseReaderSettings(input: Record<string, unknown>): ReaderSettings {

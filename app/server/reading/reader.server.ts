@@ -1,24 +1,24 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
-import { canReadChapter, isByChapter } from "~/server/economy/chapter-sales.server";
-import { chapterNumber, chapterNumberSql, chapterOrder, getChapter, getChapterByOrder, isPublished } from "~/server/catalog/chapter-numbers.server";
+import { canReadChapter, isByChapter } from "~/server/catalog/chapter-access.server";
+import { chapterNumber, chapterNumberSql, chapterOrder, getChapter, getChapterByOrder, isPublished, publishedNotices } from "~/server/catalog/chapter-numbers.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { chapterReadToRecord, rememberChapterRead } from "~/server/studio/author-stats.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import { pageWithin } from "~/utils/pagination";
+import { splitParagraphs } from "~/utils/reading";
+import { maskTexts } from "~/server/screening/screening.server";
 
 /** docs/product.md: Constants: the reader renders 50 paragraphs at a time. @internal */
 export const PARAGRAPH_BATCH = 50;
 /**
  * A batch also stops once it holds this many characters (at least one paragraph), and a
- * paragraph longer than PARAGRAPH_MAX_CHARS is shown in pieces: a chapter with few line
+ * paragraph longer than PARAGRAPH_MAX_CHARS (app/utils/reading.ts) is shown in pieces: a chapter with few line
  * breaks must not put a megabyte into the first response.
  * @internal
  */
 export const BATCH_MAX_CHARS = 12_000;
-/** @internal */
-export const PARAGRAPH_MAX_CHARS = 3_000;
 const PREVIEW_CHARS = 100;
 
 export const READER_MESSAGES = {
@@ -29,22 +29,6 @@ export const READER_MESSAGES = {
   loginRequired: "请先登录",
   loadFailed: "加载失败，请重试",
 } as const;
-
-/** The chapter's paragraphs: split on line breaks, trimmed, empty lines dropped. */
-export function splitParagraphs(content: string): string[] {
-  const out: string[] = [];
-  for (const line of content.split(/\r\n|\r|\n/)) {
-    const text = line.trim();
-    if (!text) continue;
-    if (text.length <= PARAGRAPH_MAX_CHARS) {
-      out.push(text);
-      continue;
-    }
-    const chars = Array.from(text);
-    for (let i = 0; i < chars.length; i += PARAGRAPH_MAX_CHARS) out.push(chars.slice(i, i + PARAGRAPH_MAX_CHARS).join(""));
-  }
-  return out;
-}
 
 export interface ParagraphBatch {
   /** Index of the first paragraph in `paragraphs`. */
@@ -116,7 +100,18 @@ export async function readChapter(workId: number, viewer: Viewer, order: number,
   if (!view.canReadContent && !(await canReadChapter(view, viewer, chapter))) throw new DomainError(READER_MESSAGES.locked, 403);
   const all = splitParagraphs(chapter.content);
   const batch = direction === "before" ? paragraphBatchBefore(all, from) : paragraphBatch(all, from);
-  return { view, chapter: { id: chapter.id, title: chapter.title, order: chapter.order }, batch };
+  return { view, chapter: { id: chapter.id, title: chapter.title, order: chapter.order }, batch: await maskedBatch(batch) };
+}
+
+/** 作者的话 as readers see it (decision 202): 替换 words masked; null when there is none. */
+export async function authorNoteForReaders(note: string): Promise<string[] | null> {
+  if (!/\S/u.test(note)) return null;
+  return maskTexts(splitParagraphs(note));
+}
+
+/** A batch as readers see it: 替换 words masked with ＊ (docs/product.md#screening). */
+export async function maskedBatch(batch: ParagraphBatch): Promise<ParagraphBatch> {
+  return { ...batch, paragraphs: await maskTexts(batch.paragraphs) };
 }
 
 /** Chapters per page of the table of contents (a 3,000-chapter TXT novel pages it). */
@@ -145,7 +140,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
   const offset = (current - 1) * TOC_PAGE_SIZE;
   const newestFirst = order === "desc";
   const listed = newestFirst ? [desc(chapters.position), desc(chapters.id)] : chapterOrder;
-  const [rows, heads, latest] = await Promise.all([
+  const [rows, heads, latest, notices] = await Promise.all([
     db
       .select({
         id: chapters.id,
@@ -172,15 +167,18 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
           .orderBy(desc(chapters.position), desc(chapters.id))
           .limit(1)
           .then((r) => r[0] ?? null),
+    // 作品相关 and 请假条: outside the numbering, listed in their own groups (decision 203).
+    publishedNotices(workId),
   ]);
   // The number readers see: the chapter's place in the order (docs/decisions/080).
   const numberAt = (i: number) => (newestFirst ? total - offset - i : offset + i + 1);
+  const previews = withPreviews ? await maskTexts(rows.map((r) => previewOf(r.preview))) : [];
   const listedChapters = rows.map((r, i) => ({
     id: r.id,
     title: r.title,
     order: numberAt(i),
     wordCount: r.wordCount,
-    preview: withPreviews ? previewOf(r.preview) : null,
+    preview: withPreviews ? previews[i] : null,
   }));
   const first = newestFirst ? total - offset - rows.length + 1 : offset + 1;
   const last = newestFirst ? total - offset : offset + rows.length;
@@ -191,6 +189,7 @@ export async function tableOfContents(workId: number, withPreviews: boolean, pag
     order,
     latest: total === 0 ? null : { title: latest?.title ?? listedChapters[0].title, order: total },
     chapters: listedChapters,
+    notices: notices.map((n) => ({ id: n.id, title: n.title, kind: n.kind })),
     // Volume headings over the chapters of this page, each shown before the chapter
     // numbered `at`: in 正序 a volume's first chapter, in 倒序 its last one (where the
     // volume starts when read from the newest).
@@ -212,7 +211,7 @@ async function volumeHeadings(workId: number): Promise<{ id: number; title: stri
     .select({
       id: volumes.id,
       title: volumes.title,
-      at: sql<number>`(select count(*)::int + 1 from ${chapters} c where c.work_id = "volumes"."work_id" and c.state = 'published' and c.position < "volumes"."position")`,
+      at: sql<number>`(select count(*)::int + 1 from ${chapters} c where c.work_id = "volumes"."work_id" and c.state = 'published' and c.kind = 'chapter' and c.position < "volumes"."position")`,
     })
     .from(volumes)
     .where(eq(volumes.workId, workId))
@@ -240,16 +239,6 @@ export interface Progress {
   chapterOrder: number;
   chapterTitle: string;
   paragraph: number;
-}
-
-/**
- * Where 继续阅读 goes: the chapter from the saved paragraph on (batches are cut by
- * characters as well as by count, so only `from` itself is sure to hold it), with its
- * anchor; the page offers 从本章开头阅读 above it.
- */
-export function progressHref(workId: number, p: Pick<Progress, "chapterOrder" | "paragraph">): string {
-  const query = p.paragraph > 0 ? `?chapter=${p.chapterOrder}&from=${p.paragraph}` : `?chapter=${p.chapterOrder}`;
-  return `/works/${workId}${query}#p-${p.paragraph}`;
 }
 
 /**
@@ -307,7 +296,7 @@ export async function saveProgressFor(
   const view = await getWorkForViewer(workId, viewer).catch(() => null);
   if (!view || view.gate !== "ok") return false;
   const chapter = "chapterId" in ref ? await getChapter(workId, ref.chapterId) : await getChapterByOrder(workId, ref.order);
-  if (!chapter || chapter.state !== "published") return false;
+  if (!chapter || chapter.state !== "published" || chapter.kind !== "chapter") return false;
   if (!view.canReadContent) {
     const order = "order" in ref ? ref.order : await chapterNumber(db, chapter);
     if (!(await canReadChapter(view, viewer, { id: chapter.id, order }))) return false;

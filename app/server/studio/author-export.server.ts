@@ -3,8 +3,8 @@ import { db } from "~/db/client.server";
 import { chapters, profiles, volumes } from "~/db/schema";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
-import { safeFileName, webStreamFrom } from "~/server/admin/exports/download.server";
-import { aiLabelLines, labelledChapterNumbers } from "~/server/ai/labels.server";
+import { safeFileName, webStreamFrom } from "~/server/platform/download.server";
+import { aiLabelLines, labelledChapterNumbers } from "~/server/catalog/ai-labels.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { DEFAULT_CHAPTER_SEPARATOR } from "./txt-import.server";
 import { getOwnedWork, type Work } from "~/server/catalog/works.server";
@@ -39,7 +39,7 @@ export interface OwnWorkExport {
 /** A volume heading (only before a chapter that is exported) or a chapter, in order. */
 export type WorkSection =
   | { kind: "volume"; title: string }
-  | { kind: "chapter"; title: string; content: string; aiLevel: "none" | "assisted" | "generated" };
+  | { kind: "chapter"; title: string; content: string; authorNote: string; aiLevel: "none" | "assisted" | "generated" };
 
 export interface WorkDownload {
   filename: string;
@@ -50,7 +50,7 @@ export interface WorkDownload {
 
 const hasText = sql`btrim(${chapters.content}, E' \\t\\r\\n\\u3000') <> ''`;
 const statesFor = (options: ExportOptions) =>
-  inArray(chapters.state, options.drafts ? (["published", "draft", "scheduled"] as const) : (["published"] as const));
+  inArray(chapters.state, options.drafts ? (["published", "draft", "scheduled", "review"] as const) : (["published"] as const));
 
 /**
  * The checks, before any byte is sent (so a refusal is a response, not a broken file):
@@ -84,8 +84,8 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
   let h = 0;
   let after: { position: number; id: number } | null = null;
   for (;;) {
-    const rows: { id: number; position: number; title: string; content: string; aiLevel: "none" | "assisted" | "generated" }[] = await db
-      .select({ id: chapters.id, position: chapters.position, title: chapters.title, content: chapters.content, aiLevel: chapters.aiLevel })
+    const rows: { id: number; position: number; title: string; content: string; authorNote: string; aiLevel: "none" | "assisted" | "generated" }[] = await db
+      .select({ id: chapters.id, position: chapters.position, title: chapters.title, content: chapters.content, authorNote: chapters.authorNote, aiLevel: chapters.aiLevel })
       .from(chapters)
       .where(
         and(
@@ -103,7 +103,7 @@ export async function* workSections(prepared: OwnWorkExport): AsyncGenerator<Wor
       let volume: (typeof heads)[number] | null = null;
       while (h < heads.length && heads[h].position < row.position) volume = heads[h++];
       if (volume) yield { kind: "volume", title: volume.title };
-      yield { kind: "chapter", title: row.title, content: row.content, aiLevel: row.aiLevel };
+      yield { kind: "chapter", title: row.title, content: row.content, authorNote: row.authorNote, aiLevel: row.aiLevel };
     }
     const last = rows[rows.length - 1];
     after = { position: last.position, id: last.id };

@@ -158,9 +158,9 @@ export async function workStats(
       ? Promise.resolve(null)
       : db.execute(sql`
           select c.id, c.title,
-            (select count(*)::int from ${chapters} p where p.work_id = c.work_id and p.state = 'published' and (p.position, p.id) <= (c.position, c.id)) as "order"
-          from ${chapters} c where c.id = ${chapterId} and c.work_id = ${workId} and c.state = 'published'`),
-    db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(and(eq(chapters.workId, workId), eq(chapters.state, "published"))),
+            (select count(*)::int from ${chapters} p where p.work_id = c.work_id and p.state = 'published' and p.kind = 'chapter' and (p.position, p.id) <= (c.position, c.id)) as "order"
+          from ${chapters} c where c.id = ${chapterId} and c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter'`),
+    db.select({ n: sql<number>`count(*)::int` }).from(chapters).where(and(eq(chapters.workId, workId), eq(chapters.state, "published"), eq(chapters.kind, "chapter"))),
   ]);
 
   let chapter: StatsView["chapter"] = null;
@@ -191,7 +191,7 @@ export async function workStats(
       select c.id, c.title,
         (select count(distinct r.user_id)::int from ${chapterReads} r where r.chapter_id = c.id and r.day >= ${first}::date) as readers
       from ${chapters} c
-      where c.work_id = ${workId} and c.state = 'published'
+      where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter'
       order by c.position, c.id
       limit ${STATS_CHAPTERS_PAGE_SIZE} offset ${offset}`),
   );

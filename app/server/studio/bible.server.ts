@@ -244,7 +244,7 @@ export async function publishedChapterCount(workId: number, tx: Executor = db): 
   const [row] = await tx
     .select({ n: sql<number>`count(*)::int` })
     .from(chapters)
-    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published")));
+    .where(and(eq(chapters.workId, workId), eq(chapters.state, "published"), eq(chapters.kind, "chapter")));
   return row?.n ?? 0;
 }
 
@@ -378,7 +378,7 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
         and(
           eq(plotThreads.workId, workId),
           eq(plotThreads.status, "open"),
-          sql`${plotThreads.dueChapter} <= (select count(*) from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published')`,
+          sql`${plotThreads.dueChapter} <= (select count(*) from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published' and ${chapters.kind} = 'chapter')`,
         ),
       ),
     proposalsOf(workId),

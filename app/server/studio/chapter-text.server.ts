@@ -4,13 +4,14 @@ import { chapterRevisions, chapters } from "~/db/schema";
 import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, STUDIO_MESSAGES } from "~/schemas/studio";
 import { CHAPTER_CONTENT_MAX } from "~/schemas/work";
 import { countWords } from "~/utils/text";
-import { chapterAiColumns } from "~/server/ai/labels.server";
+import { chapterAiColumns } from "~/server/catalog/ai-labels.server";
 import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
-import { chapterNotFound, checkTitle, lockOwnedWork, releaseColumns, type Release } from "./chapters.server";
-import { onChaptersPublished } from "./release.server";
+import { chapterNotFound, checkAuthorNote, checkTitle, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
+import { reviewFollowsText, settleRelease } from "./review.server";
+import { readyScreening } from "~/server/screening/screening.server";
 
 /**
  * Every write of a chapter's text (docs/decisions/095): the studio editor's 保存 and its
@@ -25,9 +26,9 @@ const APPEND_ONLY_DRAFT = "只能追加到存稿章节，已发布或定时发�
 
 export type ChapterSave =
   /** 保存: the editor's form (title and release optional: the old edit page sends text only). */
-  | { kind: "save"; content: string; title?: string; release?: Release; baseRevision?: number }
-  /** The editor saving as the author types: a draft's text, a published chapter's working copy. */
-  | { kind: "autosave"; content: string; baseRevision: number }
+  | { kind: "save"; content: string; title?: string; authorNote?: string; release?: Release; baseRevision?: number }
+  /** The editor saving as the author types: a draft's text, a published chapter's working copy (作者的话 too). */
+  | { kind: "autosave"; content: string; authorNote?: string; baseRevision: number }
   /** One of the last saves made current again; itself a save. */
   | { kind: "restore"; revisionId: number; baseRevision?: number }
   /** Text added at the end of a draft (存稿) chapter, e.g. free writing's 存为章节; itself a save. */
@@ -47,7 +48,7 @@ export interface SavedText {
    * What 保存 did to an unpublished chapter's release (存稿 kept, 立即发布, 定时发布); null
    * for a published chapter and for every other kind of save.
    */
-  released: "draft" | "published" | "scheduled" | null;
+  released: "draft" | "published" | "scheduled" | "review" | null;
 }
 
 function checkContent(content: string): string {
@@ -66,16 +67,22 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
   if (save.kind === "append") checkContent(save.text);
   else if (save.kind !== "restore") checkContent(save.content);
   checkRevision(save.baseRevision);
+  const note = (save.kind === "save" || save.kind === "autosave") && save.authorNote !== undefined ? checkAuthorNote(save.authorNote) : undefined;
   const title = save.kind === "save" && save.title !== undefined ? checkTitle(save.title) : undefined;
+  // The text is screened under the work's lock below: the matcher is built before it.
+  await readyScreening();
   const outcome = await db.transaction(async (tx) => {
-    await lockOwnedWork(tx, userId, workId);
+    const work = await lockOwnedWork(tx, userId, workId);
     if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
     const [chapter] = await tx
       .select({
         id: chapters.id,
         state: chapters.state,
+        title: chapters.title,
         content: chapters.content,
         pendingContent: chapters.pendingContent,
+        authorNote: chapters.authorNote,
+        pendingAuthorNote: chapters.pendingAuthorNote,
         revision: chapters.revision,
         updatedAt: chapters.updatedAt,
       })
@@ -104,11 +111,18 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       content = save.content;
     }
     const editorText = chapter.pendingContent ?? chapter.content;
+    // 作者的话 as the editor shows it (a published chapter's working copy first); absent from the save: kept.
+    const editorNote = chapter.pendingAuthorNote ?? chapter.authorNote;
+    const authorNote = note ?? editorNote;
+    const noteChanged = authorNote !== editorNote;
+    // Every kind of save is screened, the autosave too: a 禁止 word is never stored.
+    if (save.kind !== "autosave" || content !== editorText || noteChanged) await screenChapter(title, content, note);
     const wordCount = countWords(content);
     const now = new Date();
-    // A published chapter's autosave is a working copy: readers keep their text until 保存.
-    const live = !(save.kind === "autosave" && chapter.state === "published");
-    if (save.kind === "autosave" && content === editorText) {
+    // A published chapter's autosave is a working copy: readers keep their text until 保存;
+    // so is one under review's: the reviewer keeps the text submitted until 保存 resubmits it.
+    const live = !(save.kind === "autosave" && (chapter.state === "published" || chapter.state === "review"));
+    if (save.kind === "autosave" && content === editorText && !noteChanged) {
       return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false, released: null };
     }
     const release = save.kind === "save" && save.release && chapter.state !== "published" ? releaseColumns(save.release, content) : null;
@@ -122,18 +136,23 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       .update(chapters)
       .set(
         live
-          ? { content, wordCount, pendingContent: null, revision, updatedAt: now, ...ai, ...(title ? { title } : {}), ...(release ?? {}) }
-          : { pendingContent: content, revision },
+          ? { content, wordCount, pendingContent: null, authorNote, pendingAuthorNote: null, revision, updatedAt: now, ...ai, ...(title ? { title } : {}), ...(release ?? {}) }
+          : { pendingContent: content, pendingAuthorNote: noteChanged || chapter.pendingAuthorNote !== null ? authorNote : null, revision },
       )
       .where(and(eq(chapters.id, chapter.id), eq(chapters.revision, chapter.revision)))
       .returning({ id: chapters.id });
     // The work's lock makes this unreachable; the condition keeps a lost update impossible.
     if (written.length === 0) throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
     await keepRevision(tx, chapter.id, { kind: save.kind === "append" ? "save" : save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
+    // What a reviewer holds follows the text readers see (decision 206).
+    if (live && !release && (content !== chapter.content || (title && title !== chapter.title))) {
+      await reviewFollowsText(tx, { id: chapter.id, state: chapter.state, title: title || chapter.title, content, revision });
+    }
 
-    if (release?.state === "published" && chapter.state !== "published") await onChaptersPublished(tx, workId, [chapter.id]);
+    // A release (or a change to a chapter under review) goes out or to review here (docs/product.md#review).
+    const settled = release || (live && chapter.state === "review") ? await settleRelease(tx, work, chapter.id, chapter.state) : null;
     // An autosaved draft changes nothing readers or the counts see: no event every few seconds.
-    else if (save.kind !== "autosave") await refreshWorkCounts(tx, workId);
+    if (settled !== "published" && save.kind !== "autosave") await refreshWorkCounts(tx, workId);
     return {
       revision,
       wordCount,
@@ -141,7 +160,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       changed: true,
       pending: !live,
       reanchor: live && chapter.state === "published" && content !== chapter.content,
-      released: release?.state ?? null,
+      released: release ? settled : null,
     };
   });
   const { reanchor, ...saved } = outcome;

@@ -1,18 +1,24 @@
 import { and, asc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterPurchases, chapters, readingProgress, volumes, works } from "~/db/schema";
-import { CHAPTER_TITLE_MAX, STUDIO_MESSAGES } from "~/schemas/studio";
+import { AUTHOR_NOTE_MAX, CHAPTER_KINDS, CHAPTER_TITLE_MAX, STUDIO_MESSAGES, type ChapterKind } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { countWords } from "~/utils/text";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { publish } from "~/server/platform/events.server";
-import { chapterAiColumns } from "~/server/ai/labels.server";
+import { chapterAiColumns } from "~/server/catalog/ai-labels.server";
 import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
-import { positionsBefore, slotsOf, writePositions, type Slot } from "./positions.server";
-import { onChaptersPublished } from "./release.server";
+import { positionsBefore, slotsOf, writePositions, type Slot } from "~/server/catalog/chapter-positions.server";
+import { reviewFacts, reviewNotes, reviewFollowsText, settleRelease } from "./review.server";
+import { isPublished } from "~/server/catalog/chapter-numbers.server";
+import { readyScreening } from "~/server/screening/screening.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
+import type { ManagerRow } from "~/types/studio";
+import { refuseForbidden, type FieldScreen } from "~/server/screening/screening.server";
+import { isOnlyInvisible } from "~/server/screening/matcher.server";
+import { hasControlCharacter } from "~/server/platform/form-data.server";
 
 /**
  * The chapter manager's operations (docs/product.md#author-studio, decision 080): one
@@ -47,7 +53,7 @@ export async function lockOwnedWork(tx: Executor, userId: string, workId: number
 async function chapterOf(tx: Executor, workId: number, chapterId: number) {
   if (!Number.isSafeInteger(chapterId) || chapterId <= 0) throw chapterNotFound();
   const [row] = await tx
-    .select({ id: chapters.id, position: chapters.position, title: chapters.title, state: chapters.state })
+    .select({ id: chapters.id, position: chapters.position, title: chapters.title, state: chapters.state, kind: chapters.kind })
     .from(chapters)
     .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
   if (!row) throw chapterNotFound();
@@ -88,6 +94,14 @@ export function checkTitle(title: string): string {
   if (!t) throw new DomainError(STUDIO_MESSAGES.chapterTitle, 400, "title");
   if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.chapterTitleTooLong, 400, "title");
   return t;
+}
+
+/** 作者的话 (decision 202): at most AUTHOR_NOTE_MAX characters, no control characters. */
+export function checkAuthorNote(note: string): string {
+  if (typeof note !== "string") throw new DomainError(STUDIO_MESSAGES.authorNoteTooLong, 400, "authorNote");
+  if (Array.from(note).length > AUTHOR_NOTE_MAX) throw new DomainError(STUDIO_MESSAGES.authorNoteTooLong, 400, "authorNote");
+  if (hasControlCharacter(note)) throw new DomainError(STUDIO_MESSAGES.authorNoteControl, 400, "authorNote");
+  return note;
 }
 
 function positionError(total: number): DomainError {
@@ -183,6 +197,10 @@ export async function moveChapterToVolume(userId: string, workId: number, chapte
 export interface NewChapter {
   title: string;
   content: string;
+  /** 作者的话 (decision 202). */
+  authorNote?: string;
+  /** 正文 (default), 请假条 or 作品相关 (decision 203). */
+  kind?: ChapterKind;
 }
 
 /** How a chapter is saved: 存稿 (draft), published now, or scheduled for a time. */
@@ -203,6 +221,26 @@ export function releaseColumns(release: Release, content: string) {
 }
 
 /**
+ * A chapter's title and text screened (docs/product.md#screening): a 禁止 word refuses the
+ * write, naming it. Every chapter write passes here (saveChapter, insertChapter, renames,
+ * 立即发布).
+ */
+export async function screenChapter(
+  title: string | null | undefined,
+  content: string | null | undefined,
+  authorNote?: string | null,
+): Promise<FieldScreen> {
+  if (title && isOnlyInvisible(title)) throw new DomainError(STUDIO_MESSAGES.titleInvisible, 400, "title");
+  if (content && isOnlyInvisible(content)) throw new DomainError(STUDIO_MESSAGES.contentInvisible, 400, "content");
+  return refuseForbidden([
+    { label: "章节标题", field: "title", text: title },
+    { label: "章节正文", field: "content", text: content },
+    // 作者的话 like the text (decision 202): 禁止 refused, 审核 holds, 替换 masked for readers.
+    { label: "作者的话", field: "authorNote", text: authorNote },
+  ]);
+}
+
+/**
  * Inserts a chapter so it becomes the `at`-th (1..total+1; total+1 is the end), at the end
  * of a volume (null: of the chapters before the first volume), or after everything. A
  * single-chapter work keeps its one chapter.
@@ -220,7 +258,11 @@ export async function insertChapter(
   } = {},
 ): Promise<number> {
   const title = checkTitle(input.title);
+  const authorNote = checkAuthorNote(input.authorNote ?? "");
+  const kind = input.kind ?? "chapter";
+  if (!(CHAPTER_KINDS as readonly string[]).includes(kind)) throw new DomainError(STUDIO_MESSAGES.kindInvalid, 400, "kind");
   const release = releaseColumns(input.release ?? { mode: "now" }, input.content);
+  const screened = await screenChapter(title, input.content, authorNote);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
     options.allow?.(work);
@@ -247,10 +289,11 @@ export async function insertChapter(
     const ai = await chapterAiColumns(tx, userId, input.content);
     const [row] = await tx
       .insert(chapters)
-      .values({ workId, title, content: input.content, position, wordCount: countWords(input.content), ...ai, ...release })
+      .values({ workId, title, content: input.content, authorNote, kind, position, wordCount: countWords(input.content), ...ai, ...release })
       .returning({ id: chapters.id });
-    if (release.state === "published") await onChaptersPublished(tx, workId, [row.id]);
-    else await announce(tx, workId);
+    // Out at once, or 审核中 under the review policy (docs/product.md#review).
+    const state = await settleRelease(tx, work, row.id, null, screened);
+    if (state !== "published") await announce(tx, workId);
     await options.record?.(tx, row.id);
     return row.id;
   });
@@ -286,8 +329,9 @@ export async function deleteChapter(userId: string, workId: number, chapterId: n
     // A chapter readers paid for stays: they keep what they bought (decision 110).
     const [sold] = await tx.select({ id: chapterPurchases.id }).from(chapterPurchases).where(eq(chapterPurchases.chapterId, chapter.id)).limit(1);
     if (sold) throw new DomainError(SOLD_CHAPTER_UNDELETABLE, 409);
-    if (chapter.state === "published") {
-      const published = and(eq(chapters.workId, workId), eq(chapters.state, "published"));
+    // A notice chapter holds no reading position (decision 203): it simply goes.
+    if (chapter.state === "published" && chapter.kind === "chapter") {
+      const published = and(eq(chapters.workId, workId), isPublished);
       const [next] = await tx
         .select({ id: chapters.id })
         .from(chapters)
@@ -324,21 +368,35 @@ export async function deleteChapter(userId: string, workId: number, chapterId: n
 /** Renames a chapter (1 to 100 characters). */
 export async function renameChapter(userId: string, workId: number, chapterId: number, title: string): Promise<void> {
   const t = checkTitle(title);
+  await screenChapter(t, null);
   await db.transaction(async (tx) => {
-    await lockOwnedWork(tx, userId, workId);
+    const work = await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
-    await tx.update(chapters).set({ title: t, updatedAt: new Date() }).where(eq(chapters.id, chapter.id));
+    const [renamed] = await tx
+      .update(chapters)
+      .set({ title: t, updatedAt: new Date() })
+      .where(eq(chapters.id, chapter.id))
+      .returning({ id: chapters.id, state: chapters.state, title: chapters.title, content: chapters.content, revision: chapters.revision });
+    // The version a reviewer decides on is title and text: a chapter under review is
+    // submitted again, and the others' review items follow (decision 206).
+    if (renamed.state === "review") await settleRelease(tx, work, chapter.id, "review");
+    else await reviewFollowsText(tx, renamed);
     await announce(tx, workId);
   });
 }
 
 /** Publishes a draft or scheduled chapter now (the manager's 立即发布). */
 export async function publishChapterNow(userId: string, workId: number, chapterId: number): Promise<void> {
+  // Screened under the work's lock below: the matcher is built before it.
+  await readyScreening();
   await db.transaction(async (tx) => {
-    await lockOwnedWork(tx, userId, workId);
+    const work = await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
     if (chapter.state === "published") throw new DomainError(STUDIO_MESSAGES.alreadyPublished, 409);
-    const [{ content }] = await tx.select({ content: chapters.content }).from(chapters).where(eq(chapters.id, chapter.id));
+    if (chapter.state === "review") throw new DomainError(STUDIO_MESSAGES.inReview, 409);
+    const [{ content, authorNote }] = await tx.select({ content: chapters.content, authorNote: chapters.authorNote }).from(chapters).where(eq(chapters.id, chapter.id));
+    // Screened again as it goes out: the list may have grown since the text was saved.
+    const screened = await screenChapter(chapter.title, content, authorNote);
     const release = releaseColumns({ mode: "now" }, content);
     // Conditional on the state read under the work's lock: published once.
     const done = await tx
@@ -346,7 +404,7 @@ export async function publishChapterNow(userId: string, workId: number, chapterI
       .set({ ...release, updatedAt: new Date() })
       .where(and(eq(chapters.id, chapter.id), ne(chapters.state, "published")))
       .returning({ id: chapters.id });
-    await onChaptersPublished(tx, workId, done.map((r) => r.id));
+    if (done.length > 0 && (await settleRelease(tx, work, chapter.id, chapter.state, screened)) !== "published") await announce(tx, workId);
   });
 }
 
@@ -424,24 +482,6 @@ export async function moveVolume(userId: string, workId: number, volumeId: numbe
   });
 }
 
-export type ManagerRow =
-  | { kind: "volume"; id: number; title: string; continued: boolean; first: boolean; last: boolean }
-  | {
-      kind: "chapter";
-      id: number;
-      title: string;
-      wordCount: number;
-      index: number;
-      volumeId: number | null;
-      state: "draft" | "scheduled" | "published";
-      /** China time, for a scheduled chapter. */
-      publishAt: string | null;
-      /** A published chapter with an autosaved working copy not yet saved (decision 095). */
-      pending: boolean;
-      /** From the generation log (decision 126). */
-      aiLevel: "none" | "assisted" | "generated";
-    };
-
 /**
  * One page of the chapter manager: the chapters in order (100 a page) with their 1-based
  * place, and the volume headings that fall on the page (the page's first volume again,
@@ -465,8 +505,9 @@ export async function managerPage(userId: string, workId: number, page: number) 
         position: chapters.position,
         state: chapters.state,
         publishAt: chapters.publishAt,
-        pending: sql<boolean>`${chapters.pendingContent} is not null`,
+        pending: sql<boolean>`${chapters.pendingContent} is not null or ${chapters.pendingAuthorNote} is not null`,
         aiLevel: chapters.aiLevel,
+        kind: chapters.kind,
       })
       .from(chapters)
       .where(eq(chapters.workId, workId))
@@ -478,6 +519,8 @@ export async function managerPage(userId: string, workId: number, page: number) 
       ? chapterAt(db, workId, offset, null)
       : Promise.resolve(null),
   ]);
+  // A reviewer's 退回修改 or 拒绝 reason, beside the draft it sent back (docs/product.md#review).
+  const notes = await reviewNotes(db, workId, rows.filter((r) => r.state === "draft").map((r) => r.id));
   const lowBound = before?.position ?? Number.NEGATIVE_INFINITY;
   const highBound = current === pageCount ? Number.POSITIVE_INFINITY : (rows.at(-1)?.position ?? Number.POSITIVE_INFINITY);
   const volumeAt = (position: number) => {
@@ -508,9 +551,11 @@ export async function managerPage(userId: string, workId: number, page: number) 
       index: offset + i + 1,
       volumeId: volumeAt(r.position)?.id ?? null,
       state: r.state,
-      publishAt: r.state === "scheduled" && r.publishAt ? formatShanghai(r.publishAt) : null,
+      publishAt: (r.state === "scheduled" || r.state === "review") && r.publishAt ? formatShanghai(r.publishAt) : null,
       pending: Boolean(r.pending),
       aiLevel: r.aiLevel,
+      chapterKind: r.kind,
+      review: reviewFacts(notes.get(r.id)),
     });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));

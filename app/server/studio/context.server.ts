@@ -154,7 +154,7 @@ export async function assembleContinuationContext(
     db.execute(sql`
       with numbered as (
         select id, position, row_number() over (order by position, id)::int as n
-        from chapters where work_id = ${workId} and state = 'published'
+        from chapters where work_id = ${workId} and state = 'published' and kind = 'chapter'
       )
       select n.id, n.n, n.position,
         case when n.n >= ${recentFrom} then s.summary else left(s.summary, ${BRIEF_SUMMARY_CHARS + 1}) end as summary,
@@ -172,7 +172,7 @@ export async function assembleContinuationContext(
         select ${planText} || E'\n' || ${
           chapterNumber >= 2
             ? sql`coalesce((select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c
-                where c.work_id = ${workId} and c.state = 'published' order by c.position, c.id offset ${chapterNumber - 2} limit 1), '')`
+                where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter' order by c.position, c.id offset ${chapterNumber - 2} limit 1), '')`
             : sql`''`
         } as text
       )

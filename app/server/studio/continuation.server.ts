@@ -136,7 +136,7 @@ async function readContinuationStart(user: ContinuationUser, workId: number) {
   const [row] = rowsOf<Row>(
     await db.execute(sql`
       select ${profiles.id} as user_id, ${generationAllowance} as allowance, w.id, w.title, w.type,
-        (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published') as published,
+        (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published' and c.kind = 'chapter') as published,
         ${DEFAULT_API_CONFIG_JSON} as api_config
       from ${profiles} left join ${works} w on w.id = ${work} and w.user_id = ${profiles.id}
       where ${profiles.id} = ${owner}`),

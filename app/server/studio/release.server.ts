@@ -1,4 +1,4 @@
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { rowsOf } from "~/server/platform/db-utils.server";
@@ -27,11 +27,18 @@ import { refreshWorkCounts } from "~/server/catalog/works.server";
  */
 export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
-  await priceNewlyPublished(tx, workId, chapterIds);
+  // A notice chapter (请假条, 作品相关) is free, tells no follower and has no summary (decision 203).
+  const numbered = (
+    await tx
+      .select({ id: chapters.id })
+      .from(chapters)
+      .where(and(inArray(chapters.id, chapterIds), eq(chapters.kind, "chapter")))
+  ).map((r) => r.id);
+  await priceNewlyPublished(tx, workId, numbered);
   await refreshWorkCounts(tx, workId);
-  await announceChaptersPublished(tx, workId, chapterIds);
-  await enqueueChapterNotifications(tx, workId, chapterIds);
-  await enqueueSummaryJobs(tx, workId, chapterIds);
+  await announceChaptersPublished(tx, workId, numbered);
+  await enqueueChapterNotifications(tx, workId, numbered);
+  await enqueueSummaryJobs(tx, workId, numbered);
 }
 
 /** Works with chapters due now, a batch at a time (the partial index chapters_due_idx finds them). */

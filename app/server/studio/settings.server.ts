@@ -7,6 +7,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { deleteStoredImage, ImageError, storeCover } from "~/server/platform/images.server";
 import { assertCategory } from "~/server/catalog/categories.server";
 import { getOwnedWork, type Work } from "~/server/catalog/works.server";
+import { refuseForbidden, type ScreenedField } from "~/server/screening/screening.server";
 
 /**
  * Saves a work's settings (docs/product.md#author-studio): title, description, rating,
@@ -22,6 +23,7 @@ export async function updateWorkSettings(
   coverBytes: Uint8Array | null,
 ): Promise<Work> {
   const current = await getOwnedWork(userId, workId);
+  await refuseForbidden(workFields(input));
   if (input.status && input.status !== current.status && current.type !== "series") {
     throw new DomainError(STUDIO_MESSAGES.statusSeriesOnly, 400, "status");
   }
@@ -80,4 +82,13 @@ export async function updateWorkSettings(
   }
   if (coverUrl !== undefined && oldCover && oldCover !== coverUrl) await deleteStoredImage(oldCover).catch(() => {});
   return updated;
+}
+
+/** A work's title, description and each tag, as screened when written (docs/product.md#screening). */
+export function workFields(input: { title?: string | null; description?: string | null; tags?: readonly string[] | null }): ScreenedField[] {
+  return [
+    { label: "作品标题", field: "title", text: input.title },
+    { label: "作品简介", field: "description", text: input.description },
+    ...(input.tags ?? []).map((tag) => ({ label: "标签", field: "tags", text: tag })),
+  ];
 }

@@ -73,7 +73,7 @@ export async function requestChapterSummaries(userId: string, workId: number, ch
       await tx.execute(sql`
         insert into ${summaryJobs} (work_id, chapter_id, user_id)
         select w.id, c.id, w.user_id from ${works} w join ${chapters} c on c.work_id = w.id
-        where w.id = ${workId} and w.user_id = ${userId} and c.state = 'published'
+        where w.id = ${workId} and w.user_id = ${userId} and c.state = 'published' and c.kind = 'chapter'
           and c.id = any(${`{${ids.join(",")}}`}::bigint[])
           and not exists (select 1 from chapter_summaries s where s.chapter_id = c.id)
         on conflict (chapter_id) do update
@@ -176,7 +176,7 @@ async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry"
   try {
     const [[number], names, [template], provider] = await Promise.all([
       rowsOf<{ n: number }>(
-        await db.execute(sql`select count(*)::int as n from ${chapters} where work_id = ${job.workId} and state = 'published' and (position, id) <= (${row.position}, ${job.chapterId})`),
+        await db.execute(sql`select count(*)::int as n from ${chapters} where work_id = ${job.workId} and state = 'published' and kind = 'chapter' and (position, id) <= (${row.position}, ${job.chapterId})`),
       ),
       db
         .select({ entityId: storyEntityNames.entityId, name: storyEntityNames.name, isAlias: storyEntityNames.isAlias })

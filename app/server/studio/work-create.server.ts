@@ -9,9 +9,15 @@ import { DomainError } from "~/server/platform/errors.server";
 import { uploadBytes, type Upload } from "~/server/platform/form-data.server";
 import { deleteStoredImage, ImageError, storeCover } from "~/server/platform/images.server";
 import { streamTxtChapters, TxtImportError, type ParsedChapter, type TxtBytes } from "./txt-import.server";
-import { GAP } from "./positions.server";
+import { GAP } from "~/server/catalog/chapter-positions.server";
 import { createWork, getOwnedWork, type ChapterInput, type ChapterInserter, type Work } from "~/server/catalog/works.server";
 import { oncePerFormToken, type RecordResult } from "~/server/platform/form-tokens.server";
+import { fieldScreener, refuseForbidden, type FieldScreener } from "~/server/screening/screening.server";
+import { workFields } from "./settings.server";
+import { isOnlyInvisible } from "~/server/screening/matcher.server";
+import { STUDIO_MESSAGES } from "~/schemas/studio";
+import { settleNewWork } from "./review.server";
+import { readyScreening } from "~/server/screening/screening.server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -53,7 +59,7 @@ function asFieldError(error: unknown): unknown {
  * what only the end of the file can tell (no chapters, not text after all) is thrown
  * while iterating, inside the publishing transaction, which it rolls back.
  */
-function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ParsedChapter> {
+function streamTxtFile(bytes: TxtBytes, separator: string, screen: FieldScreener): Iterable<ParsedChapter> {
   let chapters: Iterable<ParsedChapter>;
   try {
     chapters = streamTxtChapters(bytes, separator || DEFAULT_SEPARATOR);
@@ -62,7 +68,14 @@ function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ParsedChapt
   }
   return (function* () {
     try {
-      yield* chapters;
+      // Each chapter screened as it is parsed: a 禁止 word refuses the whole file (docs/product.md#screening).
+      let n = 0;
+      for (const chapter of chapters) {
+        n++;
+        screen({ label: `第${n}章的标题`, field: "txt", text: chapter.title });
+        screen({ label: `第${n}章「${chapter.title}」的正文`, field: "txt", text: chapter.content });
+        yield chapter;
+      }
     } catch (error) {
       throw asFieldError(error);
     }
@@ -78,7 +91,7 @@ function streamTxtFile(bytes: TxtBytes, separator: string): Iterable<ParsedChapt
  */
 export async function previewTxt(userId: string, file: Upload, separator: string): Promise<TxtPreview> {
   const sep = separator || DEFAULT_SEPARATOR;
-  const parsed = streamTxtFile(file.chunks, sep);
+  const parsed = streamTxtFile(file.chunks, sep, await fieldScreener());
   const chapters: { title: string; wordCount: number }[] = [];
   const token = await db.transaction(async (tx) => {
     await deleteExpiredTxtImports(tx);
@@ -201,11 +214,20 @@ export interface PublishFiles {
 
 /** The chapters a publish creates, by type (docs/product.md: Rules, "Publish"). */
 async function chaptersFor(userId: string, input: PublishInput, files: PublishFiles): Promise<Iterable<ChapterInput> | ChapterInserter> {
-  if (input.type === "single_chapter") return [{ title: "正文", content: input.content ?? "" }];
+  const screen = await fieldScreener();
+  if (input.type === "single_chapter") {
+    if (input.content && isOnlyInvisible(input.content)) throw new DomainError(STUDIO_MESSAGES.contentInvisible, 400, "content");
+    screen({ label: "正文", field: "content", text: input.content });
+    return [{ title: "正文", content: input.content ?? "" }];
+  }
   if (input.type === "series") {
+    screen({ label: "章节标题", field: "chapterTitle", text: input.chapterTitle });
+    if (input.chapterContent && isOnlyInvisible(input.chapterContent)) throw new DomainError(STUDIO_MESSAGES.contentInvisible, 400, "chapterContent");
+    screen({ label: "章节正文", field: "chapterContent", text: input.chapterContent });
     return [{ title: input.chapterTitle?.trim() ?? "", content: input.chapterContent ?? "" }];
   }
-  if (files.txt) return streamTxtFile(files.txt.chunks, input.separator ?? DEFAULT_SEPARATOR);
+  // A staged import was screened when it was previewed (previewTxt).
+  if (files.txt) return streamTxtFile(files.txt.chunks, input.separator ?? DEFAULT_SEPARATOR, screen);
   const staged = input.importToken ? await stagedChapters(userId, input.importToken) : null;
   if (!staged) throw new DomainError(WORK_MESSAGES.txt, 400, "txt");
   return staged;
@@ -213,6 +235,8 @@ async function chaptersFor(userId: string, input: PublishInput, files: PublishFi
 
 /** Publishes a work from the wizard: chapters, cover, then one transaction for the rows. */
 export async function publishWork(userId: string, input: PublishInput, files: PublishFiles, formToken: string | null = null): Promise<Work> {
+  // The new work's chapters are screened inside its transaction (settleNewWork): the matcher first.
+  await readyScreening();
   // The same form sent twice (a double click, a retry after a cut connection) gives the
   // work the first one created (docs/decisions/077).
   return oncePerFormToken(
@@ -225,6 +249,7 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
 }
 
 async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
+  await refuseForbidden(workFields(input));
   if (input.categoryId !== undefined && input.categoryId !== null) await assertCategory(input.categoryId);
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
@@ -238,7 +263,11 @@ async function publishOnce(userId: string, input: PublishInput, files: PublishFi
   }
   let work: Work;
   try {
-    work = await createWork(userId, input, chapterList, coverUrl, record);
+    // The new work's chapters go out at once or wait for review, in its transaction (docs/product.md#review).
+    work = await createWork(userId, input, chapterList, coverUrl, async (tx, workId) => {
+      await settleNewWork(tx, Number(workId));
+      await record(tx, workId);
+    });
   } catch (error) {
     // A TXT refused at its end (or any failure) leaves no cover behind either.
     await deleteStoredImage(coverUrl).catch(() => {});

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { aiLabelLines, aigcMetadata, chapterLabelLine } from "~/server/ai/labels.server";
+import { aiLabelLines, aigcMetadata, chapterLabelLine } from "~/server/catalog/ai-labels.server";
 import { ZipWriter } from "~/server/platform/zip-writer.server";
 import { defaultCoverJpeg } from "~/server/catalog/default-cover.server";
 import { storedCoverJpeg } from "~/server/platform/images.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
-import { webStreamFrom } from "~/server/admin/exports/download.server";
+import { webStreamFrom } from "~/server/platform/download.server";
 import { downloadNames, prepareOwnWorkExport, workSections, type ExportOptions, type OwnWorkExport, type WorkDownload } from "./author-export.server";
 
 /**
@@ -67,6 +67,7 @@ h2 { font-size: 1.3em; }
 p { margin: 0 0 0.6em; text-indent: 0; }
 .author { text-align: center; margin-bottom: 2em; }
 .aigc { font-size: 0.85em; color: #555; }
+.author-note { margin-top: 2em; padding: 0.5em 1em; border-top: 1px solid #999; font-size: 0.9em; }
 .cover { text-align: center; margin: 0; padding: 0; }
 .cover img { max-width: 100%; max-height: 100%; }
 nav ol { list-style: none; padding-left: 1em; }
@@ -241,7 +242,9 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
     else entries.push({ kind: "chapter", ...chapter });
     const label = chapterLabelLine(section.aiLevel);
     const labelHtml = label ? `<p class="aigc">${xmlText(label)}</p>\n` : "";
-    await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${labelHtml}${paragraphs(section.content)}`, 1));
+    // 作者的话 after the text, a plain aside (decision 202): not a footnote, nothing points at it.
+    const note = /\S/.test(section.authorNote) ? `<aside class="author-note">\n<h3>作者的话</h3>\n${paragraphs(section.authorNote)}</aside>\n` : "";
+    await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${labelHtml}${paragraphs(section.content)}${note}`, 1));
   }
   await entry("OEBPS/nav.xhtml", navXhtml(entries, "text/c1.xhtml", cover !== null));
   await entry("OEBPS/toc.ncx", tocNcx(entries, work.id, work.title, author));

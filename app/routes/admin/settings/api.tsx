@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { ApiConfigForm } from "~/components/admin/api-config-form";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
-import { AdminDeleteDialog, AdminDialog, AdminErrorBox, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { AdminDeleteDialog, AdminDialog, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { apiConfigActionSchema } from "~/schemas/admin";
 import {
   createApiConfig,
@@ -17,7 +17,7 @@ import {
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/api";
 import { TableScroll } from "~/components/ui/table-scroll";
 
@@ -159,8 +159,4 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
       ) : null}
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

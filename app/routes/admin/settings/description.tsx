@@ -1,8 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
-import { AdminErrorBox, SingleSettingPage } from "~/components/admin/ui";
+import { SingleSettingPage } from "~/components/admin/ui";
 import { descriptionSchema, SITE_DESCRIPTION_MAX } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
@@ -37,8 +37,4 @@ export default function DescriptionSettings({ loaderData, actionData }: Route.Co
       errors={actionData?.error}
     />
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,10 +1,16 @@
-import { Form, redirect, useNavigation } from "react-router";
+import { data, Form, redirect } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { getEconomySettings, saveEconomySettings } from "~/server/economy/economy-settings.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { economySettingsFormSchema } from "~/schemas/admin";
+import { identityPolicySchema } from "~/schemas/identity";
+import { identityEnabled, identityPolicy, saveIdentityPolicy } from "~/server/identity/author-identity.server";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/economy";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 稿酬与定价 (docs/product.md#paying-by-chapter): the default 千字价 and its range, the
@@ -13,7 +19,8 @@ import type { Route } from "./+types/economy";
 export const meta: Route.MetaFunction = () => [{ title: "稿酬与定价 - 管理后台" }];
 
 export async function loader() {
-  return getEconomySettings();
+  const [settings, identity] = await Promise.all([getEconomySettings(), identityPolicy()]);
+  return { ...settings, identity, identityEnabled: identityEnabled() };
 }
 
 const FIELDS = [
@@ -27,9 +34,20 @@ const FIELDS = [
 
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
+  // 实名认证's two switches (decision 205): their own form on this page.
+  if (form.get("intent") === "identity") {
+    const sent = parseWithZod(form, { schema: identityPolicySchema });
+    if (sent.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
+    await saveIdentityPolicy(adminActorOf(context), { required: sent.value.required, sellWithoutKey: sent.value.sellWithoutKey });
+    return redirect("/admin/settings/economy?notice=saved");
+  }
+  const submission = parseWithZod(form, { schema: economySettingsFormSchema });
+  if (submission.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
+  const sent = submission.value;
   return replyOnDomainError(
     async () => {
-      await saveEconomySettings(adminActorOf(context), Object.fromEntries(FIELDS.map(([name]) => [name, form.get(name)])) as never);
+      // Each field as sent (undefined when left empty); saveEconomySettings checks every one.
+      await saveEconomySettings(adminActorOf(context), sent as Record<(typeof FIELDS)[number][0], unknown>);
       return redirect("/admin/settings/economy?notice=saved");
     },
     (error) => ({ field: error.field ?? null, error: error.message }),
@@ -37,7 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function EconomySettings({ loaderData, actionData }: Route.ComponentProps) {
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const error = actionData as { field: string | null; error: string } | undefined;
   return (
     <section className="admin-page">
@@ -52,9 +70,27 @@ export default function EconomySettings({ loaderData, actionData }: Route.Compon
           </label>
         ))}
         <p className="hint">作者分成按每笔收入向下取整；购买全部的优惠从章节价格之和中扣除（向下取整）。</p>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+          保存
+        </SubmitButton>
+      </Form>
+      <h2>实名认证</h2>
+      <Form method="post" className="admin-card" noValidate>
+        <input type="hidden" name="intent" value="identity" />
+        <p className="hint" data-testid="identity-key-state">
+          {loaderData.identityEnabled ? "实名认证已开启（已配置 IDENTITY_KEY）。" : "实名认证未开启：服务器未配置 IDENTITY_KEY，作者无法提交实名认证。"}
+        </p>
+        <label className="checkbox">
+          <input type="checkbox" name="required" defaultChecked={loaderData.identity.required} />
+          开通 VIP 章节和申请提现前须通过实名认证（提现收款人姓名须与认证姓名一致）
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" name="sellWithoutKey" defaultChecked={loaderData.identity.sellWithoutKey} />
+          实名认证未开启时，仍允许开通 VIP 章节和申请提现
+        </label>
+        <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </Form>
     </section>
   );

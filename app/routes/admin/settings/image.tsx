@@ -1,13 +1,17 @@
 import { useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, Notice, QueryNotice } from "~/components/admin/ui";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { Notice, QueryNotice } from "~/components/admin/ui";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { IMAGE_CONFIG_KEYS, removeSiteImage, replaceSiteImage } from "~/server/admin/site-settings.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { fileField, readFormData } from "~/server/platform/form-data.server";
+import { siteImageIntentSchema } from "~/schemas/admin";
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { SiteImageKind } from "~/server/platform/images.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/image";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 const MB = 1024 * 1024;
 
@@ -46,7 +50,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     async () => {
       // The multipart body may be a little larger than the file itself.
       const form = await readFormData(request, maxBytes + 64 * 1024, tooLarge);
-      if (form.get("intent") === "remove") {
+      const picked = parseWithZod(form, { schema: siteImageIntentSchema });
+      if (picked.status === "success" && picked.value.intent === "remove") {
         await removeSiteImage(adminActorOf(context), kind);
         return redirect(`${path}?notice=removed`);
       }
@@ -63,7 +68,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 export default function ImageSettings({ loaderData, actionData }: Route.ComponentProps) {
   const { kind, url, title, hint, maxBytes, tooLarge } = loaderData;
   const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   // With JavaScript a file over the limit is refused before it is sent (the server checks too).
   const [tooBig, setTooBig] = useState(false);
   const error = tooBig ? tooLarge : navigation.state === "idle" ? actionData?.error : undefined;
@@ -78,7 +83,7 @@ export default function ImageSettings({ loaderData, actionData }: Route.Componen
             <img src={url} alt={title} className={`admin-image-${kind}`} data-testid="current-image" />
             <Form method="post" encType="multipart/form-data">
               <input type="hidden" name="intent" value="remove" />
-              <button type="submit" className="btn btn-danger" disabled={busy}>移除</button>
+              <SubmitButton className="btn btn-danger" pending={busy}>移除</SubmitButton>
             </Form>
           </div>
         ) : (
@@ -104,8 +109,4 @@ export default function ImageSettings({ loaderData, actionData }: Route.Componen
       </div>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,15 +1,16 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
-import { data, Form, redirect, useFetcher, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect, useFetcher } from "react-router";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { legalSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { legalTextHtml } from "~/server/platform/sanitize.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/legal";
 import { orRouteError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议", path: "/admin/settings/terms" },
@@ -41,7 +42,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     const form = await readForm(request);
     const submission = parseWithZod(form, { schema: legalSchema });
     if (submission.status !== "success") return data({ result: submission.reply(), preview: null }, { status: 400 });
-    if (form.get("intent") === "preview") {
+    if (submission.value.intent === "preview") {
       return { result: submission.reply(), preview: legalTextHtml(submission.value.content) };
     }
     await saveSiteSettings(adminActorOf(context), `settings.${page.key === "terms_content" ? "terms" : "privacy"}`, { [page.key]: submission.value.content });
@@ -50,7 +51,6 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 }
 
 export default function LegalSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const previewer = useFetcher<typeof action>();
   const [text, setText] = useState(loaderData.content);
   const errors = actionData?.result.error;
@@ -76,9 +76,9 @@ export default function LegalSettings({ loaderData, actionData }: Route.Componen
             <FieldErrors id="legal-content-error" errors={errors?.content ?? undefined} />
           </label>
           <div className="admin-dialog-actions admin-left">
-            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-              {navigation.state === "submitting" ? "保存中..." : "保存"}
-            </button>
+            <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+              保存
+            </SubmitButton>
             <button
               type="submit"
               name="intent"
@@ -101,8 +101,4 @@ export default function LegalSettings({ loaderData, actionData }: Route.Componen
       </div>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -1,14 +1,15 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect } from "react-router";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { ADMIN_MESSAGES, paymentApiSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { getPaymentApiSettings, savePaymentApiSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/platform/form-data.server";
 import type { Route } from "./+types/payment-api";
 import { orRouteError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付接口配置 - 管理后台" }];
 
@@ -33,7 +34,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function PaymentApiSettings({ loaderData: { settings }, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(paymentApiSchema, {
     id: "payment-api",
     lastResult: actionData,
@@ -63,14 +63,10 @@ export default function PaymentApiSettings({ loaderData: { settings }, actionDat
           </span>
           <FieldErrors field={fields.merchantKey} />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </Form>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

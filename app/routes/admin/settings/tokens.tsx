@@ -1,16 +1,17 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { data, Form, redirect } from "react-router";
+import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { tokensSchema } from "~/schemas/admin";
-import { adminActorOf } from "~/server/platform/audit.server";
+import { adminActorOf } from "~/middleware/admin-actor.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { DAILY_TOKEN_CAP_KEY } from "~/server/economy/ledger.server";
 import { getSiteConfig } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/tokens";
 import { orRouteError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "Tokens配置 - 管理后台" }];
 
@@ -39,7 +40,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function TokensSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(tokensSchema, { id: "tokens", lastResult: actionData, defaultValue: loaderData });
   return (
     <section className="admin-page">
@@ -62,14 +62,10 @@ export default function TokensSettings({ loaderData, actionData }: Route.Compone
           <input {...getInputProps(fields.dailyTokenCap, { type: "text" })} inputMode="numeric" />
           <FieldErrors field={fields.dailyTokenCap} />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-          {navigation.state === "submitting" ? "保存中..." : "保存"}
-        </button>
+        <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+          保存
+        </SubmitButton>
       </Form>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

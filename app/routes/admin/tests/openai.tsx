@@ -1,13 +1,15 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, useNavigation } from "react-router";
-import { AdminErrorBox, FieldErrors, FormErrors, Notice } from "~/components/admin/ui";
+import { data, Form } from "react-router";
+import { FieldErrors, FormErrors, Notice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/forms";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
 import { readForm } from "~/server/platform/form-data.server";
 import type { Route } from "./+types/openai";
 import { orRouteError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "AI对话接口测试 - 管理后台" }];
 
@@ -28,9 +30,8 @@ export async function action({ request }: Route.ActionArgs) {
 }
 
 export default function ChatTest({ actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(chatTestSchema, { id: "chat-test", lastResult: actionData?.result, defaultValue: { model: "qwen-plus" } });
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <section className="admin-page">
       <h1>AI对话接口测试</h1>
@@ -56,14 +57,10 @@ export default function ChatTest({ actionData }: Route.ComponentProps) {
           <span>模型</span>
           <input {...getInputProps(fields.model, { type: "text" })} />
         </label>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? "测试中..." : "发送测试"}
-        </button>
+        <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="测试中...">
+          发送测试
+        </SubmitButton>
       </Form>
     </section>
   );
-}
-
-export function ErrorBoundary() {
-  return <AdminErrorBox />;
 }

@@ -9,19 +9,19 @@ import { TopUpForm } from "~/components/credits/top-up-form";
 import { Dialog } from "~/components/ui/dialog";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { Pagination } from "~/components/ui/pagination";
-import { CREDITS_MESSAGES, creditsActionSchema } from "~/schemas/credits";
-import { replyOnDomainError } from "~/server/platform/errors.server";
+import { CREDITS_MESSAGES, creditsActionSchema, creditsIntentSchema } from "~/schemas/credits";
+import { domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { siteOrigin } from "~/server/platform/request.server";
 import { userContext } from "~/middleware/guards.server";
-import { creditsToTokensRatio, exchangeCreditsForTokens, exchangeErrorMessage } from "~/server/economy/ledger.server";
+import { creditsToTokensRatio, EXCHANGE_MESSAGES, exchangeCreditsForTokens } from "~/server/economy/ledger.server";
 import { createPaymentOrder, isOnlinePaymentEnabled } from "~/server/economy/epay.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
-import { redeemErrorMessage, redeemForUser } from "~/server/economy/redeem.server";
+import { REDEEM_FAILED, redeemForUser } from "~/server/economy/redeem.server";
 import { getSiteConfig } from "~/server/platform/site-config.server";
 import { creditsReturnPath, paymentReturnCookie } from "~/server/platform/return-to.server";
-import { isSecureRequest } from "~/server/identity/session.server";
+import { isSecureRequest } from "~/server/platform/cookies.server";
 import { formatTokens } from "~/utils/format";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/credits";
@@ -84,7 +84,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: creditsActionSchema });
-  const intent = (["redeem", "exchange", "topup"] as const).find((i) => i === formData.get("intent")) ?? "redeem";
+  const picked = parseWithZod(formData, { schema: creditsIntentSchema });
+  const intent: Intent = picked.status === "success" ? picked.value.intent : "redeem";
   if (submission.status !== "success") return failed(intent, submission.reply(), 400);
   const value = submission.value;
   const returnTo = creditsReturnPath(url);
@@ -96,7 +97,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       // with the same notice.
       return redirectWithFlash(request, returnTo ?? "/credits", { kind: "success", text: `兑换成功，获得 ${amount} 积分` });
     } catch (error) {
-      const { message, status } = redeemErrorMessage(error);
+      const { message, status } = domainErrorOf(error, REDEEM_FAILED);
       return failed(intent, submission.reply({ fieldErrors: { code: [message] } }), status);
     }
   }
@@ -118,14 +119,14 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       if (text === null) return failed(intent, submission.reply({ fieldErrors: { amount: [CREDITS_MESSAGES.exchangeTooMuch] } }), 400);
       return redirectWithFlash(request, "/credits?tab=tokens", { kind: "success", text });
     } catch (error) {
-      const { message, status } = exchangeErrorMessage(error);
+      const { message, status } = domainErrorOf(error, EXCHANGE_MESSAGES.failed);
       return failed(intent, submission.reply({ formErrors: [message] }), status);
     }
   }
 
   return replyOnDomainError(
     async () => {
-      const order = await createPaymentOrder(user.id, value.amount, siteOrigin(url), formTokenOf(formData));
+      const order = await createPaymentOrder(user.id, value.amount, siteOrigin(), formTokenOf(formData));
       const headers = new Headers();
       if (returnTo) headers.append("Set-Cookie", await paymentReturnCookie.serialize(returnTo, { secure: isSecureRequest(request) }));
       return redirect(order.redirectUrl, { headers });

@@ -1,4 +1,4 @@
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
@@ -6,12 +6,17 @@ import { Pagination } from "~/components/ui/pagination";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { incomeActionSchema } from "~/schemas/credits";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { userContext } from "~/middleware/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/economy/income.server";
+import { identityNeeded } from "~/server/identity/author-identity.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/income";
 import { TableScroll } from "~/components/ui/table-scroll";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 我的收入 (docs/product.md#author-income): the income balance and what is held by pending
@@ -35,15 +40,20 @@ const PAYOUT_LABELS = { pending: "处理中", paid: "已支付", refused: "已�
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const [overview, flash] = await Promise.all([incomeOverview(user.id, parsePage(url.searchParams.get("page"))), takeFlash(request, url)]);
-  return data({ ...overview, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+  const [overview, flash, needsIdentity] = await Promise.all([
+    incomeOverview(user.id, parsePage(url.searchParams.get("page"))),
+    takeFlash(request, url),
+    identityNeeded(user.id),
+  ]);
+  return data({ ...overview, needsIdentity, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const form = await readForm(request);
-  const intent = form.get("intent");
-  if (intent !== "payout" && intent !== "convert") return data({ intent: "payout", field: null, error: "未知操作" }, { status: 400 });
+  const submission = parseWithZod(form, { schema: incomeActionSchema });
+  if (submission.status !== "success") return data({ intent: "payout", field: null, error: "未知操作" }, { status: 400 });
+  const { intent, amount, payee, payeeName } = submission.value;
   return replyOnDomainError(
     async () => {
       if (intent === "payout") {
@@ -52,12 +62,12 @@ export async function action({ request, context }: Route.ActionArgs) {
           user.id,
           "payout",
           formTokenOf(form),
-          async (record) => (await requestPayout(user.id, form.get("amount"), form.get("payee"), record)).id,
+          async (record) => (await requestPayout(user.id, amount, payee, record, payeeName)).id,
           async (resultId) => Number(resultId),
         );
         return redirectWithFlash(request, "/income", { kind: "success", text: `提现申请 #${id} 已提交，金额已冻结，等待处理` });
       }
-      const { credits } = await convertIncomeToCredits(user.id, form.get("amount"));
+      const { credits } = await convertIncomeToCredits(user.id, amount);
       return redirectWithFlash(request, "/income", { kind: "success", text: `已转为积分，当前积分 ${credits}` });
     },
     (error) => ({ intent, field: error.field ?? null, error: error.message }),
@@ -66,7 +76,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Income({ actionData }: Route.ComponentProps) {
   const page = useLoaderData<typeof loader>();
-  const busy = useNavigation().state === "submitting";
+  const busy = useIsPending();
   const answer = actionData as { intent: "payout" | "convert"; field: string | null; error: string } | undefined;
   const errorOf = (intent: string, field: string) => (answer?.intent === intent && (answer.field === field || (!answer.field && field === "amount")) ? answer.error : undefined);
   return (
@@ -90,6 +100,11 @@ export default function Income({ actionData }: Route.ComponentProps) {
       <div className="income-forms">
         <Form method="post" className="card form">
           <h2>提现申请</h2>
+          {page.needsIdentity ? (
+            <p className="notice" data-testid="payout-identity">
+              提现前需要先完成<Link to="/settings/identity">实名认证</Link>，收款人姓名须与认证姓名一致。
+            </p>
+          ) : null}
           <input type="hidden" name="intent" value="payout" />
           <FormTokenField token={page.formToken} />
           <div className="field">
@@ -102,9 +117,14 @@ export default function Income({ actionData }: Route.ComponentProps) {
             <textarea id="payee" name="payee" rows={2} maxLength={500} required />
             <FieldError errors={errorOf("payout", "payee")} alert as="p" />
           </div>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <div className="field">
+            <label htmlFor="payee-name">收款人姓名（须与实名认证的姓名一致）</label>
+            <input id="payee-name" name="payeeName" maxLength={50} autoComplete="name" />
+            <FieldError errors={errorOf("payout", "payeeName")} alert as="p" />
+          </div>
+          <SubmitButton className="btn btn-primary" pending={busy}>
             提交申请
-          </button>
+          </SubmitButton>
         </Form>
         <Form method="post" className="card form">
           <h2>转为积分</h2>
@@ -115,9 +135,9 @@ export default function Income({ actionData }: Route.ComponentProps) {
             <input id="convert-amount" name="amount" inputMode="numeric" required />
             <FieldError errors={errorOf("convert", "amount")} alert as="p" />
           </div>
-          <button type="submit" className="btn" disabled={busy}>
+          <SubmitButton className="btn" pending={busy}>
             转为积分
-          </button>
+          </SubmitButton>
         </Form>
       </div>
 

@@ -3,7 +3,7 @@ import { userContext } from "~/middleware/guards.server";
 import { getOwnPaymentOrder } from "~/server/economy/payment-orders.server";
 import { redirectWithFlash } from "~/server/platform/flash.server";
 import { paymentReturnCookie, paymentReturnPath } from "~/server/platform/return-to.server";
-import { isSecureRequest } from "~/server/identity/session.server";
+import { isSecureRequest } from "~/server/platform/cookies.server";
 import type { Route } from "./+types/payment-success";
 
 export const meta: Route.MetaFunction = () => [{ title: "支付结果 - 砚台" }];

@@ -2,7 +2,7 @@ import { Link, useLoaderData } from "react-router";
 import { ShelfCard } from "~/components/library/shelf-card";
 import { Pagination } from "~/components/ui/pagination";
 import { userContext } from "~/middleware/guards.server";
-import { listShelf, parseShelfSort } from "~/server/catalog/visibility.server";
+import { listShelf, parseShelfSort } from "~/server/reading/library.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/following";

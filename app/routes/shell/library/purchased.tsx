@@ -1,7 +1,7 @@
 import { useLoaderData } from "react-router";
 import { LibraryGrid } from "~/components/library/library-grid";
 import { userContext } from "~/middleware/guards.server";
-import { listPurchased } from "~/server/catalog/visibility.server";
+import { listPurchased } from "~/server/reading/library.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/purchased";

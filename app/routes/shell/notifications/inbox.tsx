@@ -1,11 +1,16 @@
 import { data, Form, Link, useLoaderData } from "react-router";
 import { inboxLineText } from "~/components/notifications/inbox-line-text";
+import { AnnouncementList } from "~/components/announcements";
+import { inboxAnnouncements, markAnnouncementRead } from "~/server/catalog/front-page.server";
+import { announcementReadSchema } from "~/schemas/front-page";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { notificationActionSchema } from "~/schemas/notifications";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { userContext } from "~/middleware/guards.server";
 import {
   listNotifications,
@@ -21,34 +26,51 @@ import type { Route } from "./+types/inbox";
 /**
  * `/notifications` (消息通知, docs/product.md#notifications): the user's lines, newest first;
  * 标为已读 per line, 全部已读, 静音 per work and the muted works with 取消静音. Plain forms
- * (POST, redirect, GET); live through the shell's event stream.
+ * (POST, redirect, GET); live through the shell's event stream. Above the lines, the current
+ * 公告 with 标为已读 (`intent` read-announcement, docs/decisions/198).
  */
 export const meta: Route.MetaFunction = () => [{ title: "消息通知 - 砚台" }];
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const [inbox, flash] = await Promise.all([listNotifications(user.id, parsePage(url.searchParams.get("page"))), takeFlash(request, url)]);
-  return data({ ...inbox, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+  const [inbox, announcements, flash] = await Promise.all([
+    listNotifications(user.id, parsePage(url.searchParams.get("page"))),
+    inboxAnnouncements(user.id),
+    takeFlash(request, url),
+  ]);
+  return data({ ...inbox, announcements, notice: flash.notice }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
-const DONE: Record<string, string> = {
+const DONE = {
   read: "已标为已读",
   "read-all": "全部标为已读",
   mute: "已静音这部作品的通知",
   unmute: "已取消静音",
-};
+} as const;
 
 export async function action({ request, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const form = await readForm(request);
-  const intent = String(form.get("intent") ?? "");
-  if (!(intent in DONE)) return data({ error: "未知操作" }, { status: 400 });
-  const back = safeRedirectPath(form.get("back"), "/notifications", (path) => path === "/notifications");
+  if (form.get("intent") === "read-announcement") {
+    const read = parseWithZod(form, { schema: announcementReadSchema });
+    if (read.status !== "success") return data({ error: "公告不存在或已结束" }, { status: 400 });
+    return replyOnDomainError(
+      async () => {
+        await markAnnouncementRead(user.id, read.value.id);
+        return redirectWithFlash(request, "/notifications", { kind: "success", text: DONE.read });
+      },
+      (error) => ({ error: error.message }),
+    );
+  }
+  const submission = parseWithZod(form, { schema: notificationActionSchema });
+  if (submission.status !== "success") return data({ error: "未知操作" }, { status: 400 });
+  const { intent, id, workId } = submission.value;
+  const back = safeRedirectPath(submission.value.back, "/notifications", (path) => path === "/notifications");
   return replyOnDomainError(
     async () => {
-      if (intent === "read") await markNotificationRead(user.id, form.get("id"));
+      if (intent === "read") await markNotificationRead(user.id, id);
       else if (intent === "read-all") await markAllNotificationsRead(user.id);
-      else await setWorkMuted(user.id, form.get("workId"), intent === "mute");
+      else await setWorkMuted(user.id, workId, intent === "mute");
       return redirectWithFlash(request, back, { kind: "success", text: DONE[intent] });
     },
     (error) => ({ error: error.message }),
@@ -56,7 +78,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Inbox({ actionData }: Route.ComponentProps) {
-  const { lines, unread, page, pageCount, muted, notice } = useLoaderData<typeof loader>();
+  const { lines, unread, page, pageCount, muted, notice, announcements } = useLoaderData<typeof loader>();
   const back = page > 1 ? `/notifications?page=${page}` : "/notifications";
   const answer = actionData as { error?: string } | undefined;
   return (
@@ -64,6 +86,20 @@ export default function Inbox({ actionData }: Route.ComponentProps) {
       <h1>消息通知</h1>
       <FlashMessage notice={notice} />
       <FieldError errors={answer?.error} alert as="p" />
+      <AnnouncementList
+        announcements={announcements}
+        action={(a) =>
+          a.unread ? (
+            <Form method="post">
+              <input type="hidden" name="intent" value="read-announcement" />
+              <input type="hidden" name="id" value={a.id} />
+              <button type="submit" className="btn btn-small btn-ghost" aria-label={`将公告“${a.title}”标为已读`}>
+                标为已读
+              </button>
+            </Form>
+          ) : null
+        }
+      />
       <div className="inbox-head">
         <p className="muted" data-testid="inbox-unread">
           {unread > 0 ? `${unread >= 100 ? "99+" : unread} 条未读` : "没有未读通知"}
@@ -93,6 +129,11 @@ export default function Inbox({ actionData }: Route.ComponentProps) {
                     inboxLineText(line)
                   )}
                 </p>
+                {line.authorNote ? (
+                  <p className="inbox-line-note muted" data-testid="inbox-author-note">
+                    作者的话：{line.authorNote}
+                  </p>
+                ) : null}
                 <time className="muted" dateTime={line.at}>
                   {formatShanghai(line.at)}
                 </time>

@@ -1,4 +1,4 @@
-import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { downloadHeaders } from "~/server/platform/download.server";
 import { exportReaderEpub } from "~/server/reading/book-epub.server";
 import { toResponse } from "~/server/platform/errors.server";
 import { userContext } from "~/middleware/guards.server";

@@ -5,7 +5,8 @@ import { threadHref } from "~/components/comments/comment-links";
 import { useCommentsChanged, type LiveCommentsHandle } from "~/components/comments/live-comments";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import { COMMENT_MAX_CHARS } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS, commentActionSchema } from "~/schemas/comments";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   COMMENT_MESSAGES,
   listComments,
@@ -18,7 +19,7 @@ import {
   setLike,
   setMuted,
 } from "~/server/community/comments.server";
-import { asRouteError, DomainError, replyOnDomainError } from "~/server/platform/errors.server";
+import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { parseChapterOrder } from "~/server/reading/reader.server";
@@ -67,7 +68,8 @@ export async function loader({ request, url, params }: Route.LoaderArgs) {
     const formTokens = viewer ? { post: newFormToken(), replies: Object.fromEntries(thread.comments.map((c) => [c.id, newFormToken()])) } : null;
     return { ...thread, sort, signedIn: Boolean(viewer), formTokens };
   } catch (error) {
-    if (dialog && error instanceof DomainError) return data({ dialogError: error.message }, { status: error.status });
+    const known = dialog ? domainErrorOf(error) : null;
+    if (known) return data({ dialogError: known.message }, { status: known.status });
     return asRouteError(error);
   }
 }
@@ -76,10 +78,12 @@ export async function action({ request, url, params }: Route.ActionArgs) {
   const user = await getSessionUser(request);
   if (!user) throw redirect(loginRedirectUrl(url));
   const form = await readForm(request);
-  const intent = form.get("intent");
+  const submission = parseWithZod(form, { schema: commentActionSchema });
+  if (submission.status !== "success") return data({ error: "未知操作", comment: null }, { status: 400 });
+  const { intent, on, enhanced } = submission.value;
   const workId = Number(params.id);
   const order = parseChapterOrder(url.searchParams.get("chapter"));
-  const id = parseCommentId(form.get("comment"));
+  const id = parseCommentId(submission.value.comment);
   // The page again, without an older notice, or with one: 评论已发表, 回复已发表, 举报已收到.
   const query = new URLSearchParams(url.search);
   query.delete("posted");
@@ -87,8 +91,7 @@ export async function action({ request, url, params }: Route.ActionArgs) {
   const here = `${url.pathname}?${query}`;
   const noticed = (key: "posted" | "reported", value: string) => `${here}&${new URLSearchParams({ [key]: value })}`;
   // From the reader's thread dialog (JavaScript): data for its fetcher instead of a redirect.
-  const enhanced = form.get("enhanced") === "1";
-  const done = (to: string) => (enhanced ? data<CommentAnswer>({ ok: true, intent: String(intent), comment: id || null }) : redirect(to));
+  const done = (to: string) => (enhanced ? data<CommentAnswer>({ ok: true, intent, comment: id || null }) : redirect(to));
   return replyOnDomainError(
     async () => {
       switch (intent) {
@@ -108,28 +111,26 @@ export async function action({ request, url, params }: Route.ActionArgs) {
                   order,
                   paragraph: intent === "post" ? parseParagraph(url.searchParams.get("p")) : null,
                   parentId: intent === "reply" ? id : null,
-                  body: form.get("body"),
+                  body: submission.value.body,
                 },
                 record,
               ),
             async (first) => ({ id: Number(first) }),
           );
-          return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${noticed("posted", intent)}#c-${posted.id}`);
+          return enhanced ? data<CommentAnswer>({ ok: true, intent, comment: posted.id }) : redirect(`${noticed("posted", "held" in posted && posted.held ? "held" : intent)}#c-${posted.id}`);
         }
         case "like":
-          await setLike(user, id, form.get("on") === "1");
+          await setLike(user, id, on);
           break;
         case "hide":
-          await setHidden(user, id, form.get("on") === "1");
+          await setHidden(user, id, on);
           break;
         case "mute":
-          await setMuted(user, id, form.get("on") === "1");
+          await setMuted(user, id, on);
           break;
         case "report":
-          await reportComment(user, id, form.get("reason"));
+          await reportComment(user, id, submission.value.reason);
           return done(`${noticed("reported", "1")}#c-${id}`);
-        default:
-          return data({ error: "未知操作", comment: null }, { status: 400 });
       }
       return done(`${here}#c-${id}`);
     },
@@ -193,7 +194,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
         </p>
       ) : posted ? (
         <p role="status" className="notice" data-testid="posted-notice">
-          {posted === "reply" ? "回复已发表。" : "评论已发表。"}
+          {posted === "held" ? "已提交，内容需审核，通过后其他读者可见。" : posted === "reply" ? "回复已发表。" : "评论已发表。"}
         </p>
       ) : null}
 

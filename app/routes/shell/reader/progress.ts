@@ -1,5 +1,7 @@
 import { isSameOriginPost } from "~/server/platform/csrf.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { readingProgressSchema } from "~/schemas/reader";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { parseChapterOrder, parseFrom, saveProgressFor } from "~/server/reading/reader.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import type { Route } from "./+types/progress";
@@ -19,14 +21,15 @@ export async function action({ request, params }: Route.ActionArgs) {
   if (!isSameOriginPost(request)) return new Response(null, { status: 403 });
   const user = await getSessionUser(request);
   if (!user) return new Response(null, { status: 401 });
-  const form = await readForm(request);
+  const submission = parseWithZod(await readForm(request), { schema: readingProgressSchema });
+  if (submission.status !== "success") return new Response(null, { status: 400 });
   // chapterId (stable across reorders, docs/decisions/080); chapter (its number) from older pages.
-  const chapterId = parseChapterOrder(String(form.get("chapterId") ?? ""));
-  const order = parseChapterOrder(String(form.get("chapter") ?? ""));
+  const chapterId = parseChapterOrder(submission.value.chapterId);
+  const order = parseChapterOrder(submission.value.chapter);
   if (chapterId === null && order === null) return new Response(null, { status: 400 });
   const ref = chapterId !== null ? { chapterId } : { order: order! };
   try {
-    const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(String(form.get("paragraph") ?? "")));
+    const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(submission.value.paragraph));
     return new Response(null, { status: saved ? 204 : 404 });
   } catch (error) {
     return toResponse(error);

@@ -1,44 +1,48 @@
 import { data, redirect } from "react-router";
 import {
   autoBuyChapter,
-  canReadChapter,
   chapterMark,
   type ChapterMark,
   isAutoSubscribed,
-  isByChapter,
   ownedChapterIds,
   purchaseAllChapters,
   purchaseChapter,
   quoteAllChapters,
   setAutoSubscribe,
 } from "~/server/economy/chapter-sales.server";
-import { getChapterByOrder, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
+import { getChapterByOrder, getPublishedNotice, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
+import { maskTexts } from "~/server/screening/screening.server";
 import { commentCounts } from "~/server/community/comments.server";
-import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
-import { purchaseErrorMessage, purchaseWork } from "~/server/economy/ledger.server";
-import { OWNER_INTENTS, runMyWorksAction } from "~/server/studio/my-works.server";
+import { readerActionSchema } from "~/schemas/reader";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { LEDGER_MESSAGES, purchaseWork } from "~/server/economy/ledger.server";
+import { OWNER_INTENTS, runMyWorksAction } from "~/routes/shell/works/my-works-actions.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/identity/session.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { getWorkForViewer, isFavorited } from "~/server/catalog/works.server";
 import { listCategories } from "~/server/catalog/categories.server";
+import { canReadChapter, isByChapter } from "~/server/catalog/chapter-access.server";
 import {
+  authorNoteForReaders,
   getProgress,
   neighbours,
+  maskedBatch,
   paragraphBatch,
   parseChapterOrder,
   parseFrom,
   parseTocOrder,
-  progressHref,
   READER_MESSAGES,
   saveProgress,
-  splitParagraphs,
   tableOfContents,
   TOC_PAGE_SIZE,
 } from "~/server/reading/reader.server";
 import { safeRedirectPath } from "~/utils/redirect";
+import { configuredSiteOrigin } from "~/server/platform/request.server";
+import { progressHref, splitParagraphs } from "~/utils/reading";
 import { parsePage } from "~/utils/pagination";
 
 /**
@@ -59,8 +63,11 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   const chapterId = url.searchParams.get("chapterId");
   if (chapterId !== null) {
     const number = /^\d{1,15}$/.test(chapterId) ? await publishedChapterNumber(work.id, Number(chapterId)) : null;
-    if (number === null) throw data(READER_MESSAGES.chapterMissing, { status: 404 });
-    throw redirect(`/works/${work.id}?chapter=${number}`);
+    if (number !== null) throw redirect(`/works/${work.id}?chapter=${number}`);
+    // A notice chapter has no number: its address is `?notice=<id>` (decision 203).
+    const notice = /^\d{1,15}$/.test(chapterId) ? await getPublishedNotice(work.id, Number(chapterId)) : null;
+    if (notice) throw redirect(`/works/${work.id}?notice=${notice.id}`);
+    throw data(READER_MESSAGES.chapterMissing, { status: 404 });
   }
 
   // An r18 work behind its gate shows no more than its title and author.
@@ -109,7 +116,26 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // Stays open after buying, so the dialog can show its success state.
     purchaseOpen: url.searchParams.get("purchase") === "1" && signedIn && !isOwner && work.visibility === "public-vip",
   };
-  const common = { gate, work: header, defaultCoverUrl, access };
+  // Absolute addresses in the page's meta come from SITE_URL alone (docs/decisions/200).
+  const common = { gate, work: header, defaultCoverUrl, access, siteOrigin: configuredSiteOrigin() };
+
+  // `?notice=<id>`: a notice chapter (请假条, 作品相关: decision 203). Free whatever the
+  // work's pricing, outside the numbering and prev/next; opening it moves no reading position.
+  const noticeId = url.searchParams.get("notice");
+  if (noticeId !== null) {
+    const notice = /^\d{1,15}$/.test(noticeId) ? await getPublishedNotice(work.id, Number(noticeId)) : null;
+    if (!notice) throw data(READER_MESSAGES.chapterMissing, { status: 404 });
+    const [paragraphs, authorNote, flash] = await Promise.all([maskTexts(splitParagraphs(notice.content)), authorNoteForReaders(notice.authorNote), takeFlash(request, url)]);
+    return withFlashCookie(
+      {
+        ...common,
+        mode: "notice" as const,
+        notice: flash.notice,
+        noticeChapter: { id: notice.id, title: notice.title, kind: notice.kind as "leave" | "about", paragraphs, authorNote },
+      },
+      flash.setCookie,
+    );
+  }
 
   const order = parseChapterOrder(url.searchParams.get("chapter"));
   // A paid work's chapter opens for whoever owns it (the work, or this chapter) and, when
@@ -144,7 +170,9 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     );
   }
   if (chapter && open) {
-    const batch = paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from")));
+    const batch = await maskedBatch(paragraphBatch(splitParagraphs(chapter.content), parseFrom(url.searchParams.get("from"))));
+    // 作者的话 under the text, for whoever may read the chapter (decision 202).
+    const authorNote = await authorNoteForReaders(chapter.authorNote);
     // The bubbles of this batch come with it (the next batches bring their own).
     // `toc` opens the chapter list drawer on that page of the list (docs/product.md#reading-comfort).
     const drawerPage = url.searchParams.get("toc");
@@ -176,6 +204,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       notice: flash.notice,
       chapter: { id: chapter.id, title: chapter.title, order: chapter.order, aiLevel: chapter.aiLevel },
       batch,
+      authorNote,
       comments,
       prev: around.prev,
       next: around.next,
@@ -269,16 +298,16 @@ export async function handleReaderAction(request: Request, url: URL, idParam: st
   if (!user) throw redirect(loginRedirectUrl(url));
   const workId = Number(idParam);
   const form = await readForm(request);
-  const enhanced = form.get("enhanced") === "1";
-  const intent = form.get("intent");
+  const submission = parseWithZod(form, { schema: readerActionSchema });
+  if (submission.status !== "success") return data<ReaderActionData>({ intent: "favorite", error: "未知操作" }, { status: 400 });
+  const { intent, enhanced, on } = submission.value;
 
   if (intent === "favorite") {
-    const on = form.get("on") === "1";
     return replyOnDomainError(
       async () => {
         await setFavorite(user, workId, on);
         if (enhanced) return data<ReaderActionData>({ intent: "favorite", on });
-        return redirect(safeRedirectPath(form.get("back"), `/works/${workId}`));
+        return redirect(safeRedirectPath(submission.value.back, `/works/${workId}`));
       },
       (error): ReaderActionData => ({ intent: "favorite", error: error.message }),
     );
@@ -290,7 +319,7 @@ export async function handleReaderAction(request: Request, url: URL, idParam: st
       if (enhanced) return data<ReaderActionData>({ intent: "purchase", ok: true, already: result.status === "already-purchased" });
       return redirect(`/works/${workId}`);
     } catch (error) {
-      const { message, status } = purchaseErrorMessage(error);
+      const { message, status } = domainErrorOf(error, LEDGER_MESSAGES.purchaseFailed);
       return data<ReaderActionData>({ intent: "purchase", error: message }, { status });
     }
   }
@@ -298,37 +327,33 @@ export async function handleReaderAction(request: Request, url: URL, idParam: st
   // Paying by chapter: 购买本章 (also 自动订阅's purchase), 购买全部, and the 自动订阅 switch.
   // Each answers with a redirect back to the chapter (POST, redirect, GET), where it opens.
   if (intent === "buy-chapter" || intent === "buy-all" || intent === "auto-subscribe") {
-    const order = parseChapterOrder(String(form.get("order") ?? ""));
+    const { chapterId, auto, total, price } = submission.value;
+    const order = parseChapterOrder(submission.value.order);
     const back = order === null ? `/works/${workId}` : `/works/${workId}?chapter=${order}`;
     try {
       if (intent === "auto-subscribe") {
-        const on = form.get("on") === "1";
         await setAutoSubscribe(user, workId, on);
         return redirectWithFlash(request, back, { kind: "success", text: on ? "已开启自动订阅" : "已关闭自动订阅" });
       }
       if (intent === "buy-all") {
-        const confirmed = Number(form.get("total"));
-        const result = await purchaseAllChapters(user.id, workId, Number.isSafeInteger(confirmed) && confirmed >= 0 ? confirmed : undefined);
+        const result = await purchaseAllChapters(user.id, workId, total);
         const text = result.status === "purchased" ? `已购买全部 ${result.count} 章，花费 ${result.total} 积分` : "你已拥有全部VIP章节";
         return redirectWithFlash(request, back, { kind: "success", text });
       }
-      const chapterId = Number(form.get("chapterId"));
-      const auto = form.get("auto") === "1";
       const result = auto ? await autoBuyChapter(user.id, workId, chapterId) : await purchaseChapter(user.id, workId, chapterId);
       if (!result) return redirect(back);
       const target = `/works/${workId}?chapter=${result.order}`;
       const text = result.status === "purchased" ? `${auto ? "自动订阅：" : ""}已购买本章，花费 ${result.price} 积分` : "你已拥有本章";
       return redirectWithFlash(request, target, { kind: "success", text });
     } catch (error) {
-      const { message, status } = purchaseErrorMessage(error);
-      const price = Number(form.get("price"));
-      const missing = status === 402 && Number.isSafeInteger(price) ? Math.max(0, price - (user.credits ?? 0)) : undefined;
+      const { message, status } = domainErrorOf(error, LEDGER_MESSAGES.purchaseFailed);
+      const missing = status === 402 && price !== undefined ? Math.max(0, price - (user.credits ?? 0)) : undefined;
       return data<ReaderActionData>({ intent, error: message, missing }, { status });
     }
   }
 
   // The owner's price, visibility and delete controls, answered on this page.
-  if ((OWNER_INTENTS as readonly unknown[]).includes(intent)) {
+  if ((OWNER_INTENTS as readonly string[]).includes(intent)) {
     const outcome = await runMyWorksAction(user.id, form);
     if (outcome.ok) return redirect(outcome.redirectTo);
     return data<ReaderActionData>({ intent: "owner", error: outcome.message }, { status: outcome.status });

@@ -7,11 +7,13 @@ import { LockedChapter } from "~/components/reader/locked-chapter";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
+import { NoticeChapter } from "~/components/reader/notice-chapter";
 import { WorkHeader } from "~/components/reader/work-header";
 import { authHref } from "~/components/shell/auth-links";
 import { AppLink } from "~/components/ui/app-link";
 import { authorWorksHref } from "~/schemas/discovery";
 import { workFeedHref } from "~/utils/feed";
+import { noindex, readerMeta, siteNameOf } from "~/components/shell/seo-meta";
 import { OwnerControls } from "~/components/works/my-work-card";
 import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./reader-page.server";
 import type { Route } from "./+types/work";
@@ -19,14 +21,18 @@ import { FieldError } from "~/components/ui/forms";
 import type { LiveCommentsHandle } from "~/components/comments/live-comments";
 import { ThreadDialog } from "~/components/comments/thread-dialog";
 
-export const meta: Route.MetaFunction = ({ data }) => {
+export const meta: Route.MetaFunction = ({ data, matches }) => {
   if (!data) return [{ title: "作品 - 砚台" }];
-  const chapter = data.gate === "ok" && data.mode === "chapter" ? `${data.chapter.title} - ` : "";
+  const siteName = siteNameOf(matches);
+  // An R-18 work behind its gate: the title, and no engine keeps it.
+  if (data.gate !== "ok") return [{ title: `${data.work.title} - 砚台` }, noindex()];
+  const chapter = data.mode === "chapter" || data.mode === "locked" ? data.chapter : null;
   // Feed readers and browsers find the work's chapter feed from any of its pages.
-  const feed = data.gate === "ok" ? workFeedHref(data.work) : null;
+  const feed = workFeedHref(data.work);
   return [
-    { title: `${chapter}${data.work.title} - 砚台` },
-    ...(feed ? [{ tagName: "link", rel: "alternate", type: "application/atom+xml", title: `《${data.work.title}》章节更新`, href: feed }] : []),
+    { title: `${data.mode === "chapter" ? `${data.chapter.title} - ` : data.mode === "notice" ? `${data.noticeChapter.title} - ` : ""}${data.work.title} - 砚台` },
+    { tagName: "link", rel: "alternate", type: "application/atom+xml", title: `《${data.work.title}》章节更新`, href: feed },
+    ...readerMeta({ origin: data.siteOrigin, siteName, work: data.work, defaultCoverUrl: data.defaultCoverUrl, chapter }),
   ];
 };
 
@@ -108,7 +114,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   // The chapter's address as loaded, and the paragraph whose thread dialog is open.
   const search = new URLSearchParams(location.search);
   const from = search.get("from");
-  const chapterAddress = page.mode !== "work" ? `${here}?chapter=${page.chapter.order}${from ? `&from=${encodeURIComponent(from)}` : ""}` : here;
+  const chapterAddress = page.mode === "chapter" || page.mode === "locked" ? `${here}?chapter=${page.chapter.order}${from ? `&from=${encodeURIComponent(from)}` : ""}` : here;
   const threadParam = search.get("thread");
   const thread = page.mode === "chapter" && page.comments && threadParam && /^\d{1,7}$/.test(threadParam) ? Number(threadParam) : null;
   const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
@@ -118,7 +124,14 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   return (
     <section className="reader">
       <FlashMessage notice={page.notice} />
-      {page.mode === "locked" ? (
+      {page.mode === "notice" ? (
+        <>
+          <p className="reader-breadcrumb">
+            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
+          </p>
+          <NoticeChapter key={page.noticeChapter.id} workId={work.id} notice={page.noticeChapter} />
+        </>
+      ) : page.mode === "locked" ? (
         <>
           <p className="reader-breadcrumb">
             <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
@@ -149,6 +162,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             workId={work.id}
             chapter={page.chapter}
             batch={page.batch}
+            authorNote={page.authorNote}
             prev={page.prev}
             next={page.next}
             saveProgress={access.signedIn}
@@ -254,6 +268,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             pageCount={page.toc.pageCount}
             order={page.toc.order}
             latest={page.toc.latest}
+            notices={page.toc.notices}
             readable={!locked || work.vipFrom !== null}
             marks={page.marks}
           />
@@ -277,7 +292,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const location = useLocation();
   const revalidator = useRevalidator();
   const search = new URLSearchParams(location.search);
-  const inChapter = search.has("chapter") || search.has("chapterId");
+  const inChapter = search.has("chapter") || search.has("chapterId") || search.has("notice");
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const message = isRouteErrorResponse(error) && typeof error.data === "string" ? error.data : "";
 

@@ -1,4 +1,4 @@
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
 import { replyOnDomainError } from "~/server/platform/errors.server";
@@ -9,6 +9,8 @@ import { AVATAR_INPUT_MAX_BYTES } from "~/server/platform/images.server";
 import { replaceAvatar } from "~/server/identity/profile.server";
 import type { Route } from "./+types/avatar";
 import { FormError } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
 
@@ -34,8 +36,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Avatar({ actionData }: Route.ComponentProps) {
   const { avatarUrl, nickname } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <SettingsSubPage title="修改头像">
       <div className="avatar-current">
@@ -53,7 +54,7 @@ export default function Avatar({ actionData }: Route.ComponentProps) {
         </label>
         <FormError errors={actionData?.error} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "上传中..." : "上传头像"}</button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="上传中...">上传头像</SubmitButton>
           <Link className="btn" to="/settings">取消</Link>
         </div>
       </Form>

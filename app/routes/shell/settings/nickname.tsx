@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
 import { redirectWithFlash } from "~/server/platform/flash.server";
@@ -10,6 +10,8 @@ import { updateNickname } from "~/server/identity/profile.server";
 import type { Route } from "./+types/nickname";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
 
@@ -30,9 +32,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Nickname({ actionData }: Route.ComponentProps) {
   const { nickname } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(nicknameSchema, { id: "nickname", lastResult: actionData, defaultValue: { nickname } });
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <SettingsSubPage title="修改昵称">
       <Form method="post" {...getFormProps(form)}>
@@ -44,7 +45,7 @@ export default function Nickname({ actionData }: Route.ComponentProps) {
         </label>
         <FormError form={form} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">保存</SubmitButton>
           <Link className="btn" to="/settings">取消</Link>
         </div>
       </Form>

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { passwordChangeSchema } from "~/schemas/settings";
@@ -11,6 +11,8 @@ import { changePassword } from "~/server/identity/profile.server";
 import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/password";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
 
@@ -42,9 +44,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Password({ actionData }: Route.ComponentProps) {
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(passwordChangeSchema, { id: "password", lastResult: actionData });
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <SettingsSubPage title="修改密码">
       <p className="muted">修改成功后，所有设备上的登录都会失效，需要用新密码重新登录。</p>
@@ -57,7 +58,7 @@ export default function Password({ actionData }: Route.ComponentProps) {
         <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} />
         <FormError form={form} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "修改密码"}</button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">修改密码</SubmitButton>
           <Link className="btn" to="/settings">取消</Link>
         </div>
       </Form>

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
@@ -10,6 +10,8 @@ import { userContext } from "~/middleware/guards.server";
 import { getAccountSettings, updatePixivId } from "~/server/identity/profile.server";
 import type { Route } from "./+types/pixiv-id";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
 
@@ -34,9 +36,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function PixivId({ actionData }: Route.ComponentProps) {
   const { pixivId } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
   const [form, fields] = useSchemaForm(pixivIdSchema, { id: "pixiv-id", lastResult: actionData, defaultValue: { pixivId } });
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   return (
     <SettingsSubPage title="设置 pixiv ID">
       <p className="notice notice-warning" role="note">{SETTINGS_MESSAGES.pixivNotice}</p>
@@ -48,7 +49,7 @@ export default function PixivId({ actionData }: Route.ComponentProps) {
         </label>
         <FormError form={form} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存"}</button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">保存</SubmitButton>
           <Link className="btn" to="/settings">取消</Link>
         </div>
       </Form>

@@ -89,6 +89,8 @@ export default function Settings() {
           <Row label="邮箱" value={settings.email} testId="settings-email" />
           <Row to="/settings/pixiv-id" label="pixiv ID" value={settings.pixivId ?? <span className="muted">未设置</span>} testId="settings-pixiv-id" />
           <Row to="/settings/password" label="密码" value={<span className="muted">修改密码</span>} />
+          <Row to="/settings/opds" label="阅读App" value={<span className="muted">OPDS 书库令牌</span>} />
+          <Row to="/settings/identity" label="实名认证" value={<span className="muted">开通 VIP 章节、提现前需认证</span>} />
         </div>
       ) : (
         <div className="settings-card">

@@ -5,7 +5,8 @@ import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FormError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
-import { BIBLE_MESSAGES, bibleActionSchema } from "~/schemas/bible";
+import { BIBLE_MESSAGES, bibleActionSchema, biblePageSchema } from "~/schemas/bible";
+import { readSentFields } from "~/schemas/form-fields";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
@@ -72,7 +73,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const workId = Number(params.id);
   const form = await readForm(request);
   // The summaries' forms carry their page; the others post to the screen's own address, ?page= included.
-  const page = parsePage(String(form.get("page") ?? new URL(request.url).searchParams.get("page") ?? ""));
+  const page = parsePage(readSentFields(form, biblePageSchema).page ?? new URL(request.url).searchParams.get("page") ?? "");
   const submission = parseWithZod(form, { schema: bibleActionSchema });
   if (submission.status !== "success") {
     const errors = submission.error ?? {};

@@ -6,16 +6,12 @@ import { readFormData } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import type { Route } from "./+types/chapter-autosave";
+import type { AutosaveReply } from "~/types/studio";
 
 /** GET is not a thing here. */
 export function loader() {
   return new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
 }
-
-/** What the editor's script reads: the saved revision, or a Chinese message and the status. */
-export type AutosaveReply =
-  | { ok: true; revision: number; wordCount: number; savedAt: string; changed: boolean; pending: boolean }
-  | { ok: false; error: string; stale?: boolean };
 
 const reply = (body: AutosaveReply, status = 200) => Response.json(body, { status });
 
@@ -37,6 +33,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const saved = await saveChapter(user.id, Number(params.id), Number(params.chapterId), {
       kind: "autosave",
       content: submission.value.content,
+      authorNote: submission.value.authorNote,
       baseRevision: submission.value.revision,
     });
     return reply({ ok: true, ...saved, savedAt: saved.savedAt.toISOString() });

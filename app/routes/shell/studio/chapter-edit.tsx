@@ -12,6 +12,7 @@ import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
+import { reviewFacts, reviewNotes } from "~/server/studio/review.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import type { Route } from "./+types/chapter-edit";
 
@@ -31,11 +32,14 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         title: chapter.title,
         // A published chapter's autosaved working copy, when there is one (decision 095).
         content: chapter.pendingContent ?? chapter.content,
-        pending: chapter.pendingContent !== null,
+        authorNote: chapter.pendingAuthorNote ?? chapter.authorNote,
+        pending: chapter.pendingContent !== null || chapter.pendingAuthorNote !== null,
         revision: chapter.revision,
         state: chapter.state,
-        publishAt: chapter.publishAt && chapter.state === "scheduled" ? { text: formatShanghai(chapter.publishAt), input: toShanghaiInput(chapter.publishAt) } : null,
-        number: chapter.state === "published" ? await chapterNumber(db, chapter) : null,
+        publishAt: chapter.publishAt && (chapter.state === "scheduled" || chapter.state === "review") ? { text: formatShanghai(chapter.publishAt), input: toShanghaiInput(chapter.publishAt) } : null,
+        number: chapter.state === "published" && chapter.kind === "chapter" ? await chapterNumber(db, chapter) : null,
+        kind: chapter.kind,
+        review: chapter.state === "draft" ? reviewFacts((await reviewNotes(db, work.id, [chapter.id])).get(chapter.id)) : null,
       },
       focus: url.searchParams.get("focus") === "1",
       notice: flash.notice,
@@ -50,10 +54,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const chapterId = Number(params.chapterId);
   const submission = parseWithZod(await readForm(request), { schema: chapterEditSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  const { title, content, revision } = submission.value;
+  const { title, content, authorNote, revision } = submission.value;
   return replyOnDomainError(
     async () => {
-      const saved = await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, release: releaseOf(submission.value), baseRevision: revision });
+      const saved = await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, authorNote, release: releaseOf(submission.value), baseRevision: revision });
       return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: releaseNotice(saved.released) });
     },
     (error) => submission.reply(formErrorsOf(error)),

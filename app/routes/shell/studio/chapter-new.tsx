@@ -1,10 +1,10 @@
 import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FieldError, FormError, FormTokenField, useSchemaForm } from "~/components/ui/forms";
 import { useLeaveWarning } from "~/components/use-leave-warning";
-import { chapterNewSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
+import { AUTHOR_NOTE_MAX, CHAPTER_KIND_LABELS, CHAPTER_KINDS, chapterNewSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { ReleaseFields } from "~/components/studio/release-fields";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash } from "~/server/platform/flash.server";
@@ -12,7 +12,9 @@ import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { userContext } from "~/middleware/guards.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
+import { ownChapterState } from "~/server/studio/review.server";
 import type { Route } from "./+types/chapter-new";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -40,7 +42,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: chapterNewSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  const { title, content, at, volumeId } = submission.value;
+  const { title, content, authorNote, kind, at, volumeId } = submission.value;
   const release = releaseOf(submission.value);
   const where =
     volumeId !== undefined && volumeId !== ""
@@ -55,10 +57,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         user.id,
         "chapter",
         formTokenOf(form),
-        (record) => insertChapter(user.id, workId, { title, content, release }, where, { record }),
+        (record) => insertChapter(user.id, workId, { title, content, authorNote, kind, release }, where, { record }),
         async (chapterId) => Number(chapterId),
       );
-      const text = releaseNotice(release.mode === "draft" ? "draft" : release.mode === "at" ? "scheduled" : "published");
+      const text = releaseNotice(release.mode === "draft" ? "draft" : await ownChapterState(user.id, workId, id));
       return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${id}#c-${id}`, { kind: "success", text });
     },
     (error) => submission.reply(formErrorsOf(error)),
@@ -68,8 +70,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 export default function NewChapterAt({ actionData }: Route.ComponentProps) {
   const { work, total, volume, at, formToken } = useLoaderData<typeof loader>();
   const leaveWarning = useLeaveWarning();
-  const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at), release: "now" } });
+  const [form, fields] = useSchemaForm(chapterNewSchema, { id: "chapter-new", lastResult: actionData, defaultValue: { at: String(at), release: "now", kind: "chapter" } });
   const refused = work.type === "single_chapter";
   return (
     <section className="studio-page">
@@ -92,6 +93,17 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
               <FieldError field={fields.at} />
             </label>
           )}
+          <fieldset className="field chapter-kind">
+            <legend>章节类型</legend>
+            {CHAPTER_KINDS.map((kind) => (
+              <label key={kind} className="choice">
+                <input type="radio" name={fields.kind.name} value={kind} defaultChecked={(fields.kind.initialValue ?? "chapter") === kind} />
+                {CHAPTER_KIND_LABELS[kind]}
+              </label>
+            ))}
+            <p className="muted">请假条、作品相关不编号、免费，不计入章节数和追更（显示在目录的单独分组里）。</p>
+            <FieldError field={fields.kind} />
+          </fieldset>
           <label className="field">
             <span>章节标题</span>
             <input {...getInputProps(fields.title, { type: "text" })} key={fields.title.key} />
@@ -102,12 +114,17 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
             <textarea {...getTextareaProps(fields.content)} key={fields.content.key} rows={18} />
             <FieldError field={fields.content} />
           </label>
+          <label className="field">
+            <span>作者的话（选填，最多 {AUTHOR_NOTE_MAX} 字，不计入字数，读者在章节末尾看到）</span>
+            <textarea {...getTextareaProps(fields.authorNote)} key={fields.authorNote.key} rows={4} />
+            <FieldError field={fields.authorNote} />
+          </label>
           <ReleaseFields release={fields.release} publishAt={fields.publishAt} />
           <FormError form={form} />
           <div className="form-actions">
-            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-              {navigation.state === "submitting" ? "保存中..." : "保存"}
-            </button>
+            <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+              保存
+            </SubmitButton>
             <Link className="btn" to={`/works/${work.id}/chapters`}>取消</Link>
           </div>
         </Form>

@@ -1,5 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FormError } from "~/components/ui/forms";
 import { AUTOSAVE_MERGE_MINUTES, CHAPTER_REVISIONS_KEPT, chapterRestoreSchema, STUDIO_MESSAGES } from "~/schemas/studio";
@@ -12,6 +12,7 @@ import { listRevisions, saveChapter } from "~/server/studio/chapter-text.server"
 import { getOwnedWork } from "~/server/catalog/works.server";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import type { Route } from "./+types/chapter-revisions";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `历史版本《${data?.chapter.title ?? ""}》 - 砚台` }];
 
@@ -48,7 +49,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function ChapterRevisions({ actionData }: Route.ComponentProps) {
   const { work, chapter, revisions } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
   const editor = `/works/${work.id}/chapters/${chapter.id}`;
   return (
     <section className="studio-page">
@@ -75,9 +75,9 @@ export default function ChapterRevisions({ actionData }: Route.ComponentProps) {
               {i === 0 ? null : (
                 <Form method="post">
                   <input type="hidden" name="revisionId" value={r.id} />
-                  <button type="submit" className="btn" disabled={navigation.state === "submitting"} aria-label={`恢复 ${r.savedAt} 的版本`}>
+                  <SubmitButton className="btn" aria-label={`恢复 ${r.savedAt} 的版本`}>
                     恢复此版本
-                  </button>
+                  </SubmitButton>
                 </Form>
               )}
             </li>

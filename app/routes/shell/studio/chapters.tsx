@@ -6,7 +6,8 @@ import { Dialog } from "~/components/ui/dialog";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FormError, FormTokenField } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
-import { chapterManagerSchema } from "~/schemas/studio";
+import { readSentFields } from "~/schemas/form-fields";
+import { chapterManagerPageSchema, chapterManagerSchema } from "~/schemas/studio";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
@@ -62,7 +63,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const workId = Number(params.id);
   const form = await readForm(request);
-  const page = parsePage(String(form.get("page") ?? ""));
+  const { page } = readSentFields(form, chapterManagerPageSchema);
   const submission = parseWithZod(form, { schema: chapterManagerSchema });
   if (submission.status !== "success") {
     const errors = submission.error ?? {};

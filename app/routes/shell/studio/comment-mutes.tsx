@@ -6,6 +6,8 @@ import { listMutedUsers, unmuteUser } from "~/server/community/comments.server";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { unmuteSchema } from "~/schemas/comments";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { userContext } from "~/middleware/guards.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import { shanghaiDate } from "~/utils/shanghai-time";
@@ -32,8 +34,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const user = context.get(userContext);
   const workId = Number(params.id);
   const form = await readForm(request);
-  if (form.get("intent") !== "unmute") return data({ error: "未知操作", userId: null }, { status: 400 });
-  const userId = form.get("userId");
+  const submission = parseWithZod(form, { schema: unmuteSchema });
+  if (submission.status !== "success") return data({ error: "未知操作", userId: null }, { status: 400 });
+  const { userId } = submission.value;
   return replyOnDomainError(
     async () => {
       await unmuteUser(user.id, workId, userId);

@@ -1,4 +1,4 @@
-import { downloadHeaders } from "~/server/admin/exports/download.server";
+import { downloadHeaders } from "~/server/platform/download.server";
 import { toResponse } from "~/server/platform/errors.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { exportOwnWorkEpub } from "~/server/studio/work-epub.server";

@@ -1,4 +1,4 @@
-import { data, Form, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -9,7 +9,12 @@ import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
+import { identityNeeded } from "~/server/identity/author-identity.server";
+import { readSentFields } from "~/schemas/form-fields";
+import { workPricingSchema } from "~/schemas/studio";
 import type { Route } from "./+types/pricing";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 销售设置 (docs/product.md#paying-by-chapter): the owner chooses 免费, 全本 (a whole-work
@@ -20,7 +25,7 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `销售设置《
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const [settings, flash] = await Promise.all([getEconomySettings(), takeFlash(request, url)]);
+  const [settings, flash, needsIdentity] = await Promise.all([getEconomySettings(), takeFlash(request, url), identityNeeded(user.id)]);
   const mode = work.visibility !== "public-vip" ? "free" : work.saleMode === "chapter" ? "chapter" : "whole";
   return data(
     {
@@ -42,6 +47,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         discount: settings.wholeBookDiscountPercent,
       },
       notice: flash.notice,
+      needsIdentity,
     },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
@@ -53,12 +59,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const form = await readForm(request);
   return replyOnDomainError(
     async () => {
-      await setWorkPricing(user.id, workId, {
-        mode: form.get("mode"),
-        price: form.get("price"),
-        vipFrom: form.get("vipFrom"),
-        pricePerThousand: form.get("pricePerThousand"),
-      });
+      await setWorkPricing(user.id, workId, readSentFields(form, workPricingSchema));
       return redirectWithFlash(request, `/works/${workId}/pricing`, { kind: "success", text: "销售设置已保存" });
     },
     (error) => ({ field: error.field ?? null, message: error.message }),
@@ -66,14 +67,19 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function Pricing({ actionData }: Route.ComponentProps) {
-  const { work, settings, notice } = useLoaderData<typeof loader>();
-  const busy = useNavigation().state === "submitting";
+  const { work, settings, notice, needsIdentity } = useLoaderData<typeof loader>();
+  const busy = useIsPending();
   const error = actionData as { field: string | null; message: string } | undefined;
   const fieldError = (name: string) => (error?.field === name ? error.message : undefined);
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="pricing" />
       <FlashMessage notice={notice} />
+      {needsIdentity && work.mode !== "chapter" ? (
+        <p className="notice" data-testid="pricing-identity">
+          开通 VIP 章节（按章销售）前需要先完成<Link to="/settings/identity">实名认证</Link>。
+        </p>
+      ) : null}
       {work.visibility === "private" ? (
         <p className="notice">作品未公开，上架后才能设置售价。</p>
       ) : (
@@ -120,9 +126,9 @@ export default function Pricing({ actionData }: Route.ComponentProps) {
             每笔收入的 {settings.authorSharePercent}% 计入你的收入余额。
             {settings.discount > 0 ? `读者“购买全部”可享 ${settings.discount}% 优惠。` : ""}
           </p>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? "保存中..." : "保存销售设置"}
-          </button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+            保存销售设置
+          </SubmitButton>
         </Form>
       )}
     </section>

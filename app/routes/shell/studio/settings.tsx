@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, useLoaderData } from "react-router";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
 import { StudioNav } from "~/components/studio/studio-nav";
@@ -17,6 +17,8 @@ import { listCategories } from "~/server/catalog/categories.server";
 import { NO_CATEGORY } from "~/schemas/category-field";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import type { Route } from "./+types/settings";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `作品设置《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -75,8 +77,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function WorkSettings({ actionData }: Route.ComponentProps) {
   const { work, defaultCoverUrl, categories, notice } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
+  const busy = useIsPending();
   const [form, fields] = useSchemaForm(workSettingsSchema, {
     // A saved change remounts the form with the stored (normalized) values.
     id: `work-settings-${work.id}-${work.version}`,
@@ -170,7 +171,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
         </fieldset>
         <FormError form={form} />
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "保存中..." : "保存设置"}</button>
+          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">保存设置</SubmitButton>
           <Link className="btn" to={`/works/${work.id}`}>查看作品</Link>
         </div>
       </Form>

@@ -2,7 +2,7 @@ import { Form, Link, useActionData, useLoaderData } from "react-router";
 import { asRouteError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
-import { handleMyWorksAction } from "~/server/studio/my-works.server";
+import { handleMyWorksAction } from "./my-works-actions.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import type { Route } from "./+types/delete";

@@ -1,6 +1,6 @@
 import { getFormProps, getTextareaProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useLoaderData, useNavigation, useSubmit } from "react-router";
+import { data, Form, Link, redirect, useLoaderData, useSubmit } from "react-router";
 import { editChapterSchema } from "~/schemas/work";
 import { getChapter, getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
@@ -12,6 +12,7 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -56,7 +57,6 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
   const leaveWarning = useLeaveWarning();
   const { work, chapters, chapter, back } = useLoaderData<typeof loader>();
   const submitGet = useSubmit();
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: `edit-${chapter?.id ?? "none"}`,
     lastResult: actionData,
@@ -99,9 +99,9 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
               </label>
               <FormError form={form} />
               <div className="form-actions">
-                <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-                  {navigation.state === "submitting" ? "保存中..." : "保存"}
-                </button>
+                <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+                  保存
+                </SubmitButton>
                 <Link className="btn" to={back}>取消</Link>
               </div>
             </Form>

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect, useLoaderData, useNavigation } from "react-router";
+import { data, Form, Link, redirect, useLoaderData } from "react-router";
 import { newChapterSchema, WORK_MESSAGES } from "~/schemas/work";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
@@ -11,6 +11,7 @@ import { getOwnedWork, tabOfVisibility } from "~/server/catalog/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -54,7 +55,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 export default function NewChapter({ actionData }: Route.ComponentProps) {
   const leaveWarning = useLeaveWarning();
   const { work, allowed, back, formToken } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "new-chapter",
     lastResult: actionData,
@@ -86,9 +86,9 @@ export default function NewChapter({ actionData }: Route.ComponentProps) {
           </label>
           <FormError form={form} />
           <div className="form-actions">
-            <button type="submit" className="btn btn-primary" disabled={navigation.state === "submitting"}>
-              {navigation.state === "submitting" ? "保存中..." : "保存"}
-            </button>
+            <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
+              保存
+            </SubmitButton>
             <Link className="btn" to={back}>取消</Link>
           </div>
         </Form>

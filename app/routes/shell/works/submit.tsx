@@ -1,7 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { PublishWizard } from "~/components/works/publish-wizard";
-import { publishSchema } from "~/schemas/work";
+import { readSentFields } from "~/schemas/form-fields";
+import { publishSchema, publishStepSchema } from "~/schemas/work";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readUploadForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken } from "~/server/platform/form-tokens.server";
@@ -38,17 +39,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
   if (!("form" in read)) return read;
   const { form, files } = read;
-  const token = String(form.get("importToken") ?? "");
+  const { intent, separator, importToken: token } = readSentFields(form, publishStepSchema);
   const staged = async (): Promise<TxtPreview | null> => (token ? getTxtPreview(user.id, token) : null);
 
-  if (form.get("intent") === "preview-txt") {
+  if (intent === "preview-txt") {
     const submission = parseWithZod(form, { schema: publishSchema });
     const file = files.get("txt");
     if (!file) {
       return data({ result: submission.reply({ fieldErrors: { txt: ["请选择TXT文件"] } }), preview: null }, { status: 400 });
     }
     return replyOnDomainError(
-      async () => ({ result: submission.reply({ resetForm: false }), preview: await previewTxt(user.id, file, String(form.get("separator") ?? "")) }),
+      async () => ({ result: submission.reply({ resetForm: false }), preview: await previewTxt(user.id, file, separator) }),
       (error) => ({ result: submission.reply({ fieldErrors: { txt: [error.message] } }), preview: null }),
     );
   }

@@ -1,7 +1,8 @@
 import { data, redirect } from "react-router";
-import { continueSaveSchema, continueSchema, SERIES_MESSAGES } from "~/schemas/series";
-import { generationErrorResponse } from "~/server/ai/generation.server";
-import { asRouteError, DomainError, domainErrorOf } from "~/server/platform/errors.server";
+import { continueSaveSchema, continueSchema, SERIES_MESSAGES, seriesFormSchema } from "~/schemas/series";
+import { asRouteError, domainErrorOf } from "~/server/platform/errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
+import { readSentFields } from "~/schemas/form-fields";
 import { readFormData } from "~/server/platform/form-data.server";
 import { newFormToken } from "~/server/platform/form-tokens.server";
 import type { SessionUser } from "~/server/identity/session.server";
@@ -50,8 +51,9 @@ export async function seriesLoader(url: URL, user: SessionUser) {
       checkChapter(Number(rawChapter), counts.published);
       chapter = Number(rawChapter);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      chapterError = error.message;
+      const known = domainErrorOf(error);
+      if (!known) throw error;
+      chapterError = known.message;
     }
   }
   const plan = url.searchParams.get("plan") ?? "";
@@ -64,8 +66,9 @@ export async function seriesLoader(url: URL, user: SessionUser) {
     context = contextView(assembled);
     estimate = contextEstimate(assembled);
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    estimate = { blocked: error.message };
+    const known = domainErrorOf(error);
+    if (!known) throw error;
+    estimate = { blocked: known.message };
   }
 
   const key = url.searchParams.get("result") ?? "";
@@ -107,10 +110,12 @@ export async function seriesAction(request: Request, user: SessionUser) {
   try {
     form = await readFormData(request, MAX_BODY_BYTES, "提交的内容过大");
   } catch (error) {
-    if (error instanceof DomainError) return data<SeriesActionData>({ intent: "", error: error.message }, { status: error.status });
-    throw error;
+    const known = domainErrorOf(error);
+    if (!known) throw error;
+    return data<SeriesActionData>({ intent: "", error: known.message }, { status: known.status });
   }
-  const intent = String(form.get("intent") ?? "");
+  // The intent and the fields given back (this schema refuses nothing); then the intent's own schema.
+  const { intent, content, title, chapter } = readSentFields(form, seriesFormSchema);
   const fields = Object.fromEntries(form);
   if (intent === "generate") {
     const parsed = continueSchema.safeParse(fields);
@@ -127,21 +132,18 @@ export async function seriesAction(request: Request, user: SessionUser) {
     } catch (error) {
       // The same form posted again shows what the first post generated, and charges nothing.
       if (error instanceof ContinuationSubmitted && error.result.state === "done") return back();
-      const { message, status } = generationErrorResponse(error);
+      const { message, status } = domainErrorOf(error, AI_MESSAGES.generationFailed);
       return data<SeriesActionData>({ intent, error: message }, { status });
     }
   }
   if (intent === "save") {
-    const content = typeof fields.content === "string" ? fields.content : "";
-    const title = typeof fields.title === "string" ? fields.title : "";
     const parsed = continueSaveSchema.safeParse(fields);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return data<SeriesActionData>({ intent, error: issue?.message ?? SERIES_MESSAGES.workMissing, content, title }, { status: issue?.path[0] === "workId" ? 404 : 400 });
     }
-    const chapter = Number(fields.chapter);
     try {
-      const saved = await saveContinuation(user.id, parsed.data, Number.isSafeInteger(chapter) && chapter > 0 ? chapter : 1);
+      const saved = await saveContinuation(user.id, parsed.data, chapter);
       return redirect(pageUrl({ work: saved.workId, saved: `${saved.chapterId}-${saved.mode}` }));
     } catch (error) {
       const known = domainErrorOf(error);

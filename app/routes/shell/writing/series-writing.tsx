@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { Form, useLoaderData, useNavigation } from "react-router";
+import { Form, useLoaderData } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { FormTokenField } from "~/components/ui/forms";
 import { useGeneration } from "~/components/writing/use-generation";
@@ -10,6 +10,7 @@ import { formatTokens } from "~/utils/format";
 import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import type { Route } from "./+types/series-writing";
 import { seriesAction, seriesLoader, type SeriesActionData } from "./series-page.server";
+import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "连载续写 - 砚台" }];
 
@@ -79,14 +80,13 @@ type Page = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["page"]>
 
 function Continuation({ page, balance, actionData }: { page: Page; balance: number; actionData?: SeriesActionData }) {
   const { work, counts, chapter } = page;
-  const navigation = useNavigation();
   const { state, generate, stop } = useGeneration("/api/continue");
   const [plan, setPlan] = useState(page.plan);
   const [text, setText] = useState(actionData?.intent === "save" && actionData.content !== undefined ? actionData.content : (page.result?.text ?? ""));
   const [key, setKey] = useState(page.requestKey);
   const streaming = state.status === "streaming";
-  const posting = navigation.state !== "idle" && navigation.formData?.get("intent") === "generate";
-  const saving = navigation.state !== "idle" && navigation.formData?.get("intent") === "save";
+  const posting = useIsPending({ intent: "generate", state: "non-idle" });
+  const saving = useIsPending({ intent: "save", state: "non-idle" });
   const generateError = actionData?.intent === "generate" ? actionData.error : state.status === "error" ? state.message : null;
   const saveError = actionData?.intent === "save" ? actionData.error : null;
   const charged = state.status === "done" ? state.summary : null;

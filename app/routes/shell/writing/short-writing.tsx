@@ -1,5 +1,5 @@
 import { useLoaderData } from "react-router";
-import { WritingPage } from "~/components/writing/writing-page";
+import { WritingPage } from "./writing-page";
 import { userContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/short-writing";
 import { writingAction, writingLoader } from "./writing-page.server";

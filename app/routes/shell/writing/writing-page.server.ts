@@ -1,4 +1,4 @@
-import type { SubmissionResult } from "@conform-to/react";
+import type { WritingActionData } from "~/types/writing";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import {
@@ -11,15 +11,18 @@ import {
   themeSchema,
   operationSchema,
   toChapterSchema,
+  writingFormSchema,
 } from "~/schemas/writing";
 import { acceptCandidate, getOperation, OperationSubmitted, rejectOperation, startOperation } from "~/server/ai/operations.server";
 import { newFormToken } from "~/server/platform/form-tokens.server";
 import { chapterTargets, savePlotAsChapter } from "~/server/studio/from-writing.server";
 import { normalizeLines } from "~/utils/text";
 import { analyzeSource, listSourceWorks } from "~/server/ai/analysis.server";
-import { generationErrorResponse, prepareGeneration, startGeneration } from "~/server/ai/generation.server";
+import { prepareGeneration, startGeneration } from "~/server/ai/generation.server";
 import { generationEstimate, type GenerationEstimate } from "~/utils/ai-tokens";
-import { DomainError, replyOnDomainError } from "~/server/platform/errors.server";
+import { type DomainError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
+import { AI_MESSAGES } from "~/schemas/ai-messages";
+import { readSentFields } from "~/schemas/form-fields";
 import { readFormData } from "~/server/platform/form-data.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import {
@@ -81,7 +84,7 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
   try {
     workspace = await loadWorkspace(user.id, projectId, kind);
   } catch (error) {
-    if (error instanceof DomainError && error.status === 404) throw redirect(PATHS[kind]);
+    if (domainErrorOf(error)?.status === 404) throw redirect(PATHS[kind]);
     throw error;
   }
   const { project, characters, plots } = workspace;
@@ -113,8 +116,9 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
       const prepared = await prepareGeneration(user.id, project.id, plot.id, kind);
       estimate = { ...generationEstimate(prepared.promptTokens, prepared.expectedWords), expectedWords: prepared.expectedWords, referenceChars: prepared.referenceChars ?? 0 };
     } catch (error) {
-      if (error instanceof DomainError) estimate = { blocked: error.message };
-      else throw error;
+      const known = domainErrorOf(error);
+      if (!known) throw error;
+      estimate = { blocked: known.message };
     }
   }
 
@@ -180,12 +184,6 @@ export async function writingLoader(url: URL, user: SessionUser, kind: WritingKi
 
 export type WritingLoaderData = Awaited<ReturnType<typeof writingLoader>>;
 
-export interface WritingActionData {
-  intent: string;
-  result?: SubmissionResult<string[]>;
-  error?: string;
-  ok?: boolean;
-}
 
 /** A refusal the page shows beside the control that was used (the answer of replyOnDomainError). */
 const refused = (intent: string) => (error: DomainError): WritingActionData => ({ intent, error: error.message });
@@ -194,12 +192,11 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
   const read = await replyOnDomainError(() => readFormData(request, MAX_BODY_BYTES, "提交的内容过大"), refused(""));
   if (!(read instanceof FormData)) return read;
   const form = read;
-  const intent = String(form.get("intent") ?? "");
-  const projectId = String(form.get("projectId") ?? "");
-  const plot = String(form.get("selectedPlotId") ?? "") || undefined;
-  const tab = form.get("tab") === "draft" ? "draft" : undefined;
+  // The fields every form posts, and the buttons' ids (this schema refuses nothing); then the intent's own schema.
+  const fields = readSentFields(form, writingFormSchema);
+  const { intent, projectId, selectedPlotId: plot, tab, fetcher } = fields;
   const back = (extra: Record<string, string | undefined> = {}) => redirect(pageUrl(kind, projectId, { plot, tab, ...extra }));
-  const fetcherOk = () => (form.get("fetcher") === "1" ? data<WritingActionData>({ intent, ok: true }) : back());
+  const fetcherOk = () => (fetcher ? data<WritingActionData>({ intent, ok: true }) : back());
 
   return replyOnDomainError(async () => {
     switch (intent) {
@@ -237,7 +234,7 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
         return back();
       }
       case "delete-character":
-        await deleteCharacter(user.id, projectId, String(form.get("characterId") ?? ""));
+        await deleteCharacter(user.id, projectId, fields.characterId);
         return back();
       case "save-plot": {
         const submission = parseWithZod(form, { schema: plotSchema });
@@ -246,36 +243,36 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
         return back({ plot: plotId });
       }
       case "delete-plot": {
-        const plotId = String(form.get("plotId") ?? "");
+        const { plotId } = fields;
         await deletePlot(user.id, projectId, plotId);
         return back({ plot: plot === plotId ? "" : plot });
       }
       case "move-plot":
-        await movePlot(user.id, projectId, String(form.get("plotId") ?? ""), form.get("direction") === "up" ? "up" : "down");
+        await movePlot(user.id, projectId, fields.plotId, fields.direction);
         return back();
       case "reorder-plots":
-        await reorderPlots(user.id, projectId, String(form.get("order") ?? "").split(",").filter(Boolean));
+        await reorderPlots(user.id, projectId, fields.order);
         return fetcherOk();
       case "save-content": {
         const submission = parseWithZod(form, { schema: plotContentSchema });
         if (submission.status !== "success") return data<WritingActionData>({ intent, result: submission.reply() }, { status: 400 });
         await savePlotContent(user.id, projectId, submission.value.plotId, submission.value.content);
-        return form.get("fetcher") === "1" ? fetcherOk() : back({ plot: submission.value.plotId });
+        return fetcher ? fetcherOk() : back({ plot: submission.value.plotId });
       }
       case "use-version": {
-        const plotId = await useVersion(user.id, projectId, String(form.get("versionId") ?? ""));
+        const plotId = await useVersion(user.id, projectId, fields.versionId);
         return back({ plot: plotId });
       }
       case "generate":
-        return await generateWithoutJavaScript(request, user.id, kind, projectId, form);
+        return await generateWithoutJavaScript(request, user.id, kind, projectId, fields.plotId || undefined, fields.content);
       case "operate":
         return await operateWithoutJavaScript(request, user.id, kind, projectId, form);
       case "accept-candidate": {
-        const { plotId } = await acceptCandidate(user.id, projectId, String(form.get("operationId") ?? ""), Number(form.get("index") ?? NaN));
+        const { plotId } = await acceptCandidate(user.id, projectId, fields.operationId, fields.index);
         return back({ plot: plotId });
       }
       case "reject-operation": {
-        const { plotId } = await rejectOperation(user.id, projectId, String(form.get("operationId") ?? ""));
+        const { plotId } = await rejectOperation(user.id, projectId, fields.operationId);
         return back({ plot: plotId });
       }
       case "save-to-chapter": {
@@ -300,16 +297,14 @@ export async function writingAction(request: Request, user: SessionUser, kind: W
  * 生成 without JavaScript: the same generation as /api/generate, run to completion
  * before the page answers; then the page shows the plot's new text and its charge.
  */
-async function generateWithoutJavaScript(request: Request, userId: string, kind: WritingKind, projectId: string, form: FormData) {
-  const plotId = String(form.get("plotId") ?? "") || undefined;
-  const content = form.get("content");
+async function generateWithoutJavaScript(request: Request, userId: string, kind: WritingKind, projectId: string, plotId: string | undefined, content: string | undefined) {
   try {
     if (typeof content === "string") await applyEditsBeforeGeneration(userId, projectId, plotId, { content: normalizeLines(content) });
     const generation = await startGeneration(userId, { projectId, plotId }, request.signal, kind);
     const result = await generation.run(() => {});
     return redirect(pageUrl(kind, projectId, { plot: plotId, generated: result.versionId ?? undefined, notice: result.reason !== "complete" ? result.reason : result.uncovered > 0 ? "uncovered" : undefined }));
   } catch (error) {
-    const { message, status } = generationErrorResponse(error);
+    const { message, status } = domainErrorOf(error, AI_MESSAGES.generationFailed);
     return data<WritingActionData>({ intent: "generate", error: message }, { status });
   }
 }
@@ -333,7 +328,7 @@ async function operateWithoutJavaScript(request: Request, userId: string, kind: 
     return redirect(pageUrl(kind, projectId, { plot: input.plotId, op: run.info.operationId }));
   } catch (error) {
     if (error instanceof OperationSubmitted) return redirect(pageUrl(kind, projectId, { plot: input.plotId, op: error.operationId }));
-    const { message, status } = generationErrorResponse(error);
+    const { message, status } = domainErrorOf(error, AI_MESSAGES.generationFailed);
     return data<WritingActionData>({ intent: "operate", error: message }, { status });
   }
 }

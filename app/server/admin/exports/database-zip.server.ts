@@ -1,5 +1,5 @@
 import { writeDatabaseSql, type ExportProgress, type SqlWriter } from "./database.server";
-import { webStreamFrom } from "./download.server";
+import { webStreamFrom } from "~/server/platform/download.server";
 import { FRAME_DATA, FRAME_ERROR, FRAME_PROGRESS } from "~/utils/export-frames";
 import { ZipWriter, type ZipWriterOptions } from "~/server/platform/zip-writer.server";
 

@@ -2,10 +2,10 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
-import { aiLabelLines, labelledChapterNumbers } from "~/server/ai/labels.server";
+import { aiLabelLines, labelledChapterNumbers } from "~/server/catalog/ai-labels.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { DEFAULT_CHAPTER_SEPARATOR } from "~/server/studio/txt-import.server";
-import { safeFileName } from "./download.server";
+import { safeFileName } from "~/server/platform/download.server";
 
 const BATCH = 200;
 

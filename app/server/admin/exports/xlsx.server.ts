@@ -3,7 +3,7 @@ import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { ADMIN_MESSAGES } from "~/schemas/admin";
 import { DomainError } from "~/server/platform/errors.server";
 import { countUnusedCodes, unusedCodeBatches } from "~/server/admin/redeem-codes.server";
-import { webStreamFrom } from "./download.server";
+import { webStreamFrom } from "~/server/platform/download.server";
 
 export const UNUSED_CODES_NAME = "未使用兑换码";
 

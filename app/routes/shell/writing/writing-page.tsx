@@ -1,15 +1,16 @@
 import { Form, Link } from "react-router";
-import type { WritingActionData, WritingLoaderData } from "~/routes/shell/writing/writing-page.server";
-import { CharacterPanel } from "./character-panel";
-import { DraftPanel } from "./draft-panel";
-import { PlotEditor } from "./plot-editor";
-import { PlotPanel } from "./plot-panel";
-import { ProjectBar } from "./project-bar";
-import { SourcePanel } from "./source-panel";
-import { ThemePanel } from "./theme-panel";
-import { useWritingHref, useWritingParam } from "./url";
-import { VersionsPanel } from "./versions-panel";
-import { ToChapterPanel } from "./to-chapter-panel";
+import type { WritingActionData } from "~/types/writing";
+import type { WritingLoaderData } from "./writing-page.server";
+import { CharacterPanel } from "~/components/writing/character-panel";
+import { DraftPanel } from "~/components/writing/draft-panel";
+import { PlotEditor } from "~/components/writing/plot-editor";
+import { PlotPanel } from "~/components/writing/plot-panel";
+import { ProjectBar } from "~/components/writing/project-bar";
+import { SourcePanel } from "~/components/writing/source-panel";
+import { ThemePanel } from "~/components/writing/theme-panel";
+import { useWritingHref, useWritingParam } from "~/components/writing/url";
+import { VersionsPanel } from "~/components/writing/versions-panel";
+import { ToChapterPanel } from "~/components/writing/to-chapter-panel";
 
 const TEXT = {
   free: { title: "自由创作", narrow: "自由创作仅支持在电脑上使用", theme: "整体设定" },

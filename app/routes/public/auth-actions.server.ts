@@ -3,10 +3,10 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { loginSchema, registerSchema } from "~/schemas/auth";
 import { safeRedirectPath } from "~/utils/redirect";
-import { AuthError, authenticateLogin, register } from "./auth.server";
+import { AuthError, authenticateLogin, register } from "~/server/identity/auth.server";
 import { type DomainError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
-import { createUserSession } from "./session.server";
+import { createUserSession } from "~/server/identity/session.server";
 
 const hide = { hideFields: ["password"] };
 

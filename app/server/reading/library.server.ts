@@ -1,11 +1,12 @@
-import { and, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapterPurchases, chapters, favorites, profiles, readingProgress, workPurchases, works } from "~/db/schema";
 import { ownedChapterCountSql, vipChapterCountSql } from "~/server/economy/chapter-sales.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { pageWithin } from "~/utils/pagination";
-import { progressForWorks, progressHref } from "~/server/reading/reader.server";
-import { audienceFilter, workCardColumns, type WorkCard } from "./search.server";
+import { progressForWorks } from "~/server/reading/reader.server";
+import { progressHref } from "~/utils/reading";
+import { audienceFilter, workCardColumns, type WorkCard } from "~/server/catalog/search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import type { ShelfItem as ShelfItemOf } from "~/types/shelf";
 
@@ -53,7 +54,7 @@ function visibleTo(viewer: Viewer, source: "favorites" | "purchases"): SQL {
  * The viewer's works in a list with when each joined it: followed (favorites), or bought
  * (已购买: the whole work, or at least one chapter, the time of the latest purchase).
  */
-function librarySource(viewerId: string, source: "favorites" | "purchases") {
+function librarySource(viewerId: string, source: "favorites" | "purchases" | "owned") {
   if (source === "favorites") {
     return db
       .select({ workId: sql<number>`${favorites.workId}`.as("src_work_id"), createdAt: sql<Date>`${favorites.createdAt}`.as("joined_at") })
@@ -66,7 +67,8 @@ function librarySource(viewerId: string, source: "favorites" | "purchases") {
     .from(
       sql`(select work_id, created_at as at from ${workPurchases} where user_id = ${viewerId}
            union all
-           select work_id, max(created_at) from ${chapterPurchases} where user_id = ${viewerId} group by work_id) b`,
+           select work_id, max(created_at) from ${chapterPurchases} where user_id = ${viewerId} group by work_id
+           ${source === "owned" ? sql`union all select f.work_id, f.created_at from ${favorites} f join ${works} fw on fw.id = f.work_id where f.user_id = ${viewerId} and fw.visibility = 'public'` : sql``}) b`,
     )
     .groupBy(sql`b.work_id`)
     .as("src");
@@ -134,6 +136,40 @@ export function listFollowing(viewer: Viewer, page: number): Promise<LibraryPage
 /** /purchased (已购买作品): the works the viewer bought, most recent purchase first. */
 export function listPurchased(viewer: Viewer, page: number): Promise<LibraryPage> {
   return listLibrary(viewer, "purchases", page);
+}
+
+/** A work in the reading apps' library: what its OPDS entry says. */
+export interface OwnedWork {
+  id: number;
+  title: string;
+  description: string;
+  coverUrl: string | null;
+  authorNickname: string;
+  updatedAt: Date;
+}
+
+/**
+ * The reading apps' library (docs/product.md#reading-apps, decision 201), a page of it: the
+ * works the reader bought (whole or some chapters) and the free works on their 书架, the
+ * latest bought or followed first. These are candidates, narrowed here to what can have a
+ * copy (not taken down, with published chapters, within the R-18 setting); whether the
+ * reader may download each is `mayDownloadReaderEpub`'s answer, asked by the catalog.
+ */
+export async function listOwnedWorks(viewer: Viewer, requested: number, pageSize: number): Promise<{ works: OwnedWork[]; page: number; pageCount: number }> {
+  const src = librarySource(viewer.id, "owned");
+  const where = and(isNull(works.takenDownAt), gt(works.chapterCount, 0), ...audienceFilter({ ...viewer, showAi: true }));
+  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(src).innerJoin(works, eq(works.id, src.workId)).where(where);
+  const { page, pageCount } = pageWithin(requested, total, pageSize);
+  const rows = await db
+    .select({ id: works.id, title: works.title, description: works.description, coverUrl: works.coverUrl, authorNickname: profiles.nickname, updatedAt: works.updatedAt })
+    .from(src)
+    .innerJoin(works, eq(works.id, src.workId))
+    .innerJoin(profiles, eq(profiles.id, works.userId))
+    .where(where)
+    .orderBy(desc(src.createdAt), desc(works.id))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize);
+  return { works: rows, page, pageCount };
 }
 
 // --- 书架 (/following): the followed works with what is new in each -----------------
@@ -217,7 +253,7 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
              rp.updated_at as read_at, rp.paragraph, rc.title as progress_title,
              case when rc.id is null then works.chapter_count else (
                select count(*)::int from ${chapters} c
-               where c.work_id = works.id and c.state = 'published' and (c.position, c.id) > (rc.position, rc.id)
+               where c.work_id = works.id and c.state = 'published' and c.kind = 'chapter' and (c.position, c.id) > (rc.position, rc.id)
              ) end as unread_count,
              rc.id is not null as opened,
              exists (select 1 from ${workPurchases} wp where wp.user_id = f.user_id and wp.work_id = works.id) as purchased,
@@ -228,7 +264,7 @@ export async function listShelf(viewer: Viewer, sort: ShelfSort, requested: numb
       join ${profiles} on profiles.id = works.user_id
       left join lateral (
         select c.title, coalesce(c.publish_at, c.created_at) as at from ${chapters} c
-        where c.work_id = works.id and c.state = 'published'
+        where c.work_id = works.id and c.state = 'published' and c.kind = 'chapter'
         order by c.position desc, c.id desc limit 1
       ) lc on true
       left join ${readingProgress} rp on rp.user_id = f.user_id and rp.work_id = works.id

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-import { envInt } from "~/server/platform/env.server";
+import { envInt } from "~/env.server";
 
 // scrypt: memory-hard, in node:crypto, no native addon. N=2^15, r=8 uses 32 MiB.
 const DEFAULT_N = 1 << 15;

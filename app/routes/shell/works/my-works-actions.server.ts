@@ -1,14 +1,15 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
-import { myWorksActionSchema } from "~/schemas/work";
+import { readSentFields } from "~/schemas/form-fields";
+import { myWorksActionSchema, myWorksReturnSchema } from "~/schemas/work";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { domainErrorOf } from "~/server/platform/errors.server";
 import { deleteWork, tabOfVisibility, updateListing } from "~/server/catalog/works.server";
 
 /** Where to go back to after an action: the same page of /my-works, or the given path. */
-function backTo(form: FormData, fallback: string): string {
-  return safeRedirectPath(form.get("back"), fallback, (path) => isUnder("/my-works")(path) || /^\/works\/\d+$/.test(path));
+function backTo(back: unknown, fallback: string): string {
+  return safeRedirectPath(back, fallback, (path) => isUnder("/my-works")(path) || /^\/works\/\d+$/.test(path));
 }
 
 /** The owner's intents on a work, from /my-works and from the reader page. */
@@ -23,23 +24,24 @@ const firstMessage = (result: SubmissionResult) => Object.values(result.error ??
 /** Price, visibility and delete actions on an owned work (docs/product.md D3). */
 export async function runMyWorksAction(userId: string, form: FormData): Promise<MyWorksOutcome> {
   const submission = parseWithZod(form, { schema: myWorksActionSchema });
+  const { back, workId: sentWorkId } = readSentFields(form, myWorksReturnSchema);
   if (submission.status !== "success") {
     const result = submission.reply();
-    return { ok: false, status: 400, result, workId: Number(form.get("workId")) || null, message: firstMessage(result) };
+    return { ok: false, status: 400, result, workId: sentWorkId, message: firstMessage(result) };
   }
   const { intent, workId } = submission.value;
   try {
     if (intent === "delete") {
       const work = await deleteWork(userId, workId);
-      const back = backTo(form, `/my-works?tab=${tabOfVisibility(work.visibility)}`);
-      return { ok: true, redirectTo: back.startsWith("/works/") ? "/my-works" : back };
+      const to = backTo(back, `/my-works?tab=${tabOfVisibility(work.visibility)}`);
+      return { ok: true, redirectTo: to.startsWith("/works/") ? "/my-works" : to };
     }
     const work = await updateListing(
       userId,
       workId,
       intent === "set-price" ? { intent, price: submission.value.price } : { intent },
     );
-    return { ok: true, redirectTo: backTo(form, `/my-works?tab=${tabOfVisibility(work.visibility)}`) };
+    return { ok: true, redirectTo: backTo(back, `/my-works?tab=${tabOfVisibility(work.visibility)}`) };
   } catch (error) {
     const known = domainErrorOf(error);
     if (!known) throw error;

@@ -1,0 +1,73 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { admins } from "./admins";
+import { chapterComments } from "./comments";
+import { users } from "./users";
+import { chapters, works } from "./works";
+
+/**
+ * A review item's life (docs/product.md#review): 待审 (pending, claimed or not), then one
+ * decision: 通过 (approved), 退回修改 (returned), 拒绝 (rejected); or withdrawn when the
+ * author changed the chapter or took it back before anyone decided.
+ */
+export const reviewStatus = pgEnum("review_status", ["pending", "approved", "returned", "rejected", "withdrawn"]);
+
+/**
+ * What an item asks a reviewer (decision 206): `release`, a chapter held before readers see
+ * it; `sample`, a chapter already out, drawn for 跟踪审读; `appeal`, the author's appeal of
+ * a 退回修改 or 拒绝 (for a 总编辑); `comment`, a comment held by a 审核 word.
+ */
+export const reviewKind = pgEnum("review_kind", ["release", "sample", "appeal", "comment"]);
+
+/**
+ * One submission of a chapter for review (先审后发, docs/product.md#review, decision 196):
+ * the exact text submitted (its SHA-256 and the chapter's revision), who claimed it and
+ * when, and the decision. A chapter has at most one pending item.
+ */
+export const reviewItems = pgTable(
+  "review_items",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    chapterId: bigint("chapter_id", { mode: "number" })
+      .notNull()
+      .references(() => chapters.id, { onDelete: "cascade" }),
+    workId: bigint("work_id", { mode: "number" })
+      .notNull()
+      .references(() => works.id, { onDelete: "cascade" }),
+    authorId: uuid("author_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: reviewKind("kind").notNull().default("release"),
+    /** The held comment (kind `comment`). */
+    commentId: bigint("comment_id", { mode: "number" }).references(() => chapterComments.id, { onDelete: "cascade" }),
+    /** The decided item an appeal asks to overturn (kind `appeal`): one appeal per decision. */
+    appealOf: bigint("appeal_of", { mode: "number" }).references((): AnyPgColumn => reviewItems.id, { onDelete: "cascade" }),
+    status: reviewStatus("status").notNull().default("pending"),
+    /** SHA-256 (hex) of the title and text submitted, and the chapter's revision then: the version reviewed. */
+    contentHash: text("content_hash").notNull(),
+    revision: integer("revision").notNull(),
+    /** Why the chapter waits: 新作者, 先审名单, AI 标注. */
+    reason: text("reason").notNull(),
+    submittedAt: timestamp("submitted_at", { withTimezone: true }).notNull().defaultNow(),
+    claimedBy: uuid("claimed_by").references(() => admins.id, { onDelete: "set null" }),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    decidedBy: uuid("decided_by").references(() => admins.id, { onDelete: "set null" }),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    /** The author's note with an appeal. */
+    authorNote: text("author_note"),
+    /** The reviewer's reason for 退回修改 or 拒绝, shown to the author beside the chapter. */
+    note: text("note"),
+  },
+  (t) => [
+    // The queue, oldest first, and the dashboard's oldest.
+    index("review_items_pending_idx").on(t.submittedAt, t.id).where(sql`${t.status} = 'pending'`),
+    index("review_items_chapter_idx").on(t.chapterId, t.id),
+    // One open submission of a chapter's text (a release, a sample or an appeal); comments apart.
+    uniqueIndex("review_items_one_pending").on(t.chapterId).where(sql`${t.status} = 'pending' and ${t.kind} <> 'comment'`),
+    uniqueIndex("review_items_one_appeal").on(t.appealOf),
+    uniqueIndex("review_items_comment").on(t.commentId),
+    // (An appeal's appeal_of is not required here: a restore inserts it empty and sets it after, decision 147.)
+    check("review_items_kind_refs", sql`(${t.kind} = 'comment') = (${t.commentId} is not null) and (${t.appealOf} is null or ${t.kind} = 'appeal')`),
+    check("review_items_decided", sql`(${t.status} in ('pending', 'withdrawn')) = (${t.decidedAt} is null)`),
+  ],
+);

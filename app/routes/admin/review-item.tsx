@@ -1,0 +1,213 @@
+import { getFormProps, getTextareaProps } from "@conform-to/react";
+import { screenedParagraphs } from "~/server/screening/screening.server";
+import { SCREENING_LEVELS } from "~/schemas/screening";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect } from "react-router";
+import { ClaimForm, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { useSchemaForm } from "~/components/ui/forms";
+import { SubmitButton } from "~/components/ui/submit-button";
+import { adminActorOf } from "~/middleware/admin-actor.server";
+import { adminContext } from "~/middleware/guards.server";
+import {
+  REVIEW_DECISION_LABELS_BY_KIND,
+  REVIEW_DECISION_STATUS,
+  REVIEW_KIND_DECISIONS,
+  REVIEW_KIND_LABELS,
+  REVIEW_NOTE_MAX,
+  REVIEW_STATUS_LABELS,
+  reviewItemSchema,
+} from "~/schemas/review";
+import { claimItem, decideItem, reviewItemView } from "~/server/admin/review-queue.server";
+import { formErrorsOf, orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { readForm } from "~/server/platform/form-data.server";
+import { formatNumber } from "~/utils/format";
+import { formatShanghai } from "~/utils/shanghai-time";
+import type { Route } from "./+types/review-item";
+
+/**
+ * One item under review (docs/product.md#review): the chapter's text as submitted (or the
+ * held comment), 领取, and the decisions its kind allows (decision 206) with a reason the
+ * author sees. A 总编辑 or 超级管理员 may decide an item someone else holds, and only they
+ * decide appeals.
+ */
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `审核《${data?.item.chapter.title ?? ""}》 - 管理后台` }];
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const { role } = context.get(adminContext);
+  const item = await orRouteError(() => reviewItemView(adminActorOf(context), Number(params.id)));
+  return {
+    item: {
+      ...item,
+      submittedAt: formatShanghai(item.submittedAt),
+      decidedAt: item.decidedAt ? formatShanghai(item.decidedAt) : null,
+      chapter: { ...item.chapter, publishAt: item.chapter.publishAt ? formatShanghai(item.chapter.publishAt) : null },
+    },
+    overrule: role === "super" || role === "chief_editor",
+    // The text with every word of the screening list marked (issue 30: the reviewer sees each hit).
+    paragraphs: await screenedParagraphs(item.comment ?? item.chapter.content),
+    // 作者的话 is screened with the text (decision 202): a 审核 word there holds the chapter too.
+    notePieces: item.comment === null && /\S/u.test(item.chapter.authorNote) ? await screenedParagraphs(item.chapter.authorNote) : null,
+  };
+}
+
+const NOTICE = {
+  published: "review-approved",
+  scheduled: "review-scheduled",
+  returned: "review-returned",
+  rejected: "review-rejected",
+  passed: "review-passed",
+  "sample-returned": "review-sample-returned",
+  upheld: "review-upheld",
+  "comment-shown": "review-comment-shown",
+  "comment-refused": "review-comment-refused",
+  "appeal-withdrawn": "review-appeal-withdrawn",
+} as const;
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const { role } = context.get(adminContext);
+  const actor = adminActorOf(context);
+  const id = Number(params.id);
+  const submission = parseWithZod(await readForm(request), { schema: reviewItemSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const value = submission.value;
+  return replyOnDomainError(
+    async () => {
+      if (value.intent === "claim") {
+        await claimItem(actor, role, id);
+        return redirect(`/admin/review/${id}?notice=review-claimed`);
+      }
+      const outcome = await decideItem(actor, role, id, value.decision, value.note);
+      return redirect(`/admin/review?notice=${NOTICE[outcome]}`);
+    },
+    (error) => submission.reply(formErrorsOf(error)),
+  );
+}
+
+export default function ReviewItem({ loaderData, actionData }: Route.ComponentProps) {
+  const { item, overrule, paragraphs, notePieces } = loaderData;
+  const [form, fields] = useSchemaForm(reviewItemSchema, { id: "review-decision", lastResult: actionData });
+  const pending = item.status === "pending";
+  // A 总编辑 may also reverse a 退回修改 or 拒绝 of a release (docs/product.md#review); only
+  // they decide appeals.
+  const reversible = overrule && item.kind === "release" && (item.status === "returned" || item.status === "rejected");
+  const forMe = item.kind !== "appeal" || overrule;
+  const canDecide = forMe && ((pending && (item.claimedByMe || overrule)) || reversible);
+  const labels = REVIEW_DECISION_LABELS_BY_KIND[item.kind];
+  return (
+    <section className="admin-page">
+      <p>
+        <Link to="/admin/review">← 返回审核队列</Link>
+      </p>
+      <h1>
+        {REVIEW_KIND_LABELS[item.kind]}：《{item.work.title}》{item.chapter.title}
+      </h1>
+      <QueryNotice />
+      <FormErrors form={form} />
+      <dl className="admin-facts" data-testid="review-facts">
+        <dt>作者</dt>
+        <dd>{item.author}</dd>
+        <dt>状态</dt>
+        <dd>{REVIEW_STATUS_LABELS[item.status]}</dd>
+        <dt>送审原因</dt>
+        <dd>{item.reason}</dd>
+        {item.appeal ? (
+          <>
+            <dt>原审核结果</dt>
+            <dd>
+              {item.appeal.status}
+              {item.appeal.decidedBy ? `（${item.appeal.decidedBy}）` : ""}
+              {item.appeal.note ? `：${item.appeal.note}` : ""}
+            </dd>
+            <dt>作者申诉</dt>
+            <dd className="admin-break" data-testid="appeal-note">
+              {item.appeal.authorNote}
+            </dd>
+          </>
+        ) : null}
+        <dt>提交时间</dt>
+        <dd>{item.submittedAt}</dd>
+        {item.chapter.publishAt && pending ? (
+          <>
+            <dt>定时发布</dt>
+            <dd>{item.chapter.publishAt}（审核通过后按时发布）</dd>
+          </>
+        ) : null}
+        <dt>领取</dt>
+        <dd>{item.claimedByMe ? "由你领取" : (item.claimedBy ?? "未领取")}</dd>
+        <dt>审核版本</dt>
+        <dd className="admin-break">
+          第 {item.revision} 版 · SHA-256 {item.contentHash.slice(0, 16)}…
+        </dd>
+        {item.decidedBy ? (
+          <>
+            <dt>处理</dt>
+            <dd>
+              {item.decidedBy} · {item.decidedAt}
+              {item.note ? `：${item.note}` : ""}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {pending && !forMe ? <p className="admin-muted">申诉由总编辑处理。</p> : null}
+      {pending && forMe && !item.claimedByMe ? (
+        <ClaimForm intent="claim" label="领取" />
+      ) : null}
+      {canDecide ? (
+        <Form method="post" {...getFormProps(form)} className="admin-card">
+          <input type="hidden" name="intent" value="decide" />
+          <label className="field">
+            <span>原因（退回修改或拒绝时必填，作者会看到；不超过 {REVIEW_NOTE_MAX} 字）</span>
+            <textarea {...getTextareaProps(fields.note)} rows={3} maxLength={REVIEW_NOTE_MAX} />
+            <FieldErrors field={fields.note} />
+          </label>
+          <div className="admin-inline-form">
+            {REVIEW_KIND_DECISIONS[item.kind]
+              .filter((d) => !reversible || REVIEW_DECISION_STATUS[d] !== item.status)
+              .map((d) => (
+                <SubmitButton key={d} name="decision" value={d} className={d === "approve" ? "btn btn-primary" : d === "reject" ? "btn btn-danger" : "btn"}>
+                  {labels[d]}
+                </SubmitButton>
+              ))}
+          </div>
+        </Form>
+      ) : null}
+      <h2>
+        {item.comment !== null ? (
+          "评论内容"
+        ) : (
+          <>
+            正文 <small className="admin-muted">{formatNumber(item.chapter.wordCount)} 字</small>
+          </>
+        )}
+      </h2>
+      <ScreenedText paragraphs={paragraphs} testId="review-text" />
+      {notePieces ? (
+        <>
+          <h2>作者的话</h2>
+          <ScreenedText paragraphs={notePieces} testId="review-author-note" />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** Text with each word of the screening list marked (issue 30: the reviewer sees each hit). */
+function ScreenedText({ paragraphs, testId }: { paragraphs: Route.ComponentProps["loaderData"]["paragraphs"]; testId: string }) {
+  return (
+    <article className="admin-card review-text" data-testid={testId}>
+      {paragraphs.map((pieces, i) => (
+        <p key={i}>
+          {pieces.map((piece, j) =>
+            piece.hit ? (
+              <mark key={j} className={`review-hit review-hit-${piece.hit.level}`} title={`${SCREENING_LEVELS[piece.hit.level]}：${piece.hit.word}`}>
+                {piece.text}
+              </mark>
+            ) : (
+              piece.text
+            ),
+          )}
+        </p>
+      ))}
+    </article>
+  );
+}

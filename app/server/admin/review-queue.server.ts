@@ -1,0 +1,387 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { alias } from "drizzle-orm/pg-core";
+import { admins, chapterComments, chapters, profiles, reviewItems, works } from "~/db/schema";
+import { REVIEW_KIND_DECISIONS, REVIEW_MESSAGES, REVIEW_STATUS_LABELS, type ReviewDecision, type ReviewKind } from "~/schemas/review";
+import { heldCommentHash, releaseHeldComment } from "~/server/community/comments.server";
+import { notifyReviewOutcome } from "~/server/community/notifications.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DomainError } from "~/server/platform/errors.server";
+import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
+import type { AdminRole } from "~/server/identity/admin-session.server";
+import { releaseReviewed, returnToAuthor, reviewedVersionHash, type ReviewPolicy } from "~/server/studio/review.server";
+import { saveSiteSettings } from "./site-settings.server";
+import { claimFacts, claimNextPending, heldClaimSql } from "./queue-claims.server";
+
+/**
+ * The review queue (先审后发, docs/product.md#review, decision 196): pending items oldest
+ * first; a reviewer claims one (`FOR UPDATE SKIP LOCKED`, so two reviewers, in any
+ * processes, never get the same one) and decides on it. A claim lasts CLAIM_MINUTES: an
+ * item its reviewer left goes back to the queue. Every decision writes its audit row, with
+ * the exact version reviewed, in the transaction that makes it. Items are of four kinds
+ * (decision 206): a held release, a 跟踪审读 sample of a chapter already out, an author's
+ * appeal (for a 总编辑 or 超级管理员 only), a comment held by a 审核 word.
+ */
+
+const QUEUE_PAGE = 100;
+
+const heldClaim = heldClaimSql(reviewItems);
+
+export interface QueueRow {
+  id: number;
+  kind: ReviewKind;
+  /** A held comment's text (kind `comment`). */
+  comment: string | null;
+  workTitle: string;
+  chapterTitle: string;
+  author: string;
+  reason: string;
+  submittedAt: Date;
+  claimedBy: string | null;
+  wordCount: number;
+}
+
+/** Pending items, oldest first, with who holds each claim. */
+export async function reviewQueue(): Promise<{ rows: QueueRow[]; pending: number; oldest: Date | null }> {
+  const rows = await db
+    .select({
+      id: reviewItems.id,
+      kind: reviewItems.kind,
+      comment: chapterComments.body,
+      workTitle: works.title,
+      chapterTitle: chapters.title,
+      author: profiles.nickname,
+      reason: reviewItems.reason,
+      submittedAt: reviewItems.submittedAt,
+      claimedBy: sql<string | null>`case when ${heldClaim} then ${admins.email} end`,
+      wordCount: chapters.wordCount,
+    })
+    .from(reviewItems)
+    .innerJoin(chapters, eq(chapters.id, reviewItems.chapterId))
+    .innerJoin(works, eq(works.id, reviewItems.workId))
+    .leftJoin(profiles, eq(profiles.id, reviewItems.authorId))
+    .leftJoin(admins, eq(admins.id, reviewItems.claimedBy))
+    .leftJoin(chapterComments, eq(chapterComments.id, reviewItems.commentId))
+    .where(eq(reviewItems.status, "pending"))
+    .orderBy(asc(reviewItems.submittedAt), asc(reviewItems.id))
+    .limit(QUEUE_PAGE);
+  const { pending, oldest } = await queueSummary();
+  return { rows: rows.map((r) => ({ ...r, author: r.author ?? "" })), pending, oldest };
+}
+
+/** How many items wait and since when the oldest (the dashboard's figure). */
+export async function queueSummary(): Promise<{ pending: number; oldest: Date | null }> {
+  const [row] = await db
+    .select({ pending: sql<number>`count(*)::int`, oldest: sql<Date | null>`min(${reviewItems.submittedAt})` })
+    .from(reviewItems)
+    .where(eq(reviewItems.status, "pending"));
+  return { pending: Number(row?.pending ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
+}
+
+/**
+ * Claims the oldest item nobody holds (or the one this reviewer holds already); null when
+ * the queue is empty (`FOR UPDATE SKIP LOCKED`: two reviewers never get the same one).
+ */
+export async function claimNext(actor: SignedInActor, role: AdminRole): Promise<number | null> {
+  // Appeals go to a 总编辑 (or 超级管理员): a 审核员's next item is never one.
+  return claimNextPending(reviewItems, actor.admin.id, mayDecideAppeals(role) ? undefined : sql`kind <> 'appeal'`);
+}
+
+/** Who decides appeals and overrules: 总编辑 and 超级管理员. */
+function mayDecideAppeals(role: AdminRole): boolean {
+  return role === "chief_editor" || role === "super";
+}
+
+function itemId(value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new DomainError(REVIEW_MESSAGES.notFound, 404);
+  return value;
+}
+
+/** Claims one item from its page; someone else's live claim or a decided item: a clear message, nothing changes. */
+export async function claimItem(actor: SignedInActor, role: AdminRole, id: number): Promise<void> {
+  itemId(id);
+  const claimed = await db
+    .update(reviewItems)
+    .set({ claimedBy: actor.admin.id, claimedAt: new Date() })
+    .where(
+      and(
+        eq(reviewItems.id, id),
+        eq(reviewItems.status, "pending"),
+        mayDecideAppeals(role) ? undefined : sql`${reviewItems.kind} <> 'appeal'`,
+        sql`(${reviewItems.claimedBy} is null or ${reviewItems.claimedBy} = ${actor.admin.id} or not (${heldClaim}))`,
+      ),
+    )
+    .returning({ id: reviewItems.id });
+  if (claimed.length === 0) await explainRefusal(id, actor.admin.id, role);
+}
+
+/** Why an item cannot be claimed or decided by this reviewer: always throws. */
+async function explainRefusal(id: number, adminId: string, role: AdminRole, executor: Executor = db): Promise<never> {
+  const [item] = await executor
+    .select({ kind: reviewItems.kind, status: reviewItems.status, claimedBy: reviewItems.claimedBy, held: sql<boolean>`${heldClaim}`, email: admins.email })
+    .from(reviewItems)
+    .leftJoin(admins, eq(admins.id, reviewItems.claimedBy))
+    .where(eq(reviewItems.id, id));
+  if (!item) throw new DomainError(REVIEW_MESSAGES.notFound, 404);
+  if (item.kind === "appeal" && !mayDecideAppeals(role)) throw new DomainError(REVIEW_MESSAGES.appealForChief, 403);
+  if (item.status !== "pending") throw new DomainError(REVIEW_MESSAGES.alreadyDecided(item.status), 409);
+  if (item.claimedBy !== adminId && item.held) throw new DomainError(REVIEW_MESSAGES.claimedByOther(item.email ?? ""), 409);
+  throw new DomainError(REVIEW_MESSAGES.notClaimed, 409);
+}
+
+export interface ReviewItemView {
+  id: number;
+  kind: ReviewKind;
+  status: "pending" | "approved" | "returned" | "rejected" | "withdrawn";
+  reason: string;
+  submittedAt: Date;
+  claimedByMe: boolean;
+  claimedBy: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  note: string | null;
+  contentHash: string;
+  revision: number;
+  work: { id: number; title: string };
+  author: string;
+  /** `authorNote`: 作者的话, screened with the text (decision 202), so the reviewer sees it too. */
+  chapter: { id: number; title: string; content: string; authorNote: string; wordCount: number; publishAt: Date | null };
+  /** A held comment's text (kind `comment`): what the reviewer decides on. */
+  comment: string | null;
+  /** An appeal's author note and the decision it contests. */
+  appeal: { authorNote: string; status: string; note: string | null; decidedBy: string | null } | null;
+}
+
+const appealed = alias(reviewItems, "appealed");
+
+/** One item with the text submitted (the chapter's text, which a change by its author would have withdrawn). */
+export async function reviewItemView(actor: SignedInActor, id: number): Promise<ReviewItemView> {
+  itemId(id);
+  const [row] = await db
+    .select({
+      id: reviewItems.id,
+      kind: reviewItems.kind,
+      status: reviewItems.status,
+      reason: reviewItems.reason,
+      submittedAt: reviewItems.submittedAt,
+      ...claimFacts(reviewItems),
+      decidedAt: reviewItems.decidedAt,
+      note: reviewItems.note,
+      authorNote: reviewItems.authorNote,
+      contentHash: reviewItems.contentHash,
+      revision: reviewItems.revision,
+      workId: works.id,
+      workTitle: works.title,
+      author: profiles.nickname,
+      chapterId: chapters.id,
+      chapterTitle: chapters.title,
+      content: chapters.content,
+      chapterAuthorNote: chapters.authorNote,
+      wordCount: chapters.wordCount,
+      publishAt: chapters.publishAt,
+      comment: chapterComments.body,
+      appealedStatus: appealed.status,
+      appealedNote: appealed.note,
+      appealedBy: sql<string | null>`(select email from ${admins} a where a.id = ${appealed.decidedBy})`,
+    })
+    .from(reviewItems)
+    .innerJoin(chapters, eq(chapters.id, reviewItems.chapterId))
+    .innerJoin(works, eq(works.id, reviewItems.workId))
+    .leftJoin(profiles, eq(profiles.id, reviewItems.authorId))
+    .leftJoin(chapterComments, eq(chapterComments.id, reviewItems.commentId))
+    .leftJoin(appealed, eq(appealed.id, reviewItems.appealOf))
+    .where(eq(reviewItems.id, id));
+  if (!row) throw new DomainError(REVIEW_MESSAGES.notFound, 404);
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    reason: row.reason,
+    submittedAt: row.submittedAt,
+    claimedByMe: row.status === "pending" && row.claimedBy === actor.admin.id && Boolean(row.held),
+    claimedBy: row.status === "pending" && row.held ? row.claimer : null,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt,
+    note: row.note,
+    contentHash: row.contentHash,
+    revision: row.revision,
+    work: { id: row.workId, title: row.workTitle },
+    author: row.author ?? "",
+    chapter: { id: row.chapterId, title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote, wordCount: row.wordCount, publishAt: row.publishAt },
+    comment: row.comment,
+    appeal:
+      row.kind === "appeal" && row.appealedStatus
+        ? { authorNote: row.authorNote ?? "", status: REVIEW_STATUS_LABELS[row.appealedStatus], note: row.appealedNote, decidedBy: row.appealedBy }
+        : null,
+  };
+}
+
+const ACTIONS: Record<ReviewDecision, { status: "approved" | "returned" | "rejected"; audit: string }> = {
+  approve: { status: "approved", audit: "review.approve" },
+  return: { status: "returned", audit: "review.return" },
+  reject: { status: "rejected", audit: "review.reject" },
+};
+
+/** What a decision did, for the queue's notice. */
+export type ReviewOutcome =
+  | "published"
+  | "scheduled"
+  | "returned"
+  | "rejected"
+  | "passed"
+  | "sample-returned"
+  | "upheld"
+  | "comment-shown"
+  | "comment-refused"
+  | "appeal-withdrawn";
+
+/**
+ * 通过, 退回修改 or 拒绝 on a pending item the reviewer holds (a 总编辑 or 超级管理员 may
+ * decide one someone else holds, or reverse a 退回修改 or 拒绝 while the chapter is still
+ * the unchanged draft it sent back). The work's row is locked first, as the author's edits
+ * lock it, so a decision and an edit of the same chapter take turns; the item's row next.
+ * An item decided, withdrawn or held by someone else: a clear message, nothing changes.
+ * What each decision does depends on the item's kind (decision 206); the author of a
+ * chapter hears of it in their inbox, in the same transaction.
+ */
+export async function decideItem(actor: SignedInActor, role: AdminRole, id: number, decision: ReviewDecision, note: string): Promise<ReviewOutcome> {
+  itemId(id);
+  const text = note.trim();
+  if (decision !== "approve" && !text) throw new DomainError(REVIEW_MESSAGES.noteRequired, 400, "note");
+  const chief = mayDecideAppeals(role);
+  return db.transaction(async (tx) => {
+    const [peek] = await tx.select({ workId: reviewItems.workId }).from(reviewItems).where(eq(reviewItems.id, id));
+    if (!peek) throw new DomainError(REVIEW_MESSAGES.notFound, 404);
+    await tx.select({ id: works.id }).from(works).where(eq(works.id, peek.workId)).for("no key update");
+    const [item] = await tx
+      .select({
+        id: reviewItems.id,
+        kind: reviewItems.kind,
+        status: reviewItems.status,
+        chapterId: reviewItems.chapterId,
+        workId: reviewItems.workId,
+        authorId: reviewItems.authorId,
+        commentId: reviewItems.commentId,
+        claimedBy: reviewItems.claimedBy,
+        held: sql<boolean>`${heldClaim}`,
+        contentHash: reviewItems.contentHash,
+        revision: reviewItems.revision,
+      })
+      .from(reviewItems)
+      .where(eq(reviewItems.id, id))
+      .for("update");
+    if (item?.kind === "appeal" && !chief) throw new DomainError(REVIEW_MESSAGES.appealForChief, 403);
+    const mine = item && item.status === "pending" && item.claimedBy === actor.admin.id && item.held;
+    // 总编辑 overrules: a pending item someone else holds, or a 退回修改 / 拒绝 of a release
+    // already made (while the chapter is still the draft it sent back, unchanged). An
+    // approval stands: taking a published chapter back is the works' take-down (作品下架).
+    const reversal =
+      chief && item && item.kind === "release" && (item.status === "returned" || item.status === "rejected") && ACTIONS[decision].status !== item.status;
+    if (!item || !(mine || (chief && item.status === "pending") || reversal)) return explainRefusal(id, actor.admin.id, role, tx);
+    if (!REVIEW_KIND_DECISIONS[item.kind].includes(decision)) throw new DomainError(REVIEW_MESSAGES.decisionNotFor(item.kind), 400, "decision");
+    if ((await currentVersion(tx, item)) !== item.contentHash) {
+      // An appeal of a chapter its author changed since (a rename) is moot: withdrawn, said so.
+      if (item.kind !== "appeal") throw new DomainError(REVIEW_MESSAGES.changed, 409);
+      await tx.update(reviewItems).set({ status: "withdrawn" }).where(eq(reviewItems.id, id));
+      return "appeal-withdrawn";
+    }
+    const { status, audit } = ACTIONS[decision];
+    const outcome = await apply(tx, item, decision, reversal);
+    await tx
+      .update(reviewItems)
+      .set({ status, decidedBy: actor.admin.id, decidedAt: new Date(), note: text || null, claimedBy: item.claimedBy ?? actor.admin.id })
+      .where(eq(reviewItems.id, id));
+    await recordAdminAction(tx, actor, {
+      action: audit,
+      targetType: item.kind === "comment" ? "comment" : "chapter",
+      targetId: item.kind === "comment" ? item.commentId! : item.chapterId,
+      before: reversal ? { status: item.status } : undefined,
+      after: { item: id, kind: item.kind, status, contentHash: item.contentHash, revision: item.revision, ...(mine ? {} : { overrule: true }) },
+      reason: text || null,
+    });
+    if (item.kind !== "comment") await tellAuthor(tx, item, outcome, text);
+    return outcome;
+  });
+}
+
+interface DecidedItem {
+  id: number;
+  kind: ReviewKind;
+  chapterId: number;
+  workId: number;
+  authorId: string;
+  commentId: number | null;
+}
+
+/** The version of what the item holds now: the chapter's title and text, or the comment's text. */
+async function currentVersion(tx: Executor, item: DecidedItem): Promise<string | null> {
+  if (item.kind === "comment") {
+    const [comment] = await tx.select({ body: chapterComments.body }).from(chapterComments).where(eq(chapterComments.id, item.commentId!));
+    return comment ? heldCommentHash(comment.body) : null;
+  }
+  // The author's edits withdraw a release (and move a sample's version); this holds the line
+  // should anything else change the text.
+  const [chapter] = await tx.select({ title: chapters.title, content: chapters.content }).from(chapters).where(eq(chapters.id, item.chapterId));
+  return chapter ? reviewedVersionHash(chapter.title, chapter.content) : null;
+}
+
+/** What the decision does to the chapter or the comment. */
+async function apply(tx: Executor, item: DecidedItem, decision: ReviewDecision, reversal: boolean | undefined): Promise<ReviewOutcome> {
+  const changed = () => new DomainError(REVIEW_MESSAGES.changed, 409);
+  const release = async (from: "review" | "draft") => {
+    const state = await releaseReviewed(tx, item.workId, item.chapterId, from);
+    if (!state) throw changed();
+    return state;
+  };
+  switch (item.kind) {
+    case "release":
+      if (decision === "approve") return release(reversal ? "draft" : "review");
+      // A reversal between 退回修改 and 拒绝 finds the chapter a draft already.
+      if (reversal ? !(await isDraft(tx, item.chapterId)) : !(await returnToAuthor(tx, item.workId, item.chapterId))) throw changed();
+      return decision === "return" ? "returned" : "rejected";
+    case "sample":
+      // The chapter is out already and stays out: 要求作者修改 tells its author why.
+      return decision === "approve" ? "passed" : "sample-returned";
+    case "appeal":
+      // 申诉成立: the chapter sent back goes out, as if the first decision had been 通过.
+      if (decision === "approve") return release("draft");
+      return "upheld";
+    case "comment":
+      if (decision === "approve" && !(await releaseHeldComment(tx, item.commentId!))) throw changed();
+      return decision === "approve" ? "comment-shown" : "comment-refused";
+  }
+}
+
+const OUTCOME_TEXT: Record<Exclude<ReviewOutcome, "comment-shown" | "comment-refused" | "appeal-withdrawn">, string> = {
+  published: "已通过审核并发布",
+  scheduled: "已通过审核，将按定时发布",
+  returned: "被退回修改，请修改后重新发布",
+  rejected: "未通过审核",
+  passed: "跟踪审读无问题",
+  "sample-returned": "在跟踪审读中发现问题，请尽快修改",
+  upheld: "的申诉已被驳回，维持原审核结果",
+};
+
+/** The author's inbox line about a decision on their chapter, with the reviewer's reason. */
+async function tellAuthor(tx: Executor, item: DecidedItem, outcome: ReviewOutcome, reason: string): Promise<void> {
+  if (outcome === "comment-shown" || outcome === "comment-refused" || outcome === "appeal-withdrawn") return;
+  const [chapter] = await tx.select({ title: chapters.title }).from(chapters).where(eq(chapters.id, item.chapterId));
+  const appeal = item.kind === "appeal" && outcome !== "upheld" ? "（申诉成立）" : "";
+  const body = `章节「${chapter?.title ?? ""}」${OUTCOME_TEXT[outcome]}${appeal}${reason ? `。原因：${reason}` : ""}`;
+  await notifyReviewOutcome(tx, { userId: item.authorId, workId: item.workId, body });
+}
+
+async function isDraft(tx: Executor, chapterId: number): Promise<boolean> {
+  const [row] = await tx.select({ state: chapters.state }).from(chapters).where(eq(chapters.id, chapterId));
+  return row?.state === "draft";
+}
+
+/** The review policy (/admin/settings/review, 总编辑 and 超级管理员), audited as `settings.review`. */
+export async function saveReviewPolicy(actor: SignedInActor, policy: ReviewPolicy): Promise<void> {
+  await saveSiteSettings(actor, "settings.review", {
+    review_new_authors: policy.newAuthors ? "on" : "off",
+    review_trusted_after: String(policy.trustedAfter),
+    review_ai_works: policy.aiWorks ? "on" : "off",
+    review_sample_percent: String(policy.samplePercent),
+  });
+}

@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "~/db/client.server";
+import { authorIncome, incomeTransactions } from "~/db/schema";
+import { notifyUserChanged } from "~/server/platform/events.server";
+import { authorShareOf, type EconomySettings } from "./economy-settings.server";
+
+/**
+ * The author's share of a sale (docs/product.md#author-income, D14), written by the
+ * purchases (ledger.server.ts, chapter-sales.server.ts) in the buyer's transaction. Apart
+ * from income.server.ts, which moves credits through the ledger (conversion), so that the
+ * ledger and the income do not import each other (docs/architecture.md#domains).
+ */
+
+export interface Sale {
+  workId: number;
+  chapterId: number | null;
+  description: string;
+}
+
+/**
+ * Pays the author their share of a purchase of `gross` credits, inside the buyer's
+ * transaction `tx` (D14), and tells the author's open pages on commit. The sale row is
+ * written even when the share rounds down to 0, so every sale shows in the ledger.
+ */
+export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {
+  const share = authorShareOf(gross, settings);
+  await tx
+    .insert(authorIncome)
+    .values({ userId: authorId, balance: share })
+    .onConflictDoUpdate({
+      target: authorIncome.userId,
+      set: { balance: sql`${authorIncome.balance} + ${share}`, updatedAt: new Date() },
+    });
+  await tx.insert(incomeTransactions).values({
+    userId: authorId,
+    type: "sale",
+    amount: share,
+    gross,
+    workId: sale.workId,
+    chapterId: sale.chapterId,
+    description: sale.description,
+  });
+  await notifyUserChanged(authorId, "income", tx);
+  return share;
+}

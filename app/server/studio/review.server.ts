@@ -1,0 +1,420 @@
+import { createHash } from "node:crypto";
+import { and, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { db, type Executor } from "~/db/client.server";
+import { REVIEW_MESSAGES, REVIEW_NOTE_MAX } from "~/schemas/review";
+import { STUDIO_MESSAGES } from "~/schemas/studio";
+import type { ReviewNoteFacts } from "~/types/studio";
+import { DomainError } from "~/server/platform/errors.server";
+import { chapters, reviewItems, siteConfigs, users, works } from "~/db/schema";
+import { configInt } from "~/server/platform/site-config.server";
+import { rowsOf } from "~/server/platform/db-utils.server";
+import { DEFAULT_SITE_CONFIGS } from "~/server/platform/defaults.server";
+import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
+import { screenText, type FieldScreen } from "~/server/screening/screening.server";
+import { onChaptersPublished } from "./release.server";
+
+/**
+ * 先审后发 (docs/product.md#review, decision 196). Every release of a chapter by its author
+ * (the editor's 保存 with 立即发布 or 定时发布, the manager's 立即发布, a new chapter, a
+ * new work's chapters) ends in `settleRelease`, in the same transaction as the write: the
+ * chapter either goes out as before (its "on publish" effects, onChaptersPublished) or
+ * turns 审核中 (`review`) with a review item holding the exact text submitted. Readers'
+ * queries all filter on `state = 'published'`, so a chapter under review is nowhere for
+ * them; the release poller takes only `scheduled` chapters, so a 定时 chapter under review
+ * waits for its approval. A reviewer's 通过 releases it through `releaseReviewed`, exactly
+ * as an unreviewed release.
+ */
+
+export type ChapterState = "draft" | "scheduled" | "published" | "review";
+
+export interface ReviewPolicy {
+  /** Authors with fewer than `trustedAfter` published chapters wait for review. */
+  newAuthors: boolean;
+  trustedAfter: number;
+  /** Chapters of works labelled AI (by the author or from the generation log) always wait. */
+  aiWorks: boolean;
+  /** The share (0-100) of trusted authors' chapters drawn for 跟踪审读 after release (decision 206). */
+  samplePercent: number;
+}
+
+const REVIEW_POLICY_KEYS = ["review_new_authors", "review_trusted_after", "review_ai_works", "review_sample_percent"] as const;
+
+/** The policy now, read on `executor` (a release's transaction: PGlite has one connection). */
+export async function readReviewPolicy(executor: Executor = db): Promise<ReviewPolicy> {
+  const rows = await executor.select({ key: siteConfigs.key, value: siteConfigs.value }).from(siteConfigs).where(inArray(siteConfigs.key, [...REVIEW_POLICY_KEYS]));
+  const c: Record<string, string> = { ...DEFAULT_SITE_CONFIGS };
+  for (const r of rows) c[r.key] = r.value;
+  return {
+    newAuthors: c.review_new_authors === "on",
+    trustedAfter: configInt(c.review_trusted_after, 10),
+    aiWorks: c.review_ai_works === "on",
+    samplePercent: Math.min(100, configInt(c.review_sample_percent, 10)),
+  };
+}
+
+/** The version a reviewer sees and decides on: the SHA-256 of the title and the text. */
+export function reviewedVersionHash(title: string, content: string): string {
+  return createHash("sha256").update(`${title}\n${content}`, "utf8").digest("hex");
+}
+
+/** The same hash computed by the database, for chapters submitted in one statement. */
+const versionHashSql = sql`encode(sha256(convert_to(${chapters.title} || E'\n' || ${chapters.content}, 'UTF8')), 'hex')`;
+
+/** Why this author's chapter must wait for a reviewer, or null when it may go out at once. */
+async function reviewReason(tx: Executor, work: Work, chapterAiLevel: string, releasing: SQL): Promise<string | null> {
+  const [author] = await tx.select({ required: users.reviewRequired }).from(users).where(eq(users.id, work.userId));
+  if (author?.required) return "先审名单";
+  const policy = await readReviewPolicy(tx);
+  if (policy.aiWorks && (work.isAiGenerated || work.aiLevel !== "none" || chapterAiLevel !== "none")) return "AI 标注作品";
+  if (policy.newAuthors && policy.trustedAfter > 0) {
+    // "Approved" chapters: the author's chapters readers have (approved, or released while
+    // trusted); counted up to the threshold only.
+    const [{ n }] = rowsOf<{ n: number }>(
+      await tx.execute(sql`
+        select count(*)::int as n from (
+          select 1 from ${chapters} c join ${works} w on w.id = c.work_id
+          where w.user_id = ${work.userId} and c.state = 'published' and not (${releasing})
+          limit ${policy.trustedAfter}) t`),
+    );
+    if (Number(n) < policy.trustedAfter) return `新作者（已发布 ${n} 章）`;
+  }
+  return null;
+}
+
+/**
+ * Whether a released chapter of a trusted author is drawn for 跟踪审读 (decision 206): every
+ * chapter whose title or text holds a word of the list, and `samplePercent` of the others,
+ * chosen by the chapter's id (a stable draw: saving the chapter again does not redraw it).
+ */
+function drawnForSample(chapterId: number, percent: number, hit: boolean): string | null {
+  if (hit) return SAMPLE_HIT;
+  if (percent <= 0) return null;
+  const draw = createHash("sha256").update(`sample:${chapterId}`).digest().readUInt16BE(0) % 100;
+  return draw < percent ? SAMPLE_DRAWN : null;
+}
+
+const SAMPLE_HIT = "跟踪审读（含词库词语）";
+const SAMPLE_DRAWN = "跟踪审读（抽样）";
+
+/** Puts released chapters in the 跟踪审读 sample, in one statement: `sample` items; the chapters stay out. */
+async function sample(tx: Executor, work: Work, drawn: { chapter: { id: number; title: string; content: string; revision: number }; reason: string }[]): Promise<void> {
+  if (drawn.length === 0) return;
+  await tx
+    .insert(reviewItems)
+    .values(
+      drawn.map(({ chapter, reason }) => ({
+        kind: "sample" as const,
+        chapterId: chapter.id,
+        workId: work.id,
+        authorId: work.userId,
+        contentHash: reviewedVersionHash(chapter.title, chapter.content),
+        revision: chapter.revision,
+        reason,
+      })),
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * An edit of a released chapter: a 跟踪审读 item still waiting now stands for the new text
+ * (the reviewer reads what readers read), so its version follows the edit.
+ */
+async function followEdit(tx: Executor, chapter: { id: number; title: string; content: string; revision: number }): Promise<void> {
+  await tx
+    .update(reviewItems)
+    .set({ contentHash: reviewedVersionHash(chapter.title, chapter.content), revision: chapter.revision })
+    .where(and(eq(reviewItems.chapterId, chapter.id), eq(reviewItems.kind, "sample"), eq(reviewItems.status, "pending")));
+}
+
+/** Withdraws the chapter's open submission (the author changed or took back the chapter). */
+async function withdraw(tx: Executor, chapterId: number): Promise<void> {
+  await tx
+    .update(reviewItems)
+    .set({ status: "withdrawn" })
+    // Comments on the chapter wait on their own (decision 206).
+    .where(and(eq(reviewItems.chapterId, chapterId), eq(reviewItems.status, "pending"), ne(reviewItems.kind, "comment")));
+}
+
+/**
+ * After a write that released a chapter (its state now `published` or `scheduled`), or
+ * changed one that was under review (`before` = review): sends it to review when the
+ * policy says so, else runs its "on publish" effects. Call under the work's lock, in the
+ * write's transaction. Returns the chapter's state.
+ */
+export async function settleRelease(
+  tx: Executor,
+  work: Work,
+  chapterId: number,
+  before: ChapterState | null,
+  /** What the write's own screen of this title and text found, when it made one (not screened twice). */
+  screened?: FieldScreen,
+): Promise<ChapterState> {
+  const [chapter] = await tx
+    .select({
+      id: chapters.id,
+      state: chapters.state,
+      title: chapters.title,
+      content: chapters.content,
+      authorNote: chapters.authorNote,
+      revision: chapters.revision,
+      aiLevel: chapters.aiLevel,
+    })
+    .from(chapters)
+    .where(eq(chapters.id, chapterId));
+  if (!chapter) return "draft";
+  // The text under review changed or was taken back: what was submitted is no longer it.
+  if (before === "review") await withdraw(tx, chapterId);
+  // A draft sent back and released again: the author resubmits instead of appealing.
+  if (before === "draft" && chapter.state !== "draft") await withdrawAppeal(tx, chapterId);
+  if (chapter.state === "draft" || before === "published") return chapter.state;
+  let reason = chapter.state === "review" ? "重新提交" : await reviewReason(tx, work, chapter.aiLevel, sql`c.id = ${chapterId}`);
+  if (reason === null) {
+    const screen = screened ?? (await screenRelease(chapter.title, chapter.content, chapter.authorNote));
+    if (screen.held) reason = HELD_BY_SCREENING;
+    else {
+      if (chapter.state === "published") await onChaptersPublished(tx, work.id, [chapterId]);
+      const drawn = drawnForSample(chapterId, (await readReviewPolicy(tx)).samplePercent, screen.hit);
+      if (drawn) await sample(tx, work, [{ chapter, reason: drawn }]);
+      return chapter.state;
+    }
+  }
+  if (chapter.state !== "review") {
+    // A 定时 chapter keeps its time: approved before it, it goes out then; after, at once.
+    await tx
+      .update(chapters)
+      .set({ state: "review", publishAt: chapter.state === "scheduled" ? undefined : null })
+      .where(eq(chapters.id, chapterId));
+  }
+  await tx.insert(reviewItems).values({
+    chapterId,
+    workId: work.id,
+    authorId: work.userId,
+    contentHash: reviewedVersionHash(chapter.title, chapter.content),
+    revision: chapter.revision,
+    reason,
+  });
+  return "review";
+}
+
+/**
+ * A new work's chapters (the publish wizard, a TXT import), under the transaction that
+ * created them: all wait for review when the policy holds its author's releases.
+ */
+export async function settleNewWork(tx: Executor, workId: number): Promise<void> {
+  const [work] = await tx.select().from(works).where(eq(works.id, workId));
+  if (!work) return;
+  const reason = await reviewReason(tx, work, work.aiLevel, sql`c.work_id = ${workId}`);
+  // A trusted author's new work: only the chapters holding a 审核 word wait; the others
+  // go out, and are drawn for 跟踪审读 like any trusted release.
+  let only: SQL = sql`true`;
+  let why = reason;
+  if (why === null) {
+    const released = await tx
+      .select({ id: chapters.id, title: chapters.title, content: chapters.content, authorNote: chapters.authorNote, revision: chapters.revision })
+      .from(chapters)
+      .where(and(eq(chapters.workId, workId), eq(chapters.state, "published")));
+    const held: number[] = [];
+    const drawn: Parameters<typeof sample>[2] = [];
+    const { samplePercent } = await readReviewPolicy(tx);
+    for (const chapter of released) {
+      const screen = await screenRelease(chapter.title, chapter.content, chapter.authorNote);
+      const reason = screen.held ? null : drawnForSample(chapter.id, samplePercent, screen.hit);
+      if (screen.held) held.push(chapter.id);
+      else if (reason) drawn.push({ chapter, reason });
+    }
+    await sample(tx, work, drawn);
+    if (held.length === 0) return;
+    why = HELD_BY_SCREENING;
+    only = inArray(chapters.id, held);
+  }
+  await tx.execute(sql`
+    insert into ${reviewItems} (chapter_id, work_id, author_id, content_hash, revision, reason)
+    select ${chapters.id}, ${chapters.workId}, ${work.userId}, ${versionHashSql}, ${chapters.revision}, ${why}
+    from ${chapters} where ${chapters.workId} = ${workId} and ${chapters.state} = 'published' and ${only}
+    order by ${chapters.position}, ${chapters.id}`);
+  await tx.update(chapters).set({ state: "review", publishAt: null }).where(and(eq(chapters.workId, workId), eq(chapters.state, "published"), only));
+  await refreshWorkCounts(tx, workId);
+}
+
+/** The reason a trusted author's chapter waits: its title or text holds a 审核 word (decision 195). */
+const HELD_BY_SCREENING = "含待审词语";
+
+async function screenRelease(title: string, content: string, authorNote = ""): Promise<FieldScreen> {
+  // 作者的话 is screened with the text (decision 202): a 审核 word in it holds the chapter too.
+  const { held, hits } = await screenText(`${title}\n${content}\n${authorNote}`);
+  return { held, hit: hits.length > 0 };
+}
+
+/**
+ * 通过: the reviewed chapter goes out, exactly as an unreviewed release would (its "on
+ * publish" effects), or waits for its 定时 time when that is still ahead. Returns its state.
+ */
+export async function releaseReviewed(
+  tx: Executor,
+  workId: number,
+  chapterId: number,
+  /** `draft`: a 总编辑 reversing a 退回修改 or 拒绝 (the chapter was sent back as a draft). */
+  from: "review" | "draft" = "review",
+): Promise<"published" | "scheduled" | null> {
+  const [row] = await tx
+    .update(chapters)
+    .set({
+      state: sql`case when ${chapters.publishAt} > now() then 'scheduled'::chapter_state else 'published'::chapter_state end`,
+      publishAt: sql`case when ${chapters.publishAt} > now() then ${chapters.publishAt} else now() end`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, from)))
+    .returning({ state: chapters.state });
+  if (!row) return null;
+  if (row.state === "published") await onChaptersPublished(tx, workId, [chapterId]);
+  return row.state as "published" | "scheduled";
+}
+
+/** 退回修改 or 拒绝: the chapter goes back to the author as a draft (存稿). */
+export async function returnToAuthor(tx: Executor, workId: number, chapterId: number): Promise<boolean> {
+  const rows = await tx
+    .update(chapters)
+    .set({ state: "draft", publishAt: null, updatedAt: new Date() })
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(chapters.state, "review")))
+    .returning({ id: chapters.id });
+  return rows.length > 0;
+}
+
+/** The state of the author's own chapter (after a save, for the notice shown). */
+export async function ownChapterState(userId: string, workId: number, chapterId: number): Promise<ChapterState | null> {
+  const [row] = await db
+    .select({ state: chapters.state })
+    .from(chapters)
+    .innerJoin(works, eq(works.id, chapters.workId))
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), eq(works.userId, userId)));
+  return row?.state ?? null;
+}
+
+export interface ReviewNote extends ReviewNoteFacts {
+  decidedAt: Date;
+}
+
+/**
+ * What the author sees beside each draft chapter that a reviewer sent back: the last
+ * decision's reason, and whether it may be appealed, for the chapters given (those still
+ * drafts).
+ */
+export async function reviewNotes(tx: Executor, workId: number, chapterIds: number[]): Promise<Map<number, ReviewNote>> {
+  const out = new Map<number, ReviewNote>();
+  if (chapterIds.length === 0) return out;
+  const rows = await tx
+    .selectDistinctOn([reviewItems.chapterId], {
+      chapterId: reviewItems.chapterId,
+      kind: reviewItems.kind,
+      status: reviewItems.status,
+      note: reviewItems.note,
+      decidedAt: reviewItems.decidedAt,
+      // Written out whole: drizzle leaves a one-table query's columns unqualified, which the
+      // subqueries would take for their own.
+      appealed: sql<boolean>`exists (select 1 from review_items a where a.appeal_of = review_items.id)`,
+      appealPending: sql<boolean>`exists (select 1 from review_items a where a.appeal_of = review_items.id and a.status = 'pending')`,
+      // Only the text the decision was made on may be appealed.
+      unchanged: sql<boolean>`exists (select 1 from chapters c where c.id = review_items.chapter_id
+        and encode(sha256(convert_to(c.title || E'\n' || c.content, 'UTF8')), 'hex') = review_items.content_hash)`,
+    })
+    .from(reviewItems)
+    .where(
+      and(
+        eq(reviewItems.workId, workId),
+        inArray(reviewItems.chapterId, chapterIds),
+        inArray(reviewItems.kind, ["release", "appeal"]),
+        inArray(reviewItems.status, ["approved", "returned", "rejected"]),
+      ),
+    )
+    .orderBy(reviewItems.chapterId, desc(reviewItems.id));
+  for (const r of rows) {
+    if ((r.status === "returned" || r.status === "rejected") && r.decidedAt) {
+      const appeal = r.kind === "appeal" || (r.appealed && !r.appealPending) || !r.unchanged ? "closed" : r.appealPending ? "pending" : "open";
+      out.set(r.chapterId, { status: r.status, note: r.note ?? "", decidedAt: r.decidedAt, onAppeal: r.kind === "appeal", appeal });
+    }
+  }
+  return out;
+}
+
+/** The note as the studio's pages show it (no decision time). */
+export function reviewFacts(note: ReviewNote | undefined): ReviewNoteFacts | null {
+  return note ? { status: note.status, note: note.note, onAppeal: note.onAppeal, appeal: note.appeal } : null;
+}
+
+/**
+ * The author appeals the last 退回修改 or 拒绝 of their chapter (once per decision), with
+ * a note: a pending `appeal` item only a 总编辑 or 超级管理员 decides (decision 206). The
+ * chapter must still be the unchanged draft the decision sent back; changing it withdraws
+ * the appeal (settleRelease, saveChapter).
+ */
+export async function appealReview(userId: string, workId: number, chapterId: number, rawNote: string): Promise<void> {
+  const note = rawNote.trim();
+  if (!note) throw new DomainError(REVIEW_MESSAGES.appealNote, 400, "note");
+  if (Array.from(note).length > REVIEW_NOTE_MAX) throw new DomainError(REVIEW_MESSAGES.appealTooLong, 400, "note");
+  await db.transaction(async (tx) => {
+    const [work] = await tx.select({ id: works.id }).from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("no key update");
+    if (!work) throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+    const [chapter] = await tx
+      .select({ state: chapters.state, title: chapters.title, content: chapters.content })
+      .from(chapters)
+      .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
+    if (!chapter) throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+    const [last] = await tx
+      .select({
+        id: reviewItems.id,
+        kind: reviewItems.kind,
+        status: reviewItems.status,
+        contentHash: reviewItems.contentHash,
+        revision: reviewItems.revision,
+        authorNote: reviewItems.authorNote,
+      })
+      .from(reviewItems)
+      .where(and(eq(reviewItems.chapterId, chapterId), inArray(reviewItems.kind, ["release", "appeal"]), sql`${reviewItems.status} <> 'withdrawn'`))
+      .orderBy(desc(reviewItems.id))
+      .limit(1);
+    if (last?.kind === "appeal") {
+      // The same appeal sent twice (a double click, 重新提交) answers as the first did.
+      if (last.status === "pending" && last.authorNote === note) return;
+      throw new DomainError(REVIEW_MESSAGES.appealTwice, 409);
+    }
+    const sentBack = last && (last.status === "returned" || last.status === "rejected");
+    if (!sentBack || chapter.state !== "draft" || reviewedVersionHash(chapter.title, chapter.content) !== last.contentHash) {
+      throw new DomainError(REVIEW_MESSAGES.appealNotAllowed, 409);
+    }
+    const made = await tx
+      .insert(reviewItems)
+      .values({
+        kind: "appeal",
+        appealOf: last.id,
+        chapterId,
+        workId,
+        authorId: userId,
+        contentHash: last.contentHash,
+        revision: last.revision,
+        reason: "作者申诉",
+        authorNote: note,
+      })
+      .onConflictDoNothing()
+      .returning({ id: reviewItems.id });
+    if (made.length === 0) throw new DomainError(REVIEW_MESSAGES.appealTwice, 409);
+  });
+}
+
+/**
+ * After a change of a chapter's title or text that readers (or a reviewer) would see, by a
+ * write that does not itself release it (a save, a rename): a draft's pending appeal is
+ * withdrawn (the text appealed is gone); a released chapter's pending 跟踪审读 item now
+ * stands for the new text.
+ */
+export async function reviewFollowsText(tx: Executor, chapter: { id: number; state: ChapterState; title: string; content: string; revision: number }): Promise<void> {
+  if (chapter.state === "draft") await withdrawAppeal(tx, chapter.id);
+  if (chapter.state === "published" || chapter.state === "scheduled") await followEdit(tx, chapter);
+}
+
+/** A change of a draft withdraws the appeal of its last decision: the text appealed is gone. */
+async function withdrawAppeal(tx: Executor, chapterId: number): Promise<void> {
+  await tx
+    .update(reviewItems)
+    .set({ status: "withdrawn" })
+    .where(and(eq(reviewItems.chapterId, chapterId), eq(reviewItems.kind, "appeal"), eq(reviewItems.status, "pending")));
+}
