@@ -86,7 +86,7 @@ test("a chapter waits for review, is sent back with a reason, revised and approv
   await expect(reviewer.getByLabel("管理菜单").getByText("用户管理")).toHaveCount(0);
   await reviewer.getByRole("link", { name: new RegExp(chapterTitle) }).click();
   await expect(reviewer.getByTestId("review-text")).toContainText("有错别字的正文。");
-  await reviewer.getByRole("button", { name: "领取" }).click();
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
   await expect(reviewer.getByTestId("notice")).toHaveText("已领取");
   // axe runs in the page: with JavaScript on (the accessibility spec's way).
   if (javaScriptEnabled) await expectNoSeriousViolations(reviewer, "/admin/review/:id, claimed");
@@ -112,7 +112,8 @@ test("a chapter waits for review, is sent back with a reason, revised and approv
   await go(reviewer, "/admin/review");
   await reviewer.getByRole("link", { name: new RegExp(chapterTitle) }).click();
   await expect(reviewer.getByTestId("review-text")).toContainText("改好的正文。");
-  await reviewer.getByRole("button", { name: "领取" }).click();
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已领取");
   await reviewer.getByRole("button", { name: "通过" }).click();
   await expect(reviewer.getByTestId("notice")).toHaveText("已通过，章节已发布");
 
@@ -201,14 +202,18 @@ test("跟踪审读 samples a trusted author's chapter that went out; an author a
   await expect(rows.filter({ hasText: "第二章 抽检" })).toContainText("跟踪审读（含词库词语）");
   await rows.filter({ hasText: "第二章 抽检" }).getByRole("link").click();
   await expect(reviewer.getByRole("heading", { level: 1 })).toContainText("跟踪审读");
-  await reviewer.getByRole("button", { name: "领取" }).click();
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已领取");
   await reviewer.getByLabel(/原因/).fill("路边的描写请改掉");
   await reviewer.getByRole("button", { name: "要求作者修改" }).click();
   await expect(reviewer.getByTestId("notice")).toHaveText("已通知作者修改，章节仍对读者可见");
   expect((await author.request.get(`/works/${workId}?chapter=2`)).status()).toBe(200);
 
+  // On the list, 领取下一篇 would take whatever is oldest: wait for this item's page first.
   await rows.filter({ hasText: "第三章 申诉" }).getByRole("link").click();
-  await reviewer.getByRole("button", { name: "领取" }).click();
+  await expect(reviewer.getByTestId("review-text")).toContainText(held);
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已领取");
   await reviewer.getByLabel(/原因/).fill("用词不妥");
   await reviewer.getByRole("button", { name: "退回修改" }).click();
   await expect(reviewer.getByTestId("notice")).toHaveText("已退回修改，作者会看到原因");
@@ -231,12 +236,13 @@ test("跟踪审读 samples a trusted author's chapter that went out; an author a
   await reviewer.goto("/admin/review");
   await reviewer.getByTestId("review-row").filter({ hasText: title }).filter({ hasText: "申诉" }).getByRole("link").click();
   await expect(reviewer.getByText("申诉由总编辑处理。")).toBeVisible();
-  await expect(reviewer.getByRole("button", { name: "领取" })).toHaveCount(0);
+  await expect(reviewer.getByRole("button", { name: "领取", exact: true })).toHaveCount(0);
   const { context: chiefContext } = await newAdminContext(browser, baseURL!, { role: "chief_editor", label: marker("ce") });
   const chief = await chiefContext.newPage();
   await chief.goto(reviewer.url());
   await expect(chief.getByTestId("appeal-note")).toHaveText("这是人物的口头禅，并无不妥");
-  await chief.getByRole("button", { name: "领取" }).click();
+  await chief.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(chief.getByTestId("notice")).toHaveText("已领取");
   await chief.getByRole("button", { name: "申诉成立，发布" }).click();
   await expect(chief.getByTestId("notice")).toHaveText("已通过，章节已发布");
   expect((await author.request.get(`/works/${workId}?chapter=3`)).status()).toBe(200);
