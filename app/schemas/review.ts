@@ -28,9 +28,9 @@ export const REVIEW_MESSAGES = {
 } as const;
 
 /** What each kind of item asks (decision 206). */
-const REVIEW_KINDS = ["release", "sample", "appeal", "comment"] as const;
+const REVIEW_KINDS = ["release", "sample", "appeal", "comment", "edit"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
-export const REVIEW_KIND_LABELS: Record<ReviewKind, string> = { release: "发布审核", sample: "跟踪审读", appeal: "申诉", comment: "评论" };
+export const REVIEW_KIND_LABELS: Record<ReviewKind, string> = { release: "发布审核", sample: "跟踪审读", appeal: "申诉", comment: "评论", edit: "修改审核" };
 
 export const REVIEW_STATUS_LABELS = STATUS_LABELS;
 
@@ -40,19 +40,22 @@ const REVIEW_DECISION_LABELS: Record<ReviewDecision, string> = { approve: "通�
 /**
  * The decisions each kind allows: a 跟踪审读 item's chapter is already out (退回修改 tells
  * its author to revise; taking it down is the works' 下架); an appeal is granted or
- * refused; a held comment is shown or not.
+ * refused; a held comment is shown or not; an edit of a published chapter goes out, goes
+ * back to its author, or is refused (readers keep the approved text either way, decision 213).
  */
 export const REVIEW_KIND_DECISIONS: Record<ReviewKind, readonly ReviewDecision[]> = {
   release: REVIEW_DECISIONS,
   sample: ["approve", "return"],
   appeal: ["approve", "reject"],
   comment: ["approve", "reject"],
+  edit: REVIEW_DECISIONS,
 };
 export const REVIEW_DECISION_LABELS_BY_KIND: Record<ReviewKind, Record<ReviewDecision, string>> = {
   release: REVIEW_DECISION_LABELS,
   sample: { approve: "无问题", return: "要求作者修改", reject: "拒绝" },
   appeal: { approve: "申诉成立，发布", return: "退回修改", reject: "驳回申诉" },
   comment: { approve: "通过，公开评论", return: "退回修改", reject: "不予公开" },
+  edit: { approve: "通过，读者看到修改", return: "退回修改", reject: "拒绝修改" },
 };
 /** The item's status each decision leaves. */
 export const REVIEW_DECISION_STATUS = { approve: "approved", return: "returned", reject: "rejected" } as const;

@@ -13,6 +13,12 @@ export interface ReviewNoteFacts {
   appeal: "open" | "pending" | "closed";
 }
 
+/**
+ * The last review of an edit of a published chapter (decision 213): waiting, or sent back /
+ * refused with the reviewer's reason (readers keep the approved text either way).
+ */
+export type EditReviewFacts = { status: "pending" } | { status: "returned" | "rejected"; note: string };
+
 /** A row of the chapter manager (studio/chapters.server.ts): a volume heading or a chapter. */
 export type ManagerRow =
   | { kind: "volume"; id: number; title: string; continued: boolean; first: boolean; last: boolean }
@@ -29,6 +35,8 @@ export type ManagerRow =
       publishAt: string | null;
       /** A draft a reviewer sent back: 退回修改 (returned) or 拒绝 (rejected), with the reason. */
       review: ReviewNoteFacts | null;
+      /** A published chapter's edit under review, or its last one sent back (decision 213). */
+      edit: EditReviewFacts | null;
       /** A published chapter with an autosaved working copy not yet saved (decision 095). */
       pending: boolean;
       /** 正文, 请假条 (leave) or 作品相关 (about): a notice has no reader's number (decision 203). */

@@ -9,8 +9,8 @@ import { formatShanghai } from "~/utils/shanghai-time";
 import { countWords } from "~/utils/text";
 import { useChapterAutosave, type AutosaveStatus } from "./use-chapter-autosave";
 import { SubmitButton } from "~/components/ui/submit-button";
-import { ReviewNote } from "./review-note";
-import type { ReviewNoteFacts } from "~/types/studio";
+import { EditReviewNote, ReviewNote } from "./review-note";
+import type { EditReviewFacts, ReviewNoteFacts } from "~/types/studio";
 
 interface EditedChapter {
   id: number;
@@ -24,6 +24,8 @@ interface EditedChapter {
   publishAt: { text: string; input: string } | null;
   /** A reviewer sent this draft back: the reason, shown above the text (docs/product.md#review). */
   review: ReviewNoteFacts | null;
+  /** A published chapter's edit under review, or its last one sent back (decision 213). */
+  edit: EditReviewFacts | null;
   number: number | null;
   /** 正文, 请假条 or 作品相关 (decision 203): a notice has no number. */
   kind: ChapterKind;
@@ -146,7 +148,8 @@ export function ChapterEditor({
         </p>
       </div>
       {chapter.review ? <ReviewNote review={chapter.review} appealHref={`${base}/appeal`} /> : null}
-      {chapter.pending ? (
+      {chapter.edit ? <EditReviewNote edit={chapter.edit} /> : null}
+      {chapter.pending && !chapter.edit ? (
         <p className="notice">这是自动保存的修改稿，读者看到的仍是上次保存的版本；点“保存”后修改才会发布。</p>
       ) : null}
       <Form method="post" {...getFormProps(form)} {...leaveWarning} ref={formRef} onSubmitCapture={onSubmitCapture} className="studio-form">

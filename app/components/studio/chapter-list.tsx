@@ -4,7 +4,7 @@ import { FormTokenField } from "~/components/ui/forms";
 import { AiLevelBadge } from "~/components/ui/ai-badge";
 import { CHAPTER_KIND_LABELS } from "~/schemas/studio";
 import type { ManagerRow } from "~/types/studio";
-import { ReviewNote } from "./review-note";
+import { EditReviewNote, ReviewNote } from "./review-note";
 
 type ChapterRow = Extract<ManagerRow, { kind: "chapter" }>;
 type VolumeRow = Extract<ManagerRow, { kind: "volume" }>;
@@ -156,12 +156,15 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
                   : "审核中"
                 : `定时 ${c.publishAt}`}
         </span>
-        {c.pending ? (
+        {c.edit?.status === "pending" ? (
+          <span className="chapter-state chapter-state-review">修改审核中</span>
+        ) : c.pending ? (
           <Link to={`${base}/${c.id}`} className="chapter-state chapter-state-draft" title="自动保存的修改还没有保存，读者看不到">
             修改未发布
           </Link>
         ) : null}
         {c.review ? <ReviewNote review={c.review} appealHref={`${base}/${c.id}/appeal`} /> : null}
+        {c.edit && c.edit.status !== "pending" ? <EditReviewNote edit={c.edit} /> : null}
         <div className="row-actions">
           <Form method="post" className="inline-form" onSubmit={moved}>
             <Hidden page={page} fields={{ chapterId: c.id }} />

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import type { ReviewNoteFacts } from "~/types/studio";
+import type { EditReviewFacts, ReviewNoteFacts } from "~/types/studio";
 
 /** The reason beside a chapter sent back, with 申诉 while the decision may still be appealed (decision 206). */
 export function ReviewNote({ review, appealHref }: { review: ReviewNoteFacts; appealHref: string }) {
@@ -14,6 +14,17 @@ export function ReviewNote({ review, appealHref }: { review: ReviewNoteFacts; ap
       ) : review.appeal === "pending" ? (
         <span className="muted">（申诉处理中）</span>
       ) : null}
+    </p>
+  );
+}
+
+/** Beside a published chapter whose edit waits for review or was sent back (decision 213). */
+export function EditReviewNote({ edit }: { edit: EditReviewFacts }) {
+  return (
+    <p className="chapter-review-note" role="note" data-testid="edit-review-note">
+      {edit.status === "pending"
+        ? "修改审核中：审核通过前，读者看到的仍是上次通过的版本"
+        : `${edit.status === "returned" ? "修改被退回" : "修改未通过审核"}：${edit.note}（读者看到的仍是上次通过的版本；修改后再次保存即重新提交）`}
     </p>
   );
 }

@@ -1,10 +1,11 @@
-import { diffWords } from "diff";
 import { Form } from "react-router";
 import { AppLink } from "~/components/ui/app-link";
 import { OPERATION_LIMITS, TEXT_OPERATION_LABELS, TEXT_OPERATIONS, type TextOperation } from "~/schemas/writing";
 import { HiddenFields } from "./hidden-fields";
 import type { LiveCandidate } from "./use-operation";
 import { useIsPending } from "~/components/ui/use-is-pending";
+import { DiffView } from "~/components/ui/diff-view";
+import { textDiff } from "~/utils/text-diff";
 
 /**
  * The editor's operations on a selection (decision 130): the controls (inside the editor's
@@ -60,48 +61,6 @@ export function OperationControls({ requestKey, disabled, onOperate }: { request
         生成候选
       </button>
     </fieldset>
-  );
-}
-
-/**
- * `after` against `before`, word by word (Chinese words by Intl.Segmenter): insertions in
- * `<ins>`, deletions in `<del>`, each also named in words for screen readers and marked by
- * underline / strike-through, not by colour alone.
- */
-function DiffView({ before, after }: { before: string; after: string }) {
-  const segmenter = typeof Intl !== "undefined" && "Segmenter" in Intl ? new Intl.Segmenter("zh", { granularity: "word" }) : undefined;
-  const parts = diffWords(before, after, segmenter ? { intlSegmenter: segmenter } : {});
-  let added = 0;
-  let removed = 0;
-  for (const p of parts) {
-    if (p.added) added += Array.from(p.value).length;
-    else if (p.removed) removed += Array.from(p.value).length;
-  }
-  return (
-    <div className="diff-view">
-      <p className="muted diff-summary">
-        新增 {added} 字，删去 {removed} 字（<ins>下划线</ins>为新增，<del>删除线</del>为删去）
-      </p>
-      <div className="diff-text">
-        {parts.map((p, i) =>
-          p.added ? (
-            <ins key={i}>
-              <span className="sr-only">［新增：</span>
-              {p.value}
-              <span className="sr-only">］</span>
-            </ins>
-          ) : p.removed ? (
-            <del key={i}>
-              <span className="sr-only">［删去：</span>
-              {p.value}
-              <span className="sr-only">］</span>
-            </del>
-          ) : (
-            <span key={i}>{p.value}</span>
-          ),
-        )}
-      </div>
-    </div>
   );
 }
 
@@ -193,7 +152,7 @@ export function CandidatesPanel({ operation, projectId, plotId, closeHref }: { o
             <p className="muted">生成中...</p>
           ) : (
             <>
-              <DiffView before={operation.source} after={c.content} />
+              <DiffView parts={textDiff(operation.source, c.content)} />
               {open ? (
                 <Form method="post" preventScrollReset className="inline-form">
                   <HiddenFields projectId={projectId} selectedPlotId={plotId} />

@@ -15,9 +15,10 @@ export const reviewStatus = pgEnum("review_status", ["pending", "approved", "ret
 /**
  * What an item asks a reviewer (decision 206): `release`, a chapter held before readers see
  * it; `sample`, a chapter already out, drawn for 跟踪审读; `appeal`, the author's appeal of
- * a 退回修改 or 拒绝 (for a 总编辑); `comment`, a comment held by a 审核 word.
+ * a 退回修改 or 拒绝 (for a 总编辑); `comment`, a comment held by a 审核 word; `edit`, an
+ * edit of a published chapter, held while readers keep the approved text (decision 213).
  */
-export const reviewKind = pgEnum("review_kind", ["release", "sample", "appeal", "comment"]);
+export const reviewKind = pgEnum("review_kind", ["release", "sample", "appeal", "comment", "edit"]);
 
 /**
  * One submission of a chapter for review (先审后发, docs/product.md#review, decision 196):
@@ -57,17 +58,32 @@ export const reviewItems = pgTable(
     authorNote: text("author_note"),
     /** The reviewer's reason for 退回修改 or 拒绝, shown to the author beside the chapter. */
     note: text("note"),
+    /**
+     * An edit (kind `edit`, decision 213): the title, text and 作者的话 submitted, applied
+     * to the chapter when approved; the chapter keeps what readers have until then.
+     */
+    editTitle: text("edit_title"),
+    editContent: text("edit_content"),
+    editAuthorNote: text("edit_author_note"),
   },
   (t) => [
     // The queue, oldest first, and the dashboard's oldest.
     index("review_items_pending_idx").on(t.submittedAt, t.id).where(sql`${t.status} = 'pending'`),
     index("review_items_chapter_idx").on(t.chapterId, t.id),
-    // One open submission of a chapter's text (a release, a sample or an appeal); comments apart.
-    uniqueIndex("review_items_one_pending").on(t.chapterId).where(sql`${t.status} = 'pending' and ${t.kind} <> 'comment'`),
+    // One open submission of a chapter's text (a release, a sample or an appeal); comments and edits apart.
+    // (Edits are told by their text: a migration may not name an enum value it adds, decision 213.)
+    uniqueIndex("review_items_one_pending").on(t.chapterId).where(sql`${t.status} = 'pending' and ${t.kind} <> 'comment' and ${t.editContent} is null`),
+    // One pending edit of a published chapter, beside a 跟踪审读 sample of the text readers have.
+    uniqueIndex("review_items_one_edit").on(t.chapterId).where(sql`${t.status} = 'pending' and ${t.editContent} is not null`),
     uniqueIndex("review_items_one_appeal").on(t.appealOf),
     uniqueIndex("review_items_comment").on(t.commentId),
     // (An appeal's appeal_of is not required here: a restore inserts it empty and sets it after, decision 147.)
     check("review_items_kind_refs", sql`(${t.kind} = 'comment') = (${t.commentId} is not null) and (${t.appealOf} is null or ${t.kind} = 'appeal')`),
+    // An edit's title, text and note come together, and only on an item of no comment or appeal.
+    check(
+      "review_items_edit_text",
+      sql`(${t.editContent} is null) = (${t.editTitle} is null) and (${t.editContent} is null) = (${t.editAuthorNote} is null) and (${t.editContent} is null or (${t.commentId} is null and ${t.appealOf} is null))`,
+    ),
     check("review_items_decided", sql`(${t.status} in ('pending', 'withdrawn')) = (${t.decidedAt} is null)`),
   ],
 );

@@ -153,6 +153,11 @@ export const chapters = pgTable(
      */
     pendingContent: text("pending_content"),
     /**
+     * A published chapter's new title saved while its edit waits for review (decision 213):
+     * readers keep `title` until a reviewer approves the edit. Null when there is none.
+     */
+    pendingTitle: text("pending_title"),
+    /**
      * From the generation log (decision 126): how many of `content`'s characters were
      * found in AI text its author generated, and the level that gives.
      */

@@ -22,6 +22,8 @@ import { formErrorsOf, orRouteError, replyOnDomainError } from "~/server/platfor
 import { readForm } from "~/server/platform/form-data.server";
 import { formatNumber } from "~/utils/format";
 import { formatShanghai } from "~/utils/shanghai-time";
+import { textDiff } from "~/utils/text-diff";
+import { DiffView } from "~/components/ui/diff-view";
 import type { Route } from "./+types/review-item";
 
 /**
@@ -47,6 +49,14 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     paragraphs: await screenedParagraphs(item.comment ?? item.chapter.content),
     // 作者的话 is screened with the text (decision 202): a 审核 word there holds the chapter too.
     notePieces: item.comment === null && /\S/u.test(item.chapter.authorNote) ? await screenedParagraphs(item.chapter.authorNote) : null,
+    // An edit: what changed against the text readers have (decision 213).
+    changes: item.approved
+      ? {
+          title: item.approved.title !== item.chapter.title ? item.approved.title : null,
+          text: textDiff(item.approved.content, item.chapter.content),
+          note: item.approved.authorNote !== item.chapter.authorNote ? textDiff(item.approved.authorNote, item.chapter.authorNote) : null,
+        }
+      : null,
   };
 }
 
@@ -58,6 +68,9 @@ const NOTICE = {
   passed: "review-passed",
   "sample-returned": "review-sample-returned",
   upheld: "review-upheld",
+  "edit-applied": "review-edit-applied",
+  "edit-returned": "review-edit-returned",
+  "edit-rejected": "review-edit-rejected",
   "comment-shown": "review-comment-shown",
   "comment-refused": "review-comment-refused",
   "appeal-withdrawn": "review-appeal-withdrawn",
@@ -84,7 +97,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function ReviewItem({ loaderData, actionData }: Route.ComponentProps) {
-  const { item, overrule, paragraphs, notePieces } = loaderData;
+  const { item, overrule, paragraphs, notePieces, changes } = loaderData;
   const [form, fields] = useSchemaForm(reviewItemSchema, { id: "review-decision", lastResult: actionData });
   const pending = item.status === "pending";
   // A 总编辑 may also reverse a 退回修改 or 拒绝 of a release (docs/product.md#review); only
@@ -171,12 +184,29 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
           </div>
         </Form>
       ) : null}
+      {changes ? (
+        <>
+          <h2>与读者现在看到的版本相比</h2>
+          {changes.title !== null ? (
+            <p data-testid="review-title-change">
+              标题：<del>{changes.title}</del> → <ins>{item.chapter.title}</ins>
+            </p>
+          ) : null}
+          <DiffView parts={changes.text} testId="review-diff" />
+          {changes.note ? (
+            <>
+              <h3>作者的话的修改</h3>
+              <DiffView parts={changes.note} />
+            </>
+          ) : null}
+        </>
+      ) : null}
       <h2>
         {item.comment !== null ? (
           "评论内容"
         ) : (
           <>
-            正文 <small className="admin-muted">{formatNumber(item.chapter.wordCount)} 字</small>
+            {changes ? "修改后的正文" : "正文"} <small className="admin-muted">{formatNumber(item.chapter.wordCount)} 字</small>
           </>
         )}
       </h2>

@@ -6,10 +6,12 @@ import { REVIEW_KIND_DECISIONS, REVIEW_MESSAGES, REVIEW_STATUS_LABELS, type Revi
 import { heldCommentHash, releaseHeldComment } from "~/server/community/comments.server";
 import { notifyReviewOutcome } from "~/server/community/notifications.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
+import { countWords } from "~/utils/text";
 import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
 import type { AdminRole } from "~/server/identity/admin-session.server";
-import { releaseReviewed, returnToAuthor, reviewedVersionHash, type ReviewPolicy } from "~/server/studio/review.server";
+import { applyEdit, releaseReviewed, returnToAuthor, reviewedVersionHash, type ReviewPolicy } from "~/server/studio/review.server";
+import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { saveSiteSettings } from "./site-settings.server";
 import { claimFacts, claimNextPending, heldClaimSql } from "./queue-claims.server";
 
@@ -150,6 +152,11 @@ export interface ReviewItemView {
   comment: string | null;
   /** An appeal's author note and the decision it contests. */
   appeal: { authorNote: string; status: string; note: string | null; decidedBy: string | null } | null;
+  /**
+   * An edit (decision 213): what readers have now, beside `chapter` holding the edit
+   * submitted; null for the other kinds.
+   */
+  approved: { title: string; content: string; authorNote: string } | null;
 }
 
 const appealed = alias(reviewItems, "appealed");
@@ -180,6 +187,9 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
       wordCount: chapters.wordCount,
       publishAt: chapters.publishAt,
       comment: chapterComments.body,
+      editTitle: reviewItems.editTitle,
+      editContent: reviewItems.editContent,
+      editAuthorNote: reviewItems.editAuthorNote,
       appealedStatus: appealed.status,
       appealedNote: appealed.note,
       appealedBy: sql<string | null>`(select email from ${admins} a where a.id = ${appealed.decidedBy})`,
@@ -207,7 +217,18 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
     revision: row.revision,
     work: { id: row.workId, title: row.workTitle },
     author: row.author ?? "",
-    chapter: { id: row.chapterId, title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote, wordCount: row.wordCount, publishAt: row.publishAt },
+    chapter:
+      row.editContent !== null
+        ? {
+            id: row.chapterId,
+            title: row.editTitle ?? row.chapterTitle,
+            content: row.editContent,
+            authorNote: row.editAuthorNote ?? "",
+            wordCount: countWords(row.editContent),
+            publishAt: null,
+          }
+        : { id: row.chapterId, title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote, wordCount: row.wordCount, publishAt: row.publishAt },
+    approved: row.editContent !== null ? { title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote } : null,
     comment: row.comment,
     appeal:
       row.kind === "appeal" && row.appealedStatus
@@ -233,7 +254,10 @@ export type ReviewOutcome =
   | "upheld"
   | "comment-shown"
   | "comment-refused"
-  | "appeal-withdrawn";
+  | "appeal-withdrawn"
+  | "edit-applied"
+  | "edit-returned"
+  | "edit-rejected";
 
 /**
  * 通过, 退回修改 or 拒绝 on a pending item the reviewer holds (a 总编辑 or 超级管理员 may
@@ -249,7 +273,7 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
   const text = note.trim();
   if (decision !== "approve" && !text) throw new DomainError(REVIEW_MESSAGES.noteRequired, 400, "note");
   const chief = mayDecideAppeals(role);
-  return db.transaction(async (tx) => {
+  const decided = await db.transaction(async (tx) => {
     const [peek] = await tx.select({ workId: reviewItems.workId }).from(reviewItems).where(eq(reviewItems.id, id));
     if (!peek) throw new DomainError(REVIEW_MESSAGES.notFound, 404);
     await tx.select({ id: works.id }).from(works).where(eq(works.id, peek.workId)).for("no key update");
@@ -300,8 +324,12 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       reason: text || null,
     });
     if (item.kind !== "comment") await tellAuthor(tx, item, outcome, text);
-    return outcome;
+    return { outcome, chapterId: item.chapterId };
   });
+  if (typeof decided === "string") return decided;
+  // An approved edit changed the text readers see: 段评 follow their paragraphs (decision 090).
+  if (decided.outcome === "edit-applied") reanchorAfterCommit(decided.chapterId);
+  return decided.outcome;
 }
 
 interface DecidedItem {
@@ -315,6 +343,11 @@ interface DecidedItem {
 
 /** The version of what the item holds now: the chapter's title and text, or the comment's text. */
 async function currentVersion(tx: Executor, item: DecidedItem): Promise<string | null> {
+  if (item.kind === "edit") {
+    // An edit holds its own text; a later 保存 withdraws it rather than changing it.
+    const [edit] = await tx.select({ title: reviewItems.editTitle, content: reviewItems.editContent }).from(reviewItems).where(eq(reviewItems.id, item.id));
+    return edit?.title != null && edit.content != null ? reviewedVersionHash(edit.title, edit.content) : null;
+  }
   if (item.kind === "comment") {
     const [comment] = await tx.select({ body: chapterComments.body }).from(chapterComments).where(eq(chapterComments.id, item.commentId!));
     return comment ? heldCommentHash(comment.body) : null;
@@ -349,6 +382,10 @@ async function apply(tx: Executor, item: DecidedItem, decision: ReviewDecision, 
     case "comment":
       if (decision === "approve" && !(await releaseHeldComment(tx, item.commentId!))) throw changed();
       return decision === "approve" ? "comment-shown" : "comment-refused";
+    case "edit":
+      // Readers keep the approved text unless the edit passes (decision 213).
+      if (decision === "approve" && !(await applyEdit(tx, item.id))) throw changed();
+      return decision === "approve" ? "edit-applied" : decision === "return" ? "edit-returned" : "edit-rejected";
   }
 }
 
@@ -360,6 +397,9 @@ const OUTCOME_TEXT: Record<Exclude<ReviewOutcome, "comment-shown" | "comment-ref
   passed: "跟踪审读无问题",
   "sample-returned": "在跟踪审读中发现问题，请尽快修改",
   upheld: "的申诉已被驳回，维持原审核结果",
+  "edit-applied": "的修改已通过审核，读者现在看到修改后的版本",
+  "edit-returned": "的修改被退回，请修改后重新保存；读者仍看到修改前的版本",
+  "edit-rejected": "的修改未通过审核，读者仍看到修改前的版本",
 };
 
 /** The author's inbox line about a decision on their chapter, with the reviewer's reason. */

@@ -10,7 +10,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
 import { chapterNotFound, checkAuthorNote, checkTitle, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
-import { reviewFollowsText, settleRelease } from "./review.server";
+import { holdEdit, reviewFollowsText, settleRelease } from "./review.server";
 import { readyScreening } from "~/server/screening/screening.server";
 
 /**
@@ -44,6 +44,8 @@ export interface SavedText {
   changed: boolean;
   /** True when the text is a published chapter's working copy that readers do not see yet. */
   pending: boolean;
+  /** 保存 of a published chapter sent the edit to review: readers keep the approved text (decision 213). */
+  editHeld: boolean;
   /**
    * What 保存 did to an unpublished chapter's release (存稿 kept, 立即发布, 定时发布); null
    * for a published chapter and for every other kind of save.
@@ -81,7 +83,9 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
         title: chapters.title,
         content: chapters.content,
         pendingContent: chapters.pendingContent,
+        pendingTitle: chapters.pendingTitle,
         authorNote: chapters.authorNote,
+        aiLevel: chapters.aiLevel,
         pendingAuthorNote: chapters.pendingAuthorNote,
         revision: chapters.revision,
         updatedAt: chapters.updatedAt,
@@ -111,6 +115,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       content = save.content;
     }
     const editorText = chapter.pendingContent ?? chapter.content;
+    const editorTitle = chapter.pendingTitle ?? chapter.title;
     // 作者的话 as the editor shows it (a published chapter's working copy first); absent from the save: kept.
     const editorNote = chapter.pendingAuthorNote ?? chapter.authorNote;
     const authorNote = note ?? editorNote;
@@ -121,13 +126,22 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     const now = new Date();
     // A published chapter's autosave is a working copy: readers keep their text until 保存;
     // so is one under review's: the reviewer keeps the text submitted until 保存 resubmits it.
-    const live = !(save.kind === "autosave" && (chapter.state === "published" || chapter.state === "review"));
+    let live = !(save.kind === "autosave" && (chapter.state === "published" || chapter.state === "review"));
     if (save.kind === "autosave" && content === editorText && !noteChanged) {
-      return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false, released: null };
+      return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false, released: null, editHeld: false };
     }
+    // 保存 of a published chapter whose edits wait for review: the text saved stays the
+    // working copy, and readers keep the approved text until a reviewer passes it (decision 213).
     const release = save.kind === "save" && save.release && chapter.state !== "published" ? releaseColumns(save.release, content) : null;
     const state = release?.state ?? chapter.state;
     if (live && state !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
+    const savedTitle = title || editorTitle;
+    const editHeld =
+      live &&
+      chapter.state === "published" &&
+      (content !== chapter.content || savedTitle !== chapter.title || authorNote !== chapter.authorNote) &&
+      (await holdEdit(tx, work, chapter, { title: savedTitle, content, authorNote }));
+    if (editHeld) live = false;
 
     const revision = chapter.revision + 1;
     // The text readers see gets its AI label from the author's generation log (decision 126).
@@ -136,8 +150,13 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       .update(chapters)
       .set(
         live
-          ? { content, wordCount, pendingContent: null, authorNote, pendingAuthorNote: null, revision, updatedAt: now, ...ai, ...(title ? { title } : {}), ...(release ?? {}) }
-          : { pendingContent: content, pendingAuthorNote: noteChanged || chapter.pendingAuthorNote !== null ? authorNote : null, revision },
+          ? { content, wordCount, pendingContent: null, authorNote, pendingAuthorNote: null, pendingTitle: null, revision, updatedAt: now, ...ai, title: savedTitle, ...(release ?? {}) }
+          : {
+              pendingContent: content,
+              pendingAuthorNote: noteChanged || chapter.pendingAuthorNote !== null || editHeld ? authorNote : null,
+              ...(editHeld ? { pendingTitle: savedTitle === chapter.title ? null : savedTitle } : {}),
+              revision,
+            },
       )
       .where(and(eq(chapters.id, chapter.id), eq(chapters.revision, chapter.revision)))
       .returning({ id: chapters.id });
@@ -145,8 +164,8 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     if (written.length === 0) throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
     await keepRevision(tx, chapter.id, { kind: save.kind === "append" ? "save" : save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
     // What a reviewer holds follows the text readers see (decision 206).
-    if (live && !release && (content !== chapter.content || (title && title !== chapter.title))) {
-      await reviewFollowsText(tx, { id: chapter.id, state: chapter.state, title: title || chapter.title, content, revision });
+    if (live && !release && (content !== chapter.content || savedTitle !== chapter.title)) {
+      await reviewFollowsText(tx, { id: chapter.id, state: chapter.state, title: savedTitle, content, revision });
     }
 
     // A release (or a change to a chapter under review) goes out or to review here (docs/product.md#review).
@@ -161,6 +180,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
       pending: !live,
       reanchor: live && chapter.state === "published" && content !== chapter.content,
       released: release ? settled : null,
+      editHeld,
     };
   });
   const { reanchor, ...saved } = outcome;

@@ -11,7 +11,7 @@ import { chapterAiColumns } from "~/server/catalog/ai-labels.server";
 import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "~/server/catalog/chapter-positions.server";
-import { reviewFacts, reviewNotes, reviewFollowsText, settleRelease } from "./review.server";
+import { editReviews, holdEdit, reviewFacts, reviewNotes, reviewFollowsText, settleRelease } from "./review.server";
 import { isPublished } from "~/server/catalog/chapter-numbers.server";
 import { readyScreening } from "~/server/screening/screening.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
@@ -366,12 +366,32 @@ export async function deleteChapter(userId: string, workId: number, chapterId: n
 }
 
 /** Renames a chapter (1 to 100 characters). */
-export async function renameChapter(userId: string, workId: number, chapterId: number, title: string): Promise<void> {
+export async function renameChapter(userId: string, workId: number, chapterId: number, title: string): Promise<"renamed" | "held"> {
   const t = checkTitle(title);
   await screenChapter(t, null);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
     const chapter = await chapterOf(tx, workId, chapterId);
+    if (chapter.state === "published" && t !== chapter.title) {
+      // A published chapter's new title is an edit like any (decision 213): it may wait for
+      // review with the author's working copy, readers keeping the approved title.
+      const [full] = await tx
+        .select({
+          aiLevel: chapters.aiLevel,
+          revision: chapters.revision,
+          content: sql<string>`coalesce(${chapters.pendingContent}, ${chapters.content})`,
+          authorNote: sql<string>`coalesce(${chapters.pendingAuthorNote}, ${chapters.authorNote})`,
+        })
+        .from(chapters)
+        .where(eq(chapters.id, chapter.id));
+      if (await holdEdit(tx, work, { id: chapter.id, ...full }, { title: t, content: full.content, authorNote: full.authorNote })) {
+        await tx
+          .update(chapters)
+          .set({ pendingTitle: t, pendingContent: full.content, pendingAuthorNote: full.authorNote, revision: full.revision + 1 })
+          .where(eq(chapters.id, chapter.id));
+        return "held";
+      }
+    }
     const [renamed] = await tx
       .update(chapters)
       .set({ title: t, updatedAt: new Date() })
@@ -382,6 +402,7 @@ export async function renameChapter(userId: string, workId: number, chapterId: n
     if (renamed.state === "review") await settleRelease(tx, work, chapter.id, "review");
     else await reviewFollowsText(tx, renamed);
     await announce(tx, workId);
+    return "renamed";
   });
 }
 
@@ -521,6 +542,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
   ]);
   // A reviewer's 退回修改 or 拒绝 reason, beside the draft it sent back (docs/product.md#review).
   const notes = await reviewNotes(db, workId, rows.filter((r) => r.state === "draft").map((r) => r.id));
+  const edits = await editReviews(db, workId, rows.filter((r) => r.state === "published").map((r) => r.id));
   const lowBound = before?.position ?? Number.NEGATIVE_INFINITY;
   const highBound = current === pageCount ? Number.POSITIVE_INFINITY : (rows.at(-1)?.position ?? Number.POSITIVE_INFINITY);
   const volumeAt = (position: number) => {
@@ -556,6 +578,7 @@ export async function managerPage(userId: string, workId: number, page: number) 
       aiLevel: r.aiLevel,
       chapterKind: r.kind,
       review: reviewFacts(notes.get(r.id)),
+      edit: edits.get(r.id) ?? null,
     });
   });
   while (h < heads.length && heads[h].position <= highBound) out.push(headRow(heads[h++], false));

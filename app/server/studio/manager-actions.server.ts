@@ -1,4 +1,4 @@
-import type { ChapterManagerAction } from "~/schemas/studio";
+import { STUDIO_MESSAGES, type ChapterManagerAction } from "~/schemas/studio";
 import { oncePerFormToken } from "~/server/platform/form-tokens.server";
 import {
   createVolume,
@@ -43,7 +43,7 @@ export async function runChapterManagerAction(userId: string, workId: number, ac
       await moveChapterToVolume(userId, workId, action.chapterId, action.volumeId);
       break;
     case "rename":
-      await renameChapter(userId, workId, action.chapterId, action.title);
+      if ((await renameChapter(userId, workId, action.chapterId, action.title)) === "held") return STUDIO_MESSAGES.editHeld;
       break;
     case "delete":
       await deleteChapter(userId, workId, action.chapterId);

@@ -3,13 +3,15 @@ import { and, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { REVIEW_MESSAGES, REVIEW_NOTE_MAX } from "~/schemas/review";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
-import type { ReviewNoteFacts } from "~/types/studio";
+import type { EditReviewFacts, ReviewNoteFacts } from "~/types/studio";
 import { DomainError } from "~/server/platform/errors.server";
 import { chapters, reviewItems, siteConfigs, users, works } from "~/db/schema";
 import { configInt } from "~/server/platform/site-config.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DEFAULT_SITE_CONFIGS } from "~/server/platform/defaults.server";
 import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
+import { chapterAiColumns } from "~/server/catalog/ai-labels.server";
+import { countWords } from "~/utils/text";
 import { screenText, type FieldScreen } from "~/server/screening/screening.server";
 import { onChaptersPublished } from "./release.server";
 
@@ -236,6 +238,124 @@ export async function settleNewWork(tx: Executor, workId: number): Promise<void>
   await refreshWorkCounts(tx, workId);
 }
 
+/** A published chapter's title, text and 作者的话 as an edit would leave them. */
+export interface EditedText {
+  title: string;
+  content: string;
+  authorNote: string;
+}
+
+/**
+ * An edit of a published chapter (decision 213), in the save's transaction under the work's
+ * lock: when the policy holds this author's releases, or the edit holds a 审核 word, the
+ * edit waits as an `edit` item holding the text submitted (a later 保存 replaces it) and
+ * readers keep the approved text; returns true then. Otherwise the edit goes out as before
+ * (false) and any pending edit is withdrawn by the write (reviewFollowsText).
+ */
+export async function holdEdit(
+  tx: Executor,
+  work: Work,
+  chapter: { id: number; aiLevel: string; revision: number },
+  edited: EditedText,
+): Promise<boolean> {
+  let reason = await reviewReason(tx, work, chapter.aiLevel, sql`false`);
+  if (reason === null) {
+    if (!(await screenRelease(edited.title, edited.content, edited.authorNote)).held) return false;
+    reason = HELD_BY_SCREENING;
+  }
+  // The same edit saved again keeps its place in the queue.
+  const [waiting] = await tx
+    .select({ id: reviewItems.id })
+    .from(reviewItems)
+    .where(
+      and(
+        eq(reviewItems.chapterId, chapter.id),
+        eq(reviewItems.kind, "edit"),
+        eq(reviewItems.status, "pending"),
+        eq(reviewItems.editTitle, edited.title),
+        eq(reviewItems.editContent, edited.content),
+        eq(reviewItems.editAuthorNote, edited.authorNote),
+      ),
+    );
+  if (waiting) return true;
+  await withdrawEdit(tx, chapter.id);
+  await tx.insert(reviewItems).values({
+    kind: "edit",
+    chapterId: chapter.id,
+    workId: work.id,
+    authorId: work.userId,
+    contentHash: reviewedVersionHash(edited.title, edited.content),
+    revision: chapter.revision,
+    reason,
+    editTitle: edited.title,
+    editContent: edited.content,
+    editAuthorNote: edited.authorNote,
+  });
+  return true;
+}
+
+async function withdrawEdit(tx: Executor, chapterId: number): Promise<void> {
+  await tx
+    .update(reviewItems)
+    .set({ status: "withdrawn" })
+    .where(and(eq(reviewItems.chapterId, chapterId), eq(reviewItems.kind, "edit"), eq(reviewItems.status, "pending")));
+}
+
+/**
+ * 通过 of an edit (decision 213): readers get the title, text and 作者的话 submitted, as if
+ * the author had saved them unreviewed; the author's working copy is dropped when it is that
+ * same text (kept when they have typed on since). False when the chapter is no longer
+ * published. 段评 are re-anchored by the caller after the commit.
+ */
+export async function applyEdit(tx: Executor, itemId: number): Promise<boolean> {
+  const [item] = await tx
+    .select({
+      chapterId: reviewItems.chapterId,
+      workId: reviewItems.workId,
+      authorId: reviewItems.authorId,
+      title: reviewItems.editTitle,
+      content: reviewItems.editContent,
+      authorNote: reviewItems.editAuthorNote,
+    })
+    .from(reviewItems)
+    .where(and(eq(reviewItems.id, itemId), eq(reviewItems.kind, "edit")));
+  if (!item || item.title === null || item.content === null || item.authorNote === null) return false;
+  const [chapter] = await tx
+    .select({
+      state: chapters.state,
+      title: chapters.title,
+      authorNote: chapters.authorNote,
+      revision: chapters.revision,
+      pendingContent: chapters.pendingContent,
+      pendingTitle: chapters.pendingTitle,
+      pendingAuthorNote: chapters.pendingAuthorNote,
+    })
+    .from(chapters)
+    .where(eq(chapters.id, item.chapterId));
+  if (chapter?.state !== "published") return false;
+  const workingCopyIsEdit =
+    chapter.pendingContent === item.content &&
+    (chapter.pendingTitle ?? chapter.title) === item.title &&
+    (chapter.pendingAuthorNote ?? chapter.authorNote) === item.authorNote;
+  const revision = chapter.revision + 1;
+  await tx
+    .update(chapters)
+    .set({
+      title: item.title,
+      content: item.content,
+      authorNote: item.authorNote,
+      wordCount: countWords(item.content),
+      revision,
+      updatedAt: new Date(),
+      ...(await chapterAiColumns(tx, item.authorId, item.content)),
+      ...(workingCopyIsEdit ? { pendingContent: null, pendingTitle: null, pendingAuthorNote: null } : {}),
+    })
+    .where(eq(chapters.id, item.chapterId));
+  await followEdit(tx, { id: item.chapterId, title: item.title, content: item.content, revision });
+  await refreshWorkCounts(tx, item.workId);
+  return true;
+}
+
 /** The reason a trusted author's chapter waits: its title or text holds a 审核 word (decision 195). */
 const HELD_BY_SCREENING = "含待审词语";
 
@@ -336,6 +456,25 @@ export async function reviewNotes(tx: Executor, workId: number, chapterIds: numb
   return out;
 }
 
+/**
+ * The last edit review of each published chapter given (decision 213): waiting, or sent
+ * back / refused with the reason; nothing once it passed or a later save made it moot.
+ */
+export async function editReviews(tx: Executor, workId: number, chapterIds: number[]): Promise<Map<number, EditReviewFacts>> {
+  const out = new Map<number, EditReviewFacts>();
+  if (chapterIds.length === 0) return out;
+  const rows = await tx
+    .selectDistinctOn([reviewItems.chapterId], { chapterId: reviewItems.chapterId, status: reviewItems.status, note: reviewItems.note })
+    .from(reviewItems)
+    .where(and(eq(reviewItems.workId, workId), inArray(reviewItems.chapterId, chapterIds), eq(reviewItems.kind, "edit")))
+    .orderBy(reviewItems.chapterId, desc(reviewItems.id));
+  for (const r of rows) {
+    if (r.status === "pending") out.set(r.chapterId, { status: "pending" });
+    else if (r.status === "returned" || r.status === "rejected") out.set(r.chapterId, { status: r.status, note: r.note ?? "" });
+  }
+  return out;
+}
+
 /** The note as the studio's pages show it (no decision time). */
 export function reviewFacts(note: ReviewNote | undefined): ReviewNoteFacts | null {
   return note ? { status: note.status, note: note.note, onAppeal: note.onAppeal, appeal: note.appeal } : null;
@@ -409,6 +548,8 @@ export async function appealReview(userId: string, workId: number, chapterId: nu
 export async function reviewFollowsText(tx: Executor, chapter: { id: number; state: ChapterState; title: string; content: string; revision: number }): Promise<void> {
   if (chapter.state === "draft") await withdrawAppeal(tx, chapter.id);
   if (chapter.state === "published" || chapter.state === "scheduled") await followEdit(tx, chapter);
+  // Readers have a newer text than an edit still waiting: that edit is moot (decision 213).
+  if (chapter.state === "published") await withdrawEdit(tx, chapter.id);
 }
 
 /** A change of a draft withdraws the appeal of its last decision: the text appealed is gone. */

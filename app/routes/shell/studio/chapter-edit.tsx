@@ -12,7 +12,7 @@ import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
-import { reviewFacts, reviewNotes } from "~/server/studio/review.server";
+import { editReviews, reviewFacts, reviewNotes } from "~/server/studio/review.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import type { Route } from "./+types/chapter-edit";
 
@@ -29,7 +29,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       work: { id: work.id, title: work.title },
       chapter: {
         id: chapter.id,
-        title: chapter.title,
+        // A title saved with an edit under review (decision 213): readers keep the approved one.
+        title: chapter.pendingTitle ?? chapter.title,
         // A published chapter's autosaved working copy, when there is one (decision 095).
         content: chapter.pendingContent ?? chapter.content,
         authorNote: chapter.pendingAuthorNote ?? chapter.authorNote,
@@ -40,6 +41,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         number: chapter.state === "published" && chapter.kind === "chapter" ? await chapterNumber(db, chapter) : null,
         kind: chapter.kind,
         review: chapter.state === "draft" ? reviewFacts((await reviewNotes(db, work.id, [chapter.id])).get(chapter.id)) : null,
+        edit: chapter.state === "published" ? ((await editReviews(db, work.id, [chapter.id])).get(chapter.id) ?? null) : null,
       },
       focus: url.searchParams.get("focus") === "1",
       notice: flash.notice,
@@ -58,7 +60,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       const saved = await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, authorNote, release: releaseOf(submission.value), baseRevision: revision });
-      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: releaseNotice(saved.released) });
+      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: saved.editHeld ? STUDIO_MESSAGES.editHeld : releaseNotice(saved.released) });
     },
     (error) => submission.reply(formErrorsOf(error)),
   );

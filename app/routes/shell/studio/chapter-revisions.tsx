@@ -40,8 +40,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data({ error: STUDIO_MESSAGES.revisionNotFound }, { status: 400 });
   return replyOnDomainError(
     async () => {
-      await saveChapter(user.id, workId, chapterId, { kind: "restore", revisionId: submission.value.revisionId });
-      return redirectWithFlash(request, `/works/${workId}/chapters/${chapterId}`, { kind: "success", text: "已恢复到所选版本" });
+      const saved = await saveChapter(user.id, workId, chapterId, { kind: "restore", revisionId: submission.value.revisionId });
+      const text = saved.editHeld ? `已恢复到所选版本。${STUDIO_MESSAGES.editHeld}` : "已恢复到所选版本";
+      return redirectWithFlash(request, `/works/${workId}/chapters/${chapterId}`, { kind: "success", text });
     },
     (error) => ({ error: error.message }),
   );
