@@ -55,6 +55,8 @@ export default [
     route("works/:id", "routes/shell/reader/work.tsx"),
     // A chapter's comments: 本章说, or one paragraph's 段评 (?p=), as a page (decision 090).
     route("works/:id/comments", "routes/shell/reader/comments.tsx"),
+    // 书评区: a work's reviews and ratings; writing one needs a session (docs/product.md#book-reviews).
+    route("works/:id/reviews", "routes/shell/reader/reviews.tsx"),
 
     // Signed-in pages: the layout's middleware redirects a visitor to the login dialog
     // before any loader or action below runs (docs/architecture.md#guards).
@@ -132,6 +134,7 @@ export default [
         route("works", "routes/admin/works.tsx"),
         route("works/:id", "routes/admin/work.tsx"),
         route("comment-reports", "routes/admin/comment-reports.tsx"),
+        route("book-review-reports", "routes/admin/book-review-reports.tsx"),
         // 实名审核 (docs/product.md#author-identity, decision 204): masked values only.
         route("identity", "routes/admin/identity.tsx"),
         route("identity/:id", "routes/admin/identity-item.tsx"),

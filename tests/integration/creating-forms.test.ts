@@ -50,6 +50,9 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/account.tsx": "password and two-factor changes (a TOTP code is accepted once)",
   "routes/admin/catch-all.ts": "redirects only",
   "routes/admin/comment-reports.tsx": "decides reports that exist",
+  "routes/admin/book-review-reports.tsx": "decides reports that exist",
+  "routes/shell/reader/reviews.tsx":
+    "one review per reader and work (a unique key): a replay is refused with 你已经写过这部作品的书评了 and creates nothing; the rest edits what exists (decision 211)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",

@@ -76,6 +76,7 @@ const PUBLIC = new Set([
   "/auth/reset-password",
   "/works/:id",
   "/works/:id/comments", // comment threads: readable where the chapter is (free works for visitors); posting needs a session
+  "/works/:id/reviews", // 书评区: readable where the work page is; writing needs a session (decision 211)
   "/xbbadmin",
   "/admin/logout",
   "/admin",

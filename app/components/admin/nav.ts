@@ -48,6 +48,7 @@ const ADMIN_NAV: AdminNavGroup[] = [
     items: [
       { to: "/admin/works", label: "作品管理" },
       { to: "/admin/comment-reports", label: "评论举报" },
+      { to: "/admin/book-review-reports", label: "书评举报" },
       { to: "/admin/screening", label: "敏感词库" },
     ],
   },

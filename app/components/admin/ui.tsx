@@ -46,6 +46,8 @@ const NOTICES: Record<string, string> = {
   "work-rating": "分级已更新",
   "comment-hidden": "评论已隐藏",
   "comment-restored": "评论已恢复显示",
+  "review-hidden": "书评已隐藏",
+  "review-restored": "书评已恢复显示",
   "reports-dismissed": "已驳回举报",
   "message-sent": "消息已发送到该用户的消息通知",
   "nickname-set": "昵称已更新",

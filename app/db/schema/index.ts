@@ -18,3 +18,4 @@ export * from "./frontpage";
 export * from "./review";
 export * from "./opds";
 export * from "./identity";
+export * from "./book-reviews";

@@ -13,6 +13,7 @@ import {
 import { getChapterByOrder, getPublishedNotice, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
 import { maskTexts } from "~/server/screening/screening.server";
 import { commentCounts } from "~/server/community/comments.server";
+import { ratingSummary } from "~/server/community/book-reviews.server";
 import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
@@ -224,12 +225,14 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote, flash] = await Promise.all([
+  const [toc, progress, quote, flash, ratings] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
     // A notice for this page: e.g. 兑换成功 / 充值成功 on the way back from 去充值.
     takeFlash(request, url),
+    // 评分 and the way to the 书评区 (docs/product.md#book-reviews).
+    ratingSummary(work.id),
   ]);
   const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
   return withFlashCookie({
@@ -240,6 +243,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     marks,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
+    ratings,
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,
   }, flash.setCookie);

@@ -20,6 +20,7 @@ import type { Route } from "./+types/work";
 import { FieldError } from "~/components/ui/forms";
 import type { LiveCommentsHandle } from "~/components/comments/live-comments";
 import { ThreadDialog } from "~/components/comments/thread-dialog";
+import { RatingLine } from "~/components/reviews/review-item";
 
 export const meta: Route.MetaFunction = ({ data, matches }) => {
   if (!data) return [{ title: "作品 - 砚台" }];
@@ -223,6 +224,10 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                 </a>
               </p>
             ) : null}
+            <div className="review-entry">
+              <RatingLine summary={page.ratings} />
+              <Link to={`${here}/reviews`}>书评区</Link>
+            </div>
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>

@@ -1,0 +1,76 @@
+import { expect, freshUser, signedInRequest, test } from "./fixtures";
+import { expectNoSeriousViolations } from "./fixtures/axe";
+import { marker, sameOrigin } from "./reader-helpers";
+import { publishWork } from "./studio-helpers";
+
+/**
+ * 书评区 (issue 32 part 4, decision 211): a reader writes a review with a rating, the author
+ * marks it 精华 and replies, and the work page shows the average once enough readers rated.
+ * The other four ratings are posted by API clients of pool accounts (no browser, no scrypt).
+ */
+
+const nojs = { tag: "@nojs" };
+
+test.describe("书评区", () => {
+  test("a reader reviews with a rating; the author marks 精华 and replies; the work shows its average from 5 ratings", nojs, async ({
+    loggedInPage: author,
+    visit,
+    baseURL,
+    browser,
+    playwright,
+    logInAs,
+    javaScriptEnabled,
+  }) => {
+    const id = await publishWork(author, baseURL!, { title: `书评 ${marker("review")}` });
+
+    // The reader: the work page has too few ratings for an average, and the way to the 书评区.
+    const context = await browser.newContext({ baseURL, javaScriptEnabled });
+    const reader = await context.newPage();
+    await logInAs(context, await freshUser(playwright, baseURL!));
+    await visit(`/works/${id}`, reader);
+    await expect(reader.getByTestId("rating-summary")).toContainText("评分人数不足");
+    await reader.getByRole("link", { name: "书评区" }).click();
+    await expect(reader.getByRole("heading", { level: 1, name: "书评区" })).toBeVisible();
+    const write = reader.getByRole("form", { name: "写书评" });
+    await write.getByLabel("评分").selectOption("9");
+    await write.getByLabel("书评内容").fill("节奏明快，人物鲜活，期待后续的发展。");
+    await write.getByRole("button", { name: "发表书评" }).click();
+    await expect(reader.getByTestId("review-notice")).toHaveText("书评已发表。");
+    await expect(reader.getByTestId("my-review")).toContainText("9 分");
+
+    // The author: 设为精华, then a reply.
+    await visit(`/works/${id}/reviews`, author);
+    const review = author.getByTestId("review-list").getByTestId("book-review").first();
+    await expect(review).toContainText("节奏明快");
+    await review.getByRole("button", { name: "设为精华" }).click();
+    await expect(review.locator(".badge-featured")).toHaveText("精华");
+    await review.getByText("回复", { exact: true }).click();
+    await review.getByRole("textbox", { name: "回复内容" }).fill("谢谢你的喜欢，下一卷更精彩！");
+    await review.getByRole("button", { name: "发表回复" }).click();
+    await expect(author.getByTestId("review-notice")).toHaveText("回复已保存。");
+    await expect(review.getByTestId("author-reply")).toContainText("谢谢你的喜欢");
+
+    // Four more readers rate 7: five ratings, (9 + 4 × 7) / 5 = 7.4.
+    for (let i = 0; i < 4; i++) {
+      const { request } = await signedInRequest(playwright, baseURL!);
+      const answer = await request.post(`/works/${id}/reviews`, {
+        form: { intent: "post", rating: "7", body: `第${i + 1}位读者：故事好看，文笔流畅。` },
+        headers: sameOrigin(baseURL!),
+        maxRedirects: 0,
+      });
+      expect(answer.status()).toBe(302);
+      await request.dispose();
+    }
+    await visit(`/works/${id}`, reader);
+    await expect(reader.getByTestId("rating-summary")).toContainText("评分 7.4");
+    await expect(reader.getByTestId("rating-summary")).toContainText("5 人评分");
+    await visit(`/works/${id}/reviews`, reader);
+    await expect(reader.getByTestId("my-review").getByTestId("author-reply")).toContainText("下一卷更精彩");
+    if (javaScriptEnabled) {
+      await expectNoSeriousViolations(reader, "the 书评区, a reader's view");
+      await visit(`/works/${id}/reviews`, author);
+      await expectNoSeriousViolations(author, "the 书评区, the author's view");
+    }
+    await context.close();
+  });
+});
