@@ -57,6 +57,8 @@ export default [
     route("works/:id/comments", "routes/shell/reader/comments.tsx"),
     // 书评区: a work's reviews and ratings; writing one needs a session (docs/product.md#book-reviews).
     route("works/:id/reviews", "routes/shell/reader/reviews.tsx"),
+    // A work's 粉丝榜: its top fans by 粉丝值, with their levels (decision 207).
+    route("works/:id/fans", "routes/shell/reader/fans.tsx"),
 
     // Signed-in pages: the layout's middleware redirects a visitor to the login dialog
     // before any loader or action below runs (docs/architecture.md#guards).
@@ -67,6 +69,8 @@ export default [
       route("purchased", "routes/shell/library/purchased.tsx"),
       // A reader's EPUB of a free or bought work, with their id in it (docs/decisions/123).
       route("works/:id/book.epub", "routes/shell/reader/book-epub.ts"),
+      // 打赏 (docs/product.md#tips-and-fans, decision 207): from a chapter's end or the work page.
+      route("works/:id/tip", "routes/shell/reader/tip.tsx"),
       route("payment/success", "routes/shell/credits/payment-success.tsx"),
       route("my-works", "routes/shell/works/my-works.tsx"),
       route("submit", "routes/shell/works/submit.tsx"),
@@ -166,6 +170,8 @@ export default [
           route("payment", "routes/admin/payment.tsx"),
           route("settings/site", "routes/admin/settings/site.tsx"),
           route("settings/economy", "routes/admin/settings/economy.tsx"),
+          // 粉丝等级: the levels' names and the 粉丝值 each starts at (decision 207).
+          route("settings/fans", "routes/admin/settings/fans.tsx"),
           route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
           route("settings/api", "routes/admin/settings/api.tsx"),
           route("settings/tokens", "routes/admin/settings/tokens.tsx"),

@@ -13,6 +13,10 @@ export interface CommentView {
   author: { id: string; nickname: string; avatarUrl: string | null };
   /** Written by the work's author: marked 作者. */
   byWorkAuthor: boolean;
+  /** The writer's 粉丝等级 on this work (decision 207); null for the work's author. */
+  fanLevel: string | null;
+  /** A tip notice (打赏了 N 积分): the credits tipped; its body is the tip's message, possibly empty. */
+  tipAmount: number | null;
   mine: boolean;
   hidden: boolean;
   /** Held by a 审核 word until a reviewer decides (only its writer sees it): 审核中; `rejected` once refused. */

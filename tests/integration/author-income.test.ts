@@ -42,7 +42,7 @@ describe("author income", () => {
     const { author, workId, chapterId } = await authorWithSales(2);
     const page = await incomeOverview(author.id);
     expect(page).toMatchObject({ balance: 280, held: 0, payoutMinimum: 100, authorSharePercent: 70 });
-    expect(page.byWork).toEqual([{ workId, title: "收入作品", total: 280, gross: 400, sales: 2, recent: 280 }]);
+    expect(page.byWork).toEqual([{ workId, title: "收入作品", total: 280, gross: 400, sales: 2, tips: 0, recent: 280 }]);
     expect(page.byChapter).toEqual([{ chapterId, title: "VIP", label: "第2章 VIP", workId, workTitle: "收入作品", sales: 2, gross: 400 }]);
     expect(page.byDay).toHaveLength(1);
     expect(page.byDay[0]).toMatchObject({ sales: 2, gross: 400, income: 280 });

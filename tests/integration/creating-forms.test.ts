@@ -21,6 +21,7 @@ import {
   tokenTransactions,
   volumes,
   works,
+  workTips,
 } from "~/db/schema";
 import { purchaseChapter, setWorkPricing } from "~/server/economy/chapter-sales.server";
 import { saveEntity } from "~/server/studio/bible.server";
@@ -68,6 +69,7 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/order.tsx": "credits or refunds an order once (conditional on its state)",
   "routes/admin/settings/description.tsx": "site setting",
   "routes/admin/settings/economy.tsx": "site settings",
+  "routes/admin/settings/fans.tsx": "fan level settings (replaces the whole list)",
   "routes/admin/settings/image.tsx": "replaces an image setting",
   "routes/admin/settings/legal.tsx": "site setting",
   "routes/admin/settings/payment-api.tsx": "site settings",
@@ -315,6 +317,19 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(first).toMatch(new RegExp(`^302 /works/${id}/chapters\\?page=1`));
     expect(second).toBe(first);
     expect(await db.select().from(volumes).where(eq(volumes.workId, id))).toHaveLength(1);
+  },
+  "routes/shell/reader/tip.tsx": async (mod) => {
+    // 打赏 from a chapter's end (decision 207): the same form twice tips once, one notice.
+    const author = await createUser();
+    const work = await createWork(author.id, { title: "重放打赏", description: "", type: "series", status: "ongoing", visibility: "public", rating: "all_ages", isAiGenerated: false }, [{ title: "第一章", content: "正文。" }], null);
+    await fund(userId, 600);
+    const balance = await creditBalance(userId);
+    const [first, second] = await replay(mod, `/works/${work.id}/tip?chapter=1`, (p) => (p as { formToken: string }).formToken, { amount: "500", message: "重放的打赏" });
+    expect(first).toBe(`302 /works/${work.id}/comments?chapter=1&posted=tip`);
+    expect(second).toBe(first);
+    expect(await creditBalance(userId)).toBe(balance - 500);
+    expect(await db.select().from(workTips).where(eq(workTips.workId, work.id))).toHaveLength(1);
+    expect(await db.select().from(chapterComments).where(eq(chapterComments.workId, work.id))).toHaveLength(1);
   },
   "routes/shell/reader/comments.tsx": async (mod) => {
     const id = await series("重放评论");

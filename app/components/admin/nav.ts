@@ -32,6 +32,7 @@ const ADMIN_NAV: AdminNavGroup[] = [
       { to: "/admin/money", label: "资金报表" },
       { to: "/admin/payouts", label: "提现申请" },
       { to: "/admin/settings/economy", label: "稿酬与定价", superOnly: true },
+      { to: "/admin/settings/fans", label: "粉丝等级", superOnly: true },
     ],
   },
   { label: "用户管理", to: "/admin/users" },

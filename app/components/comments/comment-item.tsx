@@ -63,10 +63,16 @@ function CommentItem({
     if (fetcher.state === "idle" && fetcher.data?.ok && fetcher.data.intent === "reply") replyForm.current?.reset();
   }, [fetcher.state, fetcher.data]);
   return (
-    <article id={`c-${c.id}`} className={`comment${c.hidden ? " comment-hidden" : ""}`} data-testid="comment">
+    <article id={`c-${c.id}`} className={`comment${c.hidden ? " comment-hidden" : ""}${c.tipAmount ? " comment-tip" : ""}`} data-testid="comment">
       <header className="comment-head">
         <span className="comment-author">{c.author.nickname}</span>
         {c.byWorkAuthor ? <span className="badge comment-author-badge">作者</span> : null}
+        {c.fanLevel ? (
+          <span className="badge comment-fan-level" data-testid="comment-fan-level" title="粉丝等级">
+            {c.fanLevel}
+          </span>
+        ) : null}
+        {c.tipAmount ? <span className="badge comment-tip-badge">打赏</span> : null}
         {c.hidden ? <span className="badge">已隐藏</span> : null}
         {c.held ? (
           <span className="badge" data-testid="comment-held">
@@ -82,7 +88,14 @@ function CommentItem({
           {c.quote}
         </blockquote>
       ) : null}
-      <p className="comment-body">{c.body}</p>
+      {c.tipAmount ? (
+        <p className="comment-body" data-testid="tip-notice">
+          <strong>打赏了 {c.tipAmount} 积分</strong>
+          {c.body ? `：${c.body}` : ""}
+        </p>
+      ) : (
+        <p className="comment-body">{c.body}</p>
+      )}
       <div className="comment-actions">
         {signedIn ? (
           <F method="post" action={action} className="inline-form">

@@ -1,6 +1,6 @@
 /** What an inbox line needs to say itself (app/server/community/notifications.server.ts InboxLine). */
 export interface InboxLineFacts {
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip";
   count: number | null;
   workTitle: string | null;
   chapterTitle: string | null;
@@ -32,6 +32,9 @@ export function inboxLineText(line: InboxLineFacts): string {
       return line.body ?? "你的提现申请已处理";
     case "review":
       return `审核通知：${line.body ?? ""}`;
+    case "tip":
+      // body: the credits tipped (decision 207).
+      return `${who} 打赏了${work} ${line.body ?? ""} 积分`;
     case "admin":
       return `管理员消息：${line.body ?? ""}`;
   }

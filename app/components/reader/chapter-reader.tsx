@@ -40,7 +40,10 @@ export function ChapterReader({
   threadDialogHref,
   drawerHref,
   authorNote,
+  tipHref,
 }: {
+  /** 打赏's page for this chapter's end (decision 207); null for the work's author. */
+  tipHref?: string | null;
   /** 作者的话 (decision 202), shown once the end of the text is on the page. */
   authorNote?: string[] | null;
   workId: number;
@@ -316,6 +319,14 @@ export function ChapterReader({
       </div>
       {nextFrom === null ? <AuthorNote paragraphs={authorNote} /> : null}
       {counts && nextFrom === null ? <ChapterCommentsLink workId={workId} order={chapter.order} count={counts.chapter} /> : null}
+      {tipHref && nextFrom === null ? (
+        // 打赏 from the chapter's end (decision 207): the tip page, its notice in this 本章说.
+        <p className="chapter-tip">
+          <Link to={tipHref} className="btn" data-testid="chapter-tip-link">
+            打赏作者
+          </Link>
+        </p>
+      ) : null}
       <nav className="chapter-nav" aria-label="章节导航">
         {prev !== null ? (
           <Link to={chapterHref(prev)} className="btn" rel="prev">

@@ -68,10 +68,15 @@ export const chapterComments = pgTable(
     hiddenAt: timestamp("hidden_at", { withTimezone: true }),
     /** Held by a 审核 word until a reviewer decides (decision 206): hidden too, and only a reviewer shows it. */
     heldAt: timestamp("held_at", { withTimezone: true }),
+    /** A tip notice (打赏, decision 207): the credits tipped; its body is the tip's message, possibly empty. */
+    tipAmount: integer("tip_amount"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    check("chapter_comments_body_length", sql`char_length(${t.body}) between 1 and 500`),
+    check(
+      "chapter_comments_body_length",
+      sql`(${t.tipAmount} is null and char_length(${t.body}) between 1 and 500) or (${t.tipAmount} >= 1 and char_length(${t.body}) <= 100)`,
+    ),
     check("chapter_comments_counts_nonnegative", sql`${t.likeCount} >= 0 and ${t.replyCount} >= 0`),
     check("chapter_comments_reply_has_no_anchor", sql`${t.parentId} is null or ${t.anchorId} is null`),
     // The bubbles' counts and a paragraph's thread: visible 段评 per anchor.

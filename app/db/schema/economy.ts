@@ -75,7 +75,7 @@ export const authorIncome = pgTable(
   ],
 );
 
-export const INCOME_TRANSACTION_TYPES = ["sale", "payout_request", "payout_paid", "payout_refused", "convert"] as const;
+export const INCOME_TRANSACTION_TYPES = ["sale", "tip", "payout_request", "payout_paid", "payout_refused", "convert"] as const;
 export type IncomeTransactionType = (typeof INCOME_TRANSACTION_TYPES)[number];
 
 /**
@@ -101,7 +101,7 @@ export const incomeTransactions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    check("income_transactions_type", sql`${t.type} in ('sale', 'payout_request', 'payout_paid', 'payout_refused', 'convert')`),
+    check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'payout_request', 'payout_paid', 'payout_refused', 'convert')`),
     index("income_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
     index("income_transactions_work_idx").on(t.workId, t.createdAt),
     // /admin/money's sales by day (moneyByDay): the summed columns in the index, so the

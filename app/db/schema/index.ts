@@ -19,3 +19,4 @@ export * from "./review";
 export * from "./opds";
 export * from "./identity";
 export * from "./book-reviews";
+export * from "./tips";

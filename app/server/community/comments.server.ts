@@ -19,6 +19,7 @@ import { chapterNumber, getChapter, getChapterByOrder, isPublished } from "~/ser
 import { pageWithin } from "~/utils/pagination";
 import { maskTexts, refuseForbidden } from "~/server/screening/screening.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
+import { fanLevelsOf } from "./fans.server";
 
 /**
  * Comments on chapters (docs/decisions/090-comments.md): 本章说 at a chapter's end and
@@ -237,6 +238,39 @@ async function replyShown(
   });
 }
 
+/**
+ * Where a tip from a chapter's end puts its notice (decision 207): the chapter, if the
+ * tipper may read its comments, and whether the work's author muted them (then a message
+ * is refused and a tip without one posts no notice).
+ */
+export async function tipNoticeTarget(user: NonNullable<Viewer>, workId: number, order: number): Promise<{ chapterId: number; order: number; muted: boolean }> {
+  const { view, chapter } = await readableChapter(user, workId, { order });
+  const [muted] = await db
+    .select({ u: commentMutes.userId })
+    .from(commentMutes)
+    .where(and(eq(commentMutes.workId, view.work.id), eq(commentMutes.userId, user.id)));
+  return { chapterId: chapter.id, order: chapter.order, muted: Boolean(muted) };
+}
+
+/**
+ * The tip's notice in the chapter's 本章说 (打赏了 N 积分：message), inside the tip's
+ * transaction: a 本章说 of its own kind (`tip_amount`), its body the message (possibly
+ * empty). A message with a 审核 word is held for a reviewer like a comment (decision 206).
+ */
+export async function postTipNotice(
+  tx: Executor,
+  notice: { workId: number; chapterId: number; userId: string; amount: number; message: string; held: boolean },
+): Promise<number> {
+  const heldAt = notice.held ? new Date() : null;
+  const [row] = await tx
+    .insert(chapterComments)
+    .values({ workId: notice.workId, chapterId: notice.chapterId, userId: notice.userId, body: notice.message, tipAmount: notice.amount, hiddenAt: heldAt, heldAt })
+    .returning({ id: chapterComments.id });
+  if (heldAt) await holdForReview(tx, { id: row.id, workId: notice.workId, chapterId: notice.chapterId, userId: notice.userId, body: notice.message });
+  else await announce(tx, notice.chapterId, null);
+  return row.id;
+}
+
 /** The version of a held comment a reviewer decides on: the SHA-256 of its text. */
 export function heldCommentHash(body: string): string {
   return createHash("sha256").update(body, "utf8").digest("hex");
@@ -351,6 +385,8 @@ export async function listComments(
     ? await selectComments(and(inArray(chapterComments.parentId, ids), visible), [asc(chapterComments.id)], 1000, 0)
     : [];
   const liked = viewer ? await likedBy(viewer.id, [...ids, ...replies.map((r) => r.id)]) : new Set<number>();
+  // Each writer's 粉丝等级 on this work, beside their name (decision 207).
+  const fanLevels = await fanLevelsOf(view.work.id, [...top, ...replies].map((c) => c.userId));
   // Readers see 替换 words masked (docs/product.md#screening); the stored text is unchanged.
   const bodies = new Map<number, string>();
   const quotes = new Map<number, string>();
@@ -363,6 +399,8 @@ export async function listComments(
     createdAt: c.createdAt.toISOString(),
     author: { id: c.userId, nickname: c.nickname, avatarUrl: c.avatarUrl },
     byWorkAuthor: c.userId === view.work.userId,
+    fanLevel: c.userId === view.work.userId ? null : (fanLevels.get(c.userId) ?? null),
+    tipAmount: c.tipAmount,
     mine: viewer?.id === c.userId,
     hidden: c.hiddenAt !== null && c.heldAt === null,
     held: c.heldAt === null ? null : c.heldRejected ? "rejected" : "pending",
@@ -399,6 +437,7 @@ function selectComments(where: SQL | undefined, orderBy: SQL[], limitTo: number,
       userId: chapterComments.userId,
       parentId: chapterComments.parentId,
       body: chapterComments.body,
+      tipAmount: chapterComments.tipAmount,
       createdAt: chapterComments.createdAt,
       hiddenAt: chapterComments.hiddenAt,
       heldAt: chapterComments.heldAt,

@@ -173,6 +173,19 @@ export async function notifyWorkPurchased(
   if (rowsOf(rows).length > 0) await notifyUserChanged(sale.authorId, "notifications", tx);
 }
 
+/**
+ * The author's line for a tip on their work (decision 207), in the tip's transaction: 某某
+ * 打赏了《书名》N 积分, leading to 我的收入. A work the author muted makes no line.
+ */
+export async function notifyWorkTipped(tx: Executor, tip: { authorId: string; tipperId: string; workId: number; chapterId: number | null; amount: number }): Promise<void> {
+  const rows = await tx.execute(sql`
+    insert into ${notifications} (user_id, kind, work_id, chapter_id, actor_id, body)
+    select ${tip.authorId}::uuid, 'tip', ${tip.workId}, ${tip.chapterId}, ${tip.tipperId}::uuid, ${String(tip.amount)}
+    where not exists (select 1 from ${notificationMutes} m where m.user_id = ${tip.authorId}::uuid and m.work_id = ${tip.workId})
+    returning 1`);
+  if (rowsOf(rows).length > 0) await notifyUserChanged(tip.authorId, "notifications", tx);
+}
+
 /** The author's line when an administrator settles their payout request, in the same transaction. */
 export async function notifyPayoutSettled(
   tx: Executor,
@@ -243,7 +256,7 @@ const INBOX_PAGE_SIZE = 30;
 
 interface InboxLine {
   id: number;
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip";
   unread: boolean;
   at: string;
   /**
@@ -348,7 +361,7 @@ export async function listNotifications(userId: string, requested: number): Prom
   const lines = rows.map((r, i): InboxLine => {
     const workId = r.work_id === null ? null : Number(r.work_id);
     let href: string | null = null;
-    if (r.kind === "payout") href = "/income";
+    if (r.kind === "payout" || r.kind === "tip") href = "/income";
     // A reviewer's decision: the author's chapter list, or their 实名认证 page.
     else if (r.kind === "review") href = workId !== null ? `/works/${workId}/chapters` : "/settings/identity";
     else if (workId !== null) {

@@ -8,6 +8,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import { creditSale } from "./sale-income.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
+import { addFanValue } from "~/server/community/fans.server";
 import { debit, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
 import { getWorkForViewer, hasPurchased, type Viewer } from "~/server/catalog/works.server";
 import { isByChapter } from "~/server/catalog/chapter-access.server";
@@ -90,6 +91,8 @@ export async function purchaseChapter(userId: string, workId: number, chapterId:
     const { balance } = await debit(tx, userId, price, `购买章节《${work.title}》第${order}章`);
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, price, settings, { workId, chapterId, description: `《${work.title}》第${order}章 售出` });
+    // 粉丝值: one per credit spent on the work (decision 207).
+    await addFanValue(tx, userId, workId, price);
     // The author's inbox line (decision 115), in the sale's transaction.
     await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: [chapterId] });
     await notifyUserChanged(userId, "purchases", tx);
@@ -165,6 +168,7 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
         chapterId: null,
         description: `《${work.title}》购买全部 ${inserted.length}章 售出`,
       });
+      await addFanValue(tx, userId, workId, total);
       await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId, chapterIds: inserted.map((r) => Number(r.chapter_id)) });
     } else {
       const [row] = await tx.select({ balance: credits.balance }).from(credits).where(eq(credits.userId, userId));

@@ -232,7 +232,7 @@ export async function salesByDay(authorId: string, options: { workId?: number; n
 export const INCOME_LEDGER_PAGE = 50;
 
 /**
- * The 收入 page: balance, income by work (all time and the last 30 days), by chapter
+ * The 收入 page: balance, income by work (sales and tips, all time and the last 30 days), by chapter
  * (the best-selling chapters), by day (the last 30 days), one page of the ledger (newest
  * first, INCOME_LEDGER_PAGE rows; a page past the end shows the last) and the author's
  * payout requests.
@@ -247,10 +247,11 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
     incomeBalance(userId),
     db.execute(sql`
       select t.work_id, coalesce(w.title, '（已删除的作品）') as title,
-             sum(t.amount)::bigint as total, sum(t.gross)::bigint as gross, count(*)::int as sales,
+             sum(t.amount)::bigint as total, sum(t.gross)::bigint as gross, count(*) filter (where t.type = 'sale')::int as sales,
+             coalesce(sum(t.amount) filter (where t.type = 'tip'), 0)::bigint as tips,
              sum(case when t.created_at >= ${salesSince(now).toISOString()}::timestamptz then t.amount else 0 end)::bigint as recent
       from income_transactions t left join works w on w.id = t.work_id
-      where t.user_id = ${userId} and t.type = 'sale'
+      where t.user_id = ${userId} and t.type in ('sale', 'tip')
       group by t.work_id, w.title order by total desc limit 50`),
     db.execute(sql`
       select ch.id as chapter_id, ch.title, w.id as work_id, w.title as work_title,
@@ -275,7 +276,7 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
       .limit(20),
     getEconomySettings(),
   ]);
-  type WorkRow = { work_id: number | null; title: string; total: string | number; gross: string | number; sales: number; recent: string | number };
+  type WorkRow = { work_id: number | null; title: string; total: string | number; gross: string | number; sales: number; tips: string | number; recent: string | number };
   type ChapterRow = {
     chapter_id: number;
     title: string;
@@ -295,6 +296,8 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
       total: Number(r.total),
       gross: Number(r.gross),
       sales: Number(r.sales),
+      /** 打赏: the author's share of the work's tips (decision 207), inside `total`. */
+      tips: Number(r.tips),
       recent: Number(r.recent),
     })),
     byChapter: rowsOf<ChapterRow>(byChapter).map((r) => ({

@@ -6,6 +6,7 @@ import { DomainError, domainErrorOf } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
+import { addFanValue } from "~/server/community/fans.server";
 import { getEconomySettings } from "./economy-settings.server";
 import { creditSale } from "./sale-income.server";
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
@@ -117,6 +118,8 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
     // The author's share, in the same transaction (D14).
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, work.price, settings, { workId, chapterId: null, description: `《${work.title}》全本售出` });
+    // 粉丝值: one per credit spent on the work (decision 207).
+    await addFanValue(tx, userId, workId, work.price);
     await notifyUserChanged(userId, "purchases", tx);
     await notifyWorkPurchased(tx, { authorId: work.userId, buyerId: userId, workId });
     return { status: "purchased" as const, price: work.price, balance };

@@ -15,10 +15,12 @@ export interface Sale {
   workId: number;
   chapterId: number | null;
   description: string;
+  /** A tip (decision 207) pays the same share as a sale, on its own kind of row; default `sale`. */
+  type?: "sale" | "tip";
 }
 
 /**
- * Pays the author their share of a purchase of `gross` credits, inside the buyer's
+ * Pays the author their share of a purchase (or a tip) of `gross` credits, inside the buyer's
  * transaction `tx` (D14), and tells the author's open pages on commit. The sale row is
  * written even when the share rounds down to 0, so every sale shows in the ledger.
  */
@@ -33,7 +35,7 @@ export async function creditSale(tx: Executor, authorId: string, gross: number, 
     });
   await tx.insert(incomeTransactions).values({
     userId: authorId,
-    type: "sale",
+    type: sale.type ?? "sale",
     amount: share,
     gross,
     workId: sale.workId,

@@ -27,6 +27,9 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   author_share_percent: "70",
   whole_book_discount_percent: "0",
   payout_minimum: "100",
+  // 粉丝等级 (docs/product.md#tips-and-fans, decision 207): one level a line, 名称 and the
+  // 粉丝值 it starts at, from 0 up; Qidian's names and steps.
+  fan_levels: "见习 0\n学徒 500\n弟子 2000\n执事 5000\n舵主 10000\n堂主 20000\n护法 30000\n长老 50000\n掌门 70000\n宗师 100000\n盟主 200000",
   // 先审后发 (docs/product.md#review, decision 196): chapters of authors with fewer than
   // `review_trusted_after` published chapters wait for a reviewer; AI-labelled works may too.
   review_new_authors: "on",

@@ -26,6 +26,8 @@ export type FormKind =
   | "entity"
   | "fact"
   | "plot-thread"
+  // A tip (打赏, decision 207).
+  | "tip"
   // A reader's token for reading apps (decision 201).
   | "opds-token"
   // The back office's (decision 172): sent by an administrator.

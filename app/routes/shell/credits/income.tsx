@@ -30,6 +30,7 @@ export const handle = { creates: ["payout"] };
 
 const TYPE_LABELS = {
   sale: "作品收入",
+  tip: "打赏收入",
   payout_request: "提现申请",
   payout_paid: "提现完成",
   payout_refused: "提现退回",
@@ -150,13 +151,14 @@ export default function Income({ actionData }: Route.ComponentProps) {
               <th>销售笔数</th>
               <th>读者支付</th>
               <th>我的收入</th>
+              <th>其中打赏</th>
               <th>近30天</th>
             </tr>
           </thead>
           <tbody>
             {page.byWork.length === 0 ? (
               <tr>
-                <td colSpan={5}>暂无收入</td>
+                <td colSpan={6}>暂无收入</td>
               </tr>
             ) : (
               page.byWork.map((w) => (
@@ -165,6 +167,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
                   <td>{w.sales}</td>
                   <td>{w.gross}</td>
                   <td>{w.total}</td>
+                  <td>{w.tips}</td>
                   <td>{w.recent}</td>
                 </tr>
               ))

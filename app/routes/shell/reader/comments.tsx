@@ -194,7 +194,13 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
         </p>
       ) : posted ? (
         <p role="status" className="notice" data-testid="posted-notice">
-          {posted === "held" ? "已提交，内容需审核，通过后其他读者可见。" : posted === "reply" ? "回复已发表。" : "评论已发表。"}
+          {posted === "held"
+            ? "已提交，内容需审核，通过后其他读者可见。"
+            : posted === "reply"
+              ? "回复已发表。"
+              : posted === "tip"
+                ? "打赏成功，感谢你的支持！打赏记录已显示在本章说中。"
+                : "评论已发表。"}
         </p>
       ) : null}
 

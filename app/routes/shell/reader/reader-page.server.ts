@@ -1,3 +1,5 @@
+import { fanRanking } from "~/server/community/fans.server";
+import { recentTips } from "~/server/economy/tips.server";
 import { data, redirect } from "react-router";
 import {
   autoBuyChapter,
@@ -45,6 +47,9 @@ import { safeRedirectPath } from "~/utils/redirect";
 import { configuredSiteOrigin } from "~/server/platform/request.server";
 import { progressHref, splitParagraphs } from "~/utils/reading";
 import { parsePage } from "~/utils/pagination";
+
+/** How many fans and tips the work page shows. */
+const WORK_PAGE_FANS = 5;
 
 /**
  * The reader page `/works/:id`: the work's header, then either its table of contents or
@@ -225,7 +230,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote, flash, ratings] = await Promise.all([
+  const [toc, progress, quote, flash, ratings, fans, tips] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
@@ -233,12 +238,17 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     takeFlash(request, url),
     // 评分 and the way to the 书评区 (docs/product.md#book-reviews).
     ratingSummary(work.id),
+    // 粉丝榜's top and the latest tips (decision 207).
+    fanRanking(work.id, null, WORK_PAGE_FANS),
+    recentTips(work.id, WORK_PAGE_FANS),
   ]);
   const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
   return withFlashCookie({
     ...common,
     mode: "work" as const,
     notice: flash.notice,
+    fans: fans.fans,
+    tips,
     toc,
     marks,
     quote,

@@ -9,6 +9,7 @@ import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
 import { NoticeChapter } from "~/components/reader/notice-chapter";
 import { WorkHeader } from "~/components/reader/work-header";
+import { WorkFans } from "~/components/reader/fan-ranking";
 import { authHref } from "~/components/shell/auth-links";
 import { AppLink } from "~/components/ui/app-link";
 import { authorWorksHref } from "~/schemas/discovery";
@@ -170,6 +171,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             comments={page.comments}
             threadDialogHref={(index) => `${chapterAddress}&thread=${index}`}
             drawerHref={`${chapterAddress}&toc=${page.tocPage}`}
+            tipHref={access.isOwner ? null : `${here}/tip?chapter=${page.chapter.order}`}
           />
           {page.drawer ? (
             <ChapterDrawer
@@ -277,6 +279,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             readable={!locked || work.vipFrom !== null}
             marks={page.marks}
           />
+          <WorkFans workId={work.id} fans={page.fans} tips={page.tips} canTip={!access.isOwner} />
         </>
       )}
       {access.purchaseOpen || purchaseError ? (
