@@ -102,6 +102,9 @@ export default [
       route("credits/receipts/:id", "routes/shell/credits/receipt.tsx"),
       // The author's income: balance, sales, payout requests (docs/product.md#author-income).
       route("income", "routes/shell/credits/income.tsx"),
+      // 收款账户 and each payout's 结算单 (decisions 209 and 210).
+      route("income/account", "routes/shell/credits/payout-account.tsx"),
+      route("income/payouts/:id", "routes/shell/credits/payout-statement.tsx"),
       route("settings", "routes/shell/settings/settings.tsx"),
       route("settings/avatar", "routes/shell/settings/avatar.tsx"),
       route("settings/nickname", "routes/shell/settings/nickname.tsx"),
@@ -154,6 +157,7 @@ export default [
         route("screening/words.txt", "routes/admin/screening-export.ts"),
         route("codes", "routes/admin/codes.tsx"),
         route("payouts", "routes/admin/payouts.tsx"),
+        route("payouts/:id", "routes/admin/payout.tsx"),
         route("orders", "routes/admin/orders.tsx"),
         route("orders/:outTradeNo", "routes/admin/order.tsx"),
         route("payment-notifies", "routes/admin/payment-notifies.tsx"),

@@ -6,12 +6,29 @@ import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/db/client.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
+import { withholdingFen, type TaxRule } from "~/server/economy/payout-tax";
 
 export interface LedgerDifference {
   userId: string;
   email: string;
   /** What disagrees: the credits balance, the token balance, paid orders, used codes. */
-  check: "credits" | "tokens" | "payments" | "refunds" | "redeem" | "income" | "income-held" | "payouts-held" | "tips-paid" | "tips-received";
+  check:
+    | "credits"
+    | "tokens"
+    | "payments"
+    | "refunds"
+    | "redeem"
+    | "income"
+    | "income-held"
+    | "payouts-held"
+    | "payout-gross"
+    | "payout-split"
+    | "payout-tax"
+    | "payout-reversal"
+    | "tips-paid"
+    | "tips-received";
+  /** The China-time month a payout check is about ("2026-11"); none for the balances. */
+  month?: string;
   /** The stored balance (or, for payments and redeem, what the orders / codes add up to). */
   expected: number;
   /** What the ledger rows add up to. */
@@ -25,7 +42,8 @@ export interface LedgerDifference {
  * an author's income balance and held amount are the sums of income_transactions, and the
  * held amount is what their pending payout requests ask for (docs/product.md#author-income);
  * the tips a reader gave add up to their 打赏 debits, and the tips an author received to the
- * gross of their 打赏 income rows (docs/product.md#tips-and-fans, decision 207).
+ * gross of their 打赏 income rows (docs/product.md#tips-and-fans, decision 207); and the
+ * payout statements (decision 209, checkPayoutStatements).
  */
 export async function checkLedger(executor?: Executor): Promise<LedgerDifference[]> {
   const db = executor ?? (await import("~/db/client.server")).db;
@@ -105,6 +123,88 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       }
     }
   }
+  return [...differences, ...(await checkPayoutStatements(db))];
+}
+
+/**
+ * The payout statements (decision 209), per author and China-time month: the payouts paid
+ * in the month (amount × 100 fen; those paid before statements existed, with no account and
+ * no statement, aside) add up to the withholding rows' gross; gross = tax + net over every
+ * row; the tax withheld is what the rule gives when recomputed row by row (the tax on the
+ * month's total so far less what the month withheld before); and each returned payout's
+ * tax is reversed exactly once.
+ */
+async function checkPayoutStatements(db: Executor): Promise<LedgerDifference[]> {
+  type Row = { user_id: string; email: string; month: string; check: string; expected: string | number; actual: string | number };
+  const sums = rowsOf<Row>(
+    await db.execute(sql`
+      with paid as (
+        select p.user_id, to_char((p.settled_at at time zone 'UTC') + interval '8 hours', 'YYYY-MM') as month, sum(p.amount * 100) as gross
+        from payout_requests p
+        where p.status in ('paid', 'returned')
+          and (p.account_id is not null or exists (select 1 from payout_statements s where s.payout_id = p.id))
+        group by 1, 2
+      ),
+      withheld as (
+        select user_id, month, sum(gross_fen) filter (where kind = 'withholding') as gross,
+               sum(gross_fen) as all_gross, sum(tax_fen + net_fen) as all_split
+        from payout_statements group by 1, 2
+      ),
+      returned as (
+        select p.user_id, coalesce(sum(w.tax_fen) filter (where p.status = 'returned'), 0) as withheld_tax,
+               coalesce((select -sum(r.tax_fen) from payout_statements r where r.user_id = p.user_id and r.kind = 'reversal'), 0) as reversed_tax
+        from payout_requests p left join payout_statements w on w.payout_id = p.id and w.kind = 'withholding'
+        where p.status = 'returned' or exists (select 1 from payout_statements r where r.payout_id = p.id and r.kind = 'reversal')
+        group by p.user_id
+      )
+      select coalesce(a.user_id, w.user_id) as user_id, pr.email, coalesce(a.month, w.month) as month, 'payout-gross' as check,
+             coalesce(a.gross, 0) as expected, coalesce(w.gross, 0) as actual
+      from paid a full join withheld w on w.user_id = a.user_id and w.month = a.month
+      join profiles pr on pr.id = coalesce(a.user_id, w.user_id)
+      where coalesce(a.gross, 0) <> coalesce(w.gross, 0)
+      union all
+      select w.user_id, pr.email, w.month, 'payout-split', w.all_gross, w.all_split
+      from withheld w join profiles pr on pr.id = w.user_id where w.all_gross <> w.all_split
+      union all
+      select r.user_id, pr.email, '', 'payout-reversal', r.withheld_tax, r.reversed_tax
+      from returned r join profiles pr on pr.id = r.user_id where r.withheld_tax <> r.reversed_tax
+      order by 2, 3`),
+  );
+  const differences: LedgerDifference[] = sums.map((r) => ({
+    userId: r.user_id,
+    email: r.email,
+    check: r.check as LedgerDifference["check"],
+    ...(r.month ? { month: r.month } : {}),
+    expected: Number(r.expected),
+    actual: Number(r.actual),
+  }));
+  // The tax, recomputed in the order the rows were written, one author-month at a time.
+  type Withholding = { user_id: string; email: string; month: string; rule: TaxRule; gross_fen: string | number; tax_fen: string | number };
+  const rows = rowsOf<Withholding>(
+    await db.execute(sql`
+      select s.user_id, pr.email, s.month, s.rule, s.gross_fen, s.tax_fen
+      from payout_statements s join profiles pr on pr.id = s.user_id
+      where s.kind = 'withholding' order by s.user_id, s.month, s.id`),
+  );
+  let key = "";
+  let gross = 0;
+  let recorded = 0;
+  let recomputed = 0;
+  const flush = (r: Withholding | undefined) => {
+    if (r && recorded !== recomputed) differences.push({ userId: r.user_id, email: r.email, check: "payout-tax", month: r.month, expected: recomputed, actual: recorded });
+  };
+  rows.forEach((r, i) => {
+    if (`${r.user_id} ${r.month}` !== key) {
+      flush(rows[i - 1]);
+      key = `${r.user_id} ${r.month}`;
+      gross = recorded = recomputed = 0;
+    }
+    // Each row's tax given what the month had withheld before it (as recorded), so one wrong row is found, not its successors.
+    recomputed += withholdingFen(Number(r.gross_fen), gross, recorded, r.rule);
+    gross += Number(r.gross_fen);
+    recorded += Number(r.tax_fen);
+  });
+  flush(rows.at(-1));
   return differences;
 }
 
@@ -119,13 +219,17 @@ const LABELS: Record<LedgerDifference["check"], [string, string]> = {
   "payouts-held": ["提现冻结", "待处理提现申请合计"],
   "tips-paid": ["送出的打赏合计", "打赏扣款流水合计"],
   "tips-received": ["收到的打赏合计", "打赏收入流水（读者支付）合计"],
+  "payout-gross": ["当月已支付提现（分）", "当月结算单应发合计"],
+  "payout-split": ["结算单应发合计", "个税与实发合计"],
+  "payout-tax": ["按规则重算的代扣个税", "结算单代扣个税合计"],
+  "payout-reversal": ["已退回提现的代扣个税", "冲回个税合计"],
 };
 
 export function formatDifferences(differences: LedgerDifference[]): string {
   if (differences.length === 0) return "对账完成：所有用户的余额与流水一致。";
   const lines = differences.map((d) => {
     const [left, right] = LABELS[d.check];
-    return `  ${d.email} (${d.userId})  ${left} ${d.expected}，${right} ${d.actual}，相差 ${d.expected - d.actual}`;
+    return `  ${d.email} (${d.userId})${d.month ? ` ${d.month}` : ""}  ${left} ${d.expected}，${right} ${d.actual}，相差 ${d.expected - d.actual}`;
   });
   return `对账发现 ${differences.length} 处不一致：\n${lines.join("\n")}`;
 }

@@ -407,6 +407,12 @@ export const reportDecisionSchema = z.object({ decision: z.enum(["hide", "restor
 /** 提现处理: paid with the transfer's reference, or refused with an optional reason (settlePayout checks it). */
 export const payoutOutcomeSchema = z.object({ outcome: z.enum(["paid", "refused"]), id: rowId, reference: asSent });
 
+/** 款项退回 on a paid payout's statement page (returnPaidPayout checks the reason). */
+export const payoutReturnSchema = z.object({ reason: asSent });
+
+/** 提现代扣个税's rule on 稿酬与定价 (savePayoutTaxRule checks it). */
+export const payoutTaxRuleSchema = z.object({ intent: z.literal("tax"), taxRule: asSent });
+
 /** A work's moderation buttons; takeDownWork and deleteWorkAsAdmin check the reason. */
 export const workModerationSchema = z.object({ intent: z.enum(["take-down", "restore", "r18", "all-ages", "delete"]), reason: asSent });
 

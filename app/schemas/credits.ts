@@ -71,5 +71,5 @@ export function isValidExchangeAmount(value: string, balance: number): boolean {
   return value.trim() !== "" && exchangeAmountProblem(value, balance) === null;
 }
 
-/** 作者收入's two forms (decision 173): 申请提现 (amount, payee) and 转为积分 (amount); requestPayout and convertIncomeToCredits check the values. */
-export const incomeActionSchema = z.object({ intent: z.enum(["payout", "convert"]), amount: asSent, payee: asSent, payeeName: asSent });
+/** 作者收入's two forms (decision 173): 申请提现 (amount, to the saved 收款账户) and 转为积分 (amount); requestPayout and convertIncomeToCredits check the values. */
+export const incomeActionSchema = z.object({ intent: z.enum(["payout", "convert"]), amount: asSent });

@@ -40,3 +40,10 @@ export function formatWait(ms: number): string {
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${days} 天 ${hours % 24} 小时` : `${days} 天`;
 }
+
+/** Fen as yuan with two decimals: 1234567 → "12,345.67", -80000 → "-800.00" (payout statements, decision 209). */
+export function formatFen(fen: number): string {
+  const sign = fen < 0 ? "-" : "";
+  const abs = Math.abs(fen);
+  return `${sign}${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
+}

@@ -14,7 +14,7 @@ import { expect, test, waitForHydration, type SeedFacts } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
 import { allPatterns, listenToConsole, NOT_VISITED, pageRoutes, siteVisits, type PageData, type Role, type Visit } from "./fixtures/site-pages";
-import { marker, newAuthor, publishWork, setPrice, type Author } from "./reader-helpers";
+import { E2E_CARD, marker, newAuthor, publishWork, setPrice, type Author } from "./reader-helpers";
 import { publishWork as publishSeries } from "./studio-helpers";
 
 type Background = "white" | "sepia" | "green" | "night";
@@ -110,7 +110,8 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
     await admin.dispose();
     const posts = [
       [reader, `/works/${paidId}`, { intent: "purchase" }],
-      [author, "/income", { intent: "payout", amount: "100", payee: "支付宝 无障碍" }],
+      [author, "/income/account", { intent: "account", kind: "bank", account: E2E_CARD, bankName: "无障碍银行", holderName: "测试作者" }],
+      [author, "/income", { intent: "payout", amount: "100" }],
       [author, `/works/${await seededWork(author, facts.works.paid)}`, { intent: "purchase" }],
       [author, `/works/${await seededWork(author, facts.works.allAges)}`, { intent: "favorite", on: "1", back: "/following" }],
     ] as const;

@@ -69,6 +69,22 @@ export async function publishWork(author: Author, seed: WorkSeed): Promise<numbe
   return Number(match![1]);
 }
 
+/** A card whose Luhn digit is right, masked 6222 **** **** 0128. */
+export const E2E_CARD = "6222021234567890128";
+
+/**
+ * Saves a bank card as the author's 收款账户 through its form (decision 210), so they may ask
+ * for a payout; the bank's name (≤ 30 字) is what a test finds the payout's row by.
+ */
+export async function savePayoutAccount(request: APIRequestContext, baseURL: string, bankName: string, holderName = "测试作者"): Promise<void> {
+  const saved = await request.post("/income/account", {
+    form: { kind: "bank", account: E2E_CARD, bankName, holderName },
+    headers: sameOrigin(baseURL),
+    maxRedirects: 0,
+  });
+  expect(saved.status(), `save 收款账户: ${saved.status() === 302 ? "" : await saved.text()}`).toBe(302);
+}
+
 /** Makes the author's work paid (docs/product.md D3: free → public-vip with a price). */
 export async function setPrice(author: Author, workId: number, price: number): Promise<void> {
   const response = await author.request.post("/my-works", {

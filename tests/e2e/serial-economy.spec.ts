@@ -1,6 +1,6 @@
 import { expect, test, waitForLive } from "./fixtures";
 import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
-import { fundedBuyer, marker, newAuthor, publishWork, shownBalance } from "./reader-helpers";
+import { fundedBuyer, marker, newAuthor, publishWork, savePayoutAccount, shownBalance } from "./reader-helpers";
 
 /**
  * The serial economy as issue 16's "done when" reads (docs/product.md#paying-by-chapter,
@@ -127,9 +127,11 @@ test("a reader reads 10 free chapters, buys 11, subscribes, buys the rest; the a
 
     // The author asks for a payout of 100 (the default minimum); it is held at once.
     expect(earned).toBeGreaterThanOrEqual(100);
+    // Paid to the author's saved card (decision 210); its bank name is the row's marker.
+    const payee = `银行${marker("payee")}`;
+    await savePayoutAccount(incomePage.request, baseURL!, payee);
+    await visit("/income", incomePage);
     await incomePage.getByLabel("金额（不低于 100）").fill("100");
-    const payee = `支付宝 ${marker("payee")}`;
-    await incomePage.getByLabel(/^收款信息/).fill(payee);
     await incomePage.getByRole("button", { name: "提交申请" }).click();
     await expect(incomePage.getByText(/提现申请 #\d+ 已提交，金额已冻结，等待处理/)).toBeVisible();
     await expect(balance).toHaveText(String(earned - 100));

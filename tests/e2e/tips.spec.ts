@@ -18,7 +18,7 @@ test("a reader tips 500 from a chapter's end with a message; 本章说 shows it 
   baseURL,
   javaScriptEnabled,
 }) => {
-  const buyer = fundedBuyer(facts, javaScriptEnabled ? 8 : 9);
+  const buyer = fundedBuyer(facts, javaScriptEnabled ? 12 : 13);
   const author = await newAuthor(playwright, baseURL!);
   const title = `打赏 ${marker("tip")}`;
   const id = await publishWork(author, { title, chapters: [{ title: "第1章 开篇", paragraphs: ["第一段正文。", "第二段正文。"] }] });

@@ -3,11 +3,13 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { adminAuditLog, authorIdentities, authorIncome, notifications, payoutRequests, works } from "~/db/schema";
+import { adminAuditLog, authorIdentities, authorIncome, notifications, payoutAccounts, payoutRequests, works } from "~/db/schema";
+import { PAYOUT_ACCOUNT_MESSAGES } from "~/schemas/payout-account";
+import { TEST_CARD, withPayoutAccount } from "../fixtures/payout-accounts";
 import { IDENTITY_MESSAGES, residentCheckDigit } from "~/schemas/identity";
 import { claimNextIdentity, decideIdentity, identityQueue } from "~/server/admin/identity-queue.server";
 import { setWorkPricing } from "~/server/economy/chapter-sales.server";
-import { INCOME_MESSAGES, requestPayout } from "~/server/economy/income.server";
+import { requestPayout } from "~/server/economy/income.server";
 import { listNotifications } from "~/server/community/notifications.server";
 import { authorIdentity, IDENTITY_GATE_MESSAGES, rotateIdentityKey } from "~/server/identity/author-identity.server";
 import { parseIdentityKey, sealedKeyId } from "~/server/identity/identity-crypto.server";
@@ -225,32 +227,38 @@ describe("the gates (decision 205)", () => {
     await setWorkPricing(other.id, await publicWork(other.id), byChapter);
   });
 
-  it("requires a verified identity and the verified name as payee for a payout; a refusal holds nothing", async () => {
+  it("requires a verified identity and an account held in the verified name for a payout; a refusal holds nothing", async () => {
     await setConfig({ identity_required: "on" });
     const stranger = await createUser();
     await db.insert(authorIncome).values({ userId: stranger.id, balance: 500 });
-    expect((await domainError(requestPayout(stranger.id, "100", "支付宝 a@example.com", undefined, "张三"))).message).toBe(IDENTITY_GATE_MESSAGES.payout);
+    expect((await domainError(requestPayout(stranger.id, "100"))).message).toBe(IDENTITY_GATE_MESSAGES.payout);
+    expect((await domainError(withPayoutAccount(stranger.id, "张三"))).message).toBe(IDENTITY_GATE_MESSAGES.payout);
 
     const { author } = await verifiedAuthor("张三");
     await db.insert(authorIncome).values({ userId: author.id, balance: 500 });
     const income = await import("~/routes/shell/credits/income");
+    const accountPage = await import("~/routes/shell/credits/payout-account");
     const cookie = await sessionCookieFor(author.id);
     expect((await callLoader(income, request("/income", { cookie }))).data.needsIdentity).toBe(false);
-    for (const [payeeName, message] of [
-      ["李四", IDENTITY_GATE_MESSAGES.payeeMismatch],
-      ["", IDENTITY_GATE_MESSAGES.payeeName],
-    ]) {
-      const r = await callAction(income, request("/income", { cookie }, { intent: "payout", amount: "100", payee: "支付宝 a@example.com", payeeName }));
-      expect([r.status, r.data]).toEqual([400, { intent: "payout", field: "payeeName", error: message }]);
-    }
+    // No account yet.
+    const none = await callAction(income, request("/income", { cookie }, { intent: "payout", amount: "100" }));
+    expect([none.status, none.data]).toEqual([400, { intent: "payout", field: "account", error: PAYOUT_ACCOUNT_MESSAGES.none }]);
+    // An account in another's name is refused by its field, nothing stored.
+    const foreign = await callAction(accountPage, request("/income/account", { cookie }, { kind: "bank", account: TEST_CARD, bankName: "招商银行", holderName: "李四" }));
+    expect([foreign.status, fieldErrorsOf(foreign)]).toEqual([400, { holderName: [PAYOUT_ACCOUNT_MESSAGES.holderMismatch] }]);
+    expect(await db.select().from(payoutAccounts).where(eq(payoutAccounts.userId, author.id))).toEqual([]);
     expect(await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id))).toEqual([]);
     expect((await db.select().from(authorIncome).where(eq(authorIncome.userId, author.id)))[0]).toMatchObject({ balance: 500, held: 0 });
 
-    const ok = await callAction(income, request("/income", { cookie }, { intent: "payout", amount: "100", payee: "支付宝 a@example.com", payeeName: " 张三 " }));
+    const saved = await callAction(accountPage, request("/income/account", { cookie }, { kind: "bank", account: TEST_CARD, bankName: "招商银行", holderName: " 张三 " }));
+    expect([saved.status, saved.location]).toEqual([302, "/income/account"]);
+    const ok = await callAction(income, request("/income", { cookie }, { intent: "payout", amount: "100" }));
     expect(ok.status).toBe(302);
-    expect((await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id)))[0]).toMatchObject({ amount: 100, payeeName: "张三" });
-    // Other checks still come first where they did.
-    expect((await domainError(requestPayout(author.id, "100", ""))).message).toBe(INCOME_MESSAGES.payee);
+    expect((await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id)))[0]).toMatchObject({
+      amount: 100,
+      payeeName: "张三",
+      payee: "银行卡 招商银行 6222 **** **** 0128",
+    });
   });
 
   it("without a key: closed, unless the operator opens selling; the switches are the 超级管理员's, audited", async () => {
@@ -268,10 +276,12 @@ describe("the gates (decision 205)", () => {
     const workId = await publicWork(author.id);
     expect((await domainError(setWorkPricing(author.id, workId, byChapter))).message).toBe(IDENTITY_GATE_MESSAGES.offVip);
     await db.insert(authorIncome).values({ userId: author.id, balance: 500 });
-    expect((await domainError(requestPayout(author.id, "100", "支付宝"))).message).toBe(IDENTITY_GATE_MESSAGES.offPayout);
+    expect((await domainError(requestPayout(author.id, "100"))).message).toBe(IDENTITY_GATE_MESSAGES.offPayout);
     await callAction(economy, request("/admin/settings/economy", { cookie }, { intent: "identity", required: "on", sellWithoutKey: "on" }));
     await setWorkPricing(author.id, workId, byChapter);
-    expect((await requestPayout(author.id, "100", "支付宝")).balance).toBe(400);
+    // Selling opens; a payout still needs an account, which cannot be stored without the key (decision 210).
+    expect((await domainError(withPayoutAccount(author.id))).message).toBe(PAYOUT_ACCOUNT_MESSAGES.off);
+    expect((await domainError(requestPayout(author.id, "100"))).message).toBe(PAYOUT_ACCOUNT_MESSAGES.none);
   });
 });
 
@@ -320,7 +330,7 @@ describe("the full view", () => {
     expect([shown.status, errorsOf(shown.data.reply), shown.data.revealed]).toEqual([500, [IDENTITY_MESSAGES.undecryptable], null]);
     expect(await auditOf("identity.reveal", identityId)).toEqual([]);
     await db.insert(authorIncome).values({ userId: author.id, balance: 500 });
-    expect((await domainError(requestPayout(author.id, "100", "支付宝", undefined, "张三"))).message).toBe(IDENTITY_MESSAGES.undecryptable);
+    expect((await domainError(requestPayout(author.id, "100"))).message).toBe(IDENTITY_MESSAGES.undecryptable);
   });
 });
 

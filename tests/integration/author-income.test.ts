@@ -8,6 +8,7 @@ import { checkLedger } from "../../scripts/check-ledger";
 import { domainError } from "../fixtures/domain-error";
 import { creditBalance, fund, quickUsers } from "../fixtures/ledger";
 import { insertWorks } from "../fixtures/works";
+import { withPayoutAccount } from "../fixtures/payout-accounts";
 import { collector, sseReader } from "../fixtures/live-events";
 import { liveEventStream } from "~/server/platform/events.server";
 import { actorOf, createAdmin } from "./admin-fixtures";
@@ -25,6 +26,7 @@ async function authorWithSales(buyers: number) {
     ])
     .returning({ id: chapters.id });
   await setWorkPricing(author.id, workId, { mode: "chapter", vipFrom: "2", pricePerThousand: "5" });
+  await withPayoutAccount(author.id);
   for (const reader of readers) {
     await fund(reader.id, 200);
     await purchaseChapter(reader.id, workId, rows[1].id);
@@ -75,10 +77,10 @@ describe("author income", () => {
   it("holds a payout request, then pays it or refuses it (released), each a ledger row", async () => {
     const { author } = await authorWithSales(2);
     const admin = await createAdmin();
-    const first = await requestPayout(author.id, "150", "支付宝 author@example.com");
+    const first = await requestPayout(author.id, "150");
     expect(first.balance).toBe(130);
     expect(await incomeOf(author.id)).toEqual({ balance: 130, held: 150 });
-    const second = await requestPayout(author.id, 100, "银行卡 6222");
+    const second = await requestPayout(author.id, 100);
     expect(await incomeOf(author.id)).toEqual({ balance: 30, held: 250 });
 
     await settlePayout(actorOf(admin), first.id, "paid", "ALI-20261126-001");
@@ -106,23 +108,21 @@ describe("author income", () => {
     expect(await checkLedger(db)).toEqual([]);
   });
 
-  it("refuses a payout below the minimum, above the balance, without payee, or a bad amount, changing nothing", async () => {
+  it("refuses a payout below the minimum, above the balance, or a bad amount, changing nothing", async () => {
     const { author } = await authorWithSales(1);
     const admin = await createAdmin();
-    const cases: [unknown, unknown, string][] = [
-      ["99", "支付宝", INCOME_MESSAGES.belowMinimum(100)],
-      ["141", "支付宝", INCOME_MESSAGES.insufficient],
-      ["1.5", "支付宝", INCOME_MESSAGES.amount],
-      ["-100", "支付宝", INCOME_MESSAGES.amount],
-      ["abc", "支付宝", INCOME_MESSAGES.amount],
-      ["100", "   ", INCOME_MESSAGES.payee],
-      ["100", "收".repeat(501), INCOME_MESSAGES.payee],
+    const cases: [unknown, string][] = [
+      ["99", INCOME_MESSAGES.belowMinimum(100)],
+      ["141", INCOME_MESSAGES.insufficient],
+      ["1.5", INCOME_MESSAGES.amount],
+      ["-100", INCOME_MESSAGES.amount],
+      ["abc", INCOME_MESSAGES.amount],
     ];
-    for (const [amount, payee, message] of cases) {
-      expect((await domainError(requestPayout(author.id, amount, payee))).message).toBe(message);
+    for (const [amount, message] of cases) {
+      expect((await domainError(requestPayout(author.id, amount))).message).toBe(message);
     }
     expect(await incomeOf(author.id)).toEqual({ balance: 140, held: 0 });
-    const ok = await requestPayout(author.id, "100", "支付宝");
+    const ok = await requestPayout(author.id, "100");
     expect((await domainError(settlePayout(actorOf(admin), ok.id, "paid", " "))).message).toBe(INCOME_MESSAGES.reference);
     expect(await incomeOf(author.id)).toEqual({ balance: 40, held: 100 });
   });
@@ -144,7 +144,7 @@ describe("author income", () => {
     const [vip] = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, workId)).orderBy(chapters.position).offset(1);
     for (const reader of extra) await fund(reader.id, 200);
     const results = await Promise.allSettled([
-      ...Array.from({ length: 6 }, () => requestPayout(author.id, 100, "支付宝")),
+      ...Array.from({ length: 6 }, () => requestPayout(author.id, 100)),
       ...extra.map((reader) => purchaseChapter(reader.id, workId, vip.id)),
     ]);
     const granted = results.slice(0, 6).filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<{ id: number }>[];
@@ -178,7 +178,7 @@ describe("author income", () => {
     expect(await events.next()).toEqual({ topic: `user:${author.id}`, kind: "notifications" });
     // The author's page stream turns it into a change that reloads 我的收入.
     expect(await sse.next()).toContain("event: change");
-    await requestPayout(author.id, 100, "支付宝");
+    await requestPayout(author.id, 100);
     expect(await events.next()).toMatchObject({ kind: "income" });
     controller.abort();
     events.unsubscribe();

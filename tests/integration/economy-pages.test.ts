@@ -7,6 +7,8 @@ import { ECONOMY_SETTINGS_MESSAGES, getEconomySettings } from "~/server/economy/
 import { INCOME_MESSAGES, incomeBalance } from "~/server/economy/income.server";
 import { sessionCookieFor } from "../fixtures/accounts";
 import { fund, quickUsers } from "../fixtures/ledger";
+import { TEST_CARD, withPayoutAccount } from "../fixtures/payout-accounts";
+import { PAYOUT_ACCOUNT_MESSAGES } from "~/schemas/payout-account";
 import { insertWorks } from "../fixtures/works";
 import { inboxLineText } from "~/components/notifications/inbox-line-text";
 import { adminCookieFor, callAction, callLoader, createAdmin, request } from "./admin-fixtures";
@@ -79,15 +81,17 @@ describe("我的收入 and 提现申请", () => {
     const page = await callLoader(mod, request("/income", { cookie: authorCookie }));
     expect(page.data).toMatchObject({ balance: 140, held: 0 });
 
-    const tooMuch = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "500", payee: "支付宝" }));
+    // No 收款账户 yet: refused by its own message, nothing held (decision 210).
+    const noAccount = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100" }));
+    expect([noAccount.status, noAccount.data]).toEqual([400, { intent: "payout", field: "account", error: PAYOUT_ACCOUNT_MESSAGES.none }]);
+    await withPayoutAccount(author.id);
+    const tooMuch = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "500" }));
     expect([tooMuch.status, tooMuch.data]).toEqual([402, { intent: "payout", field: "amount", error: INCOME_MESSAGES.insufficient }]);
-    const noPayee = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "" }));
-    expect(noPayee.data).toEqual({ intent: "payout", field: "payee", error: INCOME_MESSAGES.payee });
     const odd = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "withdraw-all" }));
     expect(odd.status).toBe(400);
     expect(await incomeBalance(author.id)).toEqual({ balance: 140, held: 0 });
 
-    const asked = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "支付宝 a@b.c" }));
+    const asked = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100" }));
     expect([asked.status, asked.location]).toEqual([302, "/income"]);
     const converted = await callAction(mod, request("/income", { cookie: authorCookie }, { intent: "convert", amount: "40" }));
     expect(converted.status).toBe(302);
@@ -99,7 +103,7 @@ describe("我的收入 and 提现申请", () => {
     const payouts = await payoutsPage();
     const list = await callLoader(payouts, request("/admin/payouts?status=pending", { cookie: adminCookie }));
     const mine = list.data.requests.find((r: { userId: string }) => r.userId === author.id);
-    expect(mine).toMatchObject({ amount: 100, payee: "支付宝 a@b.c", status: "pending" });
+    expect(mine).toMatchObject({ amount: 100, payee: "银行卡 招商银行 6222 **** **** 0128", payeeName: "测试作者", accountFull: TEST_CARD, status: "pending" });
     const noRef = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "" }));
     expect([noRef.status, noRef.data]).toEqual([400, { error: INCOME_MESSAGES.reference }]);
     const paid = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "PAY-1" }));
@@ -111,8 +115,9 @@ describe("我的收入 and 提现申请", () => {
     // The author hears of it in 消息通知, once (the refused second try tells nothing).
     const inbox = await callLoader(await inboxPage(), request("/notifications", { cookie: authorCookie }));
     const payoutLines = inbox.data.lines.filter((l: { kind: string }) => l.kind === "payout");
-    expect(payoutLines).toMatchObject([{ unread: true, href: "/income", body: `你的提现申请 #${mine.id}（100）已支付，付款凭证：PAY-1` }]);
-    expect(inboxLineText(payoutLines[0])).toBe(`你的提现申请 #${mine.id}（100）已支付，付款凭证：PAY-1`);
+    const line = `你的提现申请 #${mine.id}（100）已支付，付款凭证：PAY-1；代扣个税 0.00 元，实发 100.00 元`;
+    expect(payoutLines).toMatchObject([{ unread: true, href: "/income", body: line }]);
+    expect(inboxLineText(payoutLines[0])).toBe(line);
     const done = await callLoader(payouts, request(`/admin/payouts?status=paid&email=${encodeURIComponent(author.email)}`, { cookie: adminCookie }));
     expect(done.data.requests.map((r: { id: number }) => r.id)).toEqual([mine.id]);
     // Users cannot reach the back office.
@@ -123,7 +128,8 @@ describe("我的收入 and 提现申请", () => {
 describe("a refused payout", () => {
   it("tells the author in 消息通知 that the amount went back to their income, with the reason", async () => {
     const { author, authorCookie } = await authorWithASale();
-    await callAction(await incomePage(), request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100", payee: "支付宝 a@b.c" }));
+    await withPayoutAccount(author.id);
+    await callAction(await incomePage(), request("/income", { cookie: authorCookie }, { intent: "payout", amount: "100" }));
     const [asked] = await db.select().from(payoutRequests).where(eq(payoutRequests.userId, author.id));
     const adminCookie = await adminCookieFor((await createAdmin()).id);
     const refused = await callAction(await payoutsPage(), request("/admin/payouts", { cookie: adminCookie }, { id: String(asked.id), outcome: "refused", reference: "收款信息有误" }));

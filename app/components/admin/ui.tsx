@@ -56,6 +56,7 @@ const NOTICES: Record<string, string> = {
   removed: "已移除",
   revoked: "令牌已撤销",
   "payout-paid": "已标记为已支付",
+  "payout-returned": "已登记款项退回，金额已退回作者收入，代扣个税已冲回",
   "payout-refused": "已拒绝，金额已退回作者收入",
   "codes-voided": "兑换码已作废",
   "totp-enabled": "两步验证已开启",

@@ -75,7 +75,7 @@ export const authorIncome = pgTable(
   ],
 );
 
-export const INCOME_TRANSACTION_TYPES = ["sale", "tip", "payout_request", "payout_paid", "payout_refused", "convert"] as const;
+export const INCOME_TRANSACTION_TYPES = ["sale", "tip", "payout_request", "payout_paid", "payout_refused", "payout_returned", "convert"] as const;
 export type IncomeTransactionType = (typeof INCOME_TRANSACTION_TYPES)[number];
 
 /**
@@ -101,7 +101,7 @@ export const incomeTransactions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'payout_request', 'payout_paid', 'payout_refused', 'convert')`),
+    check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'payout_request', 'payout_paid', 'payout_refused', 'payout_returned', 'convert')`),
     index("income_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
     index("income_transactions_work_idx").on(t.workId, t.createdAt),
     // /admin/money's sales by day (moneyByDay): the summed columns in the index, so the
@@ -110,7 +110,8 @@ export const incomeTransactions = pgTable(
   ],
 );
 
-export const PAYOUT_STATUSES = ["pending", "paid", "refused"] as const;
+/** `returned`: paid, then the money came back (a bounced transfer); decision 209. */
+export const PAYOUT_STATUSES = ["pending", "paid", "refused", "returned"] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** 提现申请: the amount is held from the request until an administrator settles it. */
@@ -125,6 +126,12 @@ export const payoutRequests = pgTable(
     payee: text("payee").notNull(),
     /** 收款人姓名: equal to the verified legal name when 实名认证 is required (decision 205). */
     payeeName: text("payee_name"),
+    /**
+     * The 收款账户 (payout_accounts) the request pays, decision 210; null on requests made
+     * before accounts existed. No foreign key: payout_accounts' schema file reads this one
+     * (payout_statements), and an account row is never deleted but with its author.
+     */
+    accountId: bigint("account_id", { mode: "number" }),
     status: text("status", { enum: PAYOUT_STATUSES }).notNull().default("pending"),
     /** The administrator's payment reference (paid) or reason (refused). */
     reference: text("reference"),
@@ -134,7 +141,7 @@ export const payoutRequests = pgTable(
   },
   (t) => [
     check("payout_requests_amount_positive", sql`${t.amount} > 0`),
-    check("payout_requests_status", sql`${t.status} in ('pending', 'paid', 'refused')`),
+    check("payout_requests_status", sql`${t.status} in ('pending', 'paid', 'refused', 'returned')`),
     check("payout_requests_settled", sql`(${t.status} = 'pending') = (${t.settledAt} is null)`),
     index("payout_requests_status_created_idx").on(t.status, t.createdAt),
     index("payout_requests_user_created_idx").on(t.userId, t.createdAt),

@@ -20,3 +20,4 @@ export * from "./opds";
 export * from "./identity";
 export * from "./book-reviews";
 export * from "./tips";
+export * from "./payouts";

@@ -18,11 +18,13 @@ import { useIsPending } from "~/components/ui/use-is-pending";
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
  * e-mail; a pending one is marked paid (with the payment's reference) or refused (the
- * amount returns to the author's income). Settled outside the site; plain forms.
+ * amount returns to the author's income). Settled outside the site; plain forms. A pending
+ * request shows its account's full number to the operator paying it (decision 210); paying
+ * writes the statement with the tax withheld (decision 209, /admin/payouts/:id).
  */
 export const meta: Route.MetaFunction = () => [{ title: "提现申请 - 管理后台" }];
 
-const STATUS_LABELS: Record<PayoutStatus, string> = { pending: "待处理", paid: "已支付", refused: "已拒绝" };
+const STATUS_LABELS: Record<PayoutStatus, string> = { pending: "待处理", paid: "已支付", refused: "已拒绝", returned: "款项已退回" };
 
 function parseStatus(value: string | null): PayoutStatus | "all" {
   return value && (PAYOUT_STATUSES as readonly string[]).includes(value) ? (value as PayoutStatus) : value === "all" ? "all" : "pending";
@@ -67,6 +69,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
             <option value="pending">待处理</option>
             <option value="paid">已支付</option>
             <option value="refused">已拒绝</option>
+            <option value="returned">款项已退回</option>
             <option value="all">全部</option>
           </select>
         </label>
@@ -100,7 +103,9 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
             ) : (
               requests.map((r) => (
                 <tr key={r.id}>
-                  <td>#{r.id}</td>
+                  <td>
+                    <Link to={`/admin/payouts/${r.id}`}>#{r.id}</Link>
+                  </td>
                   <td>
                     <Link to={`/admin/users/${r.userId}`}>{r.nickname}</Link>
                     <br />
@@ -110,6 +115,12 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
                   <td className="admin-payee">
                     {r.payeeName ? <>收款人：{r.payeeName}<br /></> : null}
                     {r.payee}
+                    {r.accountFull ? (
+                      <>
+                        <br />
+                        <span data-testid="payout-account-full">账号：{r.accountFull}</span>
+                      </>
+                    ) : null}
                   </td>
                   <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>

@@ -189,12 +189,14 @@ export async function notifyWorkTipped(tx: Executor, tip: { authorId: string; ti
 /** The author's line when an administrator settles their payout request, in the same transaction. */
 export async function notifyPayoutSettled(
   tx: Executor,
-  payout: { userId: string; payoutId: number; amount: number; outcome: "paid" | "refused"; reference: string },
+  payout: { userId: string; payoutId: number; amount: number; outcome: "paid" | "refused" | "returned"; reference: string; detail?: string },
 ): Promise<void> {
   const body =
     payout.outcome === "paid"
-      ? `你的提现申请 #${payout.payoutId}（${payout.amount}）已支付，付款凭证：${payout.reference}`
-      : `你的提现申请 #${payout.payoutId}（${payout.amount}）未通过，金额已退回收入余额${payout.reference ? `。理由：${payout.reference}` : ""}`;
+      ? `你的提现申请 #${payout.payoutId}（${payout.amount}）已支付，付款凭证：${payout.reference}${payout.detail ? `；${payout.detail}` : ""}`
+      : payout.outcome === "returned"
+        ? `你的提现 #${payout.payoutId}（${payout.amount}）款项被退回，金额已退回收入余额，代扣的个税已冲回${payout.reference ? `。原因：${payout.reference}` : ""}`
+        : `你的提现申请 #${payout.payoutId}（${payout.amount}）未通过，金额已退回收入余额${payout.reference ? `。理由：${payout.reference}` : ""}`;
   await tx.insert(notifications).values({ userId: payout.userId, kind: "payout", body });
   await notifyUserChanged(payout.userId, "notifications", tx);
 }

@@ -1,10 +1,11 @@
-import { inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { siteConfigs } from "~/db/schema";
 import { DEFAULT_SITE_CONFIGS } from "~/server/platform/defaults.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { configInt } from "~/server/platform/site-config.server";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
+import type { TaxRule } from "./payout-tax";
 
 /**
  * The site's settings of the serial economy (docs/product.md#paying-by-chapter): read
@@ -106,4 +107,27 @@ export function authorShareOf(gross: number, settings: Pick<EconomySettings, "au
 /** 购买全部's price: the sum less the discount (the discount rounded down). */
 export function discountedTotal(sum: number, settings: Pick<EconomySettings, "wholeBookDiscountPercent">): number {
   return sum - Math.floor((sum * settings.wholeBookDiscountPercent) / 100);
+}
+
+const TAX_RULE_KEY = "payout_tax_rule";
+
+/** 提现代扣个税's rule (decision 209), read in the settlement's transaction. */
+export async function payoutTaxRule(executor: Executor = db): Promise<TaxRule> {
+  const [row] = await executor.select({ value: siteConfigs.value }).from(siteConfigs).where(eq(siteConfigs.key, TAX_RULE_KEY));
+  const value = row?.value ?? DEFAULT_SITE_CONFIGS[TAX_RULE_KEY];
+  return value === "royalty" ? "royalty" : "labor";
+}
+
+/** The 超级管理员 sets the rule; later payouts use it (those paid keep theirs), audited. */
+export async function savePayoutTaxRule(actor: AdminActor, input: unknown): Promise<TaxRule> {
+  if (input !== "labor" && input !== "royalty") throw new DomainError("请选择代扣个税的计税方式", 400, "taxRule");
+  await db.transaction(async (tx) => {
+    const before = await payoutTaxRule(tx);
+    await tx
+      .insert(siteConfigs)
+      .values({ key: TAX_RULE_KEY, value: input })
+      .onConflictDoUpdate({ target: siteConfigs.key, set: { value: input, updatedAt: new Date() } });
+    await recordAdminAction(tx, actor, { action: "settings.payout_tax", targetType: "setting", targetId: "payout_tax", ...changedFields({ rule: before }, { rule: input }) });
+  });
+  return input;
 }

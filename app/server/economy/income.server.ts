@@ -14,7 +14,11 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
 import { shanghaiDayStart, shanghaiDaysEnding } from "~/utils/shanghai-time";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
-import { IDENTITY_GATE_MESSAGES, requireVerifiedIdentity, sameLegalName } from "~/server/identity/author-identity.server";
+import { requireVerifiedIdentity, sameLegalName } from "~/server/identity/author-identity.server";
+import { currentPayoutAccount, openPayoutAccount } from "~/server/identity/payout-accounts.server";
+import { PAYOUT_ACCOUNT_KIND_LABELS, PAYOUT_ACCOUNT_MESSAGES } from "~/schemas/payout-account";
+import { formatFen } from "~/utils/format";
+import { withholdPayoutTax } from "./payout-statements.server";
 
 /**
  * An author's income (docs/product.md#author-income, D14): a balance apart from credits.
@@ -28,7 +32,6 @@ export const INCOME_MESSAGES = {
   amount: "请输入有效的金额（正整数）",
   belowMinimum: (min: number) => `提现金额不能低于 ${min}`,
   insufficient: "收入余额不足",
-  payee: "请填写收款信息（1-500字）",
   payoutMissing: "提现申请不存在",
   payoutSettled: "该提现申请已处理",
   reference: "请填写付款凭证号（1-200字）",
@@ -58,32 +61,29 @@ async function takeIncome(tx: Executor, userId: string, amount: number, hold: bo
 
 /**
  * 提现申请: at least the site's minimum, at most the available income, which it holds
- * until an administrator settles it. Two requests at once cannot both take the same
- * income: the UPDATE is conditional on the balance.
+ * until an administrator settles it, paid to the author's saved 收款账户 (decision 210), whose
+ * holder must be the verified name while 实名认证 is required (decision 205). Two requests at
+ * once cannot both take the same income: the UPDATE is conditional on the balance. Every
+ * refusal comes before the income is held: nothing is half-written.
  */
-export async function requestPayout(
-  userId: string,
-  amountInput: unknown,
-  payeeInput: unknown,
-  record?: RecordResult,
-  payeeNameInput?: unknown,
-): Promise<{ id: number; balance: number }> {
+export async function requestPayout(userId: string, amountInput: unknown, record?: RecordResult): Promise<{ id: number; balance: number }> {
   const amount = wholeAmount(amountInput);
-  const payee = typeof payeeInput === "string" ? payeeInput.trim() : "";
-  if (payee.length < 1 || payee.length > 500) throw new DomainError(INCOME_MESSAGES.payee, 400, "payee");
-  const payeeName = typeof payeeNameInput === "string" ? payeeNameInput.trim().replace(/\s+/g, " ") : "";
-  if (payeeName.length > 50) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeMismatch, 400, "payeeName");
   const settings = await getEconomySettings();
   if (amount < settings.payoutMinimum) throw new DomainError(INCOME_MESSAGES.belowMinimum(settings.payoutMinimum), 400, "amount");
   return db.transaction(async (tx) => {
-    // A payout needs a verified author, paid under the verified name, while the operator's switch is on (decision 205).
     const verifiedName = await requireVerifiedIdentity(tx, userId, "payout");
-    if (verifiedName !== null && !payeeName) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeName, 400, "payeeName");
-    if (verifiedName !== null && !sameLegalName(payeeName, verifiedName)) throw new DomainError(IDENTITY_GATE_MESSAGES.payeeMismatch, 400, "payeeName");
+    const account = await currentPayoutAccount(userId, tx);
+    if (!account) throw new DomainError(PAYOUT_ACCOUNT_MESSAGES.none, 400, "account");
+    const opened = await openPayoutAccount(tx, account.id);
+    if (!opened) throw new DomainError(PAYOUT_ACCOUNT_MESSAGES.none, 400, "account");
+    if (verifiedName !== null && !sameLegalName(opened.holderName, verifiedName)) {
+      throw new DomainError(PAYOUT_ACCOUNT_MESSAGES.holderMismatch, 400, "account");
+    }
+    const payee = [PAYOUT_ACCOUNT_KIND_LABELS[account.kind], account.bankName, account.accountMasked].filter(Boolean).join(" ");
     const balance = await takeIncome(tx, userId, amount, true);
     const [request] = await tx
       .insert(payoutRequests)
-      .values({ userId, amount, payee, payeeName: payeeName || null })
+      .values({ userId, amount, payee, payeeName: opened.holderName, accountId: account.id })
       .returning({ id: payoutRequests.id });
     await tx.insert(incomeTransactions).values({
       userId,
@@ -110,6 +110,8 @@ export async function settlePayout(
   payoutId: number,
   outcome: "paid" | "refused",
   referenceInput: unknown,
+  /** When it is settled: the China-time month the tax counts in (a test's month boundary). */
+  now = new Date(),
 ): Promise<void> {
   if (!Number.isSafeInteger(payoutId) || payoutId <= 0) throw new DomainError(INCOME_MESSAGES.payoutMissing, 404);
   const reference = typeof referenceInput === "string" ? referenceInput.trim() : "";
@@ -118,7 +120,7 @@ export async function settlePayout(
   await db.transaction(async (tx) => {
     const [settled] = await tx
       .update(payoutRequests)
-      .set({ status: outcome, reference: reference || null, settledBy: actor.admin.id, settledAt: new Date() })
+      .set({ status: outcome, reference: reference || null, settledBy: actor.admin.id, settledAt: now })
       .where(and(eq(payoutRequests.id, payoutId), eq(payoutRequests.status, "pending")))
       .returning({ userId: payoutRequests.userId, amount: payoutRequests.amount });
     if (!settled) {
@@ -133,17 +135,21 @@ export async function settlePayout(
       .where(and(eq(authorIncome.userId, settled.userId), gte(authorIncome.held, amount)))
       .returning({ userId: authorIncome.userId });
     if (!row) throw new Error(`payout ${payoutId}: the author's held income is below the request`);
+    // Paid: the statement (gross, tax withheld, net) in this transaction, after the author's
+    // income row is locked above, so two settlements of one author take turns (decision 209).
+    const statement = outcome === "paid" ? await withholdPayoutTax(tx, { id: payoutId, userId: settled.userId, amount }, now) : null;
+    const taxLine = statement ? `代扣个税 ${formatFen(statement.taxFen)} 元，实发 ${formatFen(statement.netFen)} 元` : "";
     await tx.insert(incomeTransactions).values({
       userId: settled.userId,
       type: outcome === "paid" ? "payout_paid" : "payout_refused",
       amount: release,
       heldChange: -amount,
       payoutId,
-      description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
+      description: outcome === "paid" ? `提现已支付 #${payoutId}（凭证 ${reference}；${taxLine}）` : `提现被拒绝 #${payoutId}，已退回收入${reference ? `：${reference}` : ""}`,
     });
     await notifyUserChanged(settled.userId, "income", tx);
     // The author hears of it in the inbox (docs/product.md#notifications).
-    await notifyPayoutSettled(tx, { userId: settled.userId, payoutId, amount, outcome, reference });
+    await notifyPayoutSettled(tx, { userId: settled.userId, payoutId, amount, outcome, reference, detail: taxLine });
     await recordAdminAction(tx, actor, {
       action: outcome === "paid" ? "payout.paid" : "payout.refused",
       targetType: "payout",
@@ -356,6 +362,7 @@ export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"
         amount: payoutRequests.amount,
         payee: payoutRequests.payee,
         payeeName: payoutRequests.payeeName,
+        accountId: payoutRequests.accountId,
         status: payoutRequests.status,
         reference: payoutRequests.reference,
         createdAt: payoutRequests.createdAt,
@@ -377,11 +384,25 @@ export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"
     total: Number(total),
     page,
     pageCount: Math.max(1, Math.ceil(Number(total) / PAYOUTS_PAGE)),
-    requests: rows.map((r) => ({
-      ...r,
-      amount: Number(r.amount),
-      createdAt: r.createdAt.toISOString(),
-      settledAt: r.settledAt?.toISOString() ?? null,
-    })),
+    requests: await Promise.all(
+      rows.map(async ({ accountId, ...r }) => ({
+        ...r,
+        amount: Number(r.amount),
+        /** The full account number, for the operator paying a pending request only (decision 210). */
+        accountFull: r.status === "pending" && accountId !== null ? await fullAccountOrMessage(accountId) : null,
+        createdAt: r.createdAt.toISOString(),
+        settledAt: r.settledAt?.toISOString() ?? null,
+      })),
+    ),
   };
+}
+
+/** A pending request's account, opened for the operator who pays it; the clear message when it does not decrypt. */
+async function fullAccountOrMessage(accountId: number): Promise<string> {
+  try {
+    return (await openPayoutAccount(db, accountId))?.account ?? "";
+  } catch (error) {
+    if (error instanceof DomainError) return error.message;
+    throw error;
+  }
 }

@@ -183,6 +183,7 @@ export function openIdentityField(userId: string, field: "name" | "number", seal
 
 // ---- the gates (decision 205) ----
 
+/** @internal */
 export const IDENTITY_GATE_MESSAGES = {
   vip: "开通 VIP 章节前需要先完成实名认证（设置 → 实名认证）",
   vipPending: "你的实名认证正在审核中，通过后才能开通 VIP 章节",

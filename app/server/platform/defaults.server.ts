@@ -42,6 +42,9 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   // payouts; without IDENTITY_KEY selling stays closed unless the operator opens it.
   identity_required: "on",
   identity_sell_without_key: "off",
+  // 提现代扣个税 (docs/product.md#author-income, decision 209): labor (劳务报酬所得) or
+  // royalty (稿酬所得), aggregated per author per China-time month.
+  payout_tax_rule: "labor",
   terms_content: `<h2>用户协议</h2>
 <p>欢迎使用砚台。注册或使用本站即表示你同意本协议。</p>
 <h3>一、账号</h3>

@@ -1,9 +1,9 @@
 import { data, Form, redirect } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
-import { getEconomySettings, saveEconomySettings } from "~/server/economy/economy-settings.server";
+import { getEconomySettings, payoutTaxRule, saveEconomySettings, savePayoutTaxRule } from "~/server/economy/economy-settings.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
-import { economySettingsFormSchema } from "~/schemas/admin";
+import { economySettingsFormSchema, payoutTaxRuleSchema } from "~/schemas/admin";
 import { identityPolicySchema } from "~/schemas/identity";
 import { identityEnabled, identityPolicy, saveIdentityPolicy } from "~/server/identity/author-identity.server";
 import { parseWithZod } from "@conform-to/zod/v4";
@@ -14,13 +14,14 @@ import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 稿酬与定价 (docs/product.md#paying-by-chapter): the default 千字价 and its range, the
- * author's share, 购买全部's discount and the smallest payout.
+ * author's share, 购买全部's discount and the smallest payout; 提现代扣个税's rule (decision 209);
+ * 实名认证's switches (decision 205).
  */
 export const meta: Route.MetaFunction = () => [{ title: "稿酬与定价 - 管理后台" }];
 
 export async function loader() {
-  const [settings, identity] = await Promise.all([getEconomySettings(), identityPolicy()]);
-  return { ...settings, identity, identityEnabled: identityEnabled() };
+  const [settings, identity, taxRule] = await Promise.all([getEconomySettings(), identityPolicy(), payoutTaxRule()]);
+  return { ...settings, identity, identityEnabled: identityEnabled(), taxRule };
 }
 
 const FIELDS = [
@@ -40,6 +41,18 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (sent.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
     await saveIdentityPolicy(adminActorOf(context), { required: sent.value.required, sellWithoutKey: sent.value.sellWithoutKey });
     return redirect("/admin/settings/economy?notice=saved");
+  }
+  // 提现代扣个税 (decision 209): its own form on this page.
+  if (form.get("intent") === "tax") {
+    const sent = parseWithZod(form, { schema: payoutTaxRuleSchema });
+    if (sent.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
+    return replyOnDomainError(
+      async () => {
+        await savePayoutTaxRule(adminActorOf(context), sent.value.taxRule);
+        return redirect("/admin/settings/economy?notice=saved");
+      },
+      (error) => ({ field: error.field ?? null, error: error.message }),
+    );
   }
   const submission = parseWithZod(form, { schema: economySettingsFormSchema });
   if (submission.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
@@ -70,6 +83,23 @@ export default function EconomySettings({ loaderData, actionData }: Route.Compon
           </label>
         ))}
         <p className="hint">作者分成按每笔收入向下取整；购买全部的优惠从章节价格之和中扣除（向下取整）。</p>
+        <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+          保存
+        </SubmitButton>
+      </Form>
+      <h2>提现代扣个税</h2>
+      <Form method="post" className="admin-card" noValidate>
+        <input type="hidden" name="intent" value="tax" />
+        <label className="field">
+          <span>计税方式</span>
+          <select name="taxRule" defaultValue={loaderData.taxRule}>
+            <option value="labor">劳务报酬所得（20%/30%/40% 三级，减除费用后计税）</option>
+            <option value="royalty">稿酬所得（减除费用后 × 70% × 20%）</option>
+          </select>
+        </label>
+        <p className="hint">
+          按作者每个自然月（北京时间）累计提现计税：本笔代扣 = 本月累计应纳税额 − 本月已代扣；收入不超过 4,000 元减除 800 元，超过的减除 20%；四舍五入到分。修改只影响之后支付的提现。
+        </p>
         <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
           保存
         </SubmitButton>

@@ -12,6 +12,9 @@ import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/f
 import { userContext } from "~/middleware/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/economy/income.server";
 import { identityNeeded } from "~/server/identity/author-identity.server";
+import { currentPayoutAccount } from "~/server/identity/payout-accounts.server";
+import { PAYOUT_ACCOUNT_KIND_LABELS } from "~/schemas/payout-account";
+import { PAYOUT_STATUS_LABELS } from "~/types/payouts";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/income";
 import { TableScroll } from "~/components/ui/table-scroll";
@@ -34,19 +37,20 @@ const TYPE_LABELS = {
   payout_request: "提现申请",
   payout_paid: "提现完成",
   payout_refused: "提现退回",
+  payout_returned: "款项退回",
   convert: "转为积分",
 } as const;
 
-const PAYOUT_LABELS = { pending: "处理中", paid: "已支付", refused: "已拒绝" } as const;
-
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const [overview, flash, needsIdentity] = await Promise.all([
+  const [overview, flash, needsIdentity, account] = await Promise.all([
     incomeOverview(user.id, parsePage(url.searchParams.get("page"))),
     takeFlash(request, url),
     identityNeeded(user.id),
+    currentPayoutAccount(user.id),
   ]);
-  return data({ ...overview, needsIdentity, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+  const accountLabel = account ? [PAYOUT_ACCOUNT_KIND_LABELS[account.kind], account.bankName, account.accountMasked, `（${account.holderMasked}）`].filter(Boolean).join(" ") : null;
+  return data({ ...overview, needsIdentity, accountLabel, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -54,7 +58,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = await readForm(request);
   const submission = parseWithZod(form, { schema: incomeActionSchema });
   if (submission.status !== "success") return data({ intent: "payout", field: null, error: "未知操作" }, { status: 400 });
-  const { intent, amount, payee, payeeName } = submission.value;
+  const { intent, amount } = submission.value;
   return replyOnDomainError(
     async () => {
       if (intent === "payout") {
@@ -63,7 +67,7 @@ export async function action({ request, context }: Route.ActionArgs) {
           user.id,
           "payout",
           formTokenOf(form),
-          async (record) => (await requestPayout(user.id, amount, payee, record, payeeName)).id,
+          async (record) => (await requestPayout(user.id, amount, record)).id,
           async (resultId) => Number(resultId),
         );
         return redirectWithFlash(request, "/income", { kind: "success", text: `提现申请 #${id} 已提交，金额已冻结，等待处理` });
@@ -103,25 +107,22 @@ export default function Income({ actionData }: Route.ComponentProps) {
           <h2>提现申请</h2>
           {page.needsIdentity ? (
             <p className="notice" data-testid="payout-identity">
-              提现前需要先完成<Link to="/settings/identity">实名认证</Link>，收款人姓名须与认证姓名一致。
+              提现前需要先完成<Link to="/settings/identity">实名认证</Link>，收款账户的户名须与认证姓名一致。
             </p>
           ) : null}
           <input type="hidden" name="intent" value="payout" />
           <FormTokenField token={page.formToken} />
+          <p data-testid="payout-account-line">
+            收款账户：{page.accountLabel ?? <span className="muted">尚未添加</span>} <Link to="/income/account">{page.accountLabel ? "更换" : "添加收款账户"}</Link>
+          </p>
+          <FieldError errors={errorOf("payout", "account")} alert as="p" />
           <div className="field">
             <label htmlFor="payout-amount">金额（不低于 {page.payoutMinimum}）</label>
-            <input id="payout-amount" name="amount" inputMode="numeric" required />
+            <input id="payout-amount" name="amount" inputMode="numeric" required aria-describedby="payout-tax-hint" />
+            <small id="payout-tax-hint" className="muted">
+              1 积分 = 1 元；支付时按规定代扣个人所得税，每笔的应发、个税和实发见提现记录里的结算单。
+            </small>
             <FieldError errors={errorOf("payout", "amount")} alert as="p" />
-          </div>
-          <div className="field">
-            <label htmlFor="payee">收款信息（如支付宝账号、姓名）</label>
-            <textarea id="payee" name="payee" rows={2} maxLength={500} required />
-            <FieldError errors={errorOf("payout", "payee")} alert as="p" />
-          </div>
-          <div className="field">
-            <label htmlFor="payee-name">收款人姓名（须与实名认证的姓名一致）</label>
-            <input id="payee-name" name="payeeName" maxLength={50} autoComplete="name" />
-            <FieldError errors={errorOf("payout", "payeeName")} alert as="p" />
           </div>
           <SubmitButton className="btn btn-primary" pending={busy}>
             提交申请
@@ -250,7 +251,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
         <ul className="income-payouts">
           {page.payouts.map((p) => (
             <li key={p.id}>
-              #{p.id} {p.amount} · {PAYOUT_LABELS[p.status]} · {formatShanghaiSeconds(p.createdAt)}
+              <Link to={`/income/payouts/${p.id}`}>#{p.id}</Link> {p.amount} · {PAYOUT_STATUS_LABELS[p.status]} · {formatShanghaiSeconds(p.createdAt)}
               {p.reference ? <small className="muted">（{p.reference}）</small> : null}
             </li>
           ))}
