@@ -87,8 +87,9 @@ async function reviewReason(tx: Executor, work: Work, chapterAiLevel: string, re
  * Whether a released chapter of a trusted author is drawn for 跟踪审读 (decision 206): every
  * chapter whose title or text holds a word of the list, and `samplePercent` of the others,
  * chosen by the chapter's id (a stable draw: saving the chapter again does not redraw it).
+ * @internal exported for the test of the share drawn.
  */
-function drawnForSample(chapterId: number, percent: number, hit: boolean): string | null {
+export function drawnForSample(chapterId: number, percent: number, hit: boolean): string | null {
   if (hit) return SAMPLE_HIT;
   if (percent <= 0) return null;
   const draw = createHash("sha256").update(`sample:${chapterId}`).digest().readUInt16BE(0) % 100;
