@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { adminAuditLog, announcementReads, announcements, curatedRows, curatedRowWorks, rankingRemovals, works, workStats } from "~/db/schema";
+import { adminAuditLog, announcementReads, announcements, curatedRows, curatedRowWorks, rankingRemovals, reviewItems, users, works, workStats } from "~/db/schema";
+import { claimItem, decideItem } from "~/server/admin/review-queue.server";
+import { publishWork } from "~/server/studio/work-create.server";
 import { takeDownWork } from "~/server/admin/works-moderation.server";
 import { rankingBoard, sharedHomeRows } from "~/server/catalog/rankings.server";
 import { clearPublicCache } from "~/server/platform/public-cache.server";
@@ -252,6 +254,37 @@ describe(`排行管理 (${databaseKind})`, () => {
     now = await boardIds();
     expect(now.board).toContain(removed);
     expect(now.hot).toContain(removed);
+  });
+});
+
+describe(`works under review (${databaseKind})`, () => {
+  it("a work whose chapters all wait for review is in no ranking, computed row or 编辑推荐 row until one is out", async () => {
+    const newcomer = await createUser();
+    await db.update(users).set({ reviewRequired: true }).where(eq(users.id, newcomer.id));
+    const txt = Buffer.from("####第一章\n待审的开头。\n");
+    const created = await publishWork(newcomer.id, { description: "简介", rating: "all_ages", isAiGenerated: false, visibility: "public", title: "待审新书", type: "multi_chapter", status: "completed" } as never, {
+      cover: null,
+      txt: { name: "待审新书.txt", type: "text/plain", size: txt.length, chunks: [txt] },
+    });
+    await db.insert(workStats).values({ workId: created.id, favorites: 1_000_000, hot7d: 1_000_000 });
+    const rowId = await createRow("待审推荐");
+    expect((await rowAction(rowId, { intent: "add", workId: String(created.id) })).status).toBe(302);
+    const shown = async () => {
+      clearPublicCache();
+      const [board, shared, curated] = await Promise.all([rankingBoard("favorites", null), sharedHomeRows(null), curatedHomeRows(null)]);
+      return {
+        board: board.some((w) => w.id === created.id),
+        hot: shared.hot.some((w) => w.id === created.id),
+        curated: curated.some((r) => r.works.some((w) => w.id === created.id)),
+      };
+    };
+    expect(await shown()).toEqual({ board: false, hot: false, curated: false });
+
+    const chief = await createAdmin({ role: "chief_editor" });
+    const [item] = await db.select().from(reviewItems).where(eq(reviewItems.workId, created.id));
+    await claimItem(actorOf(chief), "chief_editor", item.id);
+    expect(await decideItem(actorOf(chief), "chief_editor", item.id, "approve", "")).toBe("published");
+    expect(await shown()).toEqual({ board: true, hot: true, curated: true });
   });
 });
 

@@ -33,6 +33,13 @@ const currentWindow = (starts: AnyColumn, ends: AnyColumn) => and(or(isNull(star
 export const notRemovedFromRankings = sql`not exists (select 1 from ${rankingRemovals} where ${rankingRemovals.workId} = ${works.id})`;
 
 /**
+ * A work with at least one published chapter (the counts count published chapters only,
+ * D12): rankings and curated rows leave out a work whose chapters all wait for review
+ * (docs/product.md#review).
+ */
+export const hasReadableChapter = gt(works.chapterCount, 0);
+
+/**
  * Every 编辑推荐 row with its current works the viewer may see (listed, within the
  * audience preferences), rows in the operators' order, works in theirs: ONE query for all
  * rows (the home page's budget, docs/benchmarks.md#signed-in-home-at-scale-npm-run-benchhome),
@@ -54,6 +61,7 @@ export function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[]> {
         and(
           inArray(works.visibility, ["public", "public-vip"]),
           isNull(works.takenDownAt),
+          hasReadableChapter,
           ...audienceFilter({ showR18, showAi }),
           currentWindow(curatedRowWorks.startsAt, curatedRowWorks.endsAt),
         ),

@@ -4,7 +4,7 @@ import { profiles, works, workStats } from "~/db/schema";
 import type { RankingBoard } from "~/schemas/discovery";
 import { cachedPublic } from "~/server/platform/public-cache.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
-import { notRemovedFromRankings } from "./front-page.server";
+import { hasReadableChapter, notRemovedFromRankings } from "./front-page.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**
@@ -30,11 +30,12 @@ function audienceKey(viewer: Audience): [boolean, boolean] {
 
 /**
  * What rankings and the computed home rows may show: listed works (a work taken down is
- * private) within the viewer's preferences, less those an operator removed from the
- * rankings (docs/product.md#front-page).
+ * private) with a chapter readers can open (not one whose chapters all wait for review,
+ * docs/product.md#review), within the viewer's preferences, less those an operator removed
+ * from the rankings (docs/product.md#front-page).
  */
 function listed(viewer: Audience): SQL[] {
-  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer), notRemovedFromRankings];
+  return [inArray(works.visibility, ["public", "public-vip"]), hasReadableChapter, ...audienceFilter(viewer), notRemovedFromRankings];
 }
 
 const BOARDS: Record<RankingBoard, { score: SQL<number>; where: () => SQL | undefined }> = {
