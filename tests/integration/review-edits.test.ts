@@ -124,6 +124,11 @@ describe("an edit of a published chapter by an author whose releases are reviewe
     expect((await editReviews(db, c.workId, [c.chapterId])).get(c.chapterId)).toEqual({ status: "rejected", note: "不符合规范" });
     // The author's working copy is kept: nothing they wrote is lost.
     expect((await current(c.chapterId)).pendingContent).toBe("第二次修改。");
+    // Saving the approved text back goes out at once and withdraws the edit waiting.
+    await save(c, "第三次修改。");
+    await save(c, "原来的第一段。\n原来的第二段。");
+    expect((await edits(c.chapterId)).map((i) => i.status)).toEqual(["returned", "rejected", "withdrawn"]);
+    expect((await current(c.chapterId)).pendingContent).toBeNull();
     // A decided edit cannot be decided again.
     const again = await domainError(decideItem(actorOf(reviewer), "reviewer", second.id, "approve", ""));
     expect(again.message).toBe(REVIEW_MESSAGES.alreadyDecided("rejected"));

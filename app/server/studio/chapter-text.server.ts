@@ -10,7 +10,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
 import { chapterNotFound, checkAuthorNote, checkTitle, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
-import { holdEdit, reviewFollowsText, settleRelease } from "./review.server";
+import { holdEdit, reviewFollowsText, settleRelease, withdrawEdit } from "./review.server";
 import { readyScreening } from "~/server/screening/screening.server";
 
 /**
@@ -130,18 +130,20 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     if (save.kind === "autosave" && content === editorText && !noteChanged) {
       return { revision: chapter.revision, wordCount, savedAt: chapter.updatedAt, changed: false, pending: !live, reanchor: false, released: null, editHeld: false };
     }
-    // 保存 of a published chapter whose edits wait for review: the text saved stays the
-    // working copy, and readers keep the approved text until a reviewer passes it (decision 213).
     const release = save.kind === "save" && save.release && chapter.state !== "published" ? releaseColumns(save.release, content) : null;
     const state = release?.state ?? chapter.state;
     if (live && state !== "draft" && !content.trim()) throw new DomainError(STUDIO_MESSAGES.contentRequired, 400, "content");
     const savedTitle = title || editorTitle;
+    // 保存 of a published chapter whose edits wait for review: the text saved stays the
+    // working copy, and readers keep the approved text until a reviewer passes it (decision 213).
     const editHeld =
       live &&
       chapter.state === "published" &&
       (content !== chapter.content || savedTitle !== chapter.title || authorNote !== chapter.authorNote) &&
       (await holdEdit(tx, work, chapter, { title: savedTitle, content, authorNote }));
     if (editHeld) live = false;
+    // A 保存 that goes out (the approved text saved back, say) leaves no edit waiting behind it.
+    else if (live && chapter.state === "published") await withdrawEdit(tx, chapter.id);
 
     const revision = chapter.revision + 1;
     // The text readers see gets its AI label from the author's generation log (decision 126).

@@ -295,7 +295,8 @@ export async function holdEdit(
   return true;
 }
 
-async function withdrawEdit(tx: Executor, chapterId: number): Promise<void> {
+/** Withdraws the chapter's pending edit: the author saved something else that went out, or took it back. */
+export async function withdrawEdit(tx: Executor, chapterId: number): Promise<void> {
   await tx
     .update(reviewItems)
     .set({ status: "withdrawn" })
