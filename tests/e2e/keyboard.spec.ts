@@ -40,8 +40,8 @@ test("the reader: next and previous chapter by keyboard, focus on the new chapte
   const second = page.getByRole("heading", { level: 1, name: "第二章 路上" });
   await expect(second).toBeFocused();
 
-  // From the title, the chapter's own links come next: 上一章 first.
-  await tabTo(page, chapterNav.getByRole("link", { name: "上一章" }), 3);
+  // From the title, the chapter's end comes next (本章说, 打赏作者), then its navigation: 上一章 first.
+  await tabTo(page, chapterNav.getByRole("link", { name: "上一章" }), 4);
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(`/works/${id}?chapter=1`);
   await expect(page.getByRole("heading", { level: 1, name: "第一章 出发" })).toBeFocused();
