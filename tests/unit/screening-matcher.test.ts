@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import * as OpenCC from "opencc-js";
 import { describe, expect, it } from "vitest";
 import { Matcher, maskHits } from "~/server/screening/matcher.server";
@@ -96,12 +97,19 @@ describe("offsets and masking", () => {
 });
 
 describe("innocent text", () => {
-  it("西游记 against the realistic list hits exactly the two words it holds", () => {
-    const text = readFileSync("/work/shared/corpus/xiyouji.utf8.txt", "utf8");
+  it("西游记 against the realistic list hits exactly the two words it holds (the excerpt in the repo: none)", () => {
+    // The whole novel lives beside the repository (../shared/corpus) on the project's machines;
+    // a clone alone has the excerpt in tests/fixtures/corpus (docs/decisions/195).
+    const full = [path.resolve(import.meta.dirname, "../../../shared/corpus/xiyouji.utf8.txt"), "/work/shared/corpus/xiyouji.utf8.txt"].find((p) => existsSync(p));
+    const text = readFileSync(full ?? path.resolve(import.meta.dirname, "../fixtures/corpus/xiyouji-excerpt.utf8.txt"), "utf8");
     const hits = matcher.find(text);
+    expect(TEST_WORDS.length).toBeGreaterThanOrEqual(300);
+    if (!full) {
+      expect(hits).toEqual([]);
+      return;
+    }
     expect(hits.map((h) => h.word)).toEqual(["强奸", "幼女"]);
     expect(text.slice(hits[0].start, hits[1].end)).toBe("强奸幼女");
-    expect(TEST_WORDS.length).toBeGreaterThanOrEqual(300);
   });
 
   it("ordinary modern text hits nothing", () => {
