@@ -13,6 +13,7 @@ export const REVIEW_MESSAGES = {
   claimedByOther: (email: string) => `该稿件已由 ${email} 领取，本次操作未做任何更改`,
   notClaimed: "请先领取该稿件再做决定",
   changed: "章节在审核期间已被修改，本次操作未做任何更改",
+  workChanged: "作品信息在审核期间已被修改，本次操作未做任何更改",
   noteRequired: "退回修改或拒绝时请填写原因，作者会看到",
   noteTooLong: `原因不能超过${REVIEW_NOTE_MAX}个字`,
   decision: "请选择审核结果",
@@ -28,9 +29,9 @@ export const REVIEW_MESSAGES = {
 } as const;
 
 /** What each kind of item asks (decision 206). */
-const REVIEW_KINDS = ["release", "sample", "appeal", "comment", "edit"] as const;
+const REVIEW_KINDS = ["release", "sample", "appeal", "comment", "edit", "work"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
-export const REVIEW_KIND_LABELS: Record<ReviewKind, string> = { release: "发布审核", sample: "跟踪审读", appeal: "申诉", comment: "评论", edit: "修改审核" };
+export const REVIEW_KIND_LABELS: Record<ReviewKind, string> = { release: "发布审核", sample: "跟踪审读", appeal: "申诉", comment: "评论", edit: "修改审核", work: "作品信息" };
 
 export const REVIEW_STATUS_LABELS = STATUS_LABELS;
 
@@ -41,7 +42,8 @@ const REVIEW_DECISION_LABELS: Record<ReviewDecision, string> = { approve: "通�
  * The decisions each kind allows: a 跟踪审读 item's chapter is already out (退回修改 tells
  * its author to revise; taking it down is the works' 下架); an appeal is granted or
  * refused; a held comment is shown or not; an edit of a published chapter goes out, goes
- * back to its author, or is refused (readers keep the approved text either way, decision 213).
+ * back to its author, or is refused (readers keep the approved text either way, decision 213);
+ * a work's title, description, cover and tags likewise (decision 214).
  */
 export const REVIEW_KIND_DECISIONS: Record<ReviewKind, readonly ReviewDecision[]> = {
   release: REVIEW_DECISIONS,
@@ -49,6 +51,7 @@ export const REVIEW_KIND_DECISIONS: Record<ReviewKind, readonly ReviewDecision[]
   appeal: ["approve", "reject"],
   comment: ["approve", "reject"],
   edit: REVIEW_DECISIONS,
+  work: REVIEW_DECISIONS,
 };
 export const REVIEW_DECISION_LABELS_BY_KIND: Record<ReviewKind, Record<ReviewDecision, string>> = {
   release: REVIEW_DECISION_LABELS,
@@ -56,6 +59,7 @@ export const REVIEW_DECISION_LABELS_BY_KIND: Record<ReviewKind, Record<ReviewDec
   appeal: { approve: "申诉成立，发布", return: "退回修改", reject: "驳回申诉" },
   comment: { approve: "通过，公开评论", return: "退回修改", reject: "不予公开" },
   edit: { approve: "通过，读者看到修改", return: "退回修改", reject: "拒绝修改" },
+  work: { approve: "通过，读者看到这些信息", return: "退回修改", reject: "拒绝" },
 };
 /** The item's status each decision leaves. */
 export const REVIEW_DECISION_STATUS = { approve: "approved", return: "returned", reject: "rejected" } as const;

@@ -34,6 +34,7 @@ export const STUDIO_MESSAGES = {
   coverRequired: "请选择封面图片",
   statusSeriesOnly: "只有连载作品可以修改连载状态",
   saved: "作品设置已保存",
+  savedForReview: "作品设置已保存；书名、简介、封面和标签需要审核，通过后读者才会看到",
   chapterNotFound: "章节不存在",
   volumeNotFound: "分卷不存在",
   chapterTitle: "请输入章节标题",

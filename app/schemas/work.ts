@@ -19,6 +19,8 @@ export const WORK_MESSAGES = {
   onlyOngoing: "只有连载中的作品可以添加新章节",
   editContent: "请输入内容",
   notFound: "作品不存在",
+  /** Decision 214: a new work goes on the listing its author chose when its information is approved. */
+  underReview: "作品信息审核中，通过后会按你发布时选择的方式上架；审核前不能更改上架和售价",
 } as const;
 
 const trimmed = (message: string, max: number, maxMessage: string) =>

@@ -19,6 +19,16 @@ export interface ReviewNoteFacts {
  */
 export type EditReviewFacts = { status: "pending" } | { status: "returned" | "rejected"; note: string };
 
+/** What the owner sees of their work's review (decision 214). */
+export interface WorkReviewFacts {
+  /** A new work waiting for its first approval: private until then, its chosen listing kept. */
+  newWork: boolean;
+  /** A change of title, description, cover or tags waiting while readers keep the approved ones. */
+  pending: boolean;
+  /** The last decision, when it sent the metadata back: the reviewer's reason. */
+  sentBack: { status: "returned" | "rejected"; note: string } | null;
+}
+
 /** A row of the chapter manager (studio/chapters.server.ts): a volume heading or a chapter. */
 export type ManagerRow =
   | { kind: "volume"; id: number; title: string; continued: boolean; first: boolean; last: boolean }

@@ -82,7 +82,7 @@ describe("an edit of a published chapter by an author whose releases are reviewe
     const [item] = await edits(c.chapterId);
     expect([item.status, item.reason]).toEqual(["pending", "先审名单"]);
     const view = await reviewItemView(actorOf(reviewer), item.id);
-    expect([view.chapter.title, view.chapter.content, view.approved?.title, view.approved?.content]).toEqual([
+    expect([view.chapter?.title, view.chapter?.content, view.approved?.title, view.approved?.content]).toEqual([
       "第一章 新题",
       "原来的第一段。\n改过的第二段。",
       "第一章 原题",
@@ -139,7 +139,7 @@ describe("an edit of a published chapter by an author whose releases are reviewe
     await save(c, "送审的版本。");
     const [item] = await edits(c.chapterId);
     await saveChapter(c.author.id, c.workId, c.chapterId, { kind: "autosave", content: "送审后又写了一些。", baseRevision: (await current(c.chapterId)).revision });
-    expect((await reviewItemView(actorOf(reviewer), item.id)).chapter.content).toBe("送审的版本。");
+    expect((await reviewItemView(actorOf(reviewer), item.id)).chapter?.content).toBe("送审的版本。");
     expect(await decide(item.id, "approve")).toBe("edit-applied");
     const row = await current(c.chapterId);
     expect([row.content, row.pendingContent]).toEqual(["送审的版本。", "送审后又写了一些。"]);

@@ -103,7 +103,7 @@ describe("跟踪审读", () => {
     const [item] = await items(chapterId);
     const [chapter] = await db.select({ revision: chapters.revision }).from(chapters).where(eq(chapters.id, chapterId));
     await saveChapter(author.id, workId, chapterId, { kind: "save", title: "抽检章", content: "第二版。", baseRevision: chapter.revision });
-    expect((await reviewItemView(actorOf(reviewer), item.id)).chapter.content).toBe("第二版。");
+    expect((await reviewItemView(actorOf(reviewer), item.id)).chapter?.content).toBe("第二版。");
     await renameChapter(author.id, workId, chapterId, "抽检章");
     const refused = await domainError(decide(reviewer, "reviewer", item.id, "reject", "不行"));
     expect(refused.message).toBe(REVIEW_MESSAGES.decisionNotFor("sample"));

@@ -1,6 +1,8 @@
 import { Form, Link, useSubmit } from "react-router";
 import { WorkCard, type WorkCardData } from "~/components/work-card";
 import { FieldError } from "~/components/ui/forms";
+import { WorkReviewNote } from "~/components/studio/review-note";
+import type { WorkReviewFacts } from "~/types/studio";
 
 /**
  * Where the owner's forms post: the page they are on (a /my-works page with its tab,
@@ -28,10 +30,13 @@ export function OwnerControls({
   work,
   back,
   error,
+  review,
 }: {
   work: WorkCardData & { status: string; takedownReason?: string | null };
   back: string;
   error?: string;
+  /** Its title, description, cover and tags under review (decision 214). */
+  review?: WorkReviewFacts | null;
 }) {
   const submit = useSubmit();
   const paid = work.visibility === "public-vip";
@@ -46,7 +51,8 @@ export function OwnerControls({
           {`已被管理员下架：${work.takedownReason}`}
         </p>
       ) : null}
-      {byChapter ? (
+      {review ? <WorkReviewNote review={review} /> : null}
+      {review?.newWork ? null : byChapter ? (
         <Link className="btn btn-small" to={`/works/${work.id}/pricing`}>
           按章定价
         </Link>
@@ -69,7 +75,8 @@ export function OwnerControls({
         </details>
       ) : null}
       {paid ? <ActionButton workId={work.id} intent="make-free" back={back} label="改为免费" /> : null}
-      {work.visibility !== "private" ? (
+      {/* A new work under review goes on its listing when approved (decision 214). */}
+      {review?.newWork ? null : work.visibility !== "private" ? (
         <ActionButton workId={work.id} intent="take-down" back={back} label="下架" />
       ) : work.takedownReason ? null : (
         // Taken down by an administrator: only they can restore it (decision 138).
@@ -114,17 +121,19 @@ export function MyWorkCard({
   defaultCoverUrl,
   back,
   error,
+  review,
 }: {
   work: WorkCardData & { takedownReason?: string | null };
   defaultCoverUrl?: string;
   back: string;
   error?: string;
+  review?: WorkReviewFacts | null;
 }) {
   return (
     <div className="my-work-card">
       {/* Under /my-works' h1. */}
       <WorkCard work={work} defaultCoverUrl={defaultCoverUrl} headingLevel={2} />
-      <OwnerControls work={work} back={back} error={error} />
+      <OwnerControls work={work} back={back} error={error} review={review} />
     </div>
   );
 }

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { admins } from "./admins";
 import { chapterComments } from "./comments";
 import { users } from "./users";
-import { chapters, works } from "./works";
+import { chapters, works, type WorkMeta } from "./works";
 
 /**
  * A review item's life (docs/product.md#review): 待审 (pending, claimed or not), then one
@@ -16,9 +16,10 @@ export const reviewStatus = pgEnum("review_status", ["pending", "approved", "ret
  * What an item asks a reviewer (decision 206): `release`, a chapter held before readers see
  * it; `sample`, a chapter already out, drawn for 跟踪审读; `appeal`, the author's appeal of
  * a 退回修改 or 拒绝 (for a 总编辑); `comment`, a comment held by a 审核 word; `edit`, an
- * edit of a published chapter, held while readers keep the approved text (decision 213).
+ * edit of a published chapter, held while readers keep the approved text (decision 213);
+ * `work`, a work's title, description, cover and tags (decision 214).
  */
-export const reviewKind = pgEnum("review_kind", ["release", "sample", "appeal", "comment", "edit"]);
+export const reviewKind = pgEnum("review_kind", ["release", "sample", "appeal", "comment", "edit", "work"]);
 
 /**
  * One submission of a chapter for review (先审后发, docs/product.md#review, decision 196):
@@ -29,9 +30,8 @@ export const reviewItems = pgTable(
   "review_items",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    chapterId: bigint("chapter_id", { mode: "number" })
-      .notNull()
-      .references(() => chapters.id, { onDelete: "cascade" }),
+    /** The chapter; null for a work's own item (kind `work`, holding `editMeta`). */
+    chapterId: bigint("chapter_id", { mode: "number" }).references(() => chapters.id, { onDelete: "cascade" }),
     workId: bigint("work_id", { mode: "number" })
       .notNull()
       .references(() => works.id, { onDelete: "cascade" }),
@@ -65,6 +65,8 @@ export const reviewItems = pgTable(
     editTitle: text("edit_title"),
     editContent: text("edit_content"),
     editAuthorNote: text("edit_author_note"),
+    /** A work's item (kind `work`, decision 214): the title, description, cover and tags submitted. */
+    editMeta: jsonb("edit_meta").$type<WorkMeta>(),
   },
   (t) => [
     // The queue, oldest first, and the dashboard's oldest.
@@ -77,6 +79,10 @@ export const reviewItems = pgTable(
     uniqueIndex("review_items_one_edit").on(t.chapterId).where(sql`${t.status} = 'pending' and ${t.editContent} is not null`),
     uniqueIndex("review_items_one_appeal").on(t.appealOf),
     uniqueIndex("review_items_comment").on(t.commentId),
+    // One pending item of a work's title, description, cover and tags (told by its missing chapter).
+    uniqueIndex("review_items_one_work").on(t.workId).where(sql`${t.status} = 'pending' and ${t.chapterId} is null`),
+    // A work's item holds the metadata submitted, and only it has no chapter.
+    check("review_items_work_meta", sql`(${t.chapterId} is null) = (${t.editMeta} is not null) and (${t.editMeta} is null or (${t.commentId} is null and ${t.appealOf} is null and ${t.editContent} is null))`),
     // (An appeal's appeal_of is not required here: a restore inserts it empty and sets it after, decision 147.)
     check("review_items_kind_refs", sql`(${t.kind} = 'comment') = (${t.commentId} is not null) and (${t.appealOf} is null or ${t.kind} = 'appeal')`),
     // An edit's title, text and note come together, and only on an item of no comment or appeal.

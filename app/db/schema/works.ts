@@ -31,6 +31,14 @@ export const categories = pgTable(
   (t) => [check("categories_name_length", sql`char_length(${t.name}) between 1 and 20`)],
 );
 
+/** What a reviewer decides on for a work (decision 214): what readers see of it before its chapters. */
+export interface WorkMeta {
+  title: string;
+  description: string;
+  coverUrl: string | null;
+  tags: string[];
+}
+
 export const works = pgTable(
   "works",
   {
@@ -75,6 +83,15 @@ export const works = pgTable(
     takenDownAt: timestamp("taken_down_at", { withTimezone: true }),
     takedownReason: text("takedown_reason"),
     takedownPrevious: jsonb("takedown_previous").$type<{ visibility: "public" | "public-vip" | "private"; price: number }>(),
+    /**
+     * A work's listing under review (decision 214). `reviewListing`: a new work whose
+     * title, description, cover and tags wait for a reviewer is private until approved; this
+     * is the listing (visibility and price) the author chose, which the approval puts on.
+     * `pendingMeta`: an approved work's changed title, description, cover or tags, waiting
+     * while readers keep the approved ones.
+     */
+    reviewListing: jsonb("review_listing").$type<{ visibility: "public" | "public-vip" | "private"; price: number }>(),
+    pendingMeta: jsonb("pending_meta").$type<WorkMeta>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -91,6 +108,8 @@ export const works = pgTable(
       sql`(${t.visibility} = 'public-vip' and (${t.price} >= 1 or ${t.saleMode} = 'chapter')) or (${t.visibility} <> 'public-vip' and ${t.price} = 0)`,
     ),
     check("works_sale_mode", sql`${t.saleMode} in ('whole', 'chapter')`),
+    // A work waiting for its first approval is private (readers see nothing of it).
+    check("works_review_listing", sql`${t.reviewListing} is null or ${t.visibility} = 'private'`),
     check(
       "works_takedown",
       sql`${t.takenDownAt} is null or (${t.visibility} = 'private' and ${t.takedownReason} is not null and ${t.takedownPrevious} is not null)`,

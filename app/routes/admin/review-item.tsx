@@ -32,7 +32,7 @@ import type { Route } from "./+types/review-item";
  * author sees. A 总编辑 or 超级管理员 may decide an item someone else holds, and only they
  * decide appeals.
  */
-export const meta: Route.MetaFunction = ({ data }) => [{ title: `审核《${data?.item.chapter.title ?? ""}》 - 管理后台` }];
+export const meta: Route.MetaFunction = ({ data }) => [{ title: `审核《${data?.item.chapter?.title ?? data?.item.work.title ?? ""}》 - 管理后台` }];
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { role } = context.get(adminContext);
@@ -42,19 +42,41 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       ...item,
       submittedAt: formatShanghai(item.submittedAt),
       decidedAt: item.decidedAt ? formatShanghai(item.decidedAt) : null,
-      chapter: { ...item.chapter, publishAt: item.chapter.publishAt ? formatShanghai(item.chapter.publishAt) : null },
+      chapter: item.chapter ? { ...item.chapter, publishAt: item.chapter.publishAt ? formatShanghai(item.chapter.publishAt) : null } : null,
     },
     overrule: role === "super" || role === "chief_editor",
     // The text with every word of the screening list marked (issue 30: the reviewer sees each hit).
-    paragraphs: await screenedParagraphs(item.comment ?? item.chapter.content),
+    paragraphs: await screenedParagraphs(item.comment ?? item.chapter?.content ?? ""),
     // 作者的话 is screened with the text (decision 202): a 审核 word there holds the chapter too.
-    notePieces: item.comment === null && /\S/u.test(item.chapter.authorNote) ? await screenedParagraphs(item.chapter.authorNote) : null,
+    notePieces: item.comment === null && item.chapter && /\S/u.test(item.chapter.authorNote) ? await screenedParagraphs(item.chapter.authorNote) : null,
     // An edit: what changed against the text readers have (decision 213).
-    changes: item.approved
+    changes:
+      item.approved && item.chapter
+        ? {
+            title: item.approved.title !== item.chapter.title ? item.approved.title : null,
+            text: textDiff(item.approved.content, item.chapter.content),
+            note: item.approved.authorNote !== item.chapter.authorNote ? textDiff(item.approved.authorNote, item.chapter.authorNote) : null,
+          }
+        : null,
+    workMeta: item.meta ? await workMetaFacts(item.meta) : null,
+  };
+}
+
+/** A work's item (decision 214): each field with its screening hits, and what changed against readers' version. */
+async function workMetaFacts({ submitted, approved }: NonNullable<Awaited<ReturnType<typeof reviewItemView>>["meta"]>) {
+  return {
+    submitted,
+    approved,
+    title: await screenedParagraphs(submitted.title),
+    description: await screenedParagraphs(submitted.description),
+    tags: await screenedParagraphs(submitted.tags.join("、")),
+    changes: approved
       ? {
-          title: item.approved.title !== item.chapter.title ? item.approved.title : null,
-          text: textDiff(item.approved.content, item.chapter.content),
-          note: item.approved.authorNote !== item.chapter.authorNote ? textDiff(item.approved.authorNote, item.chapter.authorNote) : null,
+          title: approved.title !== submitted.title ? approved.title : null,
+          description: approved.description !== submitted.description ? textDiff(approved.description, submitted.description) : null,
+          tagsAdded: submitted.tags.filter((t) => !approved.tags.includes(t)),
+          tagsRemoved: approved.tags.filter((t) => !submitted.tags.includes(t)),
+          cover: approved.coverUrl !== submitted.coverUrl,
         }
       : null,
   };
@@ -74,6 +96,9 @@ const NOTICE = {
   "comment-shown": "review-comment-shown",
   "comment-refused": "review-comment-refused",
   "appeal-withdrawn": "review-appeal-withdrawn",
+  "work-approved": "review-work-approved",
+  "work-returned": "review-work-returned",
+  "work-rejected": "review-work-rejected",
 } as const;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -97,7 +122,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function ReviewItem({ loaderData, actionData }: Route.ComponentProps) {
-  const { item, overrule, paragraphs, notePieces, changes } = loaderData;
+  const { item, overrule, paragraphs, notePieces, changes, workMeta } = loaderData;
   const [form, fields] = useSchemaForm(reviewItemSchema, { id: "review-decision", lastResult: actionData });
   const pending = item.status === "pending";
   // A 总编辑 may also reverse a 退回修改 or 拒绝 of a release (docs/product.md#review); only
@@ -112,7 +137,7 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
         <Link to="/admin/review">← 返回审核队列</Link>
       </p>
       <h1>
-        {REVIEW_KIND_LABELS[item.kind]}：《{item.work.title}》{item.chapter.title}
+        {REVIEW_KIND_LABELS[item.kind]}：《{workMeta?.submitted.title ?? item.work.title}》{item.chapter?.title}
       </h1>
       <QueryNotice />
       <FormErrors form={form} />
@@ -139,7 +164,7 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
         ) : null}
         <dt>提交时间</dt>
         <dd>{item.submittedAt}</dd>
-        {item.chapter.publishAt && pending ? (
+        {item.chapter?.publishAt && pending ? (
           <>
             <dt>定时发布</dt>
             <dd>{item.chapter.publishAt}（审核通过后按时发布）</dd>
@@ -184,7 +209,10 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
           </div>
         </Form>
       ) : null}
-      {changes ? (
+      {workMeta ? (
+        <WorkMetaReview meta={workMeta} />
+      ) : null}
+      {changes && item.chapter ? (
         <>
           <h2>与读者现在看到的版本相比</h2>
           {changes.title !== null ? (
@@ -201,16 +229,20 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
           ) : null}
         </>
       ) : null}
-      <h2>
-        {item.comment !== null ? (
-          "评论内容"
-        ) : (
-          <>
-            {changes ? "修改后的正文" : "正文"} <small className="admin-muted">{formatNumber(item.chapter.wordCount)} 字</small>
-          </>
-        )}
-      </h2>
-      <ScreenedText paragraphs={paragraphs} testId="review-text" />
+      {item.chapter || item.comment !== null ? (
+        <>
+          <h2>
+            {item.comment !== null ? (
+              "评论内容"
+            ) : (
+              <>
+                {changes ? "修改后的正文" : "正文"} <small className="admin-muted">{formatNumber(item.chapter?.wordCount ?? 0)} 字</small>
+              </>
+            )}
+          </h2>
+          <ScreenedText paragraphs={paragraphs} testId="review-text" />
+        </>
+      ) : null}
       {notePieces ? (
         <>
           <h2>作者的话</h2>
@@ -221,23 +253,91 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
   );
 }
 
+/**
+ * A work's title, description, cover and tags as submitted, each with its screening hits;
+ * for an approved work, what changes against what readers have (decision 214).
+ */
+function WorkMetaReview({ meta }: { meta: NonNullable<Route.ComponentProps["loaderData"]["workMeta"]> }) {
+  const { changes } = meta;
+  return (
+    <>
+      <h2>{meta.approved ? "作品信息的修改" : "新作品的信息"}</h2>
+      {meta.approved ? null : <p className="admin-muted">这部作品在通过前对读者不可见。</p>}
+      <dl className="admin-facts" data-testid="review-work-meta">
+        <dt>书名</dt>
+        <dd>
+          {changes?.title != null ? (
+            <span data-testid="review-title-change">
+              <del>{changes.title}</del> →{" "}
+            </span>
+          ) : null}
+          <ScreenedPieces paragraphs={meta.title} />
+        </dd>
+        <dt>标签</dt>
+        <dd>
+          {meta.submitted.tags.length ? <ScreenedPieces paragraphs={meta.tags} /> : "（无）"}
+          {changes && (changes.tagsAdded.length || changes.tagsRemoved.length) ? (
+            <small className="admin-muted">
+              {changes.tagsAdded.length ? ` 新增：${changes.tagsAdded.join("、")}` : ""}
+              {changes.tagsRemoved.length ? ` 去掉：${changes.tagsRemoved.join("、")}` : ""}
+            </small>
+          ) : null}
+        </dd>
+        <dt>封面</dt>
+        <dd className="review-covers">
+          {changes?.cover ? (
+            <>
+              <CoverImage url={meta.approved!.coverUrl} label="读者现在看到的封面" /> → <CoverImage url={meta.submitted.coverUrl} label="提交的封面" />
+            </>
+          ) : (
+            <CoverImage url={meta.submitted.coverUrl} label={changes ? "封面未修改" : "提交的封面"} />
+          )}
+        </dd>
+      </dl>
+      {changes?.description ? (
+        <>
+          <h3>简介的修改</h3>
+          <DiffView parts={changes.description} testId="review-diff" />
+        </>
+      ) : null}
+      <h3>简介</h3>
+      <ScreenedText paragraphs={meta.description} testId="review-text" />
+    </>
+  );
+}
+
+function CoverImage({ url, label }: { url: string | null; label: string }) {
+  return url ? <img src={url} alt={label} width={100} height={138} /> : <span className="admin-muted">{label}：默认封面</span>;
+}
+
+type Paragraphs = Route.ComponentProps["loaderData"]["paragraphs"];
+
 /** Text with each word of the screening list marked (issue 30: the reviewer sees each hit). */
-function ScreenedText({ paragraphs, testId }: { paragraphs: Route.ComponentProps["loaderData"]["paragraphs"]; testId: string }) {
+function ScreenedText({ paragraphs, testId }: { paragraphs: Paragraphs; testId: string }) {
   return (
     <article className="admin-card review-text" data-testid={testId}>
       {paragraphs.map((pieces, i) => (
         <p key={i}>
-          {pieces.map((piece, j) =>
-            piece.hit ? (
-              <mark key={j} className={`review-hit review-hit-${piece.hit.level}`} title={`${SCREENING_LEVELS[piece.hit.level]}：${piece.hit.word}`}>
-                {piece.text}
-              </mark>
-            ) : (
-              piece.text
-            ),
-          )}
+          <ScreenedPieces paragraphs={[pieces]} />
         </p>
       ))}
     </article>
+  );
+}
+
+/** The pieces of one or more short paragraphs, hits marked, inline. */
+function ScreenedPieces({ paragraphs }: { paragraphs: Paragraphs }) {
+  return (
+    <>
+      {paragraphs.flat().map((piece, j) =>
+        piece.hit ? (
+          <mark key={j} className={`review-hit review-hit-${piece.hit.level}`} title={`${SCREENING_LEVELS[piece.hit.level]}：${piece.hit.word}`}>
+            {piece.text}
+          </mark>
+        ) : (
+          piece.text
+        ),
+      )}
+    </>
   );
 }

@@ -78,7 +78,7 @@ export default function ReviewQueue({ loaderData, actionData }: Route.ComponentP
                     {r.comment !== null ? (
                       <small className="admin-muted">评论：{r.comment.length > 40 ? `${r.comment.slice(0, 40)}…` : r.comment}</small>
                     ) : (
-                      <small className="admin-muted">{formatNumber(r.wordCount)} 字</small>
+                      <small className="admin-muted">{r.wordCount === null ? "书名、简介、封面和标签" : `${formatNumber(r.wordCount)} 字`}</small>
                     )}
                   </td>
                   <td className="admin-break">{r.author}</td>

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { alias } from "drizzle-orm/pg-core";
-import { admins, chapterComments, chapters, profiles, reviewItems, works } from "~/db/schema";
+import { admins, chapterComments, chapters, profiles, reviewItems, works, type WorkMeta } from "~/db/schema";
 import { REVIEW_KIND_DECISIONS, REVIEW_MESSAGES, REVIEW_STATUS_LABELS, type ReviewDecision, type ReviewKind } from "~/schemas/review";
 import { heldCommentHash, releaseHeldComment } from "~/server/community/comments.server";
 import { notifyReviewOutcome } from "~/server/community/notifications.server";
@@ -11,6 +11,8 @@ import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
 import type { AdminRole } from "~/server/identity/admin-session.server";
 import { applyEdit, releaseReviewed, returnToAuthor, reviewedVersionHash, type ReviewPolicy } from "~/server/studio/review.server";
+import { applyWorkMeta, workMetaHash } from "~/server/studio/work-review.server";
+import { deleteStoredImage } from "~/server/platform/images.server";
 import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { saveSiteSettings } from "./site-settings.server";
 import { claimFacts, claimNextPending, heldClaimSql } from "./queue-claims.server";
@@ -35,12 +37,13 @@ export interface QueueRow {
   /** A held comment's text (kind `comment`). */
   comment: string | null;
   workTitle: string;
-  chapterTitle: string;
+  /** Null for a work's own item (kind `work`). */
+  chapterTitle: string | null;
   author: string;
   reason: string;
   submittedAt: Date;
   claimedBy: string | null;
-  wordCount: number;
+  wordCount: number | null;
 }
 
 /** Pending items, oldest first, with who holds each claim. */
@@ -59,7 +62,7 @@ export async function reviewQueue(): Promise<{ rows: QueueRow[]; pending: number
       wordCount: chapters.wordCount,
     })
     .from(reviewItems)
-    .innerJoin(chapters, eq(chapters.id, reviewItems.chapterId))
+    .leftJoin(chapters, eq(chapters.id, reviewItems.chapterId))
     .innerJoin(works, eq(works.id, reviewItems.workId))
     .leftJoin(profiles, eq(profiles.id, reviewItems.authorId))
     .leftJoin(admins, eq(admins.id, reviewItems.claimedBy))
@@ -146,8 +149,16 @@ export interface ReviewItemView {
   revision: number;
   work: { id: number; title: string };
   author: string;
-  /** `authorNote`: 作者的话, screened with the text (decision 202), so the reviewer sees it too. */
-  chapter: { id: number; title: string; content: string; authorNote: string; wordCount: number; publishAt: Date | null };
+  /**
+   * `authorNote`: 作者的话, screened with the text (decision 202), so the reviewer sees it
+   * too. Null for a work's own item, which has `meta` instead.
+   */
+  chapter: { id: number; title: string; content: string; authorNote: string; wordCount: number; publishAt: Date | null } | null;
+  /**
+   * A work's item (decision 214): the title, description, cover and tags submitted, and
+   * what readers have now (null for a new work, which readers do not see yet).
+   */
+  meta: { submitted: WorkMeta; approved: WorkMeta | null } | null;
   /** A held comment's text (kind `comment`): what the reviewer decides on. */
   comment: string | null;
   /** An appeal's author note and the decision it contests. */
@@ -187,6 +198,9 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
       wordCount: chapters.wordCount,
       publishAt: chapters.publishAt,
       comment: chapterComments.body,
+      editMeta: reviewItems.editMeta,
+      liveMeta: { title: works.title, description: works.description, coverUrl: works.coverUrl, tags: works.tags },
+      newWork: sql<boolean>`${works.reviewListing} is not null`,
       editTitle: reviewItems.editTitle,
       editContent: reviewItems.editContent,
       editAuthorNote: reviewItems.editAuthorNote,
@@ -195,7 +209,7 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
       appealedBy: sql<string | null>`(select email from ${admins} a where a.id = ${appealed.decidedBy})`,
     })
     .from(reviewItems)
-    .innerJoin(chapters, eq(chapters.id, reviewItems.chapterId))
+    .leftJoin(chapters, eq(chapters.id, reviewItems.chapterId))
     .innerJoin(works, eq(works.id, reviewItems.workId))
     .leftJoin(profiles, eq(profiles.id, reviewItems.authorId))
     .leftJoin(chapterComments, eq(chapterComments.id, reviewItems.commentId))
@@ -218,17 +232,20 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
     work: { id: row.workId, title: row.workTitle },
     author: row.author ?? "",
     chapter:
-      row.editContent !== null
+      row.chapterId === null
+        ? null
+        : row.editContent !== null
         ? {
             id: row.chapterId,
-            title: row.editTitle ?? row.chapterTitle,
+            title: row.editTitle ?? row.chapterTitle!,
             content: row.editContent,
             authorNote: row.editAuthorNote ?? "",
             wordCount: countWords(row.editContent),
             publishAt: null,
           }
-        : { id: row.chapterId, title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote, wordCount: row.wordCount, publishAt: row.publishAt },
-    approved: row.editContent !== null ? { title: row.chapterTitle, content: row.content, authorNote: row.chapterAuthorNote } : null,
+        : { id: row.chapterId, title: row.chapterTitle!, content: row.content!, authorNote: row.chapterAuthorNote!, wordCount: row.wordCount!, publishAt: row.publishAt },
+    approved: row.editContent !== null ? { title: row.chapterTitle!, content: row.content!, authorNote: row.chapterAuthorNote! } : null,
+    meta: row.editMeta ? { submitted: row.editMeta, approved: row.newWork ? null : row.liveMeta } : null,
     comment: row.comment,
     appeal:
       row.kind === "appeal" && row.appealedStatus
@@ -257,7 +274,10 @@ export type ReviewOutcome =
   | "appeal-withdrawn"
   | "edit-applied"
   | "edit-returned"
-  | "edit-rejected";
+  | "edit-rejected"
+  | "work-approved"
+  | "work-returned"
+  | "work-rejected";
 
 /**
  * 通过, 退回修改 or 拒绝 on a pending item the reviewer holds (a 总编辑 or 超级管理员 may
@@ -310,32 +330,35 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       return "appeal-withdrawn";
     }
     const { status, audit } = ACTIONS[decision];
-    const outcome = await apply(tx, item, decision, reversal);
+    const { outcome, oldCover } = await apply(tx, item, decision, reversal);
     await tx
       .update(reviewItems)
       .set({ status, decidedBy: actor.admin.id, decidedAt: new Date(), note: text || null, claimedBy: item.claimedBy ?? actor.admin.id })
       .where(eq(reviewItems.id, id));
     await recordAdminAction(tx, actor, {
       action: audit,
-      targetType: item.kind === "comment" ? "comment" : "chapter",
-      targetId: item.kind === "comment" ? item.commentId! : item.chapterId,
+      targetType: item.kind === "comment" ? "comment" : item.chapterId === null ? "work" : "chapter",
+      targetId: item.kind === "comment" ? item.commentId! : (item.chapterId ?? item.workId),
       before: reversal ? { status: item.status } : undefined,
       after: { item: id, kind: item.kind, status, contentHash: item.contentHash, revision: item.revision, ...(mine ? {} : { overrule: true }) },
       reason: text || null,
     });
     if (item.kind !== "comment") await tellAuthor(tx, item, outcome, text);
-    return { outcome, chapterId: item.chapterId };
+    return { outcome, chapterId: item.chapterId, oldCover };
   });
   if (typeof decided === "string") return decided;
   // An approved edit changed the text readers see: 段评 follow their paragraphs (decision 090).
-  if (decided.outcome === "edit-applied") reanchorAfterCommit(decided.chapterId);
+  if (decided.outcome === "edit-applied" && decided.chapterId !== null) reanchorAfterCommit(decided.chapterId);
+  // An approved cover replaced the one readers had: its file goes once the change has committed.
+  if (decided.oldCover) await deleteStoredImage(decided.oldCover).catch(() => {});
   return decided.outcome;
 }
 
 interface DecidedItem {
   id: number;
   kind: ReviewKind;
-  chapterId: number;
+  /** Null for a work's own item (kind `work`). */
+  chapterId: number | null;
   workId: number;
   authorId: string;
   commentId: number | null;
@@ -352,14 +375,42 @@ async function currentVersion(tx: Executor, item: DecidedItem): Promise<string |
     const [comment] = await tx.select({ body: chapterComments.body }).from(chapterComments).where(eq(chapterComments.id, item.commentId!));
     return comment ? heldCommentHash(comment.body) : null;
   }
+  if (item.chapterId === null) {
+    // A work's item holds its own metadata; a later save withdraws it (decision 214).
+    const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
+    return own?.meta ? workMetaHash(own.meta) : null;
+  }
   // The author's edits withdraw a release (and move a sample's version); this holds the line
   // should anything else change the text.
   const [chapter] = await tx.select({ title: chapters.title, content: chapters.content }).from(chapters).where(eq(chapters.id, item.chapterId));
   return chapter ? reviewedVersionHash(chapter.title, chapter.content) : null;
 }
 
-/** What the decision does to the chapter or the comment. */
-async function apply(tx: Executor, item: DecidedItem, decision: ReviewDecision, reversal: boolean | undefined): Promise<ReviewOutcome> {
+/** What the decision does to the chapter, the comment or the work, and a cover it left unused. */
+async function apply(
+  tx: Executor,
+  item: DecidedItem,
+  decision: ReviewDecision,
+  reversal: boolean | undefined,
+): Promise<{ outcome: ReviewOutcome; oldCover?: string | null }> {
+  if (item.chapterId === null) {
+    // A work's title, description, cover and tags (decision 214): readers keep what they
+    // have (a new work stays private) unless it passes.
+    if (decision !== "approve") return { outcome: decision === "return" ? "work-returned" : "work-rejected" };
+    const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
+    const applied = own?.meta ? await applyWorkMeta(tx, item.workId, own.meta) : false;
+    if (!applied) throw new DomainError(REVIEW_MESSAGES.workChanged, 409);
+    return { outcome: "work-approved", oldCover: applied.oldCover };
+  }
+  return { outcome: await applyToChapter(tx, { ...item, chapterId: item.chapterId }, decision, reversal) };
+}
+
+async function applyToChapter(
+  tx: Executor,
+  item: DecidedItem & { chapterId: number },
+  decision: ReviewDecision,
+  reversal: boolean | undefined,
+): Promise<ReviewOutcome> {
   const changed = () => new DomainError(REVIEW_MESSAGES.changed, 409);
   const release = async (from: "review" | "draft") => {
     const state = await releaseReviewed(tx, item.workId, item.chapterId, from);
@@ -386,6 +437,8 @@ async function apply(tx: Executor, item: DecidedItem, decision: ReviewDecision, 
       // Readers keep the approved text unless the edit passes (decision 213).
       if (decision === "approve" && !(await applyEdit(tx, item.id))) throw changed();
       return decision === "approve" ? "edit-applied" : decision === "return" ? "edit-returned" : "edit-rejected";
+    case "work":
+      throw changed();
   }
 }
 
@@ -400,14 +453,24 @@ const OUTCOME_TEXT: Record<Exclude<ReviewOutcome, "comment-shown" | "comment-ref
   "edit-applied": "的修改已通过审核，读者现在看到修改后的版本",
   "edit-returned": "的修改被退回，请修改后重新保存；读者仍看到修改前的版本",
   "edit-rejected": "的修改未通过审核，读者仍看到修改前的版本",
+  "work-approved": "的书名、简介、封面和标签已通过审核，读者现在看到它们",
+  "work-returned": "的书名、简介、封面或标签被退回修改，请在作品设置中修改后保存",
+  "work-rejected": "的书名、简介、封面或标签未通过审核，请在作品设置中修改后保存",
 };
 
 /** The author's inbox line about a decision on their chapter, with the reviewer's reason. */
 async function tellAuthor(tx: Executor, item: DecidedItem, outcome: ReviewOutcome, reason: string): Promise<void> {
   if (outcome === "comment-shown" || outcome === "comment-refused" || outcome === "appeal-withdrawn") return;
-  const [chapter] = await tx.select({ title: chapters.title }).from(chapters).where(eq(chapters.id, item.chapterId));
   const appeal = item.kind === "appeal" && outcome !== "upheld" ? "（申诉成立）" : "";
-  const body = `章节「${chapter?.title ?? ""}」${OUTCOME_TEXT[outcome]}${appeal}${reason ? `。原因：${reason}` : ""}`;
+  const because = reason ? `。原因：${reason}` : "";
+  if (item.chapterId === null) {
+    // Named by what the author submitted: a new work's readers-facing title may be the item's own.
+    const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
+    await notifyReviewOutcome(tx, { userId: item.authorId, workId: item.workId, body: `作品《${own?.meta?.title ?? ""}》${OUTCOME_TEXT[outcome]}${because}` });
+    return;
+  }
+  const [chapter] = await tx.select({ title: chapters.title }).from(chapters).where(eq(chapters.id, item.chapterId));
+  const body = `章节「${chapter?.title ?? ""}」${OUTCOME_TEXT[outcome]}${appeal}${because}`;
   await notifyReviewOutcome(tx, { userId: item.authorId, workId: item.workId, body });
 }
 

@@ -143,12 +143,13 @@ export async function updateListing(userId: string, workId: number, action: List
   const [work] = await db
     .update(works)
     .set({ ...next, updatedAt: new Date() })
-    .where(and(eq(works.id, workId), eq(works.userId, userId), isNull(works.takenDownAt)))
+    .where(and(eq(works.id, workId), eq(works.userId, userId), isNull(works.takenDownAt), isNull(works.reviewListing)))
     .returning();
   if (!work) {
     const owned = await getOwnedWork(userId, workId);
     // Only an administrator's restore brings a taken-down work back (decision 138).
     if (owned.takenDownAt) throw new DomainError(takenDownMessage(owned.takedownReason), 409);
+    if (owned.reviewListing) throw new DomainError(WORK_MESSAGES.underReview, 409);
     throw notFound();
   }
   return work;

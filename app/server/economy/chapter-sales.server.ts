@@ -5,6 +5,7 @@ import { chapterNumber, isPublished } from "~/server/catalog/chapter-numbers.ser
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { chapterPriceSql, discountedTotal, getEconomySettings } from "./economy-settings.server";
 import { DomainError } from "~/server/platform/errors.server";
+import { WORK_MESSAGES } from "~/schemas/work";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import { creditSale } from "./sale-income.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
@@ -306,11 +307,12 @@ export async function setWorkPricing(userId: string, workId: number, input: Pric
   if (!Number.isSafeInteger(workId) || workId <= 0) throw new DomainError(PRICING_MESSAGES.notFound, 404);
   await db.transaction(async (tx) => {
     const [work] = await tx
-      .select({ visibility: works.visibility, saleMode: works.saleMode })
+      .select({ visibility: works.visibility, saleMode: works.saleMode, underReview: sql<boolean>`${works.reviewListing} is not null` })
       .from(works)
       .where(and(eq(works.id, workId), eq(works.userId, userId)))
       .for("update");
     if (!work) throw new DomainError(PRICING_MESSAGES.notFound, 404);
+    if (work.underReview) throw new DomainError(WORK_MESSAGES.underReview, 409);
     if (work.visibility === "private") throw new DomainError(PRICING_MESSAGES.privateWork, 409);
     const wasByChapter = work.visibility === "public-vip" && work.saleMode === "chapter";
     // Turning VIP chapters on needs a verified author while the operator's switch is on (decision 205).

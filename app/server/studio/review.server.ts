@@ -63,7 +63,7 @@ export function reviewedVersionHash(title: string, content: string): string {
 const versionHashSql = sql`encode(sha256(convert_to(${chapters.title} || E'\n' || ${chapters.content}, 'UTF8')), 'hex')`;
 
 /** Why this author's chapter must wait for a reviewer, or null when it may go out at once. */
-async function reviewReason(tx: Executor, work: Work, chapterAiLevel: string, releasing: SQL): Promise<string | null> {
+export async function reviewReason(tx: Executor, work: Work, chapterAiLevel: string, releasing: SQL): Promise<string | null> {
   const [author] = await tx.select({ required: users.reviewRequired }).from(users).where(eq(users.id, work.userId));
   if (author?.required) return "先审名单";
   const policy = await readReviewPolicy(tx);
@@ -321,7 +321,8 @@ export async function applyEdit(tx: Executor, itemId: number): Promise<boolean> 
     })
     .from(reviewItems)
     .where(and(eq(reviewItems.id, itemId), eq(reviewItems.kind, "edit")));
-  if (!item || item.title === null || item.content === null || item.authorNote === null) return false;
+  if (!item || item.chapterId === null || item.title === null || item.content === null || item.authorNote === null) return false;
+  const chapterId = item.chapterId;
   const [chapter] = await tx
     .select({
       state: chapters.state,
@@ -333,7 +334,7 @@ export async function applyEdit(tx: Executor, itemId: number): Promise<boolean> 
       pendingAuthorNote: chapters.pendingAuthorNote,
     })
     .from(chapters)
-    .where(eq(chapters.id, item.chapterId));
+    .where(eq(chapters.id, chapterId));
   if (chapter?.state !== "published") return false;
   const workingCopyIsEdit =
     chapter.pendingContent === item.content &&
@@ -352,14 +353,14 @@ export async function applyEdit(tx: Executor, itemId: number): Promise<boolean> 
       ...(await chapterAiColumns(tx, item.authorId, item.content)),
       ...(workingCopyIsEdit ? { pendingContent: null, pendingTitle: null, pendingAuthorNote: null } : {}),
     })
-    .where(eq(chapters.id, item.chapterId));
-  await followEdit(tx, { id: item.chapterId, title: item.title, content: item.content, revision });
+    .where(eq(chapters.id, chapterId));
+  await followEdit(tx, { id: chapterId, title: item.title, content: item.content, revision });
   await refreshWorkCounts(tx, item.workId);
   return true;
 }
 
 /** The reason a trusted author's chapter waits: its title or text holds a 审核 word (decision 195). */
-const HELD_BY_SCREENING = "含待审词语";
+export const HELD_BY_SCREENING = "含待审词语";
 
 async function screenRelease(title: string, content: string, authorNote = ""): Promise<FieldScreen> {
   // 作者的话 is screened with the text (decision 202): a 审核 word in it holds the chapter too.
@@ -450,6 +451,7 @@ export async function reviewNotes(tx: Executor, workId: number, chapterIds: numb
     )
     .orderBy(reviewItems.chapterId, desc(reviewItems.id));
   for (const r of rows) {
+    if (r.chapterId === null) continue;
     if ((r.status === "returned" || r.status === "rejected") && r.decidedAt) {
       const appeal = r.kind === "appeal" || (r.appealed && !r.appealPending) || !r.unchanged ? "closed" : r.appealPending ? "pending" : "open";
       out.set(r.chapterId, { status: r.status, note: r.note ?? "", decidedAt: r.decidedAt, onAppeal: r.kind === "appeal", appeal });
@@ -471,6 +473,7 @@ export async function editReviews(tx: Executor, workId: number, chapterIds: numb
     .where(and(eq(reviewItems.workId, workId), inArray(reviewItems.chapterId, chapterIds), eq(reviewItems.kind, "edit")))
     .orderBy(reviewItems.chapterId, desc(reviewItems.id));
   for (const r of rows) {
+    if (r.chapterId === null) continue;
     if (r.status === "pending") out.set(r.chapterId, { status: "pending" });
     else if (r.status === "returned" || r.status === "rejected") out.set(r.chapterId, { status: r.status, note: r.note ?? "" });
   }

@@ -8,13 +8,17 @@ import { deleteStoredImage, ImageError, storeCover } from "~/server/platform/ima
 import { assertCategory } from "~/server/catalog/categories.server";
 import { getOwnedWork, type Work } from "~/server/catalog/works.server";
 import { refuseForbidden, type ScreenedField } from "~/server/screening/screening.server";
+import { authorsMeta, settleWorkMeta } from "./work-review.server";
 
 /**
  * Saves a work's settings (docs/product.md#author-studio): title, description, rating,
  * AI flag, tags, a series' status, and the cover (kept, replaced by `coverBytes`, or
  * reset to the site's default). Only the owner: another user's work is a 404 and
  * nothing changes. A new cover is stored before the row changes and removed again if
- * the change fails; the old one is removed only after the change has committed.
+ * the change fails; the old one is removed only after the change has committed. When the
+ * review policy holds this author (or a 审核 word is in them), the title, description, cover
+ * and tags wait for a reviewer (decision 214): the work returned has them in `pendingMeta`,
+ * or, for a new work not yet approved, still has `reviewListing`.
  */
 export async function updateWorkSettings(
   userId: string,
@@ -23,7 +27,8 @@ export async function updateWorkSettings(
   coverBytes: Uint8Array | null,
 ): Promise<Work> {
   const current = await getOwnedWork(userId, workId);
-  await refuseForbidden(workFields(input));
+  // A 审核 word in the title, description or tags holds the change for review (decision 214).
+  const screen = await refuseForbidden(workFields(input));
   if (input.status && input.status !== current.status && current.type !== "series") {
     throw new DomainError(STUDIO_MESSAGES.statusSeriesOnly, 400, "status");
   }
@@ -40,48 +45,55 @@ export async function updateWorkSettings(
     }
   }
   const coverUrl = input.cover === "replace" ? newCover : input.cover === "reset" ? null : undefined;
-  let updated: Work | undefined;
-  let oldCover: string | null = null;
+  let saved: { work: Work; before: Work } | undefined;
   try {
-    updated = await db.transaction(async (tx) => {
-      // The row lock keeps the old cover URL we delete afterwards the one we replaced.
+    saved = await db.transaction(async (tx) => {
+      // The row lock keeps the covers we delete afterwards the ones this save replaced.
       const [locked] = await tx
-        .select({ coverUrl: works.coverUrl })
+        .select()
         .from(works)
         .where(and(eq(works.id, workId), eq(works.userId, userId)))
         .for("no key update");
       if (!locked) return undefined;
-      oldCover = locked.coverUrl;
+      // The author edits the version they see: the one waiting for review, else the approved one.
+      const base = authorsMeta(locked);
+      const meta = await settleWorkMeta(
+        tx,
+        locked,
+        { title: input.title, description: input.description, tags: [...input.tags], coverUrl: coverUrl === undefined ? base.coverUrl : coverUrl },
+        screen.held,
+      );
       const [row] = await tx
         .update(works)
         .set({
-          title: input.title,
-          description: input.description,
           rating: input.rating,
           isAiGenerated: input.isAiGenerated,
-          tags: input.tags,
+          ...meta,
           ...(current.type === "series" && input.status && input.status !== current.status
             ? { status: input.status, completedAt: input.status === "completed" ? new Date() : null }
             : {}),
           // Undefined keeps the category (a form without the field); null clears it.
           ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
-          ...(coverUrl !== undefined ? { coverUrl } : {}),
           updatedAt: new Date(),
         })
         .where(and(eq(works.id, workId), eq(works.userId, userId)))
         .returning();
-      return row;
+      return { work: row, before: locked };
     });
   } catch (error) {
     await deleteStoredImage(newCover).catch(() => {});
     throw error;
   }
-  if (!updated) {
+  if (!saved) {
     await deleteStoredImage(newCover).catch(() => {});
     throw new DomainError(WORK_MESSAGES.notFound, 404);
   }
-  if (coverUrl !== undefined && oldCover && oldCover !== coverUrl) await deleteStoredImage(oldCover).catch(() => {});
-  return updated;
+  // Covers neither readers nor the version waiting use any more.
+  const kept = new Set([saved.work.coverUrl, saved.work.pendingMeta?.coverUrl]);
+  for (const old of new Set([saved.before.coverUrl, saved.before.pendingMeta?.coverUrl])) {
+    if (old && !kept.has(old)) await deleteStoredImage(old).catch(() => {});
+  }
+  return saved.work;
 }
 
 /** A work's title, description and each tag, as screened when written (docs/product.md#screening). */

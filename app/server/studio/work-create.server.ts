@@ -17,6 +17,7 @@ import { workFields } from "./settings.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { settleNewWork } from "./review.server";
+import { settleNewWorkListing } from "./work-review.server";
 import { readyScreening } from "~/server/screening/screening.server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -249,7 +250,8 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
 }
 
 async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
-  await refuseForbidden(workFields(input));
+  // A 审核 word in the title, description or tags holds the new work's listing (decision 214).
+  const metaScreen = await refuseForbidden(workFields(input));
   if (input.categoryId !== undefined && input.categoryId !== null) await assertCategory(input.categoryId);
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
@@ -266,6 +268,7 @@ async function publishOnce(userId: string, input: PublishInput, files: PublishFi
     // The new work's chapters go out at once or wait for review, in its transaction (docs/product.md#review).
     work = await createWork(userId, input, chapterList, coverUrl, async (tx, workId) => {
       await settleNewWork(tx, Number(workId));
+      await settleNewWorkListing(tx, Number(workId), metaScreen.held);
       await record(tx, workId);
     });
   } catch (error) {

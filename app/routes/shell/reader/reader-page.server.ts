@@ -1,4 +1,5 @@
 import { fanRanking } from "~/server/community/fans.server";
+import { workReviewFacts } from "~/server/studio/work-review.server";
 import { recentTips } from "~/server/economy/tips.server";
 import { data, redirect } from "react-router";
 import {
@@ -123,7 +124,9 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     purchaseOpen: url.searchParams.get("purchase") === "1" && signedIn && !isOwner && work.visibility === "public-vip",
   };
   // Absolute addresses in the page's meta come from SITE_URL alone (docs/decisions/200).
-  const common = { gate, work: header, defaultCoverUrl, access, siteOrigin: configuredSiteOrigin() };
+  // The owner sees their title, description, cover and tags under review (decision 214).
+  const workReview = isOwner && viewer ? ((await workReviewFacts(viewer.id, [work.id])).get(work.id) ?? null) : null;
+  const common = { gate, work: header, defaultCoverUrl, access, workReview, siteOrigin: configuredSiteOrigin() };
 
   // `?notice=<id>`: a notice chapter (请假条, 作品相关: decision 203). Free whatever the
   // work's pricing, outside the numbering and prev/next; opening it moves no reading position.

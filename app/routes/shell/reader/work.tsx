@@ -230,7 +230,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               <RatingLine summary={page.ratings} />
               <Link to={`${here}/reviews`}>书评区</Link>
             </div>
-            {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} /> : null}
+            {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} review={page.workReview} /> : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
           {work.vipFrom !== null && page.quote ? (

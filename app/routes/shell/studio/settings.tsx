@@ -13,6 +13,8 @@ import { userContext } from "~/middleware/guards.server";
 import { COVER_MAX_BYTES } from "~/server/platform/images.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
+import { authorsMeta, workReviewFacts } from "~/server/studio/work-review.server";
+import { WorkReviewNote } from "~/components/studio/review-note";
 import { listCategories } from "~/server/catalog/categories.server";
 import { NO_CATEGORY } from "~/schemas/category-field";
 import { getOwnedWork } from "~/server/catalog/works.server";
@@ -25,26 +27,30 @@ export const meta: Route.MetaFunction = ({ data }) => [{ title: `作品设置《
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
   const work = await getOwnedWork(user.id, Number(params.id)).catch(asRouteError);
-  const [defaultCoverUrl, flash, categories] = await Promise.all([
+  const [defaultCoverUrl, flash, categories, reviews] = await Promise.all([
     getDisplayConfigValue("default_cover_url"),
     takeFlash(request, url),
     listCategories(),
+    workReviewFacts(user.id, [work.id]),
   ]);
+  // The author edits the version they see: the one waiting for review, else the approved one (decision 214).
+  const meta = authorsMeta(work);
   return data(
     {
       work: {
         id: work.id,
-        title: work.title,
-        description: work.description,
+        title: meta.title,
+        description: meta.description,
         rating: work.rating,
         isAiGenerated: work.isAiGenerated,
-        tags: work.tags,
+        tags: meta.tags,
         categoryId: work.categoryId,
         type: work.type,
         status: work.status,
-        coverUrl: work.coverUrl,
+        coverUrl: meta.coverUrl,
         version: work.updatedAt.getTime(),
       },
+      review: reviews.get(work.id) ?? null,
       defaultCoverUrl,
       categories,
       notice: flash.notice,
@@ -68,15 +74,16 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const input = { ...submission.value, cover: replace ? ("replace" as const) : submission.value.cover };
   return replyOnDomainError(
     async () => {
-      await updateWorkSettings(user.id, workId, input, replace && file ? uploadBytes(file) : null);
-      return redirectWithFlash(request, `/works/${workId}/settings`, { kind: "success", text: STUDIO_MESSAGES.saved });
+      const work = await updateWorkSettings(user.id, workId, input, replace && file ? uploadBytes(file) : null);
+      const held = work.pendingMeta !== null || work.reviewListing !== null;
+      return redirectWithFlash(request, `/works/${workId}/settings`, { kind: "success", text: held ? STUDIO_MESSAGES.savedForReview : STUDIO_MESSAGES.saved });
     },
     (error) => submission.reply(formErrorsOf(error)),
   );
 }
 
 export default function WorkSettings({ actionData }: Route.ComponentProps) {
-  const { work, defaultCoverUrl, categories, notice } = useLoaderData<typeof loader>();
+  const { work, defaultCoverUrl, categories, notice, review } = useLoaderData<typeof loader>();
   const busy = useIsPending();
   const [form, fields] = useSchemaForm(workSettingsSchema, {
     // A saved change remounts the form with the stored (normalized) values.
@@ -98,6 +105,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="settings" />
       <FlashMessage notice={notice} />
+      {review ? <WorkReviewNote review={review} /> : null}
       <Form method="post" encType="multipart/form-data" {...getFormProps(form)} key={form.id} className="studio-form">
         <label className="field">
           <span>作品标题</span>

@@ -7,6 +7,7 @@ import { handleMyWorksAction } from "./my-works-actions.server";
 import { normalizeQuery } from "~/server/catalog/search-sql.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { listMyWorks, type MyWorksTab } from "~/server/catalog/works.server";
+import { workReviewFacts } from "~/server/studio/work-review.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/my-works";
 
@@ -28,7 +29,9 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
     listMyWorks(user.id, { tab, sort, query, page: parsePage(url.searchParams.get("page")) }),
     getDisplayConfigValue("default_cover_url"),
   ]);
-  return { ...result, tab, sort, query, defaultCoverUrl, self: url.pathname + url.search };
+  // Works whose title, description, cover or tags wait for a reviewer (decision 214).
+  const reviews = Object.fromEntries(await workReviewFacts(user.id, result.works.map((w) => w.id)));
+  return { ...result, tab, sort, query, defaultCoverUrl, reviews, self: url.pathname + url.search };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -37,7 +40,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function MyWorks({ actionData }: Route.ComponentProps) {
-  const { works, page, pageCount, tab, sort, query, defaultCoverUrl, self } = useLoaderData<typeof loader>();
+  const { works, page, pageCount, tab, sort, query, defaultCoverUrl, reviews, self } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const hrefFor = (p: number, overrides: Record<string, string> = {}) =>
     `/my-works?${new URLSearchParams({ tab, sort, q: query, page: String(p), ...overrides })}`;
@@ -70,7 +73,7 @@ export default function MyWorks({ actionData }: Route.ComponentProps) {
       ) : (
         <div className="work-grid">
           {works.map((work) => (
-            <MyWorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} back={self}
+            <MyWorkCard key={work.id} work={work} defaultCoverUrl={defaultCoverUrl} back={self} review={reviews[work.id]}
               error={actionData && actionData.workId === work.id ? (Object.values(actionData.result.error ?? {}).flat()[0] ?? undefined) : undefined} />
           ))}
         </div>
