@@ -281,9 +281,15 @@ describe(`works under review (${databaseKind})`, () => {
     expect(await shown()).toEqual({ board: false, hot: false, curated: false });
 
     const chief = await createAdmin({ role: "chief_editor" });
-    const [item] = await db.select().from(reviewItems).where(eq(reviewItems.workId, created.id));
-    await claimItem(actorOf(chief), "chief_editor", item.id);
-    expect(await decideItem(actorOf(chief), "chief_editor", item.id, "approve", "")).toBe("published");
+    const decide = async (kind: "release" | "work") => {
+      const [item] = await db.select().from(reviewItems).where(and(eq(reviewItems.workId, created.id), eq(reviewItems.kind, kind)));
+      await claimItem(actorOf(chief), "chief_editor", item.id);
+      return decideItem(actorOf(chief), "chief_editor", item.id, "approve", "");
+    };
+    expect(await decide("release")).toBe("published");
+    // Its title, description, cover and tags wait too (decision 214): still nowhere.
+    expect(await shown()).toEqual({ board: false, hot: false, curated: false });
+    expect(await decide("work")).toBe("work-approved");
     expect(await shown()).toEqual({ board: true, hot: true, curated: true });
   });
 });

@@ -145,9 +145,9 @@ export async function applyWorkMeta(tx: Executor, workId: number, meta: WorkMeta
 export async function workReviewFacts(userId: string, workIds: number[], executor: Executor = db): Promise<Map<number, WorkReviewFacts>> {
   const out = new Map<number, WorkReviewFacts>();
   if (workIds.length === 0) return out;
-  const rows = rowsOf<{ id: number; new_work: boolean; pending: boolean; status: string | null; note: string | null }>(
+  const rows = rowsOf<{ id: number; new_work: boolean; status: string | null; note: string | null }>(
     await executor.execute(sql`
-      select w.id, w.review_listing is not null as new_work, w.pending_meta is not null as pending, last.status, last.note
+      select w.id, w.review_listing is not null as new_work, last.status, last.note
       from ${works} w
       left join lateral (
         select r.status, r.note from ${reviewItems} r
@@ -161,7 +161,7 @@ export async function workReviewFacts(userId: string, workIds: number[], executo
   );
   for (const r of rows) {
     const sentBack = r.status === "returned" || r.status === "rejected" ? { status: r.status as "returned" | "rejected", note: r.note ?? "" } : null;
-    out.set(Number(r.id), { newWork: r.new_work, pending: r.pending && !sentBack, sentBack });
+    out.set(Number(r.id), { newWork: r.new_work, pending: r.status === "pending", sentBack });
   }
   return out;
 }
