@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { adminAuditLog, chapters, notificationJobs, reviewItems, siteConfigs, users, works } from "~/db/schema";
+import { adminAuditLog, chapters, notificationJobs, notifications, reviewItems, siteConfigs, users, works } from "~/db/schema";
 import { claimItem, claimNext, decideItem, queueSummary, reviewQueue, saveReviewPolicy } from "~/server/admin/review-queue.server";
 import { setReviewRequired } from "~/server/admin/users.server";
 import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
@@ -359,7 +359,7 @@ describe("the queue", () => {
     expect(audit.after).toMatchObject({ overrule: true });
   });
 
-  it("lets a 总编辑 reverse a 拒绝 or 退回修改 while the chapter is the unchanged draft; a 审核员 cannot, nor anyone after the author changed it", async () => {
+  it("lets a 总编辑 reverse a 拒绝 or 退回修改 while the chapter is the unchanged draft, and an approval; a 审核员 cannot, nor anyone after the author changed it", async () => {
     const w = await waiting("复核章");
     await claimItem(actorOf(reviewerA), "reviewer", w.itemId);
     await decideItem(actorOf(reviewerA), "reviewer", w.itemId, "reject", "误判");
@@ -372,9 +372,26 @@ describe("the queue", () => {
     expect((await jobsFor(w.workId)).map((j) => j.chapterId)).toEqual([w.chapterId]);
     const [audit] = await db.select().from(adminAuditLog).where(and(eq(adminAuditLog.action, "review.approve"), eq(adminAuditLog.targetId, String(w.chapterId))));
     expect([audit.adminEmail, audit.before, audit.after]).toEqual([chief.email, { status: "rejected" }, expect.objectContaining({ overrule: true, status: "approved" })]);
-    // An approval stands.
-    const stands = await domainError(decideItem(actorOf(chief), "chief_editor", w.itemId, "reject", "撤回"));
-    expect(stands.message).toBe(REVIEW_MESSAGES.alreadyDecided("approved"));
+    // A 审核员 cannot take an approval back; a 总编辑 can (decision 214): readers lose the chapter.
+    const notMine = await domainError(decideItem(actorOf(reviewerA), "reviewer", w.itemId, "reject", "撤回"));
+    expect(notMine.message).toBe(REVIEW_MESSAGES.alreadyDecided("approved"));
+    const before = await db.select({ chapterCount: works.chapterCount }).from(works).where(eq(works.id, w.workId));
+    expect(await decideItem(actorOf(chief), "chief_editor", w.itemId, "reject", "复查发现问题")).toBe("approval-rejected");
+    expect((await chapterRow(w.chapterId)).state).toBe("draft");
+    const after = await db.select({ chapterCount: works.chapterCount }).from(works).where(eq(works.id, w.workId));
+    expect(after[0].chapterCount).toBe(before[0].chapterCount - 1);
+    const [taken] = await db
+      .select()
+      .from(adminAuditLog)
+      .where(and(eq(adminAuditLog.action, "review.reject"), eq(adminAuditLog.targetId, String(w.chapterId))))
+      .orderBy(desc(adminAuditLog.id))
+      .limit(1);
+    expect([taken.before, taken.reason]).toEqual([{ status: "approved" }, "复查发现问题"]);
+    const [line] = await db.select().from(notifications).where(and(eq(notifications.userId, w.author.id), eq(notifications.kind, "review"))).orderBy(desc(notifications.id)).limit(1);
+    expect(line.body).toBe("章节「复核章」此前的审核通过已被总编辑撤销，改为未通过审核，读者看不到该章节。原因：复查发现问题");
+    // And back again: 通过 releases it once more.
+    expect(await decideItem(actorOf(chief), "chief_editor", w.itemId, "approve", "")).toBe("published");
+    expect((await chapterRow(w.chapterId)).state).toBe("published");
 
     const v = await waiting("已改章");
     await claimItem(actorOf(reviewerA), "reviewer", v.itemId);

@@ -77,6 +77,8 @@ const NOTICES: Record<string, string> = {
   "review-edit-applied": "已通过，读者现在看到修改后的版本",
   "review-edit-returned": "已退回修改，读者仍看到修改前的版本",
   "review-edit-rejected": "已拒绝该修改，读者仍看到修改前的版本",
+  "review-approval-returned": "已撤销通过并退回作者修改，读者暂时看不到该章节",
+  "review-approval-rejected": "已撤销通过并拒绝，读者看不到该章节",
   "review-work-approved": "已通过，读者现在看到该作品的这些信息",
   "review-work-returned": "已退回作者修改，读者仍看不到这些信息",
   "review-work-rejected": "已拒绝，读者仍看不到这些信息",

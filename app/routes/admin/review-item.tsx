@@ -96,6 +96,8 @@ const NOTICE = {
   "comment-shown": "review-comment-shown",
   "comment-refused": "review-comment-refused",
   "appeal-withdrawn": "review-appeal-withdrawn",
+  "approval-returned": "review-approval-returned",
+  "approval-rejected": "review-approval-rejected",
   "work-approved": "review-work-approved",
   "work-returned": "review-work-returned",
   "work-rejected": "review-work-rejected",
@@ -125,9 +127,9 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
   const { item, overrule, paragraphs, notePieces, changes, workMeta } = loaderData;
   const [form, fields] = useSchemaForm(reviewItemSchema, { id: "review-decision", lastResult: actionData });
   const pending = item.status === "pending";
-  // A 总编辑 may also reverse a 退回修改 or 拒绝 of a release (docs/product.md#review); only
-  // they decide appeals.
-  const reversible = overrule && item.kind === "release" && (item.status === "returned" || item.status === "rejected");
+  // A 总编辑 may also reverse a decision on a release (docs/product.md#review, decision 214);
+  // only they decide appeals.
+  const reversible = overrule && item.kind === "release" && (item.status === "approved" || item.status === "returned" || item.status === "rejected");
   const forMe = item.kind !== "appeal" || overrule;
   const canDecide = forMe && ((pending && (item.claimedByMe || overrule)) || reversible);
   const labels = REVIEW_DECISION_LABELS_BY_KIND[item.kind];

@@ -10,7 +10,7 @@ import { countWords } from "~/utils/text";
 import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
 import type { AdminRole } from "~/server/identity/admin-session.server";
-import { applyEdit, releaseReviewed, returnToAuthor, reviewedVersionHash, type ReviewPolicy } from "~/server/studio/review.server";
+import { applyEdit, releaseReviewed, returnToAuthor, reviewedVersionHash, takeBackApproved, type ReviewPolicy } from "~/server/studio/review.server";
 import { applyWorkMeta, workMetaHash } from "~/server/studio/work-review.server";
 import { deleteStoredImage } from "~/server/platform/images.server";
 import { reanchorAfterCommit } from "~/server/community/comments.server";
@@ -275,6 +275,8 @@ export type ReviewOutcome =
   | "edit-applied"
   | "edit-returned"
   | "edit-rejected"
+  | "approval-returned"
+  | "approval-rejected"
   | "work-approved"
   | "work-returned"
   | "work-rejected";
@@ -316,11 +318,10 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       .for("update");
     if (item?.kind === "appeal" && !chief) throw new DomainError(REVIEW_MESSAGES.appealForChief, 403);
     const mine = item && item.status === "pending" && item.claimedBy === actor.admin.id && item.held;
-    // 总编辑 overrules: a pending item someone else holds, or a 退回修改 / 拒绝 of a release
-    // already made (while the chapter is still the draft it sent back, unchanged). An
-    // approval stands: taking a published chapter back is the works' take-down (作品下架).
-    const reversal =
-      chief && item && item.kind === "release" && (item.status === "returned" || item.status === "rejected") && ACTIONS[decision].status !== item.status;
+    // 总编辑 overrules: a pending item someone else holds, or a decision on a release already
+    // made: a 退回修改 / 拒绝 while the chapter is still the draft it sent back, unchanged, or
+    // an approval while the chapter is still the text approved (decision 214).
+    const reversal = chief && item && item.kind === "release" && item.status !== "pending" && item.status !== "withdrawn" && ACTIONS[decision].status !== item.status;
     if (!item || !(mine || (chief && item.status === "pending") || reversal)) return explainRefusal(id, actor.admin.id, role, tx);
     if (!REVIEW_KIND_DECISIONS[item.kind].includes(decision)) throw new DomainError(REVIEW_MESSAGES.decisionNotFor(item.kind), 400, "decision");
     if ((await currentVersion(tx, item)) !== item.contentHash) {
@@ -330,7 +331,7 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       return "appeal-withdrawn";
     }
     const { status, audit } = ACTIONS[decision];
-    const { outcome, oldCover } = await apply(tx, item, decision, reversal);
+    const { outcome, oldCover } = await apply(tx, item, decision, reversal ? (item.status as "approved" | "returned" | "rejected") : undefined);
     await tx
       .update(reviewItems)
       .set({ status, decidedBy: actor.admin.id, decidedAt: new Date(), note: text || null, claimedBy: item.claimedBy ?? actor.admin.id })
@@ -391,7 +392,8 @@ async function apply(
   tx: Executor,
   item: DecidedItem,
   decision: ReviewDecision,
-  reversal: boolean | undefined,
+  /** The decision a 总编辑 reverses. */
+  reversal: "approved" | "returned" | "rejected" | undefined,
 ): Promise<{ outcome: ReviewOutcome; oldCover?: string | null }> {
   if (item.chapterId === null) {
     // A work's title, description, cover and tags (decision 214): readers keep what they
@@ -409,7 +411,7 @@ async function applyToChapter(
   tx: Executor,
   item: DecidedItem & { chapterId: number },
   decision: ReviewDecision,
-  reversal: boolean | undefined,
+  reversal: "approved" | "returned" | "rejected" | undefined,
 ): Promise<ReviewOutcome> {
   const changed = () => new DomainError(REVIEW_MESSAGES.changed, 409);
   const release = async (from: "review" | "draft") => {
@@ -420,6 +422,11 @@ async function applyToChapter(
   switch (item.kind) {
     case "release":
       if (decision === "approve") return release(reversal ? "draft" : "review");
+      if (reversal === "approved") {
+        // The approval taken back: readers lose the chapter until it is out again.
+        if (!(await takeBackApproved(tx, item.workId, item.chapterId))) throw changed();
+        return decision === "return" ? "approval-returned" : "approval-rejected";
+      }
       // A reversal between 退回修改 and 拒绝 finds the chapter a draft already.
       if (reversal ? !(await isDraft(tx, item.chapterId)) : !(await returnToAuthor(tx, item.workId, item.chapterId))) throw changed();
       return decision === "return" ? "returned" : "rejected";
@@ -453,6 +460,8 @@ const OUTCOME_TEXT: Record<Exclude<ReviewOutcome, "comment-shown" | "comment-ref
   "edit-applied": "的修改已通过审核，读者现在看到修改后的版本",
   "edit-returned": "的修改被退回，请修改后重新保存；读者仍看到修改前的版本",
   "edit-rejected": "的修改未通过审核，读者仍看到修改前的版本",
+  "approval-returned": "此前的审核通过已被总编辑撤销，读者暂时看不到该章节，请修改后重新发布",
+  "approval-rejected": "此前的审核通过已被总编辑撤销，改为未通过审核，读者看不到该章节",
   "work-approved": "的书名、简介、封面和标签已通过审核，读者现在看到它们",
   "work-returned": "的书名、简介、封面或标签被退回修改，请在作品设置中修改后保存",
   "work-rejected": "的书名、简介、封面或标签未通过审核，请在作品设置中修改后保存",

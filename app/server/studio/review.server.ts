@@ -393,6 +393,24 @@ export async function releaseReviewed(
   return row.state as "published" | "scheduled";
 }
 
+/**
+ * A 总编辑 reversing an approval (decision 214): the chapter readers have (or that waits for
+ * its 定时 time) goes back to its author as a draft; anything of it still waiting (an edit, a
+ * 跟踪审读 draw, an appeal) is withdrawn. Purchases stay: a buyer reads it again once it is
+ * out again. False when it is no longer out.
+ */
+export async function takeBackApproved(tx: Executor, workId: number, chapterId: number): Promise<boolean> {
+  const rows = await tx
+    .update(chapters)
+    .set({ state: "draft", publishAt: null, updatedAt: new Date() })
+    .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId), inArray(chapters.state, ["published", "scheduled"])))
+    .returning({ id: chapters.id });
+  if (rows.length === 0) return false;
+  await withdraw(tx, chapterId);
+  await refreshWorkCounts(tx, workId);
+  return true;
+}
+
 /** 退回修改 or 拒绝: the chapter goes back to the author as a draft (存稿). */
 export async function returnToAuthor(tx: Executor, workId: number, chapterId: number): Promise<boolean> {
   const rows = await tx
