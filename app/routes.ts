@@ -212,6 +212,8 @@ export default [
       route("redeem-codes/unused.xlsx", "routes/exports/unused-codes.ts"),
       route("database.zip", "routes/exports/database.ts"),
       route("database/progress", "routes/exports/database-progress.ts"),
+      // 财务导出 (docs/product.md#finance-exports, decision 226): ?report=&from=&to=&format=.
+      route("finance", "routes/exports/finance.ts"),
     ]),
     route("*", "routes/exports/not-found.ts"),
   ]),

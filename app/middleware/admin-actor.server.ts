@@ -25,9 +25,14 @@ export function adminActorOf(context: Readonly<RouterContextProvider>): SignedIn
  * A download from /exports (a session or a bearer token, the exports layout's middleware):
  * recorded when it starts, with how the admin got in (`via`).
  */
-export async function recordExport(context: Readonly<RouterContextProvider>, action: string, targetId?: string | number): Promise<void> {
+export async function recordExport(
+  context: Readonly<RouterContextProvider>,
+  action: string,
+  targetId?: string | number,
+  details: Record<string, string> = {},
+): Promise<void> {
   const access = context.get(exportAccessContext);
   const [admin] = await db.select({ email: admins.email }).from(admins).where(eq(admins.id, access.adminId));
   const actor = { admin: { id: access.adminId, email: admin?.email ?? "" }, address: clientAddressOf(context) };
-  await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via } });
+  await recordAdminAction(db, actor, { action, targetType: "export", targetId: targetId ?? null, after: { via: access.via, ...details } });
 }

@@ -3,10 +3,13 @@
  * 209 and 210): a verified author saves a bank card (a wrong Luhn digit first), asks for a
  * payout of 1,400 from two sales, an operator pays it from 提现申请 (where the full number
  * shows), and the author's 结算单 shows 应发 1,400.00, 代扣个税 120.00 and 实发 1,280.00
- * (劳务报酬所得: (1,400 − 800) × 20%). With and without JavaScript.
+ * (劳务报酬所得: (1,400 − 800) × 20%), and a 超级管理员's finance export (资金报表 → 提现与代扣个税,
+ * CSV) shows the same gross, tax and net (decision 226). With and without JavaScript.
  */
+import { readFile } from "node:fs/promises";
 import { expect, test } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { newAdminContext } from "./fixtures/new-admin";
 import { buyWhole, E2E_CARD, fundedBuyer, marker, publishWork, sameOrigin, setPrice, type Author } from "./reader-helpers";
 
@@ -75,6 +78,26 @@ test("a verified author saves a card, asks for a payout, an operator pays it, th
     await expect(admin.getByTestId("statement-tax")).toHaveText("120.00");
     // axe runs in the page: with JavaScript on only.
     if (javaScriptEnabled) await expectNoSeriousViolations(admin, "/admin/payouts/:id");
+    const payoutId = new URL(admin.url()).pathname.split("/").pop();
+
+    // The finance export (超级管理员 only) of the last 30 days has the payout with the same figures.
+    const session = claimAdminSession();
+    expect(session, "the seed's admin session pool").toBeTruthy();
+    const finance = await browser.newContext({ baseURL, javaScriptEnabled, acceptDownloads: true });
+    try {
+      await finance.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+      const money = await finance.newPage();
+      await money.goto("/admin/money");
+      await money.getByLabel("导出报表").selectOption("payouts");
+      await money.getByLabel("CSV").check();
+      const [download] = await Promise.all([money.waitForEvent("download"), money.getByRole("button", { name: "导出", exact: true }).click()]);
+      expect(download.suggestedFilename()).toMatch(/^资金报表-提现与代扣个税-\d{4}-\d{2}-\d{2}至\d{4}-\d{2}-\d{2}\.csv$/);
+      const lines = (await readFile((await download.path())!, "utf8")).split("\r\n");
+      const row = lines.find((l) => l.startsWith(`支付,${payoutId},`));
+      expect(row).toMatch(new RegExp(`,已支付,.*,劳务报酬所得,1400\\.00,120\\.00,1280\\.00,BANK-${label}$`));
+    } finally {
+      await finance.close();
+    }
   } finally {
     await office.close();
   }

@@ -104,9 +104,12 @@ export const incomeTransactions = pgTable(
     check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'payout_request', 'payout_paid', 'payout_refused', 'payout_returned', 'convert')`),
     index("income_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
     index("income_transactions_work_idx").on(t.workId, t.createdAt),
-    // /admin/money's sales by day (moneyByDay): the summed columns in the index, so the
-    // scan reads no table rows (as the dashboard's indexes, decision 135).
-    index("income_transactions_sale_day_idx").on(t.createdAt, t.gross, t.amount).where(sql`type = 'sale'`),
+    // /admin/money's sales and tips by day (moneyByRange): the type and the summed columns in
+    // the index, so the scan reads no table rows (as the dashboard's indexes, decision 135;
+    // tips: decision 226).
+    index("income_transactions_sale_day_idx").on(t.createdAt, t.type, t.gross, t.amount).where(sql`type in ('sale', 'tip')`),
+    // Payouts whose money came back, by day (资金报表 and the payouts export, decision 226).
+    index("income_transactions_returned_day_idx").on(t.createdAt, t.amount).where(sql`type = 'payout_returned'`),
   ],
 );
 
@@ -145,6 +148,7 @@ export const payoutRequests = pgTable(
     check("payout_requests_settled", sql`(${t.status} = 'pending') = (${t.settledAt} is null)`),
     index("payout_requests_status_created_idx").on(t.status, t.createdAt),
     index("payout_requests_user_created_idx").on(t.userId, t.createdAt),
-    index("payout_requests_paid_day_idx").on(t.settledAt, t.amount).where(sql`status = 'paid'`),
+    // Paid payouts by day, those returned since included (资金报表, the payouts export; decision 226).
+    index("payout_requests_paid_day_idx").on(t.settledAt, t.amount).where(sql`status in ('paid', 'returned')`),
   ],
 );

@@ -70,6 +70,8 @@ export const payoutStatements = pgTable(
   (t) => [
     unique("payout_statements_payout_kind").on(t.payoutId, t.kind),
     index("payout_statements_user_month_idx").on(t.userId, t.month, t.id),
+    // The tax withheld by day (资金报表, decision 226).
+    index("payout_statements_created_idx").on(t.createdAt, t.taxFen),
     check("payout_statements_kind", sql`${t.kind} in ('withholding', 'reversal')`),
     check("payout_statements_rule", sql`${t.rule} in ('labor', 'royalty')`),
     check("payout_statements_sum", sql`${t.grossFen} = ${t.taxFen} + ${t.netFen}`),

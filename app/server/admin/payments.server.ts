@@ -8,6 +8,7 @@ import { creditPaymentOrder, refundPaymentOrder, type PaymentRefundResult } from
 import { NOTIFY_OUTCOME_LABELS, parseMoneyCents } from "~/server/economy/epay.server";
 import { getSiteConfig } from "~/server/platform/site-config.server";
 import { SITE_TIME_ZONE } from "./dashboard.server";
+import { shanghaiDate } from "~/utils/shanghai-time";
 import { OutboundError, outboundRequest } from "~/server/platform/outbound-http.server";
 import { escapeLike } from "~/server/platform/db-utils.server";
 import { recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
@@ -275,48 +276,67 @@ export interface MoneyDay {
   topUpOrders: number;
   refunds: number;
   purchases: number;
+  /** What readers tipped (decision 207), in credits; its author's share is in authorIncome. */
+  tips: number;
   authorIncome: number;
+  /** Payouts paid on the day less payouts whose money came back on the day (款项退回), in yuan. */
   payouts: number;
+  /** Income tax withheld on the day less the tax reversed on the day (decision 209), in fen. */
+  taxFen: number;
 }
 
+export type MoneyTotals = Omit<MoneyDay, "day">;
+
 /**
- * Money by day in China time for the last `days` days, newest first: top-ups (paid orders,
- * by the time paid), refunds, purchases (what buyers paid, from the income ledger's sales),
- * the authors' share of them, and payouts marked paid. One round trip.
+ * Money by day in China time from `from` to `to` (yyyy-mm-dd, both included), newest first:
+ * top-ups (paid orders, by the time paid), refunds (by the time refunded), purchases and tips
+ * (what buyers paid, from the income ledger), the authors' share of both, payouts paid less
+ * payouts returned, and the tax withheld less the tax reversed (decision 226). The finance
+ * exports (exports/finance.server.ts) sum the same rows by the same times, so their totals
+ * are these. One round trip; each part reads its own partial index.
  */
-export async function moneyByDay(days = 30): Promise<MoneyDay[]> {
-  const span = Math.min(Math.max(1, Math.trunc(days)), 366);
+export async function moneyByRange(from: string, to: string): Promise<MoneyDay[]> {
+  const start = dayStart(from);
+  const end = sql`(${dayStart(to)} + interval '1 day')`;
   const result = await db.execute(sql`
-    with bounds as (
-      select (date_trunc('day', now() at time zone ${SITE_TIME_ZONE}) - make_interval(days => ${span - 1})) at time zone ${SITE_TIME_ZONE} as start
-    ),
-    days as (
-      select generate_series(0, ${span - 1}) as n
-    ),
-    topups as (
+    with topups as (
       select (paid_at at time zone ${SITE_TIME_ZONE})::date as day, sum(amount)::bigint as total, count(*)::int as orders
-      from payment_orders, bounds where status = 'paid' and paid_at >= bounds.start group by 1
+      from payment_orders where status = 'paid' and paid_at >= ${start} and paid_at < ${end} group by 1
     ),
     refunds as (
       select (refunded_at at time zone ${SITE_TIME_ZONE})::date as day, sum(amount)::bigint as total
-      from payment_orders, bounds where refunded_at >= bounds.start group by 1
+      from payment_orders where refunded_at >= ${start} and refunded_at < ${end} group by 1
     ),
     sales as (
-      select (created_at at time zone ${SITE_TIME_ZONE})::date as day, sum(gross)::bigint as gross, sum(amount)::bigint as share
-      from income_transactions, bounds where type = 'sale' and created_at >= bounds.start group by 1
+      select (created_at at time zone ${SITE_TIME_ZONE})::date as day,
+        coalesce(sum(gross) filter (where type = 'sale'), 0)::bigint as gross,
+        coalesce(sum(gross) filter (where type = 'tip'), 0)::bigint as tips,
+        sum(amount)::bigint as share
+      from income_transactions where type in ('sale', 'tip') and created_at >= ${start} and created_at < ${end} group by 1
     ),
-    payouts as (
+    paid as (
       select (settled_at at time zone ${SITE_TIME_ZONE})::date as day, sum(amount)::bigint as total
-      from payout_requests, bounds where status = 'paid' and settled_at >= bounds.start group by 1
+      from payout_requests where status in ('paid', 'returned') and settled_at >= ${start} and settled_at < ${end} group by 1
+    ),
+    returned as (
+      select (created_at at time zone ${SITE_TIME_ZONE})::date as day, sum(amount)::bigint as total
+      from income_transactions where type = 'payout_returned' and created_at >= ${start} and created_at < ${end} group by 1
+    ),
+    tax as (
+      select (created_at at time zone ${SITE_TIME_ZONE})::date as day, sum(tax_fen)::bigint as total
+      from payout_statements where created_at >= ${start} and created_at < ${end} group by 1
     )
     select to_char(d.day, 'YYYY-MM-DD') as day,
       coalesce(t.total, 0) as top_ups, coalesce(t.orders, 0) as top_up_orders, coalesce(r.total, 0) as refunds,
-      coalesce(s.gross, 0) as purchases, coalesce(s.share, 0) as author_income, coalesce(p.total, 0) as payouts
-    from (select ((now() at time zone ${SITE_TIME_ZONE})::date - n) as day from days) d
+      coalesce(s.gross, 0) as purchases, coalesce(s.tips, 0) as tips, coalesce(s.share, 0) as author_income,
+      coalesce(p.total, 0) - coalesce(b.total, 0) as payouts, coalesce(x.total, 0) as tax_fen
+    from (select generate_series(${from}::date, ${to}::date, interval '1 day')::date as day) d
     left join topups t on t.day = d.day
     left join refunds r on r.day = d.day
     left join sales s on s.day = d.day
-    left join payouts p on p.day = d.day
+    left join paid p on p.day = d.day
+    left join returned b on b.day = d.day
+    left join tax x on x.day = d.day
     order by d.day desc`);
   return rowsOf<Record<string, string | number>>(result).map((r) => ({
     day: String(r.day),
@@ -324,7 +344,27 @@ export async function moneyByDay(days = 30): Promise<MoneyDay[]> {
     topUpOrders: Number(r.top_up_orders),
     refunds: Number(r.refunds),
     purchases: Number(r.purchases),
+    tips: Number(r.tips),
     authorIncome: Number(r.author_income),
     payouts: Number(r.payouts),
+    taxFen: Number(r.tax_fen),
   }));
+}
+
+/** The range's sums, as 资金报表's 合计 row shows them. */
+export function moneyTotals(days: readonly MoneyDay[]): MoneyTotals {
+  const totals: MoneyTotals = { topUps: 0, topUpOrders: 0, refunds: 0, purchases: 0, tips: 0, authorIncome: 0, payouts: 0, taxFen: 0 };
+  for (const d of days) for (const key of Object.keys(totals) as (keyof MoneyTotals)[]) totals[key] += d[key];
+  return totals;
+}
+
+/**
+ * The last `days` China-time days up to today (the bench's and the tests' view).
+ * @internal
+ */
+export async function moneyByDay(days = 30): Promise<MoneyDay[]> {
+  const span = Math.min(Math.max(1, Math.trunc(days)), 366);
+  const today = shanghaiDate(new Date());
+  const from = new Date(Date.parse(`${today}T00:00:00Z`) - (span - 1) * 86_400_000).toISOString().slice(0, 10);
+  return moneyByRange(from, today);
 }
