@@ -129,7 +129,7 @@ test("a chapter waits for review, is sent back with a reason, revised and approv
   await Promise.all([adminContext.close(), authorContext.close(), reviewerContext.close()]);
 });
 
-test("a trusted author's chapter with a 审核 word waits, and the 审核员 sees the word marked", async ({ browser, baseURL, playwright }) => {
+test("a trusted author's chapter and work description with a 审核 word wait, and the 审核员 sees the word marked", async ({ browser, baseURL, playwright }) => {
   const origin = { Origin: new URL(baseURL!).origin };
   const word = `待审${marker("w")}`;
   // The 超级管理员 adds the word (level 审核) by the back office's own form.
@@ -162,7 +162,27 @@ test("a trusted author's chapter with a 审核 word waits, and the 审核员 see
   await expect(mark).toHaveText(word);
   await expect(mark).toHaveAttribute("title", `审核：${word}`);
   await expect(reviewer.getByText("含待审词语")).toBeVisible();
-  await reviewerContext.close();
+
+  // The author puts the word in the work's description (decision 214): visitors keep the old
+  // one until the 审核员 passes the 作品信息 item.
+  const description = `新的简介说到${word}。`;
+  const saved = await author.request.post(`/works/${workId}/settings`, {
+    multipart: { title, description, rating: "all_ages", tags: "", cover: "keep" },
+    headers: origin,
+    maxRedirects: 0,
+  });
+  expect(saved.status(), await saved.text()).toBe(302);
+  const visitor = await playwright.request.newContext({ baseURL });
+  expect(await (await visitor.get(`/works/${workId}`)).text()).not.toContain(description);
+  await reviewer.goto("/admin/review");
+  await reviewer.getByRole("row").filter({ hasText: "作品信息" }).filter({ hasText: title }).getByRole("link").first().click();
+  await expect(reviewer.getByTestId("review-text").locator("mark.review-hit")).toHaveText(word);
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(reviewer.getByText("由你领取")).toBeVisible();
+  await reviewer.getByRole("button", { name: "通过，读者看到这些信息", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已通过，读者现在看到该作品的这些信息");
+  expect(await (await visitor.get(`/works/${workId}`)).text()).toContain(description);
+  await Promise.all([visitor.dispose(), reviewerContext.close()]);
 });
 
 test("跟踪审读 samples a trusted author's chapter that went out; an author appeals a 退回修改 and the 总编辑 grants it", async ({ browser, baseURL, playwright }) => {
