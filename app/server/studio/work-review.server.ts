@@ -27,7 +27,7 @@ export function workMetaHash(meta: WorkMeta): string {
   return createHash("sha256").update(JSON.stringify([meta.title, meta.description, meta.coverUrl, meta.tags]), "utf8").digest("hex");
 }
 
-export function metaOf(work: Pick<Work, "title" | "description" | "coverUrl" | "tags">): WorkMeta {
+function metaOf(work: Pick<Work, "title" | "description" | "coverUrl" | "tags">): WorkMeta {
   return { title: work.title, description: work.description, coverUrl: work.coverUrl, tags: [...work.tags] };
 }
 
