@@ -1,7 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { adminAuditLog, chapterComments, chapters, notifications, reviewItems, users } from "~/db/schema";
+import { adminAuditLog, chapterComments, chapters, commentReports, notifications, reviewItems, users } from "~/db/schema";
+import { decideReportedComment } from "~/server/admin/works-moderation.server";
 import { REVIEW_MESSAGES } from "~/schemas/review";
 import { claimItem, claimNext, decideItem, reviewItemView, saveReviewPolicy } from "~/server/admin/review-queue.server";
 import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
@@ -261,5 +262,10 @@ describe("comments held by a 审核 word", () => {
     expect(audit).toMatchObject({ targetId: String(held.id), reason: "广告" });
     // The work's author's inbox has no line about a reader's comment.
     expect(await inbox(author.id)).toEqual([]);
+    // Nor does an operator's 恢复显示 on the reports page show it (reported by its writer's friend, say).
+    await db.insert(commentReports).values({ commentId: held.id, userId: reader.id, reason: "看看" });
+    const refused = await domainError(decideReportedComment(actorOf(chief), held.id, "restore"));
+    expect([refused.status, refused.message]).toEqual([409, "该评论含待审词语，只能在审核队列中通过后显示，本次操作未做任何更改"]);
+    expect(await thread(reader.id)).toEqual([]);
   });
 });

@@ -78,7 +78,8 @@ export default function CommentReports({ loaderData, actionData }: Route.Compone
           </ul>
           <div className="admin-inline-form">
             {(["hide", "restore", "delete", "dismiss"] as const)
-              .filter((d) => (d === "hide" ? !c.hiddenAt : d === "restore" ? !!c.hiddenAt : true))
+              // A held comment is shown only by the review queue's 通过 (decision 206).
+              .filter((d) => (d === "hide" ? !c.hiddenAt : d === "restore" ? !!c.hiddenAt && !c.heldAt : true))
               .map((d) => (
                 <Form method="post" key={d}>
                   <input type="hidden" name="commentId" value={c.id} />

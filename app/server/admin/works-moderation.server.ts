@@ -237,6 +237,8 @@ export async function listReportedComments({ open, page }: { open: boolean; page
       id: chapterComments.id,
       body: chapterComments.body,
       hiddenAt: chapterComments.hiddenAt,
+      /** Held by a 审核 word (decision 206): shown only through the review queue's decision. */
+      heldAt: chapterComments.heldAt,
       createdAt: chapterComments.createdAt,
       userId: chapterComments.userId,
       writer: profiles.nickname,
@@ -279,6 +281,8 @@ export async function listReportedComments({ open, page }: { open: boolean; page
 
 export type ReportDecision = "hide" | "restore" | "delete" | "dismiss";
 
+const HELD_COMMENT_RESTORE = "该评论含待审词语，只能在审核队列中通过后显示，本次操作未做任何更改";
+
 /**
  * Decides on a reported comment, in one transaction with its audit row: hide it (its writer
  * and the work's author still see it, marked), restore it, delete it (its replies go with it),
@@ -293,12 +297,15 @@ export async function decideReportedComment(actor: AdminActor, commentId: number
         body: chapterComments.body,
         userId: chapterComments.userId,
         hiddenAt: chapterComments.hiddenAt,
+        heldAt: chapterComments.heldAt,
         parentId: chapterComments.parentId,
       })
       .from(chapterComments)
       .where(eq(chapterComments.id, commentId))
       .for("update");
     if (!comment) throw new DomainError("评论不存在", 404);
+    // A comment held by a 审核 word is shown only by the review queue's 通过 (decision 206).
+    if (decision === "restore" && comment.heldAt) throw new DomainError(HELD_COMMENT_RESTORE, 409);
     const before = { hidden: comment.hiddenAt !== null, body: comment.body, userId: comment.userId };
     let after: Record<string, unknown>;
     if (decision === "delete") {
