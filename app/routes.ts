@@ -114,6 +114,8 @@ export default [
       route("settings/opds", "routes/shell/settings/opds.tsx"),
       // 实名认证 (docs/product.md#author-identity): status, the form, masked values after.
       route("settings/identity", "routes/shell/settings/identity.tsx"),
+      // 青少年模式 (docs/product.md#minor-mode, decision 218): on with a PIN, off with it.
+      route("settings/minor-mode", "routes/shell/settings/minor-mode.tsx"),
     ]),
   ]),
 
@@ -176,6 +178,8 @@ export default [
           route("settings/economy", "routes/admin/settings/economy.tsx"),
           // 粉丝等级: the levels' names and the 粉丝值 each starts at (decision 207).
           route("settings/fans", "routes/admin/settings/fans.tsx"),
+          // 青少年模式's caps and reading hours (decision 218).
+          route("settings/minors", "routes/admin/settings/minors.tsx"),
           route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
           route("settings/api", "routes/admin/settings/api.tsx"),
           route("settings/tokens", "routes/admin/settings/tokens.tsx"),

@@ -73,6 +73,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/settings/description.tsx": "site setting",
   "routes/admin/settings/economy.tsx": "site settings",
   "routes/admin/settings/fans.tsx": "fan level settings (replaces the whole list)",
+  "routes/admin/settings/minors.tsx": "青少年模式 settings (replaces the values, decision 218)",
+  "routes/shell/settings/minor-mode.tsx": "青少年模式 on or off: a replay of 开启 finds it on (青少年模式已开启), of 关闭 finds it off (decision 218)",
   "routes/admin/settings/image.tsx": "replaces an image setting",
   "routes/admin/settings/legal.tsx": "site setting",
   "routes/admin/settings/payment-api.tsx": "site settings",

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, date, index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { admins } from "./admins";
 import { users } from "./users";
 
@@ -40,6 +40,12 @@ export const authorIdentities = pgTable(
     decidedAt: timestamp("decided_at", { withTimezone: true }),
     /** The reason of a 退回, shown to the author. */
     note: text("note"),
+    /**
+     * The day the person turns 18 (China time), from the document's birth date: while an
+     * approved row's day is ahead, they are in 青少年模式 (decision 218). Null on rows
+     * submitted before it was kept.
+     */
+    adultOn: date("adult_on"),
   },
   (t) => [
     index("author_identities_pending_idx").on(t.submittedAt, t.id).where(sql`${t.status} = 'pending'`),

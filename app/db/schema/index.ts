@@ -21,3 +21,4 @@ export * from "./identity";
 export * from "./book-reviews";
 export * from "./tips";
 export * from "./payouts";
+export * from "./minors";

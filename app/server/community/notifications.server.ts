@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { minorModeSql } from "~/server/identity/minor-mode.server";
 import { db, type Executor } from "~/db/client.server";
 import { chapterComments, chapterPurchases, chapters, commentAnchors, notificationJobs, notificationMutes, notifications, profiles, workPurchases, works } from "~/db/schema";
 import { chapterNumberSql } from "~/server/catalog/chapter-numbers.server";
@@ -102,7 +103,7 @@ async function deliverBatch(batch: number): Promise<boolean> {
           join ${works} w on w.id = ${workId}
           join ${profiles} p on p.id = b.user_id
           where w.visibility <> 'private'
-            and (w.rating = 'all_ages' or p.show_r18)
+            and (w.rating = 'all_ages' or (p.show_r18 and not ${minorModeSql(sql`b.user_id`)}))
             and (not w.is_ai_generated or p.show_ai)
             and not exists (select 1 from ${notificationMutes} m where m.user_id = b.user_id and m.work_id = w.id)
           on conflict (user_id, work_id, day) where kind = 'chapters' do update

@@ -8,6 +8,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import { creditSale } from "./sale-income.server";
+import { chargeMinorSpend } from "./minor-caps.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
 import { addFanValue } from "~/server/community/fans.server";
 import { debit, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
@@ -89,6 +90,7 @@ export async function purchaseChapter(userId: string, workId: number, chapterId:
       .onConflictDoNothing({ target: [chapterPurchases.userId, chapterPurchases.chapterId] })
       .returning({ id: chapterPurchases.id });
     if (inserted.length === 0) return { status: "already-owned" as const, order };
+    await chargeMinorSpend(tx, userId, price);
     const { balance } = await debit(tx, userId, price, `购买章节《${work.title}》第${order}章`);
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, price, settings, { workId, chapterId, description: `《${work.title}》第${order}章 售出` });
@@ -163,6 +165,7 @@ export async function purchaseAllChapters(userId: string, workId: number, confir
     if (confirmedTotal !== undefined && total > confirmedTotal) throw new LedgerError(SALE_MESSAGES.priceChanged(total), 409);
     let balance: number;
     if (total > 0) {
+      await chargeMinorSpend(tx, userId, total);
       ({ balance } = await debit(tx, userId, total, `购买《${work.title}》全部章节（${inserted.length}章）`));
       await creditSale(tx, work.userId, total, settings, {
         workId,

@@ -6,6 +6,7 @@ import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server
 import { DomainError } from "~/server/platform/errors.server";
 import { oncePerFormToken, type RecordResult } from "~/server/platform/form-tokens.server";
 import { creditPaymentOrder } from "./ledger.server";
+import { checkMinorTopUp } from "./minor-caps.server";
 import { getSiteConfig } from "~/server/platform/site-config.server";
 
 /**
@@ -160,6 +161,7 @@ async function insertOrder(userId: string, amount: number, record: RecordResult)
     let inserted: boolean;
     try {
       inserted = await db.transaction(async (tx) => {
+        await checkMinorTopUp(tx, userId, amount);
         const rows = await tx
           .insert(paymentOrders)
           .values({ outTradeNo: candidate, userId, amount, status: "pending" })
@@ -171,6 +173,8 @@ async function insertOrder(userId: string, amount: number, record: RecordResult)
     } catch (error) {
       // The form's token taken meanwhile: oncePerFormToken answers with the first order.
       if (pgErrorCode(error) === UNIQUE_VIOLATION) throw error;
+      // 青少年模式's cap (decision 218): its own message.
+      if (error instanceof DomainError) throw error;
       console.error("payment order insert failed", error);
       throw new DomainError(PAYMENT_MESSAGES.orderFailed, 409);
     }

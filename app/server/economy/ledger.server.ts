@@ -9,6 +9,7 @@ import { notifyWorkPurchased } from "~/server/community/notifications.server";
 import { addFanValue } from "~/server/community/fans.server";
 import { getEconomySettings } from "./economy-settings.server";
 import { creditSale } from "./sale-income.server";
+import { chargeMinorSpend } from "./minor-caps.server";
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
 
 /**
@@ -114,6 +115,7 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
       .returning({ id: workPurchases.id });
     if (inserted.length === 0) return { status: "already-purchased" as const };
 
+    await chargeMinorSpend(tx, userId, work.price);
     const { balance } = await debit(tx, userId, work.price, `购买作品《${work.title}》`);
     // The author's share, in the same transaction (D14).
     const settings = await getEconomySettings(tx);

@@ -16,6 +16,7 @@ import type { TipView } from "~/types/fans";
 import { getEconomySettings } from "./economy-settings.server";
 import { debit, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
 import { creditSale } from "./sale-income.server";
+import { chargeMinorSpend } from "./minor-caps.server";
 
 /**
  * 打赏 (docs/product.md#tips-and-fans, D18, decision 207). A reader gives a work credits,
@@ -97,6 +98,7 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
       .for("share");
     if (!work || work.takenDownAt) throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
     if (work.userId === user.id) throw new DomainError(TIP_MESSAGES.ownWork, 403);
+    await chargeMinorSpend(tx, user.id, amount);
     const { balance } = await debit(tx, user.id, amount, `打赏《${work.title}》`);
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, amount, settings, {

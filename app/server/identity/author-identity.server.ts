@@ -162,6 +162,7 @@ export async function submitIdentity(
       status: verdict?.status ?? "pending",
       decidedAt: verdict ? new Date() : null,
       note: verdict?.note ?? null,
+      adultOn: adultOn(input.documentType === "resident_id" ? residentBirthDate(input.documentNumber) : input.birthDate),
     });
   } catch (error) {
     // A second submission at the same moment: the one-open index refuses it.
@@ -169,6 +170,23 @@ export async function submitIdentity(
     throw error;
   }
   return verdict?.status ?? "pending";
+}
+
+/** The birth date a 居民身份证号 carries ("YYYY-MM-DD", digits 7-14). */
+function residentBirthDate(number: string): string {
+  return `${number.slice(6, 10)}-${number.slice(10, 12)}-${number.slice(12, 14)}`;
+}
+
+/**
+ * The day one born on `birth` turns 18 (decision 218): the same day 18 years on, and
+ * 1 March for a 29 February birthday in a common year.
+ */
+function adultOn(birth: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(birth);
+  if (!m) return null;
+  const year = Number(m[1]) + 18;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return m[2] === "02" && m[3] === "29" && !leap ? `${year}-03-01` : `${year}-${m[2]}-${m[3]}`;
 }
 
 /** Opens one sealed field, or a DomainError with a clear message (never a garbled value). */

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { effectiveShowR18 } from "./minor-mode.server";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles, readerOpdsTokens, users } from "~/db/schema";
@@ -88,7 +89,7 @@ export async function verifyOpdsToken(token: string): Promise<OpdsReader | null>
     .select({
       tokenId: readerOpdsTokens.id,
       id: profiles.id,
-      showR18: profiles.showR18,
+      showR18: effectiveShowR18(profiles.id),
       showAi: profiles.showAi,
       stale: sql<boolean>`(${readerOpdsTokens.lastUsedAt} is null or ${readerOpdsTokens.lastUsedAt} < now() - make_interval(secs => ${LAST_USED_EVERY_SECONDS}))`,
     })

@@ -8,6 +8,7 @@ import { deleteStoredImage, storeAvatar } from "~/server/platform/images.server"
 import { hashPassword, verifyPassword } from "~/server/platform/password.server";
 import { hitRateLimit } from "~/server/platform/rate-limit.server";
 import { destroyAllUserSessions } from "./session.server";
+import { effectiveShowR18, refuseR18InMinorMode } from "./minor-mode.server";
 import { refuseForbidden } from "~/server/screening/screening.server";
 
 /**
@@ -32,7 +33,7 @@ export async function getAccountSettings(userId: string): Promise<AccountSetting
       nickname: profiles.nickname,
       avatarUrl: profiles.avatarUrl,
       pixivId: profiles.pixivId,
-      showR18: profiles.showR18,
+      showR18: effectiveShowR18(profiles.id),
       showAi: profiles.showAi,
     })
     .from(profiles)
@@ -76,6 +77,7 @@ export async function setDisplayPreference(
   { adultConfirmed = false }: { adultConfirmed?: boolean } = {},
 ): Promise<void> {
   if (preference === "showR18" && value && !adultConfirmed) throw new DomainError(SETTINGS_MESSAGES.adultRequired, 400, "adultConfirmed");
+  if (preference === "showR18" && value) await refuseR18InMinorMode(userId);
   const set = preference === "showR18" ? { showR18: value } : { showAi: value };
   await db
     .update(profiles)

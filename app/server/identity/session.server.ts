@@ -3,6 +3,7 @@ import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { credits, notifications, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
+import { effectiveShowR18 } from "./minor-mode.server";
 import { requestScope } from "~/server/platform/logger.server";
 import { isSecureRequest, makeSessionCookie, SESSION_DAYS } from "~/server/platform/cookies.server";
 
@@ -93,7 +94,8 @@ const sessionUserQuery = db
     email: profiles.email,
     nickname: profiles.nickname,
     avatarUrl: profiles.avatarUrl,
-    showR18: profiles.showR18,
+    // Off in 青少年模式 whatever the stored preference (decision 218).
+    showR18: effectiveShowR18(sessions.userId),
     showAi: profiles.showAi,
     tokens: profiles.tokens,
     readerSettings: profiles.readerSettings,

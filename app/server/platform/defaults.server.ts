@@ -30,6 +30,14 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   // 粉丝等级 (docs/product.md#tips-and-fans, decision 207): one level a line, 名称 and the
   // 粉丝值 it starts at, from 0 up; Qidian's names and steps.
   fan_levels: "见习 0\n学徒 500\n弟子 2000\n执事 5000\n舵主 10000\n堂主 20000\n护法 30000\n长老 50000\n掌门 70000\n宗师 100000\n盟主 200000",
+  // 青少年模式 (docs/product.md#minor-mode, decision 218): a minor's cap per payment and per
+  // China-time month (yuan for top-ups, credits for spending, 1 yuan = 1 credit), and the
+  // optional hours (China time) chapters cannot be read.
+  minor_cap_per_payment: "50",
+  minor_cap_per_month: "200",
+  minor_hours: "off",
+  minor_hours_from: "22:00",
+  minor_hours_to: "06:00",
   // 先审后发 (docs/product.md#review, decision 196): chapters of authors with fewer than
   // `review_trusted_after` published chapters wait for a reviewer; AI-labelled works may too.
   review_new_authors: "on",

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { refuseClosedHours } from "~/server/identity/minor-mode.server";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
 import { canReadChapter, isByChapter } from "~/server/catalog/chapter-access.server";
@@ -91,6 +92,8 @@ export function parseChapterOrder(value: string | null): number | null {
 export async function readChapter(workId: number, viewer: Viewer, order: number, from: number, direction: "after" | "before" = "after") {
   const view = await getWorkForViewer(workId, viewer);
   if (view.gate !== "ok") throw new DomainError(READER_MESSAGES.hidden, 403);
+  // 青少年模式's reading hours (decision 218).
+  await refuseClosedHours(viewer?.id ?? null);
   if (!view.canReadContent && !isByChapter(view.work) && view.work.visibility !== "public-vip") {
     throw new DomainError(READER_MESSAGES.locked, 403);
   }

@@ -17,6 +17,7 @@ import { getChapterByOrder, getPublishedNotice, publishedChapterNumber } from "~
 import { maskTexts } from "~/server/screening/screening.server";
 import { commentCounts } from "~/server/community/comments.server";
 import { ratingSummary } from "~/server/community/book-reviews.server";
+import { refuseClosedHours } from "~/server/identity/minor-mode.server";
 import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
@@ -147,6 +148,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const order = parseChapterOrder(url.searchParams.get("chapter"));
+  // 青少年模式's reading hours (decision 218): no chapter inside them, a 403 with the hours.
+  if (order !== null && viewer) await refuseClosedHours(viewer.id).catch(asRouteError);
   // A paid work's chapter opens for whoever owns it (the work, or this chapter) and, when
   // the work is sold by chapter, for everyone if it is a free 试读 chapter; other VIP
   // chapters show the locked view (docs/product.md#paying-by-chapter).

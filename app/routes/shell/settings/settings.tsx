@@ -91,6 +91,7 @@ export default function Settings() {
           <Row to="/settings/password" label="密码" value={<span className="muted">修改密码</span>} />
           <Row to="/settings/opds" label="阅读App" value={<span className="muted">OPDS 书库令牌</span>} />
           <Row to="/settings/identity" label="实名认证" value={<span className="muted">开通 VIP 章节、提现前需认证</span>} />
+          <Row to="/settings/minor-mode" label="青少年模式" value={<span className="muted">不显示 R-18，限制消费</span>} />
         </div>
       ) : (
         <div className="settings-card">
