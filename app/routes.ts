@@ -71,6 +71,8 @@ export default [
       route("works/:id/book.epub", "routes/shell/reader/book-epub.ts"),
       // 打赏 (docs/product.md#tips-and-fans, decision 207): from a chapter's end or the work page.
       route("works/:id/tip", "routes/shell/reader/tip.tsx"),
+      // 月票 and 推荐票 (docs/product.md#votes, decision 222): from the work page or a chapter's end.
+      route("works/:id/vote", "routes/shell/reader/vote.tsx"),
       route("payment/success", "routes/shell/credits/payment-success.tsx"),
       route("my-works", "routes/shell/works/my-works.tsx"),
       route("submit", "routes/shell/works/submit.tsx"),
@@ -180,6 +182,7 @@ export default [
           route("settings/fans", "routes/admin/settings/fans.tsx"),
           // 青少年模式's caps and reading hours (decision 218).
           route("settings/minors", "routes/admin/settings/minors.tsx"),
+          route("settings/votes", "routes/admin/settings/votes.tsx"),
           route("settings/payment-api", "routes/admin/settings/payment-api.tsx"),
           route("settings/api", "routes/admin/settings/api.tsx"),
           route("settings/tokens", "routes/admin/settings/tokens.tsx"),

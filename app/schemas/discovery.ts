@@ -141,5 +141,15 @@ export const RANKING_BOARDS = {
   favorites: "收藏榜",
   new: "新书榜",
   completed: "完本榜",
+  // By China-time day, week or month (decision 222), from tallies kept with each cast and tip.
+  "monthly-votes": "月票榜",
+  "recommend-votes": "推荐票榜",
+  tips: "打赏榜",
 } as const;
 export type RankingBoard = keyof typeof RANKING_BOARDS;
+
+/** The boards counted by China-time day, week and month, and the metric each reads. */
+export const PERIOD_BOARDS = { "monthly-votes": "monthly", "recommend-votes": "recommend", tips: "tip" } as const;
+export type PeriodBoard = keyof typeof PERIOD_BOARDS;
+export const RANKING_PERIODS = { day: "日榜", week: "周榜", month: "月榜" } as const;
+export type RankingPeriod = keyof typeof RANKING_PERIODS;

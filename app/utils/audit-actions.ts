@@ -57,6 +57,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   "settings.payout_tax": "修改提现代扣个税方式",
   "settings.fans": "修改粉丝等级",
   "settings.minors": "修改青少年模式设置",
+  "settings.votes": "修改月票与推荐票设置",
   "settings.description": "修改站点简介",
   "settings.terms": "修改用户协议",
   "settings.privacy": "修改隐私政策",

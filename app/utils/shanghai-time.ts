@@ -76,3 +76,11 @@ export function formatShanghaiSeconds(value: TimeValue): string {
   if (!date) return "";
   return `${formatShanghai(date)}:${String(date.getUTCSeconds()).padStart(2, "0")}`;
 }
+
+/** The China-time day of `date`, the Monday its week began and the first of its month ("2026-12-01"): the rankings' periods. */
+export function shanghaiPeriods(date: Date): { day: string; week: string; month: string } {
+  const day = shanghaiDate(date);
+  const at = Date.parse(`${day}T00:00:00Z`);
+  const weekday = (new Date(at).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  return { day, week: new Date(at - weekday * 86_400_000).toISOString().slice(0, 10), month: `${day.slice(0, 7)}-01` };
+}

@@ -22,7 +22,9 @@ import {
   volumes,
   works,
   workTips,
+  workVotes,
 } from "~/db/schema";
+import { addMonthlySpend } from "~/server/community/votes.server";
 import { purchaseChapter, setWorkPricing } from "~/server/economy/chapter-sales.server";
 import { saveEntity } from "~/server/studio/bible.server";
 import { savePlotContent } from "~/server/ai/writing-projects.server";
@@ -75,6 +77,7 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/settings/fans.tsx": "fan level settings (replaces the whole list)",
   "routes/admin/settings/minors.tsx": "青少年模式 settings (replaces the values, decision 218)",
   "routes/shell/settings/minor-mode.tsx": "青少年模式 on or off: a replay of 开启 finds it on (青少年模式已开启), of 关闭 finds it off (decision 218)",
+  "routes/admin/settings/votes.tsx": "月票 and 推荐票 settings (replaces the three values)",
   "routes/admin/settings/image.tsx": "replaces an image setting",
   "routes/admin/settings/legal.tsx": "site setting",
   "routes/admin/settings/payment-api.tsx": "site settings",
@@ -336,6 +339,16 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(await creditBalance(userId)).toBe(balance - 500);
     expect(await db.select().from(workTips).where(eq(workTips.workId, work.id))).toHaveLength(1);
     expect(await db.select().from(chapterComments).where(eq(chapterComments.workId, work.id))).toHaveLength(1);
+  },
+  "routes/shell/reader/vote.tsx": async (mod) => {
+    // 投月票 (decision 222): the same form twice casts once.
+    const author = await createUser();
+    const work = await createWork(author.id, { title: "重放投票", description: "", type: "series", status: "ongoing", visibility: "public", rating: "all_ages", isAiGenerated: false }, [{ title: "第一章", content: "正文。" }], null);
+    await addMonthlySpend(db, userId, 500);
+    const [first, second] = await replay(mod, `/works/${work.id}/vote`, (p) => (p as { formTokens: { monthly: string } }).formTokens.monthly, { kind: "monthly", count: "2", redirectTo: `/works/${work.id}?chapter=1` });
+    expect(first).toBe(`302 /works/${work.id}?chapter=1`);
+    expect(second).toBe(first);
+    expect(await db.select().from(workVotes).where(eq(workVotes.workId, work.id))).toHaveLength(1);
   },
   "routes/shell/reader/comments.tsx": async (mod) => {
     const id = await series("重放评论");

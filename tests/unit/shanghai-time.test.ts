@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatDayLabel, formatShanghai, formatShanghaiSeconds, shanghaiDate } from "~/utils/shanghai-time";
+import { formatDayLabel, formatShanghai, formatShanghaiSeconds, shanghaiDate, shanghaiPeriods } from "~/utils/shanghai-time";
 
 /** Every `.ts`/`.tsx` file under a folder. */
 function sources(dir: string): string[] {
@@ -47,5 +47,16 @@ describe("the one clock (app/utils/shanghai-time.ts)", () => {
         });
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("shanghaiPeriods (the rankings' day, week and month, decision 222)", () => {
+  it("starts weeks on Monday and months on the 1st, in China time", () => {
+    // 23:30 on Sunday 29 November in China (15:30 UTC).
+    expect(shanghaiPeriods(new Date("2026-11-29T15:30:00Z"))).toEqual({ day: "2026-11-29", week: "2026-11-23", month: "2026-11-01" });
+    // 00:30 on Tuesday 1 December in China is still 30 November in UTC.
+    expect(shanghaiPeriods(new Date("2026-11-30T16:30:00Z"))).toEqual({ day: "2026-12-01", week: "2026-11-30", month: "2026-12-01" });
+    // A Monday is its own week's start.
+    expect(shanghaiPeriods(new Date("2026-11-30T01:00:00Z")).week).toBe("2026-11-30");
   });
 });

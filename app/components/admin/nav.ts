@@ -34,6 +34,7 @@ const ADMIN_NAV: AdminNavGroup[] = [
       { to: "/admin/settings/economy", label: "稿酬与定价", superOnly: true },
       { to: "/admin/settings/fans", label: "粉丝等级", superOnly: true },
       { to: "/admin/settings/minors", label: "青少年模式", superOnly: true },
+      { to: "/admin/settings/votes", label: "月票与推荐票", superOnly: true },
     ],
   },
   { label: "用户管理", to: "/admin/users" },

@@ -1,5 +1,5 @@
 import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { Link, useNavigate } from "react-router";
 import { ChapterCommentsLink } from "~/components/comments/chapter-comments-link";
 import { useCommentsChanged } from "~/components/comments/live-comments";
@@ -41,9 +41,12 @@ export function ChapterReader({
   drawerHref,
   authorNote,
   tipHref,
+  voteBox,
 }: {
   /** 打赏's page for this chapter's end (decision 207); null for the work's author. */
   tipHref?: string | null;
+  /** 投月票 / 投推荐票 at the chapter's end (decision 222), for a signed-in reader not the author. */
+  voteBox?: ReactNode;
   /** 作者的话 (decision 202), shown once the end of the text is on the page. */
   authorNote?: string[] | null;
   workId: number;
@@ -350,6 +353,8 @@ export function ChapterReader({
           </span>
         )}
       </nav>
+      {/* After the navigation, so the chapter's end keeps its Tab order (本章说, 打赏作者, 上一章…). */}
+      {voteBox && nextFrom === null ? voteBox : null}
     </article>
   );
 }

@@ -22,3 +22,4 @@ export * from "./book-reviews";
 export * from "./tips";
 export * from "./payouts";
 export * from "./minors";
+export * from "./votes";

@@ -7,6 +7,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import type { FanLevel, FanRankingRow } from "~/types/fans";
+import { addMonthlySpend } from "./votes.server";
 
 /**
  * 粉丝值 and 粉丝等级 (docs/product.md#tips-and-fans, decision 207). A reader's 粉丝值 on a work
@@ -102,7 +103,8 @@ export async function saveFanLevels(actor: AdminActor, text: unknown): Promise<F
 
 /**
  * Adds `amount` credits spent on a work to the reader's 粉丝值, inside the spending
- * transaction (a tip, a purchase). An upsert: two at once add both.
+ * transaction (a tip, a purchase), and to the month's spending that earns 月票. An upsert:
+ * two at once add both.
  */
 export async function addFanValue(tx: Executor, userId: string, workId: number, amount: number): Promise<void> {
   if (amount <= 0) return;
@@ -113,6 +115,8 @@ export async function addFanValue(tx: Executor, userId: string, workId: number, 
       target: [workFans.workId, workFans.userId],
       set: { fanValue: sql`${workFans.fanValue} + ${amount}`, updatedAt: new Date() },
     });
+  // The same credits earn this month's 月票 (decision 222).
+  await addMonthlySpend(tx, userId, amount);
 }
 
 /** The 粉丝值 of these readers on a work (0 for none), for the comments' level marks. */

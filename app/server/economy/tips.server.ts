@@ -8,6 +8,7 @@ import { banActive } from "~/server/identity/auth.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import { COMMENT_MESSAGES, postTipNotice, tipNoticeTarget } from "~/server/community/comments.server";
 import { addFanValue, fanRanking } from "~/server/community/fans.server";
+import { addRankingTally } from "~/server/community/votes.server";
 import { notifyWorkTipped } from "~/server/community/notifications.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { maskTexts, refuseForbidden, screenText } from "~/server/screening/screening.server";
@@ -116,6 +117,8 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
       await tx.update(workTips).set({ commentId }).where(eq(workTips.id, tip.id));
     }
     await addFanValue(tx, user.id, work.id, amount);
+    // The 打赏 rankings by day, week and month (decision 222).
+    await addRankingTally(tx, "tip", work.id, amount);
     await notifyWorkTipped(tx, { authorId: work.userId, tipperId: user.id, workId: work.id, chapterId: target?.chapterId ?? null, amount });
     await notifyUserChanged(user.id, "balance", tx);
     await record?.(tx, tip.id);

@@ -38,6 +38,12 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   minor_hours: "off",
   minor_hours_from: "22:00",
   minor_hours_to: "06:00",
+  // 月票 and 推荐票 (docs/product.md#votes, decision 222): credits spent on works per 月票 in
+  // a China-time month; an account votes from this many days after registering (0: at
+  // once); 推荐票 levels, one `名称 累计消费 每日推荐票` a line.
+  monthly_vote_credits: "100",
+  vote_min_account_days: "0",
+  recommend_vote_levels: "初级读者 0 2\n中级读者 500 3\n高级读者 5000 4\n资深读者 50000 5",
   // 先审后发 (docs/product.md#review, decision 196): chapters of authors with fewer than
   // `review_trusted_after` published chapters wait for a reviewer; AI-labelled works may too.
   review_new_authors: "on",

@@ -28,6 +28,8 @@ export type FormKind =
   | "plot-thread"
   // A tip (打赏, decision 207).
   | "tip"
+  // A cast of 月票 or 推荐票 (decision 222).
+  | "vote"
   // A reader's token for reading apps (decision 201).
   | "opds-token"
   // The back office's (decision 172): sent by an administrator.

@@ -1,5 +1,6 @@
 import { fanRanking } from "~/server/community/fans.server";
 import { workReviewFacts } from "~/server/studio/work-review.server";
+import { voteBalance } from "~/server/community/votes.server";
 import { recentTips } from "~/server/economy/tips.server";
 import { data, redirect } from "react-router";
 import {
@@ -22,6 +23,7 @@ import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platfo
 import { setFavorite } from "~/server/reading/favorites.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
+import { newFormToken } from "~/server/platform/form-tokens.server";
 import { readerActionSchema } from "~/schemas/reader";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { LEDGER_MESSAGES, purchaseWork } from "~/server/economy/ledger.server";
@@ -108,10 +110,12 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     /** Sold by chapter: VIP from this chapter number on (docs/product.md#paying-by-chapter). */
     vipFrom: isByChapter(work) ? work.vipFrom : null,
   };
-  const [defaultCoverUrl, favorited, categories] = await Promise.all([
+  const [defaultCoverUrl, favorited, categories, voteCounts] = await Promise.all([
     getDisplayConfigValue("default_cover_url"),
     viewer && !isOwner ? isFavorited(viewer.id, work.id) : false,
     work.categoryId ? listCategories() : [],
+    // 月票 and 推荐票 left, for the cast forms on the work page and a chapter's end (decision 222).
+    viewer && !isOwner ? voteBalance(viewer.id) : null,
   ]);
   header.categoryName = categories.find((c) => c.id === work.categoryId)?.name ?? null;
   const access = {
@@ -124,10 +128,11 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // Stays open after buying, so the dialog can show its success state.
     purchaseOpen: url.searchParams.get("purchase") === "1" && signedIn && !isOwner && work.visibility === "public-vip",
   };
-  // Absolute addresses in the page's meta come from SITE_URL alone (docs/decisions/200).
   // The owner sees their title, description, cover and tags under review (decision 214).
   const workReview = isOwner && viewer ? ((await workReviewFacts(viewer.id, [work.id])).get(work.id) ?? null) : null;
-  const common = { gate, work: header, defaultCoverUrl, access, workReview, siteOrigin: configuredSiteOrigin() };
+  const votes = voteCounts && { balance: voteCounts, formTokens: { monthly: newFormToken(), recommend: newFormToken() } };
+  // Absolute addresses in the page's meta come from SITE_URL alone (docs/decisions/200).
+  const common = { gate, work: header, defaultCoverUrl, access, workReview, votes, siteOrigin: configuredSiteOrigin() };
 
   // `?notice=<id>`: a notice chapter (请假条, 作品相关: decision 203). Free whatever the
   // work's pricing, outside the numbering and prev/next; opening it moves no reading position.

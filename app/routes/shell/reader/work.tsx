@@ -10,6 +10,7 @@ import { TableOfContents } from "~/components/reader/table-of-contents";
 import { NoticeChapter } from "~/components/reader/notice-chapter";
 import { WorkHeader } from "~/components/reader/work-header";
 import { WorkFans } from "~/components/reader/fan-ranking";
+import { VoteBox } from "~/components/reader/vote-box";
 import { authHref } from "~/components/shell/auth-links";
 import { AppLink } from "~/components/ui/app-link";
 import { authorWorksHref } from "~/schemas/discovery";
@@ -172,6 +173,11 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             threadDialogHref={(index) => `${chapterAddress}&thread=${index}`}
             drawerHref={`${chapterAddress}&toc=${page.tocPage}`}
             tipHref={access.isOwner ? null : `${here}/tip?chapter=${page.chapter.order}`}
+            voteBox={
+              page.votes ? (
+                <VoteBox workId={work.id} votes={page.votes.balance} formTokens={page.votes.formTokens} redirectTo={`${here}?chapter=${page.chapter.order}`} />
+              ) : null
+            }
           />
           {page.drawer ? (
             <ChapterDrawer
@@ -279,6 +285,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             readable={!locked || work.vipFrom !== null}
             marks={page.marks}
           />
+          {page.votes ? <VoteBox workId={work.id} votes={page.votes.balance} formTokens={page.votes.formTokens} redirectTo={here} /> : null}
           <WorkFans workId={work.id} fans={page.fans} tips={page.tips} canTip={!access.isOwner} />
         </>
       )}
