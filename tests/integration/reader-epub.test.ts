@@ -70,6 +70,25 @@ describe("a reader's EPUB", () => {
     expect(all).not.toContain("不应出现的存稿");
   }, 120_000); // epubcheck starts a JVM
 
+  it("masks 替换 words in the reader's copy, as the reader page does; the author's own export keeps them", async () => {
+    const { createAdmin, actorOf } = await import("./admin-fixtures");
+    const { addScreeningWord } = await import("~/server/screening/words.server");
+    const { reloadScreening } = await import("~/server/screening/screening.server");
+    await addScreeningWord(actorOf(await createAdmin({ role: "operator" })), { word: "书中替换词", category: "广告", level: "replace" });
+    await reloadScreening();
+    const work = await createWork(author.id, { ...base, title: "有替换词的书", type: "series", status: "ongoing" }, [
+      { title: "第一章 书中替换词", content: "　　这里写着书中替换词。" },
+    ], null);
+    const zip = await JSZip.loadAsync(await bytesOf(await download(work.id, readerCookie)));
+    const text = await zip.file("OEBPS/text/c1.xhtml")!.async("string");
+    expect(text).toContain("第一章 ＊＊＊＊＊");
+    expect(text).toContain("这里写着＊＊＊＊＊。");
+    expect(text).not.toContain("书中替换词");
+    const { exportOwnWorkEpub } = await import("~/server/studio/work-epub.server");
+    const own = await JSZip.loadAsync(await new Response((await exportOwnWorkEpub(author.id, work.id, { drafts: false })).body).arrayBuffer());
+    expect(await own.file("OEBPS/text/c1.xhtml")!.async("string")).toContain("这里写着书中替换词。");
+  });
+
   it("gives a paid work only to its buyers; others get 403 and no book", async () => {
     const work = await createWork(author.id, { ...base, title: "付费书", type: "single_chapter", status: "completed" }, [{ title: "正文", content: "付费内容" }], null);
     await updateListing(author.id, work.id, { intent: "set-price", price: 20 });

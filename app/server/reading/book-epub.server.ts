@@ -9,6 +9,7 @@ import { isByChapter } from "~/server/catalog/chapter-access.server";
 import { epubDownload } from "~/server/studio/work-epub.server";
 import type { WorkDownload } from "~/server/studio/author-export.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
+import { readyScreening } from "~/server/screening/screening.server";
 
 /**
  * A reader's EPUB (docs/decisions/123): the published chapters the reader may read (all of
@@ -34,6 +35,8 @@ export async function exportReaderEpub(viewer: NonNullable<Viewer>, workId: numb
   ]);
   if (n === 0) throw new DomainError(STUDIO_MESSAGES.exportEmpty, 404);
   const prepared = { work: view.work, author: view.author.nickname, labelled, chapterCount: n, options: { drafts: false, chapterIds } };
+  // The copy masks 替换 words as it is written: the matcher first, outside the book's reads (PGlite has one connection).
+  await readyScreening();
   return epubDownload(prepared, { id: viewer.id }, signal);
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { maskTexts } from "~/server/screening/screening.server";
 import { aiLabelLines, aigcMetadata, chapterLabelLine } from "~/server/catalog/ai-labels.server";
 import { ZipWriter } from "~/server/platform/zip-writer.server";
 import { defaultCoverJpeg } from "~/server/catalog/default-cover.server";
@@ -237,14 +238,17 @@ async function writeEpub(zip: ZipWriter, prepared: OwnWorkExport, cover: Buffer 
       continue;
     }
     chapterNo++;
-    const chapter: TocChapter = { id: `c${chapterNo}`, file: `text/c${chapterNo}.xhtml`, title: section.title };
+    // A reader's copy shows 替换 words masked, as the reader page does (decision 195); the
+    // author's own export keeps their text.
+    const [title, content, authorNote] = reader ? await maskTexts([section.title, section.content, section.authorNote]) : [section.title, section.content, section.authorNote];
+    const chapter: TocChapter = { id: `c${chapterNo}`, file: `text/c${chapterNo}.xhtml`, title };
     if (volume) volume.chapters.push(chapter);
     else entries.push({ kind: "chapter", ...chapter });
     const label = chapterLabelLine(section.aiLevel);
     const labelHtml = label ? `<p class="aigc">${xmlText(label)}</p>\n` : "";
     // 作者的话 after the text, a plain aside (decision 202): not a footnote, nothing points at it.
-    const note = /\S/.test(section.authorNote) ? `<aside class="author-note">\n<h3>作者的话</h3>\n${paragraphs(section.authorNote)}</aside>\n` : "";
-    await entry(`OEBPS/${chapter.file}`, page(section.title, `<h2>${xmlText(section.title)}</h2>\n${labelHtml}${paragraphs(section.content)}${note}`, 1));
+    const note = /\S/.test(authorNote) ? `<aside class="author-note">\n<h3>作者的话</h3>\n${paragraphs(authorNote)}</aside>\n` : "";
+    await entry(`OEBPS/${chapter.file}`, page(title, `<h2>${xmlText(title)}</h2>\n${labelHtml}${paragraphs(content)}${note}`, 1));
   }
   await entry("OEBPS/nav.xhtml", navXhtml(entries, "text/c1.xhtml", cover !== null));
   await entry("OEBPS/toc.ncx", tocNcx(entries, work.id, work.title, author));
