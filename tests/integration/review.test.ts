@@ -11,7 +11,7 @@ import { purchaseChapter } from "~/server/economy/chapter-sales.server";
 import { tableOfContents } from "~/server/reading/reader.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { insertChapter, managerPage, publishChapterNow } from "~/server/studio/chapters.server";
-import { releaseDueChapters } from "~/server/studio/release.server";
+import { releaseDueChapters } from "~/server/studio/scheduled-release.server";
 import { readReviewPolicy, reviewedVersionHash } from "~/server/studio/review.server";
 import { publishWork } from "~/server/studio/work-create.server";
 import { REVIEW_MESSAGES } from "~/schemas/review";
@@ -232,6 +232,46 @@ describe("a chapter under review", () => {
     await db.execute(sql`update chapters set publish_at = now() - interval '1 second' where id = ${scheduled}`);
     await releaseDueChapters();
     expect((await chapterRow(scheduled)).state).toBe("review");
+  });
+});
+
+describe("a 定时 chapter coming due (decision 214)", () => {
+  async function scheduledChapter(authorId: string, workId: number, title: string, content: string) {
+    const id = await insertChapter(authorId, workId, { title, content, release: { mode: "at", at: new Date(Date.now() + 3_600_000) } }, "end");
+    expect((await chapterRow(id)).state).toBe("scheduled");
+    await db.execute(sql`update chapters set publish_at = now() - interval '1 second' where id = ${id}`);
+    return id;
+  }
+
+  it("is asked the policy and the word list again: an author put on the 先审名单, or a word added since, holds it; one approved goes out", async () => {
+    const operator = await createAdmin({ role: "operator" });
+    const author = await createUser();
+    const workId = await newSeries(author.id);
+    const word = `定时后加的词${Date.now().toString(36)}`;
+    const worded = await scheduledChapter(author.id, workId, "第二章", `这里有${word}。`);
+    const clean = await scheduledChapter(author.id, workId, "第三章", "干净的定时章。");
+    await addScreeningWord(actorOf(operator), { word, category: "其他", level: "review" });
+    await reloadScreening();
+    await releaseDueChapters();
+    expect([(await chapterRow(worded)).state, (await chapterRow(clean)).state]).toEqual(["review", "published"]);
+    expect((await openItem(worded)).reason).toBe("含待审词语");
+    // Approved after its time: out at once, and not held again by the same word.
+    await claimItem(actorOf(reviewerA), "reviewer", (await openItem(worded)).id);
+    expect(await decideItem(actorOf(reviewerA), "reviewer", (await openItem(worded)).id, "approve", "")).toBe("published");
+
+    const later = await scheduledChapter(author.id, workId, "第四章", "作者上了先审名单之后到点。");
+    await setReviewRequired(actorOf(operator), author.id, true);
+    await releaseDueChapters();
+    expect((await chapterRow(later)).state).toBe("review");
+    expect((await openItem(later)).reason).toBe("先审名单");
+    // Approved before its time: it waits for it, then goes out without another review.
+    await db.execute(sql`update chapters set publish_at = now() + interval '1 hour' where id = ${later}`);
+    await claimItem(actorOf(reviewerA), "reviewer", (await openItem(later)).id);
+    expect(await decideItem(actorOf(reviewerA), "reviewer", (await openItem(later)).id, "approve", "")).toBe("scheduled");
+    await db.execute(sql`update chapters set publish_at = now() - interval '1 second' where id = ${later}`);
+    await releaseDueChapters();
+    expect([(await chapterRow(later)).state, await openItem(later)]).toEqual(["published", undefined]);
+    await setReviewRequired(actorOf(operator), author.id, false);
   });
 });
 

@@ -8,7 +8,7 @@ import { CHAPTER_PUBLISHED_TOPIC, subscribe, type LiveEvent } from "~/server/pla
 import { tableOfContents } from "~/server/reading/reader.server";
 import { deleteChapter, insertChapter, managerPage, publishChapterNow } from "~/server/studio/chapters.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
-import { releaseDueChapters } from "~/server/studio/release.server";
+import { releaseDueChapters } from "~/server/studio/scheduled-release.server";
 import { startReleasePoller, stopReleasePoller } from "~/server/jobs/release-poller.server";
 import { createWork } from "~/server/catalog/works.server";
 import { formatShanghai, parseShanghaiLocal, toShanghaiInput } from "~/utils/shanghai-time";

@@ -207,7 +207,7 @@ export const chapters = pgTable(
     index("chapters_work_published_idx").on(t.workId, t.position, t.id).where(sql`${t.state} = 'published' and ${t.kind} = 'chapter'`),
     // The 目录's notice groups (decision 203): a few rows, found without reading the work's chapters.
     index("chapters_work_notices_idx").on(t.workId, t.position, t.id).where(sql`${t.kind} <> 'chapter'`),
-    // The release poller's due chapters (app/server/studio/release.server.ts).
+    // The release poller's due chapters (app/server/studio/scheduled-release.server.ts).
     index("chapters_due_idx").on(t.publishAt).where(sql`${t.state} = 'scheduled'`),
     check("chapters_price_nonnegative", sql`${t.price} >= 0`),
     check("chapters_kind", sql`${t.kind} in ('chapter', 'leave', 'about')`),

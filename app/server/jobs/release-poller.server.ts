@@ -1,5 +1,5 @@
 import { periodicJob } from "~/server/platform/job-runner.server";
-import { releaseDueChapters } from "~/server/studio/release.server";
+import { releaseDueChapters } from "~/server/studio/scheduled-release.server";
 
 /**
  * The scheduled-chapter release, run in every app process on a timer (no cron process):

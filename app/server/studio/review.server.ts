@@ -239,6 +239,63 @@ export async function settleNewWork(tx: Executor, workId: number): Promise<void>
   await refreshWorkCounts(tx, workId);
 }
 
+/**
+ * 定时 chapters coming due (the release poller, in its transaction, under the work's lock):
+ * the policy and the word list are asked again, as either may have changed since the
+ * chapter was scheduled (decision 214). A chapter a reviewer approved in this very version
+ * goes out as approved. The others that must now wait turn 审核中, keeping their time (an
+ * approval after it releases them at once), with an item; anything of theirs still waiting
+ * (a 跟踪审读 draw) is withdrawn. Returns the ids held. Call `readyScreening` before the
+ * transaction.
+ */
+export async function holdDueChapters(tx: Executor, work: Work, chapterIds: number[]): Promise<Set<number>> {
+  const held = new Set<number>();
+  if (chapterIds.length === 0) return held;
+  const due = await tx
+    .select({
+      id: chapters.id,
+      title: chapters.title,
+      content: chapters.content,
+      authorNote: chapters.authorNote,
+      revision: chapters.revision,
+      aiLevel: chapters.aiLevel,
+      // Written out whole: drizzle leaves a one-table query's columns unqualified, which the subquery would take for its own.
+      approved: sql<boolean>`exists (select 1 from review_items r where r.chapter_id = chapters.id
+        and r.status = 'approved' and r.kind in ('release', 'appeal')
+        and r.content_hash = encode(sha256(convert_to(chapters.title || E'\n' || chapters.content, 'UTF8')), 'hex'))`,
+    })
+    .from(chapters)
+    .where(and(inArray(chapters.id, chapterIds), eq(chapters.state, "scheduled")));
+  const open = due.filter((c) => !c.approved);
+  if (open.length === 0) return held;
+  // The author's reason is asked once for the batch (twice when some chapters are labelled AI),
+  // the due chapters themselves not counting towards trust.
+  const releasing = sql`c.id in (${sql.join(
+    open.map((c) => sql`${c.id}`),
+    sql`, `,
+  )})`;
+  const plain = await reviewReason(tx, work, "none", releasing);
+  const labelled = open.some((c) => c.aiLevel !== "none") ? await reviewReason(tx, work, "generated", releasing) : plain;
+  for (const chapter of open) {
+    const reason =
+      (chapter.aiLevel === "none" ? plain : labelled) ??
+      ((await screenRelease(chapter.title, chapter.content, chapter.authorNote)).held ? HELD_BY_SCREENING : null);
+    if (!reason) continue;
+    await withdraw(tx, chapter.id);
+    await tx.update(chapters).set({ state: "review" }).where(eq(chapters.id, chapter.id));
+    await tx.insert(reviewItems).values({
+      chapterId: chapter.id,
+      workId: work.id,
+      authorId: work.userId,
+      contentHash: reviewedVersionHash(chapter.title, chapter.content),
+      revision: chapter.revision,
+      reason,
+    });
+    held.add(chapter.id);
+  }
+  return held;
+}
+
 /** A published chapter's title, text and 作者的话 as an edit would leave them. */
 export interface EditedText {
   title: string;
