@@ -43,6 +43,8 @@ export default [
     // Discovery (docs/product.md#discovery): a tag's works, the rankings.
     route("tags/:name", "routes/public/tag.tsx"),
     route("rankings", "routes/public/rankings.tsx"),
+    // An author's page: their public works, followers, 关注作者 (docs/product.md#author-pages).
+    route("authors/:id", "routes/public/author.tsx"),
     route("terms", "routes/public/legal.tsx", { id: "terms" }),
     route("privacy", "routes/public/legal.tsx", { id: "privacy" }),
     route("refund", "routes/public/refund.tsx"),

@@ -128,9 +128,12 @@ export function tagHref(tag: string): string {
   return `/tags/${encodeURIComponent(tag)}`;
 }
 
-/** An author's works, newest first: where an author's name links until authors have a page. */
+/**
+ * Where an author's name links: their page, `/authors/:id` (decision 230), which lists the
+ * same works as `/works?author=` (still served, for the filters and old links).
+ */
 export function authorWorksHref(userId: string): string {
-  return `/works?author=${encodeURIComponent(userId)}`;
+  return `/authors/${encodeURIComponent(userId)}`;
 }
 
 // ---- Rankings --------------------------------------------------------------------------

@@ -146,6 +146,7 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       chapterId,
       tag: facts.topics.shared,
       userId: readerId,
+      authorId,
       orderNo: orderNo!,
       marker: facts.marker,
       curatedRowId,
@@ -285,7 +286,7 @@ test("every page of app/routes.ts is visited or says why not", () => {
   expect(patterns).not.toContain("/works/:id/feed.xml");
   expect(patterns).not.toContain("/exports/database.zip");
   // Every address can be made: each dynamic segment has a value.
-  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", orderNo: "o", marker: "m", curatedRowId: 5 });
+  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", authorId: "a", orderNo: "o", marker: "m", curatedRowId: 5 });
   expect(visits.filter((visit) => visit.url.includes(":"))).toEqual([]);
   // A stale exception (a route that is gone) fails.
   for (const pattern of Object.keys(NOT_VISITED)) expect(allPatterns(), pattern).toContain(pattern);

@@ -57,6 +57,7 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/book-review-reports.tsx": "decides reports that exist",
   "routes/shell/reader/reviews.tsx":
     "one review per reader and work (a unique key): a replay is refused with 你已经写过这部作品的书评了 and creates nothing; the rest edits what exists (decision 211)",
+  "routes/public/author.tsx": "关注作者 sets the wanted state (on 1 or 0) of one (user, author) key: a replay sets it again (decision 230)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",

@@ -75,6 +75,7 @@ const PUBLIC = new Set([
   "/auth/forgot-password",
   "/auth/reset-password",
   "/works/:id",
+  "/authors/:id", // an author's page: public works only; following needs a session (decision 230)
   "/works/:id/fans", // a work's 粉丝榜: public as the work (decision 207)
   "/works/:id/comments", // comment threads: readable where the chapter is (free works for visitors); posting needs a session
   "/works/:id/reviews", // 书评区: readable where the work page is; writing needs a session (decision 211)

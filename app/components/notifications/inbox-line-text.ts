@@ -1,6 +1,6 @@
 /** What an inbox line needs to say itself (app/server/community/notifications.server.ts InboxLine). */
 export interface InboxLineFacts {
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip" | "new-work";
   count: number | null;
   workTitle: string | null;
   chapterTitle: string | null;
@@ -11,7 +11,7 @@ export interface InboxLineFacts {
 /**
  * The sentence of a line in 消息通知 (docs/product.md#notifications): what came out, what
  * was bought (a chapter, N chapters, the whole work), who replied, a settled payout, a
- * reviewer's decision on the author's chapter or appeal.
+ * reviewer's decision on the author's chapter or appeal, a followed author's new work.
  */
 export function inboxLineText(line: InboxLineFacts): string {
   const work = line.workTitle ? `《${line.workTitle}》` : "作品";
@@ -35,6 +35,9 @@ export function inboxLineText(line: InboxLineFacts): string {
     case "tip":
       // body: the credits tipped (decision 207).
       return `${who} 打赏了${work} ${line.body ?? ""} 积分`;
+    case "new-work":
+      // A followed author's new work (decision 230).
+      return `你关注的作者 ${line.actorNickname ?? ""} 发布了新作品${work}`;
     case "admin":
       return `管理员消息：${line.body ?? ""}`;
   }

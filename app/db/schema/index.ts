@@ -23,3 +23,4 @@ export * from "./tips";
 export * from "./payouts";
 export * from "./minors";
 export * from "./votes";
+export * from "./follows";

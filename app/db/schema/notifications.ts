@@ -19,11 +19,11 @@ export const notifications = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin", "payout", "review", "tip"] }).notNull(),
+    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin", "payout", "review", "tip", "new-work"] }).notNull(),
     workId: bigint("work_id", { mode: "number" }).references(() => works.id, { onDelete: "cascade" }),
     chapterId: bigint("chapter_id", { mode: "number" }).references(() => chapters.id, { onDelete: "set null" }),
     commentId: bigint("comment_id", { mode: "number" }).references(() => chapterComments.id, { onDelete: "cascade" }),
-    /** Who caused it: the buyer, the replier (null for chapters and administrators). */
+    /** Who caused it: the buyer, the replier, a new work's author (null for chapters and administrators). */
     actorId: uuid("actor_id").references(() => users.id, { onDelete: "set null" }),
     /**
      * chapters: every chapter the line stands for (the inbox counts and links those still
@@ -45,7 +45,7 @@ export const notifications = pgTable(
     readAt: timestamp("read_at", { withTimezone: true }),
   },
   (t) => [
-    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin', 'payout', 'review', 'tip')`),
+    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin', 'payout', 'review', 'tip', 'new-work')`),
     check("notifications_count_positive", sql`${t.count} >= 1`),
     check("notifications_body_length", sql`${t.body} is null or char_length(${t.body}) <= 2000`),
     // One line per user, work and day for new chapters: the delivery adds to it.

@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { notifyAuthorFollowers } from "~/server/community/author-follows.server";
 import { db } from "~/db/client.server";
 import { works } from "~/db/schema";
 import { STUDIO_MESSAGES, type WorkSettingsInput } from "~/schemas/studio";
@@ -78,6 +79,8 @@ export async function updateWorkSettings(
         })
         .where(and(eq(works.id, workId), eq(works.userId, userId)))
         .returning();
+      // A held new work that nothing holds any more goes on its listing: followers hear of it (decision 230).
+      if (locked.reviewListing && !row.reviewListing) await notifyAuthorFollowers(tx, row.id);
       return { work: row, before: locked };
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { notifyAuthorFollowers } from "~/server/community/author-follows.server";
 import { assertCategory } from "~/server/catalog/categories.server";
 import { db, type Executor } from "~/db/client.server";
 import { chapters as chapterRows, txtImports } from "~/db/schema";
@@ -269,6 +270,9 @@ async function publishOnce(userId: string, input: PublishInput, files: PublishFi
     work = await createWork(userId, input, chapterList, coverUrl, async (tx, workId) => {
       await settleNewWork(tx, Number(workId));
       await settleNewWorkListing(tx, Number(workId), metaScreen.held);
+      // The author's followers hear of it now unless it is private (held for review too:
+      // then they hear on approval, applyWorkMeta; decision 230).
+      await notifyAuthorFollowers(tx, Number(workId));
       await record(tx, workId);
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { notifyAuthorFollowers } from "~/server/community/author-follows.server";
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
@@ -138,6 +139,8 @@ export async function applyWorkMeta(tx: Executor, workId: number, meta: WorkMeta
     .update(works)
     .set({ ...meta, pendingMeta: null, ...(work.reviewListing ? { ...work.reviewListing, reviewListing: null } : {}), updatedAt: new Date() })
     .where(eq(works.id, workId));
+  // A held new work goes on its listing: followers hear of it if readers now see it (decision 230).
+  if (work.reviewListing && work.reviewListing.visibility !== "private") await notifyAuthorFollowers(tx, workId);
   return { oldCover: live.coverUrl !== meta.coverUrl ? live.coverUrl : null };
 }
 
