@@ -258,11 +258,12 @@ describe("searching an author's name", () => {
     expect(titles(sorted).sort()).toEqual(["青灯古卷", ...qingdengTitles].sort());
   });
 
-  it("lists one author's works at /works?author=, where their name links, with their name", async () => {
-    const page = await callThroughRoutes(worksLoader, { request: new Request(`http://localhost${authorWorksHref(qingdeng)}`) });
+  it("lists one author's works at /works?author=, with their name (their name links to their page, decision 230)", async () => {
+    expect(authorWorksHref(qingdeng)).toBe(`/authors/${qingdeng}`);
+    const page = await callThroughRoutes(worksLoader, { request: new Request(`http://localhost/works?author=${qingdeng}`) });
     expect(page.author).toEqual({ id: qingdeng, nickname: "青灯Author" });
     expect(titles(page)).toEqual(qingdengTitles);
-    // Every card of theirs links there.
+    // Every card there is theirs.
     expect(page.works.every((w: { userId: string }) => w.userId === qingdeng)).toBe(true);
     // Searching inside them: the query and the author together.
     const within = await callThroughRoutes(worksLoader, { request: new Request(`http://localhost/works?q=${encodeURIComponent("第2卷")}&author=${qingdeng}`) });
