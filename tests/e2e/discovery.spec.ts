@@ -94,18 +94,21 @@ test("an author's name finds their works and links to them; a work offers its ch
   await visit(`/works?q=${encodeURIComponent(nickname)}&page=1`);
   const card = page.getByTestId("work-card").filter({ hasText: title });
   await expect(card).toHaveCount(1);
-  // The card's author name leads to their works.
+  // The card's author name leads to their page with their works (decision 230).
   await card.getByRole("link", { name: nickname }).click();
-  await expect(page).toHaveURL(/\/works\?author=[0-9a-f-]{36}$/);
-  await expect(page.getByRole("heading", { level: 1, name: `${nickname}的作品` })).toBeVisible();
+  await expect(page).toHaveURL(/\/authors\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { level: 1, name: nickname })).toBeVisible();
   await expect(page.getByTestId("work-card").getByRole("heading", { name: title })).toBeVisible();
+  // /works?author= still lists them.
+  await visit(`${new URL(page.url()).pathname.replace(/^\/authors\//, "/works?author=")}`);
+  await expect(page.getByRole("heading", { level: 1, name: `${nickname}的作品` })).toBeVisible();
 
   // The work page announces its feed to browsers and feed readers, and shows it.
   await visit(`/works/${workId}`);
   const feed = `/works/${workId}/feed.xml`;
   await expect(page.locator('head link[rel="alternate"][type="application/atom+xml"]')).toHaveAttribute("href", feed);
   await expect(page.getByRole("link", { name: "订阅章节更新（RSS/Atom）" })).toHaveAttribute("href", feed);
-  await expect(page.getByRole("link", { name: nickname })).toHaveAttribute("href", /^\/works\?author=/);
+  await expect(page.getByRole("link", { name: nickname })).toHaveAttribute("href", /^\/authors\/[0-9a-f-]{36}$/);
   // A chapter announces it too.
   await visit(`/works/${workId}?chapter=2`);
   await expect(page.locator('head link[rel="alternate"][type="application/atom+xml"]')).toHaveAttribute("href", feed);
