@@ -28,6 +28,9 @@ test("a reader turns 青少年模式 on with a PIN: R-18 is gone, a tip over the
   await visit("/settings?tab=display");
   await page.getByText("我已年满 18 周岁").click();
   await page.getByRole("switch", { name: "显示 R-18 内容" }).click();
+  // The switch shows the new state at once; wait for the server's 设置已保存, or leaving the
+  // page can cancel the save (as in settings.spec).
+  await expect(page.getByRole("status")).toHaveText("设置已保存");
   await expect(page.getByRole("switch", { name: "显示 R-18 内容" })).toHaveAttribute("aria-checked", "true");
   await visit(`/works?q=${encodeURIComponent(facts.marker)}&page=1`);
   await expect(page.getByTestId("work-card").filter({ hasText: facts.works.r18 })).toHaveCount(1);
