@@ -4,6 +4,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { sql } from "drizzle-orm";
 import type { TestProject } from "vitest/node";
+import { RELEASE_AT_ONCE } from "../fixtures/release-at-once";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,15 +22,9 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-/**
- * Test files start from a site where chapters go out at once, as before review existed:
- * the tests of review turn the policy on (tests/integration/review.test.ts, decision 196).
- */
+/** The template's site releases chapters at once (tests/fixtures/release-at-once.ts). */
 async function releaseAtOnce(db: { execute: (query: ReturnType<typeof sql>) => Promise<unknown> }): Promise<void> {
-  await db.execute(sql`update site_configs set value = 'off' where key = 'review_new_authors'`);
-  await db.execute(sql`update site_configs set value = '0' where key = 'review_sample_percent'`);
-  // Likewise 实名认证 (decision 205): tests/integration/author-identity.test.ts turns it on.
-  await db.execute(sql`update site_configs set value = 'off' where key = 'identity_required'`);
+  for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
 }
 
 /**
