@@ -26,7 +26,8 @@ export interface LedgerDifference {
     | "payout-tax"
     | "payout-reversal"
     | "tips-paid"
-    | "tips-received";
+    | "tips-received"
+    | "bonuses";
   /** The China-time month a payout check is about ("2026-11"); none for the balances. */
   month?: string;
   /** The stored balance (or, for payments and redeem, what the orders / codes add up to). */
@@ -42,8 +43,9 @@ export interface LedgerDifference {
  * an author's income balance and held amount are the sums of income_transactions, and the
  * held amount is what their pending payout requests ask for (docs/product.md#author-income);
  * the tips a reader gave add up to their 打赏 debits, and the tips an author received to the
- * gross of their 打赏 income rows (docs/product.md#tips-and-fans, decision 207); and the
- * payout statements (decision 209, checkPayoutStatements).
+ * gross of their 打赏 income rows (docs/product.md#tips-and-fans, decision 207); the 全勤奖 paid
+ * add up to the `bonus` income rows (decision 236); and the payout statements (decision 209,
+ * checkPayoutStatements).
  */
 export async function checkLedger(executor?: Executor): Promise<LedgerDifference[]> {
   const db = executor ?? (await import("~/db/client.server")).db;
@@ -66,9 +68,11 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
     ),
     code_sums as (select used_by as user_id, sum(amount) as total from redeem_codes where status = 'used' and used_by is not null group by used_by),
     income_sums as (
-      select user_id, sum(amount) as total, sum(held_change) as held, sum(case when type = 'tip' then gross else 0 end) as tip_gross
+      select user_id, sum(amount) as total, sum(held_change) as held, sum(case when type = 'tip' then gross else 0 end) as tip_gross,
+             sum(case when type = 'bonus' then amount else 0 end) as bonus_income
       from income_transactions group by user_id
     ),
+    bonus_sums as (select user_id, sum(amount) as total from attendance_bonuses group by user_id),
     pending_sums as (select user_id, sum(amount) as total from payout_requests where status = 'pending' group by user_id),
     per_user as (
       select p.id as user_id, p.email,
@@ -80,7 +84,8 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
              coalesce(ai.balance, 0) as income, coalesce(ins.total, 0) as income_ledger,
              coalesce(ai.held, 0) as held, coalesce(ins.held, 0) as held_ledger, coalesce(ps.total, 0) as pending_payouts,
              coalesce(tg.total, 0) as tips_given, coalesce(cs.tipped_out, 0) as tipped_out,
-             coalesce(tr.total, 0) as tips_got, coalesce(ins.tip_gross, 0) as tip_gross
+             coalesce(tr.total, 0) as tips_got, coalesce(ins.tip_gross, 0) as tip_gross,
+             coalesce(bs.total, 0) as bonuses, coalesce(ins.bonus_income, 0) as bonus_income
       from profiles p
       left join credits c on c.user_id = p.id
       left join credit_sums cs on cs.user_id = p.id
@@ -92,17 +97,18 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       left join pending_sums ps on ps.user_id = p.id
       left join tips_given tg on tg.user_id = p.id
       left join tips_got tr on tr.user_id = p.id
+      left join bonus_sums bs on bs.user_id = p.id
     )
     select * from per_user
     where balance <> credit_ledger or tokens <> token_ledger or paid_orders <> paid_in or refunded_orders <> refunded_out
        or used_codes <> redeemed_in
        or income <> income_ledger or held <> held_ledger or held <> pending_payouts
-       or tips_given <> tipped_out or tips_got <> tip_gross
+       or tips_given <> tipped_out or tips_got <> tip_gross or bonuses <> bonus_income
     order by email`);
   type Row = Record<"user_id" | "email", string> &
     Record<"balance" | "credit_ledger" | "tokens" | "token_ledger" | "paid_orders" | "paid_in" | "refunded_orders" | "refunded_out" | "used_codes" | "redeemed_in", string | number> &
     Record<"income" | "income_ledger" | "held" | "held_ledger" | "pending_payouts", string | number> &
-    Record<"tips_given" | "tipped_out" | "tips_got" | "tip_gross", string | number>;
+    Record<"tips_given" | "tipped_out" | "tips_got" | "tip_gross" | "bonuses" | "bonus_income", string | number>;
   const differences: LedgerDifference[] = [];
   for (const row of rowsOf<Row>(result)) {
     const pairs: [LedgerDifference["check"], string | number, string | number][] = [
@@ -116,6 +122,7 @@ export async function checkLedger(executor?: Executor): Promise<LedgerDifference
       ["payouts-held", row.held, row.pending_payouts],
       ["tips-paid", row.tips_given, row.tipped_out],
       ["tips-received", row.tips_got, row.tip_gross],
+      ["bonuses", row.bonuses, row.bonus_income],
     ];
     for (const [check, expected, actual] of pairs) {
       if (Number(expected) !== Number(actual)) {
@@ -219,6 +226,7 @@ const LABELS: Record<LedgerDifference["check"], [string, string]> = {
   "payouts-held": ["提现冻结", "待处理提现申请合计"],
   "tips-paid": ["送出的打赏合计", "打赏扣款流水合计"],
   "tips-received": ["收到的打赏合计", "打赏收入流水（读者支付）合计"],
+  bonuses: ["已发放全勤奖合计", "全勤奖收入流水合计"],
   "payout-gross": ["当月已支付提现（分）", "当月结算单应发合计"],
   "payout-split": ["结算单应发合计", "个税与实发合计"],
   "payout-tax": ["按规则重算的代扣个税", "结算单代扣个税合计"],

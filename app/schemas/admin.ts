@@ -158,6 +158,8 @@ const unbanSchema = z.object({ intent: z.literal("unban") });
 const endSessionsSchema = z.object({ intent: z.literal("end-sessions") });
 /** 先审名单 (docs/product.md#review): "1" puts the author on it, anything else takes them off. */
 const reviewRequiredSchema = z.object({ intent: z.literal("review-required"), required: z.unknown().optional().transform((v) => v === "1") });
+/** 签约状态 (decision 236): the value is checked by setContract. */
+const contractSchema = z.object({ intent: z.literal("contract"), contract: z.string().optional() });
 export const resetPasswordSchema = z.object({ intent: z.literal("password"), password: newPasswordField });
 /** An administrator's message to the user's inbox (docs/product.md#notifications). */
 export const userMessageSchema = z.object({
@@ -173,6 +175,7 @@ export const userActionSchema = z.discriminatedUnion("intent", [
   unbanSchema,
   endSessionsSchema,
   reviewRequiredSchema,
+  contractSchema,
 ]);
 
 export const PROMPT_TYPES = ["free", "imitate", "continue"] as const;

@@ -88,6 +88,7 @@ const NOTICES: Record<string, string> = {
   "review-claimed": "已领取",
   "review-empty": "暂无待审核的稿件",
   "review-required": "已更新该作者的先审设置",
+  contract: "已更新签约状态",
   "identity-claimed": "已领取",
   "identity-empty": "暂无待审核的实名认证",
   "identity-approved": "已通过实名认证",

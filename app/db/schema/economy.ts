@@ -75,7 +75,7 @@ export const authorIncome = pgTable(
   ],
 );
 
-export const INCOME_TRANSACTION_TYPES = ["sale", "tip", "payout_request", "payout_paid", "payout_refused", "payout_returned", "convert"] as const;
+export const INCOME_TRANSACTION_TYPES = ["sale", "tip", "bonus", "payout_request", "payout_paid", "payout_refused", "payout_returned", "convert"] as const;
 export type IncomeTransactionType = (typeof INCOME_TRANSACTION_TYPES)[number];
 
 /**
@@ -101,7 +101,7 @@ export const incomeTransactions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'payout_request', 'payout_paid', 'payout_refused', 'payout_returned', 'convert')`),
+    check("income_transactions_type", sql`${t.type} in ('sale', 'tip', 'bonus', 'payout_request', 'payout_paid', 'payout_refused', 'payout_returned', 'convert')`),
     index("income_transactions_user_created_idx").on(t.userId, t.createdAt, t.id),
     index("income_transactions_work_idx").on(t.workId, t.createdAt),
     // /admin/money's sales and tips by day (moneyByRange): the type and the summed columns in
@@ -110,6 +110,31 @@ export const incomeTransactions = pgTable(
     index("income_transactions_sale_day_idx").on(t.createdAt, t.type, t.gross, t.amount).where(sql`type in ('sale', 'tip')`),
     // Payouts whose money came back, by day (资金报表 and the payouts export, decision 226).
     index("income_transactions_returned_day_idx").on(t.createdAt, t.amount).where(sql`type = 'payout_returned'`),
+  ],
+);
+
+/**
+ * 全勤奖 paid (docs/product.md#contracts, decision 236): one row per author and China-time
+ * month, written with the `bonus` income row in one transaction, so a month is paid once
+ * whichever process runs the job, however often.
+ */
+export const attendanceBonuses = pgTable(
+  "attendance_bonuses",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The China-time month, `YYYY-MM`. */
+    month: text("month").notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    /** The rule it was paid under: 字 published on every day of the month. */
+    minWords: integer("min_words").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "attendance_bonuses_pkey", columns: [t.userId, t.month] }),
+    check("attendance_bonuses_amount_positive", sql`${t.amount} > 0`),
+    check("attendance_bonuses_month", sql`${t.month} ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'`),
   ],
 );
 

@@ -34,10 +34,16 @@ export const users = pgTable(
      * publishing whatever the policy's count says (decision 196).
      */
     reviewRequired: boolean("review_required").notNull().default(false),
+    /**
+     * 签约状态 (docs/product.md#contracts, decision 236): 未签约 `none`, 签约 `signed`, 买断
+     * `buyout`, set by an operator; signed and bought-out authors earn 全勤奖.
+     */
+    contract: text("contract", { enum: ["none", "signed", "buyout"] }).notNull().default("none"),
   },
   (t) => [
     check("users_email_lower", sql`${t.email} = lower(${t.email})`),
     check("users_ban_reason", sql`(${t.bannedAt} IS NULL) = (${t.banReason} IS NULL)`),
+    check("users_contract", sql`${t.contract} in ('none', 'signed', 'buyout')`),
   ],
 );
 

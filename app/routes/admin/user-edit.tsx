@@ -21,6 +21,8 @@ import {
   setReviewRequired,
   updateUserNickname,
 } from "~/server/admin/users.server";
+import { setContract } from "~/server/economy/attendance.server";
+import { CONTRACT_LABELS } from "~/types/contracts";
 import { DomainError, orRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { FORM_TOKEN_MESSAGES, formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
@@ -104,6 +106,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         await setReviewRequired(actor, params.id, value.required);
         return redirect(`/admin/users/${params.id}?notice=review-required`);
       }
+      if (value.intent === "contract") {
+        await setContract(actor, params.id, value.contract);
+        return redirect(`/admin/users/${params.id}?notice=contract`);
+      }
       if (value.intent === "end-sessions") {
         await endUserSessions(actor, params.id);
         return redirect(`/admin/users/${params.id}?notice=sessions-ended`);
@@ -153,7 +159,7 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
       </p>
       <h1>用户详情</h1>
       <QueryNotice />
-      <FormErrors errors={actionData && ["unban", "end-sessions", "review-required"].includes(actionData.intent) ? (actionData.result.error?.[""] ?? undefined) : undefined} />
+      <FormErrors errors={actionData && ["unban", "end-sessions", "review-required", "contract"].includes(actionData.intent) ? (actionData.result.error?.[""] ?? undefined) : undefined} />
       <dl className="admin-facts">
         <dt>邮箱</dt>
         <dd>{user.email}</dd>
@@ -173,7 +179,30 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
         </dd>
         <dt>先审</dt>
         <dd data-testid="user-review-required">{user.reviewRequired ? "在先审名单中：章节须审核通过后发布" : "按审核规则"}</dd>
+        <dt>签约</dt>
+        <dd data-testid="user-contract">{CONTRACT_LABELS[user.contract]}</dd>
       </dl>
+
+      <div className="admin-card">
+        <h2>签约状态</h2>
+        <p className="hint">签约和买断作者可获全勤奖（规则见“稿酬与定价”）；作者在“我的收入”中看到自己的签约状态。</p>
+        <Form method="post" className="admin-inline-form">
+          <input type="hidden" name="intent" value="contract" />
+          <label className="field">
+            <span>签约状态</span>
+            <select name="contract" defaultValue={user.contract}>
+              {Object.entries(CONTRACT_LABELS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <SubmitButton className="btn" pending={busy}>
+            保存签约状态
+          </SubmitButton>
+        </Form>
+      </div>
 
       <div className="admin-card">
         <h2>先审名单</h2>

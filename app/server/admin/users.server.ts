@@ -42,6 +42,7 @@ const userColumns = {
   bannedUntil: users.bannedUntil,
   banReason: users.banReason,
   reviewRequired: users.reviewRequired,
+  contract: users.contract,
 };
 
 /** Users, 30 a page, newest first; `query` matches e-mail or nickname by substring. */

@@ -326,6 +326,8 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
       type: r.type,
       amount: Number(r.amount),
       heldChange: Number(r.heldChange),
+      /** What the reader paid (a sale, a tip) or the bonus: the 平台分成 is gross − amount. */
+      gross: r.type === "sale" || r.type === "tip" || r.type === "bonus" ? Number(r.gross) : null,
       description: r.description,
       createdAt: r.createdAt.toISOString(),
     })),

@@ -26,22 +26,23 @@ export interface Sale {
  */
 export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {
   const share = authorShareOf(gross, settings);
+  await addIncome(tx, authorId, { type: sale.type ?? "sale", amount: share, gross, workId: sale.workId, chapterId: sale.chapterId, description: sale.description });
+  return share;
+}
+
+/** An income row and the balance it adds to (a sale's share, a tip's, a 全勤奖), in `tx`; the author's pages are told on commit. */
+export async function addIncome(
+  tx: Executor,
+  authorId: string,
+  row: { type: "sale" | "tip" | "bonus"; amount: number; gross: number; workId: number | null; chapterId: number | null; description: string },
+): Promise<void> {
   await tx
     .insert(authorIncome)
-    .values({ userId: authorId, balance: share })
+    .values({ userId: authorId, balance: row.amount })
     .onConflictDoUpdate({
       target: authorIncome.userId,
-      set: { balance: sql`${authorIncome.balance} + ${share}`, updatedAt: new Date() },
+      set: { balance: sql`${authorIncome.balance} + ${row.amount}`, updatedAt: new Date() },
     });
-  await tx.insert(incomeTransactions).values({
-    userId: authorId,
-    type: sale.type ?? "sale",
-    amount: share,
-    gross,
-    workId: sale.workId,
-    chapterId: sale.chapterId,
-    description: sale.description,
-  });
+  await tx.insert(incomeTransactions).values({ userId: authorId, ...row });
   await notifyUserChanged(authorId, "income", tx);
-  return share;
 }

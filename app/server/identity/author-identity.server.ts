@@ -11,8 +11,8 @@ import {
   type IdentityInput,
 } from "~/schemas/identity";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
-import { DEFAULT_SITE_CONFIGS } from "~/server/platform/defaults.server";
 import { DomainError } from "~/server/platform/errors.server";
+import { getSiteConfig } from "~/server/platform/site-config.server";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { shanghaiDate } from "~/utils/shanghai-time";
 import { currentIdentityKey, identityKeyRing, IdentityDecryptError, openIdentityValue, sealIdentityValue } from "./identity-crypto.server";
@@ -63,12 +63,7 @@ export interface IdentityPolicy {
 const POLICY_KEYS = { required: "identity_required", sellWithoutKey: "identity_sell_without_key" } as const;
 
 export async function identityPolicy(executor: Executor = db): Promise<IdentityPolicy> {
-  const rows = await executor
-    .select({ key: siteConfigs.key, value: siteConfigs.value })
-    .from(siteConfigs)
-    .where(inArray(siteConfigs.key, Object.values(POLICY_KEYS)));
-  const c: Record<string, string> = { ...DEFAULT_SITE_CONFIGS };
-  for (const r of rows) c[r.key] = r.value;
+  const c = await getSiteConfig(Object.values(POLICY_KEYS), executor);
   return { required: c[POLICY_KEYS.required] === "on", sellWithoutKey: c[POLICY_KEYS.sellWithoutKey] === "on" };
 }
 

@@ -27,6 +27,10 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   author_share_percent: "70",
   whole_book_discount_percent: "0",
   payout_minimum: "100",
+  // 全勤奖 (docs/product.md#contracts, decision 236): signed authors who published at least
+  // this many 字 on every China-time day of a month earn the bonus (credits of income; 0: none).
+  attendance_min_words: "4000",
+  attendance_bonus: "0",
   // 粉丝等级 (docs/product.md#tips-and-fans, decision 207): one level a line, 名称 and the
   // 粉丝值 it starts at, from 0 up; Qidian's names and steps.
   fan_levels: "见习 0\n学徒 500\n弟子 2000\n执事 5000\n舵主 10000\n堂主 20000\n护法 30000\n长老 50000\n掌门 70000\n宗师 100000\n盟主 200000",

@@ -1,12 +1,15 @@
 import { inArray } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { db, type Executor } from "~/db/client.server";
 import { siteConfigs } from "~/db/schema";
 import { DEFAULT_SITE_CONFIGS } from "./defaults.server";
 import { subscribe } from "./events.server";
 
-/** Site configuration values by key, read now; a missing key falls back to its default (or ""). */
-export async function getSiteConfig<K extends string>(keys: readonly K[]): Promise<Record<K, string>> {
-  const rows = await db
+/**
+ * Site configuration values by key, read now (in `executor`'s transaction when given); a
+ * missing key falls back to its default (or "").
+ */
+export async function getSiteConfig<K extends string>(keys: readonly K[], executor: Executor = db): Promise<Record<K, string>> {
+  const rows = await executor
     .select({ key: siteConfigs.key, value: siteConfigs.value })
     .from(siteConfigs)
     .where(inArray(siteConfigs.key, keys as unknown as string[]));

@@ -6,6 +6,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { economySettingsFormSchema, payoutTaxRuleSchema } from "~/schemas/admin";
 import { identityPolicySchema } from "~/schemas/identity";
 import { identityEnabled, identityPolicy, saveIdentityPolicy } from "~/server/identity/author-identity.server";
+import { attendanceSettings, saveAttendanceSettings } from "~/server/economy/attendance.server";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/economy";
@@ -15,13 +16,13 @@ import { useIsPending } from "~/components/ui/use-is-pending";
 /**
  * 稿酬与定价 (docs/product.md#paying-by-chapter): the default 千字价 and its range, the
  * author's share, 购买全部's discount and the smallest payout; 提现代扣个税's rule (decision 209);
- * 实名认证's switches (decision 205).
+ * 实名认证's switches (decision 205); 全勤奖's rule (decision 236).
  */
 export const meta: Route.MetaFunction = () => [{ title: "稿酬与定价 - 管理后台" }];
 
 export async function loader() {
-  const [settings, identity, taxRule] = await Promise.all([getEconomySettings(), identityPolicy(), payoutTaxRule()]);
-  return { ...settings, identity, identityEnabled: identityEnabled(), taxRule };
+  const [settings, identity, taxRule, attendance] = await Promise.all([getEconomySettings(), identityPolicy(), payoutTaxRule(), attendanceSettings()]);
+  return { ...settings, identity, identityEnabled: identityEnabled(), taxRule, attendance };
 }
 
 const FIELDS = [
@@ -41,6 +42,16 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (sent.status !== "success") return data({ field: null, error: "未知操作" }, { status: 400 });
     await saveIdentityPolicy(adminActorOf(context), { required: sent.value.required, sellWithoutKey: sent.value.sellWithoutKey });
     return redirect("/admin/settings/economy?notice=saved");
+  }
+  // 全勤奖 (decision 236): its own form on this page.
+  if (form.get("intent") === "attendance") {
+    return replyOnDomainError(
+      async () => {
+        await saveAttendanceSettings(adminActorOf(context), { minWords: form.get("minWords"), bonus: form.get("bonus") });
+        return redirect("/admin/settings/economy?notice=saved");
+      },
+      (error) => ({ field: error.field ?? null, error: error.message }),
+    );
   }
   // 提现代扣个税 (decision 209): its own form on this page.
   if (form.get("intent") === "tax") {
@@ -83,6 +94,22 @@ export default function EconomySettings({ loaderData, actionData }: Route.Compon
           </label>
         ))}
         <p className="hint">作者分成按每笔收入向下取整；购买全部的优惠从章节价格之和中扣除（向下取整）。</p>
+        <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
+          保存
+        </SubmitButton>
+      </Form>
+      <h2>全勤奖</h2>
+      <Form method="post" className="admin-card" noValidate>
+        <input type="hidden" name="intent" value="attendance" />
+        <label className="field">
+          <span>每日发布字数不少于（字）</span>
+          <input name="minWords" inputMode="numeric" defaultValue={loaderData.attendance.minWords} aria-invalid={error?.field === "minWords"} />
+        </label>
+        <label className="field">
+          <span>全勤奖金额（积分，计入作者收入；0 表示不发放）</span>
+          <input name="bonus" inputMode="numeric" defaultValue={loaderData.attendance.bonus} aria-invalid={error?.field === "bonus"} />
+        </label>
+        <p className="hint">签约或买断作者在一个自然月（北京时间）的每一天都发布了不少于上述字数的正文章节（请假条、作品相关不计），次月初自动发放一次。修改只影响之后发放的月份。</p>
         <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">
           保存
         </SubmitButton>

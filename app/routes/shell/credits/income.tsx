@@ -11,6 +11,8 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { userContext } from "~/middleware/guards.server";
 import { convertIncomeToCredits, incomeOverview, requestPayout } from "~/server/economy/income.server";
+import { attendanceOverview } from "~/server/economy/attendance.server";
+import { CONTRACT_LABELS } from "~/types/contracts";
 import { identityNeeded } from "~/server/identity/author-identity.server";
 import { currentPayoutAccount } from "~/server/identity/payout-accounts.server";
 import { PAYOUT_ACCOUNT_KIND_LABELS } from "~/schemas/payout-account";
@@ -23,7 +25,9 @@ import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
  * 我的收入 (docs/product.md#author-income): the income balance and what is held by pending
- * payouts, income by work, by chapter and by day, the income ledger, 提现申请 and 转为积分.
+ * payouts, the 签约状态 and this month's 全勤 (decision 236), income by work, by chapter and by
+ * day, the income ledger with each sale's, tip's and bonus's gross and platform share,
+ * 提现申请 and 转为积分.
  * Live: a sale announces itself to the author's open pages (the `income` user event).
  */
 export const meta: Route.MetaFunction = () => [{ title: "我的收入 - 砚台" }];
@@ -34,6 +38,7 @@ export const handle = { creates: ["payout"] };
 const TYPE_LABELS = {
   sale: "作品收入",
   tip: "打赏收入",
+  bonus: "全勤奖",
   payout_request: "提现申请",
   payout_paid: "提现完成",
   payout_refused: "提现退回",
@@ -43,14 +48,15 @@ const TYPE_LABELS = {
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const user = context.get(userContext);
-  const [overview, flash, needsIdentity, account] = await Promise.all([
+  const [overview, flash, needsIdentity, account, attendance] = await Promise.all([
     incomeOverview(user.id, parsePage(url.searchParams.get("page"))),
     takeFlash(request, url),
     identityNeeded(user.id),
     currentPayoutAccount(user.id),
+    attendanceOverview(user.id),
   ]);
   const accountLabel = account ? [PAYOUT_ACCOUNT_KIND_LABELS[account.kind], account.bankName, account.accountMasked, `（${account.holderMasked}）`].filter(Boolean).join(" ") : null;
-  return data({ ...overview, needsIdentity, accountLabel, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
+  return data({ ...overview, attendance, needsIdentity, accountLabel, notice: flash.notice, formToken: newFormToken() }, flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -102,6 +108,7 @@ export default function Income({ actionData }: Route.ComponentProps) {
           <strong>{page.authorSharePercent}%</strong>
         </div>
       </div>
+      <AttendanceLine attendance={page.attendance} />
       <div className="income-forms">
         <Form method="post" className="card form">
           <h2>提现申请</h2>
@@ -266,13 +273,15 @@ export default function Income({ actionData }: Route.ComponentProps) {
               <th>时间</th>
               <th>类型</th>
               <th>说明</th>
+              <th>金额</th>
+              <th>平台分成</th>
               <th>收入变动</th>
             </tr>
           </thead>
           <tbody>
             {page.ledger.length === 0 ? (
               <tr>
-                <td colSpan={4}>暂无记录</td>
+                <td colSpan={6}>暂无记录</td>
               </tr>
             ) : (
               page.ledger.map((r) => (
@@ -280,6 +289,8 @@ export default function Income({ actionData }: Route.ComponentProps) {
                   <td>{formatShanghaiSeconds(r.createdAt)}</td>
                   <td>{TYPE_LABELS[r.type]}</td>
                   <td>{r.description}</td>
+                  <td>{r.gross ?? "—"}</td>
+                  <td>{r.gross === null ? "—" : r.gross - r.amount}</td>
                   <td>{r.amount > 0 ? `+${r.amount}` : r.amount}</td>
                 </tr>
               ))
@@ -289,5 +300,20 @@ export default function Income({ actionData }: Route.ComponentProps) {
       </TableScroll>
       <Pagination page={page.ledgerPage} pageCount={page.ledgerPageCount} hrefFor={(p) => `/income?page=${p}`} />
     </section>
+  );
+}
+
+/** 签约状态 and this month's 全勤 so far (decision 236). */
+function AttendanceLine({ attendance: a }: { attendance: ReturnType<typeof useLoaderData<typeof loader>>["attendance"] }) {
+  const signed = a.contract !== "none";
+  return (
+    <p className="notice" data-testid="income-contract">
+      签约状态：{CONTRACT_LABELS[a.contract]}
+      {a.bonus <= 0
+        ? null
+        : signed
+          ? `。全勤奖：本月每天发布不少于 ${a.minWords} 字，次月初发放 ${a.bonus}；本月已达标 ${a.daysMet}/${a.daysSoFar} 天${a.todayMet ? "（今天已达标）" : "（今天尚未达标）"}${a.onTrack ? "" : "，本月已无法获得全勤奖"}。`
+          : `。签约作者每月每天发布不少于 ${a.minWords} 字可获全勤奖 ${a.bonus}。`}
+    </p>
   );
 }
