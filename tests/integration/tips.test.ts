@@ -83,7 +83,7 @@ describe("打赏", () => {
     expect((await recentTips(workId)).map((t) => [t.amount, t.message])).toEqual([[500, "写得真好"]]);
     const ranking = await fanRanking(workId, reader.id);
     expect(ranking.fans.map((f) => [f.userId, f.fanValue, f.level])).toEqual([[reader.id, 500, "学徒"]]);
-    expect(ranking.viewer).toEqual({ fanValue: 500, level: "学徒", place: 1 });
+    expect(ranking.viewer).toEqual({ fanValue: 500, level: "学徒", place: 1, outside: null });
     expect(await checkLedger(db)).toEqual([]);
   });
 
@@ -187,12 +187,12 @@ describe("粉丝值 and levels", () => {
     await purchaseAllChapters(reader.id, workId); // the other two: 20
     await tip(reader.id, { workId, amount: "470" });
     const ranking = await fanRanking(workId, reader.id);
-    expect(ranking.viewer).toEqual({ fanValue: 500, level: "学徒", place: 1 });
+    expect(ranking.viewer).toEqual({ fanValue: 500, level: "学徒", place: 1, outside: null });
 
     const [wholeId] = await insertWorks([{ userId: author.id, title: "全本", visibility: "public-vip", price: 1999 }]);
     await purchaseWork(reader.id, wholeId);
     await tip(reader.id, { workId: wholeId, amount: "1" });
-    expect((await fanRanking(wholeId, reader.id)).viewer).toEqual({ fanValue: 2000, level: "弟子", place: 1 });
+    expect((await fanRanking(wholeId, reader.id)).viewer).toEqual({ fanValue: 2000, level: "弟子", place: 1, outside: null });
     expect(await checkLedger(db)).toEqual([]);
   });
 
@@ -211,6 +211,10 @@ describe("粉丝值 and levels", () => {
       [a.id, 500, "学徒", 3],
     ]);
     expect(ranking.viewer?.place).toBe(2);
+    // A reader's own place is counted only so far (1,000 on the site): beyond it, 未进入前 N 名.
+    expect((await fanRanking(workId, a.id, { placeWithin: 2 })).viewer).toMatchObject({ place: null, outside: 2 });
+    expect((await fanRanking(workId, c.id, { placeWithin: 2 })).viewer).toMatchObject({ place: 2, outside: null });
+    expect((await fanRanking(workId, author.id, { placeWithin: 2 })).viewer).toMatchObject({ fanValue: 0, place: null, outside: null });
     expect(ranking.levels.map((l) => l.name)).toEqual(["见习", "学徒", "弟子", "执事", "舵主", "堂主", "护法", "长老", "掌门", "宗师", "盟主"]);
     expect(ranking.levels.map((l) => l.threshold)).toEqual([0, 500, 2000, 5000, 10000, 20000, 30000, 50000, 70000, 100000, 200000]);
 

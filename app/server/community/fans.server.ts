@@ -141,10 +141,18 @@ export async function fanLevelsOf(workId: number, userIds: string[]): Promise<Ma
 const FAN_RANKING_SIZE = 50;
 
 /**
- * A work's 粉丝榜: its top fans by 粉丝值 (ties: who reached it first... by id, stable), with
- * nickname and level, and the viewer's own value and place when they have one.
+ * The places a reader's own 第 N 名 is counted to (decision 207, amended): beyond it the page
+ * says 未进入前 1000 名, so the count reads at most this many index entries however many fans
+ * a work has (docs/benchmarks.md#votes-tips-and-their-rankings).
  */
-export async function fanRanking(workId: number, viewerId: string | null, limit = FAN_RANKING_SIZE) {
+const FAN_PLACE_WITHIN = 1000;
+
+/**
+ * A work's 粉丝榜: its top fans by 粉丝值 (ties: who reached it first... by id, stable), with
+ * nickname and level, and the viewer's own value and place when they have one: `place` within
+ * the first `placeWithin`, else null with `outside` = placeWithin.
+ */
+export async function fanRanking(workId: number, viewerId: string | null, { limit = FAN_RANKING_SIZE, placeWithin = FAN_PLACE_WITHIN } = {}) {
   const [rows, levels, mine] = await Promise.all([
     db
       .select({ userId: workFans.userId, value: workFans.fanValue, nickname: profiles.nickname, avatarUrl: profiles.avatarUrl })
@@ -158,8 +166,8 @@ export async function fanRanking(workId: number, viewerId: string | null, limit 
       ? db
           .select({
             value: sql<number>`mine.fan_value`,
-            // The fans above the viewer, counted on the ranking index.
-            place: sql<number>`(select count(*)::int + 1 from work_fans above where above.work_id = ${workId} and above.fan_value > mine.fan_value)`,
+            // The fans above the viewer, counted on the ranking index up to the bound.
+            above: sql<number>`(select count(*)::int from (select 1 from work_fans above where above.work_id = ${workId} and above.fan_value > mine.fan_value limit ${placeWithin}) t)`,
           })
           .from(sql`work_fans mine`)
           .where(sql`mine.work_id = ${workId} and mine.user_id = ${viewerId}`)
@@ -175,10 +183,14 @@ export async function fanRanking(workId: number, viewerId: string | null, limit 
   }));
   const own = mine[0];
   const viewerValue = own ? Number(own.value) : 0;
+  const ranked = own !== undefined && viewerValue > 0;
+  const inside = ranked && Number(own.above) < placeWithin;
   return {
     fans,
     levels,
-    viewer: viewerId ? { fanValue: viewerValue, level: fanLevelOf(viewerValue, levels), place: own && viewerValue > 0 ? Number(own.place) : null } : null,
+    viewer: viewerId
+      ? { fanValue: viewerValue, level: fanLevelOf(viewerValue, levels), place: inside ? Number(own.above) + 1 : null, outside: ranked && !inside ? placeWithin : null }
+      : null,
   };
 }
 

@@ -172,7 +172,7 @@ export async function tipPage(user: NonNullable<Viewer>, workId: number, chapter
   const target = chapterOrder === null ? null : await tipNoticeTarget(user, workId, chapterOrder);
   const [[account], fans] = await Promise.all([
     db.select({ balance: credits.balance }).from(credits).where(eq(credits.userId, user.id)),
-    fanRanking(workId, user.id, 0),
+    fanRanking(workId, user.id, { limit: 0 }),
   ]);
   return {
     work: { id: view.work.id, title: view.work.title, authorNickname: view.author.nickname },

@@ -27,7 +27,7 @@ export default function FansPage() {
       {page.viewer && !page.isOwner ? (
         <p data-testid="my-fan-level">
           我的粉丝值 {page.viewer.fanValue} · 等级 {page.viewer.level}
-          {page.viewer.place !== null ? ` · 第 ${page.viewer.place} 名` : ""}
+          {page.viewer.place !== null ? ` · 第 ${page.viewer.place} 名` : page.viewer.outside !== null ? ` · 未进入前 ${page.viewer.outside} 名` : ""}
           {" · "}
           <Link to={`/works/${page.work.id}/tip`}>打赏作品</Link>
         </p>

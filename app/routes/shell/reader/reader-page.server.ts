@@ -250,7 +250,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // 评分 and the way to the 书评区 (docs/product.md#book-reviews).
     ratingSummary(work.id),
     // 粉丝榜's top and the latest tips (decision 207).
-    fanRanking(work.id, null, WORK_PAGE_FANS),
+    fanRanking(work.id, null, { limit: WORK_PAGE_FANS }),
     recentTips(work.id, WORK_PAGE_FANS),
   ]);
   const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
