@@ -279,6 +279,34 @@ describe("替换 words masked for readers, 审核 words held", () => {
     expect(await maskText("援交和加微信")).toBe("＊＊和加微信");
   });
 
+  it("stores titles, descriptions and tags masked, so every page, feed and export shows them masked (decision 237)", async () => {
+    const author = await createUser();
+    const base = { status: "ongoing" as const, description: "讲援交的简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
+    const serial = await publishWork(author.id, { ...base, type: "series", title: "援交连载", chapterTitle: "第一章 援 交", chapterContent: "正文" }, { cover: null, txt: null });
+    const stored = async (id: number) => (await db.select({ title: works.title, description: works.description, tags: works.tags }).from(works).where(eq(works.id, id)))[0];
+    expect(await stored(serial.id)).toEqual({ title: "＊＊连载", description: "讲＊＊的简介", tags: [] });
+    const titles = async (workId: number) => (await db.select({ title: chapters.title }).from(chapters).where(eq(chapters.workId, workId)).orderBy(chapters.position)).map((r) => r.title);
+    expect(await titles(serial.id)).toEqual(["第一章 ＊ ＊"]);
+
+    // A TXT's chapter titles: in the preview the author sees and in the work published.
+    const upload = (text: string) => ({ name: "书.txt", type: "text/plain", size: Buffer.byteLength(text), chunks: [new TextEncoder().encode(text)] });
+    const txt = "####\n第一章 援交\n正文\n####\n第二章\n正文\n";
+    expect((await previewTxt(author.id, upload(txt), "####")).chapters.map((c) => c.title)).toEqual(["第一章 ＊＊", "第二章"]);
+    const imported = await publishWork(author.id, { ...base, status: "completed", type: "multi_chapter", title: "导入", separator: "####" }, { cover: null, txt: upload(txt) });
+    expect(await titles(imported.id)).toEqual(["第一章 ＊＊", "第二章"]);
+
+    // The settings page, and a chapter's title on every write: insert, 保存, rename.
+    const settings = { title: "新名援交", description: "援交", rating: "all_ages" as const, isAiGenerated: false, tags: ["援交", "仙侠"], cover: "keep" as const };
+    await updateWorkSettings(author.id, imported.id, settings, null);
+    expect(await stored(imported.id)).toEqual({ title: "新名＊＊", description: "＊＊", tags: ["＊＊", "仙侠"] });
+    const added = await insertChapter(author.id, serial.id, { title: "援交之夜", content: "正文" }, "end");
+    expect((await titles(serial.id))[1]).toBe("＊＊之夜");
+    await saveChapter(author.id, serial.id, added, { kind: "save", content: "正文二", title: "又是援交" });
+    expect((await titles(serial.id))[1]).toBe("又是＊＊");
+    await renameChapter(author.id, serial.id, added, "援交三");
+    expect((await titles(serial.id))[1]).toBe("＊＊三");
+  });
+
   it("a 审核 word holds the text (recorded nowhere yet: the review queue comes later)", async () => {
     const result = await screenText("加 微 信 领取");
     expect(result).toMatchObject({ forbidden: [], held: true });

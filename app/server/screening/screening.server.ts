@@ -187,7 +187,7 @@ export interface ScreenedField {
  * and whether any word of the list is in it (a trusted author's chapter with a hit is drawn
  * for 跟踪审读, decision 206).
  */
-export type FieldScreener = (field: ScreenedField) => FieldScreen;
+export type FieldScreener = (field: ScreenedField) => FieldScreen & { masked: string };
 
 export interface FieldScreen {
   held: boolean;
@@ -196,16 +196,17 @@ export interface FieldScreen {
 
 /**
  * The check `refuseForbidden` makes, against this process's list as it is now, to call
- * synchronously (over chapters as a TXT is parsed, one at a time).
+ * synchronously (over chapters as a TXT is parsed, one at a time); `masked` is the text with
+ * its 替换 words masked, as a title is stored (decision 237).
  */
 export async function fieldScreener(): Promise<FieldScreener> {
   const matcher = await currentMatcher();
   return ({ label, field, text }) => {
-    if (!text || matcher.size === 0) return { held: false, hit: false };
+    if (!text || matcher.size === 0) return { held: false, hit: false, masked: text ?? "" };
     const hits = matcher.find(text);
     const forbidden = [...new Set(hits.sort((a, b) => a.start - b.start).filter((h) => h.level === "forbid").map((h) => h.word))];
     if (forbidden.length > 0) throw new DomainError(SCREENING_MESSAGES.refused(label, forbidden), 400, field);
-    return { held: hits.some((h) => h.level === "review"), hit: hits.length > 0 };
+    return { held: hits.some((h) => h.level === "review"), hit: hits.length > 0, masked: maskHits(text, hits.filter((h) => h.level === "replace")) };
   };
 }
 

@@ -9,7 +9,7 @@ import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
-import { chapterNotFound, checkAuthorNote, checkTitle, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
+import { chapterNotFound, checkAuthorNote, chapterTitleOf, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
 import { holdEdit, reviewFollowsText, settleRelease, withdrawEdit } from "./review.server";
 import { readyScreening } from "~/server/screening/screening.server";
 
@@ -70,7 +70,7 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
   else if (save.kind !== "restore") checkContent(save.content);
   checkRevision(save.baseRevision);
   const note = (save.kind === "save" || save.kind === "autosave") && save.authorNote !== undefined ? checkAuthorNote(save.authorNote) : undefined;
-  const title = save.kind === "save" && save.title !== undefined ? checkTitle(save.title) : undefined;
+  const title = save.kind === "save" && save.title !== undefined ? await chapterTitleOf(save.title) : undefined;
   // The text is screened under the work's lock below: the matcher is built before it.
   await readyScreening();
   const outcome = await db.transaction(async (tx) => {

@@ -16,7 +16,7 @@ import { isPublished } from "~/server/catalog/chapter-numbers.server";
 import { readyScreening } from "~/server/screening/screening.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import type { ManagerRow } from "~/types/studio";
-import { refuseForbidden, type FieldScreen } from "~/server/screening/screening.server";
+import { maskTexts, refuseForbidden, type FieldScreen } from "~/server/screening/screening.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 
@@ -89,11 +89,19 @@ async function announce(tx: Executor, workId: number): Promise<void> {
   await publish({ topic: "work", workId }, tx);
 }
 
-export function checkTitle(title: string): string {
+function checkTitle(title: string): string {
   const t = title.trim();
   if (!t) throw new DomainError(STUDIO_MESSAGES.chapterTitle, 400, "title");
   if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.chapterTitleTooLong, 400, "title");
   return t;
+}
+
+/**
+ * A chapter title checked (1 to 100 characters) and as readers will see it: its 替换 words
+ * masked with ＊ when written (decision 237). Screened for 禁止 and 审核 words by screenChapter.
+ */
+export async function chapterTitleOf(title: string): Promise<string> {
+  return (await maskTexts([checkTitle(title)]))[0];
 }
 
 /** 作者的话 (decision 202): at most AUTHOR_NOTE_MAX characters, no control characters. */
@@ -257,7 +265,7 @@ export async function insertChapter(
     record?: RecordResult;
   } = {},
 ): Promise<number> {
-  const title = checkTitle(input.title);
+  const title = await chapterTitleOf(input.title);
   const authorNote = checkAuthorNote(input.authorNote ?? "");
   const kind = input.kind ?? "chapter";
   if (!(CHAPTER_KINDS as readonly string[]).includes(kind)) throw new DomainError(STUDIO_MESSAGES.kindInvalid, 400, "kind");
@@ -367,7 +375,7 @@ export async function deleteChapter(userId: string, workId: number, chapterId: n
 
 /** Renames a chapter (1 to 100 characters). */
 export async function renameChapter(userId: string, workId: number, chapterId: number, title: string): Promise<"renamed" | "held"> {
-  const t = checkTitle(title);
+  const t = await chapterTitleOf(title);
   await screenChapter(t, null);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);

@@ -8,7 +8,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { deleteStoredImage, ImageError, storeCover } from "~/server/platform/images.server";
 import { assertCategory } from "~/server/catalog/categories.server";
 import { getOwnedWork, type Work } from "~/server/catalog/works.server";
-import { refuseForbidden, type ScreenedField } from "~/server/screening/screening.server";
+import { maskTexts, refuseForbidden, type ScreenedField } from "~/server/screening/screening.server";
 import { authorsMeta, settleWorkMeta } from "./work-review.server";
 
 /**
@@ -30,6 +30,7 @@ export async function updateWorkSettings(
   const current = await getOwnedWork(userId, workId);
   // A 审核 word in the title, description or tags holds the change for review (decision 214).
   const screen = await refuseForbidden(workFields(input));
+  input = await maskWorkFields(input);
   if (input.status && input.status !== current.status && current.type !== "series") {
     throw new DomainError(STUDIO_MESSAGES.statusSeriesOnly, 400, "status");
   }
@@ -106,4 +107,20 @@ export function workFields(input: { title?: string | null; description?: string 
     { label: "作品简介", field: "description", text: input.description },
     ...(input.tags ?? []).map((tag) => ({ label: "标签", field: "tags", text: tag })),
   ];
+}
+
+/**
+ * The title, description and tags as readers will see them: 替换 words masked with ＊ when
+ * written (decision 237), so every page, feed and export that shows them shows the masked
+ * text without masking of its own.
+ */
+export async function maskWorkFields<T extends { title?: string | null; description?: string | null; tags?: readonly string[] | null }>(input: T): Promise<T> {
+  const tags = input.tags ?? [];
+  const [title, description, ...masked] = await maskTexts([input.title ?? "", input.description ?? "", ...tags]);
+  return {
+    ...input,
+    title: input.title == null ? input.title : title,
+    description: input.description == null ? input.description : description,
+    tags: input.tags == null ? input.tags : masked,
+  };
 }

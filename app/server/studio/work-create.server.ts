@@ -14,7 +14,7 @@ import { GAP } from "~/server/catalog/chapter-positions.server";
 import { createWork, getOwnedWork, type ChapterInput, type ChapterInserter, type Work } from "~/server/catalog/works.server";
 import { oncePerFormToken, type RecordResult } from "~/server/platform/form-tokens.server";
 import { fieldScreener, refuseForbidden, type FieldScreener } from "~/server/screening/screening.server";
-import { workFields } from "./settings.server";
+import { maskWorkFields, workFields } from "./settings.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { settleNewWork } from "./review.server";
@@ -74,9 +74,10 @@ function streamTxtFile(bytes: TxtBytes, separator: string, screen: FieldScreener
       let n = 0;
       for (const chapter of chapters) {
         n++;
-        screen({ label: `第${n}章的标题`, field: "txt", text: chapter.title });
+        const title = screen({ label: `第${n}章的标题`, field: "txt", text: chapter.title }).masked;
         screen({ label: `第${n}章「${chapter.title}」的正文`, field: "txt", text: chapter.content });
-        yield chapter;
+        // A title is stored as readers will see it: its 替换 words masked (decision 237).
+        yield { ...chapter, title };
       }
     } catch (error) {
       throw asFieldError(error);
@@ -223,10 +224,10 @@ async function chaptersFor(userId: string, input: PublishInput, files: PublishFi
     return [{ title: "正文", content: input.content ?? "" }];
   }
   if (input.type === "series") {
-    screen({ label: "章节标题", field: "chapterTitle", text: input.chapterTitle });
+    const title = screen({ label: "章节标题", field: "chapterTitle", text: input.chapterTitle?.trim() }).masked;
     if (input.chapterContent && isOnlyInvisible(input.chapterContent)) throw new DomainError(STUDIO_MESSAGES.contentInvisible, 400, "chapterContent");
     screen({ label: "章节正文", field: "chapterContent", text: input.chapterContent });
-    return [{ title: input.chapterTitle?.trim() ?? "", content: input.chapterContent ?? "" }];
+    return [{ title, content: input.chapterContent ?? "" }];
   }
   // A staged import was screened when it was previewed (previewTxt).
   if (files.txt) return streamTxtFile(files.txt.chunks, input.separator ?? DEFAULT_SEPARATOR, screen);
@@ -253,6 +254,7 @@ export async function publishWork(userId: string, input: PublishInput, files: Pu
 async function publishOnce(userId: string, input: PublishInput, files: PublishFiles, record: RecordResult): Promise<Work> {
   // A 审核 word in the title, description or tags holds the new work's listing (decision 214).
   const metaScreen = await refuseForbidden(workFields(input));
+  input = await maskWorkFields(input);
   if (input.categoryId !== undefined && input.categoryId !== null) await assertCategory(input.categoryId);
   const chapterList = await chaptersFor(userId, input, files);
   let coverUrl: string | null = null;
