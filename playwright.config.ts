@@ -21,6 +21,8 @@ const port = Number(process.env.E2E_PORT ?? 3107);
 const aiPort = Number((process.env.E2E_AI_PORT ??= "3198"));
 const gatewayPort = Number((process.env.E2E_GATEWAY_PORT ??= "3108"));
 const baseURL = `http://127.0.0.1:${port}`;
+/** Specs that change a setting of the whole site: they run last (the *-switches projects below). */
+const SITE_SWITCHES = /sms-verification\.spec\.ts$/;
 const databaseUrl = process.env.DATABASE_URL?.trim();
 
 // Debian's Chromium; Playwright must never download a browser. Its old headless shell
@@ -68,9 +70,19 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    { name: "chromium", use: { ...chromium } },
+    { name: "chromium", testIgnore: SITE_SWITCHES, use: { ...chromium } },
     // docs/product.md D2: the key forms work without JavaScript. Tests tagged @nojs run here too.
-    { name: "chromium-nojs", grep: /@nojs/, use: { ...chromium, javaScriptEnabled: false } },
+    { name: "chromium-nojs", grep: /@nojs/, testIgnore: SITE_SWITCHES, use: { ...chromium, javaScriptEnabled: false } },
+    // Specs that turn a site-wide switch on (后台实名, decision 235) run after every other
+    // spec, so no other spec's commenter meets it; with and without JavaScript, one after the other.
+    { name: "chromium-switches", testMatch: SITE_SWITCHES, dependencies: ["chromium", "chromium-nojs"], use: { ...chromium } },
+    {
+      name: "chromium-nojs-switches",
+      testMatch: SITE_SWITCHES,
+      grep: /@nojs/,
+      dependencies: ["chromium-switches"],
+      use: { ...chromium, javaScriptEnabled: false },
+    },
   ],
   webServer: [
     // The fake AI provider and epay gateway speak the real wire protocols over HTTP.

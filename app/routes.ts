@@ -114,6 +114,8 @@ export default [
       route("settings/nickname", "routes/shell/settings/nickname.tsx"),
       route("settings/pixiv-id", "routes/shell/settings/pixiv-id.tsx"),
       route("settings/password", "routes/shell/settings/password.tsx"),
+      // 绑定手机号 by a code (后台实名, docs/product.md#phone-verification, decision 235).
+      route("settings/phone", "routes/shell/settings/phone.tsx"),
       // 阅读App（OPDS）: the reader's tokens for the catalog (decision 201).
       route("settings/opds", "routes/shell/settings/opds.tsx"),
       // 实名认证 (docs/product.md#author-identity): status, the form, masked values after.

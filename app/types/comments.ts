@@ -40,6 +40,8 @@ export interface CommentThread {
   total: number;
   page: number;
   pageCount: number;
+  /** The viewer must bind a phone before posting (后台实名 on, none bound; decision 235). */
+  phoneNeeded: boolean;
 }
 
 /** What the thread page's loader gives the reader's thread dialog (routes/shell/reader/comments.tsx). */

@@ -56,6 +56,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   "settings.economy": "修改稿酬与定价",
   "settings.attendance": "修改全勤奖规则",
   "settings.identity": "修改实名认证要求",
+  "settings.phone": "修改评论实名（绑定手机号）要求",
   "settings.payout_tax": "修改提现代扣个税方式",
   "settings.fans": "修改粉丝等级",
   "settings.minors": "修改青少年模式设置",

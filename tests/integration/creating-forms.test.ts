@@ -99,6 +99,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/shell/settings/avatar.tsx": "replaces the avatar",
   "routes/shell/settings/nickname.tsx": "profile setting",
   "routes/shell/settings/password.tsx": "password change",
+  "routes/shell/settings/phone.tsx":
+    "获取验证码 replayed within a minute is refused (one code a minute per number), later it sends a new code that replaces the first; 绑定 replayed finds its code used (decision 235)",
   "routes/shell/settings/pixiv-id.tsx": "profile setting",
   "routes/shell/settings/settings.tsx": "profile settings",
   "routes/shell/studio/chapter-autosave.ts": "saves the editor's text over the chapter",

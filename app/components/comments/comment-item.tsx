@@ -33,9 +33,12 @@ function CommentItem({
   replyToken,
   reply = false,
   inDialog = false,
+  mayReply = true,
 }: {
   c: CommentItemData;
   signedIn: boolean;
+  /** False while the reader must bind a phone first (decision 235): no reply box. */
+  mayReply?: boolean;
   isOwner: boolean;
   action: string;
   answer?: CommentAnswer;
@@ -107,7 +110,7 @@ function CommentItem({
         ) : (
           <span className="muted">赞 {c.likeCount}</span>
         )}
-        {signedIn && !reply && !c.hidden && !c.held ? (
+        {signedIn && mayReply && !reply && !c.hidden && !c.held ? (
           <details className="comment-more">
             <summary className="btn btn-small">回复{c.replyCount > 0 ? ` ${c.replyCount}` : ""}</summary>
             <F method="post" action={action} className="comment-form" ref={replyForm}>
@@ -176,6 +179,7 @@ function CommentItem({
 export function CommentList(props: {
   comments: CommentItemData[];
   signedIn: boolean;
+  mayReply?: boolean;
   isOwner: boolean;
   action: string;
   answer?: CommentAnswer;

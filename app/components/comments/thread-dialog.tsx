@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
+import { PhoneNeeded } from "./phone-needed";
 import { authHref } from "~/components/shell/auth-links";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
@@ -86,7 +87,9 @@ export function ThreadDialog({
               {t.paragraph.text}
             </blockquote>
           ) : null}
-          {t.signedIn ? (
+          {t.signedIn && t.phoneNeeded ? (
+            <PhoneNeeded />
+          ) : t.signedIn ? (
             <post.Form method="post" action={href} className="comment-form" aria-label="写段评" ref={form}>
               <input type="hidden" name="enhanced" value="1" />
               <input type="hidden" name="intent" value="post" />
@@ -122,7 +125,7 @@ export function ThreadDialog({
             <span className="muted">共 {t.total} 条</span>
           </div>
           {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
-          <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={href} replyTokens={t.formTokens?.replies} inDialog />
+          <CommentList comments={t.comments} signedIn={t.signedIn} mayReply={!t.phoneNeeded} isOwner={t.isOwner} action={href} replyTokens={t.formTokens?.replies} inDialog />
           {t.pageCount > 1 ? (
             <p>
               <Link to={pageHref}>查看全部 {t.total} 条</Link>

@@ -5,6 +5,7 @@ import {
   check,
   date,
   index,
+  integer,
   jsonb,
   pgTable,
   text,
@@ -39,11 +40,19 @@ export const users = pgTable(
      * `buyout`, set by an operator; signed and bought-out authors earn 全勤奖.
      */
     contract: text("contract", { enum: ["none", "signed", "buyout"] }).notNull().default("none"),
+    /**
+     * The verified phone number (后台实名, docs/product.md#phone-verification, decision 235):
+     * mainland 11 digits, stored normalised, one account per number; set only by a code.
+     */
+    phone: text("phone").unique(),
+    phoneVerifiedAt: timestamp("phone_verified_at", { withTimezone: true }),
   },
   (t) => [
     check("users_email_lower", sql`${t.email} = lower(${t.email})`),
     check("users_ban_reason", sql`(${t.bannedAt} IS NULL) = (${t.banReason} IS NULL)`),
     check("users_contract", sql`${t.contract} in ('none', 'signed', 'buyout')`),
+    check("users_phone_shape", sql`${t.phone} ~ '^1[3-9][0-9]{9}$'`),
+    check("users_phone_verified", sql`(${t.phone} IS NULL) = (${t.phoneVerifiedAt} IS NULL)`),
   ],
 );
 
@@ -122,4 +131,26 @@ export const passwordResetTokens = pgTable(
     usedAt: timestamp("used_at", { withTimezone: true }),
   },
   (t) => [index("password_reset_tokens_user_id_idx").on(t.userId)],
+);
+
+/**
+ * A phone code sent to bind a number (decision 235): 6 digits, stored as a salted SHA-256,
+ * valid 5 minutes, used once, refused after too many wrong tries. The newest code of a
+ * user and number is the one that counts.
+ */
+export const phoneCodes = pgTable(
+  "phone_codes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    phone: text("phone").notNull(),
+    codeHash: text("code_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    wrongTries: integer("wrong_tries").notNull().default(0),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [index("phone_codes_user_phone_idx").on(t.userId, t.phone, t.id), index("phone_codes_created_at_idx").on(t.createdAt)],
 );

@@ -9,6 +9,8 @@ import {
   REVIEW_REPORT_MAX_CHARS,
 } from "~/schemas/book-reviews";
 import { DomainError } from "~/server/platform/errors.server";
+import { phoneNeededToComment } from "~/server/identity/phone-verification.server";
+import { PHONE_MESSAGES } from "~/schemas/phone";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { maskTexts, refuseForbidden } from "~/server/screening/screening.server";
@@ -107,6 +109,8 @@ async function whyCannotReview(user: NonNullable<Viewer>, view: Awaited<ReturnTy
   if (!view.canReadContent && !isByChapter(view.work)) return REVIEW_MESSAGES.locked;
   const [row] = await db.select({ banned: banActive }).from(users).where(eq(users.id, user.id));
   if (!row || row.banned) return REVIEW_MESSAGES.banned;
+  // 后台实名 (decision 235): while the operator requires it, a bound phone number first.
+  if (await phoneNeededToComment(user.id)) return PHONE_MESSAGES.required;
   return null;
 }
 

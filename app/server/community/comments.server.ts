@@ -7,6 +7,7 @@ import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "~/server/platform/events.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
+import { phoneNeededToComment, refuseWithoutPhone } from "~/server/identity/phone-verification.server";
 import { triggeredJob } from "~/server/platform/job-runner.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyCommentReply } from "./notifications.server";
@@ -170,6 +171,8 @@ export async function postComment(
     .from(commentMutes)
     .where(and(eq(commentMutes.workId, view.work.id), eq(commentMutes.userId, user.id)));
   if (muted) throw new DomainError(COMMENT_MESSAGES.muted, 403);
+  // 后台实名 (decision 235): while the operator requires it, a bound phone number first.
+  await refuseWithoutPhone(user.id);
 
   // Checks first, then the limit (a refused post does not count), then the writes. The
   // limit's counter is its own statement outside the transaction: PGlite has one connection.
@@ -422,6 +425,8 @@ export async function listComments(
     total,
     page,
     pageCount,
+    // 后台实名 (decision 235): the forms ask for a bound phone instead of a comment.
+    phoneNeeded: viewer ? await phoneNeededToComment(viewer.id) : false,
   };
 }
 

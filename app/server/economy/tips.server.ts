@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { credits, profiles, users, workTips, works } from "~/db/schema";
+import { refuseWithoutPhone } from "~/server/identity/phone-verification.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
@@ -88,6 +89,8 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
   if (account.banned) throw new DomainError(TIP_MESSAGES.banned, 403);
   const target = input.chapterOrder === null ? null : await tipNoticeTarget(user, input.workId, input.chapterOrder);
   if (target?.muted && message) throw new DomainError(COMMENT_MESSAGES.muted, 403, "message");
+  // A message is said in public like a comment: 后台实名 applies to it, not to the tip (decision 235).
+  if (message) await refuseWithoutPhone(user.id, "message");
   const [tipper] = await db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, user.id));
 
   return db.transaction(async (tx) => {

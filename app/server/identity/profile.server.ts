@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles, users } from "~/db/schema";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
+import { maskPhone } from "~/schemas/phone";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { deleteStoredImage, storeAvatar } from "~/server/platform/images.server";
@@ -24,6 +25,8 @@ export interface AccountSettings {
   pixivId: string | null;
   showR18: boolean;
   showAi: boolean;
+  /** The bound phone number, masked (decision 235), or null. */
+  phone: string | null;
 }
 
 export async function getAccountSettings(userId: string): Promise<AccountSettings> {
@@ -35,11 +38,13 @@ export async function getAccountSettings(userId: string): Promise<AccountSetting
       pixivId: profiles.pixivId,
       showR18: effectiveShowR18(profiles.id),
       showAi: profiles.showAi,
+      phone: users.phone,
     })
     .from(profiles)
+    .innerJoin(users, eq(users.id, profiles.id))
     .where(eq(profiles.id, userId));
   if (!row) throw new DomainError("用户不存在", 404);
-  return row;
+  return { ...row, phone: row.phone && maskPhone(row.phone) };
 }
 
 /** The nickname a user shows as an author (what cards and the work page show), or null if there is no such user. */

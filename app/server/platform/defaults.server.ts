@@ -63,6 +63,9 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   // 提现代扣个税 (docs/product.md#author-income, decision 209): labor (劳务报酬所得) or
   // royalty (稿酬所得), aggregated per author per China-time month.
   payout_tax_rule: "labor",
+  // 后台实名 (docs/product.md#phone-verification, decision 235): a verified phone number before
+  // posting 本章说, 段评, replies, 书评 and a tip's message.
+  comment_phone_required: "on",
   terms_content: `<h2>用户协议</h2>
 <p>欢迎使用砚台。注册或使用本站即表示你同意本协议。</p>
 <h3>一、账号</h3>
@@ -296,7 +299,12 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 
 
 /** What a site that already ran gets for a rule added since, instead of the new default. */
-const AS_BEFORE: Record<string, string> = { review_new_authors: "off", review_sample_percent: "0", identity_required: "off" };
+const AS_BEFORE: Record<string, string> = {
+  review_new_authors: "off",
+  review_sample_percent: "0",
+  identity_required: "off",
+  comment_phone_required: "off",
+};
 
 /**
  * Writes the default site configuration and prompts where they are missing. Existing
@@ -305,7 +313,7 @@ const AS_BEFORE: Record<string, string> = { review_new_authors: "off", review_sa
 export async function seedDefaults(db: Database): Promise<void> {
   // A site that ran before a rule existed keeps working as it did until its operator turns
   // the rule on; a new site starts with it on: review (decision 196), 跟踪审读 (206),
-  // 实名认证 (205).
+  // 实名认证 (205), 后台实名 (235).
   const present = new Set((await db.select({ key: siteConfigs.key }).from(siteConfigs)).map((r) => r.key));
   if (present.size > 0) {
     const asBefore = Object.entries(AS_BEFORE).filter(([key]) => !present.has(key));

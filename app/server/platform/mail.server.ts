@@ -26,7 +26,7 @@ function mailFrom(): string {
   return process.env.MAIL_FROM?.trim() || DEFAULT_MAIL_FROM;
 }
 
-/** @internal */
+/** DATA_DIR/outbox: mails here, text messages in its sms/ (sms.server.ts). */
 export function outboxDir(): string {
   return path.join(dataDir(), "outbox");
 }

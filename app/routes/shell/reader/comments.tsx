@@ -3,6 +3,7 @@ import { data, Form, isRouteErrorResponse, Link, redirect, useLocation, useReval
 import { CommentList, type CommentAnswer } from "~/components/comments/comment-item";
 import { threadHref } from "~/components/comments/comment-links";
 import { useCommentsChanged, type LiveCommentsHandle } from "~/components/comments/live-comments";
+import { PhoneNeeded } from "~/components/comments/phone-needed";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { COMMENT_MAX_CHARS, commentActionSchema } from "~/schemas/comments";
@@ -204,7 +205,9 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
         </p>
       ) : null}
 
-      {t.signedIn ? (
+      {t.signedIn && t.phoneNeeded ? (
+        <PhoneNeeded />
+      ) : t.signedIn ? (
         <Form method="post" action={here} className="comment-form" aria-label={t.paragraph ? "写段评" : "写本章说"}>
           <input type="hidden" name="intent" value="post" />
           {t.formTokens ? <FormTokenField token={t.formTokens.post} /> : null}
@@ -234,7 +237,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
       </nav>
 
       {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
-      <CommentList comments={t.comments} signedIn={t.signedIn} isOwner={t.isOwner} action={here} answer={answer} replyTokens={t.formTokens?.replies} />
+      <CommentList comments={t.comments} signedIn={t.signedIn} mayReply={!t.phoneNeeded} isOwner={t.isOwner} action={here} answer={answer} replyTokens={t.formTokens?.replies} />
       {t.pageCount > 1 ? (
         <nav className="pagination" aria-label="评论分页">
           {t.page > 1 ? <Link to={pageHref(t.page - 1)}>上一页</Link> : null}

@@ -1,7 +1,9 @@
 import { data, Form, isRouteErrorResponse, Link, redirect, useLocation } from "react-router";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { RatingLine, ReviewFields, ReviewItem, type ReviewAnswer } from "~/components/reviews/review-item";
+import { PhoneNeeded } from "~/components/comments/phone-needed";
 import { authHref } from "~/components/shell/auth-links";
+import { PHONE_MESSAGES } from "~/schemas/phone";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
 import { bookReviewActionSchema } from "~/schemas/book-reviews";
@@ -152,6 +154,8 @@ export default function ReviewsPage({ loaderData: t, actionData }: Route.Compone
             </button>
           </Form>
         </div>
+      ) : t.cannotReview === PHONE_MESSAGES.required ? (
+        <PhoneNeeded />
       ) : t.cannotReview ? (
         <p className="muted" data-testid="cannot-review">
           {t.cannotReview}

@@ -88,6 +88,7 @@ export default function Settings() {
           <Row to="/settings/nickname" label="昵称" value={settings.nickname} testId="settings-nickname" />
           <Row label="邮箱" value={settings.email} testId="settings-email" />
           <Row to="/settings/pixiv-id" label="pixiv ID" value={settings.pixivId ?? <span className="muted">未设置</span>} testId="settings-pixiv-id" />
+          <Row to="/settings/phone" label="手机号" value={settings.phone ?? <span className="muted">未绑定</span>} testId="settings-phone" />
           <Row to="/settings/password" label="密码" value={<span className="muted">修改密码</span>} />
           <Row to="/settings/opds" label="阅读App" value={<span className="muted">OPDS 书库令牌</span>} />
           <Row to="/settings/identity" label="实名认证" value={<span className="muted">开通 VIP 章节、提现前需认证</span>} />
