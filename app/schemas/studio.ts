@@ -51,6 +51,7 @@ export const STUDIO_MESSAGES = {
   lastChapter: "作品至少要保留一章",
   volumeTitle: "请输入卷名",
   volumeTitleTooLong: `卷名不能超过${CHAPTER_TITLE_MAX}个字`,
+  volumeTitleHeld: "卷名含有需要审核的词语，请修改后再提交",
   volumeFirst: "已经是第一卷了",
   volumeLast: "已经是最后一卷了",
   lastPublished: "作品至少要保留一个已发布的章节",

@@ -1,13 +1,14 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { adminAuditLog, chapterComments, chapters, commentReports, profiles, screeningWords, works } from "~/db/schema";
+import { adminAuditLog, chapterComments, chapters, commentReports, profiles, screeningWords, volumes, works } from "~/db/schema";
 import { listComments, postComment, reportComment } from "~/server/community/comments.server";
 import { updateNickname } from "~/server/identity/profile.server";
 import { readChapter } from "~/server/reading/reader.server";
 import { maskText, reloadScreening, screenText } from "~/server/screening/screening.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
-import { insertChapter, publishChapterNow, renameChapter } from "~/server/studio/chapters.server";
+import { createVolume, insertChapter, publishChapterNow, renameChapter, renameVolume } from "~/server/studio/chapters.server";
+import { register } from "~/server/identity/auth.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
 import { previewTxt, publishWork } from "~/server/studio/work-create.server";
 import { createUser, sessionCookieFor } from "../fixtures/accounts";
@@ -305,6 +306,39 @@ describe("替换 words masked for readers, 审核 words held", () => {
     expect((await titles(serial.id))[1]).toBe("又是＊＊");
     await renameChapter(author.id, serial.id, added, "援交三");
     expect((await titles(serial.id))[1]).toBe("＊＊三");
+
+    // Volume titles: 禁止 and 审核 words refused (a heading has no review), 替换 masked.
+    const volumeTitle = async (id: number) => (await db.select({ title: volumes.title }).from(volumes).where(eq(volumes.id, id)))[0].title;
+    expect((await domainError(createVolume(author.id, serial.id, "法轮功卷", null))).message).toBe("卷名含有禁止使用的词语：「法轮功」，请修改后再提交");
+    expect((await domainError(createVolume(author.id, serial.id, "加微信卷", null))).message).toBe("卷名含有需要审核的词语，请修改后再提交");
+    const volume = await createVolume(author.id, serial.id, "援交卷", null);
+    expect(await volumeTitle(volume)).toBe("＊＊卷");
+    await renameVolume(author.id, serial.id, volume, "第二卷 援交");
+    expect(await volumeTitle(volume)).toBe("第二卷 ＊＊");
+    expect((await domainError(renameVolume(author.id, serial.id, volume, "加 微 信"))).status).toBe(400);
+    expect(await volumeTitle(volume)).toBe("第二卷 ＊＊");
+  });
+
+  it("stores nicknames masked; a new account's name from its e-mail falls back to 读者 when it holds a 禁止 or 审核 word", async () => {
+    const reader = await createUser();
+    await updateNickname(reader.id, "援交大王");
+    const nickname = async (id: string) => (await db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, id)))[0].nickname;
+    expect(await nickname(reader.id)).toBe("＊＊大王");
+    await add("maskme", "其他", "replace");
+    await add("holdme", "广告", "review");
+    await add("banme", "其他", "forbid");
+    const form = (email: string) => {
+      const data = new FormData();
+      data.set("email", email);
+      data.set("password", "a-long-enough-password");
+      return data;
+    };
+    const masked = await register(form(`xmaskmex${Date.now()}@example.com`), "10.9.0.1");
+    expect(await nickname(masked.id)).toMatch(/^x＊{6}x\d+$/);
+    for (const local of ["holdme", "banme"]) {
+      const user = await register(form(`${local}${Date.now()}@example.com`), "10.9.0.2");
+      expect(await nickname(user.id)).toBe("读者");
+    }
   });
 
   it("a 审核 word holds the text (recorded nowhere yet: the review queue comes later)", async () => {

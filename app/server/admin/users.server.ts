@@ -25,7 +25,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { hashPassword } from "~/server/platform/password.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { destroyAllUserSessions } from "~/server/identity/session.server";
-import { refuseForbidden } from "~/server/screening/screening.server";
+import { screenedName } from "~/server/screening/screening.server";
 
 const ADMIN_USERS_PAGE_SIZE = 30;
 
@@ -77,12 +77,12 @@ export async function getUserForAdmin(userId: string) {
 }
 
 export async function updateUserNickname(actor: AdminActor, userId: string, nickname: string): Promise<void> {
-  await refuseForbidden([{ label: "昵称", field: "nickname", text: nickname }]);
+  const { masked } = await screenedName({ label: "昵称", field: "nickname", text: nickname });
   await db.transaction(async (tx) => {
     const [before] = await tx.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, userId)).for("update");
     if (!before) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
-    await tx.update(profiles).set({ nickname, updatedAt: new Date() }).where(eq(profiles.id, userId));
-    await recordAdminAction(tx, actor, { action: "user.nickname", targetType: "user", targetId: userId, before, after: { nickname } });
+    await tx.update(profiles).set({ nickname: masked, updatedAt: new Date() }).where(eq(profiles.id, userId));
+    await recordAdminAction(tx, actor, { action: "user.nickname", targetType: "user", targetId: userId, before, after: { nickname: masked } });
   });
 }
 

@@ -10,6 +10,7 @@ import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server
 import { dummyPasswordHash, hashPassword, verifyPassword } from "~/server/platform/password.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { attemptLogin } from "./login-failures.server";
+import { firstNickname } from "./profile.server";
 import { hitRateLimit, type RateLimitRule } from "~/server/platform/rate-limit.server";
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
@@ -119,6 +120,7 @@ export async function register(form: FormData, clientAddress: string): Promise<A
   await checkRegisterLimits(email, clientAddress);
   const passwordHash = await hashPassword(password);
   const initialTokens = configInt(await getSiteConfigValue("initial_tokens"), 0);
+  const nickname = await firstNickname(email);
   try {
     return await db.transaction(async (tx) => {
       const [user] = await tx
@@ -128,7 +130,7 @@ export async function register(form: FormData, clientAddress: string): Promise<A
       await tx.insert(profiles).values({
         id: user.id,
         email,
-        nickname: email.split("@")[0].slice(0, 30) || "读者",
+        nickname,
         tokens: initialTokens,
       });
       await tx.insert(credits).values({ userId: user.id, balance: 0 });

@@ -10,7 +10,7 @@ import { hashPassword, verifyPassword } from "~/server/platform/password.server"
 import { hitRateLimit } from "~/server/platform/rate-limit.server";
 import { destroyAllUserSessions } from "./session.server";
 import { effectiveShowR18, refuseR18InMinorMode } from "./minor-mode.server";
-import { refuseForbidden } from "~/server/screening/screening.server";
+import { screenedName } from "~/server/screening/screening.server";
 
 /**
  * The account settings of docs/product.md: Screens (/settings): what the profile pages
@@ -55,8 +55,24 @@ export async function authorNickname(userId: string): Promise<string | null> {
 
 /** Sets the nickname; one holding a 禁止 word is refused, naming it (docs/product.md#screening). */
 export async function updateNickname(userId: string, nickname: string): Promise<void> {
-  await refuseForbidden([{ label: "昵称", field: "nickname", text: nickname }]);
-  await db.update(profiles).set({ nickname, updatedAt: new Date() }).where(eq(profiles.id, userId));
+  // 审核 words go through (a nickname has no review of its own); 替换 words are stored masked (decision 237).
+  const { masked } = await screenedName({ label: "昵称", field: "nickname", text: nickname });
+  await db.update(profiles).set({ nickname: masked, updatedAt: new Date() }).where(eq(profiles.id, userId));
+}
+
+/**
+ * The nickname a new account starts with: the e-mail's name (at most 30 characters), its
+ * 替换 words masked; 读者 when it holds a 禁止 or 审核 word (decision 237).
+ */
+export async function firstNickname(email: string): Promise<string> {
+  const name = email.split("@")[0].slice(0, 30) || "读者";
+  try {
+    const { masked, held } = await screenedName({ label: "昵称", text: name });
+    return held ? "读者" : masked;
+  } catch (error) {
+    if (error instanceof DomainError) return "读者";
+    throw error;
+  }
 }
 
 /** Sets the pixiv ID; one already on another account is refused with 此pixiv ID已被使用. */

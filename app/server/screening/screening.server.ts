@@ -226,3 +226,14 @@ export async function refuseForbidden(fields: readonly ScreenedField[]): Promise
   }
   return out;
 }
+
+/**
+ * A short text a person names something with (a nickname, a volume title), screened and as
+ * it is stored: 禁止 refused (DomainError naming the words), 替换 masked (decision 237).
+ * `held` tells whether a 审核 word is in it: such a text has no review of its own, so the
+ * caller refuses it or falls back.
+ */
+export async function screenedName(field: ScreenedField): Promise<{ masked: string; held: boolean }> {
+  const { masked, held } = (await fieldScreener())(field);
+  return { masked, held };
+}

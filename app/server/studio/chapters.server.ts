@@ -16,7 +16,7 @@ import { isPublished } from "~/server/catalog/chapter-numbers.server";
 import { readyScreening } from "~/server/screening/screening.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import type { ManagerRow } from "~/types/studio";
-import { maskTexts, refuseForbidden, type FieldScreen } from "~/server/screening/screening.server";
+import { maskTexts, refuseForbidden, screenedName, type FieldScreen } from "~/server/screening/screening.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { hasControlCharacter } from "~/server/platform/form-data.server";
 
@@ -437,11 +437,17 @@ export async function publishChapterNow(userId: string, workId: number, chapterI
   });
 }
 
-function checkVolumeTitle(title: string): string {
+/**
+ * A volume title checked, screened and as it is stored: 禁止 refused, 替换 masked (decision
+ * 237); a heading has no review of its own, so a 审核 word is refused too.
+ */
+async function volumeTitleOf(title: string): Promise<string> {
   const t = title.trim();
   if (!t) throw new DomainError(STUDIO_MESSAGES.volumeTitle, 400, "title");
   if (Array.from(t).length > CHAPTER_TITLE_MAX) throw new DomainError(STUDIO_MESSAGES.volumeTitleTooLong, 400, "title");
-  return t;
+  const { masked, held } = await screenedName({ label: "卷名", field: "title", text: t });
+  if (held) throw new DomainError(STUDIO_MESSAGES.volumeTitleHeld, 400, "title");
+  return masked;
 }
 
 /**
@@ -449,7 +455,7 @@ function checkVolumeTitle(title: string): string {
  * next volume, then belongs to it), or at the end (an empty volume).
  */
 export async function createVolume(userId: string, workId: number, title: string, beforeChapterId: number | null, record?: RecordResult): Promise<number> {
-  const t = checkVolumeTitle(title);
+  const t = await volumeTitleOf(title);
   return db.transaction(async (tx) => {
     const work = await lockOwnedWork(tx, userId, workId);
     if (work.type === "single_chapter") throw new DomainError(STUDIO_MESSAGES.singleChapterVolumes, 400);
@@ -464,7 +470,7 @@ export async function createVolume(userId: string, workId: number, title: string
 }
 
 export async function renameVolume(userId: string, workId: number, volumeId: number, title: string): Promise<void> {
-  const t = checkVolumeTitle(title);
+  const t = await volumeTitleOf(title);
   await db.transaction(async (tx) => {
     await lockOwnedWork(tx, userId, workId);
     await volumeOf(tx, workId, volumeId);
