@@ -122,6 +122,10 @@ export default [
       route("settings/identity", "routes/shell/settings/identity.tsx"),
       // 青少年模式 (docs/product.md#minor-mode, decision 218): on with a PIN, off with it.
       route("settings/minor-mode", "routes/shell/settings/minor-mode.tsx"),
+      // 注销账号 (docs/product.md#account-deletion, decision 231): the request, its cool-off, 撤销.
+      route("settings/delete-account", "routes/shell/settings/delete-account.tsx"),
+      // 导出我的数据 (decision 231): a zip of the signed-in person's own data, nobody else's.
+      route("exports/my-data.zip", "routes/exports/my-data.ts"),
     ]),
   ]),
 

@@ -60,6 +60,7 @@ export const ADMIN_MESSAGES = {
   workEmpty: "作品内容为空",
   nickname: "请输入昵称",
   userMissing: "用户不存在",
+  userDeleted: "该账号已注销，不能重置密码",
   balance: "请输入有效的积分余额（不小于0的整数）",
   balanceChange: "请输入有效的调整数量（非零整数，如 +100 或 -50）",
   unauthorized: "请先登录管理后台",

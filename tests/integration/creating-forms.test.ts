@@ -57,6 +57,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/book-review-reports.tsx": "decides reports that exist",
   "routes/shell/reader/reviews.tsx":
     "one review per reader and work (a unique key): a replay is refused with 你已经写过这部作品的书评了 and creates nothing; the rest edits what exists (decision 211)",
+  "routes/shell/settings/delete-account.tsx":
+    "注销账号: one request per user (its primary key), a replay refused with 你已提交注销申请 and nothing written; 撤销 deletes what exists (decision 231)",
   "routes/public/author.tsx": "关注作者 sets the wanted state (on 1 or 0) of one (user, author) key: a replay sets it again (decision 230)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",

@@ -24,3 +24,4 @@ export * from "./payouts";
 export * from "./minors";
 export * from "./votes";
 export * from "./follows";
+export * from "./account-deletions";

@@ -177,6 +177,14 @@ export default function UserEdit({ loaderData: { user, activity, formTokens }, a
             ? `已封禁${user.bannedUntil ? `至 ${formatShanghaiSeconds(user.bannedUntil)}` : "（无期限）"}，原因：${user.banReason}`
             : "正常"}
         </dd>
+        <dt>注销</dt>
+        <dd data-testid="user-deletion-state">
+          {user.deletedAt
+            ? `已于 ${formatShanghaiSeconds(user.deletedAt)} 注销：个人信息已删除，账号无法登录，交易记录保留`
+            : user.deletionDueAt
+              ? `用户已申请注销，冷静期至 ${formatShanghaiSeconds(user.deletionDueAt)}，届时自动删除个人信息`
+              : "未申请"}
+        </dd>
         <dt>先审</dt>
         <dd data-testid="user-review-required">{user.reviewRequired ? "在先审名单中：章节须审核通过后发布" : "按审核规则"}</dd>
         <dt>签约</dt>

@@ -13,6 +13,8 @@ import { getDisplayConfig } from "~/server/platform/site-config.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { FilingLinks } from "~/components/shell/filing-links";
 import { filingInfo } from "~/utils/filing";
+import { formatShanghai } from "~/utils/shanghai-time";
+import { DeletionBanner } from "~/components/shell/deletion-banner";
 import type { Route } from "./+types/layout";
 
 export async function loader({ request, url }: Route.LoaderArgs) {
@@ -40,6 +42,8 @@ export async function loader({ request, url }: Route.LoaderArgs) {
       tokens: user.tokens,
       credits: user.credits,
       unread,
+      // 注销 cool-off: the banner on every page (decision 231).
+      deletionDueAt: user.deletionDueAt ? formatShanghai(user.deletionDueAt) : null,
     },
     site: { title: site.site_title || "砚台", logoUrl: site.logo_url, iconUrl: site.site_icon },
     filing: filingInfo(site.icp_number, site.police_filing_number),
@@ -71,6 +75,7 @@ export default function ShellLayout() {
       <div className="shell-main">
         <TopBar user={user} siteTitle={site.title} menuButton={drawer.button} />
         <main id="main" tabIndex={-1} className="content">
+          {user?.deletionDueAt ? <DeletionBanner dueAt={user.deletionDueAt} /> : null}
           <Outlet />
         </main>
         <footer className="site-footer">

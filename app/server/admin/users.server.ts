@@ -2,6 +2,7 @@ import { desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
 import { escapeLike } from "~/server/platform/db-utils.server";
 import { db } from "~/db/client.server";
 import {
+  accountDeletions,
   authorIncome,
   chapterPurchases,
   creditTransactions,
@@ -43,7 +44,14 @@ const userColumns = {
   banReason: users.banReason,
   reviewRequired: users.reviewRequired,
   contract: users.contract,
+  // 注销账号 (decision 231): requested (deletion due then) or carried out.
+  deletionDueAt: sql<Date | null>`(select d.due_at from ${accountDeletions} d where d.user_id = ${profiles.id} and d.deleted_at is null)`.mapWith(toDate),
+  deletedAt: sql<Date | null>`(select d.deleted_at from ${accountDeletions} d where d.user_id = ${profiles.id})`.mapWith(toDate),
 };
+
+function toDate(value: string | Date | null): Date | null {
+  return value === null ? null : new Date(value);
+}
 
 /** Users, 30 a page, newest first; `query` matches e-mail or nickname by substring. */
 export async function listUsers({ query, page }: { query: string; page: number }) {
@@ -123,6 +131,9 @@ export async function messageUser(actor: AdminActor, userId: string, body: unkno
 export async function resetUserPassword(actor: AdminActor, userId: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
+    // A deleted account stays closed (decision 231): a new password would open it again.
+    const [closed] = await tx.select({ at: accountDeletions.deletedAt }).from(accountDeletions).where(eq(accountDeletions.userId, userId));
+    if (closed?.at) throw new DomainError(ADMIN_MESSAGES.userDeleted, 409, "password");
     const rows = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id });
     if (rows.length === 0) throw new DomainError(ADMIN_MESSAGES.userMissing, 404);
     await destroyAllUserSessions(userId, tx);

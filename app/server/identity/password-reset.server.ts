@@ -88,7 +88,12 @@ async function sendResetLink(email: string, origin: string): Promise<void> {
   const token = randomBytes(32).toString("base64url");
   const account = await db.transaction(async (tx) => {
     // The row lock orders two requests for one account, so only the later link stays.
-    const [user] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email)).for("update");
+    const [user] = await tx
+      .select({ id: users.id, email: users.email })
+      .from(users)
+      // A deleted account (decision 231) is never reopened by a link, whatever its stand-in address.
+      .where(and(eq(users.email, email), sql`not exists (select 1 from account_deletions d where d.user_id = users.id and d.deleted_at is not null)`))
+      .for("update");
     if (!user) return null;
     // Older links stay, superseded by this one: opened, they say so (resetLinkState).
     await tx.insert(passwordResetTokens).values({

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { credits, notifications, profiles, sessions, users } from "~/db/schema";
+import { accountDeletions, credits, notifications, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
 import { effectiveShowR18 } from "./minor-mode.server";
 import { requestScope } from "~/server/platform/logger.server";
@@ -60,6 +60,8 @@ export interface SessionUser {
   readerSettings: unknown;
   /** The bell's number: unread notifications, counted up to UNREAD_CAP (notifications.server.ts). */
   unread: number;
+  /** When the account will be deleted, while a 注销 request waits out its cool-off (decision 231). */
+  deletionDueAt: Date | null;
 }
 
 /**
@@ -103,6 +105,8 @@ const sessionUserQuery = db
     // In the same statement: a page's shell needs it, and a second query cost more CPU
     // than the count (decision 109). 100 is UNREAD_CAP of notifications.server.ts.
     unread: sql<number>`(select count(*)::int from (select 1 from ${notifications} n where n.user_id = ${sessions.userId} and n.read_at is null limit 100) unread)`.mapWith(Number),
+    // Every page's banner during a 注销 cool-off (decision 231); the primary key's lookup.
+    deletionDueAt: sql<Date | null>`(select d.due_at from ${accountDeletions} d where d.user_id = ${sessions.userId} and d.deleted_at is null)`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v))),
   })
   .from(sessions)
   .innerJoin(profiles, eq(profiles.id, sessions.userId))

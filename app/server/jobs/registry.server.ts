@@ -1,4 +1,5 @@
 import { settleTriggeredJobs, type PeriodicJob } from "~/server/platform/job-runner.server";
+import { accountDeletionJob } from "./account-deletion.server";
 import { attendanceJob } from "./attendance-poller.server";
 import { cleanupJob } from "./cleanup.server";
 import { notificationJob } from "./notification-poller.server";
@@ -16,11 +17,12 @@ import { summaryJob } from "./summary-poller.server";
  *   notifications  every 10 s (NOTIFICATION_DELIVERY_INTERVAL_MS) and at each publication (115)
  *   summaries      every 30 s (SUMMARY_JOB_INTERVAL_MS) and at each publication (128)
  *   attendance     hourly (ATTENDANCE_POLL_INTERVAL_MS): 全勤奖 of the month just ended (236)
+ *   account-deletion  hourly: 注销 requests whose 15-day cool-off ran out, each erased once (231)
  *
  * and, triggered rather than timed, `reanchor`: a chapter's 段评 moved to their paragraphs
  * after a save of its text (app/server/community/comments.server.ts, decision 090).
  */
-const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob, attendanceJob];
+const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob, attendanceJob, accountDeletionJob];
 
 /** What server.js starts after the database opens and stops before it closes. */
 export const backgroundJobs = {

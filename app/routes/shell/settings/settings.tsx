@@ -93,6 +93,13 @@ export default function Settings() {
           <Row to="/settings/opds" label="阅读App" value={<span className="muted">OPDS 书库令牌</span>} />
           <Row to="/settings/identity" label="实名认证" value={<span className="muted">开通 VIP 章节、提现前需认证</span>} />
           <Row to="/settings/minor-mode" label="青少年模式" value={<span className="muted">不显示 R-18，限制消费</span>} />
+          {/* A file, not a page: a plain link, so the browser downloads it (decision 231). */}
+          <a href="/exports/my-data.zip" className="settings-row settings-link" download>
+            <span className="settings-row-label">导出我的数据</span>
+            <span className="settings-row-value muted">资料、作品、评论、购买与收入记录（zip）</span>
+            <span className="settings-row-arrow" aria-hidden="true">›</span>
+          </a>
+          <Row to="/settings/delete-account" label="注销账号" value={<span className="muted">15 天冷静期内可撤销</span>} />
         </div>
       ) : (
         <div className="settings-card">
