@@ -45,6 +45,9 @@ export default [
     route("rankings", "routes/public/rankings.tsx"),
     // An author's page: their public works, followers, 关注作者 (docs/product.md#author-pages).
     route("authors/:id", "routes/public/author.tsx"),
+    // 书单: readers' public lists of works, and one list's page (docs/product.md#booklists, decision 232).
+    route("booklists", "routes/public/booklists.tsx"),
+    route("booklists/:id", "routes/public/booklist.tsx"),
     route("terms", "routes/public/legal.tsx", { id: "terms" }),
     route("privacy", "routes/public/legal.tsx", { id: "privacy" }),
     route("refund", "routes/public/refund.tsx"),
@@ -69,6 +72,10 @@ export default [
       // 消息通知: the inbox, and the bell's live count (docs/product.md#notifications).
       route("notifications", "routes/shell/notifications/inbox.tsx"),
       route("purchased", "routes/shell/library/purchased.tsx"),
+      // 我的书单, 管理书单, and 加入书单 from a work page (docs/product.md#booklists, decision 232).
+      route("my-booklists", "routes/shell/library/my-booklists.tsx"),
+      route("booklists/:id/edit", "routes/shell/library/booklist-edit.tsx"),
+      route("works/:id/booklist", "routes/shell/reader/add-to-booklist.tsx"),
       // A reader's EPUB of a free or bought work, with their id in it (docs/decisions/123).
       route("works/:id/book.epub", "routes/shell/reader/book-epub.ts"),
       // 打赏 (docs/product.md#tips-and-fans, decision 207): from a chapter's end or the work page.

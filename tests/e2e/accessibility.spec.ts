@@ -138,6 +138,11 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
     expect(entityId, "the new character on the bible page").toBeTruthy();
     await save(bible, { intent: "fact-save", entityId: entityId!, content: "双目失明", fromChapter: "1", untilChapter: "" });
     await save(`${bible}?tab=threads`, { intent: "thread-save", title: "渡河的约定", note: "", plantedChapter: "1", dueChapter: "2" });
+    // A 书单 of the author's with the free work (decision 232): its page, 管理书单, /booklists.
+    const list = await author.request.post("/my-booklists", { form: { intent: "create", title: "无障碍书单", description: "给无障碍检查用的书单。" }, headers: sameOrigin(baseURL), maxRedirects: 0 });
+    const booklistId = Number(/\/booklists\/(\d+)$/.exec(list.headers()["location"] ?? "")?.[1]);
+    expect(booklistId, "a new 书单").toBeGreaterThan(0);
+    await save(`/works/${workId}/booklist`, { list: String(booklistId), title: "", note: "一部适合检查的作品。" });
     const { cookies } = await author.request.storageState();
     return {
       workId,
@@ -150,6 +155,7 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       orderNo: orderNo!,
       marker: facts.marker,
       curatedRowId,
+      booklistId,
       cookies,
       adminSession: adminSession!,
     };
@@ -286,7 +292,7 @@ test("every page of app/routes.ts is visited or says why not", () => {
   expect(patterns).not.toContain("/works/:id/feed.xml");
   expect(patterns).not.toContain("/exports/database.zip");
   // Every address can be made: each dynamic segment has a value.
-  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", authorId: "a", orderNo: "o", marker: "m", curatedRowId: 5 });
+  const visits = siteVisits({ workId: 1, paidId: 2, seriesId: 3, chapterId: 4, tag: "t", userId: "u", authorId: "a", orderNo: "o", marker: "m", curatedRowId: 5, booklistId: 6 });
   expect(visits.filter((visit) => visit.url.includes(":"))).toEqual([]);
   // A stale exception (a route that is gone) fails.
   for (const pattern of Object.keys(NOT_VISITED)) expect(allPatterns(), pattern).toContain(pattern);

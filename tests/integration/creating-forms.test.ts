@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import {
   adminApiTokens,
+  booklistEntries,
+  booklists,
   announcements,
   curatedRows,
   apiConfigs,
@@ -59,6 +61,8 @@ const EXCEPTIONS: Record<string, string> = {
     "one review per reader and work (a unique key): a replay is refused with 你已经写过这部作品的书评了 and creates nothing; the rest edits what exists (decision 211)",
   "routes/shell/settings/delete-account.tsx":
     "注销账号: one request per user (its primary key), a replay refused with 你已提交注销申请 and nothing written; 撤销 deletes what exists (decision 231)",
+  "routes/public/booklist.tsx": "关注书单 sets the wanted state (on 1 or 0) of one (list, reader) key: a replay sets it again (decision 232)",
+  "routes/shell/library/booklist-edit.tsx": "edits, moves and removes the entries of a 书单 that exists, or deletes it (decision 232)",
   "routes/public/author.tsx": "关注作者 sets the wanted state (on 1 or 0) of one (user, author) key: a replay sets it again (decision 230)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
@@ -277,6 +281,23 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(first).toMatch(new RegExp(`^302 /works/${id}/chapters\\?chapter=\\d+#c-\\d+$`));
     expect(second).toBe(first);
     expect(await chapterCount(id)).toBe(2);
+  },
+  "routes/shell/library/my-booklists.tsx": async (mod) => {
+    // 新建书单 (decision 232): the same form twice makes one list.
+    const [first, second] = await replay(mod, "/my-booklists", (p) => (p as { data: { formToken: string } }).data.formToken, { intent: "create", title: "重放书单", description: "" });
+    expect(first).toMatch(/^302 \/booklists\/\d+$/);
+    expect(second).toBe(first);
+    expect(await db.select().from(booklists).where(eq(booklists.title, "重放书单"))).toHaveLength(1);
+  },
+  "routes/shell/reader/add-to-booklist.tsx": async (mod) => {
+    // 加入书单 into a new list (decision 232): the same form twice makes one list with one entry.
+    const id = await series("重放加入书单");
+    const [first, second] = await replay(mod, `/works/${id}/booklist`, (p) => (p as { formToken: string }).formToken, { list: "new", title: "重放新书单", note: "推荐" });
+    expect(first).toMatch(/^302 \/booklists\/\d+$/);
+    expect(second).toBe(first);
+    const made = await db.select().from(booklists).where(eq(booklists.title, "重放新书单"));
+    expect(made).toHaveLength(1);
+    expect(await db.select().from(booklistEntries).where(eq(booklistEntries.booklistId, made[0].id))).toHaveLength(1);
   },
   "routes/shell/settings/opds.tsx": async (mod) => {
     // As the admins' API tokens: the catalog's address is in the first answer only; the

@@ -76,6 +76,8 @@ const PUBLIC = new Set([
   "/auth/reset-password",
   "/works/:id",
   "/authors/:id", // an author's page: public works only; following needs a session (decision 230)
+  "/booklists", // readers' public 书单: only lists with a work the viewer may see (decision 232)
+  "/booklists/:id", // a 书单's page: only its works the viewer may see; following needs a session (decision 232)
   "/works/:id/fans", // a work's 粉丝榜: public as the work (decision 207)
   "/works/:id/comments", // comment threads: readable where the chapter is (free works for visitors); posting needs a session
   "/works/:id/reviews", // 书评区: readable where the work page is; writing needs a session (decision 211)

@@ -25,3 +25,4 @@ export * from "./minors";
 export * from "./votes";
 export * from "./follows";
 export * from "./account-deletions";
+export * from "./booklists";

@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, useLoaderData } from "react-router";
 import { FollowAuthorButton } from "~/components/authors/follow-author-button";
+import { BooklistCards } from "~/components/booklists/booklist-cards";
 import { WorkCard } from "~/components/work-card";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
@@ -47,7 +48,7 @@ export async function action({ request, params, url }: Route.ActionArgs) {
 }
 
 export default function AuthorPage({ actionData }: Route.ComponentProps) {
-  const { author, followers, following, isSelf, works, signedIn, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const { author, followers, following, isSelf, works, booklists, signedIn, defaultCoverUrl } = useLoaderData<typeof loader>();
   const answer = actionData as { error?: string } | undefined;
   return (
     <section className="author-page" aria-labelledby="author-title">
@@ -79,6 +80,12 @@ export default function AuthorPage({ actionData }: Route.ComponentProps) {
         </div>
       )}
       <Pagination page={works.page} pageCount={works.pageCount} hrefFor={(p) => `/authors/${author.id}?page=${p}`} />
+      {booklists.length > 0 ? (
+        <>
+          <h2>{isSelf ? "我的书单" : "TA的书单"}</h2>
+          <BooklistCards lists={booklists} headingLevel={3} showOwner={false} />
+        </>
+      ) : null}
     </section>
   );
 }

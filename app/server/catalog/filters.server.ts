@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageWithin } from "~/utils/pagination";
-import { aiFilter, audienceFilter, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "./search-sql.server";
+import { aiFilter, listedFor, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "./search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**
@@ -66,8 +66,7 @@ export async function filteredSearch(input: {
   const query = normalizeQuery(input.query);
   const cap = input.countCap ?? SEARCH_COUNT_CAP;
   const where = and(
-    inArray(works.visibility, ["public", "public-vip"]),
-    ...audienceFilter(input.viewer),
+    ...listedFor(input.viewer),
     searchMatch(query),
     ...filterConditions(input.filters),
   );

@@ -1,4 +1,4 @@
-import { and, eq, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import { profiles, works } from "~/db/schema";
 import { escapeLike } from "~/server/platform/db-utils.server";
 import type { SessionUser } from "~/server/identity/session.server";
@@ -164,6 +164,15 @@ export function audienceFilter(viewer: Pick<SessionUser, "showR18" | "showAi"> |
   if (!viewer.showR18) filters.push(eq(works.rating, "all_ages"));
   if (!viewer.showAi) filters.push(eq(works.isAiGenerated, false), ne(works.aiLevel, "generated"));
   return filters;
+}
+
+/**
+ * What any listing shows a viewer (the search, /works?author=, a 书单's entries, decision
+ * 232): public and paid works (a private, taken-down or held new work is private) within
+ * the viewer's audience preferences.
+ */
+export function listedFor(viewer: Pick<SessionUser, "showR18" | "showAi"> | null): SQL[] {
+  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer)];
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { db, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import {
-  audienceFilter,
+  listedFor,
   authorMatch,
   gramsContain,
   ilikeMatch,
@@ -80,7 +80,7 @@ export function searchWorks(input: SearchInput): Promise<SearchResult> {
 async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
   const query = normalizeQuery(input.query);
-  const visible = [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(input.viewer)];
+  const visible = listedFor(input.viewer);
   if (!query) return listAll({ where: and(...visible), page: input.page, pageSize, query });
 
   const cap = input.countCap ?? SEARCH_COUNT_CAP;

@@ -7,6 +7,8 @@ import type { SearchResult } from "~/server/catalog/search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
+import type { BooklistCard } from "~/types/booklists";
+import { booklistsOf } from "./booklists.server";
 import { notifyUserChanged } from "~/server/platform/events.server";
 
 /**
@@ -36,6 +38,8 @@ export interface AuthorPage {
   following: boolean;
   isSelf: boolean;
   works: SearchResult;
+  /** Their 书单 with a work this viewer may see (decision 232). */
+  booklists: BooklistCard[];
 }
 
 async function authorProfile(authorId: string) {
@@ -54,10 +58,11 @@ async function authorProfile(authorId: string) {
  */
 export async function getAuthorPage(authorId: string, viewer: Viewer | null, page: number): Promise<AuthorPage> {
   const author = await authorProfile(authorId);
-  const [listed, [{ followers }], following] = await Promise.all([
+  const [listed, [{ followers }], following, booklists] = await Promise.all([
     searchWorks({ query: "", filters: parseWorkFilters(new URLSearchParams([["author", author.id]])), page, viewer }),
     db.select({ followers: sql<number>`count(*)::int` }).from(authorFollows).where(eq(authorFollows.authorId, author.id)),
     viewer && viewer.id !== author.id ? isFollowing(viewer.id, author.id) : false,
+    booklistsOf(author.id, viewer),
   ]);
   return {
     author: { id: author.id, nickname: author.nickname, avatarUrl: author.avatarUrl, joinedAt: new Date(author.createdAt).toISOString() },
@@ -65,6 +70,7 @@ export async function getAuthorPage(authorId: string, viewer: Viewer | null, pag
     following,
     isSelf: viewer?.id === author.id,
     works: listed,
+    booklists,
   };
 }
 

@@ -111,6 +111,19 @@ function csvFiles(userId: string): CsvFile[] {
       row: (r) => [Number(r.id), Number(r.work_id), String(r.work_title), Number(r.rating), String(r.body), r.author_reply === null ? null : String(r.author_reply), time(r.created_at), time(r.updated_at)],
     },
     {
+      name: "书单.csv",
+      about: "你创建的书单及其收录的作品和推荐语（每部作品一行）",
+      headers: ["书单ID", "书单名称", "书单简介", "作品ID", "作品", "推荐语", "收录时间"],
+      // Entries have no id of their own: numbered in the lists' order for the batches (at most 50 × 500 rows).
+      query: (key) => sql`select * from (
+          select row_number() over (order by l.id, e.position, e.work_id) as id, l.id as list_id, l.title as list_title, l.description,
+                 e.work_id, w.title as work_title, e.note, e.created_at
+          from booklist_entries e join booklists l on l.id = e.booklist_id join works w on w.id = e.work_id
+          where l.user_id = ${userId}) t
+          where true${after("t.id", key)} order by t.id limit ${BATCH}`,
+      row: (r) => [Number(r.list_id), String(r.list_title), String(r.description), Number(r.work_id), String(r.work_title), String(r.note), time(r.created_at)],
+    },
+    {
       name: "购买记录.csv",
       about: "你购买的整本作品和 VIP 章节",
       headers: ["购买ID", "购买内容", "作品ID", "作品", "章节ID", "章节", "价格（积分）", "购买时间"],

@@ -27,6 +27,7 @@ import {
   type DeletionWorkChoice,
 } from "~/db/schema";
 import { DELETED_NICKNAME } from "~/schemas/account-deletion";
+import { forgetBooklistFollows } from "~/server/community/booklists.server";
 import { forfeitBalances } from "~/server/economy/account-closure.server";
 import { recordAdminAction } from "~/server/platform/audit.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
@@ -45,12 +46,13 @@ import { periodicJob } from "~/server/platform/job-runner.server";
  * (replaced by one no password matches), the phone number and its codes (decision 235),
  * nickname (已注销用户), avatar, pixiv ID, reader
  * settings, 实名 rows, 收款账户, sessions, reset links, reading-app tokens, 青少年模式, the
- * bookshelf, follows (both ways), reading positions and history, notifications and their
+ * bookshelf, follows (both ways; of 书单 too, their counts following), reading positions and history, notifications and their
  * mutes, announcement reads, auto-subscriptions, AI writing projects and operations, form
  * tokens. Kept, tied to the same id which is now anonymous: orders, credit and token
  * ledgers (the balances forfeited by a ledger row each), purchases, income and payouts,
  * tax statements, tips and fans, votes, comments and book reviews (shown under 已注销用户),
- * likes and reports (counts and moderation history), and the works as the author chose.
+ * likes and reports (counts and moderation history), their 书单 (public lists, shown under
+ * 已注销用户 like their comments), and the works as the author chose.
  */
 
 const TAKE_DOWN_REASON = "作者已注销账号";
@@ -59,6 +61,7 @@ const SYSTEM = { admin: { id: null, email: "（系统）" }, address: "account-d
 async function erasePersonalData(tx: Executor, userId: string): Promise<void> {
   await tx.delete(sessions).where(eq(sessions.userId, userId));
   await tx.delete(phoneCodes).where(eq(phoneCodes.userId, userId));
+  await forgetBooklistFollows(tx, userId);
   await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
   await tx.delete(readerOpdsTokens).where(eq(readerOpdsTokens.userId, userId));
   await tx.delete(authorIdentities).where(eq(authorIdentities.userId, userId));

@@ -30,6 +30,8 @@ export type FormKind =
   | "tip"
   // A cast of 月票 or 推荐票 (decision 222).
   | "vote"
+  // A new 书单, or a work added to one (decision 232): the list's id.
+  | "booklist"
   // A reader's token for reading apps (decision 201).
   | "opds-token"
   // The back office's (decision 172): sent by an administrator.

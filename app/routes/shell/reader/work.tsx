@@ -217,6 +217,12 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               {access.isOwner ? null : (
                 <FavoriteButton workId={work.id} favorited={access.favorited} signedIn={access.signedIn} back={here} />
               )}
+              {/* 加入书单 (decision 232): its own page; a visitor is asked to sign in first. */}
+              {work.visibility !== "private" ? (
+                <Link className="btn" to={`${here}/booklist`}>
+                  加入书单
+                </Link>
+              ) : null}
               {(!locked || work.vipFrom !== null) && !access.isOwner && page.toc.chapters.length > 0 ? (
                 // A reader's own copy (docs/decisions/123); a visitor is asked to sign in first.
                 // Of a work sold by chapter and not bought whole: its free and bought chapters.
