@@ -69,6 +69,8 @@ export default [
     // before any loader or action below runs (docs/architecture.md#guards).
     layout("routes/shell/signed-in.tsx", [
       route("following", "routes/shell/library/following.tsx"),
+      // 阅读记录: the works the reader opened, newest first (docs/product.md#reading-history).
+      route("history", "routes/shell/library/history.tsx"),
       // 消息通知: the inbox, and the bell's live count (docs/product.md#notifications).
       route("notifications", "routes/shell/notifications/inbox.tsx"),
       route("purchased", "routes/shell/library/purchased.tsx"),
@@ -82,6 +84,8 @@ export default [
       route("works/:id/tip", "routes/shell/reader/tip.tsx"),
       // 月票 and 推荐票 (docs/product.md#votes, decision 222): from the work page or a chapter's end.
       route("works/:id/vote", "routes/shell/reader/vote.tsx"),
+      // 错别字: a reader reports a sentence of a chapter to its author (docs/product.md#typo-reports).
+      route("works/:id/typo", "routes/shell/reader/typo.tsx"),
       route("payment/success", "routes/shell/credits/payment-success.tsx"),
       route("my-works", "routes/shell/works/my-works.tsx"),
       route("submit", "routes/shell/works/submit.tsx"),
@@ -133,6 +137,8 @@ export default [
       route("settings/delete-account", "routes/shell/settings/delete-account.tsx"),
       // 导出我的数据 (decision 231): a zip of the signed-in person's own data, nobody else's.
       route("exports/my-data.zip", "routes/exports/my-data.ts"),
+      // 屏蔽: the reader's blocked authors and tags, and where every 屏蔽 button posts (decision 233).
+      route("settings/blocks", "routes/shell/settings/blocks.tsx"),
     ]),
   ]),
 

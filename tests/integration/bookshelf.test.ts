@@ -1,13 +1,12 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, profiles, works } from "~/db/schema";
+import { chapters, works } from "~/db/schema";
 import { setFavorite } from "~/server/reading/favorites.server";
 import { credit, purchaseWork } from "~/server/economy/ledger.server";
 import { listShelf } from "~/server/reading/library.server";
 import { saveProgress } from "~/server/reading/reader.server";
 import { insertChapter } from "~/server/studio/chapters.server";
-import { createWork } from "~/server/catalog/works.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { callThroughRoutes } from "./route-chain";
 import { createElement } from "react";
@@ -15,23 +14,9 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import { ShelfCard } from "~/components/library/shelf-card";
 import { purchaseChapter } from "~/server/economy/chapter-sales.server";
-import { insertWorks, serialByChapter } from "../fixtures/works";
+import { insertWorks, serialByChapter, seriesWith, viewerOf as viewer } from "../fixtures/works";
 import { clockPast } from "../fixtures/wait";
 
-const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
-
-async function viewer(id: string) {
-  const [p] = await db.select({ showR18: profiles.showR18, showAi: profiles.showAi }).from(profiles).where(eq(profiles.id, id));
-  return { id, ...p };
-}
-
-/** A series with `n` published chapters 第1章..第n章; returns the work and its chapter ids in order. */
-async function seriesWith(ownerId: string, title: string, n: number) {
-  const work = await createWork(ownerId, { ...base, title, type: "series", status: "ongoing" }, [{ title: "第1章", content: "正文" }], null);
-  for (let i = 2; i <= n; i++) await insertChapter(ownerId, work.id, { title: `第${i}章`, content: "正文", release: { mode: "now" } }, "end");
-  const ids = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, work.id)).orderBy(chapters.position, chapters.id);
-  return { id: work.id, chapters: ids.map((c) => c.id) };
-}
 
 /** Sets when a work's chapters came out (the latest last). */
 async function publishedAt(workId: number, at: Date) {

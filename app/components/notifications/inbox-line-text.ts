@@ -1,6 +1,6 @@
 /** What an inbox line needs to say itself (app/server/community/notifications.server.ts InboxLine). */
 export interface InboxLineFacts {
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip" | "new-work";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip" | "new-work" | "typo";
   count: number | null;
   workTitle: string | null;
   chapterTitle: string | null;
@@ -38,6 +38,9 @@ export function inboxLineText(line: InboxLineFacts): string {
     case "new-work":
       // A followed author's new work (decision 230).
       return `你关注的作者 ${line.actorNickname ?? ""} 发布了新作品${work}`;
+    case "typo":
+      // A reader's 错别字 report (decision 234): body is the sentence and the correction.
+      return `${who} 报告了${work}${line.chapterTitle ? `${line.chapterTitle}` : ""}的错别字：${line.body ?? ""}`;
     case "admin":
       return `管理员消息：${line.body ?? ""}`;
   }

@@ -18,6 +18,7 @@ export const NAV_SECTIONS: NavSection[] = [
       { to: "/rankings", label: "排行榜", icon: "♛", requiresAuth: false },
       { to: "/booklists", label: "书单", icon: "≣", requiresAuth: false },
       { to: "/following", label: "书架", icon: "♡", requiresAuth: true },
+      { to: "/history", label: "阅读记录", icon: "◷", requiresAuth: true },
       { to: "/purchased", label: "已购买作品", icon: "◈", requiresAuth: true },
       { to: "/my-booklists", label: "我的书单", icon: "☷", requiresAuth: true },
     ],

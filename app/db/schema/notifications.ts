@@ -19,7 +19,7 @@ export const notifications = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin", "payout", "review", "tip", "new-work"] }).notNull(),
+    kind: text("kind", { enum: ["chapters", "purchase", "reply", "admin", "payout", "review", "tip", "new-work", "typo"] }).notNull(),
     workId: bigint("work_id", { mode: "number" }).references(() => works.id, { onDelete: "cascade" }),
     chapterId: bigint("chapter_id", { mode: "number" }).references(() => chapters.id, { onDelete: "set null" }),
     commentId: bigint("comment_id", { mode: "number" }).references(() => chapterComments.id, { onDelete: "cascade" }),
@@ -45,7 +45,7 @@ export const notifications = pgTable(
     readAt: timestamp("read_at", { withTimezone: true }),
   },
   (t) => [
-    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin', 'payout', 'review', 'tip', 'new-work')`),
+    check("notifications_kind", sql`${t.kind} in ('chapters', 'purchase', 'reply', 'admin', 'payout', 'review', 'tip', 'new-work', 'typo')`),
     check("notifications_count_positive", sql`${t.count} >= 1`),
     check("notifications_body_length", sql`${t.body} is null or char_length(${t.body}) <= 2000`),
     // One line per user, work and day for new chapters: the delivery adds to it.

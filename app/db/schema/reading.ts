@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, date, index, integer, pgTable, primaryKey, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, date, index, integer, pgTable, primaryKey, timestamp, uuid } from "drizzle-orm/pg-core";
 import { users } from "./users";
 import { chapters, works } from "./works";
 
@@ -21,6 +21,11 @@ export const readingProgress = pgTable(
       .references(() => chapters.id, { onDelete: "cascade" }),
     paragraph: integer("paragraph").notNull().default(0),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * 阅读记录 (decision 234): removed from the reader's history (and 继续阅读) but kept as the
+     * position the 书架 counts from; the next save of a position shows it again.
+     */
+    historyHidden: boolean("history_hidden").notNull().default(false),
   },
   (t) => [
     primaryKey({ name: "reading_progress_pkey", columns: [t.userId, t.workId] }),

@@ -2,6 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, useLoaderData } from "react-router";
 import { FollowAuthorButton } from "~/components/authors/follow-author-button";
 import { BooklistCards } from "~/components/booklists/booklist-cards";
+import { BlockButton } from "~/components/blocks/block-button";
 import { WorkCard } from "~/components/work-card";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
@@ -48,7 +49,8 @@ export async function action({ request, params, url }: Route.ActionArgs) {
 }
 
 export default function AuthorPage({ actionData }: Route.ComponentProps) {
-  const { author, followers, following, isSelf, works, booklists, signedIn, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const { author, followers, following, blocked, isSelf, works, booklists, signedIn, defaultCoverUrl } = useLoaderData<typeof loader>();
+  const here = `/authors/${author.id}`;
   const answer = actionData as { error?: string } | undefined;
   return (
     <section className="author-page" aria-labelledby="author-title">
@@ -67,8 +69,22 @@ export default function AuthorPage({ actionData }: Route.ComponentProps) {
           </p>
         </div>
         {isSelf ? <p className="muted">这是你的作者主页</p> : <FollowAuthorButton authorId={author.id} following={following} signedIn={signedIn} />}
+        {signedIn && !isSelf && !blocked ? (
+          <BlockButton kind="author" value={author.id} back={here}>
+            屏蔽作者
+          </BlockButton>
+        ) : null}
       </header>
       <FieldError errors={answer?.error} alert as="p" />
+      {blocked ? (
+        // decision 233: the page still opens; the works are left out like everywhere else.
+        <div className="notice notice-error blocked-notice" role="status" data-testid="author-blocked">
+          <span>你已屏蔽这位作者，其作品不会出现在你看到的列表中。</span>
+          <BlockButton kind="author" value={author.id} back={here} blocked>
+            取消屏蔽
+          </BlockButton>
+        </div>
+      ) : null}
       <h2>公开作品{works.total > 0 ? `（${works.totalCapped ? `${works.total}+` : works.total}）` : ""}</h2>
       {works.works.length === 0 ? (
         <p className="empty-state">暂无公开作品</p>

@@ -5,6 +5,7 @@ import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageWithin } from "~/utils/pagination";
 import { aiFilter, listedFor, normalizeQuery, SEARCH_COUNT_CAP, searchMatch, workCardColumns, type SearchResult, type WorkCard } from "./search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
+import { blockFilter, type ReaderBlocks } from "./blocks.server";
 
 /**
  * /works with filters (docs/decisions/121): include tags (all of them), exclude tags (any
@@ -61,6 +62,8 @@ export async function filteredSearch(input: {
   page: number;
   pageSize: number;
   viewer: Pick<SessionUser, "showR18" | "showAi"> | null;
+  /** The viewer's 屏蔽 (decision 233). */
+  blocks: ReaderBlocks;
   countCap?: number;
 }): Promise<SearchResult> {
   const query = normalizeQuery(input.query);
@@ -69,6 +72,7 @@ export async function filteredSearch(input: {
     ...listedFor(input.viewer),
     searchMatch(query),
     ...filterConditions(input.filters),
+    ...blockFilter(input.blocks),
   );
   const matches = db.select({ one: sql`1`.as("one") }).from(works).where(where).limit(cap + 1).as("matches");
   const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(matches);

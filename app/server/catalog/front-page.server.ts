@@ -7,6 +7,7 @@ import { cachedPublic } from "~/server/platform/public-cache.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import type { AnnouncementView } from "~/types/front-page";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
+import { blockFilter, cachedUnlessBlocked, readerBlocks } from "./blocks.server";
 
 /**
  * What readers see of the operator's front page (docs/product.md#front-page,
@@ -15,7 +16,7 @@ import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.ser
  * out. The operators' writes are in app/server/admin/front-page.server.ts.
  */
 
-type Audience = Pick<SessionUser, "showR18" | "showAi"> | null;
+type Audience = (Pick<SessionUser, "showR18" | "showAi"> & { id?: string }) | null;
 
 export interface CuratedRowView {
   id: number;
@@ -47,10 +48,12 @@ export const hasReadableChapter = gt(works.chapterCount, 0);
  * a computed row shows 12 (a page of 10 rows of 24 cards rendered three times slower:
  * decision 198); a row with none is left out.
  */
-export function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[]> {
+export async function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[]> {
   const showR18 = viewer?.showR18 ?? false;
   const showAi = viewer?.showAi ?? true;
-  return cachedPublic(JSON.stringify(["curated-rows", showR18, showAi]), async () => {
+  // The viewer's 屏蔽 (decision 233): read fresh for a reader who has any.
+  const blocks = await readerBlocks(viewer);
+  return cachedUnlessBlocked(JSON.stringify(["curated-rows", showR18, showAi]), blocks, async () => {
     const rows = await db
       .select({ rowId: curatedRows.id, rowName: curatedRows.name, ...workCardColumns })
       .from(curatedRows)
@@ -63,6 +66,7 @@ export function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[]> {
           isNull(works.takenDownAt),
           hasReadableChapter,
           ...audienceFilter({ showR18, showAi }),
+          ...blockFilter(blocks),
           currentWindow(curatedRowWorks.startsAt, curatedRowWorks.endsAt),
         ),
       )

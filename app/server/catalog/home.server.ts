@@ -4,6 +4,7 @@ import { chapters, favorites, profiles, readingProgress, works } from "~/db/sche
 import { chapterNumberSql } from "./chapter-numbers.server";
 import { progressHref } from "~/utils/reading";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
+import { blockFilter, readerBlocks, type ReaderBlocks } from "./blocks.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
 /**
@@ -32,16 +33,18 @@ export interface ShelfUpdate {
   href: string;
 }
 
-/** What the viewer may see of a work on their home: not private (unless theirs), and their preferences. */
-function visibleTo(viewer: Viewer): SQL {
-  return and(or(ne(works.visibility, "private"), eq(works.userId, viewer.id)), ...audienceFilter(viewer)) as SQL;
+/** What the viewer may see of a work on their home: not private (unless theirs), their preferences and 屏蔽 (decision 233). */
+function visibleTo(viewer: Viewer, blocks: ReaderBlocks): SQL {
+  return and(or(ne(works.visibility, "private"), eq(works.userId, viewer.id)), ...audienceFilter(viewer), ...blockFilter(blocks)) as SQL;
 }
 
 /**
  * 继续阅读: the works the viewer read last, with the chapter and paragraph they reached, in
- * one statement (the chapter's number counted for the six rows only).
+ * one statement (the chapter's number counted for the six rows only). A work the reader
+ * removed from their 阅读记录 leaves this row too (decision 234).
  */
 export async function continueReading(viewer: Viewer): Promise<ContinueItem[]> {
+  const blocks = await readerBlocks(viewer);
   const rows = await db
     .select({
       ...workCardColumns,
@@ -53,7 +56,7 @@ export async function continueReading(viewer: Viewer): Promise<ContinueItem[]> {
     .innerJoin(works, eq(works.id, readingProgress.workId))
     .innerJoin(profiles, eq(profiles.id, works.userId))
     .innerJoin(chapters, eq(chapters.id, readingProgress.chapterId))
-    .where(and(eq(readingProgress.userId, viewer.id), visibleTo(viewer)))
+    .where(and(eq(readingProgress.userId, viewer.id), eq(readingProgress.historyHidden, false), visibleTo(viewer, blocks)))
     .orderBy(desc(readingProgress.updatedAt))
     .limit(CONTINUE_ROW_SIZE);
   return rows.map(({ chapterTitle, paragraph, chapterOrder, ...work }) => ({
@@ -76,6 +79,7 @@ export async function continueReading(viewer: Viewer): Promise<ContinueItem[]> {
  * few dozen rows rather than every followed work's (docs/decisions/143).
  */
 export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
+  const blocks = await readerBlocks(viewer);
   const followed = sql`
     select ${sql.join(
       Object.entries(workCardColumns)
@@ -85,7 +89,7 @@ export async function shelfUpdates(viewer: Viewer): Promise<ShelfUpdate[]> {
     )}, ${works.updatedAt} as updated_at
     from ${favorites}
     join ${works} on ${works.id} = ${favorites.workId}
-    where ${favorites.userId} = ${viewer.id} and ${visibleTo(viewer)}
+    where ${favorites.userId} = ${viewer.id} and ${visibleTo(viewer, blocks)}
     order by ${works.updatedAt} desc, ${works.id} desc`;
   const result = await db.execute(sql`
     select t.*, ${profiles.nickname} as "authorNickname",

@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { profiles, workRankingTallies, works, workStats } from "~/db/schema";
 import { PERIOD_BOARDS, type PeriodBoard, type RankingBoard, type RankingPeriod } from "~/schemas/discovery";
 import { shanghaiPeriods } from "~/utils/shanghai-time";
-import { cachedPublic } from "~/server/platform/public-cache.server";
+import { blockFilter, cachedUnlessBlocked, readerBlocks, type ReaderBlocks } from "./blocks.server";
 import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
 import { hasReadableChapter, notRemovedFromRankings } from "./front-page.server";
 import type { SessionUser } from "~/server/identity/session.server";
@@ -19,7 +19,8 @@ const HOME_ROW_SIZE = 12;
 /** 新书榜: works first published this many days ago at most. */
 const NEW_BOOK_DAYS = 30;
 
-type Audience = Pick<SessionUser, "showR18" | "showAi"> | null;
+/** The viewer's preferences, and their id for their 屏蔽 (decision 233). */
+type Audience = (Pick<SessionUser, "showR18" | "showAi"> & { id?: string }) | null;
 
 export interface RankedWork extends WorkCard {
   score: number;
@@ -33,10 +34,10 @@ function audienceKey(viewer: Audience): [boolean, boolean] {
  * What rankings and the computed home rows may show: listed works (a work taken down is
  * private) with a chapter readers can open (not one whose chapters all wait for review,
  * docs/product.md#review), within the viewer's preferences, less those an operator removed
- * from the rankings (docs/product.md#front-page).
+ * from the rankings (docs/product.md#front-page), less the viewer's 屏蔽 (decision 233).
  */
-function listed(viewer: Audience): SQL[] {
-  return [inArray(works.visibility, ["public", "public-vip"]), hasReadableChapter, ...audienceFilter(viewer), notRemovedFromRankings];
+function listed(viewer: Audience, blocks: ReaderBlocks): SQL[] {
+  return [inArray(works.visibility, ["public", "public-vip"]), hasReadableChapter, ...audienceFilter(viewer), notRemovedFromRankings, ...blockFilter(blocks)];
 }
 
 const BOARDS: Record<Exclude<RankingBoard, PeriodBoard>, { score: SQL<number>; where: () => SQL | undefined }> = {
@@ -55,10 +56,11 @@ const BOARDS: Record<Exclude<RankingBoard, PeriodBoard>, { score: SQL<number>; w
  * the tallies each cast and tip add to in its own transaction, read from the board index's
  * top, the works the viewer may see only (the same listing rule as every ranking).
  */
-export function periodRankingBoard(board: PeriodBoard, period: RankingPeriod, viewer: Audience, now = new Date(), limit = RANKING_SIZE): Promise<RankedWork[]> {
+export async function periodRankingBoard(board: PeriodBoard, period: RankingPeriod, viewer: Audience, now = new Date(), limit = RANKING_SIZE): Promise<RankedWork[]> {
   const [showR18, showAi] = audienceKey(viewer);
   const startsOn = shanghaiPeriods(now)[period];
-  return cachedPublic(JSON.stringify(["ranking", board, period, startsOn, limit, showR18, showAi]), async () => {
+  const blocks = await readerBlocks(viewer);
+  return cachedUnlessBlocked(JSON.stringify(["ranking", board, period, startsOn, limit, showR18, showAi]), blocks, async () => {
     const t = workRankingTallies;
     // The board's top from its index first (a few times the page, so the listing rule may
     // drop some), then the works: a walk of the index's head, not a sort of the period's
@@ -77,7 +79,7 @@ export function periodRankingBoard(board: PeriodBoard, period: RankingPeriod, vi
         .from(top)
         .innerJoin(works, eq(works.id, top.workId))
         .innerJoin(profiles, eq(profiles.id, works.userId))
-        .where(and(...listed({ showR18, showAi })))
+        .where(and(...listed({ showR18, showAi }, blocks)))
         .orderBy(sql`${top.total} desc nulls last`, asc(top.workId))
         .limit(limit);
     };
@@ -95,16 +97,17 @@ export function periodRankingBoard(board: PeriodBoard, period: RankingPeriod, vi
 }
 
 /** One ranking: the top RANKING_SIZE works the viewer may see, highest score first. */
-export function rankingBoard(board: Exclude<RankingBoard, PeriodBoard>, viewer: Audience, limit = RANKING_SIZE): Promise<RankedWork[]> {
+export async function rankingBoard(board: Exclude<RankingBoard, PeriodBoard>, viewer: Audience, limit = RANKING_SIZE): Promise<RankedWork[]> {
   const [showR18, showAi] = audienceKey(viewer);
-  return cachedPublic(JSON.stringify(["ranking", board, limit, showR18, showAi]), async () => {
+  const blocks = await readerBlocks(viewer);
+  return cachedUnlessBlocked(JSON.stringify(["ranking", board, limit, showR18, showAi]), blocks, async () => {
     const { score, where } = BOARDS[board];
     const rows = await db
       .select({ ...workCardColumns, score: sql<number>`${score}`.mapWith(Number) })
       .from(workStats)
       .innerJoin(works, eq(works.id, workStats.workId))
       .innerJoin(profiles, eq(profiles.id, works.userId))
-      .where(and(...listed({ showR18, showAi }), where()))
+      .where(and(...listed({ showR18, showAi }, blocks), where()))
       .orderBy(desc(score), desc(works.id))
       .limit(limit);
     return rows as RankedWork[];
@@ -121,23 +124,24 @@ export interface SharedHomeRows {
 }
 
 /** The home page's rows that are the same for every reader with the same preferences. */
-export function sharedHomeRows(viewer: Audience): Promise<SharedHomeRows> {
+export async function sharedHomeRows(viewer: Audience): Promise<SharedHomeRows> {
   const [showR18, showAi] = audienceKey(viewer);
-  return cachedPublic(JSON.stringify(["home", showR18, showAi]), async () => {
+  const blocks = await readerBlocks(viewer);
+  return cachedUnlessBlocked(JSON.stringify(["home", showR18, showAi]), blocks, async () => {
     const audience = { showR18, showAi };
     const cards = () => db.select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
     const [newest, hot, completed] = await Promise.all([
       cards()
-        .where(and(...listed(audience)))
+        .where(and(...listed(audience, blocks)))
         .orderBy(desc(works.createdAt), desc(works.id))
         .limit(HOME_ROW_SIZE),
       cards()
         .innerJoin(workStats, eq(workStats.workId, works.id))
-        .where(and(...listed(audience), gt(workStats.hot7d, 0)))
+        .where(and(...listed(audience, blocks), gt(workStats.hot7d, 0)))
         .orderBy(desc(workStats.hot7d), desc(works.id))
         .limit(HOME_ROW_SIZE),
       cards()
-        .where(and(...listed(audience), eq(works.status, "completed"), ne(works.type, "single_chapter"), isNotNull(works.completedAt)))
+        .where(and(...listed(audience, blocks), eq(works.status, "completed"), ne(works.type, "single_chapter"), isNotNull(works.completedAt)))
         .orderBy(desc(works.completedAt), desc(works.id))
         .limit(HOME_ROW_SIZE),
     ]);

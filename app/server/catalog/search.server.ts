@@ -14,14 +14,15 @@ import {
   type WorkCard,
 } from "./search-sql.server";
 import { pageWithin } from "~/utils/pagination";
-import { cachedPublic } from "~/server/platform/public-cache.server";
+import { blockFilter, cachedUnlessBlocked, NO_BLOCKS, readerBlocks, type ReaderBlocks } from "./blocks.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
 import { filteredSearch } from "./filters.server";
 
 /** @internal */
 export const SEARCH_PAGE_SIZE = 12;
-type Viewer = Pick<SessionUser, "showR18" | "showAi"> | null;
+/** The viewer's preferences, and their id for their 屏蔽 (decision 233). */
+type Viewer = (Pick<SessionUser, "showR18" | "showAi"> & { id?: string }) | null;
 
 /**
  * Planner settings for one transaction, so that each search statement runs the plan
@@ -55,32 +56,36 @@ type SearchInput = {
   pageSize?: number;
   /** Tests only: a smaller SEARCH_COUNT_CAP, to reach the capped paths with few works. */
   countCap?: number;
+  /** Read from the viewer by searchWorks. */
+  blocks?: ReaderBlocks;
 };
 
 /**
  * The community search: public and paid works whose title, description or author's
  * nickname holds the query, newest first, 12 a page. The answer
  * depends only on the query, the page and the viewer's two audience preferences, so it
- * comes from the shared few-second copy (public-cache.server.ts, docs/decisions/060).
+ * comes from the shared few-second copy (public-cache.server.ts, docs/decisions/060),
+ * unless the viewer blocked authors or tags (decision 233): their answer is read fresh.
  */
-export function searchWorks(input: SearchInput): Promise<SearchResult> {
+export async function searchWorks(input: SearchInput): Promise<SearchResult> {
   const showR18 = input.viewer?.showR18 ?? false;
   const showAi = input.viewer?.showAi ?? true;
+  const blocks = await readerBlocks(input.viewer);
   if (input.filters && hasFilters(input.filters)) {
     const { filters } = input;
     const key = JSON.stringify(["filtered", normalizeQuery(input.query), filters, input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
-    const run = () => filteredSearch({ ...input, filters, viewer: { showR18, showAi }, pageSize: input.pageSize ?? SEARCH_PAGE_SIZE });
-    return input.countCap !== undefined ? run() : cachedPublic(key, run);
+    const run = () => filteredSearch({ ...input, filters, viewer: { showR18, showAi }, blocks, pageSize: input.pageSize ?? SEARCH_PAGE_SIZE });
+    return input.countCap !== undefined ? run() : cachedUnlessBlocked(key, blocks, run);
   }
-  if (input.countCap !== undefined) return searchWorksNow(input);
+  if (input.countCap !== undefined) return searchWorksNow({ ...input, blocks });
   const key = JSON.stringify(["works", normalizeQuery(input.query), input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
-  return cachedPublic(key, () => searchWorksNow({ ...input, viewer: { showR18, showAi } }));
+  return cachedUnlessBlocked(key, blocks, () => searchWorksNow({ ...input, viewer: { showR18, showAi }, blocks }));
 }
 
 async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
   const query = normalizeQuery(input.query);
-  const visible = listedFor(input.viewer);
+  const visible = [...listedFor(input.viewer), ...blockFilter(input.blocks ?? NO_BLOCKS)];
   if (!query) return listAll({ where: and(...visible), page: input.page, pageSize, query });
 
   const cap = input.countCap ?? SEARCH_COUNT_CAP;
@@ -98,7 +103,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   // full index scan for nothing). It is aliased "works" so that the same conditions apply
   // outside it.
   const candidates = sql`(select ${sql.join(
-    [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description],
+    [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
     sql`, `,
   )} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} offset 0) as ${works}`;
 

@@ -3,6 +3,7 @@ import { db, type Executor } from "~/db/client.server";
 import { authorFollows, notifications, profiles, works } from "~/db/schema";
 import { parseWorkFilters } from "~/schemas/discovery";
 import { searchWorks } from "~/server/catalog/search.server";
+import { isAuthorBlocked, notBlockedBy } from "~/server/catalog/blocks.server";
 import type { SearchResult } from "~/server/catalog/search-sql.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
@@ -36,6 +37,8 @@ export interface AuthorPage {
   followers: number;
   /** The viewer follows this author (false for visitors and on one's own page). */
   following: boolean;
+  /** The viewer blocked this author (decision 233): the page says so, with 取消屏蔽. */
+  blocked: boolean;
   isSelf: boolean;
   works: SearchResult;
   /** Their 书单 with a work this viewer may see (decision 232). */
@@ -58,16 +61,18 @@ async function authorProfile(authorId: string) {
  */
 export async function getAuthorPage(authorId: string, viewer: Viewer | null, page: number): Promise<AuthorPage> {
   const author = await authorProfile(authorId);
-  const [listed, [{ followers }], following, booklists] = await Promise.all([
+  const [listed, [{ followers }], following, booklists, blocked] = await Promise.all([
     searchWorks({ query: "", filters: parseWorkFilters(new URLSearchParams([["author", author.id]])), page, viewer }),
     db.select({ followers: sql<number>`count(*)::int` }).from(authorFollows).where(eq(authorFollows.authorId, author.id)),
     viewer && viewer.id !== author.id ? isFollowing(viewer.id, author.id) : false,
     booklistsOf(author.id, viewer),
+    isAuthorBlocked(viewer, author.id),
   ]);
   return {
     author: { id: author.id, nickname: author.nickname, avatarUrl: author.avatarUrl, joinedAt: new Date(author.createdAt).toISOString() },
     followers,
     following,
+    blocked,
     isSelf: viewer?.id === author.id,
     works: listed,
     booklists,
@@ -102,7 +107,8 @@ export async function setAuthorFollow(viewer: Pick<SessionUser, "id">, authorId:
  * The followers' lines for a new work readers can now see, in the transaction that made it
  * so: the publish wizard (a work not held for review) and the approval of a held new work
  * (decision 214). Nothing for a private work; a follower whose 显示设置 hide the work
- * (R-18, AI) gets no line. One INSERT ... SELECT over the author's followers (decision 230).
+ * (R-18, AI) gets no line, nor one who blocked the author or one of the work's tags
+ * (decision 233). One INSERT ... SELECT over the author's followers (decision 230).
  */
 export async function notifyAuthorFollowers(tx: Executor, workId: number): Promise<number> {
   const rows = rowsOf<{ user_id: string }>(
@@ -115,6 +121,7 @@ export async function notifyAuthorFollowers(tx: Executor, workId: number): Promi
       where w.id = ${workId} and w.visibility <> 'private'
         and (w.rating = 'all_ages' or p.show_r18)
         and (p.show_ai or (not w.is_ai_generated and w.ai_level <> 'generated'))
+        and ${notBlockedBy(sql`f.user_id`, sql`w`)}
       returning user_id`),
   );
   // The bell of the first followers moves at once; past LIVE_BELLS the others see the line

@@ -259,7 +259,7 @@ const INBOX_PAGE_SIZE = 30;
 
 interface InboxLine {
   id: number;
-  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip" | "new-work";
+  kind: "chapters" | "purchase" | "reply" | "admin" | "payout" | "review" | "tip" | "new-work" | "typo";
   unread: boolean;
   at: string;
   /**

@@ -14,6 +14,8 @@ import {
   notifications,
   passwordResetTokens,
   phoneCodes,
+  authorBlocks,
+  tagBlocks,
   payoutAccounts,
   profiles,
   readerOpdsTokens,
@@ -46,7 +48,7 @@ import { periodicJob } from "~/server/platform/job-runner.server";
  * (replaced by one no password matches), the phone number and its codes (decision 235),
  * nickname (已注销用户), avatar, pixiv ID, reader
  * settings, 实名 rows, 收款账户, sessions, reset links, reading-app tokens, 青少年模式, the
- * bookshelf, follows (both ways; of 书单 too, their counts following), reading positions and history, notifications and their
+ * bookshelf, follows (both ways; of 书单 too, their counts following), 屏蔽 lists, reading positions and history, notifications and their
  * mutes, announcement reads, auto-subscriptions, AI writing projects and operations, form
  * tokens. Kept, tied to the same id which is now anonymous: orders, credit and token
  * ledgers (the balances forfeited by a ledger row each), purchases, income and payouts,
@@ -62,6 +64,8 @@ async function erasePersonalData(tx: Executor, userId: string): Promise<void> {
   await tx.delete(sessions).where(eq(sessions.userId, userId));
   await tx.delete(phoneCodes).where(eq(phoneCodes.userId, userId));
   await forgetBooklistFollows(tx, userId);
+  await tx.delete(authorBlocks).where(eq(authorBlocks.userId, userId));
+  await tx.delete(tagBlocks).where(eq(tagBlocks.userId, userId));
   await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
   await tx.delete(readerOpdsTokens).where(eq(readerOpdsTokens.userId, userId));
   await tx.delete(authorIdentities).where(eq(authorIdentities.userId, userId));

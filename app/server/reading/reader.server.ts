@@ -272,6 +272,8 @@ export async function saveProgress(
         chapterId: sql`case when ${keep} then ${readingProgress.chapterId} else excluded.chapter_id end`,
         paragraph: sql`case when ${keep} then ${readingProgress.paragraph} else excluded.paragraph end`,
         updatedAt: sql`excluded.updated_at`,
+        // Reading a work again puts it back in a 阅读记录 it was removed from (decision 234).
+        historyHidden: false,
       },
     });
   const read = readAt ? chapterReadToRecord(userId, workId, chapterId, readAt) : null;

@@ -48,7 +48,8 @@ import {
   TOC_PAGE_SIZE,
 } from "~/server/reading/reader.server";
 import { safeRedirectPath } from "~/utils/redirect";
-import { configuredSiteOrigin } from "~/server/platform/request.server";
+import { configuredSiteOrigin, siteOrigin } from "~/server/platform/request.server";
+import { readerBlocks } from "~/server/catalog/blocks.server";
 import { progressHref, splitParagraphs } from "~/utils/reading";
 import { parsePage } from "~/utils/pagination";
 
@@ -110,12 +111,14 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     /** Sold by chapter: VIP from this chapter number on (docs/product.md#paying-by-chapter). */
     vipFrom: isByChapter(work) ? work.vipFrom : null,
   };
-  const [defaultCoverUrl, favorited, categories, voteCounts] = await Promise.all([
+  const [defaultCoverUrl, favorited, categories, voteCounts, blocks] = await Promise.all([
     getDisplayConfigValue("default_cover_url"),
     viewer && !isOwner ? isFavorited(viewer.id, work.id) : false,
     work.categoryId ? listCategories() : [],
     // 月票 and 推荐票 left, for the cast forms on the work page and a chapter's end (decision 222).
     viewer && !isOwner ? voteBalance(viewer.id) : null,
+    // 屏蔽 (decision 233): the work page's menu shows what this reader already blocked.
+    readerBlocks(viewer && !isOwner ? viewer : null),
   ]);
   header.categoryName = categories.find((c) => c.id === work.categoryId)?.name ?? null;
   const access = {
@@ -132,7 +135,9 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   const workReview = isOwner && viewer ? ((await workReviewFacts(viewer.id, [work.id])).get(work.id) ?? null) : null;
   const votes = voteCounts && { balance: voteCounts, formTokens: { monthly: newFormToken(), recommend: newFormToken() } };
   // Absolute addresses in the page's meta come from SITE_URL alone (docs/decisions/200).
-  const common = { gate, work: header, defaultCoverUrl, access, workReview, votes, siteOrigin: configuredSiteOrigin() };
+  // 分享's links likewise: SITE_URL, else this machine's address, never the request's Host.
+  const blocked = { author: blocks.authors.includes(work.userId), tags: work.tags.filter((t) => blocks.tags.includes(t)) };
+  const common = { gate, work: header, defaultCoverUrl, access, workReview, votes, blocked, siteOrigin: configuredSiteOrigin(), shareOrigin: siteOrigin() };
 
   // `?notice=<id>`: a notice chapter (请假条, 作品相关: decision 203). Free whatever the
   // work's pricing, outside the numbering and prev/next; opening it moves no reading position.

@@ -5,6 +5,9 @@ import { ChapterReader } from "~/components/reader/chapter-reader";
 import { LockIcon } from "~/components/reader/lock-icon";
 import { LockedChapter } from "~/components/reader/locked-chapter";
 import { FlashMessage } from "~/components/ui/flash-message";
+import { WorkBlockMenu } from "~/components/blocks/block-button";
+import { ShareButton } from "~/components/share/share-button";
+import { TypoReport } from "~/components/reader/typo-report";
 import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
 import { NoticeChapter } from "~/components/reader/notice-chapter";
@@ -179,6 +182,10 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               ) : null
             }
           />
+          <div className="chapter-tools">
+            <ShareButton url={`${page.shareOrigin}${here}?chapter=${page.chapter.order}`} title={`${work.title} ${page.chapter.title}`} label="分享本章" />
+            {access.signedIn && !access.isOwner ? <TypoReport workId={work.id} chapterId={page.chapter.id} back={`${here}?chapter=${page.chapter.order}`} /> : null}
+          </div>
           {page.drawer ? (
             <ChapterDrawer
               workId={work.id}
@@ -230,6 +237,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                   {locked ? "下载 EPUB（已解锁章节）" : "下载 EPUB"}
                 </a>
               ) : null}
+              <ShareButton url={`${page.shareOrigin}${here}`} title={work.title} />
             </div>
             {feed ? (
               <p className="reader-feed">
@@ -243,6 +251,9 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               <Link to={`${here}/reviews`}>书评区</Link>
             </div>
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} review={page.workReview} /> : null}
+            {access.signedIn && !access.isOwner && work.userId ? (
+              <WorkBlockMenu authorId={work.userId} authorNickname={work.authorNickname} tags={work.tags ?? []} blocked={page.blocked} back={here} />
+            ) : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
           {work.vipFrom !== null && page.quote ? (

@@ -116,6 +116,7 @@ export default function Settings() {
             hint="关闭后，作品列表和搜索结果中不再显示标注为 AI 生成的作品。"
             checked={settings.showAi}
           />
+          <Row to="/settings/blocks" label="屏蔽" value={<span className="muted">屏蔽的作者和标签</span>} />
         </div>
       )}
     </section>
