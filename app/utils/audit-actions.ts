@@ -47,6 +47,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   "export.finance-refunds": "导出退款记录",
   "export.finance-payouts": "导出提现与代扣个税",
   "export.finance-author-income": "导出作者月度收入",
+  "payout.account-view": "查看收款完整账号",
   "payout.paid": "提现已支付",
   "payout.refused": "拒绝提现",
   "payout.returned": "提现款项退回",

@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { chapters, payoutRequests, works } from "~/db/schema";
+import { adminAuditLog, chapters, payoutRequests, works } from "~/db/schema";
 import { PRICING_MESSAGES, purchaseChapter } from "~/server/economy/chapter-sales.server";
 import { ECONOMY_SETTINGS_MESSAGES, getEconomySettings } from "~/server/economy/economy-settings.server";
 import { INCOME_MESSAGES, incomeBalance } from "~/server/economy/income.server";
@@ -104,6 +104,16 @@ describe("我的收入 and 提现申请", () => {
     const list = await callLoader(payouts, request("/admin/payouts?status=pending", { cookie: adminCookie }));
     const mine = list.data.requests.find((r: { userId: string }) => r.userId === author.id);
     expect(mine).toMatchObject({ amount: 100, payee: "银行卡 招商银行 6222 **** **** 0128", payeeName: "测试作者", accountFull: TEST_CARD, status: "pending" });
+    // Seeing full numbers is in the audit log: who, and which requests (decision 210).
+    const views = await db
+      .select({ adminId: adminAuditLog.adminId, after: adminAuditLog.after })
+      .from(adminAuditLog)
+      .where(and(eq(adminAuditLog.action, "payout.account-view"), eq(adminAuditLog.adminId, admin.id)));
+    expect(views).toHaveLength(1);
+    expect((views[0].after as { payouts: number[] }).payouts).toContain(mine.id);
+    // A page of paid requests opens no number and records nothing.
+    await callLoader(payouts, request("/admin/payouts?status=paid", { cookie: adminCookie }));
+    expect(await db.select().from(adminAuditLog).where(and(eq(adminAuditLog.action, "payout.account-view"), eq(adminAuditLog.adminId, admin.id)))).toHaveLength(1);
     const noRef = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "" }));
     expect([noRef.status, noRef.data]).toEqual([400, { error: INCOME_MESSAGES.reference }]);
     const paid = await callAction(payouts, request("/admin/payouts", { cookie: adminCookie }, { id: String(mine.id), outcome: "paid", reference: "PAY-1" }));

@@ -19,7 +19,8 @@ import { useIsPending } from "~/components/ui/use-is-pending";
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
  * e-mail; a pending one is marked paid (with the payment's reference) or refused (the
  * amount returns to the author's income). Settled outside the site; plain forms. A pending
- * request shows its account's full number to the operator paying it (decision 210); paying
+ * request shows its account's full number to the operator paying it, each such view in the
+ * audit log (decision 210); paying
  * writes the statement with the tax withheld (decision 209, /admin/payouts/:id).
  */
 export const meta: Route.MetaFunction = () => [{ title: "提现申请 - 管理后台" }];
@@ -30,10 +31,10 @@ function parseStatus(value: string | null): PayoutStatus | "all" {
   return value && (PAYOUT_STATUSES as readonly string[]).includes(value) ? (value as PayoutStatus) : value === "all" ? "all" : "pending";
 }
 
-export async function loader({ url }: Route.LoaderArgs) {
+export async function loader({ url, context }: Route.LoaderArgs) {
   const status = parseStatus(url.searchParams.get("status"));
   const email = (url.searchParams.get("email") ?? "").slice(0, 200);
-  const list = await listPayoutRequests({ status, email, page: parsePage(url.searchParams.get("page")) });
+  const list = await listPayoutRequests({ status, email, page: parsePage(url.searchParams.get("page")) }, adminActorOf(context));
   return { ...list, status, email };
 }
 

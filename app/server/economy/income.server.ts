@@ -345,8 +345,13 @@ export async function incomeOverview(userId: string, ledgerPage = 1, now = new D
 
 const PAYOUTS_PAGE = 50;
 
-/** The administrators' payout requests, newest first, filtered by status and author e-mail. */
-export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"; email?: string; page?: number }) {
+/**
+ * The administrators' payout requests, newest first, filtered by status and author e-mail.
+ * A pending request's account is opened in full for `viewer`, the operator paying it, and
+ * each page that shows full numbers is recorded in the audit log with their requests' ids
+ * (`payout.account-view`; decision 210 amended).
+ */
+export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"; email?: string; page?: number }, viewer: AdminActor) {
   const status = filter.status && filter.status !== "all" ? filter.status : null;
   const email = filter.email?.trim().toLowerCase() ?? "";
   const page = Math.max(1, filter.page ?? 1);
@@ -382,21 +387,21 @@ export async function listPayoutRequests(filter: { status?: PayoutStatus | "all"
       .innerJoin(profiles, eq(profiles.id, payoutRequests.userId))
       .where(where),
   ]);
-  return {
-    total: Number(total),
-    page,
-    pageCount: Math.max(1, Math.ceil(Number(total) / PAYOUTS_PAGE)),
-    requests: await Promise.all(
-      rows.map(async ({ accountId, ...r }) => ({
-        ...r,
-        amount: Number(r.amount),
-        /** The full account number, for the operator paying a pending request only (decision 210). */
-        accountFull: r.status === "pending" && accountId !== null ? await fullAccountOrMessage(accountId) : null,
-        createdAt: r.createdAt.toISOString(),
-        settledAt: r.settledAt?.toISOString() ?? null,
-      })),
-    ),
-  };
+  const requests = await Promise.all(
+    rows.map(async ({ accountId, ...r }) => ({
+      ...r,
+      amount: Number(r.amount),
+      /** The full account number, for the operator paying a pending request only (decision 210). */
+      accountFull: r.status === "pending" && accountId !== null ? await fullAccountOrMessage(accountId) : null,
+      createdAt: r.createdAt.toISOString(),
+      settledAt: r.settledAt?.toISOString() ?? null,
+    })),
+  );
+  const shown = requests.filter((r) => r.accountFull !== null).map((r) => r.id);
+  if (shown.length > 0) {
+    await recordAdminAction(db, viewer, { action: "payout.account-view", targetType: "payout", targetId: shown.join(","), after: { payouts: shown } });
+  }
+  return { total: Number(total), page, pageCount: Math.max(1, Math.ceil(Number(total) / PAYOUTS_PAGE)), requests };
 }
 
 /** A pending request's account, opened for the operator who pays it; the clear message when it does not decrypt. */
