@@ -21,8 +21,12 @@ const port = Number(process.env.E2E_PORT ?? 3107);
 const aiPort = Number((process.env.E2E_AI_PORT ??= "3198"));
 const gatewayPort = Number((process.env.E2E_GATEWAY_PORT ??= "3108"));
 const baseURL = `http://127.0.0.1:${port}`;
-/** Specs that change a setting of the whole site: they run last (the *-switches projects below). */
-const SITE_SWITCHES = /sms-verification\.spec\.ts$/;
+/**
+ * Specs that change what every reader gets: they run last (the *-switches projects below).
+ * 后台实名's switch (decision 235); a 公告, which every reader's bell counts while it is
+ * current (front-page.spec.ts; notifications.spec.ts counts the bell exactly).
+ */
+const SITE_SWITCHES = /(sms-verification|front-page)\.spec\.ts$/;
 const databaseUrl = process.env.DATABASE_URL?.trim();
 
 // Debian's Chromium; Playwright must never download a browser. Its old headless shell
@@ -73,8 +77,8 @@ export default defineConfig({
     { name: "chromium", testIgnore: SITE_SWITCHES, use: { ...chromium } },
     // docs/product.md D2: the key forms work without JavaScript. Tests tagged @nojs run here too.
     { name: "chromium-nojs", grep: /@nojs/, testIgnore: SITE_SWITCHES, use: { ...chromium, javaScriptEnabled: false } },
-    // Specs that turn a site-wide switch on (后台实名, decision 235) run after every other
-    // spec, so no other spec's commenter meets it; with and without JavaScript, one after the other.
+    // Specs that change what every reader gets (后台实名's switch, decision 235; a 公告) run
+    // after every other spec, so no other spec meets it; with and without JavaScript, one after the other.
     { name: "chromium-switches", testMatch: SITE_SWITCHES, dependencies: ["chromium", "chromium-nojs"], use: { ...chromium } },
     {
       name: "chromium-nojs-switches",

@@ -13,6 +13,8 @@ import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts"
 import { insertWorks } from "../fixtures/works";
 import { captureQueries } from "../../bench/lib-db";
 import { curatedHomeRows, currentAnnouncements } from "~/server/catalog/front-page.server";
+import { getSessionUser } from "~/server/identity/session.server";
+import { sendAdminMessage } from "~/server/community/notifications.server";
 import { actorOf, adminCookieFor, callAction, callLoader, createAdmin, firstError, request } from "./admin-fixtures";
 
 /**
@@ -314,11 +316,24 @@ describe(`公告 (${databaseKind})`, () => {
       ((await callLoader(await routes.inbox(), userRequest(c, "/notifications"))).data as { announcements: { id: number; unread: boolean }[] }).announcements;
     expect((await inbox(readerCookie)).find((a) => a.id === created.id)?.unread).toBe(true);
     expect(await db.select().from(announcementReads).where(eq(announcementReads.announcementId, created.id))).toEqual([]);
+    // The bell counts unread 公告 with the notifications (a new reader has no notifications).
+    const bell = async (c: string) => (await getSessionUser(userRequest(c, "/")))!.unread;
+    const unreadAnnouncements = (await inbox(readerCookie)).filter((a) => a.unread).length;
+    expect(unreadAnnouncements).toBeGreaterThan(0);
+    expect(await bell(readerCookie)).toBe(unreadAnnouncements);
 
     const read = await callAction(await routes.inbox(), userRequest(readerCookie, "/notifications", { intent: "read-announcement", id: String(created.id) }));
     expect(read.status).toBe(302);
     expect((await inbox(readerCookie)).find((a) => a.id === created.id)?.unread).toBe(false);
-    expect((await inbox(await sessionCookieFor(other.id))).find((a) => a.id === created.id)?.unread).toBe(true);
+    expect(await bell(readerCookie)).toBe(unreadAnnouncements - 1);
+    const otherCookie = await sessionCookieFor(other.id);
+    expect((await inbox(otherCookie)).find((a) => a.id === created.id)?.unread).toBe(true);
+    // 全部已读 marks the current 公告 read too: the bell is empty.
+    await sendAdminMessage(other.id, "一条通知");
+    expect(await bell(otherCookie)).toBe(unreadAnnouncements + 1);
+    expect((await callAction(await routes.inbox(), userRequest(otherCookie, "/notifications", { intent: "read-all" }))).status).toBe(302);
+    expect(await bell(otherCookie)).toBe(0);
+    expect((await inbox(otherCookie)).every((a) => !a.unread)).toBe(true);
     const bogus = await callAction(await routes.inbox(), userRequest(readerCookie, "/notifications", { intent: "read-announcement", id: "999999999" }));
     expect(bogus.status).toBe(404);
 

@@ -112,6 +112,16 @@ export async function inboxAnnouncements(userId: string): Promise<(AnnouncementV
   return current.map((a) => ({ ...a, unread: !seen.has(a.id) }));
 }
 
+/** 全部标为已读 also marks the current announcements read (the bell counts them, decision 198). */
+export async function markCurrentAnnouncementsRead(userId: string): Promise<void> {
+  const current = await currentAnnouncements();
+  if (current.length === 0) return;
+  await db
+    .insert(announcementReads)
+    .values(current.map((a) => ({ userId, announcementId: a.id })))
+    .onConflictDoNothing();
+}
+
 /** A reader marks a current announcement read (again: nothing changes). */
 export async function markAnnouncementRead(userId: string, rawId: unknown): Promise<void> {
   const id = Number(rawId);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { accountDeletions, credits, notifications, profiles, sessions, users } from "~/db/schema";
+import { accountDeletions, announcementReads, announcements, credits, notifications, profiles, sessions, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
 import { effectiveShowR18 } from "./minor-mode.server";
 import { requestScope } from "~/server/platform/logger.server";
@@ -58,7 +58,7 @@ export interface SessionUser {
   credits: number;
   /** As stored: read through readerSettingsFor (app/server/reading/reader-settings.server.ts). */
   readerSettings: unknown;
-  /** The bell's number: unread notifications, counted up to UNREAD_CAP (notifications.server.ts). */
+  /** The bell's number: unread notifications, counted up to UNREAD_CAP (notifications.server.ts), and unread current 公告. */
   unread: number;
   /** When the account will be deleted, while a 注销 request waits out its cool-off (decision 231). */
   deletionDueAt: Date | null;
@@ -104,7 +104,11 @@ const sessionUserQuery = db
     credits: sql<number>`coalesce(${credits.balance}, 0)`.mapWith(Number),
     // In the same statement: a page's shell needs it, and a second query cost more CPU
     // than the count (decision 109). 100 is UNREAD_CAP of notifications.server.ts.
-    unread: sql<number>`(select count(*)::int from (select 1 from ${notifications} n where n.user_id = ${sessions.userId} and n.read_at is null limit 100) unread)`.mapWith(Number),
+    // With the 公告 the inbox shows (the 5 newest current ones, decision 198) not yet marked read.
+    unread: sql<number>`(select count(*)::int from (select 1 from ${notifications} n where n.user_id = ${sessions.userId} and n.read_at is null limit 100) unread)
+      + (select count(*)::int from (select a.id from ${announcements} a where a.starts_at <= now() and (a.ends_at is null or a.ends_at > now())
+           order by a.starts_at desc, a.id desc limit 5) current
+         where not exists (select 1 from ${announcementReads} r where r.announcement_id = current.id and r.user_id = ${sessions.userId}))`.mapWith(Number),
     // Every page's banner during a 注销 cool-off (decision 231); the primary key's lookup.
     deletionDueAt: sql<Date | null>`(select d.due_at from ${accountDeletions} d where d.user_id = ${sessions.userId} and d.deleted_at is null)`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v))),
   })

@@ -1,7 +1,7 @@
 import { data, Form, Link, useLoaderData } from "react-router";
 import { inboxLineText } from "~/components/notifications/inbox-line-text";
 import { AnnouncementList } from "~/components/announcements";
-import { inboxAnnouncements, markAnnouncementRead } from "~/server/catalog/front-page.server";
+import { inboxAnnouncements, markAnnouncementRead, markCurrentAnnouncementsRead } from "~/server/catalog/front-page.server";
 import { announcementReadSchema } from "~/schemas/front-page";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
@@ -69,7 +69,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       if (intent === "read") await markNotificationRead(user.id, id);
-      else if (intent === "read-all") await markAllNotificationsRead(user.id);
+      else if (intent === "read-all") {
+        await markAllNotificationsRead(user.id);
+        await markCurrentAnnouncementsRead(user.id);
+      }
       else await setWorkMuted(user.id, workId, intent === "mute");
       return redirectWithFlash(request, back, { kind: "success", text: DONE[intent] });
     },
