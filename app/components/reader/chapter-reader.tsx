@@ -7,6 +7,8 @@ import { ParagraphBubble } from "~/components/comments/paragraph-bubble";
 import { useImmersive } from "./immersive";
 import { ReaderSettingsControls } from "./reader-settings";
 import { AuthorNote } from "./author-note";
+import { Listen } from "./listen";
+import { saveReadingPosition } from "./save-progress";
 
 export interface ParagraphBatchData {
   from: number;
@@ -219,6 +221,9 @@ export function ChapterReader({
     };
   }, [nextFrom, state, loadMore]);
 
+  // 听书 saves the paragraph it reads; scrolling saves nothing meanwhile.
+  const listening = useRef(false);
+
   // Save the first paragraph on screen, at most every 1.5 s while scrolling.
   useEffect(() => {
     if (!saveProgress) return;
@@ -227,11 +232,10 @@ export function ChapterReader({
     const save = () => {
       timer = null;
       const index = firstVisibleParagraph(textRef.current);
-      if (index === null || index === saved) return;
+      if (index === null || index === saved || listening.current) return;
       saved = index;
-      const body = new URLSearchParams({ chapterId: String(chapter.id), chapter: String(chapter.order), paragraph: String(index) });
-      fetch(`/works/${workId}/progress`, { method: "POST", body, keepalive: true }).catch(() => {
-        saved = -1;
+      void saveReadingPosition(workId, chapter, index).then((ok) => {
+        if (!ok) saved = -1;
       });
     };
     const onScroll = () => {
@@ -259,6 +263,15 @@ export function ChapterReader({
               章节列表
             </Link>
           ) : null}
+          <Listen
+            workId={workId}
+            chapter={chapter}
+            next={next}
+            saveProgress={saveProgress}
+            text={{ start, paragraphs, more: nextFrom !== null, loadFailed: state === "error", loadMore: () => void loadMore() }}
+            firstInView={() => firstVisibleParagraph(textRef.current)}
+            onListening={(on) => (listening.current = on)}
+          />
         </span>
         <ReaderSettingsControls back={`${chapterHref(chapter.order)}${batch.from > 0 ? `&from=${batch.from}` : ""}`}>
           {immersive.button}
