@@ -96,6 +96,7 @@ export const reviewPolicySchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0, REVIEW_MESSAGES.trustedAfter).max(REVIEW_TRUSTED_MAX, REVIEW_MESSAGES.trustedAfter)),
   aiWorks: onOff,
+  unsignedAuthors: onOff,
   samplePercent: z
     .string({ error: REVIEW_MESSAGES.samplePercent })
     .trim()

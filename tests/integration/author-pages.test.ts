@@ -43,7 +43,7 @@ let reviewer: Awaited<ReturnType<typeof createAdmin>>;
 beforeAll(async () => {
   const chief = await createAdmin({ role: "chief_editor" });
   reviewer = await createAdmin({ role: "reviewer" });
-  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0 });
+  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0, unsignedAuthors: false });
 });
 
 describe(`the author page (${databaseKind})`, () => {

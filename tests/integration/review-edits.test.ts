@@ -59,7 +59,7 @@ async function lastLine(userId: string) {
 beforeAll(async () => {
   chief = await createAdmin({ role: "chief_editor" });
   reviewer = await createAdmin({ role: "reviewer" });
-  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0 });
+  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0, unsignedAuthors: false });
   await addScreeningWord(actorOf(chief), { word: "修改待审词", category: "其他", level: "review" });
   await reloadScreening();
 });

@@ -34,7 +34,7 @@ let chief: Awaited<ReturnType<typeof createAdmin>>;
 let reviewer: Awaited<ReturnType<typeof createAdmin>>;
 
 async function policy(samplePercent: number, newAuthors = false) {
-  await saveReviewPolicy(actorOf(chief), { newAuthors, trustedAfter: 10, aiWorks: false, samplePercent });
+  await saveReviewPolicy(actorOf(chief), { newAuthors, trustedAfter: 10, aiWorks: false, samplePercent, unsignedAuthors: false });
 }
 async function newSeries(userId: string) {
   const work = await createWork(userId, { ...base, title: "连载", type: "series", status: "ongoing" }, [{ title: "第一章", content: "开头。" }], null);

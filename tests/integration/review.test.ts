@@ -4,6 +4,7 @@ import { db } from "~/db/client.server";
 import { adminAuditLog, chapters, notificationJobs, notifications, reviewItems, siteConfigs, users, works } from "~/db/schema";
 import { claimItem, claimNext, decideItem, queueSummary, reviewQueue, saveReviewPolicy } from "~/server/admin/review-queue.server";
 import { setReviewRequired } from "~/server/admin/users.server";
+import { setContract } from "~/server/economy/attendance.server";
 import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
 import { workFeed } from "~/server/catalog/feeds.server";
 import { createWork } from "~/server/catalog/works.server";
@@ -31,8 +32,8 @@ import { reloadScreening } from "~/server/screening/screening.server";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
-async function policy(p: { newAuthors: boolean; trustedAfter: number; aiWorks: boolean; samplePercent?: number }) {
-  await saveReviewPolicy({ admin: { id: chief.id, email: chief.email }, address: "127.0.0.1" }, { samplePercent: 0, ...p });
+async function policy(p: { newAuthors: boolean; trustedAfter: number; aiWorks: boolean; samplePercent?: number; unsignedAuthors?: boolean }) {
+  await saveReviewPolicy({ admin: { id: chief.id, email: chief.email }, address: "127.0.0.1" }, { samplePercent: 0, unsignedAuthors: false, ...p });
 }
 async function newSeries(userId: string, extra: Partial<typeof base> = {}) {
   // Created while review is off, so the first chapter is out: the work is visible to readers.
@@ -65,7 +66,8 @@ describe("the review policy", () => {
     expect(DEFAULT_SITE_CONFIGS.review_new_authors).toBe("on");
     expect(DEFAULT_SITE_CONFIGS.review_trusted_after).toBe("10");
     expect(DEFAULT_SITE_CONFIGS.review_sample_percent).toBe("10");
-    expect(await readReviewPolicy()).toEqual({ newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0 });
+    expect(DEFAULT_SITE_CONFIGS.review_unsigned_authors).toBe("on");
+    expect(await readReviewPolicy()).toEqual({ newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0, unsignedAuthors: false });
   });
 
   it("holds a new author's chapter, releases a trusted author's at once, and counts up to N published chapters", async () => {
@@ -104,6 +106,21 @@ describe("the review policy", () => {
     // The same author's work without the label is not held.
     const plain = await newSeries(aiAuthor.id);
     expect((await chapterRow(await insertChapter(aiAuthor.id, plain, { title: "人写", content: "正文。" }, "end"))).state).toBe("published");
+    await policy({ newAuthors: false, trustedAfter: 10, aiWorks: false });
+  });
+
+  it("holds every chapter of an author not under contract when that switch is on, however many are out; 签约 or 买断 release as before", async () => {
+    const author = await createUser();
+    const workId = await newSeries(author.id);
+    for (let i = 0; i < 3; i++) await insertChapter(author.id, workId, { title: `存量${i}`, content: "正文。" }, "end");
+    await policy({ newAuthors: true, trustedAfter: 3, aiWorks: false, unsignedAuthors: true });
+    const held = await insertChapter(author.id, workId, { title: "未签约", content: "正文。" }, "end");
+    expect((await chapterRow(held)).state).toBe("review");
+    expect((await openItem(held)).reason).toBe("未签约作者");
+    for (const contract of ["signed", "buyout"] as const) {
+      await setContract(testActor, author.id, contract);
+      expect((await chapterRow(await insertChapter(author.id, workId, { title: contract, content: "正文。" }, "end"))).state).toBe("published");
+    }
     await policy({ newAuthors: false, trustedAfter: 10, aiWorks: false });
   });
 
@@ -150,9 +167,9 @@ describe("the review policy", () => {
       expect(JSON.stringify(r.data)).toContain(REVIEW_MESSAGES.samplePercent);
     }
     expect(await db.select().from(siteConfigs).where(eq(siteConfigs.key, "review_trusted_after"))).toEqual(before);
-    const ok = await callAction(page, request("/admin/settings/review", { cookie }, { trustedAfter: "5", samplePercent: "25" }));
+    const ok = await callAction(page, request("/admin/settings/review", { cookie }, { trustedAfter: "5", samplePercent: "25", unsignedAuthors: "on" }));
     expect(ok.location).toBe("/admin/settings/review?notice=saved");
-    expect(await readReviewPolicy()).toEqual({ newAuthors: false, trustedAfter: 5, aiWorks: false, samplePercent: 25 });
+    expect(await readReviewPolicy()).toEqual({ newAuthors: false, trustedAfter: 5, aiWorks: false, samplePercent: 25, unsignedAuthors: true });
     const [audit] = await db.select().from(adminAuditLog).where(eq(adminAuditLog.action, "settings.review")).orderBy(desc(adminAuditLog.id)).limit(1);
     expect(audit.adminEmail).toBe(chief.email);
     await policy({ newAuthors: false, trustedAfter: 10, aiWorks: false });

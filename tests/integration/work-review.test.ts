@@ -75,7 +75,7 @@ const settingsOf = (w: { title: string; description: string; tags: string[] }, c
 beforeAll(async () => {
   chief = await createAdmin({ role: "chief_editor" });
   reviewer = await createAdmin({ role: "reviewer" });
-  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0 });
+  await saveReviewPolicy(actorOf(chief), { newAuthors: false, trustedAfter: 10, aiWorks: false, samplePercent: 0, unsignedAuthors: false });
   await addScreeningWord(actorOf(chief), { word: WORD, category: "其他", level: "review" });
   await reloadScreening();
 });

@@ -495,5 +495,6 @@ export async function saveReviewPolicy(actor: SignedInActor, policy: ReviewPolic
     review_trusted_after: String(policy.trustedAfter),
     review_ai_works: policy.aiWorks ? "on" : "off",
     review_sample_percent: String(policy.samplePercent),
+    review_unsigned_authors: policy.unsignedAuthors ? "on" : "off",
   });
 }

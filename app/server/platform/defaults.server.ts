@@ -51,6 +51,8 @@ export const DEFAULT_SITE_CONFIGS: Record<string, string> = {
   // 先审后发 (docs/product.md#review, decision 196): chapters of authors with fewer than
   // `review_trusted_after` published chapters wait for a reviewer; AI-labelled works may too.
   review_new_authors: "on",
+  // 未签约 authors wait for review whatever their count (issue 30 part 1, decision 236).
+  review_unsigned_authors: "on",
   review_trusted_after: "10",
   review_ai_works: "off",
   // 跟踪审读 (decision 206): the share of trusted authors' released chapters drawn for a
@@ -302,6 +304,7 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 const AS_BEFORE: Record<string, string> = {
   review_new_authors: "off",
   review_sample_percent: "0",
+  review_unsigned_authors: "off",
   identity_required: "off",
   comment_phone_required: "off",
 };

@@ -37,9 +37,11 @@ export interface ReviewPolicy {
   aiWorks: boolean;
   /** The share (0-100) of trusted authors' chapters drawn for 跟踪审读 after release (decision 206). */
   samplePercent: number;
+  /** Authors not under contract (签约状态 未签约, decision 236) wait for review however many chapters they have. */
+  unsignedAuthors: boolean;
 }
 
-const REVIEW_POLICY_KEYS = ["review_new_authors", "review_trusted_after", "review_ai_works", "review_sample_percent"] as const;
+const REVIEW_POLICY_KEYS = ["review_new_authors", "review_trusted_after", "review_ai_works", "review_sample_percent", "review_unsigned_authors"] as const;
 
 /** The policy now, read on `executor` (a release's transaction: PGlite has one connection). */
 export async function readReviewPolicy(executor: Executor = db): Promise<ReviewPolicy> {
@@ -51,6 +53,7 @@ export async function readReviewPolicy(executor: Executor = db): Promise<ReviewP
     trustedAfter: configInt(c.review_trusted_after, 10),
     aiWorks: c.review_ai_works === "on",
     samplePercent: Math.min(100, configInt(c.review_sample_percent, 10)),
+    unsignedAuthors: c.review_unsigned_authors === "on",
   };
 }
 
@@ -64,10 +67,11 @@ const versionHashSql = sql`encode(sha256(convert_to(${chapters.title} || E'\n' |
 
 /** Why this author's chapter must wait for a reviewer, or null when it may go out at once. */
 export async function reviewReason(tx: Executor, work: Work, chapterAiLevel: string, releasing: SQL): Promise<string | null> {
-  const [author] = await tx.select({ required: users.reviewRequired }).from(users).where(eq(users.id, work.userId));
+  const [author] = await tx.select({ required: users.reviewRequired, contract: users.contract }).from(users).where(eq(users.id, work.userId));
   if (author?.required) return "先审名单";
   const policy = await readReviewPolicy(tx);
   if (policy.aiWorks && (work.isAiGenerated || work.aiLevel !== "none" || chapterAiLevel !== "none")) return "AI 标注作品";
+  if (policy.unsignedAuthors && author?.contract === "none") return "未签约作者";
   if (policy.newAuthors && policy.trustedAfter > 0) {
     // "Approved" chapters: the author's chapters readers have (approved, or released while
     // trusted); counted up to the threshold only.

@@ -17,7 +17,13 @@ export const meta: Route.MetaFunction = () => [{ title: "审核规则 - 管理�
 
 export async function loader() {
   const policy = await readReviewPolicy();
-  return { newAuthors: policy.newAuthors, trustedAfter: String(policy.trustedAfter), aiWorks: policy.aiWorks, samplePercent: String(policy.samplePercent) };
+  return {
+    newAuthors: policy.newAuthors,
+    trustedAfter: String(policy.trustedAfter),
+    aiWorks: policy.aiWorks,
+    unsignedAuthors: policy.unsignedAuthors,
+    samplePercent: String(policy.samplePercent),
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -33,7 +39,13 @@ export default function ReviewPolicySettings({ loaderData, actionData }: Route.C
   const [form, fields] = useSchemaForm(reviewPolicySchema, {
     id: "review-policy",
     lastResult: actionData,
-    defaultValue: { newAuthors: loaderData.newAuthors ? "on" : undefined, trustedAfter: loaderData.trustedAfter, aiWorks: loaderData.aiWorks ? "on" : undefined, samplePercent: loaderData.samplePercent },
+    defaultValue: {
+      newAuthors: loaderData.newAuthors ? "on" : undefined,
+      trustedAfter: loaderData.trustedAfter,
+      aiWorks: loaderData.aiWorks ? "on" : undefined,
+      unsignedAuthors: loaderData.unsignedAuthors ? "on" : undefined,
+      samplePercent: loaderData.samplePercent,
+    },
   });
   return (
     <section className="admin-page">
@@ -56,6 +68,10 @@ export default function ReviewPolicySettings({ loaderData, actionData }: Route.C
         <label className="checkbox-field">
           <input {...getInputProps(fields.aiWorks, { type: "checkbox" })} />
           <span>标注 AI 的作品一律先审后发</span>
+        </label>
+        <label className="checkbox-field">
+          <input {...getInputProps(fields.unsignedAuthors, { type: "checkbox" })} />
+          <span>未签约作者先审后发：签约状态为“未签约”的作者，无论已发布多少章节，章节都须审核通过（签约在用户详情中设置）</span>
         </label>
         <label className="field">
           <span>跟踪审读抽样比例（%）：免审作者发布的章节按此比例抽入审核队列，含词库词语的章节一律抽入</span>
