@@ -81,17 +81,21 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
   const amount = tipAmount(input.amount);
   const message = tipMessage(input.message);
   const { held } = message ? await refuseForbidden([{ label: "打赏留言", field: "message", text: message }]) : { held: false };
-  const view = await getWorkForViewer(input.workId, user);
+  // The reads are independent: asked at once (bench:rewards; each awaited by Promise.all, so none rejects unheard).
+  const [view, [account], [tipper], settings] = await Promise.all([
+    getWorkForViewer(input.workId, user),
+    db.select({ banned: banActive }).from(users).where(eq(users.id, user.id)),
+    db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, user.id)),
+    getEconomySettings(),
+  ]);
   if (view.isOwner) throw new DomainError(TIP_MESSAGES.ownWork, 403);
   if (view.gate !== "ok") throw new DomainError(TIP_MESSAGES.gated, 403);
-  const [account] = await db.select({ banned: banActive }).from(users).where(eq(users.id, user.id));
   if (!account) throw new LedgerError(LEDGER_MESSAGES.userMissing, 404);
   if (account.banned) throw new DomainError(TIP_MESSAGES.banned, 403);
   const target = input.chapterOrder === null ? null : await tipNoticeTarget(user, input.workId, input.chapterOrder);
   if (target?.muted && message) throw new DomainError(COMMENT_MESSAGES.muted, 403, "message");
   // A message is said in public like a comment: 后台实名 applies to it, not to the tip (decision 235).
   if (message) await refuseWithoutPhone(user.id, "message");
-  const [tipper] = await db.select({ nickname: profiles.nickname }).from(profiles).where(eq(profiles.id, user.id));
 
   return db.transaction(async (tx) => {
     // The work as it is now (FOR SHARE, as a sale): still there and still someone else's.
@@ -104,7 +108,6 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
     if (work.userId === user.id) throw new DomainError(TIP_MESSAGES.ownWork, 403);
     await chargeMinorSpend(tx, user.id, amount);
     const { balance } = await debit(tx, user.id, amount, `打赏《${work.title}》`);
-    const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, amount, settings, {
       workId: work.id,
       chapterId: target?.chapterId ?? null,
