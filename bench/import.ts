@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { fullCorpusFile } from "./lib-corpus";
 import { dropPgDatabase, ensurePgDatabase, pgUrlFor } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
 import { freePort, memoryOf, sampleRss, startServer, stopServer } from "./lib-server";
@@ -29,7 +30,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "inkstone-bench-import-"));
 
 /** Chapters cut from the real novel (or any Chinese text), repeated to the target size. */
 function buildGb18030File(): string {
-  const corpusPath = [path.resolve("../shared/corpus/xiyouji.utf8.txt"), path.resolve("tests/fixtures/corpus/xiyouji-excerpt.utf8.txt")].find((p) => fs.existsSync(p))!;
+  const corpusPath = fullCorpusFile() ?? path.resolve("tests/fixtures/corpus/xiyouji-excerpt.utf8.txt");
   const paragraphs = fs
     .readFileSync(corpusPath, "utf8")
     .split("\n")

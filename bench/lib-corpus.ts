@@ -1,5 +1,6 @@
 // Realistic Chinese titles, descriptions and pen names for the benchmarks, cut from the
-// novel text in shared/corpus (西游记) and mixed with a web-fiction word list, so the
+// full 西游记 corpus (tests/fixtures/corpus/README.md says where it lives) and mixed with a
+// web-fiction word list, so the
 // character and character-pair distribution looks like a real Chinese fiction site.
 // Everything is deterministic for a given seed.
 import fs from "node:fs";
@@ -53,14 +54,21 @@ export interface Corpus {
 
 let cached: Corpus | undefined;
 
+/**
+ * A file of the full 西游记 corpus, or undefined where a checkout does not have it: in
+ * `CORPUS_DIR`, else in `corpus/` of the directory beside the repository that holds the
+ * project's shared material (tests/fixtures/corpus/README.md). The repository itself
+ * carries only the excerpt in tests/fixtures/corpus; tests fall back to it.
+ */
+export function fullCorpusFile(name = "xiyouji.utf8.txt"): string | undefined {
+  const root = path.resolve(import.meta.dirname, "..");
+  const dirs = [process.env.CORPUS_DIR, path.resolve(root, "../shared/corpus")].filter((d): d is string => Boolean(d));
+  return dirs.map((d) => path.join(d, name)).find((f) => fs.existsSync(f));
+}
+
 function corpusPath(): string {
-  const candidates = [
-    process.env.BENCH_CORPUS,
-    path.resolve("../shared/corpus/xiyouji.utf8.txt"),
-    "/work/shared/corpus/xiyouji.utf8.txt",
-  ].filter((p): p is string => Boolean(p));
-  const found = candidates.find((p) => fs.existsSync(p));
-  if (!found) throw new Error(`corpus not found (looked in ${candidates.join(", ")}); set BENCH_CORPUS`);
+  const found = fullCorpusFile();
+  if (!found) throw new Error("the full 西游记 corpus was not found: set CORPUS_DIR (tests/fixtures/corpus/README.md)");
   return found;
 }
 

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as OpenCC from "opencc-js";
 import { describe, expect, it } from "vitest";
 import { Matcher, maskHits } from "~/server/screening/matcher.server";
 import { TEST_WORDS } from "../fixtures/screening-words";
+import { fullCorpusFile } from "../../bench/lib-corpus";
 
 /**
  * The matcher alone (docs/product.md#screening, decision 195): evasions generated over a
@@ -98,10 +99,9 @@ describe("offsets and masking", () => {
 
 describe("innocent text", () => {
   it("西游记 against the realistic list hits exactly the two words it holds (the excerpt in the repo: none)", () => {
-    // The whole novel is read when a checkout has it beside the repository; a clone alone
-    // has the excerpt in tests/fixtures/corpus (docs/decisions/195 says where each comes from).
-    const beside = path.resolve(import.meta.dirname, "../../../shared/corpus/xiyouji.utf8.txt");
-    const full = existsSync(beside) ? beside : undefined;
+    // The whole novel where a checkout has it, else the excerpt every clone has
+    // (tests/fixtures/corpus/README.md; docs/decisions/195).
+    const full = fullCorpusFile();
     const text = readFileSync(full ?? path.resolve(import.meta.dirname, "../fixtures/corpus/xiyouji-excerpt.utf8.txt"), "utf8");
     const hits = matcher.find(text);
     expect(TEST_WORDS.length).toBeGreaterThanOrEqual(300);

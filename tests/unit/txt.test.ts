@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { countWords } from "~/utils/text";
+import { fullCorpusFile } from "../../bench/lib-corpus";
 import {
   CHAPTER_TITLE_MAX_LENGTH,
   JAPANESE_ENCODING_MESSAGE,
@@ -63,8 +64,8 @@ function importError(fn: () => unknown): TxtImportError {
 
 const hanCount = (s: string) => s.match(/\p{Script=Han}/gu)?.length ?? 0;
 
-// The excerpt in tests/fixtures/corpus is always there; the full corpus
-// (../shared/corpus beside the repository) is checked too wherever it exists.
+// The excerpt in tests/fixtures/corpus is always there; the full corpus is checked too
+// wherever a checkout has it (tests/fixtures/corpus/README.md: CORPUS_DIR).
 interface CorpusSet {
   name: string;
   files: string[];
@@ -77,7 +78,6 @@ interface CorpusSet {
 }
 
 const fixtureDir = path.resolve(__dirname, "../fixtures/corpus");
-const sharedDir = path.resolve(__dirname, "../../../shared/corpus");
 
 const candidates: CorpusSet[] = [
   {
@@ -95,10 +95,10 @@ const candidates: CorpusSet[] = [
     wordCounts: [6913, 7037, 530],
   },
   {
-    name: "full corpus (../shared/corpus)",
+    name: "full corpus (CORPUS_DIR)",
     files: ["xiyouji.utf8.txt", "xiyouji.utf8-bom.txt", "xiyouji.gb18030.crlf.txt"]
-      .map((f) => path.join(sharedDir, f))
-      .filter((f) => fs.existsSync(f)),
+      .map((f) => fullCorpusFile(f))
+      .filter((f): f is string => f !== undefined),
     chapters: 101,
     titles: {
       0: "第一回　灵根育孕源流出　心性修持大道生",
