@@ -30,14 +30,30 @@ type BlockViewer = { id?: string } | null | undefined;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Reads in flight, by the viewer object a request passes to its listings: the rows of a
+ * page asked at once (the home page's shared and curated rows, then 继续阅读 and 书架更新)
+ * share one read. Only while it runs, so a later call (after a 屏蔽 in the same request)
+ * reads again.
+ */
+const inFlight = new WeakMap<object, Promise<ReaderBlocks>>();
+
 /** The viewer's blocked authors and tags, in one statement; none for a visitor. */
-export async function readerBlocks(viewer: BlockViewer): Promise<ReaderBlocks> {
-  if (!viewer?.id) return NO_BLOCKS;
+export function readerBlocks(viewer: BlockViewer): Promise<ReaderBlocks> {
+  if (!viewer?.id) return Promise.resolve(NO_BLOCKS);
+  const running = inFlight.get(viewer);
+  if (running) return running;
+  const read = loadBlocks(viewer.id).finally(() => inFlight.delete(viewer));
+  inFlight.set(viewer, read);
+  return read;
+}
+
+async function loadBlocks(userId: string): Promise<ReaderBlocks> {
   const rows = rowsOf<{ kind: "author" | "tag"; value: string }>(
     await db.execute(sql`
-      select 'author' as kind, ${authorBlocks.authorId}::text as value from ${authorBlocks} where ${authorBlocks.userId} = ${viewer.id}
+      select 'author' as kind, ${authorBlocks.authorId}::text as value from ${authorBlocks} where ${authorBlocks.userId} = ${userId}
       union all
-      select 'tag', ${tagBlocks.tag} from ${tagBlocks} where ${tagBlocks.userId} = ${viewer.id}`),
+      select 'tag', ${tagBlocks.tag} from ${tagBlocks} where ${tagBlocks.userId} = ${userId}`),
   );
   if (rows.length === 0) return NO_BLOCKS;
   return {
