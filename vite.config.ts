@@ -1,11 +1,28 @@
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig } from "vite";
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   plugins: [reactRouter()],
   resolve: { tsconfigPaths: true },
   ssr: {
     // Loaded from node_modules at run time: PGlite reads its wasm from there.
     external: ["@electric-sql/pglite", "postgres", "drizzle-orm", "sharp"],
   },
-});
+  // The browser's code in a few files instead of dozens (docs/decisions/243): the framework
+  // (React, React Router) in one, the form kit (zod, Conform) in another that only pages
+  // with a validating form load; the rest as Rolldown splits it, per route.
+  build: isSsrBuild
+    ? {}
+    : {
+        rollupOptions: {
+          output: {
+            codeSplitting: {
+              groups: [
+                { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser)[\\/]/, priority: 20 },
+                { name: "forms", test: /node_modules[\\/](zod|@conform-to)[\\/]/, priority: 15 },
+              ],
+            },
+          },
+        },
+      },
+}));

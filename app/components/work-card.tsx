@@ -1,5 +1,5 @@
 import { TagChips } from "~/components/discovery/tag-chips";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import { AppLink } from "~/components/ui/app-link";
 import { defaultCoverHref } from "~/utils/default-cover";

@@ -1,14 +1,6 @@
 import { z } from "zod";
 import { asSent, flag, rowId } from "./form-fields";
 
-/** Limits shared by the 书评 forms and the server (app/server/community/book-reviews.server.ts, decision 211). */
-export const REVIEW_MIN_CHARS = 10;
-export const REVIEW_MAX_CHARS = 5000;
-export const REVIEW_REPLY_MAX_CHARS = 1000;
-export const REVIEW_REPORT_MAX_CHARS = 200;
-/** Fewer shown ratings than this: the work shows 评分人数不足 instead of an average (decision 211). */
-export const REVIEW_MIN_RATINGS = 5;
-
 /**
  * The 书评区's forms (decision 173): 发表 / 修改 (rating and text), 删除, 点赞 (`on`), 举报 (a
  * reason), and the author's 精华 / 置顶 (`on`) and 回复 (text). The review functions check

@@ -1,10 +1,6 @@
 import { z } from "zod";
 import { asSent, flag } from "./form-fields";
 
-/** Limits shared by the comment forms and the server (app/server/community/comments.server.ts). */
-export const COMMENT_MAX_CHARS = 500;
-export const REPORT_MAX_CHARS = 200;
-
 /** 解除禁言 on the work's muted list (decision 173): unmuteUser checks the user's id. */
 export const unmuteSchema = z.object({ intent: z.literal("unmute"), userId: asSent });
 

@@ -123,19 +123,6 @@ export function filterParams(f: WorkFilters): [string, string][] {
   return out;
 }
 
-/** A tag's page. */
-export function tagHref(tag: string): string {
-  return `/tags/${encodeURIComponent(tag)}`;
-}
-
-/**
- * Where an author's name links: their page, `/authors/:id` (decision 230), which lists the
- * same works as `/works?author=` (still served, for the filters and old links).
- */
-export function authorWorksHref(userId: string): string {
-  return `/authors/${encodeURIComponent(userId)}`;
-}
-
 // ---- Rankings --------------------------------------------------------------------------
 
 export const RANKING_BOARDS = {

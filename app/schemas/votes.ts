@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { sentText } from "./form-fields";
 
-/** How many votes the cast forms offer at once (decision 222); the server takes 1 to 100. */
-export const VOTE_COUNTS = [1, 2, 5, 10] as const;
-
 /**
  * A cast of 月票 or 推荐票 (decision 173): castVotes checks the kind and the count with its
  * own messages; `redirectTo` is where the page came from (a work page or chapter), checked by the route.

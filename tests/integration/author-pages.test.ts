@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { authorFollows, notifications, profiles, reviewItems, users } from "~/db/schema";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { claimItem, decideItem, saveReviewPolicy } from "~/server/admin/review-queue.server";
 import { AUTHOR_MESSAGES, setAuthorFollow } from "~/server/community/author-follows.server";
 import { listNotifications } from "~/server/community/notifications.server";

@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, bookReviews, users } from "~/db/schema";
-import { REVIEW_MIN_RATINGS } from "~/schemas/book-reviews";
+import { REVIEW_MIN_RATINGS } from "~/schemas/book-review-rules";
 import { decideReportedReview, listReportedReviews } from "~/server/admin/book-review-reports.server";
 import {
   deleteReview,

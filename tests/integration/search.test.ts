@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as worksLoader } from "~/routes/public/works";
-import { authorWorksHref, parseWorkFilters } from "~/schemas/discovery";
+import { parseWorkFilters } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { updateNickname } from "~/server/identity/profile.server";
 import { searchWorks } from "~/server/catalog/search.server";
 import { SEARCH_COUNT_CAP } from "~/server/catalog/search-sql.server";

@@ -4,7 +4,7 @@ import { and, eq, like } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "~/db/client.server";
 import { adminAuditLog, bookReviews, chapterComments, phoneCodes, rateLimits, siteConfigs, users, workTips } from "~/db/schema";
-import { PHONE_CODE_MAX_TRIES, PHONE_MESSAGES } from "~/schemas/phone";
+import { PHONE_CODE_MAX_TRIES, PHONE_MESSAGES } from "~/schemas/phone-rules";
 import { listComments, postComment } from "~/server/community/comments.server";
 import { postReview } from "~/server/community/book-reviews.server";
 import { tipWork } from "~/server/economy/tips.server";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { notifications, works } from "~/db/schema";
-import { TYPO_MESSAGES } from "~/schemas/typo-reports";
+import { TYPO_MESSAGES } from "~/schemas/typo-report-rules";
 import { listNotifications } from "~/server/community/notifications.server";
 import { TYPO_RATE } from "~/server/community/typo-reports.server";
 import { inboxLineText } from "~/components/notifications/inbox-line-text";

@@ -3,7 +3,8 @@ import { useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { apiConfigActionSchema, CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MODEL_PLACEHOLDERS } from "~/schemas/admin";
 import { FieldErrors, FormErrors, Notice } from "./ui";
-import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 
 export interface ApiConfigValues {
   id: string;

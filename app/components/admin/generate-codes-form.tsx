@@ -3,7 +3,8 @@ import { useEffect, useState } from "react";
 import { Form, Link } from "react-router";
 import { CODE_BATCH_MAX, CODE_DENOMINATIONS, generateCodesSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
-import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**

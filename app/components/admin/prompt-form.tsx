@@ -3,7 +3,8 @@ import { useRef } from "react";
 import { Form, Link } from "react-router";
 import { PROMPT_TYPE_LABELS, PROMPT_TYPES, PROMPT_VARIABLES, promptSchema } from "~/schemas/admin";
 import { FieldErrors, FormErrors } from "./ui";
-import { FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { FormTokenField } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 
 export interface PromptValues {

@@ -1,5 +1,5 @@
 import { AppLink } from "~/components/ui/app-link";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import type { BooklistCard } from "~/types/booklists";
 import { shanghaiDate } from "~/utils/shanghai-time";
 

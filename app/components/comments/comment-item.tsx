@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comment-rules";
 import type { CommentView } from "~/types/comments";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { useIsPending } from "~/components/ui/use-is-pending";

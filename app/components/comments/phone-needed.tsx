@@ -1,5 +1,5 @@
 import { Link, useLocation } from "react-router";
-import { PHONE_MESSAGES } from "~/schemas/phone";
+import { PHONE_MESSAGES } from "~/schemas/phone-rules";
 
 /**
  * In place of a comment or review form while the operator requires a bound phone and the

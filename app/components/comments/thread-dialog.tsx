@@ -4,7 +4,7 @@ import { PhoneNeeded } from "./phone-needed";
 import { authHref } from "~/components/shell/auth-links";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import { COMMENT_MAX_CHARS } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS } from "~/schemas/comment-rules";
 import type { ThreadDialogData } from "~/types/comments";
 import { CommentList, type CommentAnswer } from "./comment-item";
 import { threadHref } from "./comment-links";

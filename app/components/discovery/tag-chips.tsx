@@ -1,5 +1,5 @@
 import { AppLink } from "~/components/ui/app-link";
-import { tagHref } from "~/schemas/discovery";
+import { tagHref } from "~/utils/hrefs";
 
 /** A work's tags as links to their pages (/tags/:name). */
 export function TagChips({ tags, max }: { tags: string[]; max?: number }) {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { useFetcher } from "react-router";
-import { TYPO_MESSAGES, TYPO_SENTENCE_MAX, TYPO_SUGGESTION_MAX } from "~/schemas/typo-reports";
+import { TYPO_MESSAGES, TYPO_SENTENCE_MAX, TYPO_SUGGESTION_MAX } from "~/schemas/typo-report-rules";
 
 interface TypoAnswer {
   ok?: boolean;

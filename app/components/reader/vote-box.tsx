@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { SubmitButton } from "~/components/ui/submit-button";
-import { VOTE_COUNTS } from "~/schemas/votes";
+import { VOTE_COUNTS } from "~/schemas/vote-rules";
 import type { VoteBalance, VoteKind } from "~/types/votes";
 
 /** What the vote page's action answers a fetcher (a plain form gets a redirect instead). */

@@ -2,7 +2,7 @@ import { AiLevelBadge, type AiLevel } from "~/components/ui/ai-badge";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { TagChips } from "~/components/discovery/tag-chips";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { defaultCoverHref } from "~/utils/default-cover";
 import { formatWordCount, WORK_STATUS_LABELS, WORK_TYPE_LABELS } from "~/utils/format";
 

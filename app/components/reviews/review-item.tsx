@@ -1,7 +1,7 @@
 import { Form } from "react-router";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
-import { REVIEW_MAX_CHARS, REVIEW_MIN_CHARS, REVIEW_REPLY_MAX_CHARS, REVIEW_REPORT_MAX_CHARS } from "~/schemas/book-reviews";
+import { REVIEW_MAX_CHARS, REVIEW_MIN_CHARS, REVIEW_REPLY_MAX_CHARS, REVIEW_REPORT_MAX_CHARS } from "~/schemas/book-review-rules";
 import type { BookReviewView, RatingSummary } from "~/types/book-reviews";
 import { formatShanghai } from "~/utils/shanghai-time";
 

@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } 
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Form, Link } from "react-router";
 import { ReleaseFields } from "~/components/studio/release-fields";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { AUTHOR_NOTE_MAX, CHAPTER_KIND_LABELS, chapterEditSchema, type ChapterKind } from "~/schemas/studio";
 import { formatShanghai } from "~/utils/shanghai-time";

@@ -1,7 +1,3 @@
-import { useForm, type SubmissionResult } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import type { z } from "zod";
-
 /**
  * The site's one field/error kit, used by the user side and the back office alike
  * (docs/architecture.md: Forms). A field's error carries the id that Conform's
@@ -9,6 +5,9 @@ import type { z } from "zod";
  * (`${field.id}-error`, i.e. the field's errorId) while the field is invalid, so a
  * screen reader reads the message with the input; the form's own error carries the
  * form's errorId, which getFormProps names in the form's aria-describedby.
+ *
+ * Nothing here imports Conform or zod: a page that only shows errors does not ship them
+ * (useSchemaForm, in schema-form.ts, does; docs/decisions/243).
  */
 
 /** What the kit needs of Conform's field or form metadata. */
@@ -77,27 +76,4 @@ export function FormError({
       {message}
     </Element>
   );
-}
-
-/**
- * Conform set up the house way, on the user side and in the back office: the same zod
- * schema validates on the client (when JavaScript runs) and in the action; the server's
- * reply is shown after a post.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function useSchemaForm<S extends z.ZodType<Record<string, any>, Record<string, any>>>(
-  schema: S,
-  options: { id: string; lastResult?: SubmissionResult<string[]> | null; defaultValue?: Record<string, unknown> },
-) {
-  return useForm<z.input<S>, z.output<S>>({
-    id: options.id,
-    lastResult: options.lastResult ?? undefined,
-    defaultValue: options.defaultValue as never,
-    constraint: getZodConstraint(schema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema });
-    },
-  });
 }

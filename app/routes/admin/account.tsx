@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect } from "react-router";
 import { FieldErrors, FormErrors, Notice, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { adminPasswordSchema } from "~/schemas/admin";
 import { changeAdminPassword } from "~/server/identity/admin-auth.server";
 import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";

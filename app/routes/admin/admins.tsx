@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
 import { data, Form, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { ADMIN_ROLE_LABELS, ADMIN_ROLES, addAdminSchema, adminAccountActionSchema, adminAccountReplyKeySchema } from "~/schemas/admin-accounts";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { addAdmin, listAdmins, resetAdminPassword, setAdminDisabled, setAdminRole } from "~/server/identity/admin-accounts.server";

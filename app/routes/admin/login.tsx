@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect } from "react-router";
 import { FieldErrors, FormErrors } from "~/components/admin/ui";
 import { AppLink } from "~/components/ui/app-link";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { adminLoginSchema } from "~/schemas/admin";
 import { ADMIN_ACCOUNT_MESSAGES, adminLoginIntentSchema, totpLoginSchema } from "~/schemas/admin-accounts";
 import { adminLogin, adminLoginCode } from "~/server/identity/admin-auth.server";

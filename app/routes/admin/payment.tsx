@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
 import { data, Form, redirect } from "react-router";
 import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { paymentMethodSchema } from "~/schemas/admin";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import { saveSiteSettings } from "~/server/admin/site-settings.server";

@@ -4,7 +4,7 @@ import { SCREENING_LEVELS } from "~/schemas/screening";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { ClaimForm, FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import { adminContext } from "~/middleware/guards.server";

@@ -1,13 +1,15 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
-import { PASSWORD_RESET_MESSAGES, passwordResetRequestSchema } from "~/schemas/password-reset";
+import { passwordResetRequestSchema } from "~/schemas/password-reset";
+import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset-rules";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { mailLinkOrigin, requestPasswordReset } from "~/server/identity/password-reset.server";
 import { clientAddressOf } from "~/server/platform/request.server";
 import type { Route } from "./+types/auth-forgot-password";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "忘记密码 - 砚台" }];

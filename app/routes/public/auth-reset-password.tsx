@@ -2,14 +2,16 @@ import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
-import { PASSWORD_RESET_MESSAGES, passwordResetSchema } from "~/schemas/password-reset";
+import { passwordResetSchema } from "~/schemas/password-reset";
+import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset-rules";
 import { authEmailCookie, isSecureRequest } from "~/server/platform/cookies.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { resetLinkMessage, resetLinkState, resetPassword } from "~/server/identity/password-reset.server";
 import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/auth-reset-password";
-import { FormError, useSchemaForm } from "~/components/ui/forms";
+import { FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 

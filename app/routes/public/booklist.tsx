@@ -6,7 +6,7 @@ import { FlashMessage } from "~/components/ui/flash-message";
 import { FieldError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
 import { AppLink } from "~/components/ui/app-link";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { booklistFollowSchema } from "~/schemas/booklists";
 import { getBooklistPage, parseBooklistId, setBooklistFollow } from "~/server/community/booklists.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/identity/session.server";

@@ -1,11 +1,12 @@
+import { lazy, Suspense } from "react";
 import { data, Outlet, useLoaderData } from "react-router";
-import { AuthDialog, type AuthMode } from "~/components/auth-dialog";
+import type { AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
 import { useLiveCommentsTarget } from "~/components/comments/live-comments";
 import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
-import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset";
+import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset-rules";
 import { authEmailCookie } from "~/server/platform/cookies.server";
 import { readerSettingsFor } from "~/server/reading/reader-settings.server";
 import { getSessionUser } from "~/server/identity/session.server";
@@ -16,6 +17,11 @@ import { filingInfo } from "~/utils/filing";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { DeletionBanner } from "~/components/shell/deletion-banner";
 import type { Route } from "./+types/layout";
+
+// The login dialog and its form kit (Conform, zod) load only on a page that shows it: a
+// page rendered with ?auth= waits for it on the server (whole pages, decision 108) and
+// hydrates once it has loaded; other pages never fetch it (docs/decisions/243).
+const AuthDialog = lazy(() => import("~/components/auth-dialog").then((module) => ({ default: module.AuthDialog })));
 
 export async function loader({ request, url }: Route.LoaderArgs) {
   // When this page's data is read: its live stream asks for what changed since (decision 145).
@@ -86,12 +92,9 @@ export default function ShellLayout() {
         </footer>
       </div>
       {auth ? (
-        <AuthDialog
-          mode={auth.mode}
-          redirectTo={auth.redirectTo}
-          notice={auth.notice}
-          prefillEmail={auth.prefillEmail}
-        />
+        <Suspense fallback={null}>
+          <AuthDialog mode={auth.mode} redirectTo={auth.redirectTo} notice={auth.notice} prefillEmail={auth.prefillEmail} />
+        </Suspense>
       ) : null}
     </div>
   );

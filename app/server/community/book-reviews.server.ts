@@ -1,16 +1,10 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { bookReviewLikes, bookReviewReports, bookReviews, profiles, users, works } from "~/db/schema";
-import {
-  REVIEW_MAX_CHARS,
-  REVIEW_MIN_CHARS,
-  REVIEW_MIN_RATINGS,
-  REVIEW_REPLY_MAX_CHARS,
-  REVIEW_REPORT_MAX_CHARS,
-} from "~/schemas/book-reviews";
+import { REVIEW_MAX_CHARS, REVIEW_MIN_CHARS, REVIEW_MIN_RATINGS, REVIEW_REPLY_MAX_CHARS, REVIEW_REPORT_MAX_CHARS } from "~/schemas/book-review-rules";
 import { DomainError } from "~/server/platform/errors.server";
 import { phoneNeededToComment } from "~/server/identity/phone-verification.server";
-import { PHONE_MESSAGES } from "~/schemas/phone";
+import { PHONE_MESSAGES } from "~/schemas/phone-rules";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { maskTexts, refuseForbidden } from "~/server/screening/screening.server";

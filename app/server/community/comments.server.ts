@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { chapterComments, chapters, commentAnchors, commentLikes, commentMutes, commentReports, profiles, reviewItems, works } from "~/db/schema";
-import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comment-rules";
 import { reanchor } from "./comment-anchoring.server";
 import { commentsTopic, publish } from "~/server/platform/events.server";
 import { rowsOf } from "~/server/platform/db-utils.server";

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { notifications } from "~/db/schema";
-import { TYPO_MESSAGES, TYPO_SENTENCE_MAX, TYPO_SUGGESTION_MAX } from "~/schemas/typo-reports";
+import { TYPO_MESSAGES, TYPO_SENTENCE_MAX, TYPO_SUGGESTION_MAX } from "~/schemas/typo-report-rules";
 import { canReadChapter } from "~/server/catalog/chapter-access.server";
 import { chapterNumber, getChapter } from "~/server/catalog/chapter-numbers.server";
 import { getWorkForViewer } from "~/server/catalog/works.server";

@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto
 import { and, desc, eq, lt, ne, sql } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { phoneCodes, siteConfigs, users } from "~/db/schema";
-import { maskPhone, PHONE_CODE_MAX_TRIES, PHONE_CODE_MINUTES, PHONE_MESSAGES } from "~/schemas/phone";
+import { maskPhone } from "~/schemas/phone";
+import { PHONE_CODE_MAX_TRIES, PHONE_CODE_MINUTES, PHONE_MESSAGES } from "~/schemas/phone-rules";
 import { envInt } from "~/env.server";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
 import { pgErrorCode, UNIQUE_VIOLATION } from "~/server/platform/db-utils.server";

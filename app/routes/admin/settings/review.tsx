@@ -2,7 +2,7 @@ import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import { reviewPolicySchema } from "~/schemas/review";

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form } from "react-router";
 import { FieldErrors, FormErrors, Notice } from "~/components/admin/ui";
-import { useSchemaForm } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { chatTestSchema } from "~/schemas/admin";
 import { runChatTest } from "~/server/admin/api-configs.server";
 import { readForm } from "~/server/platform/form-data.server";

@@ -6,7 +6,8 @@ import { useCommentsChanged, type LiveCommentsHandle } from "~/components/commen
 import { PhoneNeeded } from "~/components/comments/phone-needed";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import { COMMENT_MAX_CHARS, commentActionSchema } from "~/schemas/comments";
+import { commentActionSchema } from "~/schemas/comments";
+import { COMMENT_MAX_CHARS } from "~/schemas/comment-rules";
 import { parseWithZod } from "@conform-to/zod/v4";
 import {
   COMMENT_MESSAGES,

@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { RatingLine, ReviewFields, ReviewItem, type ReviewAnswer } from "~/components/reviews/review-item";
 import { PhoneNeeded } from "~/components/comments/phone-needed";
 import { authHref } from "~/components/shell/auth-links";
-import { PHONE_MESSAGES } from "~/schemas/phone";
+import { PHONE_MESSAGES } from "~/schemas/phone-rules";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
 import { bookReviewActionSchema } from "~/schemas/book-reviews";

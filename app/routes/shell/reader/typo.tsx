@@ -1,7 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect } from "react-router";
 import { userContext } from "~/middleware/guards.server";
-import { TYPO_MESSAGES, typoReportSchema } from "~/schemas/typo-reports";
+import { typoReportSchema } from "~/schemas/typo-reports";
+import { TYPO_MESSAGES } from "~/schemas/typo-report-rules";
 import { reportTypo } from "~/server/community/typo-reports.server";
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash } from "~/server/platform/flash.server";

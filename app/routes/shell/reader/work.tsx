@@ -16,7 +16,7 @@ import { WorkFans } from "~/components/reader/fan-ranking";
 import { VoteBox } from "~/components/reader/vote-box";
 import { authHref } from "~/components/shell/auth-links";
 import { AppLink } from "~/components/ui/app-link";
-import { authorWorksHref } from "~/schemas/discovery";
+import { authorWorksHref } from "~/utils/hrefs";
 import { workFeedHref } from "~/utils/feed";
 import { noindex, readerMeta, siteNameOf } from "~/components/shell/seo-meta";
 import { OwnerControls } from "~/components/works/my-work-card";

@@ -4,7 +4,7 @@ import { SettingsSubPage } from "~/components/settings/settings-page";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { userContext } from "~/middleware/guards.server";
 import { BLOCK_MESSAGES, blockFormSchema } from "~/schemas/blocks";
-import { tagHref } from "~/schemas/discovery";
+import { tagHref } from "~/utils/hrefs";
 import { addBlock, listBlocks, removeBlock } from "~/server/catalog/blocks.server";
 import { domainErrorOf } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";

@@ -10,7 +10,8 @@ import { userContext } from "~/middleware/guards.server";
 import { changePassword } from "~/server/identity/profile.server";
 import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/password";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 

@@ -9,7 +9,8 @@ import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
 import { getAccountSettings, updatePixivId } from "~/server/identity/profile.server";
 import type { Route } from "./+types/pixiv-id";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 

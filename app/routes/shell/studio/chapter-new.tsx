@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { FieldError, FormError, FormTokenField, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { AUTHOR_NOTE_MAX, CHAPTER_KIND_LABELS, CHAPTER_KINDS, chapterNewSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
 import { ReleaseFields } from "~/components/studio/release-fields";

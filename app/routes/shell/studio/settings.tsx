@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, getSelectProps, getTextareaProps } from "@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, useLoaderData } from "react-router";
 import { FlashMessage } from "~/components/ui/flash-message";
-import { FieldError, FormError, useSchemaForm } from "~/components/ui/forms";
+import { FieldError, FormError } from "~/components/ui/forms";
+import { useSchemaForm } from "~/components/ui/schema-form";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { WorkDownloads } from "~/components/studio/work-downloads";
 import { STUDIO_MESSAGES, TAGS_MAX, TAG_MAX_CHARS, workSettingsSchema } from "~/schemas/studio";
