@@ -2,14 +2,15 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
-import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings";
+import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
 import { createUserSession } from "~/server/identity/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { runRoute } from "./route-chain";
 import { createWork } from "~/server/catalog/works.server";
 
 const good = { fontSize: "5", lineHeight: "loose", width: "narrow", background: "sepia" };
-const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia" };
+// 翻页方式 and 屏幕常亮 left out, as a page rendered before them posts: their defaults are saved (decision 242).
+const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia", layout: "scroll", keepAwake: "on" };
 
 async function post(fields: Record<string, string>, headers: Record<string, string> = {}) {
   const route = await import("~/routes/shell/reader/reader-settings");
@@ -69,6 +70,9 @@ describe("reader settings (decision 106)", () => {
       [{ ...good, width: "" }, READER_SETTINGS_MESSAGES.width],
       [{ ...good, background: "pink" }, READER_SETTINGS_MESSAGES.background],
       [{ fontSize: "3", lineHeight: "normal", width: "normal" }, READER_SETTINGS_MESSAGES.background],
+      [{ ...good, layout: "book" }, READER_SETTINGS_MESSAGES.layout],
+      [{ ...good, keepAwake: "1" }, READER_SETTINGS_MESSAGES.keepAwake],
+      [{ ...good, layout: "paged", keepAwake: "always" }, READER_SETTINGS_MESSAGES.keepAwake],
     ];
     for (const [fields, message] of cases) {
       const plain = await post({ ...fields, back: "/" }, { Cookie: cookie });
@@ -83,6 +87,20 @@ describe("reader settings (decision 106)", () => {
     const visitor = await post({ ...good, background: "pink" });
     expect(visitor.status).toBe(400);
     expect(visitor.headers.get("Set-Cookie")).toBeNull();
+  });
+
+  it("翻页方式 and 屏幕常亮 are saved with the others and rendered on the document (decision 242)", async () => {
+    const user = await createUser();
+    const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
+    const answer = await post({ ...good, layout: "paged", keepAwake: "off" }, { Cookie: cookie, Accept: "application/json" });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ settings: { ...saved, layout: "paged", keepAwake: "off" } });
+    expect(await stored(user.id)).toEqual({ ...saved, layout: "paged", keepAwake: "off" });
+    const reader = (await shellReader(cookie)) as ReaderSettings;
+    expect(readerSettingsAttributes(reader)).toMatchObject({ "data-reader-layout": "paged", "data-reader-awake": "off" });
+    // Settings saved before these two existed read as 滚动 and 常亮.
+    await db.update(profiles).set({ readerSettings: { fontSize: 2, lineHeight: "compact", width: "wide", background: "green" } as ReaderSettings }).where(eq(profiles.id, user.id));
+    expect(await shellReader(cookie)).toEqual({ fontSize: 2, lineHeight: "compact", width: "wide", background: "green", layout: "scroll", keepAwake: "on" });
   });
 
   it("a visitor's settings live in a cookie the server renders from", async () => {

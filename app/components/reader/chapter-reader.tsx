@@ -9,6 +9,9 @@ import { ReaderSettingsControls } from "./reader-settings";
 import { AuthorNote } from "./author-note";
 import { Listen } from "./listen";
 import { saveReadingPosition } from "./save-progress";
+import { usePagedReading } from "./paginate";
+import { useReaderGestures } from "./gestures";
+import { useWakeLock } from "./wake-lock";
 
 export interface ParagraphBatchData {
   from: number;
@@ -184,17 +187,22 @@ export function ChapterReader({
     }
   }, [workId, chapter.order, start, earlierState]);
 
+  // 翻页, tap zones and swipes, 屏幕常亮 (decision 242).
+  const pager = usePagedReading({ textRef, start, count: paragraphs.length, more: nextFrom !== null, loadMore: () => void loadMore(), loadEarlier: () => void loadEarlier() });
+  useReaderGestures({ pager, start, more: nextFrom !== null, prev, next, open: (order) => navigate(chapterHref(order)), toggleBar: immersive.toggle, loadMore: () => void loadMore() });
+  useWakeLock();
+
   // Text added above keeps the paragraph being read where it was on the screen.
   useLayoutEffect(() => {
     const kept = anchor.current;
     anchor.current = null;
     const element = kept && document.getElementById(`p-${kept.index}`);
-    if (kept && element) window.scrollBy(0, element.getBoundingClientRect().top - kept.top);
+    if (kept && element && !pager.active) window.scrollBy(0, element.getBoundingClientRect().top - kept.top);
   }, [start]);
 
   // Load the batch before when the start of the text comes within 100 px of the window's top.
   useEffect(() => {
-    if (start === 0 || earlierState !== "idle") return;
+    if (start === 0 || earlierState !== "idle" || pager.active) return;
     const check = () => {
       const top = startRef.current;
       if (top && top.getBoundingClientRect().bottom >= -LOAD_MARGIN) void loadEarlier();
@@ -202,12 +210,12 @@ export function ChapterReader({
     check();
     window.addEventListener("scroll", check, { passive: true });
     return () => window.removeEventListener("scroll", check);
-  }, [start, earlierState, loadEarlier]);
+  }, [start, earlierState, loadEarlier, pager.active]);
 
   // Load the next batch when the end of the text is near the bottom of the window,
   // checking again after each batch (a short batch may not fill the window).
   useEffect(() => {
-    if (nextFrom === null || state !== "idle") return;
+    if (nextFrom === null || state !== "idle" || pager.active) return;
     const check = () => {
       const end = endRef.current;
       if (end && end.getBoundingClientRect().top - window.innerHeight <= LOAD_MARGIN) void loadMore();
@@ -219,7 +227,7 @@ export function ChapterReader({
       window.removeEventListener("scroll", check);
       window.removeEventListener("resize", check);
     };
-  }, [nextFrom, state, loadMore]);
+  }, [nextFrom, state, loadMore, pager.active]);
 
   // 听书 saves the paragraph it reads; scrolling saves nothing meanwhile.
   const listening = useRef(false);
@@ -317,6 +325,7 @@ export function ChapterReader({
           </p>
         ))}
       </div>
+      {pager.indicator}
       <div ref={endRef} className="chapter-more">
         {nextFrom === null ? null : !enhanced ? (
           <Link to={`${chapterHref(chapter.order)}&from=${nextFrom}`}>继续阅读下面的内容</Link>
@@ -382,16 +391,18 @@ function withRange(now: Counts | undefined, fresh: Counts, from: number, to: num
   return { chapter: fresh.chapter, paragraphs };
 }
 
-/** The index of the first paragraph whose bottom is below the top of the window. */
+/** The index of the first paragraph whose bottom is below the top of the window (in 翻页: on the page shown). */
 function firstVisibleParagraph(container: HTMLElement | null): number | null {
   if (!container) return null;
   const items = container.children;
+  const left = container.dataset.paged ? container.getBoundingClientRect().left + 1 : null;
   let lo = 0;
   let hi = items.length - 1;
   let found: Element | null = null;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (items[mid].getBoundingClientRect().bottom > 0) {
+    const rect = items[mid].getBoundingClientRect();
+    if (left === null ? rect.bottom > 0 : rect.right > left) {
       found = items[mid];
       hi = mid - 1;
     } else {

@@ -56,5 +56,6 @@ export function useImmersive() {
       {on ? "退出沉浸" : "沉浸阅读"}
     </button>
   ) : null;
-  return { on, button };
+  // The middle of the page, tapped (gestures.ts), does what the button does.
+  return { on, button, toggle: () => set(!on) };
 }

@@ -6,6 +6,10 @@ import {
   DEFAULT_READER_SETTINGS,
   FONT_SIZE_LABELS,
   FONT_SIZES,
+  KEEP_AWAKE,
+  KEEP_AWAKE_LABELS,
+  LAYOUT_LABELS,
+  LAYOUTS,
   LINE_HEIGHT_LABELS,
   LINE_HEIGHTS,
   PAGE_WIDTH_LABELS,
@@ -42,6 +46,9 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
   const rendered = useRenderedReaderSettings();
   const [settings, setSettings] = useState(rendered);
   const [enhanced, setEnhanced] = useState(false);
+  // 屏幕常亮 needs the Wake Lock API (decision 242): known only in the browser.
+  const [noWakeLock, setNoWakeLock] = useState(false);
+  useEffect(() => setNoWakeLock(!("wakeLock" in navigator)), []);
   const [save, setSave] = useState<SaveState>({ kind: "idle" });
   useEffect(() => setEnhanced(true), []);
 
@@ -60,6 +67,8 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
       lineHeight: next.lineHeight,
       width: next.width,
       background: next.background,
+      layout: next.layout,
+      keepAwake: next.keepAwake,
     });
     fetch("/reader-settings", { method: "POST", body, headers: { Accept: "application/json" } })
       .then(async (response) => {
@@ -87,9 +96,18 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
   };
 
   const night = settings.background === "night";
-  const radios = <K extends keyof ReaderSettings>(key: K, legend: string, values: readonly ReaderSettings[K][], labels: Record<string, string>) => (
+  const radios = <K extends keyof ReaderSettings>(
+    key: K,
+    legend: string,
+    values: readonly ReaderSettings[K][],
+    labels: Record<string, string>,
+    note?: string,
+  ) => (
     <fieldset className="reader-settings-group">
-      <legend>{legend}</legend>
+      <legend>
+        {legend}
+        {note ? <span className="reader-settings-note">{note}</span> : null}
+      </legend>
       {values.map((value) => (
         <label key={String(value)} className="reader-settings-choice">
           <input
@@ -126,6 +144,8 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
           {radios("lineHeight", "行距", LINE_HEIGHTS, LINE_HEIGHT_LABELS)}
           {radios("width", "页宽", PAGE_WIDTHS, PAGE_WIDTH_LABELS)}
           {radios("background", "背景", BACKGROUNDS, BACKGROUND_LABELS)}
+          {radios("layout", "翻页方式", LAYOUTS, LAYOUT_LABELS)}
+          {radios("keepAwake", "屏幕常亮", KEEP_AWAKE, KEEP_AWAKE_LABELS, noWakeLock ? "此浏览器不支持" : undefined)}
           {enhanced ? (
             save.kind === "error" ? (
               <p role="alert" className="field-error">
