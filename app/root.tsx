@@ -9,7 +9,7 @@ import {
   useRouteLoaderData,
 } from "react-router";
 import { useAppLinkNavigation } from "~/components/ui/app-link";
-import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
+import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 import { sameOriginWriteMiddleware } from "~/server/platform/csrf.server";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/platform/request.server";
 import type { Route } from "./+types/root";

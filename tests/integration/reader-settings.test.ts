@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
-import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings";
+import { DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 import { createUserSession } from "~/server/identity/session.server";
 import { cookiePair, createUser, postRequest } from "../fixtures/accounts";
 import { runRoute } from "./route-chain";

@@ -1,23 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { useRouteLoaderData } from "react-router";
-import {
-  BACKGROUND_LABELS,
-  BACKGROUNDS,
-  DEFAULT_READER_SETTINGS,
-  FONT_SIZE_LABELS,
-  FONT_SIZES,
-  KEEP_AWAKE,
-  KEEP_AWAKE_LABELS,
-  LAYOUT_LABELS,
-  LAYOUTS,
-  LINE_HEIGHT_LABELS,
-  LINE_HEIGHTS,
-  PAGE_WIDTH_LABELS,
-  PAGE_WIDTHS,
-  READER_SETTINGS_MESSAGES,
-  readerSettingsAttributes,
-  type ReaderSettings,
-} from "~/schemas/reader-settings";
+import { BACKGROUND_LABELS, BACKGROUNDS, DEFAULT_READER_SETTINGS, FONT_SIZE_LABELS, FONT_SIZES, KEEP_AWAKE, KEEP_AWAKE_LABELS, LAYOUT_LABELS, LAYOUTS, LINE_HEIGHT_LABELS, LINE_HEIGHTS, PAGE_WIDTH_LABELS, PAGE_WIDTHS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 
 /** The settings the page was rendered with (the shell's loader, decision 106). */
 function useRenderedReaderSettings(): ReaderSettings {

@@ -12,7 +12,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { ReaderSettings } from "~/schemas/reader-settings";
+import type { ReaderSettings } from "~/schemas/reader-settings-rules";
 
 /** Login identity. The password hash never leaves the server. */
 export const users = pgTable(

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { profiles } from "~/db/schema";
-import { readerSettingsOrDefault, readerSettingsSchema, type ReaderSettings } from "~/schemas/reader-settings";
+import { readerSettingsOrDefault, readerSettingsSchema } from "~/schemas/reader-settings";
+import { type ReaderSettings } from "~/schemas/reader-settings-rules";
 import { DomainError } from "~/server/platform/errors.server";
 import { isSecureRequest, readerSettingsCookie } from "~/server/platform/cookies.server";
 

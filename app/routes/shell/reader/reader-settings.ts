@@ -1,4 +1,5 @@
-import { READER_SETTINGS_MESSAGES, readerSettingsFormSchema } from "~/schemas/reader-settings";
+import { readerSettingsFormSchema } from "~/schemas/reader-settings";
+import { READER_SETTINGS_MESSAGES } from "~/schemas/reader-settings-rules";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { isSameOriginPost } from "~/server/platform/csrf.server";
 import { DomainError, toResponse } from "~/server/platform/errors.server";
