@@ -105,6 +105,7 @@ export default [
       route("works/:id/chapters/:chapterId/revisions", "routes/shell/studio/chapter-revisions.tsx"),
       // Appealing a reviewer's 退回修改 or 拒绝 to the 总编辑, once (docs/product.md#review).
       route("works/:id/chapters/:chapterId/appeal", "routes/shell/studio/chapter-appeal.tsx"),
+      route("works/:id/appeal", "routes/shell/studio/work-appeal.tsx"),
       route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
       // The story bible, plot threads and summaries; 本次上下文 (docs/product.md#story-bible).
       route("works/:id/bible", "routes/shell/studio/bible.tsx"),

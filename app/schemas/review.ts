@@ -25,6 +25,8 @@ export const REVIEW_MESSAGES = {
   appealNote: "请写明申诉理由",
   appealTooLong: `申诉理由不能超过${REVIEW_NOTE_MAX}个字`,
   appealNotAllowed: "只有被退回修改或拒绝、且未再修改的章节可以申诉",
+  appealWorkNotAllowed: "只有被退回修改或拒绝、且未再修改的作品信息可以申诉",
+  takeBackUnkept: "这次通过之前读者看到的作品信息没有保留，无法撤销；如需对读者隐藏，请下架作品。本次操作未做任何更改",
   appealTwice: "这次审核结果已经申诉过，每次结果只能申诉一次",
 } as const;
 

@@ -25,8 +25,11 @@ export interface WorkReviewFacts {
   newWork: boolean;
   /** A change of title, description, cover or tags waiting while readers keep the approved ones. */
   pending: boolean;
-  /** The last decision, when it sent the metadata back: the reviewer's reason. */
-  sentBack: { status: "returned" | "rejected"; note: string } | null;
+  /**
+   * The last decision, when it sent the metadata back: the reviewer's reason, and whether it
+   * may be appealed (decision 239) as a chapter's may.
+   */
+  sentBack: ReviewNoteFacts | null;
 }
 
 /** A row of the chapter manager (studio/chapters.server.ts): a volume heading or a chapter. */

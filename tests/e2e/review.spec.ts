@@ -271,3 +271,64 @@ test("跟踪审读 samples a trusted author's chapter that went out; an author a
 
   await Promise.all([reviewerContext.close(), authorContext.close(), chiefContext.close()]);
 });
+
+test("an author appeals a 退回修改 of their work's information from its settings; the 总编辑 refuses it @nojs", async ({ browser, baseURL, playwright, javaScriptEnabled }) => {
+  const origin = { Origin: new URL(baseURL!).origin };
+  const word = `待审${marker("aw")}`;
+  const session = claimAdminSession();
+  if (!session) throw new Error("the seed's admin session pool is used up");
+  const admin = await playwright.request.newContext({ baseURL, storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL!, session)], origins: [] } });
+  const posted = await admin.post("/admin/screening", { form: { intent: "add", word, category: "其他", level: "review" }, headers: origin, maxRedirects: 0 });
+  expect(posted.status(), await posted.text()).toBe(302);
+  await admin.dispose();
+
+  // A trusted author's new description holds a 审核 word: it waits (decision 214), and a 审核员 sends it back.
+  const author = await newAuthor(playwright, baseURL!);
+  const title = `作品申诉 ${marker("wa")}`;
+  const workId = await publishWork(author, { title, chapters: [{ title: "第一章", paragraphs: ["开头。"] }] });
+  const saved = await author.request.post(`/works/${workId}/settings`, {
+    multipart: { title, description: `简介说到${word}。`, rating: "all_ages", tags: "", cover: "keep" },
+    headers: origin,
+    maxRedirects: 0,
+  });
+  expect(saved.status(), await saved.text()).toBe(302);
+  const { context: reviewerContext } = await newAdminContext(browser, baseURL!, { role: "reviewer", label: marker("wr"), javaScriptEnabled });
+  const reviewer = await reviewerContext.newPage();
+  await reviewer.goto("/admin/review");
+  await reviewer.getByTestId("review-row").filter({ hasText: title }).filter({ hasText: "作品信息" }).getByRole("link").first().click();
+  await reviewer.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已领取");
+  await reviewer.getByLabel(/原因/).fill("简介用词不妥");
+  await reviewer.getByRole("button", { name: "退回修改", exact: true }).click();
+  await expect(reviewer.getByTestId("notice")).toHaveText("已退回作者修改，读者仍看不到这些信息");
+
+  // The author reads the reason beside the work's settings and appeals it there, once.
+  const authorContext = await browser.newContext({ baseURL, javaScriptEnabled, storageState: await author.request.storageState() });
+  const studio = await authorContext.newPage();
+  await studio.goto(`/works/${workId}/settings`);
+  const note = studio.getByTestId("work-review-note");
+  await expect(note).toContainText("作品信息被退回修改：简介用词不妥");
+  if (javaScriptEnabled) await waitForHydration(studio);
+  await note.getByRole("link", { name: "申诉", exact: true }).click();
+  await studio.getByLabel(/申诉理由/).fill("这是书中地名，并无不妥");
+  await studio.getByRole("button", { name: "提交申诉" }).click();
+  await expect(studio.getByText("申诉已提交，总编辑会尽快处理")).toBeVisible();
+  await expect(note).toContainText("（申诉处理中）");
+
+  // The 总编辑 refuses it: the author sees the decision stand, with no second appeal.
+  const { context: chiefContext } = await newAdminContext(browser, baseURL!, { role: "chief_editor", label: marker("wc"), javaScriptEnabled });
+  const chief = await chiefContext.newPage();
+  await chief.goto("/admin/review");
+  await chief.getByTestId("review-row").filter({ hasText: title }).filter({ hasText: "申诉" }).getByRole("link").first().click();
+  await expect(chief.getByTestId("appeal-note")).toHaveText("这是书中地名，并无不妥");
+  await chief.getByRole("button", { name: "领取", exact: true }).click();
+  await expect(chief.getByTestId("notice")).toHaveText("已领取");
+  await chief.getByLabel(/原因/).fill("地名也请换一个写法");
+  await chief.getByRole("button", { name: "驳回申诉", exact: true }).click();
+  await expect(chief.getByTestId("notice")).toHaveText("已驳回申诉，维持原审核结果");
+  await studio.goto(`/works/${workId}/settings`);
+  await expect(note).toContainText("作品信息的申诉已驳回：地名也请换一个写法");
+  await expect(note.getByRole("link", { name: "申诉", exact: true })).toHaveCount(0);
+
+  await Promise.all([reviewerContext.close(), authorContext.close(), chiefContext.close()]);
+});

@@ -107,7 +107,7 @@ describe(`a new work by an author whose releases are reviewed (${databaseKind})`
     expect(await decide(item.id, "return", "书名不当")).toBe("work-returned");
     expect((await row(work.id)).visibility).toBe("private");
     expect(await lastLine(author.id)).toBe(`作品《${title}》的书名、简介、封面或标签被退回修改，请在作品设置中修改后保存。原因：书名不当`);
-    expect((await workReviewFacts(author.id, [work.id])).get(work.id)).toEqual({ newWork: true, pending: false, sentBack: { status: "returned", note: "书名不当" } });
+    expect((await workReviewFacts(author.id, [work.id])).get(work.id)).toEqual({ newWork: true, pending: false, sentBack: { status: "returned", note: "书名不当", onAppeal: false, appeal: "open" } });
     const renamed = `${title}改`;
     await updateWorkSettings(author.id, work.id, settingsOf(stored, { title: renamed }), null);
     expect([(await row(work.id)).title, (await row(work.id)).visibility]).toEqual([renamed, "private"]);
@@ -229,7 +229,7 @@ describe(`a change of an approved work's metadata (${databaseKind})`, () => {
     expect(await decide(item.id, "reject", "封面不当")).toBe("work-rejected");
     expect((await row(work.id)).coverUrl).toBeNull();
     expect(await lastLine(author.id)).toBe(`作品《${work.title}》的书名、简介、封面或标签未通过审核，请在作品设置中修改后保存。原因：封面不当`);
-    expect((await workReviewFacts(author.id, [work.id])).get(work.id)?.sentBack).toEqual({ status: "rejected", note: "封面不当" });
+    expect((await workReviewFacts(author.id, [work.id])).get(work.id)?.sentBack).toEqual({ status: "rejected", note: "封面不当", onAppeal: false, appeal: "open" });
   });
 
   it("a 审核 word holds a trusted author's change; a 禁止 word refuses it, changing nothing", async () => {

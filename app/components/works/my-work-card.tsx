@@ -51,7 +51,7 @@ export function OwnerControls({
           {`已被管理员下架：${work.takedownReason}`}
         </p>
       ) : null}
-      {review ? <WorkReviewNote review={review} /> : null}
+      {review ? <WorkReviewNote review={review} workId={work.id} /> : null}
       {review?.newWork ? null : byChapter ? (
         <Link className="btn btn-small" to={`/works/${work.id}/pricing`}>
           按章定价

@@ -67,6 +67,12 @@ export const reviewItems = pgTable(
     editAuthorNote: text("edit_author_note"),
     /** A work's item (kind `work`, decision 214): the title, description, cover and tags submitted. */
     editMeta: jsonb("edit_meta").$type<WorkMeta>(),
+    /**
+     * A work's item once approved (decision 239): what readers had before it, for a 总编辑
+     * taking the approval back; `meta: null` for a new work put on its listing by it. Null
+     * on items approved before this was kept, and on every other item.
+     */
+    approvedOver: jsonb("approved_over").$type<{ meta: WorkMeta | null }>(),
   },
   (t) => [
     // The queue, oldest first, and the dashboard's oldest.
@@ -81,8 +87,8 @@ export const reviewItems = pgTable(
     uniqueIndex("review_items_comment").on(t.commentId),
     // One pending item of a work's title, description, cover and tags (told by its missing chapter).
     uniqueIndex("review_items_one_work").on(t.workId).where(sql`${t.status} = 'pending' and ${t.chapterId} is null`),
-    // A work's item holds the metadata submitted, and only it has no chapter.
-    check("review_items_work_meta", sql`(${t.chapterId} is null) = (${t.editMeta} is not null) and (${t.editMeta} is null or (${t.commentId} is null and ${t.appealOf} is null and ${t.editContent} is null))`),
+    // A work's item (or an appeal of one, decision 239) holds the metadata submitted, and only it has no chapter.
+    check("review_items_work_meta", sql`(${t.chapterId} is null) = (${t.editMeta} is not null) and (${t.editMeta} is null or (${t.commentId} is null and ${t.editContent} is null))`),
     // (An appeal's appeal_of is not required here: a restore inserts it empty and sets it after, decision 147.)
     check("review_items_kind_refs", sql`(${t.kind} = 'comment') = (${t.commentId} is not null) and (${t.appealOf} is null or ${t.kind} = 'appeal')`),
     // An edit's title, text and note come together, and only on an item of no comment or appeal.

@@ -101,6 +101,8 @@ const NOTICE = {
   "work-approved": "review-work-approved",
   "work-returned": "review-work-returned",
   "work-rejected": "review-work-rejected",
+  "work-approval-returned": "review-work-approval-returned",
+  "work-approval-rejected": "review-work-approval-rejected",
 } as const;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -127,9 +129,9 @@ export default function ReviewItem({ loaderData, actionData }: Route.ComponentPr
   const { item, overrule, paragraphs, notePieces, changes, workMeta } = loaderData;
   const [form, fields] = useSchemaForm(reviewItemSchema, { id: "review-decision", lastResult: actionData });
   const pending = item.status === "pending";
-  // A 总编辑 may also reverse a decision on a release (docs/product.md#review, decision 214);
-  // only they decide appeals.
-  const reversible = overrule && item.kind === "release" && (item.status === "approved" || item.status === "returned" || item.status === "rejected");
+  // A 总编辑 may also reverse a decision on a release or a work's information
+  // (docs/product.md#review, decisions 214, 239); only they decide appeals.
+  const reversible = overrule && (item.kind === "release" || item.kind === "work") && (item.status === "approved" || item.status === "returned" || item.status === "rejected");
   const forMe = item.kind !== "appeal" || overrule;
   const canDecide = forMe && ((pending && (item.claimedByMe || overrule)) || reversible);
   const labels = REVIEW_DECISION_LABELS_BY_KIND[item.kind];

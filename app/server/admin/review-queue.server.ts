@@ -11,7 +11,8 @@ import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
 import type { AdminRole } from "~/server/identity/admin-session.server";
 import { applyEdit, releaseReviewed, returnToAuthor, reviewedVersionHash, takeBackApproved, type ReviewPolicy } from "~/server/studio/review.server";
-import { applyWorkMeta, workMetaHash } from "~/server/studio/work-review.server";
+import { applyWorkMeta, stillWaiting, takeBackWorkApproval, workCovers } from "~/server/studio/work-review.server";
+import { waitingMeta, workMetaHash } from "~/server/studio/work-meta.server";
 import { deleteStoredImage } from "~/server/platform/images.server";
 import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { saveSiteSettings } from "./site-settings.server";
@@ -156,7 +157,8 @@ export interface ReviewItemView {
   chapter: { id: number; title: string; content: string; authorNote: string; wordCount: number; publishAt: Date | null } | null;
   /**
    * A work's item (decision 214): the title, description, cover and tags submitted, and
-   * what readers have now (null for a new work, which readers do not see yet).
+   * what readers have now (null for a new work, which readers do not see yet); once
+   * approved, what readers had before it (decision 239).
    */
   meta: { submitted: WorkMeta; approved: WorkMeta | null } | null;
   /** A held comment's text (kind `comment`): what the reviewer decides on. */
@@ -199,6 +201,7 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
       publishAt: chapters.publishAt,
       comment: chapterComments.body,
       editMeta: reviewItems.editMeta,
+      approvedOver: reviewItems.approvedOver,
       liveMeta: { title: works.title, description: works.description, coverUrl: works.coverUrl, tags: works.tags },
       newWork: sql<boolean>`${works.reviewListing} is not null`,
       editTitle: reviewItems.editTitle,
@@ -245,7 +248,8 @@ export async function reviewItemView(actor: SignedInActor, id: number): Promise<
           }
         : { id: row.chapterId, title: row.chapterTitle!, content: row.content!, authorNote: row.chapterAuthorNote!, wordCount: row.wordCount!, publishAt: row.publishAt },
     approved: row.editContent !== null ? { title: row.chapterTitle!, content: row.content!, authorNote: row.chapterAuthorNote! } : null,
-    meta: row.editMeta ? { submitted: row.editMeta, approved: row.newWork ? null : row.liveMeta } : null,
+    // Once approved, "what readers had" is what the approval replaced (decision 239): what taking it back restores.
+    meta: row.editMeta ? { submitted: row.editMeta, approved: row.approvedOver ? row.approvedOver.meta : row.newWork ? null : row.liveMeta } : null,
     comment: row.comment,
     appeal:
       row.kind === "appeal" && row.appealedStatus
@@ -279,7 +283,9 @@ export type ReviewOutcome =
   | "approval-rejected"
   | "work-approved"
   | "work-returned"
-  | "work-rejected";
+  | "work-rejected"
+  | "work-approval-returned"
+  | "work-approval-rejected";
 
 /**
  * 通过, 退回修改 or 拒绝 on a pending item the reviewer holds (a 总编辑 or 超级管理员 may
@@ -318,10 +324,11 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       .for("update");
     if (item?.kind === "appeal" && !chief) throw new DomainError(REVIEW_MESSAGES.appealForChief, 403);
     const mine = item && item.status === "pending" && item.claimedBy === actor.admin.id && item.held;
-    // 总编辑 overrules: a pending item someone else holds, or a decision on a release already
-    // made: a 退回修改 / 拒绝 while the chapter is still the draft it sent back, unchanged, or
-    // an approval while the chapter is still the text approved (decision 214).
-    const reversal = chief && item && item.kind === "release" && item.status !== "pending" && item.status !== "withdrawn" && ACTIONS[decision].status !== item.status;
+    // 总编辑 overrules: a pending item someone else holds, or a decision on a release or a
+    // work's information already made: a 退回修改 / 拒绝 while the chapter (or the work's
+    // version waiting) is still what it sent back, unchanged, or an approval while readers
+    // still have what it approved (decisions 214, 239).
+    const reversal = chief && item && (item.kind === "release" || item.kind === "work") && item.status !== "pending" && item.status !== "withdrawn" && ACTIONS[decision].status !== item.status;
     if (!item || !(mine || (chief && item.status === "pending") || reversal)) return explainRefusal(id, actor.admin.id, role, tx);
     if (!REVIEW_KIND_DECISIONS[item.kind].includes(decision)) throw new DomainError(REVIEW_MESSAGES.decisionNotFor(item.kind), 400, "decision");
     if ((await currentVersion(tx, item)) !== item.contentHash) {
@@ -331,10 +338,20 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       return "appeal-withdrawn";
     }
     const { status, audit } = ACTIONS[decision];
-    const { outcome, oldCover } = await apply(tx, item, decision, reversal ? (item.status as "approved" | "returned" | "rejected") : undefined);
+    // A work's cover files before the decision: those no version uses after it go once it has committed.
+    const coversBefore = item.chapterId === null ? await workCovers(tx, item.workId) : null;
+    const { outcome, approvedOver } = await apply(tx, item, decision, reversal ? (item.status as "approved" | "returned" | "rejected") : undefined);
+    const coversAfter = coversBefore ? await workCovers(tx, item.workId) : null;
     await tx
       .update(reviewItems)
-      .set({ status, decidedBy: actor.admin.id, decidedAt: new Date(), note: text || null, claimedBy: item.claimedBy ?? actor.admin.id })
+      .set({
+        status,
+        decidedBy: actor.admin.id,
+        decidedAt: new Date(),
+        note: text || null,
+        claimedBy: item.claimedBy ?? actor.admin.id,
+        ...(approvedOver !== undefined ? { approvedOver } : {}),
+      })
       .where(eq(reviewItems.id, id));
     await recordAdminAction(tx, actor, {
       action: audit,
@@ -345,13 +362,15 @@ export async function decideItem(actor: SignedInActor, role: AdminRole, id: numb
       reason: text || null,
     });
     if (item.kind !== "comment") await tellAuthor(tx, item, outcome, text);
-    return { outcome, chapterId: item.chapterId, oldCover };
+    const unusedCovers = coversBefore ? [...coversBefore].filter((c) => !coversAfter!.has(c)) : [];
+    return { outcome, chapterId: item.chapterId, unusedCovers };
   });
   if (typeof decided === "string") return decided;
   // An approved edit changed the text readers see: 段评 follow their paragraphs (decision 090).
   if (decided.outcome === "edit-applied" && decided.chapterId !== null) reanchorAfterCommit(decided.chapterId);
-  // An approved cover replaced the one readers had: its file goes once the change has committed.
-  if (decided.oldCover) await deleteStoredImage(decided.oldCover).catch(() => {});
+  // A cover no version of the work uses any more (an approved cover replaced readers' one, a
+  // version taken back or sent back was dropped): its file goes once the change has committed.
+  for (const cover of decided.unusedCovers) await deleteStoredImage(cover).catch(() => {});
   return decided.outcome;
 }
 
@@ -377,7 +396,13 @@ async function currentVersion(tx: Executor, item: DecidedItem): Promise<string |
     return comment ? heldCommentHash(comment.body) : null;
   }
   if (item.chapterId === null) {
-    // A work's item holds its own metadata; a later save withdraws it (decision 214).
+    // A work's item holds its own metadata; a later save withdraws it (decision 214). An
+    // appeal stands for the version sent back, which must still be the one waiting (decision 239).
+    if (item.kind === "appeal") {
+      const [work] = await tx.select().from(works).where(eq(works.id, item.workId));
+      const waiting = work ? waitingMeta(work) : null;
+      return waiting ? workMetaHash(waiting) : null;
+    }
     const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
     return own?.meta ? workMetaHash(own.meta) : null;
   }
@@ -387,24 +412,53 @@ async function currentVersion(tx: Executor, item: DecidedItem): Promise<string |
   return chapter ? reviewedVersionHash(chapter.title, chapter.content) : null;
 }
 
-/** What the decision does to the chapter, the comment or the work, and a cover it left unused. */
+/** What the decision does to the chapter, the comment or the work; for a work's approval, what readers had before. */
 async function apply(
   tx: Executor,
   item: DecidedItem,
   decision: ReviewDecision,
   /** The decision a 总编辑 reverses. */
   reversal: "approved" | "returned" | "rejected" | undefined,
-): Promise<{ outcome: ReviewOutcome; oldCover?: string | null }> {
-  if (item.chapterId === null) {
-    // A work's title, description, cover and tags (decision 214): readers keep what they
-    // have (a new work stays private) unless it passes.
-    if (decision !== "approve") return { outcome: decision === "return" ? "work-returned" : "work-rejected" };
-    const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
-    const applied = own?.meta ? await applyWorkMeta(tx, item.workId, own.meta) : false;
-    if (!applied) throw new DomainError(REVIEW_MESSAGES.workChanged, 409);
-    return { outcome: "work-approved", oldCover: applied.oldCover };
-  }
+): Promise<{ outcome: ReviewOutcome; approvedOver?: { meta: WorkMeta | null } }> {
+  if (item.chapterId === null) return applyToWork(tx, item, decision, reversal);
   return { outcome: await applyToChapter(tx, { ...item, chapterId: item.chapterId }, decision, reversal) };
+}
+
+/**
+ * A work's title, description, cover and tags (decisions 214, 239): readers keep what they
+ * have (a new work stays private) unless it passes; an appeal granted passes it; a 总编辑
+ * taking an approval back gives readers what they had before it (a new work goes private).
+ */
+async function applyToWork(
+  tx: Executor,
+  item: DecidedItem,
+  decision: ReviewDecision,
+  reversal: "approved" | "returned" | "rejected" | undefined,
+): Promise<{ outcome: ReviewOutcome; approvedOver?: { meta: WorkMeta | null } }> {
+  const changed = () => new DomainError(REVIEW_MESSAGES.workChanged, 409);
+  const [own] = await tx.select({ meta: reviewItems.editMeta, approvedOver: reviewItems.approvedOver }).from(reviewItems).where(eq(reviewItems.id, item.id));
+  if (!own?.meta) throw changed();
+  if (decision === "approve") {
+    const applied = await applyWorkMeta(tx, item.workId, own.meta);
+    if (!applied) throw changed();
+    // A 总编辑 reversing a 退回修改 may find the same version resubmitted, or appealed: moot now.
+    await tx
+      .update(reviewItems)
+      .set({ status: "withdrawn" })
+      .where(and(eq(reviewItems.workId, item.workId), sql`${reviewItems.chapterId} is null`, eq(reviewItems.status, "pending"), sql`${reviewItems.id} <> ${item.id}`));
+    // A granted appeal is not itself taken back (as a chapter's): what readers had is kept on work items.
+    return { outcome: "work-approved", approvedOver: item.kind === "work" ? applied.approvedOver : undefined };
+  }
+  if (item.kind === "appeal") return { outcome: "upheld" };
+  if (reversal === "approved") {
+    const taken = await takeBackWorkApproval(tx, item.workId, own.meta, own.approvedOver);
+    if (taken === "unkept") throw new DomainError(REVIEW_MESSAGES.takeBackUnkept, 409);
+    if (!taken) throw changed();
+    return { outcome: decision === "return" ? "work-approval-returned" : "work-approval-rejected" };
+  }
+  // A reversal between 退回修改 and 拒绝 needs the version it sent back still waiting.
+  if (reversal && !(await stillWaiting(tx, item.workId, own.meta))) throw changed();
+  return { outcome: decision === "return" ? "work-returned" : "work-rejected" };
 }
 
 async function applyToChapter(
@@ -465,6 +519,8 @@ const OUTCOME_TEXT: Record<Exclude<ReviewOutcome, "comment-shown" | "comment-ref
   "work-approved": "的书名、简介、封面和标签已通过审核，读者现在看到它们",
   "work-returned": "的书名、简介、封面或标签被退回修改，请在作品设置中修改后保存",
   "work-rejected": "的书名、简介、封面或标签未通过审核，请在作品设置中修改后保存",
+  "work-approval-returned": "的书名、简介、封面和标签此前的审核通过已被总编辑撤销，读者暂时看不到这些信息，请在作品设置中修改后保存",
+  "work-approval-rejected": "的书名、简介、封面和标签此前的审核通过已被总编辑撤销，改为未通过审核，读者看不到这些信息",
 };
 
 /** The author's inbox line about a decision on their chapter, with the reviewer's reason. */
@@ -475,7 +531,7 @@ async function tellAuthor(tx: Executor, item: DecidedItem, outcome: ReviewOutcom
   if (item.chapterId === null) {
     // Named by what the author submitted: a new work's readers-facing title may be the item's own.
     const [own] = await tx.select({ meta: reviewItems.editMeta }).from(reviewItems).where(eq(reviewItems.id, item.id));
-    await notifyReviewOutcome(tx, { userId: item.authorId, workId: item.workId, body: `作品《${own?.meta?.title ?? ""}》${OUTCOME_TEXT[outcome]}${because}` });
+    await notifyReviewOutcome(tx, { userId: item.authorId, workId: item.workId, body: `作品《${own?.meta?.title ?? ""}》${OUTCOME_TEXT[outcome]}${appeal}${because}` });
     return;
   }
   const [chapter] = await tx.select({ title: chapters.title }).from(chapters).where(eq(chapters.id, item.chapterId));

@@ -3,6 +3,7 @@ import { and, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { REVIEW_MESSAGES, REVIEW_NOTE_MAX } from "~/schemas/review";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
+import { WORK_MESSAGES } from "~/schemas/work";
 import type { EditReviewFacts, ReviewNoteFacts } from "~/types/studio";
 import { DomainError } from "~/server/platform/errors.server";
 import { chapters, reviewItems, siteConfigs, users, works } from "~/db/schema";
@@ -14,6 +15,7 @@ import { chapterAiColumns } from "~/server/catalog/ai-labels.server";
 import { countWords } from "~/utils/text";
 import { screenText, type FieldScreen } from "~/server/screening/screening.server";
 import { onChaptersPublished } from "./release.server";
+import { waitingMeta, workMetaHash } from "./work-meta.server";
 
 /**
  * 先审后发 (docs/product.md#review, decision 196). Every release of a chapter by its author
@@ -568,20 +570,31 @@ export function reviewFacts(note: ReviewNote | undefined): ReviewNoteFacts | nul
  * The author appeals the last 退回修改 or 拒绝 of their chapter (once per decision), with
  * a note: a pending `appeal` item only a 总编辑 or 超级管理员 decides (decision 206). The
  * chapter must still be the unchanged draft the decision sent back; changing it withdraws
- * the appeal (settleRelease, saveChapter).
+ * the appeal (settleRelease, saveChapter). `chapterId` null: the work's own title,
+ * description, cover and tags (decision 239), which must still be the version sent back
+ * (a save of the settings withdraws the appeal); the appeal holds a copy of that version.
  */
-export async function appealReview(userId: string, workId: number, chapterId: number, rawNote: string): Promise<void> {
+export async function appealReview(userId: string, workId: number, chapterId: number | null, rawNote: string): Promise<void> {
   const note = rawNote.trim();
   if (!note) throw new DomainError(REVIEW_MESSAGES.appealNote, 400, "note");
   if (Array.from(note).length > REVIEW_NOTE_MAX) throw new DomainError(REVIEW_MESSAGES.appealTooLong, 400, "note");
+  const notFound = chapterId === null ? WORK_MESSAGES.notFound : STUDIO_MESSAGES.chapterNotFound;
   await db.transaction(async (tx) => {
-    const [work] = await tx.select({ id: works.id }).from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("no key update");
-    if (!work) throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
-    const [chapter] = await tx
-      .select({ state: chapters.state, title: chapters.title, content: chapters.content })
-      .from(chapters)
-      .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
-    if (!chapter) throw new DomainError(STUDIO_MESSAGES.chapterNotFound, 404);
+    const [work] = await tx.select().from(works).where(and(eq(works.id, workId), eq(works.userId, userId))).for("no key update");
+    if (!work) throw new DomainError(notFound, 404);
+    // The version the author has now, when it is one a decision could have sent back.
+    let current: string | null;
+    if (chapterId === null) {
+      const waiting = waitingMeta(work);
+      current = waiting ? workMetaHash(waiting) : null;
+    } else {
+      const [chapter] = await tx
+        .select({ state: chapters.state, title: chapters.title, content: chapters.content })
+        .from(chapters)
+        .where(and(eq(chapters.id, chapterId), eq(chapters.workId, workId)));
+      if (!chapter) throw new DomainError(notFound, 404);
+      current = chapter.state === "draft" ? reviewedVersionHash(chapter.title, chapter.content) : null;
+    }
     const [last] = await tx
       .select({
         id: reviewItems.id,
@@ -590,9 +603,17 @@ export async function appealReview(userId: string, workId: number, chapterId: nu
         contentHash: reviewItems.contentHash,
         revision: reviewItems.revision,
         authorNote: reviewItems.authorNote,
+        editMeta: reviewItems.editMeta,
       })
       .from(reviewItems)
-      .where(and(eq(reviewItems.chapterId, chapterId), inArray(reviewItems.kind, ["release", "appeal"]), sql`${reviewItems.status} <> 'withdrawn'`))
+      .where(
+        and(
+          eq(reviewItems.workId, workId),
+          chapterId === null ? sql`${reviewItems.chapterId} is null` : eq(reviewItems.chapterId, chapterId),
+          inArray(reviewItems.kind, [chapterId === null ? "work" : "release", "appeal"]),
+          sql`${reviewItems.status} <> 'withdrawn'`,
+        ),
+      )
       .orderBy(desc(reviewItems.id))
       .limit(1);
     if (last?.kind === "appeal") {
@@ -601,8 +622,8 @@ export async function appealReview(userId: string, workId: number, chapterId: nu
       throw new DomainError(REVIEW_MESSAGES.appealTwice, 409);
     }
     const sentBack = last && (last.status === "returned" || last.status === "rejected");
-    if (!sentBack || chapter.state !== "draft" || reviewedVersionHash(chapter.title, chapter.content) !== last.contentHash) {
-      throw new DomainError(REVIEW_MESSAGES.appealNotAllowed, 409);
+    if (!sentBack || current !== last.contentHash) {
+      throw new DomainError(chapterId === null ? REVIEW_MESSAGES.appealWorkNotAllowed : REVIEW_MESSAGES.appealNotAllowed, 409);
     }
     const made = await tx
       .insert(reviewItems)
@@ -616,6 +637,7 @@ export async function appealReview(userId: string, workId: number, chapterId: nu
         revision: last.revision,
         reason: "作者申诉",
         authorNote: note,
+        editMeta: last.editMeta,
       })
       .onConflictDoNothing()
       .returning({ id: reviewItems.id });

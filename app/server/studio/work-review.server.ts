@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { notifyAuthorFollowers } from "~/server/community/author-follows.server";
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
@@ -7,6 +6,7 @@ import { reviewItems, works, type WorkMeta } from "~/db/schema";
 import type { Work } from "~/server/catalog/works.server";
 import type { WorkReviewFacts } from "~/types/studio";
 import { HELD_BY_SCREENING, reviewReason } from "./review.server";
+import { metaOf, waitingMeta, workMetaHash } from "./work-meta.server";
 
 /**
  * Review of a work's title, description, cover and tags (docs/product.md#review, decision
@@ -22,15 +22,6 @@ import { HELD_BY_SCREENING, reviewReason } from "./review.server";
  * One pending item per work (kind `work`, no chapter) holds the exact metadata submitted
  * (`review_items.edit_meta`); a later save withdraws it and submits the new one.
  */
-
-/** The version a reviewer decides on: the SHA-256 of the metadata submitted. */
-export function workMetaHash(meta: WorkMeta): string {
-  return createHash("sha256").update(JSON.stringify([meta.title, meta.description, meta.coverUrl, meta.tags]), "utf8").digest("hex");
-}
-
-function metaOf(work: Pick<Work, "title" | "description" | "coverUrl" | "tags">): WorkMeta {
-  return { title: work.title, description: work.description, coverUrl: work.coverUrl, tags: [...work.tags] };
-}
 
 /** What the author sees as their work's metadata: the version waiting, else the approved one. */
 export function authorsMeta(work: Work): WorkMeta {
@@ -125,15 +116,16 @@ async function hasPendingItem(tx: Executor, workId: number): Promise<boolean> {
 }
 
 /**
- * 通过 of a work's item: readers get the metadata submitted, and a new work its listing.
- * Returns the cover no longer used (removed by the caller after the commit), or false
- * when the work changed since (the item is then stale: a later save withdrew it).
+ * 通过 of a work's item (or a granted appeal of one): readers get the metadata submitted, and
+ * a new work its listing. Returns what readers had before (kept on the item, for a 总编辑
+ * taking the approval back: `meta: null` for a new work), or false when the work changed since
+ * (the item is then stale: a later save withdrew it). Covers left unused are the caller's
+ * (workCovers before and after).
  */
-export async function applyWorkMeta(tx: Executor, workId: number, meta: WorkMeta): Promise<{ oldCover: string | null } | false> {
+export async function applyWorkMeta(tx: Executor, workId: number, meta: WorkMeta): Promise<{ approvedOver: { meta: WorkMeta | null } } | false> {
   const [work] = await tx.select().from(works).where(eq(works.id, workId));
   if (!work) return false;
-  const live = metaOf(work);
-  const waiting = work.reviewListing ? live : work.pendingMeta;
+  const waiting = waitingMeta(work);
   if (!waiting || !sameMeta(waiting, meta)) return false;
   await tx
     .update(works)
@@ -141,21 +133,82 @@ export async function applyWorkMeta(tx: Executor, workId: number, meta: WorkMeta
     .where(eq(works.id, workId));
   // A held new work goes on its listing: followers hear of it if readers now see it (decision 230).
   if (work.reviewListing && work.reviewListing.visibility !== "private") await notifyAuthorFollowers(tx, workId);
-  return { oldCover: live.coverUrl !== meta.coverUrl ? live.coverUrl : null };
+  return { approvedOver: { meta: work.reviewListing ? null : metaOf(work) } };
 }
 
-/** The review facts of the owner's works given, for those with any (decision 214). */
+/**
+ * Whether the work's item sent back (退回修改, 拒绝) or decided on appeal still stands for the
+ * version waiting: a 总编辑 reversing between the two, or an appeal, needs it unchanged.
+ */
+export async function stillWaiting(tx: Executor, workId: number, meta: WorkMeta): Promise<boolean> {
+  const [work] = await tx.select().from(works).where(eq(works.id, workId));
+  const waiting = work ? waitingMeta(work) : null;
+  return waiting !== null && sameMeta(waiting, meta);
+}
+
+/**
+ * A 总编辑 taking back the approval of a work's item (decision 239), while readers still see
+ * the metadata it approved (`approved`). A change of an approved work: readers get what they
+ * had before it again (`approvedOver`; a cover that approval replaced was removed then, so the
+ * site's default cover instead), and the version taken back waits for its author to revise,
+ * unless a newer change of theirs waits already. A new work put on its listing by the approval:
+ * private again, its listing kept in `review_listing` as while it waited (a newer change
+ * waiting becomes its version waiting, as a save of a waiting new work would make it). False
+ * when readers no longer see that version; "unkept" when what they had before was not kept
+ * (an approval made before decision 239).
+ */
+export async function takeBackWorkApproval(
+  tx: Executor,
+  workId: number,
+  approved: WorkMeta,
+  approvedOver: { meta: WorkMeta | null } | null,
+): Promise<boolean | "unkept"> {
+  const [work] = await tx.select().from(works).where(eq(works.id, workId));
+  if (!work || work.reviewListing || !sameMeta(metaOf(work), approved)) return false;
+  if (!approvedOver) return "unkept";
+  const previous = approvedOver.meta;
+  await tx
+    .update(works)
+    .set(
+      previous === null
+        ? { ...work.pendingMeta, pendingMeta: null, reviewListing: { visibility: work.visibility, price: work.price }, visibility: "private", price: 0, updatedAt: new Date() }
+        : { ...previous, coverUrl: previous.coverUrl === approved.coverUrl ? previous.coverUrl : null, pendingMeta: work.pendingMeta ?? approved, updatedAt: new Date() },
+    )
+    .where(eq(works.id, workId));
+  return true;
+}
+
+/** The cover files a work's versions use: readers' and the one waiting. */
+export async function workCovers(tx: Executor, workId: number): Promise<Set<string>> {
+  const [work] = await tx.select({ coverUrl: works.coverUrl, pendingMeta: works.pendingMeta }).from(works).where(eq(works.id, workId));
+  return new Set([work?.coverUrl, work?.pendingMeta?.coverUrl].filter((c): c is string => Boolean(c)));
+}
+
+/** The review facts of the owner's works given, for those with any (decisions 214, 239). */
 export async function workReviewFacts(userId: string, workIds: number[], executor: Executor = db): Promise<Map<number, WorkReviewFacts>> {
   const out = new Map<number, WorkReviewFacts>();
   if (workIds.length === 0) return out;
-  const rows = rowsOf<{ id: number; new_work: boolean; status: string | null; note: string | null }>(
+  type Row = Pick<Work, "title" | "description" | "tags"> & {
+    id: number;
+    cover_url: string | null;
+    review_listing: Work["reviewListing"];
+    pending_meta: Work["pendingMeta"];
+    status: string | null;
+    note: string | null;
+    content_hash: string | null;
+    appeal_status: string | null;
+    appeal_note: string | null;
+  };
+  const rows = rowsOf<Row>(
     await executor.execute(sql`
-      select w.id, w.review_listing is not null as new_work, last.status, last.note
+      select w.id, w.title, w.description, w.cover_url, w.tags, w.review_listing, w.pending_meta,
+        last.status, last.note, last.content_hash, appeal.status as appeal_status, appeal.note as appeal_note
       from ${works} w
       left join lateral (
-        select r.status, r.note from ${reviewItems} r
-        where r.work_id = w.id and r.chapter_id is null and r.status <> 'withdrawn'
+        select r.id, r.status, r.note, r.content_hash from ${reviewItems} r
+        where r.work_id = w.id and r.chapter_id is null and r.kind = 'work' and r.status <> 'withdrawn'
         order by r.id desc limit 1) last on true
+      left join ${reviewItems} appeal on appeal.appeal_of = last.id and appeal.status <> 'withdrawn'
       where w.user_id = ${userId} and w.id in (${sql.join(
         workIds.map((id) => sql`${id}`),
         sql`, `,
@@ -163,8 +216,16 @@ export async function workReviewFacts(userId: string, workIds: number[], executo
         and (w.review_listing is not null or w.pending_meta is not null)`),
   );
   for (const r of rows) {
-    const sentBack = r.status === "returned" || r.status === "rejected" ? { status: r.status as "returned" | "rejected", note: r.note ?? "" } : null;
-    out.set(Number(r.id), { newWork: r.new_work, pending: r.status === "pending", sentBack });
+    let sentBack: WorkReviewFacts["sentBack"] = null;
+    if (r.status === "returned" || r.status === "rejected") {
+      // Only the version the decision was made on may be appealed, once (decision 239).
+      const waiting = waitingMeta({ title: r.title, description: r.description, coverUrl: r.cover_url, tags: r.tags, reviewListing: r.review_listing, pendingMeta: r.pending_meta });
+      const unchanged = waiting !== null && workMetaHash(waiting) === r.content_hash;
+      const onAppeal = r.appeal_status === "rejected";
+      const appeal = r.appeal_status === "pending" ? "pending" : r.appeal_status || !unchanged ? "closed" : "open";
+      sentBack = { status: r.status, note: (onAppeal ? r.appeal_note : r.note) ?? "", onAppeal, appeal };
+    }
+    out.set(Number(r.id), { newWork: r.review_listing !== null, pending: r.status === "pending", sentBack });
   }
   return out;
 }

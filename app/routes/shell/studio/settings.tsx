@@ -106,7 +106,7 @@ export default function WorkSettings({ actionData }: Route.ComponentProps) {
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="settings" />
       <FlashMessage notice={notice} />
-      {review ? <WorkReviewNote review={review} /> : null}
+      {review ? <WorkReviewNote review={review} workId={work.id} /> : null}
       <Form method="post" encType="multipart/form-data" {...getFormProps(form)} key={form.id} className="studio-form">
         <label className="field">
           <span>作品标题</span>

@@ -1,0 +1,3 @@
+ALTER TABLE "review_items" DROP CONSTRAINT "review_items_work_meta";--> statement-breakpoint
+ALTER TABLE "review_items" ADD COLUMN "approved_over" jsonb;--> statement-breakpoint
+ALTER TABLE "review_items" ADD CONSTRAINT "review_items_work_meta" CHECK (("review_items"."chapter_id" is null) = ("review_items"."edit_meta" is not null) and ("review_items"."edit_meta" is null or ("review_items"."comment_id" is null and "review_items"."edit_content" is null)));
