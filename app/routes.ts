@@ -86,6 +86,9 @@ export default [
       route("works/:id/vote", "routes/shell/reader/vote.tsx"),
       // 错别字: a reader reports a sentence of a chapter to its author (docs/product.md#typo-reports).
       route("works/:id/typo", "routes/shell/reader/typo.tsx"),
+      // 书签 and 划线 (decision 241): a paragraph's page and where the reader's marks are added; the list of them all.
+      route("works/:id/marks", "routes/shell/reader/marks.tsx"),
+      route("bookmarks", "routes/shell/library/bookmarks.tsx"),
       route("payment/success", "routes/shell/credits/payment-success.tsx"),
       route("my-works", "routes/shell/works/my-works.tsx"),
       route("submit", "routes/shell/works/submit.tsx"),

@@ -114,6 +114,9 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       [author, "/income", { intent: "payout", amount: "100" }],
       [author, `/works/${await seededWork(author, facts.works.paid)}`, { intent: "purchase" }],
       [author, `/works/${await seededWork(author, facts.works.allAges)}`, { intent: "favorite", on: "1", back: "/following" }],
+      // 书签 and 划线 (decision 241): drawn in the chapter, listed on the work page and /bookmarks.
+      [author, `/works/${workId}/marks`, { intent: "bookmark", chapterId: String(chapterId), paragraph: "0", note: "无障碍书签", back: `/works/${workId}` }],
+      [author, `/works/${workId}/marks`, { intent: "highlight", chapterId: String(chapterId), paragraph: "1", note: "", back: `/works/${workId}` }],
     ] as const;
     for (const [who, path, form] of posts) {
       const posted = await who.request.post(path, { form, headers: sameOrigin(baseURL), maxRedirects: 0 });

@@ -9,6 +9,7 @@ import {
   chapters,
   creditTransactions,
   favorites,
+  readerMarks,
   incomeTransactions,
   payoutRequests,
   profiles,
@@ -32,6 +33,7 @@ import { requestAccountDeletion } from "~/server/identity/account-deletion.serve
 import { createOpdsToken } from "~/server/identity/opds-tokens.server";
 import { deleteDueAccounts } from "~/server/jobs/account-deletion.server";
 import { setFavorite } from "~/server/reading/favorites.server";
+import { addMark } from "~/server/reading/marks.server";
 import { checkLedger } from "../../scripts/check-ledger";
 import { createUser, formOf, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { creditBalance, fund } from "../fixtures/ledger";
@@ -163,6 +165,8 @@ describe("the deletion job", () => {
     await sessionCookieFor(author.id);
     await createOpdsToken(author.id, "KOReader");
     await setFavorite(viewer(author.id), otherWork, true);
+    const [otherChapter] = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, otherWork));
+    await addMark(viewer(author.id), { workId: otherWork, chapterId: otherChapter.id, kind: "bookmark", paragraph: 0, note: "作者的书签" });
     await setAuthorFollow(viewer(author.id), reader.id, true);
     await setAuthorFollow(viewer(reader.id), author.id, true);
     await postComment(viewer(author.id), { workId: otherWork, order: 1, paragraph: null, parentId: null, body: "作者留下的评论" });
@@ -200,6 +204,7 @@ describe("the deletion job", () => {
     expect(await db.select().from(sessions).where(eq(sessions.userId, author.id))).toEqual([]);
     expect(await db.select().from(readerOpdsTokens).where(eq(readerOpdsTokens.userId, author.id))).toEqual([]);
     expect(await db.select().from(favorites).where(eq(favorites.userId, author.id))).toEqual([]);
+    expect(await db.select().from(readerMarks).where(eq(readerMarks.userId, author.id))).toEqual([]);
     const follows = await db.select().from(authorFollows).where(sql`${authorFollows.userId} = ${author.id} or ${authorFollows.authorId} = ${author.id}`);
     expect(follows).toEqual([]);
 

@@ -67,6 +67,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/shell/settings/blocks.tsx": "屏蔽 keys one (reader, author) or (reader, tag): a replay is refused with 你已经屏蔽了… and writes nothing; 取消屏蔽 deletes (decision 233)",
   "routes/shell/reader/typo.tsx": "错别字: the same sentence of a chapter sent again while the author's line is unread is refused with 你已经报告过这句话了 and writes nothing (decision 234)",
   "routes/shell/library/history.tsx": "删除 and 清空 only hide existing reading positions; a replay finds nothing to hide (decision 234)",
+  "routes/shell/reader/marks.tsx": "书签 and 划线 key one (reader, chapter, kind, paragraph, offsets): a replay sets the same note on the one row (decision 241)",
+  "routes/shell/library/bookmarks.tsx": "删除 deletes the reader's own mark; a replay finds nothing and is refused (decision 241)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",

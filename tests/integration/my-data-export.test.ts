@@ -1,8 +1,10 @@
+import { eq } from "drizzle-orm";
 import JSZip from "jszip";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { chapters } from "~/db/schema";
 import { loader as myDataLoader } from "~/routes/exports/my-data";
+import { addMark } from "~/server/reading/marks.server";
 import { postComment } from "~/server/community/comments.server";
 import { purchaseWork } from "~/server/economy/ledger.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
@@ -62,6 +64,8 @@ beforeAll(async () => {
   await db.execute(`update works set visibility = 'public-vip', price = 20 where id = ${myWork}`);
   await purchaseWork(other.id, myWork);
   await postComment(viewer(me.id), { workId: otherWork, order: 1, paragraph: null, parentId: null, body: "我的评论：好看" });
+  const [bought] = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, otherWork));
+  await addMark(viewer(me.id), { workId: otherWork, chapterId: bought.id, kind: "highlight", paragraph: 0, selection: { start: 0, end: 4, quote: "别人的正" }, note: "我的划线笔记" });
   await postComment(viewer(other.id), { workId: myWork, order: 1, paragraph: null, parentId: null, body: "别人的评论，不该出现" });
 });
 
@@ -97,6 +101,7 @@ describe("导出我的数据", () => {
     expect(ledger).toContain("收入,50,测试充值");
     expect(ledger).toContain("支出,12,购买作品《别人的书》");
     expect(await text(zip, "作者收入.csv")).toMatch(/销售分成,\d+,0,20,/);
+    expect(await text(zip, "书签和划线.csv")).toMatch(/划线,\d+,别人的书,\d+,别人的章,1,别人的正,我的划线笔记,/);
   });
 
   it("holds nothing of another person's", async () => {

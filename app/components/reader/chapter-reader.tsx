@@ -47,7 +47,12 @@ export function ChapterReader({
   authorNote,
   tipHref,
   voteBox,
+  paragraphText,
+  paragraphTools,
 }: {
+  /** A paragraph's text as drawn (划线 marks in it) and what follows it (书签), decision 241. */
+  paragraphText?: (index: number, text: string) => ReactNode;
+  paragraphTools?: (index: number) => ReactNode;
   /** 打赏's page for this chapter's end (decision 207); null for the work's author. */
   tipHref?: string | null;
   /** 投月票 / 投推荐票 at the chapter's end (decision 222), for a signed-in reader not the author. */
@@ -312,7 +317,8 @@ export function ChapterReader({
       <div className="chapter-text" ref={textRef} data-testid="chapter-text">
         {paragraphs.map((text, i) => (
           <p key={start + i} id={`p-${start + i}`} data-index={start + i}>
-            {text}
+            {paragraphText ? paragraphText(start + i, text) : text}
+            {paragraphTools?.(start + i)}
             {counts ? (
               <ParagraphBubble
                 workId={workId}

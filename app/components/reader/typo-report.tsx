@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { useFetcher } from "react-router";
+import { useChapterSelection } from "./chapter-selection";
 import { TYPO_MESSAGES, TYPO_SENTENCE_MAX, TYPO_SUGGESTION_MAX } from "~/schemas/typo-report-rules";
 
 interface TypoAnswer {
@@ -24,19 +25,9 @@ export function TypoReport({ workId, chapterId, back }: { workId: number; chapte
   const detailsRef = useRef<HTMLDetailsElement>(null);
   useEffect(() => setHydrated(true), []);
 
-  useEffect(() => {
-    const onSelection = () => {
-      const selection = document.getSelection();
-      if (!selection || selection.isCollapsed) return;
-      const node = selection.anchorNode;
-      const element = node instanceof Element ? node : node?.parentElement;
-      if (!element?.closest(".chapter-text")) return;
-      const text = selection.toString().replace(/\s+/gu, " ").trim();
-      if (text) setSelected(Array.from(text).slice(0, TYPO_SENTENCE_MAX).join(""));
-    };
-    document.addEventListener("selectionchange", onSelection);
-    return () => document.removeEventListener("selectionchange", onSelection);
-  }, []);
+  // The chapter's selection, cut to the sentence's limit (chapter-selection.ts).
+  const chosen = useChapterSelection().selection?.text ?? "";
+  useEffect(() => setSelected(Array.from(chosen).slice(0, TYPO_SENTENCE_MAX).join("")), [chosen]);
 
   const answer = fetcher.state === "idle" ? fetcher.data : undefined;
   useEffect(() => {

@@ -19,6 +19,7 @@ export const NAV_SECTIONS: NavSection[] = [
       { to: "/booklists", label: "书单", icon: "≣", requiresAuth: false },
       { to: "/following", label: "书架", icon: "♡", requiresAuth: true },
       { to: "/history", label: "阅读记录", icon: "◷", requiresAuth: true },
+      { to: "/bookmarks", label: "书签和划线", icon: "⚑", requiresAuth: true },
       { to: "/purchased", label: "已购买作品", icon: "◈", requiresAuth: true },
       { to: "/my-booklists", label: "我的书单", icon: "☷", requiresAuth: true },
     ],

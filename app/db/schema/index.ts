@@ -26,3 +26,4 @@ export * from "./votes";
 export * from "./follows";
 export * from "./account-deletions";
 export * from "./booklists";
+export * from "./reader-marks";

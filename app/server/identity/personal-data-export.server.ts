@@ -124,6 +124,15 @@ function csvFiles(userId: string): CsvFile[] {
       row: (r) => [Number(r.list_id), String(r.list_title), String(r.description), Number(r.work_id), String(r.work_title), String(r.note), time(r.created_at)],
     },
     {
+      name: "书签和划线.csv",
+      about: "你在章节中加的书签和划线，以及你写的笔记（段落从 1 数起）",
+      headers: ["ID", "类型", "作品ID", "作品", "章节ID", "章节", "段落", "原文", "笔记", "添加时间"],
+      query: (key) => sql`select m.id, m.kind, m.work_id, w.title as work_title, m.chapter_id, ch.title as chapter_title, m.paragraph, m.quote, m.note, m.created_at
+          from reader_marks m join works w on w.id = m.work_id join chapters ch on ch.id = m.chapter_id
+          where m.user_id = ${userId}${after("m.id", key)} order by m.id limit ${BATCH}`,
+      row: (r) => [Number(r.id), r.kind === "bookmark" ? "书签" : "划线", Number(r.work_id), String(r.work_title), Number(r.chapter_id), String(r.chapter_title), Number(r.paragraph) + 1, String(r.quote), String(r.note), time(r.created_at)],
+    },
+    {
       name: "购买记录.csv",
       about: "你购买的整本作品和 VIP 章节",
       headers: ["购买ID", "购买内容", "作品ID", "作品", "章节ID", "章节", "价格（积分）", "购买时间"],

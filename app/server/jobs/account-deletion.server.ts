@@ -20,6 +20,7 @@ import {
   profiles,
   readerOpdsTokens,
   readingProgress,
+  readerMarks,
   sessions,
   textOperations,
   aiTextMarks,
@@ -48,7 +49,7 @@ import { periodicJob } from "~/server/platform/job-runner.server";
  * (replaced by one no password matches), the phone number and its codes (decision 235),
  * nickname (已注销用户), avatar, pixiv ID, reader
  * settings, 实名 rows, 收款账户, sessions, reset links, reading-app tokens, 青少年模式, the
- * bookshelf, follows (both ways; of 书单 too, their counts following), 屏蔽 lists, reading positions and history, notifications and their
+ * bookshelf, follows (both ways; of 书单 too, their counts following), 屏蔽 lists, reading positions and history, 书签 and 划线, notifications and their
  * mutes, announcement reads, auto-subscriptions, AI writing projects and operations, form
  * tokens. Kept, tied to the same id which is now anonymous: orders, credit and token
  * ledgers (the balances forfeited by a ledger row each), purchases, income and payouts,
@@ -74,6 +75,7 @@ async function erasePersonalData(tx: Executor, userId: string): Promise<void> {
   await tx.delete(favorites).where(eq(favorites.userId, userId));
   await tx.delete(authorFollows).where(or(eq(authorFollows.userId, userId), eq(authorFollows.authorId, userId)));
   await tx.delete(readingProgress).where(eq(readingProgress.userId, userId));
+  await tx.delete(readerMarks).where(eq(readerMarks.userId, userId));
   await tx.delete(chapterReads).where(eq(chapterReads.userId, userId));
   await tx.delete(notifications).where(eq(notifications.userId, userId));
   await tx.delete(notificationMutes).where(eq(notificationMutes.userId, userId));

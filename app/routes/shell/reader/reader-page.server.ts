@@ -1,3 +1,4 @@
+import { listMarks, marksForChapter } from "~/server/reading/marks.server";
 import { fanRanking } from "~/server/community/fans.server";
 import { workReviewFacts } from "~/server/studio/work-review.server";
 import { voteBalance } from "~/server/community/votes.server";
@@ -198,10 +199,12 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // The bubbles of this batch come with it (the next batches bring their own).
     // `toc` opens the chapter list drawer on that page of the list (docs/product.md#reading-comfort).
     const drawerPage = url.searchParams.get("toc");
-    const [around, comments, drawer] = await Promise.all([
+    const [around, comments, drawer, readerMarks] = await Promise.all([
       neighbours(work.id, chapter.order),
       commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length }),
       drawerPage === null ? null : tableOfContents(work.id, false, parsePage(drawerPage)),
+      // The reader's 书签 and 划线 in this chapter, drawn on its text (decision 241).
+      viewer ? marksForChapter(viewer.id, chapter.id) : null,
     ]);
     const drawerMarks = drawer ? await chapterMarks(view, viewer?.id ?? null, drawer.chapters) : null;
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
@@ -228,6 +231,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       batch,
       authorNote,
       comments,
+      readerMarks,
       prev: around.prev,
       next: around.next,
       /** The page of the chapter list that holds this chapter, and the open drawer's list. */
@@ -258,6 +262,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     fanRanking(work.id, null, { limit: WORK_PAGE_FANS }),
     recentTips(work.id, WORK_PAGE_FANS),
   ]);
+  // The reader's 书签 and 划线 in this work, newest first (decision 241).
+  const readerMarks = viewer ? await listMarks(viewer, 1, work.id) : null;
   const marks = await chapterMarks(view, viewer?.id ?? null, toc.chapters);
   return withFlashCookie({
     ...common,
@@ -267,6 +273,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     tips,
     toc,
     marks,
+    readerMarks,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     ratings,

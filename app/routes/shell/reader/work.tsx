@@ -8,6 +8,8 @@ import { FlashMessage } from "~/components/ui/flash-message";
 import { WorkBlockMenu } from "~/components/blocks/block-button";
 import { ShareButton } from "~/components/share/share-button";
 import { TypoReport } from "~/components/reader/typo-report";
+import { ParagraphMarkLink, WorkMarks } from "~/components/reader/bookmarks";
+import { MarkedText, MarkPopup } from "~/components/reader/highlights";
 import { PurchaseDialog } from "~/components/reader/purchase-dialog";
 import { TableOfContents } from "~/components/reader/table-of-contents";
 import { NoticeChapter } from "~/components/reader/notice-chapter";
@@ -125,6 +127,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   const thread = page.mode === "chapter" && page.comments && threadParam && /^\d{1,7}$/.test(threadParam) ? Number(threadParam) : null;
   const purchaseHref = access.signedIn ? `${here}?purchase=1` : authHref({ pathname: here, search: "" }, "login", `${here}?purchase=1`);
 
+  // 书签 and 划线 in the chapter shown (decision 241), for a signed-in reader.
+  const readerMarks = page.mode === "chapter" ? page.readerMarks : null;
   const saleAnswer = answer && (answer.intent === "buy-chapter" || answer.intent === "buy-all" || answer.intent === "auto-subscribe") ? answer : undefined;
 
   return (
@@ -174,6 +178,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             saveProgress={access.signedIn}
             comments={page.comments}
             threadDialogHref={(index) => `${chapterAddress}&thread=${index}`}
+            paragraphText={readerMarks ? (index, text) => <MarkedText text={text} marks={readerMarks.filter((m) => m.paragraph === index)} /> : undefined}
+            paragraphTools={readerMarks ? (index) => <ParagraphMarkLink workId={work.id} chapterId={page.chapter.id} index={index} marks={readerMarks.filter((m) => m.paragraph === index)} /> : undefined}
             drawerHref={`${chapterAddress}&toc=${page.tocPage}`}
             tipHref={access.isOwner ? null : `${here}/tip?chapter=${page.chapter.order}`}
             voteBox={
@@ -182,6 +188,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
               ) : null
             }
           />
+          {readerMarks ? <MarkPopup workId={work.id} chapterId={page.chapter.id} back={chapterAddress} /> : null}
           <div className="chapter-tools">
             <ShareButton url={`${page.shareOrigin}${here}?chapter=${page.chapter.order}`} title={`${work.title} ${page.chapter.title}`} label="分享本章" />
             {access.signedIn && !access.isOwner ? <TypoReport workId={work.id} chapterId={page.chapter.id} back={`${here}?chapter=${page.chapter.order}`} /> : null}
@@ -302,6 +309,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             readable={!locked || work.vipFrom !== null}
             marks={page.marks}
           />
+          {page.readerMarks ? <WorkMarks workId={work.id} marks={page.readerMarks.marks} total={page.readerMarks.total} /> : null}
           {page.votes ? <VoteBox workId={work.id} votes={page.votes.balance} formTokens={page.votes.formTokens} redirectTo={here} /> : null}
           <WorkFans workId={work.id} fans={page.fans} tips={page.tips} canTip={!access.isOwner} />
         </>

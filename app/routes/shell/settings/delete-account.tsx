@@ -121,7 +121,7 @@ export default function DeleteAccount({ actionData }: Route.ComponentProps) {
         <>
           <p>申请后有 {ACCOUNT_DELETION_DAYS} 天冷静期，期间账号照常可用，可随时撤销。冷静期满后：</p>
           <ul className="deletion-consequences">
-            <li>邮箱、密码、昵称、头像、实名认证、收款账户、登录状态、阅读App令牌、书架、关注、阅读记录和消息通知将被删除，账号无法再登录；</li>
+            <li>邮箱、密码、昵称、头像、实名认证、收款账户、登录状态、阅读App令牌、书架、关注、阅读记录、书签和划线、消息通知将被删除，账号无法再登录；</li>
             <li>你发表的评论和书评保留，署名改为“{DELETED_NICKNAME}”；</li>
             <li>
               剩余 {formatNumber(page.credits)} 积分和 {formatNumber(page.tokens)} Tokens 将作废；
