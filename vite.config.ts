@@ -19,7 +19,7 @@ export default defineConfig(({ isSsrBuild }) => ({
             codeSplitting: {
               groups: [
                 { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser)[\\/]/, priority: 20 },
-                { name: "forms", test: /node_modules[\\/](zod|@conform-to)[\\/]/, priority: 15 },
+                { name: "form-kit", test: /node_modules[\\/](zod|@conform-to)[\\/]/, priority: 15 },
               ],
             },
           },

@@ -5,10 +5,10 @@ import { parsePage } from "~/utils/pagination";
 import { categoryField } from "./category-field";
 import { asSent, sentOrMissing, sentText } from "./form-fields";
 import { CHAPTER_CONTENT_MAX, DESCRIPTION_MAX, TITLE_MAX, WORK_MESSAGES } from "./work";
+import { TAG_MAX_CHARS, parseTags } from "./tag-rules";
 
 /** docs/product.md#author-studio: the author studio's forms and their messages. */
 export const TAGS_MAX = 10;
-export const TAG_MAX_CHARS = 20;
 export const CHAPTER_TITLE_MAX = 100;
 /** How many saves of each chapter are kept (docs/decisions/095). */
 export const CHAPTER_REVISIONS_KEPT = 20;
@@ -70,28 +70,6 @@ export const STUDIO_MESSAGES = {
   authorNoteControl: "作者的话包含不允许的控制字符",
   kindInvalid: "请选择章节类型：正文、请假条或作品相关",
 } as const;
-
-/**
- * A tag as stored: NFKC folds full-width letters, digits and punctuation to half-width
- * (Ｒ１８ → R18, full-width spaces too), then whitespace runs become one space and the
- * ends are trimmed. Case is kept: Chinese tags have none and authors mean their Latin.
- */
-export function normalizeTag(raw: string): string {
-  return raw.normalize("NFKC").replace(/\s+/gu, " ").trim();
-}
-
-/**
- * The tags field: one text, tags separated by commas (either width), 、 or line breaks.
- * Empty pieces are dropped and repeats (after normalizing) kept once, first wins.
- */
-export function parseTags(text: string): string[] {
-  const out: string[] = [];
-  for (const piece of text.normalize("NFKC").split(/[,、;\n]/u)) {
-    const tag = normalizeTag(piece);
-    if (tag && !out.includes(tag)) out.push(tag);
-  }
-  return out;
-}
 
 const checkbox = z
   .union([z.literal("on"), z.literal("true"), z.literal("1")])

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { chapters, readerMarks, works } from "~/db/schema";
-import { MARK_MESSAGES, MARK_NOTE_MAX, MARKS_PER_WORK } from "~/schemas/reader-marks";
+import { MARK_MESSAGES, MARK_NOTE_MAX, MARKS_PER_WORK } from "~/schemas/reader-mark-rules";
 import { addMark, listMarks, marksForChapter } from "~/server/reading/marks.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { insertWorks, serialByChapter } from "../fixtures/works";

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useFetcher } from "react-router";
-import { MARK_NOTE_MAX } from "~/schemas/reader-marks";
+import { MARK_NOTE_MAX } from "~/schemas/reader-mark-rules";
 import type { ChapterMark } from "~/types/reader-marks";
 import { markStillMatches } from "~/utils/reader-marks";
 import { useChapterSelection } from "./chapter-selection";

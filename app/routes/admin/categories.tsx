@@ -1,7 +1,7 @@
 import { data, Form, redirect } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { CATEGORY_NAME_MAX } from "~/schemas/category-field";
-import { categoryActionSchema } from "~/schemas/discovery";
+import { categoryActionSchema } from "~/schemas/categories";
 import { listCategoriesForAdmin, runCategoryAction } from "~/server/catalog/categories.server";
 import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { adminActorOf } from "~/middleware/admin-actor.server";

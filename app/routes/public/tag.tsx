@@ -6,7 +6,7 @@ import { isTagBlocked } from "~/server/catalog/blocks.server";
 import { Pagination } from "~/components/ui/pagination";
 import { filterParams, parseWorkFilters } from "~/schemas/discovery";
 import { tagHref } from "~/utils/hrefs";
-import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/studio";
+import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/tag-rules";
 import { listCategories } from "~/server/catalog/categories.server";
 import { searchWorks } from "~/server/catalog/search.server";
 import { getSessionUser } from "~/server/identity/session.server";

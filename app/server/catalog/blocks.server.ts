@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { authorBlocks, profiles, tagBlocks, works } from "~/db/schema";
 import { BLOCK_LIMIT, BLOCK_MESSAGES } from "~/schemas/blocks";
-import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/studio";
+import { normalizeTag, TAG_MAX_CHARS } from "~/schemas/tag-rules";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { cachedPublic } from "~/server/platform/public-cache.server";

@@ -2,7 +2,7 @@ import { asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { categories, works } from "~/db/schema";
 import { DISCOVERY_MESSAGES } from "~/schemas/category-field";
-import type { CategoryAction } from "~/schemas/discovery";
+import type { CategoryAction } from "~/schemas/categories";
 import { pgErrorCode } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { cachedPublic, clearPublicCache } from "~/server/platform/public-cache.server";

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { chapters, readerMarks, users, works } from "~/db/schema";
-import { MARK_MESSAGES, MARK_NOTE_MAX, MARKS_PER_WORK } from "~/schemas/reader-marks";
+import { MARK_MESSAGES, MARK_NOTE_MAX, MARKS_PER_WORK } from "~/schemas/reader-mark-rules";
 import { canReadChapter } from "~/server/catalog/chapter-access.server";
 import { chapterNumber, chapterNumberSql, getChapter } from "~/server/catalog/chapter-numbers.server";
 import { getWorkForViewer } from "~/server/catalog/works.server";

@@ -1,7 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link } from "react-router";
 import { userContext } from "~/middleware/guards.server";
-import { MARK_MESSAGES, MARK_NOTE_MAX, markFormSchema } from "~/schemas/reader-marks";
+import { markFormSchema } from "~/schemas/reader-marks";
+import { MARK_MESSAGES, MARK_NOTE_MAX } from "~/schemas/reader-mark-rules";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
