@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { profiles, siteConfigs, workFans } from "~/db/schema";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
@@ -7,7 +7,8 @@ import { DomainError } from "~/server/platform/errors.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import type { FanLevel, FanRankingRow } from "~/types/fans";
-import { addMonthlySpend } from "./votes.server";
+import { sendInOrder } from "~/server/platform/db-utils.server";
+import { monthlySpendStatement } from "./votes.server";
 
 /**
  * 粉丝值 and 粉丝等级 (docs/product.md#tips-and-fans, decision 207). A reader's 粉丝值 on a work
@@ -107,16 +108,24 @@ export async function saveFanLevels(actor: AdminActor, text: unknown): Promise<F
  * two at once add both.
  */
 export async function addFanValue(tx: Executor, userId: string, workId: number, amount: number): Promise<void> {
-  if (amount <= 0) return;
-  await tx
-    .insert(workFans)
-    .values({ workId, userId, fanValue: amount })
-    .onConflictDoUpdate({
-      target: [workFans.workId, workFans.userId],
-      set: { fanValue: sql`${workFans.fanValue} + ${amount}`, updatedAt: new Date() },
-    });
-  // The same credits earn this month's 月票 (decision 222).
-  await addMonthlySpend(tx, userId, amount);
+  await sendInOrder(tx, fanValueStatements(tx, userId, workId, amount));
+}
+
+/** `addFanValue`'s statements (none for amount ≤ 0), for a caller that sends them with others (sendInOrder). */
+export function fanValueStatements(tx: Executor, userId: string, workId: number, amount: number): SQL[] {
+  if (amount <= 0) return [];
+  return [
+    tx
+      .insert(workFans)
+      .values({ workId, userId, fanValue: amount })
+      .onConflictDoUpdate({
+        target: [workFans.workId, workFans.userId],
+        set: { fanValue: sql`${workFans.fanValue} + ${amount}`, updatedAt: new Date() },
+      })
+      .getSQL(),
+    // The same credits earn this month's 月票 (decision 222).
+    monthlySpendStatement(tx, userId, amount),
+  ];
 }
 
 /** The 粉丝值 of these readers on a work (0 for none), for the comments' level marks. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { minorModeSql } from "~/server/identity/minor-mode.server";
 import { db, type Executor } from "~/db/client.server";
 import { chapterComments, chapterPurchases, chapters, commentAnchors, notificationJobs, notificationMutes, notifications, profiles, workPurchases, works } from "~/db/schema";
@@ -6,7 +6,7 @@ import { chapterNumberSql } from "~/server/catalog/chapter-numbers.server";
 import { maskTexts } from "~/server/screening/screening.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
-import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish } from "~/server/platform/events.server";
+import { NOTIFICATIONS_WORK_TOPIC, notifyUserChanged, publish, userChangedPayload } from "~/server/platform/events.server";
 import { followersNotified } from "~/server/platform/metrics.server";
 import { chapterDisplayTitle } from "~/utils/chapter-title";
 import { pageWithin } from "~/utils/pagination";
@@ -178,13 +178,16 @@ export async function notifyWorkPurchased(
  * The author's line for a tip on their work (decision 207), in the tip's transaction: 某某
  * 打赏了《书名》N 积分, leading to 我的收入. A work the author muted makes no line.
  */
-export async function notifyWorkTipped(tx: Executor, tip: { authorId: string; tipperId: string; workId: number; chapterId: number | null; amount: number }): Promise<void> {
-  const rows = await tx.execute(sql`
-    insert into ${notifications} (user_id, kind, work_id, chapter_id, actor_id, body)
-    select ${tip.authorId}::uuid, 'tip', ${tip.workId}, ${tip.chapterId}, ${tip.tipperId}::uuid, ${String(tip.amount)}
-    where not exists (select 1 from ${notificationMutes} m where m.user_id = ${tip.authorId}::uuid and m.work_id = ${tip.workId})
-    returning 1`);
-  if (rowsOf(rows).length > 0) await notifyUserChanged(tip.authorId, "notifications", tx);
+export function workTippedStatement(tip: { authorId: string; tipperId: string; workId: number; chapterId: number | null; amount: number }): SQL {
+  // One statement (the tip sends it with its others, sendInOrder): the line, and the author's pages told only when there is one.
+  const told = userChangedPayload(tip.authorId, "notifications");
+  return sql`
+    with line as (
+      insert into ${notifications} (user_id, kind, work_id, chapter_id, actor_id, body)
+      select ${tip.authorId}::uuid, 'tip', ${tip.workId}, ${tip.chapterId}, ${tip.tipperId}::uuid, ${String(tip.amount)}
+      where not exists (select 1 from ${notificationMutes} m where m.user_id = ${tip.authorId}::uuid and m.work_id = ${tip.workId})
+      returning 1)
+    select pg_notify(${told.channel}, ${told.payload}) from line`;
 }
 
 /** The author's line when an administrator settles their payout request, in the same transaction. */

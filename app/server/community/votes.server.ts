@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { readerVoteDays, readerVoteMonths, siteConfigs, users, workRankingTallies, workVotes, works } from "~/db/schema";
 import { changedFields, recordAdminAction, type AdminActor } from "~/server/platform/audit.server";
@@ -147,14 +147,22 @@ export async function saveVoteSettings(actor: AdminActor, input: { monthlyVoteCr
 
 /**
  * Adds credits a reader spent on a work this China-time month (the 月票 it earns), inside
- * the spending transaction; called by `addFanValue` with every purchase and tip.
+ * the spending transaction; the app sends its statement (`monthlySpendStatement`) with the
+ * 粉丝值's (`fanValueStatements`) with every purchase and tip; tests call this.
+ * @internal
  */
 export async function addMonthlySpend(tx: Executor, userId: string, amount: number, now = new Date()): Promise<void> {
   if (amount <= 0) return;
-  await tx
+  await tx.execute(monthlySpendStatement(tx, userId, amount, now));
+}
+
+/** `addMonthlySpend`'s statement (amount > 0), for a caller that sends it with others (sendInOrder). */
+export function monthlySpendStatement(tx: Executor, userId: string, amount: number, now = new Date()): SQL {
+  return tx
     .insert(readerVoteMonths)
     .values({ userId, month: shanghaiPeriods(now).month, spent: amount })
-    .onConflictDoUpdate({ target: [readerVoteMonths.userId, readerVoteMonths.month], set: { spent: sql`${readerVoteMonths.spent} + ${amount}` } });
+    .onConflictDoUpdate({ target: [readerVoteMonths.userId, readerVoteMonths.month], set: { spent: sql`${readerVoteMonths.spent} + ${amount}` } })
+    .getSQL();
 }
 
 /**
@@ -162,9 +170,14 @@ export async function addMonthlySpend(tx: Executor, userId: string, amount: numb
  * cast's or the tip's transaction; the three rows always in the same order, so two
  * transactions never wait on each other in a circle.
  */
-export async function addRankingTally(tx: Executor, metric: "monthly" | "recommend" | "tip", workId: number, amount: number, now = new Date()): Promise<void> {
+async function addRankingTally(tx: Executor, metric: "monthly" | "recommend" | "tip", workId: number, amount: number, now = new Date()): Promise<void> {
+  await tx.execute(rankingTallyStatement(tx, metric, workId, amount, now));
+}
+
+/** `addRankingTally`'s one statement, for a caller that sends it with others (sendInOrder). */
+export function rankingTallyStatement(tx: Executor, metric: "monthly" | "recommend" | "tip", workId: number, amount: number, now = new Date()): SQL {
   const p = shanghaiPeriods(now);
-  await tx
+  return tx
     .insert(workRankingTallies)
     .values([
       { metric, period: "day", startsOn: p.day, workId, total: amount },
@@ -174,7 +187,8 @@ export async function addRankingTally(tx: Executor, metric: "monthly" | "recomme
     .onConflictDoUpdate({
       target: [workRankingTallies.metric, workRankingTallies.period, workRankingTallies.startsOn, workRankingTallies.workId],
       set: { total: sql`${workRankingTallies.total} + excluded.total` },
-    });
+    })
+    .getSQL();
 }
 
 function levelOf(spent: number, levels: RecommendLevel[]): RecommendLevel {

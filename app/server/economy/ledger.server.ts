@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, or, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { creditTransactions, credits, paymentOrders, profiles, redeemCodes, tokenTransactions, workPurchases, works } from "~/db/schema";
 import { rowsOf } from "~/server/platform/db-utils.server";
@@ -43,6 +43,17 @@ export interface BalanceChange {
  * 用户不存在 when the user has no credits account.
  */
 export async function debit(tx: Executor, userId: string, amount: number, description: string): Promise<BalanceChange> {
+  const { balance, ledgerRow } = await debitBalance(tx, userId, amount, description);
+  await tx.execute(ledgerRow);
+  return { balance };
+}
+
+/**
+ * `debit`'s conditional UPDATE, with its consume row handed back as a statement that the
+ * caller MUST run in the same `tx` (a tip sends it with its other statements at once,
+ * sendInOrder, decision 240): the books balance only with it (`npm run check:ledger`).
+ */
+export async function debitBalance(tx: Executor, userId: string, amount: number, description: string): Promise<BalanceChange & { ledgerRow: SQL }> {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error(`debit: invalid amount ${amount}`);
   const [row] = await tx
     .update(credits)
@@ -55,8 +66,8 @@ export async function debit(tx: Executor, userId: string, amount: number, descri
       ? new LedgerError(LEDGER_MESSAGES.insufficient, 402)
       : new LedgerError(LEDGER_MESSAGES.userMissing, 404);
   }
-  await tx.insert(creditTransactions).values({ userId, amount, type: "consume", description });
-  return { balance: Number(row.balance) };
+  const ledgerRow = tx.insert(creditTransactions).values({ userId, amount, type: "consume", description }).getSQL();
+  return { balance: Number(row.balance), ledgerRow };
 }
 
 /** Adds `amount` (> 0) to the user's credits and records a recharge row, inside `tx`. */

@@ -20,8 +20,9 @@ import { MINOR_MESSAGES } from "~/schemas/minor-mode";
  * rolls back, nothing written. Readers not in the mode pass untouched.
  */
 
-export async function chargeMinorSpend(tx: Executor, userId: string, amount: number): Promise<void> {
-  if (amount <= 0 || !(await isInMinorMode(userId, tx))) return;
+export async function chargeMinorSpend(tx: Executor, userId: string, amount: number, inMinorMode?: boolean): Promise<void> {
+  // `inMinorMode`: already read in `tx` by a caller that asked it with its other reads.
+  if (amount <= 0 || !(inMinorMode ?? (await isInMinorMode(userId, tx)))) return;
   const caps = await getMinorSettings(tx);
   if (amount > caps.perPayment) throw new DomainError(MINOR_MESSAGES.perPayment(caps.perPayment), 403);
   const month = chinaMonth();

@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "~/db/client.server";
 import { authorIncome, incomeTransactions } from "~/db/schema";
-import { notifyUserChanged } from "~/server/platform/events.server";
+import { sendInOrder } from "~/server/platform/db-utils.server";
+import { userChangedStatement } from "~/server/platform/events.server";
 import { authorShareOf, type EconomySettings } from "./economy-settings.server";
 
 /**
@@ -25,24 +26,40 @@ export interface Sale {
  * written even when the share rounds down to 0, so every sale shows in the ledger.
  */
 export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {
-  const share = authorShareOf(gross, settings);
-  await addIncome(tx, authorId, { type: sale.type ?? "sale", amount: share, gross, workId: sale.workId, chapterId: sale.chapterId, description: sale.description });
+  const { share, statements } = saleStatements(tx, authorId, gross, settings, sale);
+  await sendInOrder(tx, statements);
   return share;
 }
 
+/** `creditSale`'s share and statements, for a caller that sends them with others (a tip: sendInOrder). */
+export function saleStatements(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): { share: number; statements: SQL[] } {
+  const share = authorShareOf(gross, settings);
+  const row: IncomeRow = { type: sale.type ?? "sale", amount: share, gross, workId: sale.workId, chapterId: sale.chapterId, description: sale.description };
+  return { share, statements: incomeStatements(tx, authorId, row) };
+}
+
 /** An income row and the balance it adds to (a sale's share, a tip's, a 全勤奖), in `tx`; the author's pages are told on commit. */
-export async function addIncome(
-  tx: Executor,
-  authorId: string,
-  row: { type: "sale" | "tip" | "bonus"; amount: number; gross: number; workId: number | null; chapterId: number | null; description: string },
-): Promise<void> {
-  await tx
-    .insert(authorIncome)
-    .values({ userId: authorId, balance: row.amount })
-    .onConflictDoUpdate({
-      target: authorIncome.userId,
-      set: { balance: sql`${authorIncome.balance} + ${row.amount}`, updatedAt: new Date() },
-    });
-  await tx.insert(incomeTransactions).values({ userId: authorId, ...row });
-  await notifyUserChanged(authorId, "income", tx);
+export async function addIncome(tx: Executor, authorId: string, row: IncomeRow): Promise<void> {
+  await sendInOrder(tx, incomeStatements(tx, authorId, row));
+}
+
+type IncomeRow = { type: "sale" | "tip" | "bonus"; amount: number; gross: number; workId: number | null; chapterId: number | null; description: string };
+
+/**
+ * `addIncome`'s statements (the balance, its row, the author's pages told), for a caller
+ * that sends them with others in one round trip (sendInOrder): the balance first, as there.
+ */
+function incomeStatements(tx: Executor, authorId: string, row: IncomeRow): SQL[] {
+  return [
+    tx
+      .insert(authorIncome)
+      .values({ userId: authorId, balance: row.amount })
+      .onConflictDoUpdate({
+        target: authorIncome.userId,
+        set: { balance: sql`${authorIncome.balance} + ${row.amount}`, updatedAt: new Date() },
+      })
+      .getSQL(),
+    tx.insert(incomeTransactions).values({ userId: authorId, ...row }).getSQL(),
+    userChangedStatement(authorId, "income"),
+  ];
 }

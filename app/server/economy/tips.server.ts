@@ -2,29 +2,31 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { credits, profiles, users, workTips, works } from "~/db/schema";
 import { refuseWithoutPhone } from "~/server/identity/phone-verification.server";
+import { isInMinorMode } from "~/server/identity/minor-mode.server";
 import { DomainError } from "~/server/platform/errors.server";
-import { notifyUserChanged } from "~/server/platform/events.server";
+import { sendInOrder } from "~/server/platform/db-utils.server";
+import { userChangedStatement } from "~/server/platform/events.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { banActive } from "~/server/identity/auth.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
 import { COMMENT_MESSAGES, postTipNotice, tipNoticeTarget } from "~/server/community/comments.server";
-import { addFanValue, fanRanking } from "~/server/community/fans.server";
-import { addRankingTally } from "~/server/community/votes.server";
-import { notifyWorkTipped } from "~/server/community/notifications.server";
+import { fanRanking, fanValueStatements } from "~/server/community/fans.server";
+import { rankingTallyStatement } from "~/server/community/votes.server";
+import { workTippedStatement } from "~/server/community/notifications.server";
 import { isOnlyInvisible } from "~/server/screening/matcher.server";
 import { maskTexts, refuseForbidden, screenText } from "~/server/screening/screening.server";
 import { TIP_MAX_AMOUNT, TIP_MESSAGE_MAX_CHARS } from "~/schemas/tips";
 import type { TipView } from "~/types/fans";
 import { getEconomySettings } from "./economy-settings.server";
-import { debit, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
-import { creditSale } from "./sale-income.server";
+import { debitBalance, LEDGER_MESSAGES, LedgerError } from "./ledger.server";
+import { saleStatements } from "./sale-income.server";
 import { chargeMinorSpend } from "./minor-caps.server";
 
 /**
  * 打赏 (docs/product.md#tips-and-fans, D18, decision 207). A reader gives a work credits,
  * from a chapter's end or the work page, with an optional short message. One transaction:
  * the tipper's debit (积分余额不足 leaves nothing written), the author's share into income
- * through `creditSale` (the sales' share and rate, on an income row of type `tip`), the
+ * as `creditSale` pays a sale's (the sales' share and rate, on an income row of type `tip`), the
  * `work_tips` row, the notice in that chapter's 本章说 (from a chapter's end), the reader's
  * 粉丝值 and the author's inbox line.
  */
@@ -98,35 +100,50 @@ export async function tipWork(user: NonNullable<Viewer>, input: TipInput, record
   if (message) await refuseWithoutPhone(user.id, "message");
 
   return db.transaction(async (tx) => {
-    // The work as it is now (FOR SHARE, as a sale): still there and still someone else's.
-    const [work] = await tx
-      .select({ id: works.id, userId: works.userId, title: works.title, takenDownAt: works.takenDownAt })
-      .from(works)
-      .where(eq(works.id, input.workId))
-      .for("share");
+    // The work as it is now (FOR SHARE, as a sale): still there and still someone else's;
+    // asked with the reader's 青少年模式 (bench:rewards: each round trip counts).
+    const [[work], inMinorMode] = await Promise.all([
+      tx
+        .select({ id: works.id, userId: works.userId, title: works.title, takenDownAt: works.takenDownAt })
+        .from(works)
+        .where(eq(works.id, input.workId))
+        .for("share"),
+      isInMinorMode(user.id, tx),
+    ]);
     if (!work || work.takenDownAt) throw new LedgerError(LEDGER_MESSAGES.workMissing, 404);
     if (work.userId === user.id) throw new DomainError(TIP_MESSAGES.ownWork, 403);
-    await chargeMinorSpend(tx, user.id, amount);
-    const { balance } = await debit(tx, user.id, amount, `打赏《${work.title}》`);
-    await creditSale(tx, work.userId, amount, settings, {
+    await chargeMinorSpend(tx, user.id, amount, inMinorMode);
+    const { balance, ledgerRow } = await debitBalance(tx, user.id, amount, `打赏《${work.title}》`);
+    const chapterId = target?.chapterId ?? null;
+    // The rest needs no answer from the others: sent at once, in this order (the debit's
+    // ledger row, the author's income, the tip, the 粉丝值 and 月票 spend, the 打赏 rankings by day, week and month
+    // (decision 222), the author's inbox line, the reader's pages told), so that locks
+    // are taken in the same order as by a sale and a vote (decision 207).
+    const income = saleStatements(tx, work.userId, amount, settings, {
       workId: work.id,
-      chapterId: target?.chapterId ?? null,
+      chapterId,
       description: `《${work.title}》收到打赏（${tipper?.nickname ?? "读者"}）`,
       type: "tip",
-    });
-    const [tip] = await tx
+    }).statements;
+    const tipRow = tx
       .insert(workTips)
-      .values({ userId: user.id, workId: work.id, authorId: work.userId, chapterId: target?.chapterId ?? null, amount, message })
-      .returning({ id: workTips.id });
+      .values({ userId: user.id, workId: work.id, authorId: work.userId, chapterId, amount, message })
+      .returning({ id: workTips.id })
+      .getSQL();
+    const answers = await sendInOrder(tx, [
+      ledgerRow,
+      ...income,
+      tipRow,
+      ...fanValueStatements(tx, user.id, work.id, amount),
+      rankingTallyStatement(tx, "tip", work.id, amount),
+      workTippedStatement({ authorId: work.userId, tipperId: user.id, workId: work.id, chapterId, amount }),
+      userChangedStatement(user.id, "balance"),
+    ]);
+    const tip = { id: Number((answers[1 + income.length][0] as { id: number | string }).id) };
     if (target && !target.muted) {
       const commentId = await postTipNotice(tx, { workId: work.id, chapterId: target.chapterId, userId: user.id, amount, message, held });
       await tx.update(workTips).set({ commentId }).where(eq(workTips.id, tip.id));
     }
-    await addFanValue(tx, user.id, work.id, amount);
-    // The 打赏 rankings by day, week and month (decision 222).
-    await addRankingTally(tx, "tip", work.id, amount);
-    await notifyWorkTipped(tx, { authorId: work.userId, tipperId: user.id, workId: work.id, chapterId: target?.chapterId ?? null, amount });
-    await notifyUserChanged(user.id, "balance", tx);
     await record?.(tx, tip.id);
     return { id: tip.id, amount, balance, noticeOrder: target && !target.muted ? target.order : null };
   });

@@ -1,3 +1,6 @@
+import type { SQL } from "drizzle-orm";
+import type { Executor } from "~/db/client.server";
+
 /** Rows of a drizzle `execute` result: postgres.js returns an array, PGlite `{ rows }`. */
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
@@ -7,6 +10,25 @@ export function rowsOf<T>(result: unknown): T[] {
 /** A json column of a raw row: parsed by postgres.js, a string where a driver leaves it one (PGlite). */
 export function jsonColumn<T>(value: unknown): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : (value as T);
+}
+
+/**
+ * Runs statements inside a transaction without waiting for each answer before sending the
+ * next: on postgres.js they go out pipelined on the transaction's one connection (one round
+ * trip for all), on PGlite one after another on its one connection. They are executed in
+ * the order given (each is sent by the same call path, so each reaches the driver in the
+ * order of the list): a caller that takes row locks keeps its usual order, and two
+ * transactions never wait on each other in a circle. Every statement is answered before
+ * this returns; the first failure in list order is thrown (the ones after it fail with
+ * "current transaction is aborted", which says nothing), and the caller's transaction
+ * rolls back. Returns each statement's rows, in order. Only for statements that do not
+ * need each other's answers.
+ */
+export async function sendInOrder(tx: Executor, statements: SQL[]): Promise<unknown[][]> {
+  const settled = await Promise.allSettled(statements.map((statement) => tx.execute(statement)));
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((s) => rowsOf((s as PromiseFulfilledResult<unknown>).value));
 }
 
 /** PostgreSQL error code of a driver error (or its cause), e.g. 23505 for unique_violation. */

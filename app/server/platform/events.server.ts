@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { databaseKind, db, type Executor } from "~/db/client.server";
 import { favorites, workPurchases } from "~/db/schema";
 import { onShutdown } from "./lifecycle.server";
@@ -134,7 +134,25 @@ export async function subscribe(topic: string, listener: Listener): Promise<() =
  * commit; without one it is sent at once (call it after your commit).
  */
 export async function publish(event: LiveEvent, executor: Executor = db): Promise<void> {
-  await executor.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify(event)})`);
+  await executor.execute(publishStatement(event));
+}
+
+/** The statement `publish` runs, for a caller that sends it with others (sendInOrder). */
+function publishStatement(event: LiveEvent): SQL {
+  return sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
+}
+
+/**
+ * `notifyUserChanged` inside a transaction as a statement, for a caller that sends it with
+ * others (sendInOrder); delivered on commit, and its failure fails the transaction as there.
+ */
+export function userChangedStatement(userId: string, kind: UserEventKind): SQL {
+  return publishStatement({ topic: `user:${userId}`, kind });
+}
+
+/** The `notifyUserChanged` event's payload, for a statement that raises it itself (`select pg_notify(…) from …`). */
+export function userChangedPayload(userId: string, kind: UserEventKind): { channel: string; payload: string } {
+  return { channel: EVENTS_CHANNEL, payload: JSON.stringify({ topic: `user:${userId}`, kind }) };
 }
 
 /** The topic announcing each newly published chapter: `{ workId, chapterId }` (followers' notifications hook here). */
