@@ -1,4 +1,4 @@
-// npm run bench:lighthouse [-- --runs=3 --build --only=chapter]
+// npm run bench:lighthouse [-- --runs=3 --build --only=chapter,home --verbose]
 //
 // Lighthouse 12.2.3 (pinned: 13 needs Node 22; ../shared/STACK.md) in its mobile preset
 // (simulated slow 4G, 4× CPU slowdown) over the production server on PGlite with the demo
@@ -32,6 +32,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell"
 const flags = parseFlags(process.argv.slice(2));
 const RUNS = Number(flags.get("runs") ?? 3);
 const ONLY = flags.get("only");
+const VERBOSE = flags.has("verbose");
 
 interface PageResult {
   name: string;
@@ -44,6 +45,8 @@ interface PageResult {
   /** Bytes of JavaScript as sent (gzip), and the number of script files. */
   jsBytes: number;
   jsFiles: number;
+  /** Each script as sent: address and bytes, largest first. */
+  scripts: { url: string; bytes: number }[];
   seo: number;
   /** The layout-shift culprits Lighthouse names, for finding what moves. */
   shifts: string[];
@@ -92,7 +95,7 @@ type Lhr = NonNullable<Awaited<ReturnType<typeof lighthouse>>>["lhr"];
 
 function summarise(name: string, url: string, lhr: Lhr): PageResult {
   const audit = (id: string) => lhr.audits[id];
-  const requests = ((audit("network-requests")?.details as { items?: { resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? []).filter(
+  const requests = ((audit("network-requests")?.details as { items?: { url?: string; resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? []).filter(
     (r) => r.resourceType === "Script",
   );
   const shiftItems = (audit("layout-shifts")?.details as { items?: { node?: { snippet?: string; selector?: string }; score?: number }[] } | undefined)?.items ?? [];
@@ -106,6 +109,7 @@ function summarise(name: string, url: string, lhr: Lhr): PageResult {
     tbtMs: audit("total-blocking-time")?.numericValue ?? NaN,
     jsBytes: requests.reduce((n, r) => n + (r.transferSize ?? 0), 0),
     jsFiles: requests.length,
+    scripts: requests.map((r) => ({ url: new URL(r.url ?? "", "http://x").pathname, bytes: r.transferSize ?? 0 })).sort((a, b) => b.bytes - a.bytes),
     seo: Math.round((lhr.categories.seo?.score ?? 0) * 100),
     shifts: shiftItems.map((s) => `${(s.score ?? 0).toFixed(3)} ${s.node?.selector ?? s.node?.snippet ?? "?"}`),
   };
@@ -181,6 +185,7 @@ async function main() {
         if (!result) throw new Error(`lighthouse gave no result for ${page.url}`);
         if (result.lhr.runtimeError) throw new Error(`${page.name}: ${result.lhr.runtimeError.message}`);
         runs.push(summarise(page.name, page.url, result.lhr));
+        if (process.env.LIGHTHOUSE_DUMP) fs.writeFileSync(`${process.env.LIGHTHOUSE_DUMP}-${page.name}-${i}.json`, JSON.stringify(result.lhr));
       }
       runs.sort((a, b) => a.score - b.score);
       const median = runs[Math.floor(runs.length / 2)];
@@ -191,6 +196,7 @@ async function main() {
           `JS ${fmt(median.jsBytes / 1024)} KB in ${median.jsFiles} files, SEO ${median.seo}`,
       );
       for (const shift of median.shifts) log(`           shift ${shift}`);
+      if (VERBOSE) for (const script of median.scripts) log(`           ${fmt(script.bytes / 1024)} KB ${script.url}`);
       const missed = misses(median, page.target);
       if (missed.length > 0) log(`           MISSED: ${missed.join("; ")}`);
     }
