@@ -83,6 +83,7 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/admin/identity-item.tsx": "claims or decides an existing submission once (a decided one refuses a second decision)",
   "routes/admin/identity-reveal.tsx": "shows values that exist; each view is its own audit row, as each look should be",
   "routes/shell/studio/chapter-appeal.tsx": "one appeal per decision: the same appeal sent again answers as the first (decision 206)",
+  "routes/shell/studio/work-appeal.tsx": "one appeal per decision of a work's information: the same appeal sent again answers as the first (decision 239)",
   "routes/admin/order.tsx": "credits or refunds an order once (conditional on its state)",
   "routes/admin/settings/description.tsx": "site setting",
   "routes/admin/settings/economy.tsx": "site settings",
