@@ -1,6 +1,5 @@
-import { lazy, Suspense } from "react";
 import { data, Outlet, useLoaderData } from "react-router";
-import type { AuthMode } from "~/components/auth-dialog";
+import { AuthDialog, type AuthMode } from "~/components/auth-dialog";
 import { useLiveUpdates } from "~/components/library/use-live-updates";
 import { useLiveCommentsTarget } from "~/components/comments/live-comments";
 import { useNavDrawer } from "~/components/shell/nav-drawer";
@@ -17,11 +16,6 @@ import { filingInfo } from "~/utils/filing";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { DeletionBanner } from "~/components/shell/deletion-banner";
 import type { Route } from "./+types/layout";
-
-// The login dialog and its form kit (Conform, zod) load only on a page that shows it: a
-// page rendered with ?auth= waits for it on the server (whole pages, decision 108) and
-// hydrates once it has loaded; other pages never fetch it (docs/decisions/243).
-const AuthDialog = lazy(() => import("~/components/auth-dialog").then((module) => ({ default: module.AuthDialog })));
 
 export async function loader({ request, url }: Route.LoaderArgs) {
   // When this page's data is read: its live stream asks for what changed since (decision 145).
@@ -92,9 +86,7 @@ export default function ShellLayout() {
         </footer>
       </div>
       {auth ? (
-        <Suspense fallback={null}>
-          <AuthDialog mode={auth.mode} redirectTo={auth.redirectTo} notice={auth.notice} prefillEmail={auth.prefillEmail} />
-        </Suspense>
+        <AuthDialog mode={auth.mode} redirectTo={auth.redirectTo} notice={auth.notice} prefillEmail={auth.prefillEmail} />
       ) : null}
     </div>
   );
