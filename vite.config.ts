@@ -14,7 +14,8 @@ export default defineConfig(({ isSsrBuild }) => ({
   },
   // The browser's code in a few files instead of dozens (docs/decisions/243): the framework
   // (React, React Router) in one, the form kit (zod, Conform) in another that only pages
-  // with a validating form load; the rest as Rolldown splits it, per route.
+  // with a validating form load, the reading side's shared modules (SHARED) in a third; the
+  // rest as Rolldown splits it, per route.
   build: isSsrBuild
     ? {}
     : {
