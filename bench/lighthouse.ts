@@ -1,6 +1,6 @@
 // npm run bench:lighthouse [-- --runs=3 --build --only=chapter,home --verbose]
 //
-// Lighthouse 12.2.3 (pinned: 13 needs Node 22; ../shared/STACK.md) in its mobile preset
+// Lighthouse 12.2.3 (pinned: 13 needs Node 22; docs/decisions/243) in its mobile preset
 // (simulated slow 4G, 4× CPU slowdown) over the production server on PGlite with the demo
 // data (scripts/seed-demo.ts): the home page, a work page, a chapter, the bookshelf signed
 // in, and a static copy of the same chapter (its server HTML without any script) as the
