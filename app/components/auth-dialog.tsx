@@ -1,7 +1,5 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Link, useFetcher, useLocation } from "react-router";
-import { loginSchema, PASSWORD_MIN_LENGTH, registerSchema } from "~/schemas/auth";
+import { PASSWORD_MIN_LENGTH } from "~/schemas/password-rules";
 import { authHref, stripAuth } from "./shell/auth-links";
 import { Dialog } from "./ui/dialog";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -9,11 +7,21 @@ import { useIsPending } from "~/components/ui/use-is-pending";
 
 export type AuthMode = "login" | "register";
 
-type AuthResult = SubmissionResult<string[]>;
+/**
+ * What /auth/login and /auth/register answer a refused form with: Conform's reply
+ * (app/routes/public/auth-actions.server.ts), read here without Conform: messages by field,
+ * the form's own under "", and what was typed (the password never comes back).
+ */
+export type AuthResult = {
+  initialValue?: Record<string, unknown> | null;
+  error?: Record<string, string[] | null | undefined> | null;
+};
 
 /**
  * The login / register dialog. The server renders it from ?auth=login|register, so it
  * works without JavaScript; with JavaScript it submits in place over the current page.
+ * The server checks the form and its messages come back by field: the dialog sits in the
+ * layout of every page, so it ships no form kit or schema (docs/decisions/243).
  */
 export function AuthDialog({
   mode,
@@ -27,28 +35,18 @@ export function AuthDialog({
   /** A success to show above the login form (密码已重置…). */
   notice?: string | null;
   prefillEmail?: string;
-  lastResult?: SubmissionResult<string[]>;
+  lastResult?: AuthResult;
 }) {
   const location = useLocation();
   const fetcher = useFetcher<AuthResult>({ key: `auth-${mode}` });
-
-  const schema = mode === "login" ? loginSchema : registerSchema;
   const result = fetcher.data ?? lastResult;
-
-  const [form, fields] = useForm({
-    id: `auth-${mode}`,
-    lastResult: result,
-    constraint: getZodConstraint(schema),
-    defaultValue: { email: prefillEmail, redirectTo },
-    // Not on blur: an error appearing as the e-mail field (focused on open) loses focus
-    // grows the centred dialog and moves the close and switch links from under the
-    // pointer, so the click that caused the blur is lost.
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema });
-    },
-  });
+  const errors = result?.error ?? {};
+  const typed = result?.initialValue?.email;
+  const email = typeof typed === "string" ? typed : prefillEmail;
+  const formId = `auth-${mode}`;
+  const ids = { email: `${formId}-email`, password: `${formId}-password`, form: `${formId}-error` };
+  const invalid = (name: "email" | "password") =>
+    errors[name]?.length ? { "aria-invalid": true as const, "aria-describedby": `${ids[name]}-error` } : {};
 
   const closeHref = location.pathname.startsWith("/auth/")
     ? "/"
@@ -63,36 +61,53 @@ export function AuthDialog({
           {notice}
         </p>
       ) : null}
-      <fetcher.Form method="post" action={`/auth/${mode}`} {...getFormProps(form)}>
-        <input {...getInputProps(fields.redirectTo, { type: "hidden" })} />
+      <fetcher.Form
+        method="post"
+        action={`/auth/${mode}`}
+        id={formId}
+        noValidate
+        aria-describedby={errors[""]?.length ? ids.form : undefined}
+      >
+        <input type="hidden" name="redirectTo" value={redirectTo} />
         <label className="field">
           <span>邮箱</span>
           <input
-            {...getInputProps(fields.email, { type: "email" })}
-            key={fields.email.key}
+            type="email"
+            name="email"
+            id={ids.email}
+            // A new answer puts what the server read back into the field.
+            key={`email-${email}`}
+            defaultValue={email}
+            required
+            maxLength={254}
             autoComplete="email"
             placeholder="you@example.com"
-            autoFocus={!fields.email.initialValue}
+            autoFocus={!email}
+            {...invalid("email")}
           />
-          <FieldError field={fields.email} />
+          <FieldError errors={errors.email} id={`${ids.email}-error`} />
         </label>
         <label className="field">
           <span>密码</span>
           <input
-            {...getInputProps(fields.password, { type: "password" })}
-            key={fields.password.key}
+            type="password"
+            name="password"
+            id={ids.password}
+            required
+            minLength={mode === "register" ? PASSWORD_MIN_LENGTH : undefined}
             autoComplete={mode === "login" ? "current-password" : "new-password"}
             placeholder={mode === "register" ? `至少 ${PASSWORD_MIN_LENGTH} 个字符` : ""}
-            autoFocus={Boolean(fields.email.initialValue)}
+            autoFocus={Boolean(email)}
+            {...invalid("password")}
           />
-          <FieldError field={fields.password} />
+          <FieldError errors={errors.password} id={`${ids.password}-error`} />
         </label>
         {mode === "login" ? (
           <p className="auth-forgot">
             <Link to="/auth/forgot-password">忘记密码？</Link>
           </p>
         ) : null}
-        <FormError form={form} />
+        <FormError errors={errors[""]} form={{ errorId: ids.form }} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
           {busy ? `${title}中...` : title}
         </button>

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
-export const PASSWORD_MIN_LENGTH = 8;
-/** Limited in bytes: scrypt cost is per byte and a Chinese character is 3 bytes. */
-export const PASSWORD_MAX_BYTES = 256;
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "./password-rules";
+
+export { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH };
 
 /** An e-mail as every form reads it: trimmed, checked, lower-cased. */
 export const emailSchema = z
