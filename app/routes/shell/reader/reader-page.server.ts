@@ -1,5 +1,6 @@
 import { listMarks, marksForChapter } from "~/server/reading/marks.server";
 import { fanRanking } from "~/server/community/fans.server";
+import { recapFor } from "~/server/reading/recap.server";
 import { workReviewFacts } from "~/server/studio/work-review.server";
 import { voteBalance } from "~/server/community/votes.server";
 import { recentTips } from "~/server/economy/tips.server";
@@ -199,12 +200,14 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // The bubbles of this batch come with it (the next batches bring their own).
     // `toc` opens the chapter list drawer on that page of the list (docs/product.md#reading-comfort).
     const drawerPage = url.searchParams.get("toc");
-    const [around, comments, drawer, readerMarks] = await Promise.all([
+    const [around, comments, drawer, readerMarks, recap] = await Promise.all([
       neighbours(work.id, chapter.order),
       commentCounts(chapter.id, { from: batch.from, to: batch.from + batch.paragraphs.length }),
       drawerPage === null ? null : tableOfContents(work.id, false, parsePage(drawerPage)),
       // The reader's 书签 and 划线 in this chapter, drawn on its text (decision 241).
       viewer ? marksForChapter(viewer.id, chapter.id) : null,
+      // 前情提要 (decision 252), from the position before this opening moves it.
+      viewer ? recapFor(view, viewer.id) : null,
     ]);
     const drawerMarks = drawer ? await chapterMarks(view, viewer?.id ?? null, drawer.chapters) : null;
     // Opening a chapter records it (so 继续阅读 works without JavaScript too); a stored
@@ -232,6 +235,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
       authorNote,
       comments,
       readerMarks,
+      // Told when the reader goes on from where they were, not when they look back.
+      recap: recap && chapter.order >= recap.upTo.order ? recap : null,
       prev: around.prev,
       next: around.next,
       /** The page of the chapter list that holds this chapter, and the open drawer's list. */
@@ -250,7 +255,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote, flash, ratings, fans, tips] = await Promise.all([
+  const [toc, progress, quote, flash, ratings, fans, tips, recap] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
@@ -261,6 +266,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // 粉丝榜's top and the latest tips (decision 207).
     fanRanking(work.id, null, { limit: WORK_PAGE_FANS }),
     recentTips(work.id, WORK_PAGE_FANS),
+    // 前情提要 beside 继续阅读 (decision 252).
+    viewer && (canReadContent || byChapter) ? recapFor(view, viewer.id) : null,
   ]);
   // The reader's 书签 and 划线 in this work, newest first (decision 241).
   const readerMarks = viewer ? await listMarks(viewer, 1, work.id) : null;
@@ -276,6 +283,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     readerMarks,
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
+    recap,
     ratings,
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,

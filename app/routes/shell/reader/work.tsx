@@ -2,6 +2,7 @@ import { isRouteErrorResponse, Link, type ShouldRevalidateFunctionArgs, useLoade
 import { FavoriteButton } from "~/components/library/favorite-button";
 import { ChapterDrawer } from "~/components/reader/chapter-drawer";
 import { ChapterReader } from "~/components/reader/chapter-reader";
+import { RecapPanel } from "~/components/reader/recap";
 import { LockIcon } from "~/components/reader/lock-icon";
 import { LockedChapter } from "~/components/reader/locked-chapter";
 import { FlashMessage } from "~/components/ui/flash-message";
@@ -167,6 +168,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
           <p className="reader-breadcrumb">
             <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
           </p>
+          {page.recap ? <RecapPanel recap={page.recap} /> : null}
           <ChapterReader
             key={`${page.chapter.id}:${page.batch.from}`}
             workId={work.id}
@@ -263,6 +265,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             ) : null}
             <FieldError errors={favoriteError} alert as="p" />
           </WorkHeader>
+          {page.recap ? <RecapPanel recap={page.recap} /> : null}
           {work.vipFrom !== null && page.quote ? (
             <div className="paywall" data-testid="paywall">
               <LockIcon size={32} className="paywall-lock" />
