@@ -72,6 +72,9 @@ export default defineConfig({
     // Traces cost time on every test; `npx playwright test --trace on` records them.
     trace: "off",
     screenshot: "only-on-failure",
+    // The site's service worker (decision 244) would answer requests that specs intercept with
+    // page.route; only tests/e2e/offline.spec.ts, whose subject it is, lets it run.
+    serviceWorkers: "block",
   },
   projects: [
     { name: "chromium", testIgnore: SITE_SWITCHES, use: { ...chromium } },

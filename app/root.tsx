@@ -46,6 +46,14 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
         {/* The site icon an administrator uploaded (站点图标), else the bundled one. */}
         <link rel="icon" href={shell?.site?.iconUrl || "/favicon.ico"} />
+        {/* On the home screen (decision 244): the manifest for Android, the icon and title for iOS. */}
+        <link rel="manifest" href="/manifest.webmanifest" />
+        <meta name="theme-color" content="#a23b2c" />
+        <link rel="apple-touch-icon" href="/icons/apple-touch-icon.png" />
+        <meta name="apple-mobile-web-app-capable" content="yes" />
+        <meta name="mobile-web-app-capable" content="yes" />
+        <meta name="apple-mobile-web-app-title" content="砚台" />
+        <meta name="apple-mobile-web-app-status-bar-style" content="default" />
       </head>
       <body>
         {children}

@@ -20,6 +20,8 @@ export default [
   // The reader's resource routes: the next batch of paragraphs, saving the position.
   route("works/:id/paragraphs", "routes/shell/reader/paragraphs.ts"),
   route("works/:id/progress", "routes/shell/reader/progress.ts"),
+  // 离线阅读: the chapters a reader may keep on their device (decision 244).
+  route("works/:id/offline", "routes/shell/reader/offline.ts"),
   // The reader's settings: font size, line height, page width, background (decision 106).
   route("reader-settings", "routes/shell/reader/reader-settings.ts"),
   // The owner's downloads of a work: 404 to anyone else, visitors included (decision 098).

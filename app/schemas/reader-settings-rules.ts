@@ -15,6 +15,8 @@ export const BACKGROUNDS = ["white", "sepia", "green", "night"] as const;
 export const LAYOUTS = ["scroll", "paged"] as const;
 /** 屏幕常亮 while a chapter is open (Wake Lock, decision 242). */
 export const KEEP_AWAKE = ["on", "off"] as const;
+/** 离线章数: how many chapters 离线阅读 keeps on the device (decision 244). */
+export const OFFLINE_CHAPTERS = [5, 10, 20] as const;
 
 export type ReaderBackground = (typeof BACKGROUNDS)[number];
 
@@ -25,9 +27,10 @@ export interface ReaderSettings {
   background: ReaderBackground;
   layout: (typeof LAYOUTS)[number];
   keepAwake: (typeof KEEP_AWAKE)[number];
+  offlineChapters: (typeof OFFLINE_CHAPTERS)[number];
 }
 
-export const DEFAULT_READER_SETTINGS: ReaderSettings = { fontSize: 3, lineHeight: "normal", width: "normal", background: "white", layout: "scroll", keepAwake: "on" };
+export const DEFAULT_READER_SETTINGS: ReaderSettings = { fontSize: 3, lineHeight: "normal", width: "normal", background: "white", layout: "scroll", keepAwake: "on", offlineChapters: 10 };
 
 export const READER_SETTINGS_MESSAGES = {
   fontSize: "字号只能是 1 到 5 档",
@@ -36,6 +39,7 @@ export const READER_SETTINGS_MESSAGES = {
   background: "背景只能是白、米黄、护眼绿或夜间",
   layout: "翻页方式只能是滚动或翻页",
   keepAwake: "屏幕常亮只能是开或关",
+  offlineChapters: "离线章数只能是 5、10 或 20 章",
   saving: "正在保存…",
   saved: "阅读设置已保存",
 };
@@ -46,6 +50,7 @@ export const PAGE_WIDTH_LABELS: Record<ReaderSettings["width"], string> = { narr
 export const BACKGROUND_LABELS: Record<ReaderBackground, string> = { white: "白", sepia: "米黄", green: "护眼绿", night: "夜间" };
 export const LAYOUT_LABELS: Record<ReaderSettings["layout"], string> = { scroll: "滚动", paged: "翻页" };
 export const KEEP_AWAKE_LABELS: Record<ReaderSettings["keepAwake"], string> = { on: "开", off: "关" };
+export const OFFLINE_CHAPTERS_LABELS: Record<ReaderSettings["offlineChapters"], string> = { 5: "5 章", 10: "10 章", 20: "20 章" };
 
 /** The document's attributes that apply the settings before the first paint. */
 export function readerSettingsAttributes(settings: ReaderSettings) {

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { asSent } from "./form-fields";
-import { LINE_HEIGHTS, PAGE_WIDTHS, BACKGROUNDS, LAYOUTS, KEEP_AWAKE, type ReaderSettings, DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "./reader-settings-rules";
+import { LINE_HEIGHTS, PAGE_WIDTHS, BACKGROUNDS, LAYOUTS, KEEP_AWAKE, OFFLINE_CHAPTERS, type ReaderSettings, DEFAULT_READER_SETTINGS, READER_SETTINGS_MESSAGES } from "./reader-settings-rules";
 
 /**
  * One posted or stored settings object. The first four fields are required; 翻页方式 and
- * 屏幕常亮 (added later, decision 242) fall back to their defaults when absent, so a page
+ * 屏幕常亮 (added later, decision 242) and 离线章数 (decision 244) fall back to their defaults when absent, so a page
  * rendered before them still saves, but a value sent must be one of theirs.
  */
 export const readerSettingsSchema = z.object({
@@ -19,6 +19,12 @@ export const readerSettingsSchema = z.object({
   background: z.enum(BACKGROUNDS, { message: READER_SETTINGS_MESSAGES.background }),
   layout: z.enum(LAYOUTS, { message: READER_SETTINGS_MESSAGES.layout }).default("scroll"),
   keepAwake: z.enum(KEEP_AWAKE, { message: READER_SETTINGS_MESSAGES.keepAwake }).default("on"),
+  // 离线章数 (decision 244): added like the two above, without a migration.
+  offlineChapters: z.coerce
+    .number({ message: READER_SETTINGS_MESSAGES.offlineChapters })
+    .refine((n) => (OFFLINE_CHAPTERS as readonly number[]).includes(n), { message: READER_SETTINGS_MESSAGES.offlineChapters })
+    .transform((n) => n as ReaderSettings["offlineChapters"])
+    .default(10),
 });
 
 /** Stored or cookie settings, each bad or missing field falling back to its default. */
@@ -44,5 +50,6 @@ export const readerSettingsFormSchema = z.object({
   background: asSent,
   layout: asSent,
   keepAwake: asSent,
+  offlineChapters: asSent,
   back: asSent,
 });

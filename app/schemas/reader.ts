@@ -33,4 +33,5 @@ export const readerActionSchema = z.object({
 });
 
 /** The reading position the page saves while the reader scrolls (POST /works/:id/progress): the chapter's id, or its number from older pages, and the paragraph. */
-export const readingProgressSchema = z.object({ chapterId: sentText, chapter: sentText, paragraph: sentText });
+/** `savedAt` (ms since the epoch): when an offline reader was there (decision 244); absent for a live save. */
+export const readingProgressSchema = z.object({ chapterId: sentText, chapter: sentText, paragraph: sentText, savedAt: sentText });

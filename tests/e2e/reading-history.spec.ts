@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { marker, newAuthor, publishWork } from "./reader-helpers";
+import { marker, newAuthor, publishWork, sameOrigin } from "./reader-helpers";
 
 const nojs = { tag: "@nojs" };
 
@@ -86,4 +86,43 @@ test.describe("on a 390 px phone", () => {
     await expect(page.getByLabel("屏蔽标签")).toBeVisible();
     await noSideways();
   });
+});
+
+/**
+ * 前情提要 (decision 252): a reader 10 chapters behind finds the author's summaries of the
+ * chapters up to theirs, under the work's header and above the chapter they go on from, and
+ * none of a later chapter. The rules (7 days away, paid chapters) are in
+ * tests/integration/recap.test.ts.
+ */
+test("a reader 10 chapters behind finds 前情提要 that stops at their chapter", nojs, async ({ loggedInPage: page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const chapters = Array.from({ length: 12 }, (_, i) => ({ title: `第${i + 1}回`, paragraphs: [`第${i + 1}回的正文。`] }));
+  const id = await publishWork(author, { title: marker("recap"), chapters });
+  // The author summarizes the first three chapters in the story bible.
+  const manager = await (await author.request.get(`/works/${id}/chapters`)).text();
+  const chapterIds = [...new Set([...manager.matchAll(new RegExp(`href="/works/${id}/chapters/(\\d+)"`, "g"))].map((m) => m[1]))];
+  for (const [i, chapterId] of chapterIds.slice(0, 3).entries()) {
+    const saved = await author.request.post(`/works/${id}/bible?tab=summaries`, {
+      form: { intent: "summary-save", chapterId, summary: `梗概${i + 1}：师徒走到第${i + 1}座山。` },
+      headers: sameOrigin(baseURL!),
+      maxRedirects: 0,
+    });
+    expect(saved.status(), "a summary saved").toBeLessThan(400);
+  }
+
+  // The reader opens 第2回: ten chapters follow it.
+  await visit(`/works/${id}?chapter=2`);
+  await expect(page.getByRole("heading", { name: "第2回" })).toBeVisible();
+  await visit(`/works/${id}`);
+  const recap = page.locator(".recap");
+  await expect(recap).toContainText("上次读到第 2 章「第2回」");
+  await expect(recap).toContainText("之后又更新了 10 章");
+  await expect(recap.getByText("梗概1：师徒走到第1座山。")).toBeVisible();
+  await expect(recap.getByText("梗概2：师徒走到第2座山。")).toBeVisible();
+  await expect(recap).not.toContainText("梗概3");
+  // Going on from 第2回: the recap above the chapter; it folds away.
+  await visit(`/works/${id}?chapter=2`);
+  await expect(page.locator(".recap")).toContainText("梗概2：师徒走到第2座山。");
+  await page.locator(".recap summary").click();
+  await expect(page.getByText("梗概2：师徒走到第2座山。")).toBeHidden();
 });

@@ -73,6 +73,8 @@ describe("the Content-Security-Policy of node server.js", () => {
     expect(csp.get("style-src")).toEqual(["'self'"]);
     expect(csp.get("img-src")).toEqual(["'self'", "blob:", BUCKET]);
     expect(csp.get("connect-src")).toEqual(["'self'"]);
+    expect(csp.get("worker-src")).toEqual(["'self'"]);
+    expect(csp.get("manifest-src")).toEqual(["'self'"]);
     expect(csp.get("object-src")).toEqual(["'none'"]);
     expect(csp.get("base-uri")).toEqual(["'none'"]);
     expect(csp.get("form-action")).toEqual(["'self'"]);

@@ -9,8 +9,8 @@ import { runRoute } from "./route-chain";
 import { createWork } from "~/server/catalog/works.server";
 
 const good = { fontSize: "5", lineHeight: "loose", width: "narrow", background: "sepia" };
-// 翻页方式 and 屏幕常亮 left out, as a page rendered before them posts: their defaults are saved (decision 242).
-const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia", layout: "scroll", keepAwake: "on" };
+// 翻页方式, 屏幕常亮 and 离线阅读章数 left out, as a page rendered before them posts: their defaults are saved (decisions 242, 244).
+const saved = { fontSize: 5, lineHeight: "loose", width: "narrow", background: "sepia", layout: "scroll", keepAwake: "on", offlineChapters: 10 };
 
 async function post(fields: Record<string, string>, headers: Record<string, string> = {}) {
   const route = await import("~/routes/shell/reader/reader-settings");
@@ -73,6 +73,8 @@ describe("reader settings (decision 106)", () => {
       [{ ...good, layout: "book" }, READER_SETTINGS_MESSAGES.layout],
       [{ ...good, keepAwake: "1" }, READER_SETTINGS_MESSAGES.keepAwake],
       [{ ...good, layout: "paged", keepAwake: "always" }, READER_SETTINGS_MESSAGES.keepAwake],
+      [{ ...good, offlineChapters: "7" }, READER_SETTINGS_MESSAGES.offlineChapters],
+      [{ ...good, offlineChapters: "很多" }, READER_SETTINGS_MESSAGES.offlineChapters],
     ];
     for (const [fields, message] of cases) {
       const plain = await post({ ...fields, back: "/" }, { Cookie: cookie });
@@ -100,7 +102,16 @@ describe("reader settings (decision 106)", () => {
     expect(readerSettingsAttributes(reader)).toMatchObject({ "data-reader-layout": "paged", "data-reader-awake": "off" });
     // Settings saved before these two existed read as 滚动 and 常亮.
     await db.update(profiles).set({ readerSettings: { fontSize: 2, lineHeight: "compact", width: "wide", background: "green" } as ReaderSettings }).where(eq(profiles.id, user.id));
-    expect(await shellReader(cookie)).toEqual({ fontSize: 2, lineHeight: "compact", width: "wide", background: "green", layout: "scroll", keepAwake: "on" });
+    expect(await shellReader(cookie)).toEqual({ fontSize: 2, lineHeight: "compact", width: "wide", background: "green", layout: "scroll", keepAwake: "on", offlineChapters: 10 });
+  });
+
+  it("离线阅读章数 is saved with the others (decision 244)", async () => {
+    const user = await createUser();
+    const cookie = cookiePair(await createUserSession(new Request("http://localhost/"), user.id));
+    const answer = await post({ ...good, offlineChapters: "20" }, { Cookie: cookie, Accept: "application/json" });
+    expect(answer.status).toBe(200);
+    expect(await stored(user.id)).toEqual({ ...saved, offlineChapters: 20 });
+    expect(await shellReader(cookie)).toEqual({ ...saved, offlineChapters: 20 });
   });
 
   it("a visitor's settings live in a cookie the server renders from", async () => {

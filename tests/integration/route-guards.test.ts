@@ -54,6 +54,7 @@ const PUBLIC = new Set([
   "/api/*",
   "/works/:id/paragraphs", // the reader: visitors read free works (docs/product.md D5)
   "/works/:id/progress", // answers 401 to a visitor itself
+  "/works/:id/offline", // 离线阅读's list: answers 401 to a visitor itself (decision 244)
   "/works/:id/export.txt", // the owner's download: 404 to anyone else, visitors too (decision 098)
   "/works/:id/export.epub",
   "/works/:id/comment-counts", // the bubbles' counts: readable where the chapter is

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { useRouteLoaderData } from "react-router";
-import { BACKGROUND_LABELS, BACKGROUNDS, DEFAULT_READER_SETTINGS, FONT_SIZE_LABELS, FONT_SIZES, KEEP_AWAKE, KEEP_AWAKE_LABELS, LAYOUT_LABELS, LAYOUTS, LINE_HEIGHT_LABELS, LINE_HEIGHTS, PAGE_WIDTH_LABELS, PAGE_WIDTHS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
+import { BACKGROUND_LABELS, BACKGROUNDS, DEFAULT_READER_SETTINGS, FONT_SIZE_LABELS, FONT_SIZES, KEEP_AWAKE, KEEP_AWAKE_LABELS, LAYOUT_LABELS, OFFLINE_CHAPTERS, OFFLINE_CHAPTERS_LABELS, LAYOUTS, LINE_HEIGHT_LABELS, LINE_HEIGHTS, PAGE_WIDTH_LABELS, PAGE_WIDTHS, READER_SETTINGS_MESSAGES, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 
 /** The settings the page was rendered with (the shell's loader, decision 106). */
 function useRenderedReaderSettings(): ReaderSettings {
@@ -52,6 +52,7 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
       background: next.background,
       layout: next.layout,
       keepAwake: next.keepAwake,
+      offlineChapters: String(next.offlineChapters),
     });
     fetch("/reader-settings", { method: "POST", body, headers: { Accept: "application/json" } })
       .then(async (response) => {
@@ -129,6 +130,7 @@ export function ReaderSettingsControls({ back, children }: { back: string; child
           {radios("background", "背景", BACKGROUNDS, BACKGROUND_LABELS)}
           {radios("layout", "翻页方式", LAYOUTS, LAYOUT_LABELS)}
           {radios("keepAwake", "屏幕常亮", KEEP_AWAKE, KEEP_AWAKE_LABELS, noWakeLock ? "此浏览器不支持" : undefined)}
+          {radios("offlineChapters", "离线阅读章数", OFFLINE_CHAPTERS, OFFLINE_CHAPTERS_LABELS)}
           {enhanced ? (
             save.kind === "error" ? (
               <p role="alert" className="field-error">

@@ -6,7 +6,7 @@ import { useNavDrawer } from "~/components/shell/nav-drawer";
 import { Sidebar } from "~/components/shell/sidebar";
 import { TopBar } from "~/components/shell/top-bar";
 import { PASSWORD_RESET_MESSAGES } from "~/schemas/password-reset-rules";
-import { authEmailCookie } from "~/server/platform/cookies.server";
+import { authEmailCookie, offlineCacheKey } from "~/server/platform/cookies.server";
 import { readerSettingsFor } from "~/server/reading/reader-settings.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfig } from "~/server/platform/site-config.server";
@@ -15,6 +15,7 @@ import { FilingLinks } from "~/components/shell/filing-links";
 import { filingInfo } from "~/utils/filing";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { DeletionBanner } from "~/components/shell/deletion-banner";
+import { useServiceWorker } from "~/components/shell/service-worker";
 import type { Route } from "./+types/layout";
 
 export async function loader({ request, url }: Route.LoaderArgs) {
@@ -48,6 +49,8 @@ export async function loader({ request, url }: Route.LoaderArgs) {
     site: { title: site.site_title || "砚台", logoUrl: site.logo_url, iconUrl: site.site_icon },
     filing: filingInfo(site.icp_number, site.police_filing_number),
     loadedAt,
+    // Whose kept chapters this device may hold (decision 244): the service worker deletes the rest.
+    offlineKey: user ? offlineCacheKey(user.id) : null,
     auth: auth && {
       mode: auth,
       redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
@@ -58,7 +61,8 @@ export async function loader({ request, url }: Route.LoaderArgs) {
 }
 
 export default function ShellLayout() {
-  const { user, site, auth, loadedAt, filing } = useLoaderData<typeof loader>();
+  const { user, site, auth, loadedAt, filing, offlineKey } = useLoaderData<typeof loader>();
+  useServiceWorker(offlineKey);
   // docs/product.md D9: branding, terms and privacy for everyone; the balance in the top bar,
   // /credits, /following and /purchased for a signed-in user.
   // On a chapter or a thread, also its comments (decision 101).

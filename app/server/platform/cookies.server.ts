@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createCookie } from "react-router";
@@ -35,6 +35,15 @@ function sessionSecret(): string {
 }
 
 const secret = sessionSecret();
+
+/**
+ * The name a person's offline copies are kept under on a device (`inkstone-offline-<key>`,
+ * docs/decisions/244): derived from their id with the session secret, so it says nothing
+ * about who they are and cannot be guessed for another person.
+ */
+export function offlineCacheKey(userId: string): string {
+  return createHmac("sha256", secret).update(`offline-cache:${userId}`).digest("hex").slice(0, 32);
+}
 
 export function makeSessionCookie(name: string) {
   return createCookie(name, {

@@ -60,6 +60,10 @@ export function contentSecurityPolicy({
     // fetchers, /api/events (EventSource) and /api/generate are same-origin; Vite's dev
     // server talks to the page over a WebSocket.
     ["connect-src", "'self'", ...(development ? ["ws:", "wss:"] : [])],
+    // The service worker (/sw.js) and the web app manifest (decision 244), named so that
+    // they do not depend on what script-src and default-src fall back to.
+    ["worker-src", "'self'"],
+    ["manifest-src", "'self'"],
     ["object-src", "'none'"],
     ["base-uri", "'none'"],
     ["form-action", "'self'", ...formTargets],

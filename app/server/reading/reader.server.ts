@@ -258,6 +258,7 @@ export async function saveProgress(
   paragraph: number,
   keepWithin?: { from: number; to: number },
   readAt?: Date,
+  savedAt?: Date,
 ): Promise<void> {
   const p = Math.max(0, Math.floor(paragraph) || 0);
   const keep = keepWithin
@@ -265,9 +266,11 @@ export async function saveProgress(
     : sql`false`;
   const upsert = db
     .insert(readingProgress)
-    .values({ userId, workId, chapterId, paragraph: p, updatedAt: new Date() })
+    .values({ userId, workId, chapterId, paragraph: p, updatedAt: savedAt ?? new Date() })
     .onConflictDoUpdate({
       target: [readingProgress.userId, readingProgress.workId],
+      // A position saved offline (decision 244) loses to one saved since, elsewhere.
+      ...(savedAt ? { setWhere: sql`${readingProgress.updatedAt} <= excluded.updated_at` } : {}),
       set: {
         chapterId: sql`case when ${keep} then ${readingProgress.chapterId} else excluded.chapter_id end`,
         paragraph: sql`case when ${keep} then ${readingProgress.paragraph} else excluded.paragraph end`,
@@ -297,6 +300,7 @@ export async function saveProgressFor(
   workId: number,
   ref: { chapterId: number } | { order: number },
   paragraph: number,
+  savedAt?: Date,
 ) {
   const view = await getWorkForViewer(workId, viewer).catch(() => null);
   if (!view || view.gate !== "ok") return false;
@@ -306,7 +310,7 @@ export async function saveProgressFor(
     const order = "order" in ref ? ref.order : await chapterNumber(db, chapter);
     if (!(await canReadChapter(view, viewer, { id: chapter.id, order }))) return false;
   }
-  await saveProgress(viewer.id, workId, chapter.id, paragraph);
+  await saveProgress(viewer.id, workId, chapter.id, paragraph, undefined, undefined, savedAt);
   return true;
 }
 

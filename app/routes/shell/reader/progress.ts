@@ -13,7 +13,7 @@ export function loader() {
 }
 
 /**
- * POST /works/:id/progress (chapterId or chapter, paragraph): the reader page saves where the user
+ * POST /works/:id/progress (chapterId or chapter, paragraph, savedAt when kept offline): the reader page saves where the user
  * is while they scroll. Same-origin only; signed-in users who may read the work only.
  */
 export async function action({ request, params }: Route.ActionArgs) {
@@ -28,8 +28,13 @@ export async function action({ request, params }: Route.ActionArgs) {
   const order = parseChapterOrder(submission.value.chapter);
   if (chapterId === null && order === null) return new Response(null, { status: 400 });
   const ref = chapterId !== null ? { chapterId } : { order: order! };
+  // A position kept while offline says when it was reached (decision 244): the newer one wins.
+  // A time ahead of the server's clock counts as now.
+  const sentAt = submission.value.savedAt === "" ? null : Number(submission.value.savedAt);
+  if (sentAt !== null && !(Number.isSafeInteger(sentAt) && sentAt > 0)) return new Response(null, { status: 400 });
+  const savedAt = sentAt === null ? undefined : new Date(Math.min(sentAt, Date.now()));
   try {
-    const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(submission.value.paragraph));
+    const saved = await saveProgressFor(user, Number(params.id), ref, parseFrom(submission.value.paragraph), savedAt);
     return new Response(null, { status: saved ? 204 : 404 });
   } catch (error) {
     return toResponse(error);

@@ -214,7 +214,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     // position inside this batch is more precise and is kept.
     // It also records the day's read for the author's statistics, the owner's excepted
     // (in the same statement, at most once per reader, chapter and day: decision 099).
-    if (viewer) {
+    // 离线阅读's download (decision 244) keeps the page without reading it: no position, no read.
+    if (viewer && request.headers.get("X-Inkstone-Offline") !== "keep") {
       await saveProgress(
         viewer.id,
         work.id,

@@ -5,6 +5,7 @@ import { ChapterReader } from "~/components/reader/chapter-reader";
 import { RecapPanel } from "~/components/reader/recap";
 import { LockIcon } from "~/components/reader/lock-icon";
 import { LockedChapter } from "~/components/reader/locked-chapter";
+import { OfflineButton } from "~/components/reader/offline-button";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { WorkBlockMenu } from "~/components/blocks/block-button";
 import { ShareButton } from "~/components/share/share-button";
@@ -194,6 +195,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
           <div className="chapter-tools">
             <ShareButton url={`${page.shareOrigin}${here}?chapter=${page.chapter.order}`} title={`${work.title} ${page.chapter.title}`} label="分享本章" />
             {access.signedIn && !access.isOwner ? <TypoReport workId={work.id} chapterId={page.chapter.id} back={`${here}?chapter=${page.chapter.order}`} /> : null}
+            {/* 离线阅读 from this chapter on (decision 244). */}
+            {access.signedIn ? <OfflineButton workId={work.id} from={page.chapter.order} /> : null}
           </div>
           {page.drawer ? (
             <ChapterDrawer
@@ -247,6 +250,8 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
                 </a>
               ) : null}
               <ShareButton url={`${page.shareOrigin}${here}`} title={work.title} />
+              {/* 离线阅读 from where the reader is (decision 244). */}
+              {access.signedIn && (!locked || work.vipFrom !== null) && page.toc.chapters.length > 0 ? <OfflineButton workId={work.id} from={null} /> : null}
             </div>
             {feed ? (
               <p className="reader-feed">
