@@ -157,19 +157,33 @@ const FAN_RANKING_SIZE = 50;
 const FAN_PLACE_WITHIN = 1000;
 
 /**
+ * The work's first `limit` fans, read off the ranking index before their profiles are joined:
+ * the planner cannot then choose to join every fan of a work with 100,000 of them and sort
+ * (docs/benchmarks.md#votes-tips-and-their-rankings).
+ */
+function topFans(workId: number, limit: number) {
+  const top = db
+    .select({ userId: workFans.userId, value: workFans.fanValue })
+    .from(workFans)
+    .where(and(eq(workFans.workId, workId), sql`${workFans.fanValue} > 0`))
+    .orderBy(desc(workFans.fanValue), workFans.userId)
+    .limit(limit)
+    .as("top");
+  return db
+    .select({ userId: top.userId, value: top.value, nickname: profiles.nickname, avatarUrl: profiles.avatarUrl })
+    .from(top)
+    .innerJoin(profiles, eq(profiles.id, top.userId))
+    .orderBy(desc(top.value), top.userId);
+}
+
+/**
  * A work's 粉丝榜: its top fans by 粉丝值 (ties: who reached it first... by id, stable), with
  * nickname and level, and the viewer's own value and place when they have one: `place` within
  * the first `placeWithin`, else null with `outside` = placeWithin.
  */
 export async function fanRanking(workId: number, viewerId: string | null, { limit = FAN_RANKING_SIZE, placeWithin = FAN_PLACE_WITHIN } = {}) {
   const [rows, levels, mine] = await Promise.all([
-    db
-      .select({ userId: workFans.userId, value: workFans.fanValue, nickname: profiles.nickname, avatarUrl: profiles.avatarUrl })
-      .from(workFans)
-      .innerJoin(profiles, eq(profiles.id, workFans.userId))
-      .where(and(eq(workFans.workId, workId), sql`${workFans.fanValue} > 0`))
-      .orderBy(desc(workFans.fanValue), workFans.userId)
-      .limit(limit),
+    topFans(workId, limit),
     getFanLevels(),
     viewerId
       ? db
