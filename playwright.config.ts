@@ -115,7 +115,8 @@ export default defineConfig({
     command: "node tests/e2e/fixtures/seed-and-serve.mjs",
     url: `${baseURL}/healthz`,
     reuseExistingServer: false,
-    timeout: 120_000,
+    // The seed takes about 30 s alone; CI seeds both backends' sites at once (decision 251).
+    timeout: 300_000,
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
     stdout: "ignore",
     stderr: "pipe",

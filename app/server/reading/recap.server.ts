@@ -15,9 +15,9 @@ import { maskTexts } from "~/server/screening/screening.server";
  */
 
 /** A reader is "back" after this many days away from a work… */
-export const RECAP_AWAY_DAYS = 7;
+const RECAP_AWAY_DAYS = 7;
 /** …or with this many published chapters after their position. */
-export const RECAP_UNREAD_CHAPTERS = 10;
+const RECAP_UNREAD_CHAPTERS = 10;
 /** How many of the last read chapters the recap tells. */
 export const RECAP_CHAPTERS = 5;
 
