@@ -114,6 +114,7 @@ export default [
       route("works/:id/comment-mutes", "routes/shell/studio/comment-mutes.tsx"),
       // The story bible, plot threads and summaries; 本次上下文 (docs/product.md#story-bible).
       route("works/:id/bible", "routes/shell/studio/bible.tsx"),
+      route("works/:id/continuity", "routes/shell/studio/continuity.tsx"),
       route("works/:id/context", "routes/shell/studio/context.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { sentOrMissing } from "./form-fields";
+import { CONTINUITY_MESSAGES, ENTITY_STATE_KINDS } from "./continuity-rules";
+import { sentOrMissing, sentText } from "./form-fields";
 
 /** The story bible's forms and messages (docs/product.md#story-bible). */
 export const ENTITY_KINDS = ["character", "place", "item", "faction"] as const;
@@ -99,6 +100,17 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
     untilChapter: chapterField,
   }),
   z.object({ intent: z.literal("fact-delete"), id }),
+  // A character's state ledger (decision 247): the domain checks the fields with its own messages.
+  z.object({
+    intent: z.literal("state-save"),
+    entityId: id,
+    kind: z.enum(ENTITY_STATE_KINDS, { error: CONTINUITY_MESSAGES.kindInvalid }),
+    chapter: chapterField,
+    value: sentText,
+    action: sentText,
+    note: sentText,
+  }),
+  z.object({ intent: z.literal("state-delete"), id }),
   z.object({
     intent: z.literal("thread-save"),
     id: optionalId,

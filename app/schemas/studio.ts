@@ -29,6 +29,8 @@ export const STATS_DAYS = 30;
 export const STUDIO_MESSAGES = {
   /** 保存 of a published chapter whose edit waits for review (decision 213). */
   editHeld: "修改已提交审核：审核通过前，读者看到的仍是上次通过的版本",
+  /** Appended to 保存's notice when the continuity checks found something (decision 247). */
+  continuityFound: (n: number) => `。连续性检查发现 ${n} 处待处理，请在章节编辑页查看`,
   tagsTooMany: `标签最多${TAGS_MAX}个`,
   tagTooLong: `每个标签最多${TAG_MAX_CHARS}个字`,
   coverRequired: "请选择封面图片",

@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { expectNoSeriousViolations } from "./fixtures/axe";
 import { marker } from "./reader-helpers";
 import { publishWork } from "./studio-helpers";
 
@@ -146,4 +147,61 @@ test("each adding form posts again after a post: a second entity, fact and threa
     await expect(page.getByRole("status")).toHaveText("伏笔已添加");
   }
   await expect(page.locator(".bible-list > li")).toHaveCount(2);
+});
+
+test("on a phone, the author marks a character dead, publishes a chapter where he speaks, sees the finding with both quotes and waives it", nojs, async ({ loggedInPage: page, visit, baseURL, javaScriptEnabled }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const id = await publishWork(page, baseURL!, { title: `连续性 ${marker("continuity")}` });
+  await visit(`/works/${id}/bible`);
+  await page.getByLabel("名称", { exact: true }).fill("周伯");
+  await page.getByLabel("别名（用逗号或顿号分隔）").fill("老周");
+  await page.getByRole("button", { name: "添加设定" }).click();
+  await expect(page.getByRole("status")).toHaveText("设定已添加");
+
+  // His ledger: dead from chapter 1 on.
+  const ledger = page.getByRole("region", { name: "周伯的状态记录" });
+  await ledger.getByText("记录状态变化").click();
+  await ledger.getByRole("combobox", { name: "状态" }).selectOption({ label: "生死" });
+  await ledger.getByLabel("发生在第几章").fill("1");
+  await ledger.getByLabel(/^内容/).fill("死亡");
+  await ledger.getByRole("button", { name: "记录" }).click();
+  await expect(page.getByRole("status")).toHaveText("状态已记录");
+  await expect(page.getByRole("region", { name: "周伯的状态记录" }).getByText("生死：死亡")).toBeVisible();
+  await fitsPhone(page);
+
+  // Chapter 2, published at once, has him speak (by his alias).
+  const origin = new URL(baseURL!).origin;
+  const posted = await page.request.post(`/works/${id}/chapters/new`, {
+    form: { title: "第二章 夜归", content: "夜深了。\n老周说：“我回来了。”", release: "now" },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
+  expect(posted.status(), await posted.text()).toBe(302);
+  const chapterId = /chapter=(\d+)/.exec(posted.headers().location ?? "")?.[1];
+  expect(chapterId).toBeTruthy();
+
+  // The editor shows the sentence and the fact with its chapter, linked to the bible.
+  await visit(`/works/${id}/chapters/${chapterId}`);
+  const panel = page.locator("#continuity");
+  await expect(panel.getByRole("heading", { name: "连续性检查（1 处待处理）" })).toBeVisible();
+  const finding = panel.getByTestId("continuity-finding");
+  await expect(finding).toContainText("周伯已在第1章死亡，本章却有言行");
+  await expect(finding).toContainText("「老周说：“我回来了。”」");
+  await expect(finding.getByRole("link", { name: "生死：死亡" })).toHaveAttribute("href", new RegExp(`/works/${id}/bible\\?entity=\\d+#e-\\d+`));
+  await expect(finding.getByText("第1章", { exact: true })).toBeVisible();
+  await fitsPhone(page);
+  // axe runs as a script in the page: with JavaScript on only.
+  if (javaScriptEnabled) await expectNoSeriousViolations(page, "the chapter editor with a continuity finding");
+
+  // 有意安排 with a note: back in the editor, shown as waived, and on the work's list.
+  await finding.getByLabel("说明（可选）").fill("托梦");
+  await finding.getByRole("button", { name: "标为有意安排" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "已标为有意安排" })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`/works/${id}/chapters/${chapterId}#continuity$`));
+  await expect(page.locator("#continuity").getByText("已标为有意安排：托梦")).toBeVisible();
+  await expect(page.locator("#continuity").getByRole("heading", { name: "连续性检查", exact: true })).toBeVisible();
+  await visit(`/works/${id}/continuity?show=waived`);
+  await expect(page.getByRole("link", { name: "有意安排 1" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "第2章《第二章 夜归》" })).toBeVisible();
+  await fitsPhone(page);
 });

@@ -69,6 +69,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/shell/library/history.tsx": "删除 and 清空 only hide existing reading positions; a replay finds nothing to hide (decision 234)",
   "routes/shell/reader/marks.tsx": "书签 and 划线 key one (reader, chapter, kind, paragraph, offsets): a replay sets the same note on the one row (decision 241)",
   "routes/shell/library/bookmarks.tsx": "删除 deletes the reader's own mark; a replay finds nothing and is refused (decision 241)",
+  "routes/shell/studio/continuity.tsx":
+    "连续性检查: the ladder is replaced whole; a story-time entry sent again is the same entry (one per chapter, an identical one is returned); 有意安排 keys one (chapter, finding) waiver; 重新检查 recomputes (decision 247)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",

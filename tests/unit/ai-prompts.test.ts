@@ -52,7 +52,7 @@ describe("renderTemplate", () => {
     const p10 = DEFAULT_PROMPTS.find((p) => p.code === "P10")!;
     const continuation = { "work-title": "书", "chapter-number": "41", plan: "计划", "earlier-summaries": "早", "recent-summaries": "近", "story-bible": "设定", "open-threads": "伏笔", "previous-ending": "结尾" };
     expect(renderTemplate(p04.userContent, continuation)).not.toMatch(/\{\|[a-z-]+\|\}/);
-    const summary = { "work-title": "书", "chapter-number": "3", "chapter-title": "标题", "chapter-text": "正文", "known-entities": "林晚" };
+    const summary = { "work-title": "书", "chapter-number": "3", "chapter-title": "标题", "chapter-text": "正文", "known-entities": "林晚", "realm-ladder": "炼气、筑基" };
     expect(renderTemplate(p10.userContent, summary)).not.toMatch(/\{\|[a-z-]+\|\}/);
   });
 });

@@ -1,11 +1,13 @@
 import { Form, Link } from "react-router";
 import { FormTokenField } from "~/components/ui/forms";
+import { ENTITY_STATE_KINDS, ITEM_ACTION_LABELS, ITEM_ACTIONS, STATE_KIND_LABELS, STATE_LIMITS } from "~/schemas/continuity-rules";
 import { BIBLE_LIMITS, ENTITY_KIND_LABELS, ENTITY_KINDS, ENTITY_PROMPT_MODE_LABELS, ENTITY_PROMPT_MODES, THREAD_OVERDUE_LABEL, type EntityPromptMode } from "~/schemas/bible";
 
 /** The story bible screen's tabs (app/routes/shell/studio/bible.tsx): plain forms, no script needed. */
 
 type Fact = { id: number; content: string; fromChapter: number | null; untilChapter: number | null; source: string };
-type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; promptMode: EntityPromptMode; aliases: string[]; facts: Fact[] };
+type State = { id: number; chapter: number; text: string; source: string };
+type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; promptMode: EntityPromptMode; aliases: string[]; facts: Fact[]; states: State[] };
 type Thread = { id: number; title: string; note: string; plantedChapter: number; dueChapter: number | null; status: "open" | "resolved"; overdue: boolean };
 
 /** The screen's current address (tab and page kept) with one more parameter. */
@@ -99,6 +101,71 @@ function FactForm({ entityId, fact, formToken }: { entityId: number; fact?: Fact
 }
 
 /**
+ * A character's state ledger (decision 247): one entry a chapter per kind; 内容 is the
+ * 境界 (a rung of the ladder), 存活 or 死亡, the place, the item or what they learn; 年龄 a number.
+ */
+function StateLedger({ entity }: { entity: Entity }) {
+  return (
+    <section className="bible-states" aria-label={`${entity.name}的状态记录`}>
+      <h4>状态记录</h4>
+      {entity.states.length ? (
+        <ul className="bible-facts">
+          {entity.states.map((s) => (
+            <li key={s.id} id={`st-${s.id}`}>
+              <span className="chapter-state">第{s.chapter}章起</span> {s.text}
+              {s.source === "ai" ? <span className="badge">AI建议</span> : null}{" "}
+              <DeleteButton intent="state-delete" id={s.id} label="确认删除这条状态记录" />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">还没有状态记录。记下境界、生死、位置、物品、年龄，保存和发布章节时会自动检查前后是否矛盾。</p>
+      )}
+      <details className="bible-state-add">
+        <summary className="btn">记录状态变化</summary>
+        <Form method="post" className="panel-form bible-state-form">
+          <input type="hidden" name="entityId" value={entity.id} />
+          <div className="bible-row">
+            <label className="field">
+              <span>状态</span>
+              <select name="kind" defaultValue="realm">
+                {ENTITY_STATE_KINDS.map((k) => (
+                  <option key={k} value={k}>{STATE_KIND_LABELS[k]}</option>
+                ))}
+              </select>
+            </label>
+            <label className="field bible-chapter">
+              <span>发生在第几章</span>
+              <input type="number" name="chapter" min={1} inputMode="numeric" required />
+            </label>
+          </div>
+          <label className="field">
+            <span>内容（境界名、存活或死亡、地点、物品、得知的事；年龄填数字）</span>
+            <input type="text" name="value" maxLength={STATE_LIMITS.value} placeholder="例如：金丹" />
+          </label>
+          <div className="bible-row">
+            <label className="field">
+              <span>物品变化</span>
+              <select name="action" defaultValue="">
+                <option value="">（不是物品）</option>
+                {ITEM_ACTIONS.map((a) => (
+                  <option key={a} value={a}>{ITEM_ACTION_LABELS[a]}</option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              <span>备注（境界下降的原因、物品交给谁）</span>
+              <input type="text" name="note" maxLength={STATE_LIMITS.note} />
+            </label>
+          </div>
+          <button type="submit" name="intent" value="state-save" className="btn">记录</button>
+        </Form>
+      </details>
+    </section>
+  );
+}
+
+/**
  * One page of the entities (`here`: the page's address, for edit and cancel links); `total`
  * across all pages; `formTokens`: the adding forms' one-time tokens (each entity's new fact by id).
  */
@@ -163,6 +230,7 @@ export function EntitiesPanel({
               )}
             </ul>
             <FactForm entityId={e.id} formToken={formTokens.facts[e.id]} />
+            {e.kind === "character" ? <StateLedger entity={e} /> : null}
           </li>
         ))}
       </ul>
@@ -244,7 +312,7 @@ export function ThreadsPanel({ here, threads, total, edit, formToken }: { here: 
   );
 }
 
-type Proposal = { id: number; kind: "summary" | "fact"; entityName: string | null; content: string; fromChapter: number | null; chapterTitle: string };
+type Proposal = { id: number; kind: "summary" | "fact" | "state"; entityName: string | null; content: string; fromChapter: number | null; chapterTitle: string };
 type Job = { id: number; state: string; reason: string | null; attempts: number; chapterTitle: string };
 type Summaries = {
   page: number;
@@ -259,7 +327,7 @@ export function SummariesPanel({ aiSummaries, proposals, jobs, summaries }: { ai
     <div className="bible-panel">
       <Form method="post" className="studio-card bible-switch">
         <p>
-          AI摘要：{aiSummaries ? "已开启" : "未开启"}。开启后，每发布一章，AI会用你的Tokens写出本章摘要，并建议新的设定事实，由你逐条采纳或忽略；失败不影响发布，稍后会自动重试。
+          AI摘要：{aiSummaries ? "已开启" : "未开启"}。开启后，每发布一章，AI会用你的Tokens写出本章摘要，并建议新的设定事实和角色的状态变化，由你逐条采纳或忽略；失败不影响发布，稍后会自动重试。
         </p>
         <input type="hidden" name="enabled" value={aiSummaries ? "off" : "on"} />
         <button type="submit" name="intent" value="ai-summaries" className="btn">{aiSummaries ? "关闭AI摘要" : "开启AI摘要"}</button>
@@ -282,7 +350,7 @@ export function SummariesPanel({ aiSummaries, proposals, jobs, summaries }: { ai
         {proposals.map((p) => (
           <li key={p.id} className="studio-card">
             <p className="muted">
-              《{p.chapterTitle}》{p.kind === "summary" ? "摘要" : `设定：${p.entityName}（从第${p.fromChapter}章起）`}
+              《{p.chapterTitle}》{p.kind === "summary" ? "摘要" : `${p.kind === "state" ? "状态" : "设定"}：${p.entityName}（从第${p.fromChapter}章起）`}
             </p>
             <p>{p.content}</p>
             <Form method="post" className="row-actions">

@@ -8,11 +8,12 @@ export function StudioNav({
 }: {
   workId: number;
   title: string;
-  current: "settings" | "pricing" | "chapters" | "stats" | "comment-mutes" | "bible" | "context";
+  current: "settings" | "pricing" | "chapters" | "stats" | "comment-mutes" | "bible" | "continuity" | "context";
 }) {
   const tabs = [
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
     { id: "bible", label: "故事设定", to: `/works/${workId}/bible` },
+    { id: "continuity", label: "连续性检查", to: `/works/${workId}/continuity` },
     { id: "context", label: "本次上下文", to: `/works/${workId}/context` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },
     { id: "pricing", label: "销售设置", to: `/works/${workId}/pricing` },

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { users } from "./users";
 import { chapters, volumes, works } from "./works";
 
@@ -185,7 +185,10 @@ export const summaryJobs = pgTable(
   ],
 );
 
-/** What the AI proposed after a chapter was published: its summary, or a new fact. The author accepts or rejects each. */
+/**
+ * What the AI proposed after a chapter was published: its summary, a new fact, or a change
+ * to an entity's state ledger (`state`, decision 248). The author accepts or rejects each.
+ */
 export const storyProposals = pgTable(
   "story_proposals",
   {
@@ -196,16 +199,18 @@ export const storyProposals = pgTable(
     chapterId: bigint("chapter_id", { mode: "number" })
       .notNull()
       .references(() => chapters.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["summary", "fact"] }).notNull(),
-    /** fact: the entity's name as the AI wrote it (matched to names and aliases on accepting). */
+    kind: text("kind", { enum: ["summary", "fact", "state"] }).notNull(),
+    /** fact and state: the entity's name as the AI wrote it (matched to names and aliases on accepting). */
     entityName: text("entity_name"),
     entityKind: text("entity_kind", { enum: ["character", "place", "item", "faction"] }),
     content: text("content").notNull(),
     fromChapter: integer("from_chapter"),
+    /** state: the ledger entry proposed (its kind, value, number, item action, note). */
+    state: jsonb("state").$type<{ kind: string; value: string; num: number | null; action: string | null; note: string }>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("story_proposals_work_idx").on(t.workId, t.id),
-    check("story_proposals_kind", sql`${t.kind} in ('summary', 'fact')`),
+    check("story_proposals_kind", sql`${t.kind} in ('summary', 'fact', 'state')`),
   ],
 );

@@ -27,3 +27,4 @@ export * from "./follows";
 export * from "./account-deletions";
 export * from "./booklists";
 export * from "./reader-marks";
+export * from "./continuity";

@@ -28,6 +28,8 @@ const PLACEHOLDERS = [
   "chapter-title",
   "chapter-text",
   "known-entities",
+  // P10's state ledger proposals (decision 248).
+  "realm-ladder",
   // P03 imitation: a bounded sample of the reference text (decision 155).
   "reference-sample",
 ] as const;

@@ -13,6 +13,7 @@ import {
   setAiSummaries,
   setThreadStatus,
 } from "./bible.server";
+import { deleteState, saveState } from "./continuity.server";
 import { acceptProposal, rejectProposal, requestChapterSummaries } from "./summary-jobs.server";
 
 export type BibleTab = "bible" | "threads" | "summaries";
@@ -46,6 +47,13 @@ export async function runBibleAction(
     case "fact-delete":
       await deleteFact(userId, workId, action.id);
       return { notice: "事实已删除", tab: "bible", anchor: "" };
+    case "state-save":
+      await saveState(userId, workId, { ...action, num: null, action: action.kind === "item" ? action.action : null });
+      return { notice: "状态已记录", tab: "bible", anchor: `e-${action.entityId}`, page: await bibleListPage(workId, "entity", action.entityId) };
+    case "state-delete": {
+      const entityId = await deleteState(userId, workId, action.id);
+      return { notice: "状态记录已删除", tab: "bible", anchor: entityId ? `e-${entityId}` : "", ...(entityId ? { page: await bibleListPage(workId, "entity", entityId) } : {}) };
+    }
     case "thread-save": {
       const id = await save("plot-thread", action.id, (record) => saveThread(userId, workId, { ...action, title: action.title ?? "" }, record));
       return { notice: action.id ? "伏笔已保存" : "伏笔已添加", tab: "threads", anchor: `t-${id}`, page: await bibleListPage(workId, "thread", id) };

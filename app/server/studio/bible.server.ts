@@ -19,6 +19,7 @@ import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
+import { statesOf } from "./continuity.server";
 
 /**
  * The story bible, plot threads and summaries of a work (docs/product.md#story-bible,
@@ -403,9 +404,10 @@ export async function bibleScreen(userId: string, workId: number, tab: "bible" |
           db.select().from(storyFacts).where(and(eq(storyFacts.workId, id), inArray(storyFacts.entityId, ids))).orderBy(asc(storyFacts.fromChapter), asc(storyFacts.id)),
         ])
       : [[], []];
+    const states = await statesOf(id, ids);
     return {
       ...paging,
-      entities: withNamesAndFacts(rows, names, facts),
+      entities: withNamesAndFacts(rows, names, facts).map((e) => ({ ...e, states: states.filter((s) => s.entityId === e.id) })),
     };
   }
 

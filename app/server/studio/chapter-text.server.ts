@@ -12,6 +12,7 @@ import { getOwnedWork, refreshWorkCounts } from "~/server/catalog/works.server";
 import { chapterNotFound, checkAuthorNote, chapterTitleOf, lockOwnedWork, releaseColumns, screenChapter, type Release } from "./chapters.server";
 import { holdEdit, reviewFollowsText, settleRelease, withdrawEdit } from "./review.server";
 import { readyScreening } from "~/server/screening/screening.server";
+import { checkAfterSave } from "./continuity.server";
 
 /**
  * Every write of a chapter's text (docs/decisions/095): the studio editor's 保存 and its
@@ -51,6 +52,8 @@ export interface SavedText {
    * for a published chapter and for every other kind of save.
    */
   released: "draft" | "published" | "scheduled" | "review" | null;
+  /** The continuity checks' open findings in the chapter after this save (decision 247); null for an autosave or a failed check. */
+  openFindings: number | null;
 }
 
 function checkContent(content: string): string {
@@ -188,7 +191,9 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
   const { reanchor, ...saved } = outcome;
   // 段评 follow their paragraphs to the new text, after the save (decision 090).
   if (reanchor) reanchorAfterCommit(chapterId);
-  return saved;
+  // The continuity checks run on 保存, not on every autosave (decision 247).
+  const openFindings = save.kind === "autosave" || !saved.changed ? null : await checkAfterSave(workId, chapterId);
+  return { ...saved, openFindings };
 }
 
 /**

@@ -5,6 +5,7 @@ import { announceChaptersPublished } from "~/server/platform/events.server";
 import { priceNewlyPublished } from "~/server/economy/chapter-sales.server";
 import { enqueueChapterNotifications } from "~/server/community/notifications.server";
 import { enqueueSummaryJobs } from "./summary-jobs.server";
+import { checkChapters } from "./continuity.server";
 import { refreshWorkCounts } from "~/server/catalog/works.server";
 
 /**
@@ -21,7 +22,8 @@ import { refreshWorkCounts } from "~/server/catalog/works.server";
  * chapters' prices when the work is sold by chapter (fixed from now on, D13), one
  * `chapter-published` event per chapter, delivered on commit, and one job telling the
  * work's followers, delivered in the background (decision 115), and, when the work has
- * AI summaries on, one summary job per chapter (docs/decisions/128).
+ * AI summaries on, one summary job per chapter (docs/decisions/128); and the continuity
+ * checks of the chapters (decision 247), with the reader numbers they now have.
  */
 export async function onChaptersPublished(tx: Executor, workId: number, chapterIds: number[]): Promise<void> {
   if (chapterIds.length === 0) return;
@@ -37,4 +39,5 @@ export async function onChaptersPublished(tx: Executor, workId: number, chapterI
   await announceChaptersPublished(tx, workId, numbered);
   await enqueueChapterNotifications(tx, workId, numbered);
   await enqueueSummaryJobs(tx, workId, numbered);
+  await checkChapters(tx, workId, numbered);
 }

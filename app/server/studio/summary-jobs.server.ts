@@ -11,6 +11,9 @@ import { DomainError } from "~/server/platform/errors.server";
 import { LedgerError, refundGenerationTokens, reserveGenerationTokens, settleGenerationTokens } from "~/server/economy/ledger.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import { checkFact, normalizeName, saveChapterSummary } from "./bible.server";
+import { describeEntry } from "./continuity";
+import { ladderOf, saveState } from "./continuity.server";
+import { ENTITY_STATE_KINDS, STATE_KIND_LABELS, STATE_LIMITS, type ItemAction, type StateKind } from "~/schemas/continuity-rules";
 
 /**
  * AI summaries and proposed facts after publication (docs/product.md#story-bible,
@@ -90,6 +93,36 @@ export async function requestChapterSummaries(userId: string, workId: number, ch
 export interface ParsedSummary {
   summary: string;
   facts: { name: string; kind: EntityKind | null; content: string }[];
+  /** Proposed ledger entries (decision 248): the character's name and the entry, unchecked until accepted. */
+  states: { name: string; state: ProposedState }[];
+}
+
+/** A proposed ledger entry as stored in story_proposals.state. */
+interface ProposedState {
+  kind: StateKind;
+  value: string;
+  num: number | null;
+  action: ItemAction | null;
+  note: string;
+}
+
+const STATE_KIND_BY_LABEL = new Map<string, StateKind>([...ENTITY_STATE_KINDS.map((k) => [STATE_KIND_LABELS[k], k] as const), ["等级", "realm"], ["知道", "knowledge"]]);
+const ACTION_BY_LABEL = new Map<string, ItemAction>([["获得", "gained"], ["得到", "gained"], ["失去", "lost"], ["丢失", "lost"], ["交给", "given"], ["交给他人", "given"], ["赠予", "given"]]);
+
+/** One item of P10's 状态 list, or null when it names no character or no known kind. */
+function parseProposedState(o: Record<string, unknown>): { name: string; state: ProposedState } | null {
+  const str = (k: string) => (typeof o[k] === "string" ? (o[k] as string).trim() : typeof o[k] === "number" ? String(o[k]) : "");
+  const name = normalizeName(str("名称"));
+  const kind = STATE_KIND_BY_LABEL.get(str("类型"));
+  const value = Array.from(str("值")).slice(0, STATE_LIMITS.value).join("");
+  if (!name || Array.from(name).length > BIBLE_LIMITS.name || !kind || !value) return null;
+  const action = kind === "item" ? (ACTION_BY_LABEL.get(str("动作")) ?? null) : null;
+  if (kind === "item" && !action) return null;
+  const age = kind === "age" ? Number(value.replace(/岁$/u, "")) : null;
+  if (kind === "age" && !Number.isSafeInteger(age)) return null;
+  const life = kind === "life" ? (value === "死亡" ? "dead" : value === "存活" ? "alive" : null) : null;
+  if (kind === "life" && !life) return null;
+  return { name, state: { kind, value: life ?? (kind === "age" ? "" : value), num: age, action, note: Array.from(str("备注")).slice(0, STATE_LIMITS.note).join("") } };
 }
 
 const KIND_BY_LABEL = new Map<string, EntityKind>(ENTITY_KINDS.map((k) => [ENTITY_KIND_LABELS[k], k]));
@@ -112,7 +145,12 @@ export function parseSummaryReply(reply: string): ParsedSummary {
     if (!name || !content || Array.from(name).length > BIBLE_LIMITS.name) continue;
     facts.push({ name, kind: (typeof o["类型"] === "string" && KIND_BY_LABEL.get(o["类型"].trim())) || null, content: Array.from(content).slice(0, BIBLE_LIMITS.fact).join("") });
   }
-  return { summary: Array.from(summary).slice(0, BIBLE_LIMITS.summary).join(""), facts };
+  const states: ParsedSummary["states"] = [];
+  for (const item of (Array.isArray(json["状态"]) ? json["状态"] : []).slice(0, 30)) {
+    const parsed = item && typeof item === "object" ? parseProposedState(item as Record<string, unknown>) : null;
+    if (parsed) states.push(parsed);
+  }
+  return { summary: Array.from(summary).slice(0, BIBLE_LIMITS.summary).join(""), facts, states };
 }
 
 interface Claimed {
@@ -187,12 +225,14 @@ async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry"
       db.select({ system: prompts.systemContent, user: prompts.userContent }).from(prompts).where(eq(prompts.code, "P10")),
       defaultProvider(),
     ]);
+    const ladder = await ladderOf(job.workId);
     const prompt = renderLoadedPrompt("P10", template, {
       "work-title": row.workTitle,
       "chapter-number": String(number.n),
       "chapter-title": row.title,
       "chapter-text": Array.from(row.content).slice(0, SUMMARY_CHAPTER_CHARS).join(""),
       "known-entities": knownEntities(names) || "（无）",
+      "realm-ladder": ladder.join("、") || "（未设定）",
     });
     const promptChars = provider.promptChars(prompt);
     promptTokens = tokensForChars(promptChars);
@@ -232,6 +272,16 @@ async function runSummaryJob(job: Claimed): Promise<"done" | "skipped" | "retry"
             entityKind: f.kind,
             content: f.content,
             fromChapter: number.n,
+          })),
+          ...parsed.states.map((p) => ({
+            workId: job.workId,
+            chapterId: job.chapterId,
+            kind: "state" as const,
+            entityName: p.name,
+            entityKind: "character" as const,
+            content: describeEntry({ id: 0, entityId: 0, chapter: number.n, ...p.state }),
+            fromChapter: number.n,
+            state: p.state,
           })),
         ]);
         return true;
@@ -302,6 +352,23 @@ export async function acceptProposal(userId: string, workId: number, proposalId:
     if (!p) throw new DomainError(BIBLE_MESSAGES.proposalNotFound, 404);
     if (p.kind === "summary") {
       await saveChapterSummary(userId, workId, p.chapterId, p.content, tx);
+      return;
+    }
+    if (p.kind === "state") {
+      // A ledger entry goes to the character of that name or alias, checked like the author's own (decision 248).
+      const name = normalizeName(p.entityName ?? "");
+      const [known] = await tx
+        .select({ entityId: storyEntityNames.entityId })
+        .from(storyEntityNames)
+        .where(and(eq(storyEntityNames.workId, workId), eq(storyEntityNames.name, name)));
+      let entityId = known?.entityId;
+      if (!entityId) {
+        const [created] = await tx.insert(storyEntities).values({ workId, kind: "character", name }).returning({ id: storyEntities.id });
+        entityId = created.id;
+        const named = await tx.insert(storyEntityNames).values({ workId, name, entityId, isAlias: false }).onConflictDoNothing().returning({ name: storyEntityNames.name });
+        if (named.length === 0) throw new DomainError(BIBLE_MESSAGES.nameTaken(name, name), 409);
+      }
+      await saveState(userId, workId, { entityId, chapter: p.fromChapter, ...(p.state as ProposedState) }, "ai", tx);
       return;
     }
     const fact = checkFact({ content: p.content, fromChapter: p.fromChapter });

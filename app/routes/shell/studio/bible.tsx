@@ -13,7 +13,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken } from "~/server/platform/form-tokens.server";
 import { userContext } from "~/middleware/guards.server";
 import { runBibleAction, type BibleTab } from "~/server/studio/bible-actions.server";
-import { bibleScreen, summariesView } from "~/server/studio/bible.server";
+import { bibleListPage, bibleScreen, summariesView } from "~/server/studio/bible.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/bible";
 
@@ -41,7 +41,9 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
   const user = context.get(userContext);
   const workId = Number(params.id);
   const tab = tabOf(url.searchParams.get("tab"));
-  const page = parsePage(url.searchParams.get("page"));
+  // ?entity= (a continuity finding's link to its fact): the page that lists the entity.
+  const entity = idParam(url.searchParams.get("entity"));
+  const page = entity && tab === "bible" ? await bibleListPage(workId, "entity", entity) : parsePage(url.searchParams.get("page"));
   const [view, summaries, flash] = await Promise.all([
     bibleScreen(user.id, workId, tab, page).catch(asRouteError),
     tab === "summaries" ? summariesView(user.id, workId, page).catch(asRouteError) : null,

@@ -1,6 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, useLoaderData } from "react-router";
 import { ChapterEditor } from "~/components/studio/chapter-editor";
+import { ChapterContinuity } from "~/components/studio/continuity-panel";
+import { chapterFindings } from "~/server/studio/continuity.server";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { chapterEditSchema, releaseNotice, releaseOf, STUDIO_MESSAGES } from "~/schemas/studio";
@@ -43,6 +45,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         review: chapter.state === "draft" ? reviewFacts((await reviewNotes(db, work.id, [chapter.id])).get(chapter.id)) : null,
         edit: chapter.state === "published" ? ((await editReviews(db, work.id, [chapter.id])).get(chapter.id) ?? null) : null,
       },
+      // The continuity checks' findings of the chapter's last save (decision 247).
+      findings: await chapterFindings(work.id, chapter.id),
       focus: url.searchParams.get("focus") === "1",
       notice: flash.notice,
     },
@@ -60,19 +64,24 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return replyOnDomainError(
     async () => {
       const saved = await saveChapter(user.id, workId, chapterId, { kind: "save", title, content, authorNote, release: releaseOf(submission.value), baseRevision: revision });
-      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, { kind: "success", text: saved.editHeld ? STUDIO_MESSAGES.editHeld : releaseNotice(saved.released) });
+      const notice = saved.editHeld ? STUDIO_MESSAGES.editHeld : releaseNotice(saved.released);
+      return redirectWithFlash(request, `/works/${workId}/chapters?chapter=${chapterId}#c-${chapterId}`, {
+        kind: "success",
+        text: saved.openFindings ? `${notice}${STUDIO_MESSAGES.continuityFound(saved.openFindings)}` : notice,
+      });
     },
     (error) => submission.reply(formErrorsOf(error)),
   );
 }
 
 export default function EditChapter({ actionData }: Route.ComponentProps) {
-  const { work, chapter, focus, notice } = useLoaderData<typeof loader>();
+  const { work, chapter, findings, focus, notice } = useLoaderData<typeof loader>();
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="chapters" />
       <FlashMessage notice={notice} />
       <ChapterEditor key={chapter.id} workId={work.id} chapter={chapter} focus={focus} lastResult={actionData} />
+      <ChapterContinuity workId={work.id} chapterId={chapter.id} findings={findings} />
     </section>
   );
 }
