@@ -103,6 +103,8 @@ export default [
       // How the work is sold: free, whole, or by chapter (docs/product.md#paying-by-chapter).
       route("works/:id/pricing", "routes/shell/studio/pricing.tsx"),
       route("works/:id/stats", "routes/shell/studio/stats.tsx"),
+      // 读者行为: drop-off by chapter, 段评 heat, characters mentioned (docs/decisions/253).
+      route("works/:id/stats/readers", "routes/shell/studio/reader-insights.tsx"),
       route("works/:id/chapters/new", "routes/shell/studio/chapter-new.tsx"),
       route("works/:id/chapters/:chapterId", "routes/shell/studio/chapter-edit.tsx"),
       // The editor's autosave (a resource route answering JSON) and the chapter's last saves.

@@ -38,6 +38,8 @@ export const STUDIO_MESSAGES = {
   saved: "作品设置已保存",
   savedForReview: "作品设置已保存；书名、简介、封面和标签需要审核，通过后读者才会看到",
   chapterNotFound: "章节不存在",
+  /** 读者行为's 段评 heat asked for a chapter that is not one of this work's published chapters. */
+  heatChapterNotFound: "找不到这一章：请从列表里选择本作品已发布的章节",
   volumeNotFound: "分卷不存在",
   chapterTitle: "请输入章节标题",
   chapterTitleTooLong: `章节标题不能超过${CHAPTER_TITLE_MAX}个字`,

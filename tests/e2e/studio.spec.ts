@@ -234,6 +234,17 @@ test.describe("author studio: statistics", () => {
     await expect(page.getByRole("heading", { name: "第二回 入城", exact: true })).toBeVisible();
     await expect(page.getByRole("img", { name: "本章每日读者" })).toBeVisible();
     await expect(page.getByRole("table", { name: "本章每日读者" }).locator("tbody tr").first().locator("td")).toHaveText(["1"]);
+
+    // 读者行为: today's reader of 第二回 is still inside their 7 days (观察中); the 段评 heat by a GET form.
+    await page.getByRole("link", { name: /读者行为/ }).click();
+    await expect(page).toHaveURL(new RegExp(`/works/${id}/stats/readers$`));
+    const drops = page.getByRole("table", { name: "各章流失" });
+    await expect(drops.getByRole("row", { name: /第二回 入城/ }).locator("td")).toHaveText(["0", "0", "—", "1"]);
+    await expect(drops.getByRole("row", { name: /第四回 归途/ })).toContainText("最新一章");
+    await page.getByLabel("章节").selectOption({ label: "第二回 入城" });
+    await page.getByRole("button", { name: "查看" }).click();
+    await expect(page.getByText("第二回 入城：共 0 条段评。")).toBeVisible();
+    await expect(page.getByTestId("insights-heat").locator("li")).not.toHaveCount(0);
   });
 
   test("another user's statistics are a 404; a phone shows them without side scrolling", async ({ loggedInPage: page, visit, baseURL, facts }) => {
@@ -246,5 +257,10 @@ test.describe("author studio: statistics", () => {
     await expect(page.getByRole("img", { name: "每日读者" })).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+    expect((await page.goto(`/works/${other}/stats/readers`))?.status()).toBe(404);
+    expect((await page.goto(`/works/${id}/stats/readers?chapter=junk`))?.status()).toBe(404);
+    await expect(page.getByRole("alert").filter({ hasText: "找不到这一章：请从列表里选择本作品已发布的章节" })).toBeVisible();
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(narrow).toBeLessThanOrEqual(0);
   });
 });

@@ -42,6 +42,9 @@ export default function WorkStats() {
       <p className="muted">
         最近{STATS_DAYS}天（北京时间，{formatDayLabel(s.days[0])}至{formatDayLabel(s.days.at(-1)!)}）。读者指登录后打开过章节的用户，同一人一天只算一次，不含作者本人；关注按关注的日期计，已取消的关注不计入；购买按笔计（单章、购买全部、全本各算一笔），与“我的收入”同一口径。
       </p>
+      <p>
+        <Link to={`${base}/readers`}>读者行为：各章流失、段评热度、评论里提到最多的角色 →</Link>
+      </p>
       <dl className="stats-summary">
         <div>
           <dt>读者</dt>
