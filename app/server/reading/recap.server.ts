@@ -18,7 +18,7 @@ import { maskTexts } from "~/server/screening/screening.server";
 const RECAP_AWAY_DAYS = 7;
 /** …or with this many published chapters after their position. */
 const RECAP_UNREAD_CHAPTERS = 10;
-/** How many of the last read chapters the recap tells. */
+/** How many of the last read chapters the recap tells. @internal */
 export const RECAP_CHAPTERS = 5;
 
 export interface Recap {

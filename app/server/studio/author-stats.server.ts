@@ -52,7 +52,6 @@ export function rememberChapterRead(read: { userId: string; chapterId: number; d
  * back at most STATS_DAYS (30: the studio's statistics, the back office's charts; 热门 7),
  * so twice that leaves room for a longer window without keeping a row per reader per
  * chapter per day for ever (docs/decisions/146).
- * @internal
  */
 export const CHAPTER_READS_KEPT_DAYS = 2 * STATS_DAYS;
 
