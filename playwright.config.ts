@@ -58,7 +58,9 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   // Four on a 2-core machine: a test spends most of its time waiting on the browser and
   // the server, not computing (the suite used 40% of the CPU with two). docs/decisions/103.
-  workers: 4,
+  // E2E_WORKERS overrides it: CI gives the PGlite run 3 while both backends' runs share the
+  // machine, as PGlite's server answers every request in one process (decision 251).
+  workers: Number(process.env.E2E_WORKERS) || 4,
   retries: 0,
   reporter: "list",
   // Every balance still matches its ledger after the run (PostgreSQL; see the file).

@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 
-/** The author studio's header: the work's title and its pages (chapters, story bible, context, settings, statistics, muted commenters). */
+/** The author studio's header: the work's title and its pages (chapters, story bible, continuity checks, context, settings, pricing, statistics, muted commenters). */
 export function StudioNav({
   workId,
   title,
