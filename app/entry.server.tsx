@@ -148,6 +148,25 @@ function wholeResponse(whole: Buffer, init: ResponseInit): Response {
   return Object.assign(new Response(null, init), { [WHOLE_BODY]: whole });
 }
 
+const MODULE_PRELOAD = '<link rel="modulepreload"';
+const HEAD_END = Buffer.from("</head>");
+
+/**
+ * The page's scripts are fetched at low priority (docs/decisions/243-shipping-less-javascript.md):
+ * React Router's <Scripts/> preloads every module of the page, which React puts at the top of
+ * <head>, at the high priority of a script in the head, and on a slow phone link they took the
+ * bandwidth the stylesheet and the text needed for the first paint. The text reads without
+ * them; they follow. Only <head> is rewritten (read as latin1, byte for byte).
+ */
+function scriptsAfterText(page: Buffer): Buffer {
+  const end = page.indexOf(HEAD_END);
+  const headLength = end < 0 ? page.length : end;
+  const head = page.toString("latin1", 0, headLength);
+  if (!head.includes(MODULE_PRELOAD)) return page;
+  const lowered = Buffer.from(head.replaceAll(MODULE_PRELOAD, `${MODULE_PRELOAD} fetchpriority="low"`), "latin1");
+  return Buffer.concat([lowered, page.subarray(headLength)]);
+}
+
 /**
  * Where React writes a page, in chunks of about 2 KB. When React has ended the page within
  * `pipe()` (all content was ready), `whole()` hands over the page as one buffer. Otherwise
@@ -164,7 +183,7 @@ class PageBody extends Transform {
     if (this.writableEnded && !this.streaming) {
       const chunks = this.chunks;
       this.chunks = [];
-      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      return scriptsAfterText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     }
     this.streaming = true;
     this.schedule();
@@ -193,6 +212,14 @@ class PageBody extends Transform {
     if (this.chunks.length === 0) return;
     const chunks = this.chunks;
     this.chunks = [];
-    this.push(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    const out = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    this.push(this.headSent ? out : this.sendingHead(out));
+  }
+
+  private headSent = false;
+
+  private sendingHead(out: Buffer): Buffer {
+    if (out.includes("</head>")) this.headSent = true;
+    return scriptsAfterText(out);
   }
 }

@@ -51,6 +51,11 @@ describe("node server.js", () => {
     const html = await response.text();
     expect(html).toMatch(/^<!DOCTYPE html>/i);
     expect(html).toContain("让短篇写作更简单");
+    // Every module the page preloads is fetched after the stylesheet and the text (decision 243),
+    // Chinese text after </head> unchanged by the rewrite.
+    const preloads = html.match(/<link rel="modulepreload"[^>]*>/g) ?? [];
+    expect(preloads.length).toBeGreaterThan(3);
+    for (const link of preloads) expect(link).toContain('fetchpriority="low"');
     expect(server.output()).not.toMatch(/Error/);
   });
 
