@@ -5,6 +5,7 @@ import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { contentSecurityPolicy, createNonce, originOf } from "~/server/platform/csp.server";
 import { logger } from "~/server/platform/logger.server";
+import { etagOf, isSharedPage, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 
 // Re-exported so server.js can shut down in order and close the database, drop its cached
@@ -40,8 +41,12 @@ export default async function handleRequest(
   routerContext: EntryContext,
 ) {
   // One nonce per render; a page replayed from the visitor cache gets a new one there
-  // (server/page-cache.js, docs/decisions/066-content-security-policy.md).
+  // (server/page-cache.js, docs/decisions/066-content-security-policy.md). A visitor's page
+  // a CDN may keep (decision 263) goes out without it: its own scripts, the ones that carry
+  // it, are allowed by their hashes instead, the same in every copy.
+  const shared = isSharedPage(request, responseStatusCode, responseHeaders);
   const nonce = createNonce();
+  if (!shared) responseHeaders.set("Cache-Control", privateCacheControl(responseHeaders.get("Cache-Control")));
   const formTargets = await formTargetsOf(routerContext);
   return new Promise((resolve, reject) => {
     let shellRendered = false;
@@ -57,12 +62,17 @@ export default async function handleRequest(
         onAllReady() {
           shellRendered = true;
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
           responseHeaders.set("X-Content-Type-Options", "nosniff");
           responseHeaders.set("Referrer-Policy", "same-origin");
           responseHeaders.set("X-Frame-Options", "DENY");
           const body = new PageBody();
           pipe(body);
+          if (shared) {
+            // Hashed whole: a shared page waits for its last bytes before its headers.
+            void body.all().then((page) => resolve(sharedResponse(request, withHashesForNonce(page, nonce), responseHeaders, formTargets)), reject);
+            return;
+          }
+          responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
           const whole = body.whole();
           if (whole) {
             responseHeaders.set("Content-Length", String(whole.byteLength));
@@ -83,6 +93,27 @@ export default async function handleRequest(
     );
     setTimeout(abort, streamTimeout + 1000);
   });
+}
+
+/**
+ * A visitor's page a CDN may keep (decision 263): its scripts allowed by their hashes, kept
+ * 30 s by shared caches (SHARED_PAGE), one copy for every request without a cookie, with an
+ * ETag; a copy the asker already holds is answered 304 without a body.
+ */
+function sharedResponse(
+  request: Request,
+  { page, scriptHashes }: { page: Buffer; scriptHashes: string[] },
+  headers: Headers,
+  formTargets: string[],
+): Response {
+  headers.set("Content-Security-Policy", contentSecurityPolicy({ scriptHashes, formTargets }));
+  headers.set("Cache-Control", SHARED_PAGE);
+  headers.append("Vary", "Cookie");
+  const etag = etagOf(page);
+  headers.set("ETag", etag);
+  if (notModified(request, etag)) return new Response(null, { status: 304, headers });
+  headers.set("Content-Length", String(page.byteLength));
+  return wholeResponse(page, { headers, status: 200 });
 }
 
 /**
@@ -177,6 +208,20 @@ class PageBody extends Transform {
   private chunks: Buffer[] = [];
   private streaming = false;
   private scheduled = false;
+
+  /** The whole page once React has ended it (a shared page's hashes need every byte). */
+  all(): Promise<Buffer> {
+    const ended = () => {
+      const chunks = this.chunks;
+      this.chunks = [];
+      return scriptsAfterText(Buffer.concat(chunks));
+    };
+    if (this.writableEnded) return Promise.resolve(ended());
+    return new Promise((resolve, reject) => {
+      this.once("finish", () => resolve(ended()));
+      this.once("error", reject);
+    });
+  }
 
   /** The whole page if React has ended it, else null, and from then on the page streams. */
   whole(): Buffer | null {

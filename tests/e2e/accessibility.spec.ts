@@ -198,7 +198,9 @@ async function pagesFor(browser: Browser, look: Look, baseURL: string, site: Sit
     if (role === "member") await context.addCookies(site.cookies);
     if (role === "admin") await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, site.adminSession)]);
     const page = await context.newPage();
-    await useBackground(page, look.dark ? "night" : "white", baseURL);
+    // A visitor in the light look keeps the default background without a cookie: the pages a
+    // CDN may keep are then checked as a CDN would serve them (decision 263).
+    if (role !== "visitor" || look.dark) await useBackground(page, look.dark ? "night" : "white", baseURL);
     pages.set(role, page);
   }
   return pages;
@@ -219,7 +221,7 @@ async function checkVisits(pages: Map<Role, Page>, look: Look, visits: Visit[]) 
     const response = await page.goto(visit.url);
     // A not-found page is answered with its status, which Chromium logs as a failed load.
     const ownStatus = `Failed to load resource: the server responded with a status of ${response?.status()} (Not Found) (${new URL(visit.url, "http://x").pathname})`;
-    expect.soft(response?.headers()["content-security-policy"], `${label}: the policy`).toMatch(/script-src 'self' 'nonce-/);
+    checkCaching(label, visit.role, response?.headers() ?? {}, await response?.text());
     await waitForHydration(page);
     // The back office and its login keep the light theme.
     if (look.dark && !visit.url.startsWith("/admin") && !visit.url.startsWith("/xbbadmin")) {
@@ -227,6 +229,28 @@ async function checkVisits(pages: Map<Role, Page>, look: Look, visits: Visit[]) 
     }
     await expectNoSeriousViolations(page, label, MODERATE_RULES);
     expect.soft(heard.stop().filter((said) => said !== ownStatus), `console of ${label}`).toEqual([]);
+  }
+}
+
+/**
+ * A page a CDN may keep (decision 263) was asked for by a visitor without a cookie, sets none,
+ * holds no one's e-mail, and names its scripts by hash; every other page has a nonce and is
+ * kept by no shared cache.
+ */
+function checkCaching(label: string, role: Role, headers: Record<string, string>, html = "") {
+  const policy = headers["content-security-policy"];
+  if (/s-maxage/.test(headers["cache-control"] ?? "")) {
+    expect.soft(role, `${label}: shared only with visitors`).toBe("visitor");
+    expect.soft(headers["set-cookie"], `${label}: a shared page sets no cookie`).toBeUndefined();
+    expect.soft(headers["vary"] ?? "", `${label}: Vary`).toMatch(/Cookie/);
+    expect.soft(headers["etag"], `${label}: ETag`).toMatch(/^W\/"/);
+    expect.soft(policy, `${label}: the policy`).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    // Every account of the tests has an @example.com address; the sign-in form's placeholder is no one's.
+    const addresses = (html.match(/[\w.+-]+@example\.com/g) ?? []).filter((address) => address !== "you@example.com");
+    expect.soft(addresses, `${label}: no e-mail address in a shared page`).toEqual([]);
+  } else {
+    expect.soft(headers["cache-control"] ?? "", `${label}: kept by no shared cache`).toMatch(/private|no-store/);
+    expect.soft(policy, `${label}: the policy`).toMatch(/script-src 'self' 'nonce-/);
   }
 }
 

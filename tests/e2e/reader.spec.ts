@@ -20,9 +20,11 @@ test("reads a chapter with dark mode, remembered across a reload and applied bef
     ],
   });
 
-  // Reader pages are per reader and record progress when opened: never cached.
+  // A visitor's chapter is the page a CDN may keep; a signed-in reader's view is theirs and
+  // records progress when opened: kept nowhere (decision 263).
   const chapterResponse = await page.request.get(`/works/${id}?chapter=1`);
-  expect(chapterResponse.headers()["cache-control"]).toBe("private, no-store");
+  expect(chapterResponse.headers()["cache-control"]).toBe("public, max-age=0, s-maxage=30, stale-while-revalidate=60");
+  expect((await author.request.get(`/works/${id}?chapter=1`)).headers()["cache-control"]).toBe("private, no-store");
 
   await visit(`/works/${id}`);
   await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();

@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -62,7 +63,8 @@ function nonceOf(response: Response, html: string): string {
 
 describe("the Content-Security-Policy of node server.js", () => {
   it("lets scripts run only from the site or with the page's nonce, and allows the bucket's images", async () => {
-    const response = await fetch(`${origin}/terms`);
+    // With a cookie: the page is the reader's own, with a nonce (a visitor's is below).
+    const response = await fetch(`${origin}/terms`, { headers: { Cookie: "theme=dark" } });
     expect(response.status).toBe(200);
     const html = await response.text();
     nonceOf(response, html);
@@ -86,18 +88,36 @@ describe("the Content-Security-Policy of node server.js", () => {
     expect(html).not.toMatch(/\sstyle=|<style/i);
   });
 
-  it("gives every answer its own nonce, a page replayed from the visitor cache too", async () => {
+  it("names each script of a visitor's page a CDN may keep by its hash, with no nonce (decision 263)", async () => {
+    const response = await fetch(`${origin}/terms`);
+    const html = await response.text();
+    expect(response.headers.get("Cache-Control")).toBe("public, max-age=0, s-maxage=30, stale-while-revalidate=60");
+    const sources = directives(response.headers.get("Content-Security-Policy")).get("script-src")!;
+    expect(sources[0]).toBe("'self'");
+    expect(html).not.toContain("nonce=");
+    const inline = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !m[1].includes("src=")).map((m) => m[2]);
+    expect(inline.length).toBeGreaterThan(2);
+    const hashes = new Set(inline.map((text) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`));
+    expect(new Set(sources.slice(1))).toEqual(hashes);
+  });
+
+  it("gives every answer with a cookie its own nonce; a visitor's replayed page is the same copy", async () => {
     const seen = new Set<string>();
-    let replays = 0;
-    for (let i = 0; i < 4; i += 1) {
-      const response = await fetch(`${origin}/works`);
-      const html = await response.text();
-      const nonce = nonceOf(response, html);
+    for (let i = 0; i < 3; i += 1) {
+      const response = await fetch(`${origin}/works`, { headers: { Cookie: "theme=dark" } });
+      const nonce = nonceOf(response, await response.text());
       expect(seen.has(nonce)).toBe(false);
       seen.add(nonce);
+    }
+    const copies = new Set<string>();
+    let replays = 0;
+    for (let i = 0; i < 3; i += 1) {
+      const response = await fetch(`${origin}/works`);
+      copies.add(`${response.headers.get("Content-Security-Policy")}\n${await response.text()}`);
       if (response.headers.get("X-Page-Cache") === "hit") replays += 1;
     }
     expect(replays).toBeGreaterThan(0);
+    expect(copies.size).toBeLessThan(3);
   });
 
   it("sends the policy with the error page of a missing work", async () => {

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, useLoaderData } from "react-router";
 import { FollowAuthorButton } from "~/components/authors/follow-author-button";
@@ -15,6 +16,11 @@ import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import { shanghaiDate } from "~/utils/shanghai-time";
 import type { Route } from "./+types/author";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 /**
  * `/authors/:id` (docs/product.md#author-pages, decision 230): an author's nickname, avatar,

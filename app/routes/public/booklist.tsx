@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect, useLoaderData } from "react-router";
 import { FollowButton } from "~/components/ui/follow-button";
@@ -25,8 +26,9 @@ import type { Route } from "./+types/booklist";
  */
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `${data.list.title} - 书单 - 砚台` : "书单 - 砚台" }];
 
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
 export function headers(): HeadersInit {
-  return { "Cache-Control": "private, no-store" };
+  return { "Cache-Control": SHARED_PAGE };
 }
 
 export async function loader({ request, params, url }: Route.LoaderArgs) {

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Link, useLoaderData } from "react-router";
 import { BooklistCards } from "~/components/booklists/booklist-cards";
 import { Pagination } from "~/components/ui/pagination";
@@ -5,6 +6,11 @@ import { listBooklists, parseBooklistSort, type BooklistSort } from "~/server/co
 import { getSessionUser } from "~/server/identity/session.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/booklists";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 /**
  * `/booklists` (docs/product.md#booklists, decision 232): readers' public 书单, 热门 (most

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Form, Link, useLoaderData, useLocation } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { authHref } from "~/components/shell/auth-links";
@@ -10,6 +11,11 @@ import { getDisplayConfig } from "~/server/platform/site-config.server";
 import { configuredSiteOrigin } from "~/server/platform/request.server";
 import { pageMeta, siteNameOf } from "~/components/shell/seo-meta";
 import type { Route } from "./+types/index";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 export const meta: Route.MetaFunction = ({ data, matches }) => [
   { title: "砚台 - 让短篇写作更简单" },

@@ -1,7 +1,13 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { useLoaderData } from "react-router";
 import { legalTextHtml } from "~/server/platform/sanitize.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/legal";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 const PAGES = {
   terms: { key: "terms_content", title: "用户协议" },

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Link, useLoaderData } from "react-router";
 import { WorkCard } from "~/components/work-card";
 import { PERIOD_BOARDS, RANKING_BOARDS, RANKING_PERIODS, type PeriodBoard, type RankingBoard, type RankingPeriod } from "~/schemas/discovery";
@@ -5,6 +6,11 @@ import { periodRankingBoard, rankingBoard } from "~/server/catalog/rankings.serv
 import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import type { Route } from "./+types/rankings";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `${RANKING_BOARDS[data.board]} - 排行榜 - 砚台` : "排行榜 - 砚台" }];
 

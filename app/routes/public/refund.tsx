@@ -1,5 +1,11 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Link } from "react-router";
 import type { Route } from "./+types/refund";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 export const meta: Route.MetaFunction = () => [{ title: "退款政策 - 砚台" }];
 

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { data, useLoaderData } from "react-router";
 import { WorkFilterForm } from "~/components/discovery/work-filter-form";
 import { WorkCard } from "~/components/work-card";
@@ -13,6 +14,11 @@ import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/tag";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `#${data.tag} - 砚台` : "标签 - 砚台" }];
 

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Form, Link, useLoaderData, useNavigation } from "react-router";
 import { WorkFilterForm } from "~/components/discovery/work-filter-form";
 import { WorkCard } from "~/components/work-card";
@@ -10,6 +11,11 @@ import { getSessionUser } from "~/server/identity/session.server";
 import { getDisplayConfigValue } from "~/server/platform/site-config.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 export const meta: Route.MetaFunction = ({ data }) => [
   { title: data?.query ? `搜索“${data.query}” - 砚台` : data?.author ? `${data.author.nickname}的作品 - 砚台` : "全部作品 - 砚台" },

@@ -38,10 +38,13 @@ export function originOf(url: string | undefined | null): string | null {
 
 export function contentSecurityPolicy({
   nonce,
+  scriptHashes = [],
   formTargets = [],
   development = process.env.NODE_ENV === "development",
 }: {
-  nonce: string;
+  /** The page's nonce; a page a CDN may keep has none and names its inline scripts' hashes. */
+  nonce?: string;
+  scriptHashes?: readonly string[];
   /** Origins a form on this page may be sent to besides this one (the payment gateway). */
   formTargets?: readonly string[];
   development?: boolean;
@@ -51,7 +54,7 @@ export function contentSecurityPolicy({
   const images = ["'self'", "blob:", originOf(process.env.S3_PUBLIC_URL)].filter(Boolean);
   const directives: [string, ...string[]][] = [
     ["default-src", "'self'"],
-    ["script-src", "'self'", `'nonce-${nonce}'`],
+    ["script-src", "'self'", ...(nonce ? [`'nonce-${nonce}'`] : []), ...scriptHashes],
     // Stylesheets are files; React sets style properties through the CSSOM after
     // hydration, which style-src does not govern. Vite's dev server injects <style>.
     ["style-src", "'self'", ...(development ? ["'unsafe-inline'"] : [])],

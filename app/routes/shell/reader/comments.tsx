@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { useEffect, useRef } from "react";
 import { data, Form, isRouteErrorResponse, Link, redirect, useLocation, useRevalidator } from "react-router";
 import { CommentList, type CommentAnswer } from "~/components/comments/comment-item";
@@ -28,6 +29,11 @@ import { parseChapterOrder } from "~/server/reading/reader.server";
 import { getSessionUser, loginRedirectUrl } from "~/server/identity/session.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/comments";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 /**
  * `/works/:id/comments?chapter=<order>[&p=<paragraph>]`: a chapter's 本章说, or one

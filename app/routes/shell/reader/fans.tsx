@@ -1,9 +1,15 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Link, useLoaderData } from "react-router";
 import { FanList } from "~/components/reader/fan-ranking";
 import { workFanPage } from "~/server/community/fans.server";
 import { getSessionUser } from "~/server/identity/session.server";
 import { orRouteError } from "~/server/platform/errors.server";
 import type { Route } from "./+types/fans";
+
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
+export function headers(): HeadersInit {
+  return { "Cache-Control": SHARED_PAGE };
+}
 
 /**
  * A work's 粉丝榜 (docs/product.md#tips-and-fans, decision 207): its top fans by 粉丝值 with

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { data, Form, isRouteErrorResponse, Link, redirect, useLocation } from "react-router";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { RatingLine, ReviewFields, ReviewItem, type ReviewAnswer } from "~/components/reviews/review-item";
@@ -33,8 +34,9 @@ import type { Route } from "./+types/reviews";
  */
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `书评区 - ${data.work.title} - 砚台` : "书评区 - 砚台" }];
 
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
 export function headers(): HeadersInit {
-  return { "Cache-Control": "private, no-store" };
+  return { "Cache-Control": SHARED_PAGE };
 }
 
 export async function loader({ request, url, params }: Route.LoaderArgs) {

@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { isRouteErrorResponse, Link, type ShouldRevalidateFunctionArgs, useLoaderData, useLocation, useParams, useRevalidator } from "react-router";
 import { FavoriteButton } from "~/components/library/favorite-button";
 import { ChapterDrawer } from "~/components/reader/chapter-drawer";
@@ -46,9 +47,9 @@ export const meta: Route.MetaFunction = ({ data, matches }) => {
   ];
 };
 
-/** The page is per reader (access, balance, bookmark) and opening it records progress. */
+/** A visitor gets the page a CDN may keep; anyone signed in a private one (decision 263). */
 export function headers(): HeadersInit {
-  return { "Cache-Control": "private, no-store" };
+  return { "Cache-Control": SHARED_PAGE };
 }
 
 /** A chapter hears its comments live (decision 101). */
