@@ -10,8 +10,9 @@
 // process), so a change shows at once; the TTL bounds what no event announces (an
 // author's new nickname on a card).
 //
-// A kept page is not replayed byte for byte: its Content-Security-Policy nonce is
-// replaced by a fresh one on every replay, so no two answers share a nonce
+// A kept page with a Content-Security-Policy nonce is not replayed byte for byte: the nonce
+// is replaced by a fresh one on every replay, so no two answers share a nonce. The pages it
+// keeps today are visitors' pages a CDN may keep too, which carry none (decision 263)
 // (docs/decisions/066-content-security-policy.md).
 import { randomBytes } from "node:crypto";
 

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { notModified } from "~/server/platform/shared-cache.server";
 import { db } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import { defaultCoverWebp } from "~/server/catalog/default-cover.server";
@@ -35,7 +36,7 @@ export async function loader({ request, params }: Route.LoaderArgs) {
     "X-Content-Type-Options": "nosniff",
     ETag: etag,
   });
-  if (request.headers.get("If-None-Match")?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+  if (notModified(request, etag)) {
     return new Response(null, { status: 304, headers });
   }
   const body = await defaultCoverWebp(work.title, work.author);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { notModified } from "~/server/platform/shared-cache.server";
 import { getStorage, isValidKey } from "~/server/platform/storage.server";
 import type { Route } from "./+types/files";
 
@@ -31,8 +32,7 @@ export async function loader({ request, params }: Route.LoaderArgs) {
     ETag: etag,
   });
 
-  const ifNoneMatch = request.headers.get("If-None-Match");
-  if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+  if (notModified(request, etag)) {
     if (file.body instanceof ReadableStream) await file.body.cancel();
     return new Response(null, { status: 304, headers });
   }
