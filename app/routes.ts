@@ -117,6 +117,8 @@ export default [
       // The story bible, plot threads and summaries; 本次上下文 (docs/product.md#story-bible).
       route("works/:id/bible", "routes/shell/studio/bible.tsx"),
       route("works/:id/continuity", "routes/shell/studio/continuity.tsx"),
+      // 写作台: the author's page of the day for a work (decision 261).
+      route("works/:id/desk", "routes/shell/studio/desk.tsx"),
       route("works/:id/context", "routes/shell/studio/context.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),

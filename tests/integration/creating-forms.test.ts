@@ -122,6 +122,7 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/shell/studio/chapter-revisions.tsx": "restores a revision",
   "routes/shell/studio/pricing.tsx": "sets how a work is sold",
   "routes/shell/studio/settings.tsx": "edits a work's settings",
+  "routes/shell/studio/desk.tsx": "sets or clears the work's one daily target (an upsert on the work's row in writing_targets)",
   "routes/shell/works/delete.tsx": "deletes a work",
   "routes/shell/works/edit.tsx": "edits a work",
   "routes/shell/works/my-works.tsx": "changes a work's visibility or price",

@@ -82,6 +82,12 @@ export function OwnerControls({
         // Taken down by an administrator: only they can restore it (decision 138).
         <ActionButton workId={work.id} intent="put-on-shelf" back={back} label="上架" />
       )}
+      {work.type === "series" ? (
+        // The author's page of the day for a serial (decision 261).
+        <Link className="btn btn-small" to={`/works/${work.id}/desk`}>
+          写作台
+        </Link>
+      ) : null}
       <Link className="btn btn-small" to={`/works/${work.id}/settings`}>
         作品设置
       </Link>

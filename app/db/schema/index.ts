@@ -28,3 +28,4 @@ export * from "./account-deletions";
 export * from "./booklists";
 export * from "./reader-marks";
 export * from "./continuity";
+export * from "./desk";

@@ -13,6 +13,7 @@ import { chapterNotFound, checkAuthorNote, chapterTitleOf, lockOwnedWork, releas
 import { holdEdit, reviewFollowsText, settleRelease, withdrawEdit } from "./review.server";
 import { readyScreening } from "~/server/screening/screening.server";
 import { checkAfterSave } from "./continuity.server";
+import { recordWritten } from "./writing-days.server";
 
 /**
  * Every write of a chapter's text (docs/decisions/095): the studio editor's 保存 and its
@@ -168,6 +169,8 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     // The work's lock makes this unreachable; the condition keeps a lost update impossible.
     if (written.length === 0) throw new DomainError(STUDIO_MESSAGES.staleRevision, 409);
     await keepRevision(tx, chapter.id, { kind: save.kind === "append" ? "save" : save.kind, content, wordCount, now }, { content: editorText, at: chapter.updatedAt });
+    // 今日字数 on the 写作台 (decision 261): the net change of the text the editor shows.
+    await recordWritten(tx, workId, wordCount - countWords(editorText), now);
     // What a reviewer holds follows the text readers see (decision 206).
     if (live && !release && (content !== chapter.content || savedTitle !== chapter.title)) {
       await reviewFollowsText(tx, { id: chapter.id, state: chapter.state, title: savedTitle, content, revision });

@@ -12,6 +12,7 @@ import { refreshWorkCounts, type Work } from "~/server/catalog/works.server";
 import { formatShanghai } from "~/utils/shanghai-time";
 import { positionsBefore, slotsOf, writePositions, type Slot } from "~/server/catalog/chapter-positions.server";
 import { editReviews, holdEdit, reviewFacts, reviewNotes, reviewFollowsText, settleRelease } from "./review.server";
+import { recordWritten } from "./writing-days.server";
 import { isPublished } from "~/server/catalog/chapter-numbers.server";
 import { readyScreening } from "~/server/screening/screening.server";
 import type { RecordResult } from "~/server/platform/form-tokens.server";
@@ -302,6 +303,7 @@ export async function insertChapter(
     // Out at once, or 审核中 under the review policy (docs/product.md#review).
     const state = await settleRelease(tx, work, row.id, null, screened);
     if (state !== "published") await announce(tx, workId);
+    await recordWritten(tx, workId, countWords(input.content), new Date());
     await options.record?.(tx, row.id);
     return row.id;
   });
