@@ -46,6 +46,8 @@ const reuse = reuseAsked && (await ensurePgDatabase(dbName, false)) === false &&
 if (reuseAsked && !reuse) console.log(`no ${dbName} seeded at scale ${scale} to reuse: seeding`);
 if (!reuse) await ensurePgDatabase(dbName, true);
 process.env.DATABASE_URL = pgUrlFor(dbName);
+// Seeding statements of millions of rows, on every connection of the pool.
+process.env.DATABASE_STATEMENT_TIMEOUT_MS = "0";
 // The query, not the few-second shared copy, is what is measured.
 process.env.PAGE_CACHE = "0";
 const { closeDatabase, db } = await import("~/db/client.server");
@@ -62,7 +64,6 @@ const step = async (label: string, statement: ReturnType<typeof sql>) => {
   console.log(`  ${label}: ${fmt((performance.now() - t) / 1000)} s`);
 };
 console.log(`bench:rewards on PostgreSQL, scale ${scale}: ${WORKS} works, ${READERS} readers, ${MONTHLY + RECOMMEND} vote casts, ${TIPS} tips, ${FANS} fans on one work`);
-await db.execute(sql`set statement_timeout = 0`);
 const visibleWorks = async () => ((await db.execute(sql`select count(*)::int as visible from bench_works`)) as unknown as { visible: number }[])[0].visible;
 const hotWork = async () => ((await db.execute(sql`select id as hot from bench_works where n = 2`)) as unknown as { hot: number }[])[0].hot;
 let visible = 0;
