@@ -119,6 +119,8 @@ export default [
       route("works/:id/continuity", "routes/shell/studio/continuity.tsx"),
       // 写作台: the author's page of the day for a work (decision 261).
       route("works/:id/desk", "routes/shell/studio/desk.tsx"),
+      // 大纲: 总纲, 卷纲, 细纲 and their AI drafting (docs/decisions/255).
+      route("works/:id/outline", "routes/shell/studio/outline.tsx"),
       route("works/:id/context", "routes/shell/studio/context.tsx"),
       route("free-writing", "routes/shell/writing/free-writing.tsx"),
       route("short-writing", "routes/shell/writing/short-writing.tsx"),

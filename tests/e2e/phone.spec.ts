@@ -206,7 +206,7 @@ test("the studio's tab row on a phone shows every tab", nojs, async ({ loggedInP
   const id = await publishStudioWork(page, baseURL!, { title: `标签 ${marker("tabs")}`, type: "series" });
   await visit(`/works/${id}/chapters`);
   const tabs = page.getByRole("navigation", { name: "作品管理" }).getByRole("link");
-  await expect(tabs).toHaveCount(9);
+  await expect(tabs).toHaveCount(10);
   for (const tab of await tabs.all()) await expectWithinViewport(tab);
   await expectNoSidewaysScroll(page);
 });

@@ -164,6 +164,36 @@ export function analysisReply(): string {
   );
 }
 
+/**
+ * The fake's answer to a 细纲 request ("请为第A章到第B章写细纲", docs/decisions/255): the JSON
+ * it asks for, three beats per chapter naming the chapter. Null when the prompt asks none.
+ */
+export function outlineReply(user: string): string | null {
+  const m = /请为第(\d+)章到第(\d+)章写细纲/.exec(user);
+  if (!m) return null;
+  const chapters = Array.from({ length: Number(m[2]) - Number(m[1]) + 1 }, (_, i) => Number(m[1]) + i);
+  return JSON.stringify({
+    细纲: chapters.map((n) => ({
+      章: n,
+      节拍: [
+        { 内容: `第${n}章开场：林晚收到一封没有署名的信`, 字数: 400 },
+        { 内容: `第${n}章中段：她在河边等到深夜`, 字数: 600 },
+        { 内容: `第${n}章结尾：巷口的人影开口`, 字数: 500 },
+      ],
+    })),
+  });
+}
+
+/**
+ * The fake's continuation of a 细纲 plan (decision 256): each beat's marker on a line of its
+ * own, then a story of a tenth of its budget. Null when the plan has no beats.
+ */
+export function beatsStory(user: string): string | null {
+  const beats = [...user.matchAll(/【节拍(\d+)】（约(\d+)字）/g)];
+  if (beats.length === 0) return null;
+  return beats.map((b, i) => `【节拍${b[1]}】\n${storyText(Math.max(10, Math.floor(Number(b[2]) / 10)), i * 2)}\n`).join("");
+}
+
 function expectedWords(user: string): number {
   const m = /篇幅约\s*(\d+)\s*字/.exec(user);
   return m ? Number(m[1]) : 300;
@@ -355,7 +385,8 @@ export async function startFakeAiProvider(
     }
 
     if (!stream) {
-      const reply = scenario.reply ?? (/角色设定/.test(record.user) && /大纲/.test(record.user) ? analysisReply() : storyText(expectedWords(record.user)));
+      const reply =
+        scenario.reply ?? outlineReply(record.user) ?? (/角色设定/.test(record.user) && /大纲/.test(record.user) ? analysisReply() : storyText(expectedWords(record.user)));
       res.writeHead(200, { "Content-Type": "application/json" });
       // A non-streamed answer always carries its usage (unless the scenario leaves it out).
       const usage = scenario.usage === false ? undefined : scenario.usage || { inputTokens: fakeTokenCount(record.system + record.user), outputTokens: fakeTokenCount(reply) };
@@ -367,7 +398,9 @@ export async function startFakeAiProvider(
       scenario.chunks ??
       (scenario.text !== undefined
         ? splitText(scenario.text, scenario.chunkCount ?? Math.ceil(Array.from(scenario.text).length / 12))
-        : splitText(storyText(Math.min(expectedWords(record.user), 3000), sequence), Math.ceil(Math.min(expectedWords(record.user), 3000) / 12)));
+        : beatsStory(record.user) !== null
+          ? splitText(beatsStory(record.user)!, 12)
+          : splitText(storyText(Math.min(expectedWords(record.user), 3000), sequence), Math.ceil(Math.min(expectedWords(record.user), 3000) / 12)));
     const id = `chatcmpl-fake-${++sequence}`;
     const event = (json: string) => `data: ${json}\n\n`;
 

@@ -71,6 +71,8 @@ const EXCEPTIONS: Record<string, string> = {
   "routes/shell/library/bookmarks.tsx": "删除 deletes the reader's own mark; a replay finds nothing and is refused (decision 241)",
   "routes/shell/studio/continuity.tsx":
     "连续性检查: the ladder is replaced whole; a story-time entry sent again is the same entry (one per chapter, an identical one is returned); 有意安排 keys one (chapter, finding) waiver; 重新检查 recomputes (decision 247)",
+  "routes/shell/studio/outline.tsx":
+    "大纲: the 总纲 is one per work and a 细纲 one per chapter number (a replay saves the same text, no new version); a 新建卷纲 sent again finds the 卷纲 of that name and span and saves onto it; 让AI起草 is one pending job per 卷纲 (a replay is refused while it runs); 恢复 of the same version again changes nothing (decision 255)",
   "routes/admin/login.tsx": "signs in (a session per sign-in, as a second sign-in would)",
   "routes/admin/logout.ts": "signs out",
   "routes/admin/payment.tsx": "payment settings",

@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 
-/** The author studio's header: the work's title and its pages (写作台, chapters, story bible, continuity checks, context, settings, pricing, statistics, muted commenters). */
+/** The author studio's header: the work's title and its pages (写作台, chapters, story bible, outlines, continuity checks, context, settings, pricing, statistics, muted commenters). */
 export function StudioNav({
   workId,
   title,
@@ -8,12 +8,13 @@ export function StudioNav({
 }: {
   workId: number;
   title: string;
-  current: "desk" | "settings" | "pricing" | "chapters" | "stats" | "comment-mutes" | "bible" | "continuity" | "context";
+  current: "desk" | "settings" | "pricing" | "chapters" | "stats" | "comment-mutes" | "bible" | "outline" | "continuity" | "context";
 }) {
   const tabs = [
     { id: "desk", label: "写作台", to: `/works/${workId}/desk` },
     { id: "chapters", label: "章节管理", to: `/works/${workId}/chapters` },
     { id: "bible", label: "故事设定", to: `/works/${workId}/bible` },
+    { id: "outline", label: "大纲", to: `/works/${workId}/outline` },
     { id: "continuity", label: "连续性检查", to: `/works/${workId}/continuity` },
     { id: "context", label: "本次上下文", to: `/works/${workId}/context` },
     { id: "settings", label: "作品设置", to: `/works/${workId}/settings` },

@@ -29,3 +29,4 @@ export * from "./booklists";
 export * from "./reader-marks";
 export * from "./continuity";
 export * from "./desk";
+export * from "./outlines";

@@ -27,6 +27,7 @@ import {
   users,
   works,
   writingProjects,
+  outlineJobs,
   type DeletionWorkChoice,
 } from "~/db/schema";
 import { DELETED_NICKNAME } from "~/schemas/account-deletion";
@@ -50,7 +51,7 @@ import { periodicJob } from "~/server/platform/job-runner.server";
  * nickname (已注销用户), avatar, pixiv ID, reader
  * settings, 实名 rows, 收款账户, sessions, reset links, reading-app tokens, 青少年模式, the
  * bookshelf, follows (both ways; of 书单 too, their counts following), 屏蔽 lists, reading positions and history, 书签 and 划线, notifications and their
- * mutes, announcement reads, auto-subscriptions, AI writing projects and operations, form
+ * mutes, announcement reads, auto-subscriptions, AI writing projects and operations, queued 细纲 drafting, form
  * tokens. Kept, tied to the same id which is now anonymous: orders, credit and token
  * ledgers (the balances forfeited by a ledger row each), purchases, income and payouts,
  * tax statements, tips and fans, votes, comments and book reviews (shown under 已注销用户),
@@ -85,6 +86,8 @@ async function erasePersonalData(tx: Executor, userId: string): Promise<void> {
   await tx.delete(aiTextMarks).where(eq(aiTextMarks.userId, userId));
   await tx.delete(textOperations).where(eq(textOperations.userId, userId));
   await tx.delete(writingProjects).where(eq(writingProjects.userId, userId));
+  // AI 细纲 drafting still queued: nobody is there to pay for it (the outlines stay with the works, decision 255).
+  await tx.delete(outlineJobs).where(eq(outlineJobs.userId, userId));
   const anonymous = `deleted-${userId}@deleted.invalid`;
   // "!" is no scrypt record: verifyPassword refuses every password against it.
   await tx.update(users).set({ email: anonymous, passwordHash: "!", lastSignInAt: null, phone: null, phoneVerifiedAt: null }).where(eq(users.id, userId));

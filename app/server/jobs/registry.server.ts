@@ -2,6 +2,7 @@ import { settleTriggeredJobs, type PeriodicJob } from "~/server/platform/job-run
 import { accountDeletionJob } from "./account-deletion.server";
 import { attendanceJob } from "./attendance-poller.server";
 import { cleanupJob } from "./cleanup.server";
+import { outlineJob } from "./outline-poller.server";
 import { notificationJob } from "./notification-poller.server";
 import { releaseJob } from "./release-poller.server";
 import { statsJob } from "./stats-poller.server";
@@ -16,13 +17,14 @@ import { summaryJob } from "./summary-poller.server";
  *   stats          every 30 s (STATS_POLL_INTERVAL_MS): the rankings' counts when due (122)
  *   notifications  every 10 s (NOTIFICATION_DELIVERY_INTERVAL_MS) and at each publication (115)
  *   summaries      every 30 s (SUMMARY_JOB_INTERVAL_MS) and at each publication (128)
+ *   outlines       every 30 s (OUTLINE_JOB_INTERVAL_MS) and when a 细纲 draft is queued (255)
  *   attendance     hourly (ATTENDANCE_POLL_INTERVAL_MS): 全勤奖 of the month just ended (236)
  *   account-deletion  hourly: 注销 requests whose 15-day cool-off ran out, each erased once (231)
  *
  * and, triggered rather than timed, `reanchor`: a chapter's 段评 moved to their paragraphs
  * after a save of its text (app/server/community/comments.server.ts, decision 090).
  */
-const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob, attendanceJob, accountDeletionJob];
+const PERIODIC_JOBS: readonly PeriodicJob[] = [cleanupJob, releaseJob, statsJob, notificationJob, summaryJob, outlineJob, attendanceJob, accountDeletionJob];
 
 /** What server.js starts after the database opens and stops before it closes. */
 export const backgroundJobs = {

@@ -3,6 +3,7 @@ import { db, type Executor } from "~/db/client.server";
 import { chapters, formSubmissions, profiles, sessions, works } from "~/db/schema";
 import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type ContinueSaveInput } from "~/schemas/series";
 import { WRITING_MESSAGES } from "~/schemas/writing";
+import { stripBeatMarkers } from "~/schemas/outline";
 import { DEFAULT_API_CONFIG_JSON, defaultProviderFrom, type DefaultApiConfig } from "~/server/ai/config.server";
 import { generationLogSink, openGeneration, type Generation, type GenerationSession } from "~/server/ai/generation.server";
 import { jsonColumn, rowsOf } from "~/server/platform/db-utils.server";
@@ -257,7 +258,8 @@ export async function startContinuation(
 /** 存为草稿 / 发布: the edited text becomes a new chapter at the end of the work, as 存为章节 does (newChapterFromText). */
 export async function saveContinuation(userId: string, input: ContinueSaveInput, chapter: number): Promise<{ workId: number; chapterId: number; mode: "draft" | "publish" }> {
   const work = await ownedSeries(userId, input.workId);
-  const text = input.content.replace(/^\s+|\s+$/gu, "");
+  // The 细纲's beat markers (decision 256) are the page's, not the chapter's.
+  const text = stripBeatMarkers(input.content).replace(/^\s+|\s+$/gu, "");
   if (!text) throw new DomainError(SERIES_MESSAGES.emptyText, 400, "content");
   const title = input.title?.trim() || defaultChapterTitle(chapter);
   const chapterId = await newChapterFromText(userId, work.id, { title, text, mode: input.mode, formToken: input.formToken });

@@ -17,6 +17,8 @@ import {
   saveContinuation,
   startContinuation,
 } from "~/server/studio/continuation.server";
+import { chapterOutlineBeats } from "~/server/studio/outlines.server";
+import { beatPlan } from "~/schemas/outline";
 
 /**
  * The loader and action of 连载续写 (docs/product.md#series-continuation, decisions
@@ -56,7 +58,9 @@ export async function seriesLoader(url: URL, user: SessionUser) {
       chapterError = known.message;
     }
   }
-  const plan = url.searchParams.get("plan") ?? "";
+  // A chapter with a 细纲 starts from it: the beats as the plan, each asked with its marker (decision 256).
+  const beats = await chapterOutlineBeats(work.id, chapter);
+  const plan = url.searchParams.get("plan") ?? (beats ? beatPlan(beats) : "");
   // The sidebar shows what the prompt for this plan sends, from the function that builds
   // it (decision 155): the summaries, the entities with their facts in force, the threads.
   let context: ContextView | null = null;
@@ -85,6 +89,7 @@ export async function seriesLoader(url: URL, user: SessionUser) {
         chapter,
         chapterError,
         plan,
+        beats,
         context,
         estimate,
         result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason, notice: result.notice ?? null } : null,

@@ -7,6 +7,7 @@ import { PLAN_MAX_CHARS } from "~/schemas/bible";
 import { defaultChapterTitle } from "~/schemas/series";
 import { userContext } from "~/middleware/guards.server";
 import { formatTokens } from "~/utils/format";
+import { BeatCoveragePanel } from "~/components/studio/outline-panels";
 import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import type { Route } from "./+types/series-writing";
 import { seriesAction, seriesLoader, type SeriesActionData } from "./series-page.server";
@@ -242,6 +243,7 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
               </div>
             </Form>
           </section>
+          {page.beats && text ? <BeatCoveragePanel beats={page.beats} text={text} /> : null}
         </div>
       </div>
     </div>
