@@ -123,6 +123,10 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("thread-delete"), id }),
   z.object({ intent: z.literal("summary-save"), chapterId: id, summary: text(BIBLE_LIMITS.summary, BIBLE_MESSAGES.summaryTooLong) }),
   z.object({ intent: z.literal("volume-summary-save"), volumeId: id, summary: text(BIBLE_LIMITS.volumeSummary, BIBLE_MESSAGES.volumeSummaryTooLong) }),
+  // The author's voice (decision 257): the domain trims and checks the text with its own messages.
+  z.object({ intent: z.literal("voice-add"), content: sentText, source: sentText }),
+  z.object({ intent: z.literal("voice-delete"), id }),
+  z.object({ intent: z.literal("cliches-save"), cliches: sentText }),
   z.object({ intent: z.literal("proposal-accept"), id }),
   z.object({ intent: z.literal("proposal-reject"), id }),
   z.object({ intent: z.literal("ai-summaries"), enabled: z.enum(["on", "off"], { error: BIBLE_MESSAGES.unknownAction }) }),

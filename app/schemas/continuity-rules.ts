@@ -32,7 +32,15 @@ export const CONTINUITY_RULE_LABELS: Record<ContinuityRule, string> = {
 export const LADDER_MAX_RUNGS = 60;
 export const STATE_LIMITS = { value: 100, note: 200, rung: 20, num: 100_000, waiverNote: 200 } as const;
 
+/** How a finding of the optional AI 审读 is marked, beside the rules' labels (decision 258). */
+export const AI_REVIEW_LABEL = "AI 审读";
+
 export const CONTINUITY_MESSAGES = {
+  reviewChapter: "请输入要审读的章节号（已发布的章节）",
+  // The AI 审读 (decision 258).
+  reviewNotice: "请假条、感言等不计章节号的章节不做连续性审读",
+  reviewEmpty: "这一章还没有正文，无法审读",
+  reviewUnreadable: "AI返回的内容不是约定的格式，无法识别，已退还本次Tokens",
   kindInvalid: "请选择状态类型",
   entityKindMismatch: "生死、境界、位置、物品、年龄只能记录在角色上",
   valueRequired: "请填写状态内容",

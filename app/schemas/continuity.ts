@@ -19,6 +19,8 @@ export const continuityActionSchema = z.discriminatedUnion("intent", [
   }),
   z.object({ intent: z.literal("finding-unwaive"), id, back: sentText }),
   z.object({ intent: z.literal("recheck"), chapterId: id, back: sentText }),
+  // The AI 审读 of a chapter (decision 258): by its number on the work's page, by id from the editor.
+  z.object({ intent: z.literal("ai-review"), chapter: sentText, chapterId: sentText, back: sentText }),
 ]);
 
 export type ContinuityAction = z.output<typeof continuityActionSchema>;

@@ -1,8 +1,13 @@
 import { expect, test } from "./fixtures";
+import { expectNoSeriousViolations } from "./fixtures/axe";
 import { marker } from "./reader-helpers";
 import { publishWork } from "./studio-helpers";
 
-/** The author's voice (issue 32): 作者的话 (decision 202) and a 请假条 (decision 203). */
+/**
+ * The author's voice: 作者的话 (issue 32, decision 202) and a 请假条 (decision 203); the 文风
+ * sample and the 套话 sent with 连载续写 (issue 33 part 2, decision 257), and the continuity
+ * page's AI 审读 (decision 258).
+ */
 
 const nojs = { tag: "@nojs" };
 
@@ -55,5 +60,39 @@ test.describe("the author's voice", () => {
     // 下一章 does not lead into the 请假条.
     await expect(reader.getByText("已是最后一章")).toBeVisible();
     await visitor.close();
+  });
+
+  test("an author adds a 文风 passage and their own 套话, sees both in 本次上下文, and an unreadable AI 审读 is refunded", nojs, async ({ loggedInPage: page, visit, baseURL, javaScriptEnabled }) => {
+    const id = await publishWork(page, baseURL!, { title: `文风 ${marker("voice")}` });
+
+    await visit(`/works/${id}/bible?tab=voice`);
+    await page.getByLabel("样本文字").fill("老周的烟袋锅子一明一灭，像夜里不肯睡的萤火。");
+    await page.getByRole("button", { name: "加入文风样本" }).click();
+    await expect(page.getByText("已加入文风样本")).toBeVisible();
+    await expect(page.getByTestId("voice-passages")).toContainText("老周的烟袋锅子一明一灭");
+    await expect(page.getByTestId("default-cliches")).toContainText("深吸一口气");
+
+    // A duplicate is refused with the phrase named; then the list is saved.
+    await page.getByLabel("自己的套话").fill("心头一颤\n心头一颤");
+    await page.getByRole("button", { name: "保存套话" }).click();
+    await expect(page.getByText("套话「心头一颤」重复了")).toBeVisible();
+    await page.getByLabel("自己的套话").fill("心头一颤");
+    await page.getByRole("button", { name: "保存套话" }).click();
+    await expect(page.getByText("套话已保存：自定义 1 条")).toBeVisible();
+    if (javaScriptEnabled) await expectNoSeriousViolations(page, "the story bible's 文风 tab");
+
+    // 本次上下文 shows the sample with its cost, and the 套话.
+    await visit(`/works/${id}/context`);
+    const voice = page.getByTestId("context-voice");
+    await expect(voice).toContainText("文风样本：发送 1 / 1 段");
+    await expect(voice).toContainText("心头一颤");
+    await expect(page.getByTestId("context-user")).toContainText("老周的烟袋锅子一明一灭");
+    if (javaScriptEnabled) await expectNoSeriousViolations(page, "本次上下文 with a 文风 sample");
+
+    // The test provider answers a story, not the JSON P11 asks for: said plainly, refunded.
+    await visit(`/works/${id}/continuity`);
+    await page.getByLabel("审读第几章").fill("1");
+    await page.getByRole("button", { name: "请AI审读" }).click();
+    await expect(page.getByText("AI返回的内容不是约定的格式，无法识别，已退还本次Tokens")).toBeVisible();
   });
 });

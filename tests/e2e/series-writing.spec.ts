@@ -27,6 +27,8 @@ test("an author continues their serial: plan, 生成下一章, edit, 存为草�
   await expect(page.getByRole("status").filter({ hasText: "扣除" })).toBeVisible({ timeout: 15_000 });
   await expect(body).not.toHaveValue("");
   const generated = await body.inputValue();
+  // The 套话 counted beside the result (decision 257): the test provider's story has none.
+  await expect(page.getByTestId("cliche-count")).toHaveText("本次结果未含套话");
 
   await body.fill(`${generated}\n作者补上的结尾。`);
   await expect(page.getByRole("textbox", { name: "章节标题" })).toHaveValue("第2章");

@@ -21,6 +21,7 @@ import {
   storyEntities,
   storyFacts,
   tokenTransactions,
+  voicePassages,
   volumes,
   works,
   workTips,
@@ -438,6 +439,12 @@ const REPLAYS: Record<string, (mod: Module) => Promise<void>> = {
     expect(threads).toHaveLength(1);
     expect(thread).toBe(`302 /works/${id}/bible?tab=threads#t-${threads[0].id}`);
     expect(threadAgain).toBe(thread);
+    // A passage of the 文风 sample, on the 文风 tab (decision 257).
+    type VoicePage = { data: { formTokens: { voice: string } } };
+    const [voice, voiceAgain] = await replay(mod, `/works/${id}/bible?tab=voice`, (p) => (p as VoicePage).data.formTokens.voice, { intent: "voice-add", content: "重放的文风样本", source: "pasted" });
+    expect(voice).toBe(`302 /works/${id}/bible?tab=voice#voice-sample`);
+    expect(voiceAgain).toBe(voice);
+    expect(await db.select().from(voicePassages).where(eq(voicePassages.workId, id))).toHaveLength(1);
   },
   "routes/shell/writing/free-writing.tsx": (mod) => toChapterReplay(mod, "free"),
   "routes/shell/writing/short-writing.tsx": (mod) => toChapterReplay(mod, "short"),

@@ -29,7 +29,7 @@ describe("database layer", () => {
     expect(byKey.payment_method_v2).toBe("redeem_code");
     expect(byKey.terms_content).toContain("用户协议");
     const codes = (await db.select().from(prompts)).map((p) => p.code).sort();
-    expect(codes).toEqual(["P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10"]);
+    expect(codes).toEqual(["P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10", "P11"]);
     const p02 = (await db.select().from(prompts).where(eq(prompts.code, "P02")))[0];
     expect(p02.userContent).toContain("{|synopsis|}");
     expect(p02.userContent).toContain("角色设定");

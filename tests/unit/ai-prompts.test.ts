@@ -40,20 +40,23 @@ describe("renderTemplate", () => {
       plot: { id: "p1", title: "标题", summary: "概要", environment: "环境", expectedWords: 800, additionalNotes: "", characterIds: ["c1"] },
     });
     // The editor's operations (P05-P09, decision 130) also fill the selection and its
-    // surroundings; P04 and P10 are filled by their own code (the test below).
+    // surroundings; P04, P10 and P11 are filled by their own code (the test below).
     const operation = { "selected-text": "选中", "preceding-text": "前文", "following-text": "后文" };
-    for (const prompt of DEFAULT_PROMPTS.filter((p) => !["P04", "P10"].includes(p.code))) {
+    for (const prompt of DEFAULT_PROMPTS.filter((p) => !["P04", "P10", "P11"].includes(p.code))) {
       expect(renderTemplate(prompt.userContent, { ...values, ...operation, synopsis: values.synopsis })).not.toMatch(/\{\|[a-z-]+\|\}/);
     }
   });
 
-  it("fills P04 (continuation) and P10 (chapter summary) completely with the names their code fills", () => {
+  it("fills P04 (continuation), P10 (chapter summary) and P11 (AI 审读) completely with the names their code fills", () => {
     const p04 = DEFAULT_PROMPTS.find((p) => p.code === "P04")!;
     const p10 = DEFAULT_PROMPTS.find((p) => p.code === "P10")!;
     const continuation = { "work-title": "书", "chapter-number": "41", plan: "计划", "earlier-summaries": "早", "recent-summaries": "近", "story-bible": "设定", "open-threads": "伏笔", "previous-ending": "结尾" };
     expect(renderTemplate(p04.userContent, continuation)).not.toMatch(/\{\|[a-z-]+\|\}/);
     const summary = { "work-title": "书", "chapter-number": "3", "chapter-title": "标题", "chapter-text": "正文", "known-entities": "林晚", "realm-ladder": "炼气、筑基" };
     expect(renderTemplate(p10.userContent, summary)).not.toMatch(/\{\|[a-z-]+\|\}/);
+    // P11, the AI 审读 (decision 258).
+    const p11 = DEFAULT_PROMPTS.find((p) => p.code === "P11")!;
+    expect(renderTemplate(p11.userContent, { ...summary, ledger: "第1章起 周伯 生死：死亡" })).not.toMatch(/\{\|[a-z-]+\|\}/);
   });
 });
 

@@ -20,7 +20,7 @@ function rangeText(from: number | null, until: number | null): string {
   return "始终";
 }
 
-function DeleteButton({ intent, id, label }: { intent: string; id: number; label: string }) {
+export function DeleteButton({ intent, id, label }: { intent: string; id: number; label: string }) {
   return (
     <details className="bible-delete">
       <summary>删除</summary>

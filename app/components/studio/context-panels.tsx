@@ -3,6 +3,7 @@ import { AppLink } from "~/components/ui/app-link";
 import { ENTITY_KIND_LABELS, ENTITY_PROMPT_MODE_LABELS, SUMMARY_REQUEST_IDS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 import { countChars, tokensForChars } from "~/utils/ai-tokens";
 import { formatNumber, formatTokens } from "~/utils/format";
+import { clicheCountLine, VOICE_SOURCE_LABELS, type VoiceSource } from "~/schemas/voice";
 
 /**
  * What a serial's continuation prompt carries, as 连载续写 and 本次上下文 show it
@@ -134,6 +135,75 @@ export function EstimateLine({ base, plan, balance }: { base: LiveEstimateBase; 
       {formatNumber(base.budget)}；正文约{formatNumber(base.expectedWords)}字 {formatNumber(base.outputTokens)}，按每4字1 Tokens预估，结束后按实际用量结算）
       {live.overBudget ? "。计划太长，超出了上下文大小" : ""}
       {balance !== undefined ? `；余额 ${formatTokens(balance)} Tokens` : ""}。
+    </span>
+  );
+}
+
+interface VoiceContext {
+  passages: { id: number; source: VoiceSource; excerpt: string; chars: number; tokens: number; sent: boolean }[];
+  sampleChars: number;
+  cliches: string[];
+  clicheChars: number;
+}
+
+/**
+ * The author's voice in the prompt (decision 257): each passage of the 文风 sample with its
+ * cost, sent or left out over the budget, and the 套话 the model is asked to avoid.
+ */
+export function ContextVoice({ workId, voice }: { workId: number; voice: VoiceContext }) {
+  const sent = voice.passages.filter((p) => p.sent);
+  const left = voice.passages.filter((p) => !p.sent);
+  return (
+    <div data-testid="context-voice">
+      {voice.passages.length === 0 ? (
+        <p className="muted">
+          还没有文风样本。<AppLink to={`/works/${workId}/bible?tab=voice`}>去添加</AppLink>
+        </p>
+      ) : (
+        <>
+          <p>
+            文风样本：发送 {sent.length} / {voice.passages.length} 段，{formatNumber(voice.sampleChars)} 字，约 {formatTokens(tokensForChars(voice.sampleChars))} Tokens。
+          </p>
+          <ul className="series-list">
+            {sent.map((p) => (
+              <li key={p.id}>
+                {p.excerpt}（{VOICE_SOURCE_LABELS[p.source]}，{p.chars} 字，约 {formatTokens(p.tokens)} Tokens）
+              </li>
+            ))}
+          </ul>
+          {left.length ? (
+            <>
+              <p className="muted">超出上下文大小、未发送的 {left.length} 段：</p>
+              <ul className="series-list" data-testid="context-voice-left">
+                {left.map((p) => (
+                  <li key={p.id}>
+                    {p.excerpt}（{p.chars} 字，约 {formatTokens(p.tokens)} Tokens）
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>
+      )}
+      <p>
+        避免的套话 {voice.cliches.length} 条，约 {formatTokens(tokensForChars(voice.clicheChars))} Tokens：{voice.cliches.join("、")}
+      </p>
+    </div>
+  );
+}
+
+/** 本次结果含套话 3 处：缓缓×2、深吸一口气×1, beside a continuation's result (decision 257). */
+export function ClicheLine({ counts, workId }: { counts: { phrase: string; count: number }[]; workId: number }) {
+  return (
+    <span className="cliche-line" data-testid="cliche-count">
+      {" "}
+      {clicheCountLine(counts)}
+      {counts.length ? (
+        <>
+          {" "}
+          <AppLink to={`/works/${workId}/bible?tab=voice#voice-cliches`}>编辑套话</AppLink>
+        </>
+      ) : null}
     </span>
   );
 }

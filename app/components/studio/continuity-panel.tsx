@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { CONTINUITY_RULE_LABELS, STATE_LIMITS, type ContinuityRule } from "~/schemas/continuity-rules";
+import { AI_REVIEW_LABEL, CONTINUITY_RULE_LABELS, STATE_LIMITS, type ContinuityRule } from "~/schemas/continuity-rules";
 
 /**
  * The continuity checks' findings (decision 247), in the chapter editor and on the work's
@@ -14,6 +14,8 @@ export type FindingView = {
   chapterNumber: number;
   chapterTitle: string;
   rule: string;
+  /** A rule's, or the AI 审读's (decision 258). */
+  source: "rule" | "ai";
   entityId: number | null;
   message: string;
   quote: string;
@@ -29,7 +31,7 @@ export function FindingsList({ workId, findings, back, showChapter }: { workId: 
       {findings.map((f) => (
         <li key={f.id} id={`finding-${f.id}`} className={f.waived ? "studio-card" : "studio-card continuity-open"} data-testid="continuity-finding">
           <p>
-            <span className={f.waived ? "badge" : "badge badge-r18"}>{CONTINUITY_RULE_LABELS[f.rule as ContinuityRule] ?? f.rule}</span> {f.message}
+            <span className={f.waived ? "badge" : "badge badge-r18"}>{f.source === "ai" ? AI_REVIEW_LABEL : (CONTINUITY_RULE_LABELS[f.rule as ContinuityRule] ?? f.rule)}</span> {f.message}
           </p>
           {f.quote ? (
             <blockquote className="continuity-quote">

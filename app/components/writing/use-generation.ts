@@ -13,6 +13,8 @@ export interface GenerationSummary {
   balance: number;
   versionId: string | null;
   notice?: string;
+  /** 连载续写: the 套话 found in the text (decision 257). */
+  cliches?: { phrase: string; count: number }[];
 }
 
 export type GenerationState =

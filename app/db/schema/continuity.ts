@@ -92,11 +92,14 @@ export const continuityFindings = pgTable(
     quote: text("quote").notNull().default(""),
     /** The ledger entries the finding rests on: [{ chapter, text, stateId? }]. */
     facts: jsonb("facts").$type<{ chapter: number | null; text: string; entityId: number | null }[]>().notNull(),
+    /** A deterministic rule's, or the optional AI 审读's (decision 258): a save replaces only the rules' findings. */
+    source: text("source", { enum: ["rule", "ai"] }).notNull().default("rule"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("continuity_findings_work_idx").on(t.workId, t.chapterNumber, t.id),
     uniqueIndex("continuity_findings_key_unique").on(t.chapterId, t.key),
+    check("continuity_findings_source", sql`${t.source} in ('rule', 'ai')`),
   ],
 );
 

@@ -30,3 +30,4 @@ export * from "./reader-marks";
 export * from "./continuity";
 export * from "./desk";
 export * from "./outlines";
+export * from "./voice";

@@ -1,6 +1,7 @@
 import { generationEventStream, jsonAnswer, postOnly, readStreamRequest, startFailure } from "~/server/ai/generation-stream.server";
 import { continueSchema, SERIES_MESSAGES } from "~/schemas/series";
 import { ContinuationSubmitted, startContinuation } from "~/server/studio/continuation.server";
+import { countCliches } from "~/server/studio/voice.server";
 import type { Route } from "./+types/continue";
 
 /**
@@ -36,5 +37,7 @@ export async function action({ request }: Route.ActionArgs) {
     }
     return startFailure(error, request);
   }
-  return generationEventStream(started.generation, { chapter: started.chapter });
+  // `done` carries the 套话 counted in the delivered text (decision 257).
+  const { cliches } = started;
+  return generationEventStream(started.generation, { chapter: started.chapter }, (text) => ({ cliches: countCliches(text, cliches) }));
 }

@@ -129,14 +129,19 @@ export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abo
  *   event: done   data: the result without its text (reason, charged, metering, balance, ...)
  *   event: error  data: {"message"}          the provider failed mid-stream (refunded)
  */
-export function generationEventStream(generation: Generation, start: Record<string, unknown> = {}): Response {
+export function generationEventStream(
+  generation: Generation,
+  start: Record<string, unknown> = {},
+  /** More for the `done` event, from the delivered text (连载续写's 套话 counts, decision 257). */
+  doneExtra?: (text: string) => Record<string, unknown>,
+): Response {
   return serverSentEvents({
     abort: () => generation.abort(),
     run: async (send) => {
       send("start", { ...generation.info, ...start });
       try {
-        const { text: _text, ...summary } = await generation.run((text) => send("text", text));
-        send("done", summary);
+        const { text, ...summary } = await generation.run((piece) => send("text", piece));
+        send("done", { ...summary, ...doneExtra?.(text) });
       } catch (error) {
         send("error", { message: domainErrorOf(error, AI_MESSAGES.generationFailed).message });
       }

@@ -10,9 +10,9 @@ import { countChars } from "~/utils/ai-tokens";
 /**
  * P01 free writing, P02 novel analysis, P03 short-piece imitation, P04 serial continuation
  * (docs/decisions/127), P05-P09 the editor's operations (decision 130), P10 chapter summary
- * and proposed facts (docs/decisions/128).
+ * and proposed facts (docs/decisions/128), P11 the continuity page's AI 审读 (decision 258).
  */
-export type PromptCode = "P01" | "P02" | "P03" | "P04" | "P05" | "P06" | "P07" | "P08" | "P09" | "P10";
+export type PromptCode = "P01" | "P02" | "P03" | "P04" | "P05" | "P06" | "P07" | "P08" | "P09" | "P10" | "P11";
 
 /**
  * The prompt an administrator configured under `code`, rendered with `values`. Section 8:

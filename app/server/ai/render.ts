@@ -32,6 +32,10 @@ const PLACEHOLDERS = [
   "realm-ladder",
   // P03 imitation: a bounded sample of the reference text (decision 155).
   "reference-sample",
+  // P04's 文风 sample and 套话 to avoid (decision 257); P11's state ledger (decision 258).
+  "voice-sample",
+  "avoid-cliches",
+  "ledger",
 ] as const;
 
 type PlaceholderName = (typeof PLACEHOLDERS)[number];

@@ -301,6 +301,27 @@ export const DEFAULT_PROMPTS: DefaultPrompt[] = [
 正文：
 {|chapter-text|}`,
   },
+  {
+    // The continuity page's optional AI 审读 of one chapter (docs/decisions/258), P11.
+    code: "P11",
+    title: "连续性AI审读",
+    type: "continue",
+    systemContent: "你是一位严谨的连载小说编辑，负责找出章节中前后矛盾的地方。你只输出合法的 JSON，不输出任何其他文字。",
+    userContent: `下面是《{|work-title|}》第{|chapter-number|}章「{|chapter-title|}」的正文，以及截至本章的设定和状态记录。请找出正文中与这些记录或与本章自身前后矛盾的地方：已死亡的角色说话或行动、境界无故倒退、失去或交出的物品又被使用、同一角色同时出现在两地、年龄或时间对不上、称呼混乱等。不要评价文笔，不要猜测以后的情节。
+
+设定与状态记录：
+{|ledger|}
+
+只输出如下格式的 JSON（不要使用代码块），没有发现问题时输出 {"问题": []}：
+{
+  "问题": [
+    { "引文": "正文中有问题的原句（照抄）", "说明": "矛盾在哪里，和哪条记录或前文冲突" }
+  ]
+}
+
+正文：
+{|chapter-text|}`,
+  },
 ];
 
 

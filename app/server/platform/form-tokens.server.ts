@@ -26,6 +26,8 @@ export type FormKind =
   | "entity"
   | "fact"
   | "plot-thread"
+  // A passage of a work's 文风 sample (decision 257).
+  | "voice-passage"
   // A tip (打赏, decision 207).
   | "tip"
   // A cast of 月票 or 推荐票 (decision 222).

@@ -14,9 +14,10 @@ import {
   setThreadStatus,
 } from "./bible.server";
 import { deleteState, saveState } from "./continuity.server";
+import { addVoicePassage, deleteVoicePassage, saveCliches } from "./voice.server";
 import { acceptProposal, rejectProposal, requestChapterSummaries } from "./summary-jobs.server";
 
-export type BibleTab = "bible" | "threads" | "summaries";
+export type BibleTab = "bible" | "threads" | "summaries" | "voice";
 
 /**
  * One form of the story bible screen (/works/:id/bible): what it did, and the tab, anchor
@@ -70,6 +71,16 @@ export async function runBibleAction(
     case "volume-summary-save":
       await saveVolumeSummary(userId, workId, action.volumeId, action.summary ?? "");
       return { notice: "分卷摘要已保存", tab: "summaries", anchor: `v-${action.volumeId}` };
+    case "voice-add":
+      await save("voice-passage", undefined, (record) => addVoicePassage(userId, workId, action, record));
+      return { notice: "已加入文风样本", tab: "voice", anchor: "voice-sample" };
+    case "voice-delete":
+      await deleteVoicePassage(userId, workId, action.id);
+      return { notice: "已从文风样本删除", tab: "voice", anchor: "voice-sample" };
+    case "cliches-save": {
+      const saved = await saveCliches(userId, workId, action.cliches);
+      return { notice: saved.length ? `套话已保存：自定义 ${saved.length} 条` : "套话已保存：只用默认套话", tab: "voice", anchor: "voice-cliches" };
+    }
     case "proposal-accept":
       await acceptProposal(userId, workId, action.id);
       return { notice: "已采纳", tab: "summaries", anchor: "proposals" };

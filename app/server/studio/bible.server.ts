@@ -367,7 +367,7 @@ export const BIBLE_PAGE_SIZE = 20;
  * (decision 144): a serial of 300 entities and 800 chapters renders BIBLE_PAGE_SIZE of them.
  * A page past the last shows the last.
  */
-export async function bibleScreen(userId: string, workId: number, tab: "bible" | "threads" | "summaries", page: number) {
+export async function bibleScreen(userId: string, workId: number, tab: "bible" | "threads" | "summaries" | "voice", page: number) {
   const work = await getOwnedWork(userId, workId);
   const pageOf = (total: number) => ({ ...pageWithin(page, total, BIBLE_PAGE_SIZE), total });
   const [published, [{ overdue }], proposals, jobs, listed] = await Promise.all([

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, volumes, volumeSummaries, works } from "~/db/schema";
+import { apiConfigs, plotThreads, prompts, siteConfigs, storyEntities, storyEntityNames, storyFacts, voicePassages, volumes, volumeSummaries, workCliches, works } from "~/db/schema";
 import { CONTEXT_TOKENS_DEFAULT } from "~/schemas/admin";
 import { BIBLE_LIMITS, BIBLE_MESSAGES, ENTITY_KIND_LABELS, isThreadOverdue, PLAN_MAX_CHARS, THREAD_OVERDUE_LABEL, type EntityKind } from "~/schemas/bible";
 import { renderLoadedPrompt } from "~/server/ai/prompt-templates.server";
@@ -8,6 +8,8 @@ import type { ChatPrompt } from "~/server/ai/provider.server";
 import { CHARS_PER_TOKEN, countChars, generationEstimate, tokensForChars, type GenerationEstimate } from "~/utils/ai-tokens";
 import { jsonColumn, rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
+import type { VoiceSource } from "~/schemas/voice";
+import { allCliches } from "./voice.server";
 
 /**
  * The continuation prompt of a serial (docs/product.md#continuation-context,
@@ -34,7 +36,7 @@ export const EXCERPT_CHARS = 300;
 /** The context size when no API configuration is chosen (api_configs.context_tokens has the same default). @internal */
 export const DEFAULT_CONTEXT_TOKENS = CONTEXT_TOKENS_DEFAULT;
 
-type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "previous-ending";
+type SectionKey = "recent-summaries" | "earlier-summaries" | "story-bible" | "open-threads" | "voice-sample" | "previous-ending";
 
 interface ContextSection {
   key: SectionKey;
@@ -73,6 +75,17 @@ export interface ContinuationContext {
   excerpts: number[];
   /** Characters the plan takes in the prompt (what the page's live estimate replaces as it is typed). */
   planChars: number;
+  /**
+   * The author's voice (decision 257): the 文风 sample's passages, newest first, each with
+   * its cost and whether the budget let it in; and the 套话 the prompt asks the model to
+   * avoid (always sent) with what they cost.
+   */
+  voice: {
+    passages: { id: number; source: VoiceSource; excerpt: string; chars: number; tokens: number; sent: boolean }[];
+    sampleChars: number;
+    cliches: string[];
+    clicheChars: number;
+  };
 }
 
 interface ContextEntity {
@@ -99,8 +112,17 @@ const SECTION_TITLES: Record<SectionKey, string> = {
   "earlier-summaries": "更早的剧情（按卷）",
   "story-bible": "本章相关设定",
   "open-threads": "未回收的伏笔",
+  "voice-sample": "文风样本",
   "previous-ending": "上一章结尾",
 };
+
+/** Where a P04 template without the placeholders gets the sample and the 套话 (decision 257). */
+const VOICE_HEADING = "【文风样本（作者本人的文字：学习其语气、节奏和用词，不要照抄内容）】";
+const CLICHE_HEADING = "【避免使用的套话（除非情节确实需要，不要写这些词句）】";
+/** The sample takes at most this share of the budget, so the story's own context is not crowded out. */
+const VOICE_SHARE = 0.25;
+/** Characters of a passage shown in the preview's list. */
+const PASSAGE_EXCERPT_CHARS = 30;
 
 const NONE = "（无）";
 
@@ -150,6 +172,8 @@ export async function assembleContinuationContext(
           select json_agg(json_build_object('title', t.title, 'note', t.note, 'plantedChapter', t.planted_chapter, 'dueChapter', t.due_chapter) order by t.due_chapter asc nulls last, t.id)
           from ${plotThreads} t where t.work_id = ${workId} and t.status = 'open' and t.planted_chapter <= ${chapterNumber}), '[]'::json) as threads,
         (select json_build_object('system', p.system_content, 'user', p.user_content) from ${prompts} p where p.code = 'P04') as prompt,
+        coalesce((select json_agg(json_build_object('id', vp.id, 'content', vp.content, 'source', vp.source) order by vp.id desc) from ${voicePassages} vp where vp.work_id = ${workId}), '[]'::json) as voice,
+        coalesce((select json_agg(wc.phrase order by wc.created_at, wc.phrase) from ${workCliches} wc where wc.work_id = ${workId}), '[]'::json) as cliches,
         ${options.budgetTokens ? sql`null::int` : sql`(select ac.context_tokens from ${siteConfigs} sc join ${apiConfigs} ac on ac.id::text = trim(sc.value) where sc.key = 'default_api_provider')`} as budget`),
     db.execute(sql`
       with numbered as (
@@ -187,7 +211,7 @@ export async function assembleContinuationContext(
       where e.work_id = ${workId} and e.prompt_mode <> 'never'
         and (e.prompt_mode = 'always' or exists (select 1 from ${storyEntityNames} n where n.entity_id = e.id and strpos(scan.text, n.name) > 0))`),
   ]);
-  const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
+  const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; voice: unknown; cliches: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
   if (!meta?.title) throw new DomainError("作品不存在", 404);
   const workTitle = meta.title;
   const volumeRows = jsonColumn<{ id: number | string; title: string; position: number | string; summary: string | null }[]>(meta.volumes).map((v) => ({ ...v, id: Number(v.id), position: Number(v.position) }));
@@ -281,22 +305,40 @@ export async function assembleContinuationContext(
     }
   }
 
+  // The author's voice (decision 257): the 套话 always go (the defaults at least); the sample
+  // within the budget. A template without {|voice-sample|} / {|avoid-cliches|} (one edited
+  // before they existed) gets them appended to its user prompt under a heading.
+  const passages = jsonColumn<{ id: number | string; content: string; source: VoiceSource }[]>(meta.voice).map((p) => ({ ...p, id: Number(p.id) }));
+  const cliches = allCliches(jsonColumn<string[]>(meta.cliches));
+  const clicheText = cliches.join("、");
+  const templateText = template ? `${template.system}${template.user}` : "";
+  const sampleInline = templateText.includes("{|voice-sample|}");
+  const clichesInline = templateText.includes("{|avoid-cliches|}");
   const values = (sections: Record<SectionKey, string>) => ({
     "work-title": workTitle,
     "chapter-number": String(chapterNumber),
     plan: planText || NONE,
+    "avoid-cliches": clicheText,
     ...Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, v || NONE])),
   });
-  const empty: Record<SectionKey, string> = { "recent-summaries": "", "earlier-summaries": "", "story-bible": "", "open-threads": "", "previous-ending": "" };
-  const fixed = renderLoadedPrompt("P04", template, values(empty));
+  const render = (sections: Record<SectionKey, string>) => {
+    const rendered = renderLoadedPrompt("P04", template, values(sections));
+    let user = rendered.user;
+    if (!sampleInline && sections["voice-sample"]) user += `\n\n${VOICE_HEADING}\n${sections["voice-sample"]}`;
+    if (!clichesInline) user += `\n\n${CLICHE_HEADING}\n${clicheText}`;
+    return { system: rendered.system, user, chars: countChars(rendered.system) + countChars(user) };
+  };
+  const empty: Record<SectionKey, string> = { "recent-summaries": "", "earlier-summaries": "", "story-bible": "", "open-threads": "", "voice-sample": "", "previous-ending": "" };
+  const fixed = render(empty);
   let room = budgetTokens * CHARS_PER_TOKEN - fixed.chars;
   if (room < 0) throw new DomainError(BIBLE_MESSAGES.budgetTooSmall, 422);
 
   // Filling in order of importance: the previous ending (cut from its start when short of
   // room), the facts, the threads, the recent summaries (newest first), the older ones
   // (newest first). A section stops at the first item that does not fit.
-  const chosen: Record<SectionKey, string[]> = { "previous-ending": [], "story-bible": [], "open-threads": [], "recent-summaries": [], "earlier-summaries": [] };
+  const chosen: Record<SectionKey, string[]> = { "previous-ending": [], "story-bible": [], "open-threads": [], "voice-sample": [], "recent-summaries": [], "earlier-summaries": [] };
   const available: Record<SectionKey, number> = {
+    "voice-sample": passages.length,
     "previous-ending": ending ? 1 : 0,
     "story-bible": bibleBlocks.length,
     "open-threads": threadLines.length,
@@ -328,14 +370,29 @@ export async function assembleContinuationContext(
   }
   take("story-bible", bibleBlocks, false);
   take("open-threads", threadLines, false);
+  // The sample, newest passage first, whole passages only, within VOICE_SHARE of the budget:
+  // appended, its heading is part of the first passage's cost; inline, NONE's characters are room.
+  {
+    const cap = Math.min(room, Math.floor(budgetTokens * CHARS_PER_TOKEN * VOICE_SHARE));
+    let used = sampleInline ? -countChars(NONE) : countChars(`\n\n${VOICE_HEADING}\n`);
+    const kept: string[] = [];
+    for (const p of passages) {
+      const cost = countChars(p.content) + (kept.length ? 2 : 0);
+      if (used + cost > cap) break;
+      kept.push(p.content);
+      used += cost;
+    }
+    if (kept.length) room -= used;
+    chosen["voice-sample"] = kept;
+  }
   take("recent-summaries", recentLines, true);
   take("earlier-summaries", earlierItems, true);
 
-  const texts = Object.fromEntries(Object.entries(chosen).map(([k, v]) => [k, v.join("\n")])) as Record<SectionKey, string>;
+  const texts = Object.fromEntries(Object.entries(chosen).map(([k, v]) => [k, v.join(k === "voice-sample" ? "\n\n" : "\n")])) as Record<SectionKey, string>;
   // Which excerpts were sent: the recent section keeps its newest lines.
   const excerpts = recentExcerpts.slice(recentLines.length - chosen["recent-summaries"].length).filter((n): n is number => n !== null);
-  const rendered = renderLoadedPrompt("P04", template, values(texts));
-  const order: SectionKey[] = ["recent-summaries", "earlier-summaries", "story-bible", "open-threads", "previous-ending"];
+  const rendered = render(texts);
+  const order: SectionKey[] = ["recent-summaries", "earlier-summaries", "story-bible", "open-threads", "voice-sample", "previous-ending"];
   return {
     workId,
     chapterNumber,
@@ -364,6 +421,23 @@ export async function assembleContinuationContext(
     missingSummaries,
     excerpts,
     planChars: countChars(planText || NONE),
+    voice: {
+      passages: passages.map((p, i) => {
+        const chars = countChars(p.content);
+        const all = Array.from(p.content.replace(/\s+/gu, " "));
+        return {
+          id: p.id,
+          source: p.source,
+          excerpt: all.length > PASSAGE_EXCERPT_CHARS ? `${all.slice(0, PASSAGE_EXCERPT_CHARS).join("")}…` : all.join(""),
+          chars,
+          tokens: tokensForChars(chars),
+          sent: i < chosen["voice-sample"].length,
+        };
+      }),
+      sampleChars: countChars(texts["voice-sample"]),
+      cliches,
+      clicheChars: countChars(clicheText),
+    },
   };
 }
 
@@ -420,5 +494,6 @@ export function contextView(context: ContinuationContext) {
     threads: context.threads,
     missingSummaries: context.missingSummaries,
     excerpts: context.excerpts,
+    voice: context.voice,
   };
 }

@@ -176,7 +176,7 @@ export async function startContinuation(
   user: ContinuationUser,
   input: ContinueInput,
   signal?: AbortSignal,
-): Promise<{ generation: Generation; chapter: number; title: string }> {
+): Promise<{ generation: Generation; chapter: number; title: string; cliches: string[] }> {
   // The checks and the claim run while the prompt is assembled: the claim goes out as soon
   // as the first statement has answered, beside the prompt's reads.
   const checkedAndClaimed = (async () => {
@@ -248,7 +248,8 @@ export async function startContinuation(
       // (the reservation stays the check that counts; decision 144).
       { signal, sink, balanceHint: read.allowance },
     );
-    return { generation, chapter: input.chapter, title: work.title };
+    // The 套话 the prompt named, to count in the result (decision 257).
+    return { generation, chapter: input.chapter, title: work.title, cliches: context.voice.cliches };
   } catch (error) {
     await forget(db, input.requestKey);
     throw error;

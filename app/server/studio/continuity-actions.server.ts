@@ -1,4 +1,5 @@
 import type { ContinuityAction } from "~/schemas/continuity";
+import { aiReviewChapter } from "./continuity-review.server";
 import { deleteState, recheckChapter, saveLadder, saveState, unwaiveFinding, waiveFinding } from "./continuity.server";
 
 /**
@@ -26,6 +27,14 @@ export async function runContinuityAction(userId: string, workId: number, action
     case "finding-unwaive": {
       const chapterId = await unwaiveFinding(userId, workId, action.id);
       return { notice: "已取消有意安排", to: backTo(action.back, chapterId, "?show=waived") };
+    }
+    case "ai-review": {
+      const byId = Number(action.chapterId);
+      const done = await aiReviewChapter(userId, workId, Number.isSafeInteger(byId) && byId > 0 ? { chapterId: byId } : { number: action.chapter });
+      return {
+        notice: done.found ? `AI 审读完成：发现 ${done.found} 处可能的问题，已列在下面（标有「AI 审读」）` : "AI 审读完成：没有发现问题",
+        to: backTo(action.back, done.chapterId, ""),
+      };
     }
     case "recheck": {
       const open = await recheckChapter(userId, workId, action.chapterId);

@@ -208,7 +208,7 @@ export async function statesOf(workId: number, entityIds: number[]) {
 // --- Checking ------------------------------------------------------------------------
 
 /** What the checks of a work need besides the chapter: its entities with their names, ladder and ledger up to `upTo`. */
-async function ledgerUpTo(tx: Executor, workId: number, upTo: number) {
+export async function ledgerUpTo(tx: Executor, workId: number, upTo: number) {
   const [entities, names, ladder, states] = await Promise.all([
     tx.select({ id: storyEntities.id, kind: storyEntities.kind, name: storyEntities.name }).from(storyEntities).where(eq(storyEntities.workId, workId)),
     tx.select({ entityId: storyEntityNames.entityId, name: storyEntityNames.name }).from(storyEntityNames).where(eq(storyEntityNames.workId, workId)),
@@ -229,31 +229,20 @@ async function ledgerUpTo(tx: Executor, workId: number, upTo: number) {
 export async function checkChapters(tx: Executor, workId: number, chapterIds: number[]): Promise<Map<number, number>> {
   const open = new Map<number, number>();
   if (chapterIds.length === 0) return open;
-  // A chapter's reader number: a published one counts its place; a draft counts as the next after the published before it.
-  const rows = await tx
-    .select({
-      id: chapters.id,
-      state: chapters.state,
-      kind: chapters.kind,
-      content: chapters.content,
-      pendingContent: chapters.pendingContent,
-      // Written out: in a one-table select drizzle leaves the outer columns unqualified, which the subquery would take as its own.
-      publishedUpTo: sql<number>`(select count(*)::int from chapters p where p.work_id = ${workId} and p.state = 'published' and p.kind = 'chapter' and (p.position, p.id) <= ("chapters"."position", "chapters"."id"))`,
-    })
-    .from(chapters)
-    .where(and(eq(chapters.workId, workId), inArray(chapters.id, chapterIds)));
-  await tx.delete(continuityFindings).where(and(eq(continuityFindings.workId, workId), inArray(continuityFindings.chapterId, chapterIds)));
+  const rows = await numberedChapters(tx, workId, chapterIds);
+  // The AI 审读's findings stay (decision 258): it is asked for, not run on every save.
+  await tx.delete(continuityFindings).where(and(eq(continuityFindings.workId, workId), inArray(continuityFindings.chapterId, chapterIds), eq(continuityFindings.source, "rule")));
   const numbered = rows.filter((r) => r.kind === "chapter");
   if (numbered.length === 0) return open;
   const [{ any }] = await tx
     .select({ any: sql<boolean>`exists (select 1 from ${storyEntities} where work_id = ${workId}) or exists (select 1 from story_states where work_id = ${workId})` })
     .from(sql`(select 1) one`);
   if (!any) return open;
-  const numbers = numbered.map((r) => r.publishedUpTo + (r.state === "published" ? 0 : 1));
+  const numbers = numbered.map((r) => r.number);
   const ledger = await ledgerUpTo(tx, workId, Math.max(...numbers));
   const toInsert: (typeof continuityFindings.$inferInsert)[] = [];
   numbered.forEach((row, i) => {
-    const found: Finding[] = checkContinuity({ chapter: numbers[i], text: row.pendingContent ?? row.content, ...ledger });
+    const found: Finding[] = checkContinuity({ chapter: numbers[i], text: row.text, ...ledger });
     for (const f of found) {
       toInsert.push({ workId, chapterId: row.id, chapterNumber: numbers[i], rule: f.rule, key: f.key, entityId: f.entityId, message: f.message, quote: f.quote, facts: f.facts });
     }
@@ -268,6 +257,28 @@ export async function checkChapters(tx: Executor, workId: number, chapterIds: nu
   const waivedKeys = new Set(waived.map((w) => `${w.chapterId}:${w.key}`));
   for (const f of toInsert) if (!waivedKeys.has(`${f.chapterId}:${f.key}`)) open.set(f.chapterId!, (open.get(f.chapterId!) ?? 0) + 1);
   return open;
+}
+
+/**
+ * Chapters of a work with the text a check reads (the pending text of a published chapter
+ * under review, else its text) and their reader number: a published one counts its place;
+ * a draft counts as the next after the published before it.
+ */
+export async function numberedChapters(tx: Executor, workId: number, chapterIds: number[]) {
+  const rows = await tx
+    .select({
+      id: chapters.id,
+      title: chapters.title,
+      state: chapters.state,
+      kind: chapters.kind,
+      content: chapters.content,
+      pendingContent: chapters.pendingContent,
+      // Written out: in a one-table select drizzle leaves the outer columns unqualified, which the subquery would take as its own.
+      publishedUpTo: sql<number>`(select count(*)::int from chapters p where p.work_id = ${workId} and p.state = 'published' and p.kind = 'chapter' and (p.position, p.id) <= ("chapters"."position", "chapters"."id"))`,
+    })
+    .from(chapters)
+    .where(and(eq(chapters.workId, workId), inArray(chapters.id, chapterIds)));
+  return rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, text: r.pendingContent ?? r.content, number: r.publishedUpTo + (r.state === "published" ? 0 : 1) }));
 }
 
 /** 保存 (after its transaction): checks the chapter; a failure is logged, never fails the save. Returns its open findings. */
@@ -298,6 +309,7 @@ const findingColumns = {
   chapterNumber: continuityFindings.chapterNumber,
   chapterTitle: chapters.title,
   rule: continuityFindings.rule,
+  source: continuityFindings.source,
   entityId: continuityFindings.entityId,
   message: continuityFindings.message,
   quote: continuityFindings.quote,

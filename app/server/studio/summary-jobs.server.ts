@@ -313,7 +313,8 @@ function knownEntities(rows: { entityId: number; name: string; isAlias: boolean 
   return [...byEntity.values()].map(([name, ...aliases]) => (aliases.length ? `${name}（${aliases.join("、")}）` : name)).join("、");
 }
 
-function settlement(usage: ReportedUsage | null, promptTokens: number, reply: string) {
+/** What a completed (not streamed) call is charged: the provider's usage, else the estimate (summaries, the AI 审读). */
+export function settlement(usage: ReportedUsage | null, promptTokens: number, reply: string) {
   return usage
     ? { ...usage, metering: "actual" as const, outputChars: countChars(reply) }
     : { inputTokens: promptTokens, outputTokens: tokensFor(reply), metering: "estimate" as const, outputChars: countChars(reply) };

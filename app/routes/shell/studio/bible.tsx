@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, useLoaderData } from "react-router";
 import { EntitiesPanel, SummariesPanel, ThreadsPanel } from "~/components/studio/bible-panels";
+import { VoicePanel } from "~/components/studio/voice-panel";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FormError } from "~/components/ui/forms";
@@ -14,22 +15,24 @@ import { formTokenOf, newFormToken } from "~/server/platform/form-tokens.server"
 import { userContext } from "~/middleware/guards.server";
 import { runBibleAction, type BibleTab } from "~/server/studio/bible-actions.server";
 import { bibleListPage, bibleScreen, summariesView } from "~/server/studio/bible.server";
+import { voiceView } from "~/server/studio/voice.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/bible";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `故事设定《${data?.work.title ?? ""}》 - 砚台` }];
 
 /** New entities, facts and threads are added once per one-time token (decision 077; tests/integration/creating-forms.test.ts). */
-export const handle = { creates: ["entity", "fact", "plot-thread"] };
+export const handle = { creates: ["entity", "fact", "plot-thread", "voice-passage"] };
 
 const TABS: { id: BibleTab; label: string }[] = [
   { id: "bible", label: "设定" },
   { id: "threads", label: "伏笔" },
   { id: "summaries", label: "摘要" },
+  { id: "voice", label: "文风" },
 ];
 
 function tabOf(value: string | null): BibleTab {
-  return value === "threads" || value === "summaries" ? value : "bible";
+  return value === "threads" || value === "summaries" || value === "voice" ? value : "bible";
 }
 
 function idParam(value: string | null): number | null {
@@ -44,19 +47,21 @@ export async function loader({ request, params, context, url }: Route.LoaderArgs
   // ?entity= (a continuity finding's link to its fact): the page that lists the entity.
   const entity = idParam(url.searchParams.get("entity"));
   const page = entity && tab === "bible" ? await bibleListPage(workId, "entity", entity) : parsePage(url.searchParams.get("page"));
-  const [view, summaries, flash] = await Promise.all([
+  const [view, summaries, voice, flash] = await Promise.all([
     bibleScreen(user.id, workId, tab, page).catch(asRouteError),
     tab === "summaries" ? summariesView(user.id, workId, page).catch(asRouteError) : null,
+    tab === "voice" ? voiceView(user.id, workId).catch(asRouteError) : null,
     takeFlash(request, url),
   ]);
   // A one-time token for each adding form on the tab (an entity's new fact has its own); every load gives new ones.
   const formTokens = {
     entity: newFormToken(),
     thread: newFormToken(),
+    voice: newFormToken(),
     facts: Object.fromEntries((view.entities?.entities ?? []).map((e) => [e.id, newFormToken()])),
   };
   return data(
-    { ...view, tab, summaries, formTokens, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice, loadedAt: Date.now() },
+    { ...view, tab, summaries, voice, formTokens, edit: idParam(url.searchParams.get("edit")), editFact: idParam(url.searchParams.get("editFact")), notice: flash.notice, loadedAt: Date.now() },
     flash.setCookie ? { headers: { "Set-Cookie": flash.setCookie } } : undefined,
   );
 }
@@ -92,7 +97,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function StoryBible({ actionData }: Route.ComponentProps) {
-  const { work, tab, published, overdue, entities, threads, proposals, jobs, summaries, formTokens, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
+  const { work, tab, published, overdue, entities, threads, proposals, jobs, summaries, voice, formTokens, edit, editFact, notice, loadedAt } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/bible`;
   return (
     <section className="studio-page bible-page">
@@ -131,6 +136,7 @@ export default function StoryBible({ actionData }: Route.ComponentProps) {
           <Pagination page={summaries.page} pageCount={summaries.pageCount} hrefFor={(p) => screenUrl(work.id, "summaries", p)} />
         </>
       ) : null}
+      {tab === "voice" && voice ? <VoicePanel key={loadedAt} passages={voice.passages} defaults={voice.defaults} own={voice.own} formToken={formTokens.voice} /> : null}
     </section>
   );
 }

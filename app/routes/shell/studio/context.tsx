@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { data, Form, useLoaderData } from "react-router";
-import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
+import { ContextEntities, ContextThreads, ContextVoice, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { asRouteError, domainErrorOf } from "~/server/platform/errors.server";
 import { userContext } from "~/middleware/guards.server";
@@ -52,7 +52,7 @@ export default function ContextPreview() {
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="context" />
-      <p className="muted">续写时发送给AI的内容：本章计划、前文摘要、本章有效的设定、未回收的伏笔和上一章结尾，按API配置的上下文大小裁剪。这里只预览，不会生成，也不扣Tokens。</p>
+      <p className="muted">续写时发送给AI的内容：本章计划、前文摘要、本章有效的设定、未回收的伏笔、文风样本、要避免的套话和上一章结尾，按API配置的上下文大小裁剪。这里只预览，不会生成，也不扣Tokens。</p>
       <Form method="get" className="studio-form" key={`${chapter}-${loadedPlan}`}>
         <div className="bible-row">
           <label className="field bible-chapter">
@@ -100,6 +100,8 @@ export default function ContextPreview() {
           <ContextEntities entities={result.view.entities} />
           <h3>发送的伏笔</h3>
           <ContextThreads threads={result.view.threads} />
+          <h3>文风样本和套话</h3>
+          <ContextVoice workId={work.id} voice={result.view.voice} />
           <h3>系统提示词</h3>
           <pre className="context-text" data-testid="context-system" tabIndex={0} role="region" aria-label="系统提示词">{result.prompt.system}</pre>
           <h3>用户提示词</h3>

@@ -1,13 +1,13 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, Form, Link, useLoaderData, useNavigation } from "react-router";
 import { FindingsList } from "~/components/studio/continuity-panel";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { FormError } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
 import { continuityActionSchema } from "~/schemas/continuity";
-import { CONTINUITY_MESSAGES, STATE_LIMITS } from "~/schemas/continuity-rules";
-import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
+import { AI_REVIEW_LABEL, CONTINUITY_MESSAGES, STATE_LIMITS } from "~/schemas/continuity-rules";
+import { asRouteError, domainErrorOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash, takeFlash } from "~/server/platform/flash.server";
 import { readForm } from "~/server/platform/form-data.server";
 import { userContext } from "~/middleware/guards.server";
@@ -35,6 +35,19 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const message = errors.intent || errors[""] ? CONTINUITY_MESSAGES.unknownAction : (Object.values(errors).flat().find(Boolean) ?? CONTINUITY_MESSAGES.unknownAction);
     return data({ error: message }, { status: 400 });
   }
+  // The AI 审读 changes the balance, whose live update reloads the page's data and would
+  // drop a form reply: its refusals travel as a notice on the redirect (decision 258).
+  if (submission.value.intent === "ai-review") {
+    try {
+      const done = await runContinuityAction(user.id, workId, submission.value);
+      return redirectWithFlash(request, done.to, { kind: "success", text: done.notice });
+    } catch (error) {
+      const known = domainErrorOf(error);
+      if (!known) throw error;
+      const to = submission.value.back === "chapter" && Number(submission.value.chapterId) > 0 ? `/works/${workId}/chapters/${Number(submission.value.chapterId)}#continuity` : `/works/${workId}/continuity#ai-review`;
+      return redirectWithFlash(request, to, { kind: "error", text: known.message });
+    }
+  }
   return replyOnDomainError(
     async () => {
       const done = await runContinuityAction(user.id, workId, submission.value);
@@ -47,6 +60,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 export default function Continuity({ actionData }: Route.ComponentProps) {
   const { work, show, counts, findings, page, pageCount, ladder, times, notice } = useLoaderData<typeof loader>();
   const base = `/works/${work.id}/continuity`;
+  const reviewing = useNavigation().formData?.get("intent") === "ai-review";
   return (
     <section className="studio-page bible-page">
       <StudioNav workId={work.id} title={work.title} current="continuity" />
@@ -65,6 +79,18 @@ export default function Continuity({ actionData }: Route.ComponentProps) {
       {findings.length === 0 ? <p className="empty-state">{show === "open" ? "没有待处理的问题。" : "没有标为有意安排的问题。"}</p> : null}
       <FindingsList workId={work.id} findings={findings} back="work" showChapter />
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `${base}?${show === "waived" ? "show=waived&" : ""}page=${p}`} />
+
+      <h2 id="ai-review">{AI_REVIEW_LABEL}</h2>
+      <Form method="post" className="studio-card panel-form">
+        <p className="muted">请AI通读一章，对照状态记录找出规则查不到的矛盾。结果标有「{AI_REVIEW_LABEL}」，可以同样标为有意安排；再次审读会替换这一章之前的AI结果。按实际用量扣Tokens，AI返回无法识别时全额退还。</p>
+        <label className="field bible-chapter">
+          <span>审读第几章（已发布的章节）</span>
+          <input type="number" name="chapter" min={1} inputMode="numeric" required />
+        </label>
+        <button type="submit" name="intent" value="ai-review" className="btn" disabled={reviewing}>
+          {reviewing ? "审读中..." : "请AI审读"}
+        </button>
+      </Form>
 
       <h2 id="ladder">境界阶梯</h2>
       <Form method="post" className="studio-card studio-form">

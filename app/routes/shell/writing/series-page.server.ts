@@ -7,6 +7,7 @@ import { readFormData } from "~/server/platform/form-data.server";
 import { newFormToken } from "~/server/platform/form-tokens.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { assembleContinuationContext, contextEstimate, contextView, type ContextEstimate, type ContextView } from "~/server/studio/context.server";
+import { clichesOfWork, countCliches } from "~/server/studio/voice.server";
 import {
   chapterCounts,
   checkChapter,
@@ -92,7 +93,18 @@ export async function seriesLoader(url: URL, user: SessionUser) {
         beats,
         context,
         estimate,
-        result: result?.state === "done" ? { text: result.text, charged: result.charged, chapter: result.chapter, endReason: result.endReason, notice: result.notice ?? null } : null,
+        result:
+          result?.state === "done"
+            ? {
+                text: result.text,
+                charged: result.charged,
+                chapter: result.chapter,
+                endReason: result.endReason,
+                notice: result.notice ?? null,
+                // The 套话 in the delivered text, as the stream's `done` counts them (decision 257).
+                cliches: countCliches(result.text, context?.voice.cliches ?? (await clichesOfWork(work.id))),
+              }
+            : null,
         resultMissing: Boolean(key) && !result ? SERIES_MESSAGES.resultGone : result?.state === "running" ? SERIES_MESSAGES.running : null,
         saved,
         requestKey: newFormToken(),

@@ -8,7 +8,7 @@ import { defaultChapterTitle } from "~/schemas/series";
 import { userContext } from "~/middleware/guards.server";
 import { formatTokens } from "~/utils/format";
 import { BeatCoveragePanel } from "~/components/studio/outline-panels";
-import { ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
+import { ClicheLine, ContextEntities, ContextThreads, EstimateLine, MissingSummaries } from "~/components/studio/context-panels";
 import type { Route } from "./+types/series-writing";
 import { seriesAction, seriesLoader, type SeriesActionData } from "./series-page.server";
 import { useIsPending } from "~/components/ui/use-is-pending";
@@ -203,10 +203,12 @@ function Continuation({ page, balance, actionData }: { page: Page; balance: numb
             {charged ? (
               <p className="muted" role="status">
                 已生成 {charged.outputChars} 字，扣除 {formatTokens(charged.charged)} Tokens（{charged.metering === "actual" ? "实际" : "估算"}）。{charged.notice ?? ""}
+                {charged.cliches ? <ClicheLine counts={charged.cliches} workId={work.id} /> : null}
               </p>
             ) : page.result ? (
               <p className="muted" role="status">
                 已生成 {Array.from(page.result.text).length} 字，扣除 {formatTokens(page.result.charged)} Tokens。{page.result.notice ?? ""}
+                <ClicheLine counts={page.result.cliches} workId={work.id} />
               </p>
             ) : null}
           </section>
