@@ -66,6 +66,9 @@ export default [
     route("works/:id/reviews", "routes/shell/reader/reviews.tsx"),
     // A work's 粉丝榜: its top fans by 粉丝值, with their levels (decision 207).
     route("works/:id/fans", "routes/shell/reader/fans.tsx"),
+    // 角色百科: the author's opted-in characters, only as far as the reader has read (decision 259).
+    route("works/:id/wiki", "routes/shell/reader/wiki.tsx"),
+    route("works/:id/wiki/:entityId", "routes/shell/reader/wiki-entity.tsx"),
 
     // Signed-in pages: the layout's middleware redirects a visitor to the login dialog
     // before any loader or action below runs (docs/architecture.md#guards).

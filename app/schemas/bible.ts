@@ -47,6 +47,7 @@ export const BIBLE_MESSAGES = {
   factTooLong: `设定内容不能超过${BIBLE_LIMITS.fact}个字`,
   factNotFound: "这条设定不存在或已删除",
   chapterNumber: "章节号必须是 1 以上的整数",
+  wikiFromRequired: "请填写这个设定在第几章出场，读者读到那一章后才会在百科里看到它",
   rangeBackwards: "结束章节不能早于起始章节",
   threadTitleRequired: "请输入伏笔标题",
   threadTitleTooLong: `伏笔标题不能超过${BIBLE_LIMITS.threadTitle}个字`,
@@ -91,6 +92,8 @@ export const bibleActionSchema = z.discriminatedUnion("intent", [
     promptMode: z.preprocess((v) => v || undefined, z.enum(ENTITY_PROMPT_MODES, { error: BIBLE_MESSAGES.promptModeInvalid }).optional()),
   }),
   z.object({ intent: z.literal("entity-delete"), id }),
+  // 读者百科 (decision 259): on with the chapter the entity first appears in, or off.
+  z.object({ intent: z.literal("entity-wiki"), id, enabled: z.enum(["on", "off"], { error: BIBLE_MESSAGES.unknownAction }), wikiFrom: chapterField }),
   z.object({
     intent: z.literal("fact-save"),
     id: optionalId,

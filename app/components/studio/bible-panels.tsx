@@ -7,7 +7,7 @@ import { BIBLE_LIMITS, ENTITY_KIND_LABELS, ENTITY_KINDS, ENTITY_PROMPT_MODE_LABE
 
 type Fact = { id: number; content: string; fromChapter: number | null; untilChapter: number | null; source: string };
 type State = { id: number; chapter: number; text: string; source: string };
-type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; promptMode: EntityPromptMode; aliases: string[]; facts: Fact[]; states: State[] };
+type Entity = { id: number; kind: (typeof ENTITY_KINDS)[number]; name: string; description: string; promptMode: EntityPromptMode; wikiFrom: number | null; aliases: string[]; facts: Fact[]; states: State[] };
 type Thread = { id: number; title: string; note: string; plantedChapter: number; dueChapter: number | null; status: "open" | "resolved"; overdue: boolean };
 
 /** The screen's current address (tab and page kept) with one more parameter. */
@@ -104,6 +104,42 @@ function FactForm({ entityId, fact, formToken }: { entityId: number; fact?: Fact
  * A character's state ledger (decision 247): one entry a chapter per kind; 内容 is the
  * 境界 (a rung of the ladder), 存活 or 死亡, the place, the item or what they learn; 年龄 a number.
  */
+/** The chapter an entity seems to first appear in: its earliest dated fact or ledger entry, else 1. */
+function firstChapterOf(entity: Entity): number {
+  const dated = [...entity.facts.map((f) => f.fromChapter), ...entity.states.map((s) => s.chapter)].filter((c): c is number => c !== null);
+  return dated.length ? Math.min(...dated) : 1;
+}
+
+/** 读者百科 (decision 259): the switch that shows the entity to readers from a chapter on, or takes it back. */
+function WikiSwitch({ entity }: { entity: Entity }) {
+  return (
+    <Form method="post" className="panel-form bible-wiki-form" aria-label={`${entity.name}的读者百科`}>
+      <input type="hidden" name="id" value={entity.id} />
+      {entity.wikiFrom !== null ? (
+        <p>
+          <span className="badge badge-free" data-testid="entity-wiki">读者百科：第{entity.wikiFrom}章起公开</span>{" "}
+          <button type="submit" name="intent" value="entity-wiki" className="btn btn-small">
+            从百科撤下
+          </button>
+          <input type="hidden" name="enabled" value="off" />
+        </p>
+      ) : (
+        <div className="bible-row">
+          <input type="hidden" name="enabled" value="on" />
+          <label className="field bible-chapter">
+            <span>第几章出场</span>
+            <input type="number" name="wikiFrom" min={1} inputMode="numeric" required defaultValue={firstChapterOf(entity)} />
+          </label>
+          <button type="submit" name="intent" value="entity-wiki" className="btn btn-small">
+            在读者百科公开
+          </button>
+        </div>
+      )}
+      <p className="muted">读者只会看到简介，以及标了章节、且在他读到并能阅读的章节里记下的事实和状态；别名和没标章节的事实不公开。</p>
+    </Form>
+  );
+}
+
 function StateLedger({ entity }: { entity: Entity }) {
   return (
     <section className="bible-states" aria-label={`${entity.name}的状态记录`}>
@@ -231,6 +267,7 @@ export function EntitiesPanel({
             </ul>
             <FactForm entityId={e.id} formToken={formTokens.facts[e.id]} />
             {e.kind === "character" ? <StateLedger entity={e} /> : null}
+            <WikiSwitch entity={e} />
           </li>
         ))}
       </ul>

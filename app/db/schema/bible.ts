@@ -24,6 +24,12 @@ export const storyEntities = pgTable(
      * named in the plan or the previous chapter's end, `always` (总是带上), `never` (从不带上).
      */
     promptMode: text("prompt_mode", { enum: ["auto", "always", "never"] }).notNull().default("auto"),
+    /**
+     * 读者百科 (decision 259): null keeps the entity to the author; a chapter number opts it
+     * in, shown to readers from that chapter on (where it first appears), with its dated
+     * facts and ledger entries up to each reader's chapter.
+     */
+    wikiFrom: integer("wiki_from"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -33,6 +39,7 @@ export const storyEntities = pgTable(
     check("story_entities_kind", sql`${t.kind} in ('character', 'place', 'item', 'faction')`),
     check("story_entities_name_length", sql`char_length(${t.name}) between 1 and 50`),
     check("story_entities_description_length", sql`char_length(${t.description}) <= 2000`),
+    check("story_entities_wiki_from", sql`${t.wikiFrom} is null or ${t.wikiFrom} between 1 and 100000`),
   ],
 );
 

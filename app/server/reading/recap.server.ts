@@ -84,12 +84,16 @@ export async function recapFor(view: View, userId: string, now = new Date()): Pr
   };
 }
 
-/** Which of these chapters the user may read: the whole work, a free 试读 chapter, or one they bought. */
-async function readableBy(view: View, userId: string, listed: { id: number; order: number }[]): Promise<Set<number>> {
+/**
+ * Which of these chapters the user (null: a visitor) may read: the whole work, a free 试读
+ * chapter, or one they bought. The recap and the wiki (wiki.server.ts) both tell only these.
+ */
+export async function readableBy(view: View, userId: string | null, listed: { id: number; order: number }[]): Promise<Set<number>> {
   if (view.canReadContent) return new Set(listed.map((c) => c.id));
   if (!isByChapter(view.work)) return new Set();
   const vipFrom = view.work.vipFrom;
   const free = listed.filter((c) => c.order < vipFrom).map((c) => c.id);
+  if (!userId) return new Set(free);
   const owned = await ownedChapterIds(userId, listed.filter((c) => c.order >= vipFrom).map((c) => c.id));
   return new Set([...free, ...owned]);
 }

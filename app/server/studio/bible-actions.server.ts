@@ -11,6 +11,7 @@ import {
   saveThread,
   saveVolumeSummary,
   setAiSummaries,
+  setEntityWiki,
   setThreadStatus,
 } from "./bible.server";
 import { deleteState, saveState } from "./continuity.server";
@@ -42,6 +43,15 @@ export async function runBibleAction(
     case "entity-delete":
       await deleteEntity(userId, workId, action.id);
       return { notice: "设定已删除", tab: "bible", anchor: "" };
+    case "entity-wiki": {
+      await setEntityWiki(userId, workId, action.id, action.enabled === "on" ? action.wikiFrom : null);
+      return {
+        notice: action.enabled === "on" ? `已在读者百科公开：读到第${action.wikiFrom}章的读者可以看到` : "已从读者百科撤下",
+        tab: "bible",
+        anchor: `e-${action.id}`,
+        page: await bibleListPage(workId, "entity", action.id),
+      };
+    }
     case "fact-save":
       await save("fact", action.id, (record) => saveFact(userId, workId, { ...action, content: action.content ?? "" }, "author", undefined, record));
       return { notice: action.id ? "事实已保存" : "事实已添加", tab: "bible", anchor: `e-${action.entityId}`, page: await bibleListPage(workId, "entity", action.entityId) };

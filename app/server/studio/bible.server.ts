@@ -125,6 +125,22 @@ export async function saveEntity(userId: string, workId: number, input: EntityIn
   });
 }
 
+/**
+ * 读者百科 (decision 259): opts the entity into the work's reader wiki from chapter `from`
+ * (where it first appears; undefined: the form left it empty), or out of it (null). Readers see it once they reach that chapter.
+ */
+export async function setEntityWiki(userId: string, workId: number, entityId: number, from: number | null | undefined): Promise<void> {
+  await getOwnedWork(userId, workId);
+  if (from === undefined) throw new DomainError(BIBLE_MESSAGES.wikiFromRequired, 400, "wikiFrom");
+  if (from !== null && (!Number.isSafeInteger(from) || from < 1 || from > BIBLE_LIMITS.chapter)) throw new DomainError(BIBLE_MESSAGES.chapterNumber, 400, "wikiFrom");
+  const rows = await db
+    .update(storyEntities)
+    .set({ wikiFrom: from })
+    .where(and(eq(storyEntities.id, entityId), eq(storyEntities.workId, workId)))
+    .returning({ id: storyEntities.id });
+  if (rows.length === 0) throw new DomainError(BIBLE_MESSAGES.entityNotFound, 404);
+}
+
 export async function deleteEntity(userId: string, workId: number, entityId: number): Promise<void> {
   await getOwnedWork(userId, workId);
   const rows = await db
@@ -347,6 +363,7 @@ function withNamesAndFacts(
     name: e.name,
     description: e.description,
     promptMode: e.promptMode,
+    wikiFrom: e.wikiFrom,
     aliases: names.filter((n) => n.entityId === e.id).map((n) => n.name),
     facts: facts.filter((f) => f.entityId === e.id).map((f) => ({ id: f.id, content: f.content, fromChapter: f.fromChapter, untilChapter: f.untilChapter, source: f.source })),
   }));

@@ -1,6 +1,7 @@
 import { listMarks, marksForChapter } from "~/server/reading/marks.server";
 import { fanRanking } from "~/server/community/fans.server";
 import { recapFor } from "~/server/reading/recap.server";
+import { hasWiki } from "~/server/reading/wiki.server";
 import { workReviewFacts } from "~/server/studio/work-review.server";
 import { voteBalance } from "~/server/community/votes.server";
 import { recentTips } from "~/server/economy/tips.server";
@@ -256,7 +257,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   }
 
   const byChapter = isByChapter(work);
-  const [toc, progress, quote, flash, ratings, fans, tips, recap] = await Promise.all([
+  const [toc, progress, quote, flash, ratings, fans, tips, recap, wiki] = await Promise.all([
     tableOfContents(work.id, canReadContent, parsePage(url.searchParams.get("toc")), parseTocOrder(url.searchParams.get("order"))),
     viewer && (canReadContent || byChapter) ? getProgress(viewer.id, work.id) : null,
     byChapter && !isOwner && !purchased ? quoteAllChapters(viewer?.id ?? null, work) : null,
@@ -269,6 +270,8 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     recentTips(work.id, WORK_PAGE_FANS),
     // 前情提要 beside 继续阅读 (decision 252).
     viewer && (canReadContent || byChapter) ? recapFor(view, viewer.id) : null,
+    // 角色百科 (decision 259): linked when the author has put anything in it.
+    hasWiki(work.id),
   ]);
   // The reader's 书签 and 划线 in this work, newest first (decision 241).
   const readerMarks = viewer ? await listMarks(viewer, 1, work.id) : null;
@@ -285,6 +288,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
     quote,
     progress: progress && { href: progressHref(work.id, progress), chapterTitle: progress.chapterTitle },
     recap,
+    wiki,
     ratings,
     // A chapter link for a work the viewer cannot read yet lands here, behind the lock.
     lockedChapter: order !== null && !canReadContent,

@@ -264,6 +264,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
             <div className="review-entry">
               <RatingLine summary={page.ratings} />
               <Link to={`${here}/reviews`}>书评区</Link>
+              {page.wiki ? <Link to={`${here}/wiki`}>角色百科</Link> : null}
             </div>
             {access.isOwner ? <OwnerControls work={work} back={here} error={ownerError} review={page.workReview} /> : null}
             {access.signedIn && !access.isOwner && work.userId ? (

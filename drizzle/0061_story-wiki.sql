@@ -1,0 +1,2 @@
+ALTER TABLE "story_entities" ADD COLUMN "wiki_from" integer;--> statement-breakpoint
+ALTER TABLE "story_entities" ADD CONSTRAINT "story_entities_wiki_from" CHECK ("story_entities"."wiki_from" is null or "story_entities"."wiki_from" between 1 and 100000);
