@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { useLoaderData } from "react-router";
 import { upToParam, WikiBreadcrumb, WikiHorizon } from "~/components/reader/wiki";
 import { noindex } from "~/components/shell/seo-meta";
@@ -12,8 +13,12 @@ import type { Route } from "./+types/wiki-entity";
  */
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `${data.entity.name} - 角色百科 - ${data.work.title} - 砚台` : "角色百科 - 砚台" }, noindex()];
 
+/**
+ * Per reader (their position and purchases), kept nowhere; a visitor's (the free chapters,
+ * `?upTo=` in the address) is the page a CDN may keep (decision 263).
+ */
 export function headers(): HeadersInit {
-  return { "Cache-Control": "private, no-store" };
+  return { "Cache-Control": SHARED_PAGE };
 }
 
 export async function loader({ request, params, url }: Route.LoaderArgs) {

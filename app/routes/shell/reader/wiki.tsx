@@ -1,3 +1,4 @@
+import { SHARED_PAGE } from "~/server/platform/shared-cache.server";
 import { Link, useLoaderData } from "react-router";
 import { upToParam, WikiBreadcrumb, WikiHorizon, wikiHref } from "~/components/reader/wiki";
 import { noindex } from "~/components/shell/seo-meta";
@@ -13,9 +14,12 @@ import type { Route } from "./+types/wiki";
  */
 export const meta: Route.MetaFunction = ({ data }) => [{ title: data ? `角色百科 - ${data.work.title} - 砚台` : "角色百科 - 砚台" }, noindex()];
 
-/** Per reader: what is shown depends on their position and purchases. */
+/**
+ * Per reader (their position and purchases), kept nowhere; a visitor's (the free chapters,
+ * `?upTo=` in the address) is the page a CDN may keep (decision 263).
+ */
 export function headers(): HeadersInit {
-  return { "Cache-Control": "private, no-store" };
+  return { "Cache-Control": SHARED_PAGE };
 }
 
 export async function loader({ request, params, url }: Route.LoaderArgs) {
