@@ -80,6 +80,8 @@ const PUBLIC = new Set([
   "/booklists", // readers' public 书单: only lists with a work the viewer may see (decision 232)
   "/booklists/:id", // a 书单's page: only its works the viewer may see; following needs a session (decision 232)
   "/works/:id/fans", // a work's 粉丝榜: public as the work (decision 207)
+  "/works/:id/wiki", // 角色百科: public as the work, each fact up to the viewer's readable chapters (decision 259)
+  "/works/:id/wiki/:entityId",
   "/works/:id/comments", // comment threads: readable where the chapter is (free works for visitors); posting needs a session
   "/works/:id/reviews", // 书评区: readable where the work page is; writing needs a session (decision 211)
   "/xbbadmin",
