@@ -96,6 +96,20 @@ export default async function handleRequest(
 }
 
 /**
+ * The data of a page (`.data`, fetched by the app itself on navigations and after forms) is
+ * never shared, whoever asks (decision 263): React Router gives it the route's headers, and a
+ * shared page's `stale-while-revalidate` let the browser answer a revalidation after a form
+ * with the data from before it.
+ */
+export function handleDataRequest(response: Response): Response {
+  const routeSays = response.headers.get("Cache-Control");
+  if (routeSays !== SHARED_PAGE) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cache-Control", privateCacheControl(routeSays));
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
  * A visitor's page a CDN may keep (decision 263): its scripts allowed by their hashes, kept
  * 30 s by shared caches (SHARED_PAGE), one copy for every request without a cookie, with an
  * ETag; a copy the asker already holds is answered 304 without a body.

@@ -99,6 +99,11 @@ describe("the Content-Security-Policy of node server.js", () => {
     expect(inline.length).toBeGreaterThan(2);
     const hashes = new Set(inline.map((text) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`));
     expect(new Set(sources.slice(1))).toEqual(hashes);
+    // Its data, which the app fetches after a form or on a navigation, is never shared.
+    for (const cookie of [{}, { Cookie: "theme=dark" }] as Record<string, string>[]) {
+      const data = await fetch(`${origin}/terms.data`, { headers: cookie });
+      expect([data.status, data.headers.get("Cache-Control")]).toEqual([200, "private, no-store"]);
+    }
   });
 
   it("gives every answer with a cookie its own nonce; a visitor's replayed page is the same copy", async () => {
