@@ -35,15 +35,17 @@ const HOT_BUYER = 5;
  * gets the row lock, since a refresh over a follower or a buyer leaves a row.
  */
 export async function refreshWorkStats(maxAgeMs = STATS_MAX_AGE_MS): Promise<boolean> {
+  const due = sql`
+      refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000})
+      or (not exists (select 1 from work_stats)
+          and (exists (select 1 from favorites) or exists (select 1 from work_purchases) or exists (select 1 from chapter_purchases)))`;
   return db.transaction(async (tx) => {
-    const claimed = await tx.execute(sql`
-      select 1 from stats_refreshes
-      where id = 1 and (
-        refreshed_at is null or refreshed_at <= now() - make_interval(secs => ${maxAgeMs / 1000})
-        or (not exists (select 1 from work_stats)
-            and (exists (select 1 from favorites) or exists (select 1 from work_purchases) or exists (select 1 from chapter_purchases))))
-      for update skip locked`);
+    const claimed = await tx.execute(sql`select 1 from stats_refreshes where id = 1 and (${due}) for update skip locked`);
     if (rowsOf(claimed).length === 0) return false;
+    // Asked again now that the row is ours, in a statement of its own (a fresh snapshot): a
+    // claim that found the row just unlocked by a refresh that committed re-reads that row,
+    // but its subqueries still saw the work_stats of before, and it counted a second time.
+    if (rowsOf(await tx.execute(sql`select 1 from stats_refreshes where id = 1 and (${due})`)).length === 0) return false;
     await tx.execute(sql.raw(`set local statement_timeout = '${REFRESH_STATEMENT_TIMEOUT}'`));
     // One statement: the new counts of every work with any, written where they changed,
     // and the rows of works that have none any more deleted.
