@@ -69,7 +69,14 @@ export default async function handleRequest(
           pipe(body);
           if (shared) {
             // Hashed whole: a shared page waits for its last bytes before its headers.
-            void body.all().then((page) => resolve(sharedResponse(request, withHashesForNonce(page, nonce), responseHeaders, formTargets)), reject);
+            void body.all().then((page) => {
+              if (responseStatusCode === 200) return resolve(sharedResponse(request, withHashesForNonce(page, nonce), responseHeaders, formTargets));
+              // The render failed after all (onError): the error page is nobody's to keep.
+              responseHeaders.set("Cache-Control", privateCacheControl(SHARED_PAGE));
+              responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
+              responseHeaders.set("Content-Length", String(page.byteLength));
+              resolve(wholeResponse(page, { headers: responseHeaders, status: responseStatusCode }));
+            }, reject);
             return;
           }
           responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
