@@ -1,14 +1,14 @@
 import { expect, test } from "./fixtures";
-import { fundedBuyer, marker, newAuthor, publishWork } from "./reader-helpers";
+import { fundedBuyer, marker, newAuthor, publishWork, setPrice } from "./reader-helpers";
 
 /**
  * 青少年模式 (issue 31 part 3, decision 218): a reader with R-18 on turns the mode on with a
- * PIN, the R-18 work leaves the search, a tip over the cap per payment is refused with its
- * message and nothing spent, a wrong PIN is counted, the right one leaves the mode. With and
+ * PIN, the R-18 work leaves the search, a tip and a purchase over the cap per payment are
+ * refused with its message and nothing spent, a wrong PIN is counted, the right one leaves the mode. With and
  * without JavaScript. The rules (PIN lock, caps per month, races, reading hours) are tested
  * on the server: tests/integration/minor-mode.test.ts.
  */
-test("a reader turns 青少年模式 on with a PIN: R-18 is gone, a tip over the cap is refused, the PIN leaves it @nojs", async ({
+test("a reader turns 青少年模式 on with a PIN: R-18 is gone, a tip and a purchase over the cap are refused, the PIN leaves it @nojs", async ({
   page,
   context,
   logInAs,
@@ -51,6 +51,13 @@ test("a reader turns 青少年模式 on with a PIN: R-18 is gone, a tip over the
   await page.getByRole("radio", { name: "100", exact: true }).check();
   await page.getByRole("button", { name: "确认打赏" }).click();
   await expect(page.getByText("青少年模式下单笔消费不能超过 50 积分")).toBeVisible();
+
+  // Buying the work whole at 80 would pass the same cap: refused in the purchase dialog.
+  await setPrice(author, id, 80);
+  await visit(`/works/${id}?purchase=1`);
+  const purchase = page.getByRole("dialog", { name: "购买作品" });
+  await purchase.getByRole("button", { name: "确认购买" }).click();
+  await expect(page.getByRole("dialog", { name: "购买作品" }).getByRole("alert")).toHaveText("青少年模式下单笔消费不能超过 50 积分");
 
   // Leaving: a wrong PIN is counted, the right one turns it off.
   await visit("/settings/minor-mode");
