@@ -15,6 +15,7 @@ export { beginShutdown } from "~/server/platform/lifecycle.server";
 export { logger, requestScope, routeConsoleToLogger } from "~/server/platform/logger.server";
 export { metricsText, observeRequest } from "~/server/platform/metrics.server";
 export { onPublicContentChange } from "~/server/platform/events.server";
+export { etagMatches } from "~/server/platform/shared-cache.server";
 export { backgroundJobs } from "~/server/jobs/registry.server";
 export { mailLinkWarning } from "~/server/identity/password-reset.server";
 

@@ -125,13 +125,13 @@ async function sendResponse(res, response, recorder = null) {
 }
 
 /** Answers from a page kept by server/page-cache.js, with a fresh CSP nonce. */
-function sendCached(res, entry) {
+function sendCached(res, entry, etagMatches) {
   const { status, headers, body } = replayOf(entry);
   for (const [key, value] of headers) res.append(key, value);
   res.set("X-Page-Cache", "hit");
   // A page a CDN may keep carries an ETag (decision 263): a copy the asker holds is not sent again.
   const etag = headers.find(([key]) => key.toLowerCase() === "etag")?.[1];
-  if (etag && sameEtag(res.req.headers["if-none-match"], etag)) {
+  if (etag && etagMatches(res.req.headers["if-none-match"], etag)) {
     res.removeHeader("Content-Length");
     res.status(304).end();
     return;
@@ -140,14 +140,6 @@ function sendCached(res, entry) {
   // Its length, so that it goes out in one write as a page rendered whole does.
   res.set("Content-Length", String(body.byteLength));
   res.end(res.req.method === "HEAD" ? undefined : body);
-}
-
-/** Whether an If-None-Match header names the ETag (weak comparison, as app/server/platform/shared-cache.server.ts). */
-function sameEtag(header, etag) {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  const opaque = etag.replace(/^W\//, "");
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === opaque);
 }
 
 /**
@@ -163,7 +155,7 @@ export function createRequestHandler({ build, getLoadContext, mode = process.env
     try {
       const key = pageCache?.keyOf(req) ?? null;
       const cached = key ? pageCache.lookup(key) : null;
-      if (cached) return sendCached(res, cached);
+      if (cached) return sendCached(res, cached, build.entry.module.etagMatches);
       const request = toFetchRequest(req, res);
       const response = await handle(request, await getLoadContext?.(req, res));
       const recorder = key && req.method === "GET" ? pageCache.recorder(key, response) : null;

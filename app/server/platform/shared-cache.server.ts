@@ -70,7 +70,14 @@ export function etagOf(page: Buffer): string {
 
 /** Whether the request's If-None-Match names this ETag (weak comparison, RFC 9110 13.1.2). */
 export function notModified(request: Request, etag: string): boolean {
-  const header = request.headers.get("If-None-Match");
+  return etagMatches(request.headers.get("If-None-Match"), etag);
+}
+
+/**
+ * Whether an If-None-Match header names this ETag. Also used by server/request-handler.js
+ * for pages replayed from the page cache (through the build's entry module).
+ */
+export function etagMatches(header: string | null | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === "*") return true;
   const opaque = etag.replace(/^W\//, "");
