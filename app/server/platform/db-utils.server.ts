@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "~/db/client.server";
 
 /** Rows of a drizzle `execute` result: postgres.js returns an array, PGlite `{ rows }`. */
@@ -79,4 +79,27 @@ const JSON_BATCH_CHARS = 48 * 1024;
 /** `s` as literal text inside a LIKE / ILIKE pattern: its `%`, `_` and `\` match themselves. */
 export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Leases the next due job of a job table shaped as `summary_jobs` and `outline_jobs` are
+ * (`id`, `state`, `next_attempt_at`, `locked_until`, `attempts`, `updated_at`; decision 128):
+ * one statement, so any number of processes may call it at once (the candidate row is
+ * taken `FOR UPDATE SKIP LOCKED`); the row's attempts are counted up and it is held for
+ * `leaseSeconds`. Returns the columns asked for (as the row is after the lease), or null when
+ * nothing is due.
+ */
+export async function leaseNextJob<T>(executor: Executor, table: SQL, columns: SQL, leaseSeconds: number): Promise<T | null> {
+  const [row] = rowsOf<T>(
+    await executor.execute(sql`
+      update ${table} set attempts = attempts + 1, locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
+      where id = (
+        select id from ${table}
+        where state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+        order by next_attempt_at, id
+        limit 1
+        for update skip locked)
+      returning ${columns}`),
+  );
+  return row ?? null;
 }

@@ -6,7 +6,7 @@ import { defaultProvider } from "~/server/ai/config.server";
 import type { ChatPrompt } from "~/server/ai/provider.server";
 import type { ReportedUsage } from "~/server/ai/sse.server";
 import { countChars, tokensFor, tokensForChars } from "~/utils/ai-tokens";
-import { rowsOf } from "~/server/platform/db-utils.server";
+import { leaseNextJob, rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { LedgerError, refundGenerationTokens, reserveGenerationTokens, settleGenerationTokens } from "~/server/economy/ledger.server";
 import { writeChapterOutline } from "./outlines.server";
@@ -57,31 +57,24 @@ interface Claimed {
 
 /** Claims the next due job (a lease), or null; several processes may call it at once. @internal */
 export async function claimOutlineJob(): Promise<Claimed | null> {
-  return db.transaction(async (tx) => {
-    type Row = { id: string | number; work_id: string | number; volume_id: string | number; user_id: string; next_chapter: number; to_chapter: number; batch: number; attempts: number };
-    const [job] = rowsOf<Row>(
-      await tx.execute(sql`
-        select id, work_id, volume_id, user_id, next_chapter, to_chapter, batch, attempts from ${outlineJobs}
-        where state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
-        order by next_attempt_at, id
-        limit 1
-        for update skip locked`),
-    );
-    if (!job) return null;
-    await tx.execute(sql`
-      update ${outlineJobs} set attempts = attempts + 1, locked_until = now() + make_interval(secs => ${OUTLINE_LEASE_SECONDS}), updated_at = now()
-      where id = ${job.id}`);
-    return {
-      id: Number(job.id),
-      workId: Number(job.work_id),
-      volumeId: Number(job.volume_id),
-      userId: job.user_id,
-      nextChapter: job.next_chapter,
-      toChapter: job.to_chapter,
-      batch: job.batch,
-      attempts: job.attempts + 1,
-    };
-  });
+  type Row = { id: string | number; work_id: string | number; volume_id: string | number; user_id: string; next_chapter: number; to_chapter: number; batch: number; attempts: number };
+  const job = await leaseNextJob<Row>(
+    db,
+    sql`${outlineJobs}`,
+    sql`id, work_id, volume_id, user_id, next_chapter, to_chapter, batch, attempts`,
+    OUTLINE_LEASE_SECONDS,
+  );
+  if (!job) return null;
+  return {
+    id: Number(job.id),
+    workId: Number(job.work_id),
+    volumeId: Number(job.volume_id),
+    userId: job.user_id,
+    nextChapter: job.next_chapter,
+    toChapter: job.to_chapter,
+    batch: job.batch,
+    attempts: job.attempts,
+  };
 }
 
 type Ending = { state: "skipped" | "failed" | "retry"; reason: string } | { state: "advance"; next: number };

@@ -6,7 +6,7 @@ import { defaultProvider } from "~/server/ai/config.server";
 import { renderLoadedPrompt } from "~/server/ai/prompt-templates.server";
 import type { ReportedUsage } from "~/server/ai/sse.server";
 import { countChars, tokensFor, tokensForChars } from "~/utils/ai-tokens";
-import { rowsOf } from "~/server/platform/db-utils.server";
+import { leaseNextJob, rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { LedgerError, refundGenerationTokens, reserveGenerationTokens, settleGenerationTokens } from "~/server/economy/ledger.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
@@ -163,21 +163,10 @@ interface Claimed {
 
 /** Claims the next due job (a lease), or null. Several processes may call it at once. @internal */
 export async function claimSummaryJob(): Promise<Claimed | null> {
-  return db.transaction(async (tx) => {
-    const [job] = rowsOf<{ id: string | number; work_id: string | number; chapter_id: string | number; user_id: string; attempts: number }>(
-      await tx.execute(sql`
-        select id, work_id, chapter_id, user_id, attempts from ${summaryJobs}
-        where state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
-        order by next_attempt_at, id
-        limit 1
-        for update skip locked`),
-    );
-    if (!job) return null;
-    await tx.execute(sql`
-      update ${summaryJobs} set attempts = attempts + 1, locked_until = now() + make_interval(secs => ${SUMMARY_LEASE_SECONDS}), updated_at = now()
-      where id = ${job.id}`);
-    return { id: Number(job.id), workId: Number(job.work_id), chapterId: Number(job.chapter_id), userId: job.user_id, attempts: job.attempts + 1 };
-  });
+  type Row = { id: string | number; work_id: string | number; chapter_id: string | number; user_id: string; attempts: number };
+  const job = await leaseNextJob<Row>(db, sql`${summaryJobs}`, sql`id, work_id, chapter_id, user_id, attempts`, SUMMARY_LEASE_SECONDS);
+  if (!job) return null;
+  return { id: Number(job.id), workId: Number(job.work_id), chapterId: Number(job.chapter_id), userId: job.user_id, attempts: job.attempts };
 }
 
 /** Ends a job this process holds (the lease's attempt number matches); false when it is no longer ours. */
