@@ -21,10 +21,10 @@ import { reloadScreening } from "~/server/screening/screening.server";
 import { saveChapter } from "~/server/studio/chapter-text.server";
 import { insertChapter } from "~/server/studio/chapters.server";
 import { newFormToken } from "~/server/platform/form-tokens.server";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { serialByChapter } from "../fixtures/works";
-import { callThroughRoutes, statusOf } from "./route-chain";
+import { callThroughRoutes, statusOf, callAs } from "./route-chain";
 import { adminCookieFor, createAdmin, request } from "./admin-fixtures";
 
 /**
@@ -61,18 +61,10 @@ async function row(chapterId: number) {
 async function workRow(workId: number) {
   return (await db.select().from(works).where(eq(works.id, workId)))[0];
 }
-async function call(handler: (args: never) => unknown, cookie: string | null, path: string, fields?: Record<string, string>) {
-  const request = cookie ? userRequest(cookie, path, fields) : new Request(`http://localhost${path}`);
-  try {
-    return (await callThroughRoutes(handler, { request })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
-}
 /** The reader page's data as `cookie`'s user (null: a visitor) sees it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function readerPage(cookie: string | null, path: string): Promise<any> {
-  const result = (await call(readerLoader, cookie, path)) as Record<string, unknown>;
+  const result = (await callAs(readerLoader, cookie, path)) as Record<string, unknown>;
   if (result instanceof Response) return result;
   return "init" in result && "data" in result ? result.data : result;
 }
@@ -82,7 +74,7 @@ describe("作者的话", () => {
     const work = await serial("作者的话");
     const chapter = (await getChapterByOrder(work.id, 1))!;
     const path = `/works/${work.id}/chapters/${chapter.id}`;
-    const saved = await call(editAction, authorCookie, path, { title: "第一章", content: "第一章的正文。", authorNote: "感谢大家的月票！\n明天加更。", revision: "0" });
+    const saved = await callAs(editAction, authorCookie, path, { title: "第一章", content: "第一章的正文。", authorNote: "感谢大家的月票！\n明天加更。", revision: "0" });
     expect(statusOf(saved)).toBe(302);
     expect(await row(chapter.id)).toMatchObject({ authorNote: "感谢大家的月票！\n明天加更。", wordCount: 7 });
     expect((await workRow(work.id)).wordCount).toBe(7);
@@ -93,14 +85,14 @@ describe("作者的话", () => {
     expect(page.batch.paragraphs).toEqual(["第一章的正文。"]);
 
     // The editor opens with it.
-    const edit = (await call(editLoader, authorCookie, path)) as { data: { chapter: { authorNote: string } } };
+    const edit = (await callAs(editLoader, authorCookie, path)) as { data: { chapter: { authorNote: string } } };
     expect(edit.data.chapter.authorNote).toBe("感谢大家的月票！\n明天加更。");
   });
 
   it("autosaves with the text: a published chapter's note waits in the working copy until 保存", async () => {
     const work = await serial("自动保存");
     const chapter = (await getChapterByOrder(work.id, 1))!;
-    const response = (await call(autosaveAction, authorCookie, `/works/${work.id}/chapters/${chapter.id}/autosave`, {
+    const response = (await callAs(autosaveAction, authorCookie, `/works/${work.id}/chapters/${chapter.id}/autosave`, {
       content: "第一章的正文。",
       authorNote: "写到一半的话",
       revision: "0",
@@ -159,10 +151,10 @@ describe("作者的话", () => {
     const work = await serial("太长");
     const chapter = (await getChapterByOrder(work.id, 1))!;
     const path = `/works/${work.id}/chapters/${chapter.id}`;
-    const tooLong = await call(editAction, authorCookie, path, { title: "第一章", content: "新正文", authorNote: "话".repeat(2001), revision: "0" });
+    const tooLong = await callAs(editAction, authorCookie, path, { title: "第一章", content: "新正文", authorNote: "话".repeat(2001), revision: "0" });
     expect(statusOf(tooLong)).toBe(400);
     expect(JSON.stringify(tooLong)).toContain("作者的话不能超过2000个字");
-    const autosave = (await call(autosaveAction, authorCookie, `${path}/autosave`, { content: "新正文", authorNote: "话".repeat(2001), revision: "0" })) as Response;
+    const autosave = (await callAs(autosaveAction, authorCookie, `${path}/autosave`, { content: "新正文", authorNote: "话".repeat(2001), revision: "0" })) as Response;
     expect(autosave.status).toBe(400);
     expect(await autosave.json()).toEqual({ ok: false, error: "作者的话不能超过2000个字" });
     expect((await domainError(saveChapter(author.id, work.id, chapter.id, { kind: "save", content: "新正文", authorNote: "坏\u0001字" }))).message).toBe("作者的话包含不允许的控制字符");
@@ -173,7 +165,7 @@ describe("作者的话", () => {
     const work = await createWork(author.id, { ...base, title: "电子书", type: "series", status: "ongoing" }, [{ title: "第一章", content: "正文一段" }], null);
     const chapter = (await getChapterByOrder(work.id, 1))!;
     await saveChapter(author.id, work.id, chapter.id, { kind: "save", content: "正文一段", authorNote: "谢谢 <阅读> & 支持" });
-    const response = (await call(bookLoader, readerCookie, `/works/${work.id}/book.epub`)) as Response;
+    const response = (await callAs(bookLoader, readerCookie, `/works/${work.id}/book.epub`)) as Response;
     expect(response.status).toBe(200);
     const zip = await JSZip.loadAsync(new Uint8Array(await response.arrayBuffer()));
     const xhtml = await zip.file("OEBPS/text/c1.xhtml")!.async("string");
@@ -269,13 +261,13 @@ describe("notice chapters: 请假条 and 作品相关", () => {
 
   it("are missing as chapters, a bad ?notice= is 404, and ?chapterId= of a notice leads to it", async () => {
     const { workId, chapterIds } = await withNotices();
-    const numbered = (await call(readerLoader, null, `/works/${workId}?notice=${chapterIds[0]}`)) as { status: number };
+    const numbered = (await callAs(readerLoader, null, `/works/${workId}?notice=${chapterIds[0]}`)) as { status: number };
     expect(numbered.status ?? statusOf(numbered)).toBe(404);
-    const junk = (await call(readerLoader, null, `/works/${workId}?notice=abc`)) as { status: number };
+    const junk = (await callAs(readerLoader, null, `/works/${workId}?notice=abc`)) as { status: number };
     expect(junk.status ?? statusOf(junk)).toBe(404);
     // A chapter's lasting address (`?chapterId=`) of a notice leads to the notice.
     const { about } = await withNotices();
-    const lasting = (await call(readerLoader, null, `/works/${(await row(about)).workId}?chapterId=${about}`)) as Response;
+    const lasting = (await callAs(readerLoader, null, `/works/${(await row(about)).workId}?chapterId=${about}`)) as Response;
     expect([lasting.status, lasting.headers.get("Location")]).toEqual([302, `/works/${(await row(about)).workId}?notice=${about}`]);
   });
 
@@ -292,11 +284,11 @@ describe("notice chapters: 请假条 and 作品相关", () => {
     const work = await serial("表单");
     const path = `/works/${work.id}/chapters/new`;
     const count = async () => (await db.select().from(chapters).where(eq(chapters.workId, work.id))).length;
-    const bad = await call(newAction, authorCookie, path, { title: "请假", content: "今天请假", kind: "holiday", release: "now", formToken: newFormToken() });
+    const bad = await callAs(newAction, authorCookie, path, { title: "请假", content: "今天请假", kind: "holiday", release: "now", formToken: newFormToken() });
     expect(statusOf(bad)).toBe(400);
     expect(JSON.stringify(bad)).toContain("请选择章节类型：正文、请假条或作品相关");
     expect(await count()).toBe(1);
-    const ok = await call(newAction, authorCookie, path, { title: "请假", content: "今天请假", kind: "leave", authorNote: "见谅", release: "now", formToken: newFormToken() });
+    const ok = await callAs(newAction, authorCookie, path, { title: "请假", content: "今天请假", kind: "leave", authorNote: "见谅", release: "now", formToken: newFormToken() });
     expect(statusOf(ok)).toBe(302);
     const [notice] = await db.select().from(chapters).where(and(eq(chapters.workId, work.id), eq(chapters.kind, "leave")));
     expect(notice).toMatchObject({ title: "请假", authorNote: "见谅", state: "published" });

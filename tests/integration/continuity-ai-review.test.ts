@@ -11,11 +11,11 @@ import { takeFlash } from "~/server/platform/flash.server";
 import { aiReviewChapter, parseReviewReply } from "~/server/studio/continuity-review.server";
 import { saveState, waiveFinding } from "~/server/studio/continuity.server";
 import type { FakeAiProvider } from "../fakes/ai-provider";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
 import { aiRows, setTokens, tokensOf, writer } from "./ai-helpers";
-import { bodyOf, callThroughRoutes, locationOf } from "./route-chain";
+import { bodyOf, locationOf, callAs } from "./route-chain";
 
 /**
  * The optional AI 审读 of a chapter on /works/:id/continuity (issue 33 part 4, decision 258):
@@ -34,13 +34,6 @@ async function serial(userId: string) {
     { title: "第二章 来信", content: "林晚收到一封信。\n\n信上说，老周还在码头等她。" },
   ];
   return createWork(userId, { ...base, title: "长夜行", type: "series", status: "ongoing" }, list, null);
-}
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
 }
 /** A refused 审读 comes back as an error notice on the redirect (decision 258): the notice's text, from its cookie. */
 async function refusal(result: unknown): Promise<{ status: number; location: string | null; text: string }> {
@@ -68,7 +61,7 @@ describe("AI 审读", () => {
 
     const reply = JSON.stringify({ 问题: [{ 引文: "老周还在码头等她", 说明: "周伯第1章已死亡，不能在码头等人" }, { 说明: "信的来历前后不一" }] });
     fake.enqueue({ reply });
-    const done = await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" });
+    const done = await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" });
     expect(locationOf(done)).toBe(path);
     const sent = fake.requests.at(-1)!;
     expect(sent.user).toContain("第2章「第二章 来信」");
@@ -88,7 +81,7 @@ describe("AI 审读", () => {
 
     // On the page, beside the rules' finding (the same dead man speaking), marked as the AI's.
     type Page = { findings: { id: number; source: string; rule: string; message: string }[] };
-    const page = bodyOf<Page>(await call(continuityLoader, user.cookie, path));
+    const page = bodyOf<Page>(await callAs(continuityLoader, user.cookie, path));
     expect(page.findings.filter((f) => f.source === "ai")).toHaveLength(2);
     expect(page.findings.filter((f) => f.source === "rule").length).toBeGreaterThan(0);
     expect(AI_REVIEW_LABEL).toBe("AI 审读");
@@ -98,11 +91,11 @@ describe("AI 审读", () => {
     await waiveFinding(user.id, work.id, first.id, "他诈死");
     await saveChapter(user.id, work.id, second.id, { kind: "save", content: "林晚收到一封信。\n\n信上说，老周还在码头等她。\n\n老周说：“信是我写的。”又及。" });
     expect(await aiFindings(work.id)).toHaveLength(2);
-    expect(bodyOf<Page>(await call(continuityLoader, user.cookie, `${path}?show=waived`)).findings.map((f) => f.message)).toEqual(["周伯第1章已死亡，不能在码头等人"]);
+    expect(bodyOf<Page>(await callAs(continuityLoader, user.cookie, `${path}?show=waived`)).findings.map((f) => f.message)).toEqual(["周伯第1章已死亡，不能在码头等人"]);
 
     // The next review replaces the chapter's AI findings.
     fake.enqueue({ reply: '好的。{"问题": []}' });
-    await call(continuityAction, user.cookie, path, { intent: "ai-review", chapterId: String(second.id), back: "chapter" });
+    await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapterId: String(second.id), back: "chapter" });
     expect(await aiFindings(work.id)).toEqual([]);
   });
 
@@ -111,16 +104,16 @@ describe("AI 审读", () => {
     const work = await serial(user.id);
     const path = `/works/${work.id}/continuity`;
     fake.enqueue({ reply: JSON.stringify({ 问题: [{ 引文: "老周", 说明: "第一次的结果" }] }) });
-    await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" });
+    await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" });
     const balance = await tokensOf(user.id);
 
     for (const bad of ["我读完了，没有发现问题。", '{"结论": "没有问题"}', "{不是JSON}"]) {
       fake.enqueue({ reply: bad });
-      const refused = await refusal(await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" }));
+      const refused = await refusal(await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" }));
       expect(refused).toEqual({ status: 302, location: `${path}#ai-review`, text: CONTINUITY_MESSAGES.reviewUnreadable });
     }
     fake.enqueue({ status: 400 });
-    const failed = await refusal(await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" }));
+    const failed = await refusal(await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "2" }));
     expect(failed.text).toBe("API请求失败(400)");
     // Every failure refunded in full; the earlier findings untouched.
     expect(await tokensOf(user.id)).toBe(balance);
@@ -135,14 +128,14 @@ describe("AI 审读", () => {
     const path = `/works/${work.id}/continuity`;
     const calls = fake.requests.length;
     for (const chapter of ["", "0", "3", "二"]) {
-      const refused = await refusal(await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter }));
+      const refused = await refusal(await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter }));
       expect(refused.text).toBe(CONTINUITY_MESSAGES.reviewChapter);
     }
     expect((await domainError(aiReviewChapter(other.id, work.id, { number: "1" }))).status).toBe(404);
-    expect((await refusal(await call(continuityAction, await sessionCookieFor(other.id), path, { intent: "ai-review", chapter: "1" }))).text).toBe("作品不存在");
+    expect((await refusal(await callAs(continuityAction, await sessionCookieFor(other.id), path, { intent: "ai-review", chapter: "1" }))).text).toBe("作品不存在");
     await setTokens(user.id, 0);
     expect((await domainError(aiReviewChapter(user.id, work.id, { number: "1" }))).status).toBe(402);
-    expect((await refusal(await call(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "1" }))).text).toContain("余额不足");
+    expect((await refusal(await callAs(continuityAction, user.cookie, path, { intent: "ai-review", chapter: "1" }))).text).toContain("余额不足");
     expect(fake.requests.length).toBe(calls);
     expect(await aiFindings(work.id)).toEqual([]);
   });

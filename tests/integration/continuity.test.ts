@@ -13,24 +13,17 @@ import { chapterFindings, deleteState, saveLadder, saveState } from "~/server/st
 import { acceptProposal, parseSummaryReply, runSummaryJobs } from "~/server/studio/summary-jobs.server";
 import { createWork } from "~/server/catalog/works.server";
 import type { FakeAiProvider } from "../fakes/ai-provider";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
 import { setTokens } from "./ai-helpers";
-import { bodyOf, callThroughRoutes, locationOf, statusOf } from "./route-chain";
+import { bodyOf, locationOf, statusOf, callAs } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
 function serial(userId: string, n: number) {
   const list = Array.from({ length: n }, (_, i) => ({ title: `第${i + 1}章`, content: `第${i + 1}章的正文。` }));
   return createWork(userId, { ...base, title: "长夜行", type: "series", status: "ongoing" }, list, null);
-}
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
 }
 const errorOf = (result: unknown) => bodyOf<{ error: string }>(result).error;
 
@@ -82,20 +75,20 @@ describe("state ledgers", () => {
     const lin = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "" });
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${work.id}/bible`;
-    const saved = await call(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "life", chapter: "2", value: "死亡", action: "", note: "" });
+    const saved = await callAs(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "life", chapter: "2", value: "死亡", action: "", note: "" });
     expect([statusOf(saved), locationOf(saved)]).toEqual([302, `${path}#e-${lin}`]);
-    const bad = await call(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "mood", chapter: "2", value: "开心" });
+    const bad = await callAs(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "mood", chapter: "2", value: "开心" });
     expect([statusOf(bad), errorOf(bad)]).toEqual([400, CONTINUITY_MESSAGES.kindInvalid]);
-    const noChapter = await call(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "location", chapter: "", value: "京城" });
+    const noChapter = await callAs(bibleAction, cookie, path, { intent: "state-save", entityId: String(lin), kind: "location", chapter: "", value: "京城" });
     expect([statusOf(noChapter), errorOf(noChapter)]).toEqual([400, CONTINUITY_MESSAGES.chapterRequired]);
-    expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), path, { intent: "state-save", entityId: String(lin), kind: "life", chapter: "1", value: "存活" }))).toBe(404);
+    expect(statusOf(await callAs(bibleAction, await sessionCookieFor(other.id), path, { intent: "state-save", entityId: String(lin), kind: "life", chapter: "1", value: "存活" }))).toBe(404);
 
-    const page = bodyOf<{ entities: { entities: { id: number; states: { id: number; text: string; chapter: number }[] }[] } }>(await call(bibleLoader, cookie, `${path}?entity=${lin}`));
+    const page = bodyOf<{ entities: { entities: { id: number; states: { id: number; text: string; chapter: number }[] }[] } }>(await callAs(bibleLoader, cookie, `${path}?entity=${lin}`));
     const [state] = page.entities.entities.find((e) => e.id === lin)!.states;
     expect([state.chapter, state.text]).toEqual([2, "生死：死亡"]);
-    const deleted = await call(bibleAction, cookie, path, { intent: "state-delete", id: String(state.id) });
+    const deleted = await callAs(bibleAction, cookie, path, { intent: "state-delete", id: String(state.id) });
     expect(statusOf(deleted)).toBe(302);
-    const again = await call(bibleAction, cookie, path, { intent: "state-delete", id: String(state.id) });
+    const again = await callAs(bibleAction, cookie, path, { intent: "state-delete", id: String(state.id) });
     expect([statusOf(again), errorOf(again)]).toEqual([404, CONTINUITY_MESSAGES.stateNotFound]);
   });
 });
@@ -112,35 +105,35 @@ describe("continuity checks on save and publish", () => {
 
     const cookie = await sessionCookieFor(owner.id);
     const editor = `/works/${work.id}/chapters/${chapterId}`;
-    const view = bodyOf<{ findings: { id: number; message: string; waived: boolean }[] }>(await call(editLoader, cookie, editor));
+    const view = bodyOf<{ findings: { id: number; message: string; waived: boolean }[] }>(await callAs(editLoader, cookie, editor));
     expect(view.findings.map((f) => [f.message, f.waived])).toEqual([["周伯已在第2章死亡，本章却有言行", false]]);
-    const studio = bodyOf<{ counts: { open: number; waived: number }; findings: { chapterTitle: string }[] }>(await call(continuityLoader, cookie, `/works/${work.id}/continuity`));
+    const studio = bodyOf<{ counts: { open: number; waived: number }; findings: { chapterTitle: string }[] }>(await callAs(continuityLoader, cookie, `/works/${work.id}/continuity`));
     expect([studio.counts, studio.findings.map((f) => f.chapterTitle)]).toEqual([{ open: 1, waived: 0 }, ["夜归"]]);
 
     // 有意安排 with a note, from the editor: back to the editor; the studio lists it as waived.
     const path = `/works/${work.id}/continuity`;
-    const tooLong = await call(continuityAction, cookie, path, { intent: "finding-waive", id: String(view.findings[0].id), note: "长".repeat(201), back: "chapter" });
+    const tooLong = await callAs(continuityAction, cookie, path, { intent: "finding-waive", id: String(view.findings[0].id), note: "长".repeat(201), back: "chapter" });
     expect([statusOf(tooLong), errorOf(tooLong)]).toEqual([400, CONTINUITY_MESSAGES.waiverNoteTooLong]);
-    expect(statusOf(await call(continuityAction, await sessionCookieFor(other.id), path, { intent: "finding-waive", id: String(view.findings[0].id), note: "", back: "chapter" }))).toBe(404);
-    const waived = await call(continuityAction, cookie, path, { intent: "finding-waive", id: String(view.findings[0].id), note: "这是他的鬼魂", back: "chapter" });
+    expect(statusOf(await callAs(continuityAction, await sessionCookieFor(other.id), path, { intent: "finding-waive", id: String(view.findings[0].id), note: "", back: "chapter" }))).toBe(404);
+    const waived = await callAs(continuityAction, cookie, path, { intent: "finding-waive", id: String(view.findings[0].id), note: "这是他的鬼魂", back: "chapter" });
     expect([statusOf(waived), locationOf(waived)]).toEqual([302, `${editor}#continuity`]);
     expect((await chapterFindings(work.id, chapterId)).map((f) => [f.waived, f.waiverNote])).toEqual([[true, "这是他的鬼魂"]]);
 
     // Saved again (the same sentence): the finding is found again and stays waived; a new sentence is a new finding.
     const [row] = await db.select({ revision: chapters.revision }).from(chapters).where(eq(chapters.id, chapterId));
-    const saved = await call(editAction, cookie, editor, { title: "夜归", content: "夜深了。\n老周说：“你回来了。”\n周伯点头。", authorNote: "", revision: String(row.revision) });
+    const saved = await callAs(editAction, cookie, editor, { title: "夜归", content: "夜深了。\n老周说：“你回来了。”\n周伯点头。", authorNote: "", revision: String(row.revision) });
     expect(statusOf(saved)).toBe(302);
     const after = await chapterFindings(work.id, chapterId);
     expect(after.map((f) => [f.quote, f.waived])).toEqual([
       ["周伯点头。", false],
       ["老周说：“你回来了。”", true],
     ]);
-    const list = bodyOf<{ counts: { open: number; waived: number } }>(await call(continuityLoader, cookie, `${path}?show=waived`));
+    const list = bodyOf<{ counts: { open: number; waived: number } }>(await callAs(continuityLoader, cookie, `${path}?show=waived`));
     expect(list.counts).toEqual({ open: 1, waived: 1 });
 
     // Recorded alive again before this chapter: 重新检查 clears it.
     await saveState(owner.id, work.id, { entityId: zhou, kind: "life", chapter: 3, value: "存活", note: "被神医救活" });
-    const rechecked = await call(continuityAction, cookie, path, { intent: "recheck", chapterId: String(chapterId), back: "work" });
+    const rechecked = await callAs(continuityAction, cookie, path, { intent: "recheck", chapterId: String(chapterId), back: "work" });
     expect([statusOf(rechecked), locationOf(rechecked)]).toEqual([302, path]);
     expect(await chapterFindings(work.id, chapterId)).toEqual([]);
   });
@@ -150,17 +143,17 @@ describe("continuity checks on save and publish", () => {
     const lin = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "阿晚" });
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${work.id}/continuity`;
-    const cycle = await call(continuityAction, cookie, path, { intent: "ladder-save", ladder: "炼气\n筑基\n金丹\n筑基" });
+    const cycle = await callAs(continuityAction, cookie, path, { intent: "ladder-save", ladder: "炼气\n筑基\n金丹\n筑基" });
     expect([statusOf(cycle), errorOf(cycle)]).toEqual([400, CONTINUITY_MESSAGES.ladderCycle("筑基")]);
-    expect(statusOf(await call(continuityAction, cookie, path, { intent: "ladder-save", ladder: "炼气\n筑基\n金丹" }))).toBe(302);
-    expect(statusOf(await call(continuityAction, cookie, path, { intent: "time-save", chapter: "1", num: "1", value: "天元元年" }))).toBe(302);
-    expect(statusOf(await call(continuityAction, cookie, path, { intent: "time-save", chapter: "3", num: "3", value: "天元三年" }))).toBe(302);
-    const badYear = await call(continuityAction, cookie, path, { intent: "time-save", chapter: "2", num: "很久以后", value: "" });
+    expect(statusOf(await callAs(continuityAction, cookie, path, { intent: "ladder-save", ladder: "炼气\n筑基\n金丹" }))).toBe(302);
+    expect(statusOf(await callAs(continuityAction, cookie, path, { intent: "time-save", chapter: "1", num: "1", value: "天元元年" }))).toBe(302);
+    expect(statusOf(await callAs(continuityAction, cookie, path, { intent: "time-save", chapter: "3", num: "3", value: "天元三年" }))).toBe(302);
+    const badYear = await callAs(continuityAction, cookie, path, { intent: "time-save", chapter: "2", num: "很久以后", value: "" });
     expect([statusOf(badYear), errorOf(badYear)]).toEqual([400, CONTINUITY_MESSAGES.numInvalid]);
-    const unknown = await call(continuityAction, cookie, path, { intent: "drop-everything" });
+    const unknown = await callAs(continuityAction, cookie, path, { intent: "drop-everything" });
     expect([statusOf(unknown), errorOf(unknown)]).toEqual([400, CONTINUITY_MESSAGES.unknownAction]);
-    expect(statusOf(await call(continuityAction, await sessionCookieFor(other.id), path, { intent: "ladder-save", ladder: "一" }))).toBe(404);
-    expect(statusOf(await call(continuityLoader, await sessionCookieFor(other.id), path))).toBe(404);
+    expect(statusOf(await callAs(continuityAction, await sessionCookieFor(other.id), path, { intent: "ladder-save", ladder: "一" }))).toBe(404);
+    expect(statusOf(await callAs(continuityLoader, await sessionCookieFor(other.id), path))).toBe(404);
 
     await saveState(owner.id, work.id, { entityId: lin, kind: "realm", chapter: 1, value: "金丹" });
     await saveState(owner.id, work.id, { entityId: lin, kind: "age", chapter: 1, value: "16" });
@@ -237,7 +230,7 @@ describe("waivers go with their chapter", () => {
     const chapterId = await insertChapter(owner.id, work.id, { title: "三", content: "周伯笑了。", release: { mode: "now" } }, "end");
     const [f] = await chapterFindings(work.id, chapterId);
     const cookie = await sessionCookieFor(owner.id);
-    await call(continuityAction, cookie, `/works/${work.id}/continuity`, { intent: "finding-waive", id: String(f.id), note: "", back: "work" });
+    await callAs(continuityAction, cookie, `/works/${work.id}/continuity`, { intent: "finding-waive", id: String(f.id), note: "", back: "work" });
     expect(await db.select().from(continuityWaivers).where(eq(continuityWaivers.chapterId, chapterId))).toHaveLength(1);
     await db.delete(chapters).where(eq(chapters.id, chapterId));
     expect(await db.select().from(continuityWaivers).where(eq(continuityWaivers.chapterId, chapterId))).toHaveLength(0);

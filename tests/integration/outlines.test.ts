@@ -25,12 +25,12 @@ import { outlineJob } from "~/server/jobs/outline-poller.server";
 import { subscribe } from "~/server/platform/events.server";
 import { waitFor } from "../fixtures/wait";
 import { fakeTokenCount, outlineReply, type FakeAiProvider } from "../fakes/ai-provider";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
 import { newFormToken } from "~/server/platform/form-tokens.server";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";
-import { bodyOf, callThroughRoutes, locationOf, statusOf } from "./route-chain";
+import { bodyOf, locationOf, statusOf, callAs } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 const serial = (userId: string, n = 2) =>
@@ -45,13 +45,6 @@ beforeAll(async () => {
   other = await createUser();
 });
 
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
-}
 const versionsOf = (outlineId: number) => db.select().from(outlineVersions).where(eq(outlineVersions.outlineId, outlineId)).orderBy(asc(outlineVersions.version));
 const outlineRow = async (id: number) => (await db.select().from(outlines).where(eq(outlines.id, id)))[0];
 
@@ -141,15 +134,15 @@ describe("outlines: 总纲, 卷纲, 细纲 and their versions", () => {
     const volume = await saveVolumeOutline(owner.id, work.id, { title: "第一卷", fromChapter: 1, toChapter: 3, body: "" });
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${work.id}/outline?volume=${volume}`;
-    const refused = await call(outlineAction, cookie, path, { intent: "chapter-save", volume: String(volume), chapter: "2", beats: "开场 | 1" });
+    const refused = await callAs(outlineAction, cookie, path, { intent: "chapter-save", volume: String(volume), chapter: "2", beats: "开场 | 1" });
     expect(statusOf(refused)).toBe(400);
     expect(bodyOf<{ error: string; fields: Record<string, string> }>(refused)).toMatchObject({ error: OUTLINE_MESSAGES.beatWords(1), fields: { beats: "开场 | 1" } });
-    const saved = await call(outlineAction, cookie, path, { intent: "chapter-save", volume: String(volume), chapter: "2", beats: "开场 | 300" });
+    const saved = await callAs(outlineAction, cookie, path, { intent: "chapter-save", volume: String(volume), chapter: "2", beats: "开场 | 300" });
     expect(statusOf(saved)).toBe(302);
     expect(locationOf(saved)).toBe(`/works/${work.id}/outline?volume=${volume}#chapter-2`);
-    expect(statusOf(await call(outlineAction, cookie, path, { intent: "nonsense" }))).toBe(400);
-    expect(statusOf(await call(outlineLoader, cookie, path))).toBe(200);
-    expect(statusOf(await call(outlineLoader, await sessionCookieFor(other.id), path))).toBe(404);
+    expect(statusOf(await callAs(outlineAction, cookie, path, { intent: "nonsense" }))).toBe(400);
+    expect(statusOf(await callAs(outlineLoader, cookie, path))).toBe(200);
+    expect(statusOf(await callAs(outlineLoader, await sessionCookieFor(other.id), path))).toBe(404);
   });
 });
 
@@ -309,7 +302,7 @@ describe("连载续写 from a 细纲: beats covered and words per beat", () => {
     const work = await serial(owner.id, 2);
     await saveChapterOutline(owner.id, work.id, 3, "林晚收到信 | 400\n巷口的人影开口 | 500");
     const cookie = await sessionCookieFor(owner.id);
-    const page = bodyOf<{ page: { plan: string; beats: unknown } }>(await call(seriesLoader, cookie, `/series-writing?work=${work.id}&chapter=3`)).page;
+    const page = bodyOf<{ page: { plan: string; beats: unknown } }>(await callAs(seriesLoader, cookie, `/series-writing?work=${work.id}&chapter=3`)).page;
     expect(page.beats).toEqual([
       { text: "林晚收到信", words: 400 },
       { text: "巷口的人影开口", words: 500 },
@@ -317,7 +310,7 @@ describe("连载续写 from a 细纲: beats covered and words per beat", () => {
     expect(page.plan).toBe(beatPlan([{ text: "林晚收到信", words: 400 }, { text: "巷口的人影开口", words: 500 }]));
     expect(page.plan).toContain("【节拍2】（约500字）巷口的人影开口");
     // A chapter without one starts from an empty plan.
-    expect(bodyOf<{ page: { plan: string; beats: unknown } }>(await call(seriesLoader, cookie, `/series-writing?work=${work.id}&chapter=2`)).page).toMatchObject({ plan: "", beats: null });
+    expect(bodyOf<{ page: { plan: string; beats: unknown } }>(await callAs(seriesLoader, cookie, `/series-writing?work=${work.id}&chapter=2`)).page).toMatchObject({ plan: "", beats: null });
     expect(beatsText([{ text: "林晚收到信", words: 400 }])).toBe("林晚收到信 | 400");
   });
 });

@@ -2,6 +2,7 @@ import type { RouteConfigEntry } from "@react-router/dev/routes";
 import { matchRoutes, RouterContextProvider, type RouteObject } from "react-router";
 import routeConfig from "~/routes";
 import { clientAddressContext } from "~/server/platform/request.server";
+import { userRequest } from "../fixtures/accounts";
 
 /**
  * Runs a route's loader or action the way the framework does: the URL is matched against
@@ -130,6 +131,20 @@ export async function callThroughRoutes<H extends Handler>(
     if (kind) return (await runRoute(kind, mod, args.request, args.params, args.context)) as Awaited<ReturnType<H>>;
   }
   throw new Error(`${url.pathname} does not route to the loader or action under test`);
+}
+
+/**
+ * A loader or action as a browser with `cookie` calls it (a visitor's when null): GET, or a
+ * same-origin form POST of `fields`; through the route's middleware (callThroughRoutes).
+ * Returns what the handler returned or threw (a redirect, a 4xx), for statusOf and bodyOf.
+ */
+export async function callAs(handler: Handler, cookie: string | null, path: string, fields?: Record<string, string>): Promise<unknown> {
+  const request = cookie ? userRequest(cookie, path, fields) : new Request(`http://localhost${path}`);
+  try {
+    return (await callThroughRoutes(handler, { request })) as unknown;
+  } catch (thrown) {
+    return thrown;
+  }
 }
 
 /** The status a route's answer carries: a Response's, a `data()` result's, else 200. */

@@ -13,9 +13,9 @@ import { saveChapterSummary, saveEntity, saveFact, saveThread } from "~/server/s
 import { exportOwnWorkTxt } from "~/server/studio/author-export.server";
 import { createWork } from "~/server/catalog/works.server";
 import { fakeTokenCount, storyText, type FakeAiProvider } from "../fakes/ai-provider";
-import { userRequest } from "../fixtures/accounts";
+
 import { aiRows, readEvents, setTokens, textOf, tokensOf, writer } from "./ai-helpers";
-import { callThroughRoutes, statusOf, bodyOf, locationOf } from "./route-chain";
+import { callThroughRoutes, statusOf, bodyOf, locationOf, callAs } from "./route-chain";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
 
 /**
@@ -52,13 +52,6 @@ function continueRequest(cookie: string | null, fields: Record<string, string>) 
 async function continueStream(cookie: string | null, fields: Record<string, string>) {
   return (await callThroughRoutes(continueAction, { request: continueRequest(cookie, fields) })) as Response;
 }
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
-}
 const chaptersOf = (workId: number) => db.select().from(chapters).where(eq(chapters.workId, workId)).orderBy(asc(chapters.position), asc(chapters.id));
 
 type PageData = {
@@ -91,7 +84,7 @@ describe("生成下一章", () => {
     await saveThread(user.id, work.id, { title: "以后的事", plantedChapter: 120 });
 
     // The page: chapter 101 (100 published), the summary, the facts in force, the threads.
-    const page = bodyOf<PageData>(await call(seriesLoader, user.cookie, `/series-writing?work=${work.id}`)).page!;
+    const page = bodyOf<PageData>(await callAs(seriesLoader, user.cookie, `/series-writing?work=${work.id}`)).page!;
     expect(page.chapter).toBe(101);
     expect(page.counts).toEqual({ published: 100, unpublished: 0 });
     expect(page.context!.summaries).toContain("第100章：老周在雨夜回到清河镇。");
@@ -138,7 +131,7 @@ describe("生成下一章", () => {
 
     // Edited, then 存为草稿: a 存稿 chapter at the end, labelled AI生成 from the generation log.
     const edited = `作者加的一句开头。\n${reply}`;
-    const draft = await call(seriesAction, user.cookie, "/series-writing", { intent: "save", workId: String(work.id), chapter: "101", title: "", content: edited, mode: "draft", formToken: key() });
+    const draft = await callAs(seriesAction, user.cookie, "/series-writing", { intent: "save", workId: String(work.id), chapter: "101", title: "", content: edited, mode: "draft", formToken: key() });
     const draftLocation = locationOf(draft)!;
     expect(draftLocation).toMatch(new RegExp(`^/series-writing\\?work=${work.id}&saved=\\d+-draft$`));
     let list = await chaptersOf(work.id);
@@ -148,10 +141,10 @@ describe("生成下一章", () => {
     // 发布 (another form): published at once, the work's 101st chapter; the export says so.
     const token = key();
     const fields = { intent: "save", workId: String(work.id), chapter: "102", title: "码头", content: reply, mode: "publish", formToken: token };
-    const published = await call(seriesAction, user.cookie, "/series-writing", fields);
+    const published = await callAs(seriesAction, user.cookie, "/series-writing", fields);
     expect(locationOf(published)).toMatch(/saved=\d+-publish$/);
     // The same form posted again makes no second chapter.
-    expect(locationOf(await call(seriesAction, user.cookie, "/series-writing", fields))).toBe(locationOf(published));
+    expect(locationOf(await callAs(seriesAction, user.cookie, "/series-writing", fields))).toBe(locationOf(published));
     list = await chaptersOf(work.id);
     expect(list).toHaveLength(102);
     expect(list[101]).toMatchObject({ title: "码头", state: "published", aiLevel: "generated" });
@@ -167,17 +160,17 @@ describe("生成下一章", () => {
     fake.enqueue({ text: reply, chunkCount: 3 });
     const requestKey = key();
     const fields = { intent: "generate", workId: String(work.id), chapter: "101", plan: "", requestKey };
-    const first = await call(seriesAction, user.cookie, "/series-writing", fields);
+    const first = await callAs(seriesAction, user.cookie, "/series-writing", fields);
     const location = locationOf(first)!;
     expect(location).toBe(`/series-writing?work=${work.id}&chapter=101&result=${requestKey}`);
     expect(fake.requests[0].user).toContain("续写第101章");
-    const page = bodyOf<PageData>(await call(seriesLoader, user.cookie, location)).page!;
+    const page = bodyOf<PageData>(await callAs(seriesLoader, user.cookie, location)).page!;
     expect(page.result?.text).toBe(reply);
     const charged = -Number((await aiRows(user.id))[0].amount);
     expect(page.result?.charged).toBe(charged);
 
     // The same key again: through the page or the stream, no provider call, no charge.
-    expect(locationOf(await call(seriesAction, user.cookie, "/series-writing", fields))).toBe(location);
+    expect(locationOf(await callAs(seriesAction, user.cookie, "/series-writing", fields))).toBe(location);
     const again = await continueStream(user.cookie, { workId: String(work.id), chapter: "101", plan: "", requestKey });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({ error: SERIES_MESSAGES.submitted, text: reply, charged });
@@ -186,15 +179,15 @@ describe("生成下一章", () => {
 
     // Another user cannot read the result by its key.
     const other = await writer();
-    expect(statusOf(await call(seriesLoader, other.cookie, location))).toBe(404);
+    expect(statusOf(await callAs(seriesLoader, other.cookie, location))).toBe(404);
     expect(page.result?.notice).toBeNull();
 
     // A reported usage beyond the balance: the page says in one line what was not charged (decision 153).
     const balance = await tokensOf(user.id);
     fake.enqueue({ text: storyText(100), usage: { inputTokens: balance, outputTokens: 5_000 } });
     const shortKey = key();
-    const short = await call(seriesAction, user.cookie, "/series-writing", { ...fields, requestKey: shortKey });
-    const shortPage = bodyOf<PageData>(await call(seriesLoader, user.cookie, locationOf(short)!)).page!;
+    const short = await callAs(seriesAction, user.cookie, "/series-writing", { ...fields, requestKey: shortKey });
+    const shortPage = bodyOf<PageData>(await callAs(seriesLoader, user.cookie, locationOf(short)!)).page!;
     expect(shortPage.result?.charged).toBe(balance);
     expect(shortPage.result?.notice).toBe(AI_MESSAGES.usageNotCovered(balance + 5_000, balance, 5_000, false));
     expect(await tokensOf(user.id)).toBe(0);
@@ -221,10 +214,10 @@ describe("failures and bad input", () => {
     const single = await createWork(user.id, { ...base, title: "短篇", type: "single_chapter", status: "completed" }, [{ title: "全文", content: "正文。" }], null);
     const ok = { workId: String(work.id), chapter: "101", plan: "", requestKey: key() };
 
-    expect(statusOf(await call(seriesLoader, other.cookie, `/series-writing?work=${work.id}`))).toBe(404);
-    expect(statusOf(await call(seriesLoader, user.cookie, `/series-writing?work=abc`))).toBe(404);
-    expect(statusOf(await call(seriesLoader, user.cookie, `/series-writing?work=${single.id}`))).toBe(400);
-    const badChapter = await call(seriesLoader, user.cookie, `/series-writing?work=${work.id}&chapter=205`);
+    expect(statusOf(await callAs(seriesLoader, other.cookie, `/series-writing?work=${work.id}`))).toBe(404);
+    expect(statusOf(await callAs(seriesLoader, user.cookie, `/series-writing?work=abc`))).toBe(404);
+    expect(statusOf(await callAs(seriesLoader, user.cookie, `/series-writing?work=${single.id}`))).toBe(400);
+    const badChapter = await callAs(seriesLoader, user.cookie, `/series-writing?work=${work.id}&chapter=205`);
     expect(statusOf(badChapter)).toBe(400);
     expect(bodyOf<PageData>(badChapter).page?.chapterError).toBe(SERIES_MESSAGES.chapterRange(101));
 
@@ -250,7 +243,7 @@ describe("failures and bad input", () => {
     const afterLogout = await continueStream(ended.cookie, { ...ok, workId: "x", requestKey: key() });
     expect([afterLogout.status, ((await afterLogout.json()) as { error: string }).error]).toEqual([401, "请先登录"]);
     // The page's form answers the same way, without a 500.
-    const pageRefusal = await call(seriesAction, user.cookie, "/series-writing", { intent: "generate", ...ok, chapter: "0" });
+    const pageRefusal = await callAs(seriesAction, user.cookie, "/series-writing", { intent: "generate", ...ok, chapter: "0" });
     expect(statusOf(pageRefusal)).toBe(400);
     expect(bodyOf<{ error: string }>(pageRefusal).error).toBe(SERIES_MESSAGES.chapterRange(100_000));
     expect(fake.requests).toHaveLength(0);
@@ -266,11 +259,11 @@ describe("failures and bad input", () => {
       [user.cookie, { ...save, intent: "nope" }, 400, "未知操作"],
     ];
     for (const [i, [cookie, fields, status, message]] of cases.entries()) {
-      const result = await call(seriesAction, cookie, "/series-writing", fields);
+      const result = await callAs(seriesAction, cookie, "/series-writing", fields);
       expect([i, statusOf(result), bodyOf<{ error: string }>(result).error]).toEqual([i, status, message]);
     }
     // The text typed comes back with the refusal.
-    const refused = await call(seriesAction, user.cookie, "/series-writing", { ...save, mode: "later", content: "我写的字" });
+    const refused = await callAs(seriesAction, user.cookie, "/series-writing", { ...save, mode: "later", content: "我写的字" });
     expect(bodyOf<{ content: string }>(refused).content).toBe("我写的字");
     expect(await chaptersOf(work.id)).toHaveLength(100);
   });

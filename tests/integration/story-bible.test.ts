@@ -38,10 +38,10 @@ import {
 import { CHAPTER_PUBLISHED_TOPIC, subscribe } from "~/server/platform/events.server";
 import { startSummaryJobs, stopSummaryJobs } from "~/server/jobs/summary-poller.server";
 import { createWork } from "~/server/catalog/works.server";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { aiRows, setTokens, tokensOf } from "./ai-helpers";
-import { callThroughRoutes, statusOf, bodyOf } from "./route-chain";
+import { statusOf, bodyOf, callAs } from "./route-chain";
 import { testActor } from "./admin-fixtures";
 import { waitFor } from "../fixtures/wait";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
@@ -55,13 +55,6 @@ function serial(userId: string, n: number, text = (i: number) => `第${i}章的�
 async function chapterIds(workId: number) {
   const rows = await db.select({ id: chapters.id }).from(chapters).where(eq(chapters.workId, workId)).orderBy(asc(chapters.position), asc(chapters.id));
   return rows.map((r) => r.id);
-}
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
 }
 
 let owner: { id: string };
@@ -151,29 +144,29 @@ describe("story bible: entities and facts", () => {
     const path = `/works/${work.id}/bible`;
     const entity = await saveEntity(owner.id, work.id, { kind: "character", name: "林晚", aliases: "阿晚" });
 
-    const shared = await call(bibleAction, cookie, path, { intent: "entity-save", kind: "character", name: "沈舟", aliases: "阿晚", description: "" });
+    const shared = await callAs(bibleAction, cookie, path, { intent: "entity-save", kind: "character", name: "沈舟", aliases: "阿晚", description: "" });
     expect(statusOf(shared)).toBe(409);
     expect(bodyOf<{ error: string }>(shared).error).toBe("名称或别名「阿晚」已被「林晚」使用");
-    const backwards = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "9", untilChapter: "3" });
+    const backwards = await callAs(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "9", untilChapter: "3" });
     expect([statusOf(backwards), bodyOf<{ error: string }>(backwards).error]).toEqual([400, BIBLE_MESSAGES.rangeBackwards]);
-    const notNumber = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "三" });
+    const notNumber = await callAs(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "失明", fromChapter: "三" });
     expect([statusOf(notNumber), bodyOf<{ error: string }>(notNumber).error]).toEqual([400, BIBLE_MESSAGES.chapterNumber]);
-    const unknown = await call(bibleAction, cookie, path, { intent: "drop-tables" });
+    const unknown = await callAs(bibleAction, cookie, path, { intent: "drop-tables" });
     expect([statusOf(unknown), bodyOf<{ error: string }>(unknown).error]).toEqual([400, BIBLE_MESSAGES.unknownAction]);
-    const due = await call(bibleAction, cookie, path, { intent: "thread-save", title: "三年之约", note: "", plantedChapter: "5", dueChapter: "2" });
+    const due = await callAs(bibleAction, cookie, path, { intent: "thread-save", title: "三年之约", note: "", plantedChapter: "5", dueChapter: "2" });
     expect([statusOf(due), bodyOf<{ error: string }>(due).error]).toEqual([400, BIBLE_MESSAGES.dueBeforePlanted]);
     expect(await db.select().from(plotThreads).where(eq(plotThreads.workId, work.id))).toHaveLength(0);
 
-    const added = await call(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "双目失明", fromChapter: "37", untilChapter: "" });
+    const added = await callAs(bibleAction, cookie, path, { intent: "fact-save", entityId: String(entity), content: "双目失明", fromChapter: "37", untilChapter: "" });
     expect(statusOf(added)).toBe(302);
     expect((added as Response).headers.get("Location")).toBe(`${path}#e-${entity}`);
 
     const otherCookie = await sessionCookieFor(other.id);
-    expect(statusOf(await call(bibleLoader, otherCookie, path))).toBe(404);
-    expect(statusOf(await call(bibleAction, otherCookie, path, { intent: "entity-save", kind: "character", name: "路人", aliases: "", description: "" }))).toBe(404);
-    expect(statusOf(await call(contextLoader, otherCookie, `/works/${work.id}/context`))).toBe(404);
+    expect(statusOf(await callAs(bibleLoader, otherCookie, path))).toBe(404);
+    expect(statusOf(await callAs(bibleAction, otherCookie, path, { intent: "entity-save", kind: "character", name: "路人", aliases: "", description: "" }))).toBe(404);
+    expect(statusOf(await callAs(contextLoader, otherCookie, `/works/${work.id}/context`))).toBe(404);
 
-    const page = bodyOf<Awaited<ReturnType<typeof bibleScreen>>>(await call(bibleLoader, cookie, path));
+    const page = bodyOf<Awaited<ReturnType<typeof bibleScreen>>>(await callAs(bibleLoader, cookie, path));
     expect(page.entities?.entities[0]).toMatchObject({ name: "林晚", aliases: ["阿晚"], facts: [{ content: "双目失明", fromChapter: 37, untilChapter: null }] });
   });
 });
@@ -190,7 +183,7 @@ describe("the bible screen's pages", () => {
     await saveFact(owner.id, work.id, { entityId: ids.at(-1)!, content: "最后一位的事实" });
     for (let i = 1; i <= count; i++) await saveThread(owner.id, work.id, { title: `伏笔${i}`, plantedChapter: 1, dueChapter: i });
 
-    const load = async (query: string) => bodyOf<Screen>(await call(bibleLoader, cookie, `${path}${query}`));
+    const load = async (query: string) => bodyOf<Screen>(await callAs(bibleLoader, cookie, `${path}${query}`));
     const first = (await load("")).entities!;
     const second = (await load("?page=2")).entities!;
     expect([first.page, first.pageCount, first.total, second.page]).toEqual([1, 2, count, 2]);
@@ -212,14 +205,14 @@ describe("the bible screen's pages", () => {
 
     // Saving an entity listed on page 2 (from page 1's address) goes back to page 2, to its card.
     const last = ids.at(-1)!;
-    const saved = await call(bibleAction, cookie, path, { intent: "entity-save", id: String(last), kind: "character", name: `角色${count}`, aliases: "", description: "改过" });
+    const saved = await callAs(bibleAction, cookie, path, { intent: "entity-save", id: String(last), kind: "character", name: `角色${count}`, aliases: "", description: "改过" });
     expect((saved as Response).headers.get("Location")).toBe(`${path}?page=2#e-${last}`);
     const thread = threadsSecond.threads[0];
-    const resolved = await call(bibleAction, cookie, `${path}?tab=threads`, { intent: "thread-status", id: String(thread.id), status: "resolved" });
+    const resolved = await callAs(bibleAction, cookie, `${path}?tab=threads`, { intent: "thread-status", id: String(thread.id), status: "resolved" });
     // Resolved threads sort after the open ones: still on page 2.
     expect((resolved as Response).headers.get("Location")).toBe(`${path}?tab=threads&page=2#t-${thread.id}`);
     // A deletion stays on the page it was made from.
-    const deleted = await call(bibleAction, cookie, `${path}?page=2`, { intent: "entity-delete", id: String(ids[BIBLE_PAGE_SIZE]) });
+    const deleted = await callAs(bibleAction, cookie, `${path}?page=2`, { intent: "entity-delete", id: String(ids[BIBLE_PAGE_SIZE]) });
     expect((deleted as Response).headers.get("Location")).toBe(`${path}?page=2`);
     expect((await load("?page=2")).entities!.entities.map((e) => e.name)).toEqual(Array.from({ length: 4 }, (_, i) => `角色${BIBLE_PAGE_SIZE + i + 2}`));
   });
@@ -233,7 +226,7 @@ describe("plot threads and summaries", () => {
     const resolved = await saveThread(owner.id, work.id, { title: "失踪的信", plantedChapter: 1, dueChapter: 3 });
     await setThreadStatus(owner.id, work.id, resolved, "resolved");
     expect((await overdueThreads(work.id)).map((t) => t.id)).toEqual([overdue]);
-    const manager = bodyOf<{ overdue: { title: string }[] }>(await call(chaptersLoader, await sessionCookieFor(owner.id), `/works/${work.id}/chapters`));
+    const manager = bodyOf<{ overdue: { title: string }[] }>(await callAs(chaptersLoader, await sessionCookieFor(owner.id), `/works/${work.id}/chapters`));
     expect(manager.overdue.map((t) => t.title)).toEqual(["三年之约"]);
     expect((await domainError(saveThread(owner.id, work.id, { title: "", plantedChapter: 1 }))).message).toBe(BIBLE_MESSAGES.threadTitleRequired);
     expect((await domainError(saveThread(owner.id, work.id, { title: "x" }))).message).toBe(BIBLE_MESSAGES.plantedRequired);
@@ -353,11 +346,11 @@ describe("assembleContinuationContext (本次上下文)", () => {
     // The page shows the same, with the admin's context size of the default API config.
     await db.execute(sql`update api_configs set context_tokens = 5000`);
     const page = bodyOf<{ result: { prompt: { user: string }; budgetTokens: number }; error: string | null }>(
-      await call(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?plan=${encodeURIComponent("清河镇来了客人。")}`),
+      await callAs(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?plan=${encodeURIComponent("清河镇来了客人。")}`),
     );
     expect(page.result.budgetTokens).toBe(5000);
     expect(page.result.prompt.user).toContain("请为《长夜行》续写第41章");
-    const bad = await call(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?chapter=abc`);
+    const bad = await callAs(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?chapter=abc`);
     expect([statusOf(bad), bodyOf<{ error: string }>(bad).error]).toEqual([400, BIBLE_MESSAGES.chapterNumber]);
     await db.execute(sql`update api_configs set context_tokens = ${DEFAULT_CONTEXT_TOKENS}`);
   });
@@ -394,7 +387,7 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
 
     // The bible form (no JavaScript needed: radio buttons) marks 林晚 总是带上 and 周伯 从不带上.
     const edit = (id: number, name: string, aliases: string, promptMode: string) =>
-      call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "entity-save", id: String(id), kind: "character", name, aliases, description: "", promptMode });
+      callAs(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "entity-save", id: String(id), kind: "character", name, aliases, description: "", promptMode });
     expect(statusOf(await edit(lin, "林晚", "阿晚", "always"))).toBe(302);
     expect(statusOf(await edit(zhou, "周伯", "老周", "never"))).toBe(302);
     const refused = await edit(shen, "沈舟", "", "sometimes");
@@ -413,16 +406,16 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
 
     // 连载续写's 「第4章有效的设定」 and 本次上下文 list exactly that set (沈舟's fact is in force but not sent).
     const series = bodyOf<{ page: { context: { entities: { name: string; facts: string[] }[] } } }>(
-      await call(seriesLoader, cookie, `/series-writing?work=${work.id}&plan=${encodeURIComponent("老周在码头等人。")}`),
+      await callAs(seriesLoader, cookie, `/series-writing?work=${work.id}&plan=${encodeURIComponent("老周在码头等人。")}`),
     );
     expect(series.page.context.entities.map((e) => [e.name, e.facts])).toEqual([["林晚", ["左手有疤"]]]);
     const preview = bodyOf<{ result: { view: { entities: { name: string }[] } } }>(
-      await call(contextLoader, cookie, `/works/${work.id}/context?plan=${encodeURIComponent("老周在码头等人。")}`),
+      await callAs(contextLoader, cookie, `/works/${work.id}/context?plan=${encodeURIComponent("老周在码头等人。")}`),
     );
     expect(preview.result.view.entities.map((e) => e.name)).toEqual(["林晚"]);
 
     // The bible screen shows the mode.
-    const screen = bodyOf<{ entities: { entities: { name: string; promptMode: string }[] } }>(await call(bibleLoader, cookie, `/works/${work.id}/bible`));
+    const screen = bodyOf<{ entities: { entities: { name: string; promptMode: string }[] } }>(await callAs(bibleLoader, cookie, `/works/${work.id}/bible`));
     expect(screen.entities.entities.map((e) => [e.name, e.promptMode])).toEqual([["林晚", "always"], ["周伯", "never"], ["沈舟", "auto"]]);
   });
 
@@ -449,21 +442,21 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
 
     // 本次上下文 says so, and offers the summaries; the form queues jobs and turns AI summaries on.
     const preview = bodyOf<{ result: { view: { missingSummaries: { n: number; id: number }[]; excerpts: number[] } } }>(
-      await call(contextLoader, cookie, `/works/${work.id}/context`),
+      await callAs(contextLoader, cookie, `/works/${work.id}/context`),
     );
     expect(preview.result.view.missingSummaries.map((m) => m.n)).toEqual([3, 4, 5, 6]);
     const chapterIdsField = preview.result.view.missingSummaries.map((m) => m.id).join(",");
-    const queued = await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField });
+    const queued = await callAs(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField });
     expect(statusOf(queued)).toBe(302);
     const jobs = await db.select().from(summaryJobs).where(eq(summaryJobs.workId, work.id));
     expect(jobs.map((j) => j.chapterId).sort()).toEqual(ids.slice(2).sort());
     expect(jobs.every((j) => j.state === "pending")).toBe(true);
     // Someone else cannot queue jobs on this work; a malformed list is refused.
-    expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField }))).toBe(404);
-    expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: "1;drop" }))).toBe(400);
+    expect(statusOf(await callAs(bibleAction, await sessionCookieFor(other.id), `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: chapterIdsField }))).toBe(404);
+    expect(statusOf(await callAs(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: "1;drop" }))).toBe(400);
     // At most SUMMARY_REQUEST_IDS a request (the page sends the latest ones).
     const tooMany = Array.from({ length: SUMMARY_REQUEST_IDS + 1 }, (_, i) => i + 1).join(",");
-    expect(statusOf(await call(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: tooMany }))).toBe(400);
+    expect(statusOf(await callAs(bibleAction, cookie, `/works/${work.id}/bible`, { intent: "summaries-request", chapterIds: tooMany }))).toBe(400);
     const { works } = await import("~/db/schema");
     const [{ aiSummaries }] = await db.select({ aiSummaries: works.aiSummaries }).from(works).where(eq(works.id, work.id));
     expect(aiSummaries).toBe(true);
@@ -474,10 +467,10 @@ describe("what the continuation sends, and what the pages say it sends (issue 28
   it("本次上下文 refuses a chapter past the next one in Chinese (第9章 of 3)", async () => {
     const work = await serial(owner.id, 3);
     const cookie = await sessionCookieFor(owner.id);
-    const ninth = await call(contextLoader, cookie, `/works/${work.id}/context?chapter=9`);
+    const ninth = await callAs(contextLoader, cookie, `/works/${work.id}/context?chapter=9`);
     expect([statusOf(ninth), bodyOf<{ error: string; result: unknown }>(ninth).error]).toEqual([400, SERIES_MESSAGES.chapterRange(4)]);
     expect(bodyOf<{ result: unknown }>(ninth).result).toBeNull();
-    expect(statusOf(await call(contextLoader, cookie, `/works/${work.id}/context?chapter=4`))).toBe(200);
+    expect(statusOf(await callAs(contextLoader, cookie, `/works/${work.id}/context?chapter=4`))).toBe(200);
   });
 });
 

@@ -12,7 +12,7 @@ import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { createWork } from "~/server/catalog/works.server";
 import { cookiePair, createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
-import { callThroughRoutes, statusOf } from "./route-chain";
+import { callThroughRoutes, statusOf, callAs } from "./route-chain";
 
 /** The studio chapter editor's saves (docs/decisions/095): autosave, revisions, restore. */
 
@@ -38,16 +38,8 @@ async function row(chapterId: number) {
 async function revisionRows(chapterId: number) {
   return db.select().from(chapterRevisions).where(eq(chapterRevisions.chapterId, chapterId)).orderBy(asc(chapterRevisions.id));
 }
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    if (thrown instanceof Response) return thrown;
-    return thrown;
-  }
-}
 async function autosave(cookie: string, workId: number, chapterId: number, fields: Record<string, string>) {
-  const response = (await call(autosaveAction, cookie, `/works/${workId}/chapters/${chapterId}/autosave`, fields)) as Response;
+  const response = (await callAs(autosaveAction, cookie, `/works/${workId}/chapters/${chapterId}/autosave`, fields)) as Response;
   return { status: response.status, body: (await response.json()) as { ok: boolean; error?: string; stale?: boolean; revision?: number; wordCount?: number } };
 }
 async function withDraft() {
@@ -73,14 +65,14 @@ describe("保存 in the editor says what it did", () => {
   it("立即发布 of a 存稿 says 章节已发布; 定时 and 存稿 say so; a published chapter's 保存 says 章节已保存", async () => {
     const { work, draft } = await withDraft();
     const path = `/works/${work.id}/chapters/${draft}`;
-    const kept = await call(editAction, ownerCookie, path, { title: "存稿", content: "还在写", release: "draft", revision: "0" });
+    const kept = await callAs(editAction, ownerCookie, path, { title: "存稿", content: "还在写", release: "draft", revision: "0" });
     expect(await noticeAfter(kept, ownerCookie)).toBe("已存稿");
-    const scheduled = await call(editAction, ownerCookie, path, { title: "存稿", content: "明天发", release: "at", publishAt: "2099-06-01T20:30", revision: "1" });
+    const scheduled = await callAs(editAction, ownerCookie, path, { title: "存稿", content: "明天发", release: "at", publishAt: "2099-06-01T20:30", revision: "1" });
     expect(await noticeAfter(scheduled, ownerCookie)).toBe("已设置定时发布");
-    const published = await call(editAction, ownerCookie, path, { title: "存稿", content: "写完了", release: "now", revision: "2" });
+    const published = await callAs(editAction, ownerCookie, path, { title: "存稿", content: "写完了", release: "now", revision: "2" });
     expect(await noticeAfter(published, ownerCookie)).toBe("章节已发布");
     expect(await row(draft)).toMatchObject({ state: "published", content: "写完了" });
-    const edited = await call(editAction, ownerCookie, path, { title: "存稿", content: "改一个字", revision: "3" });
+    const edited = await callAs(editAction, ownerCookie, path, { title: "存稿", content: "改一个字", revision: "3" });
     expect(await noticeAfter(edited, ownerCookie)).toBe("章节已保存");
   });
 });
@@ -110,10 +102,10 @@ describe("autosave", () => {
     // The chapter manager marks it 修改未发布.
     expect(await pendingOf()).toEqual([true]);
     // The editor opens on the working copy.
-    const page = (await call(editLoader, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`)) as { data: { chapter: { content: string; pending: boolean; revision: number } } };
+    const page = (await callAs(editLoader, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`)) as { data: { chapter: { content: string; pending: boolean; revision: number } } };
     expect(page.data.chapter).toMatchObject({ content: "改了一半的正文", pending: true, revision: 1 });
     // 保存 publishes it.
-    const result = await call(editAction, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`, { title: "第一章", content: "改好的正文", revision: "1" });
+    const result = await callAs(editAction, ownerCookie, `/works/${work.id}/chapters/${chapter.id}`, { title: "第一章", content: "改好的正文", revision: "1" });
     expect(statusOf(result)).toBe(302);
     expect(await row(chapter.id)).toMatchObject({ content: "改好的正文", pendingContent: null, revision: 2 });
     expect(await pendingOf()).toEqual([false]);
@@ -134,9 +126,9 @@ describe("autosave", () => {
       body: new URLSearchParams({ content: "篡改", revision: "0" }),
     });
     expect(((await callThroughRoutes(autosaveAction, { request: crossSite })) as Response).status).toBe(403);
-    const visitor = await call(autosaveAction, "", `/works/${work.id}/chapters/${draft}/autosave`, { content: "篡改", revision: "0" });
+    const visitor = await callAs(autosaveAction, "", `/works/${work.id}/chapters/${draft}/autosave`, { content: "篡改", revision: "0" });
     expect(statusOf(visitor)).toBe(302);
-    expect(((await call(autosaveLoader, ownerCookie, `/works/${work.id}/chapters/${draft}/autosave`)) as Response).status).toBe(405);
+    expect(((await callAs(autosaveLoader, ownerCookie, `/works/${work.id}/chapters/${draft}/autosave`)) as Response).status).toBe(405);
     expect((await row(draft)).content).toBe("初稿");
     expect((await row(foreign)).content).toBe("读者看到的正文。");
   });
@@ -166,7 +158,7 @@ describe("autosave", () => {
       status: 409,
       body: { ok: false, error: "此章节已在别处修改，请重新载入后再编辑", stale: true },
     });
-    const form = await call(editAction, ownerCookie, `/works/${work.id}/chapters/${draft}`, { title: "存稿", content: "乙标签页", release: "draft", revision: "0" });
+    const form = await callAs(editAction, ownerCookie, `/works/${work.id}/chapters/${draft}`, { title: "存稿", content: "乙标签页", release: "draft", revision: "0" });
     expect(statusOf(form)).toBe(409);
     expect(JSON.stringify(form)).toContain("此章节已在别处修改");
     expect(await row(draft)).toMatchObject({ content: "甲标签页", revision: 1 });
@@ -222,7 +214,7 @@ describe("revisions", () => {
     await saveChapter(owner.id, work.id, chapter.id, { kind: "save", content: "第二版正文" });
     await saveChapter(owner.id, work.id, chapter.id, { kind: "autosave", content: "没写完的", baseRevision: 1 });
     const path = `/works/${work.id}/chapters/${chapter.id}/revisions`;
-    const page = (await call(revisionsLoader, ownerCookie, path)) as { revisions: { id: number; kind: string; wordCount: number; preview: string }[] };
+    const page = (await callAs(revisionsLoader, ownerCookie, path)) as { revisions: { id: number; kind: string; wordCount: number; preview: string }[] };
     expect(page.revisions.map((r) => [r.kind, r.preview])).toEqual([
       ["自动保存", "没写完的"],
       ["保存", "第二版正文"],
@@ -230,17 +222,17 @@ describe("revisions", () => {
     ]);
     const original = page.revisions[2].id;
     // Someone else, a revision of another chapter, a bad id: nothing changes.
-    expect(statusOf(await call(revisionsLoader, otherCookie, path))).toBe(404);
-    expect(statusOf(await call(revisionsAction, otherCookie, path, { revisionId: String(original) }))).toBe(404);
+    expect(statusOf(await callAs(revisionsLoader, otherCookie, path))).toBe(404);
+    expect(statusOf(await callAs(revisionsAction, otherCookie, path, { revisionId: String(original) }))).toBe(404);
     const elsewhere = await withDraft();
     await saveChapter(owner.id, elsewhere.work.id, elsewhere.draft, { kind: "autosave", content: "别的章节", baseRevision: 0 });
     const foreign = (await revisionRows(elsewhere.draft))[0].id;
-    const refused = await call(revisionsAction, ownerCookie, path, { revisionId: String(foreign) });
+    const refused = await callAs(revisionsAction, ownerCookie, path, { revisionId: String(foreign) });
     expect([statusOf(refused), (refused as { data: { error: string } }).data.error]).toEqual([404, "该历史版本不存在"]);
-    expect(statusOf(await call(revisionsAction, ownerCookie, path, { revisionId: "abc" }))).toBe(400);
+    expect(statusOf(await callAs(revisionsAction, ownerCookie, path, { revisionId: "abc" }))).toBe(400);
     expect((await row(chapter.id)).content).toBe("第二版正文");
 
-    const done = await call(revisionsAction, ownerCookie, path, { revisionId: String(original) });
+    const done = await callAs(revisionsAction, ownerCookie, path, { revisionId: String(original) });
     expect(statusOf(done)).toBe(302);
     expect((done as Response).headers.get("Location")).toBe(`/works/${work.id}/chapters/${chapter.id}`);
     // Restoring is a save: readers see it, the working copy is gone, and it is listed.

@@ -11,9 +11,9 @@ import { saveState, waiveFinding, chapterFindings } from "~/server/studio/contin
 import { deskView, setDailyTarget, type DeskView } from "~/server/studio/desk.server";
 import { recordWritten } from "~/server/studio/writing-days.server";
 import { createWork } from "~/server/catalog/works.server";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
-import { bodyOf, callThroughRoutes, locationOf, statusOf } from "./route-chain";
+import { bodyOf, locationOf, statusOf, callAs } from "./route-chain";
 
 const base = { description: "简介", rating: "all_ages" as const, isAiGenerated: false, visibility: "public" as const };
 
@@ -32,13 +32,6 @@ async function publishedOn(ids: number[], day: string, words: number) {
     .where(inArray(chapters.id, ids));
 }
 
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
-}
 
 let owner: { id: string };
 let other: { id: string };
@@ -222,20 +215,20 @@ describe("the daily target", () => {
     const { workId } = await serial(owner.id, 1);
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${workId}/desk`;
-    const bad = await call(deskAction, cookie, path, { intent: "target-save", target: "-1" });
+    const bad = await callAs(deskAction, cookie, path, { intent: "target-save", target: "-1" });
     expect([statusOf(bad), bodyOf(bad)]).toEqual([400, { error: DESK_MESSAGES.targetTooSmall, target: "-1" }]);
-    const unknown = await call(deskAction, cookie, path, { intent: "nonsense" });
+    const unknown = await callAs(deskAction, cookie, path, { intent: "nonsense" });
     expect([statusOf(unknown), bodyOf<{ error: string }>(unknown).error]).toEqual([400, DESK_MESSAGES.unknownAction]);
-    const good = await call(deskAction, cookie, path, { intent: "target-save", target: "2500" });
+    const good = await callAs(deskAction, cookie, path, { intent: "target-save", target: "2500" });
     expect(locationOf(good)).toBe(path);
-    const page = bodyOf<DeskView>(await call(deskLoader, cookie, path));
+    const page = bodyOf<DeskView>(await callAs(deskLoader, cookie, path));
     expect([page.work.id, page.today.target]).toEqual([workId, 2500]);
-    expect(statusOf(await call(deskAction, cookie, path, { intent: "target-clear" }))).toBe(302);
-    expect(bodyOf<DeskView>(await call(deskLoader, cookie, path)).today.target).toBeNull();
+    expect(statusOf(await callAs(deskAction, cookie, path, { intent: "target-clear" }))).toBe(302);
+    expect(bodyOf<DeskView>(await callAs(deskLoader, cookie, path)).today.target).toBeNull();
 
     const stranger = await sessionCookieFor(other.id);
-    expect(statusOf(await call(deskLoader, stranger, path))).toBe(404);
-    expect(statusOf(await call(deskAction, stranger, path, { intent: "target-save", target: "100" }))).toBe(404);
-    expect(statusOf(await call(deskLoader, cookie, "/works/abc/desk"))).toBe(404);
+    expect(statusOf(await callAs(deskLoader, stranger, path))).toBe(404);
+    expect(statusOf(await callAs(deskAction, stranger, path, { intent: "target-save", target: "100" }))).toBe(404);
+    expect(statusOf(await callAs(deskLoader, cookie, "/works/abc/desk"))).toBe(404);
   });
 });

@@ -12,11 +12,11 @@ import { createWork } from "~/server/catalog/works.server";
 import { assembleContinuationContext } from "~/server/studio/context.server";
 import { addVoicePassage, countCliches, deleteVoicePassage, saveCliches } from "~/server/studio/voice.server";
 import type { FakeAiProvider } from "../fakes/ai-provider";
-import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
+import { createUser, sessionCookieFor } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { useFakeAiProvider } from "../fixtures/fake-ai";
 import { readEvents, textOf, writer } from "./ai-helpers";
-import { bodyOf, callThroughRoutes, locationOf, statusOf } from "./route-chain";
+import { bodyOf, callThroughRoutes, locationOf, statusOf, callAs } from "./route-chain";
 
 /**
  * The author's voice (issue 33 part 2, decision 257): a work's 文风 sample and 套话, sent with
@@ -31,13 +31,6 @@ const base = { description: "简介", rating: "all_ages" as const, isAiGenerated
 function serial(userId: string, n = 3) {
   const list = Array.from({ length: n }, (_, i) => ({ title: `第${i + 1}章`, content: `第${i + 1}章的正文。` }));
   return createWork(userId, { ...base, title: "长夜行", type: "series", status: "ongoing" }, list, null);
-}
-async function call(handler: (args: never) => unknown, cookie: string, path: string, fields?: Record<string, string>) {
-  try {
-    return (await callThroughRoutes(handler, { request: userRequest(cookie, path, fields) })) as unknown;
-  } catch (thrown) {
-    return thrown;
-  }
 }
 const errorOf = (result: unknown) => bodyOf<{ error: string }>(result).error;
 const passagesOf = (workId: number) => db.select().from(voicePassages).where(eq(voicePassages.workId, workId));
@@ -55,12 +48,12 @@ describe("the 文风 sample and the 套话 list", () => {
     const work = await serial(owner.id);
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${work.id}/bible?tab=voice`;
-    const page = bodyOf<{ formTokens: { voice: string } }>(await call(bibleLoader, cookie, path));
-    const added = await call(bibleAction, cookie, path, { intent: "voice-add", content: "\n  雨下得很细，像有人在远处筛面粉。  \r\n\n", source: "chapter", formToken: page.formTokens.voice });
+    const page = bodyOf<{ formTokens: { voice: string } }>(await callAs(bibleLoader, cookie, path));
+    const added = await callAs(bibleAction, cookie, path, { intent: "voice-add", content: "\n  雨下得很细，像有人在远处筛面粉。  \r\n\n", source: "chapter", formToken: page.formTokens.voice });
     expect(locationOf(added)).toBe(`/works/${work.id}/bible?tab=voice#voice-sample`);
     const [kept] = await passagesOf(work.id);
     expect([kept.content, kept.source]).toEqual(["雨下得很细，像有人在远处筛面粉。", "chapter"]);
-    const view = bodyOf<{ voice: { passages: { content: string; chars: number }[]; defaults: string[]; own: string[] } }>(await call(bibleLoader, cookie, path)).voice;
+    const view = bodyOf<{ voice: { passages: { content: string; chars: number }[]; defaults: string[]; own: string[] } }>(await callAs(bibleLoader, cookie, path)).voice;
     expect(view.passages).toEqual([expect.objectContaining({ content: "雨下得很细，像有人在远处筛面粉。", chars: 16 })]);
     expect(view.defaults).toEqual([...DEFAULT_CLICHES]);
 
@@ -72,7 +65,7 @@ describe("the 文风 sample and the 套话 list", () => {
       [{ content: "雨下得很细，像有人在远处筛面粉。" }, VOICE_MESSAGES.passageDuplicate, 409],
       [{ content: "另一段", source: "wiki" }, VOICE_MESSAGES.sourceInvalid, 400],
     ] as const) {
-      const refused = await call(bibleAction, cookie, path, { intent: "voice-add", source: "pasted", ...fields });
+      const refused = await callAs(bibleAction, cookie, path, { intent: "voice-add", source: "pasted", ...fields });
       expect([statusOf(refused), errorOf(refused)]).toEqual([status, message]);
     }
     expect(await passagesOf(work.id)).toHaveLength(1);
@@ -82,9 +75,9 @@ describe("the 文风 sample and the 套话 list", () => {
     expect(await passagesOf(work.id)).toHaveLength(VOICE_LIMITS.passages);
 
     // Only the author: another's form is 404 and changes nothing.
-    expect(statusOf(await call(bibleAction, await sessionCookieFor(other.id), path, { intent: "voice-add", content: "别人的文字" }))).toBe(404);
+    expect(statusOf(await callAs(bibleAction, await sessionCookieFor(other.id), path, { intent: "voice-add", content: "别人的文字" }))).toBe(404);
     expect((await domainError(deleteVoicePassage(other.id, work.id, kept.id))).status).toBe(404);
-    const deleted = await call(bibleAction, cookie, path, { intent: "voice-delete", id: String(kept.id) });
+    const deleted = await callAs(bibleAction, cookie, path, { intent: "voice-delete", id: String(kept.id) });
     expect(locationOf(deleted)).toBe(`/works/${work.id}/bible?tab=voice#voice-sample`);
     expect((await domainError(deleteVoicePassage(owner.id, work.id, kept.id))).message).toBe(VOICE_MESSAGES.passageNotFound);
     expect(await passagesOf(work.id)).toHaveLength(VOICE_LIMITS.passages - 1);
@@ -94,7 +87,7 @@ describe("the 文风 sample and the 套话 list", () => {
     const work = await serial(owner.id);
     const cookie = await sessionCookieFor(owner.id);
     const path = `/works/${work.id}/bible?tab=voice`;
-    const saved = await call(bibleAction, cookie, path, { intent: "cliches-save", cliches: "心头一颤\n眼神一凝、 不禁莞尔 \n\n" });
+    const saved = await callAs(bibleAction, cookie, path, { intent: "cliches-save", cliches: "心头一颤\n眼神一凝、 不禁莞尔 \n\n" });
     expect(locationOf(saved)).toBe(`/works/${work.id}/bible?tab=voice#voice-cliches`);
     expect(await clichesOf(work.id)).toEqual(["不禁莞尔", "心头一颤", "眼神一凝"].sort());
 
@@ -107,7 +100,7 @@ describe("the 文风 sample and the 套话 list", () => {
       ["心头一颤\n缓缓", VOICE_MESSAGES.clicheIsDefault("缓缓")],
       [Array.from({ length: VOICE_LIMITS.cliches + 1 }, (_, i) => `套话${i}号`).join("\n"), VOICE_MESSAGES.clichesTooMany],
     ] as const) {
-      const refused = await call(bibleAction, cookie, path, { intent: "cliches-save", cliches: text });
+      const refused = await callAs(bibleAction, cookie, path, { intent: "cliches-save", cliches: text });
       expect([statusOf(refused), errorOf(refused)]).toEqual([400, message]);
     }
     expect(await clichesOf(work.id)).toEqual(["不禁莞尔", "心头一颤", "眼神一凝"].sort());
@@ -164,7 +157,7 @@ describe("the voice in 连载续写", () => {
 
     // Without JavaScript the page finds the result by its key, with the same counts.
     const page = bodyOf<{ page: { result: { text: string; cliches: { phrase: string; count: number }[] } } }>(
-      await call(seriesLoader, user.cookie, `/series-writing?work=${work.id}&chapter=4&result=${requestKey}`),
+      await callAs(seriesLoader, user.cookie, `/series-writing?work=${work.id}&chapter=4&result=${requestKey}`),
     ).page;
     expect(page.result.text).toBe(reply);
     expect(page.result.cliches).toEqual(done.cliches);
@@ -201,7 +194,7 @@ describe("the voice in 连载续写", () => {
 
     // 本次上下文 lists the same.
     const preview = bodyOf<{ result: { view: { voice: { passages: { sent: boolean; tokens: number }[]; cliches: string[] } } } }>(
-      await call(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?chapter=3`),
+      await callAs(contextLoader, await sessionCookieFor(owner.id), `/works/${work.id}/context?chapter=3`),
     ).result.view.voice;
     expect(preview.passages.map((p) => p.sent)).toEqual([true, true]);
     expect(preview.passages[0].tokens).toBeGreaterThan(0);
