@@ -11,6 +11,7 @@ import {
 import { useAppLinkNavigation } from "~/components/ui/app-link";
 import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 import { sameOriginWriteMiddleware } from "~/server/platform/csrf.server";
+import { replicaReadsMiddleware } from "~/server/platform/replica-reads.server";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/platform/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
@@ -21,7 +22,7 @@ import "./styles/app.css";
  * (docs/architecture.md#forms-and-errors), and a write with a cookie must come from this
  * site's pages (docs/decisions/165).
  */
-export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware, replicaReadsMiddleware];
 
 
 export function Layout({ children }: { children: React.ReactNode }) {
