@@ -4,6 +4,7 @@
 #
 #   scripts/replica.sh start   # prints TEST_PRIMARY_URL=... and TEST_REPLICA_URL=...
 #   scripts/replica.sh stop    # stops both and removes their directory
+#   scripts/replica.sh stop-replica | start-replica   # the standby alone (a replica that is down)
 #
 # A fresh cluster (initdb, trust authentication, replication allowed from 127.0.0.1) on
 # REPLICA_PRIMARY_PORT (5441), copied with pg_basebackup -R into a hot standby on
@@ -75,5 +76,7 @@ EOF
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+  stop-replica) as_pg "$BIN/pg_ctl" -D "$DIR/replica" -m fast -w stop >/dev/null ;;
+  start-replica) as_pg "$BIN/pg_ctl" -D "$DIR/replica" -l "$DIR/replica.log" -w start >/dev/null ;;
+  *) echo "usage: $0 start|stop|stop-replica|start-replica" >&2; exit 2 ;;
 esac
