@@ -11,12 +11,12 @@ import type postgres from "postgres";
 
 /** A WAL position (`16/B374D848`) as a number that compares. */
 export function parseLsn(text: string): bigint {
-  const [high, low] = text.split("/");
-  if (!/^[0-9A-F]{1,8}$/i.test(high ?? "") || !/^[0-9A-F]{1,8}$/i.test(low ?? "")) throw new Error(`not a WAL position: ${text}`);
-  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+  const parts = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(text);
+  if (!parts) throw new Error(`not a WAL position: ${text}`);
+  return (BigInt(`0x${parts[1]}`) << 32n) | BigInt(`0x${parts[2]}`);
 }
 
-export function formatLsn(lsn: bigint): string {
+function formatLsn(lsn: bigint): string {
   return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
 }
 
