@@ -19,8 +19,9 @@ import "./styles/app.css";
 /**
  * Every request's route is named for its log line and metrics, its query string is
  * checked once, here, a resource route's crash is answered in Chinese
- * (docs/architecture.md#forms-and-errors), and a write with a cookie must come from this
- * site's pages (docs/decisions/165).
+ * (docs/architecture.md#forms-and-errors), a write with a cookie must come from this
+ * site's pages (docs/decisions/165), and with read replicas a GET's replica-eligible reads
+ * may go to one while a person's own writes are replayed there (docs/decisions/265).
  */
 export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware, replicaReadsMiddleware];
 
