@@ -62,7 +62,8 @@ interface Replica<Db> {
   name: string;
   db: Db;
   poller: postgres.Sql;
-  polling: boolean;
+  /** When the poll in flight started; null when none is. */
+  pollingSince: number | null;
   up: boolean;
   problem: string | null;
   replayed: bigint | null;
@@ -96,11 +97,6 @@ function reasonOf(error: unknown): string {
   return typeof code === "string" && code ? code : error instanceof Error ? error.message.slice(0, 80) : "unknown";
 }
 
-function withinTime<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${POLL_TIMEOUT_MS} ms`)), POLL_TIMEOUT_MS)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The replicas of one process: each polled every `pollMs` on a connection of its own
@@ -119,13 +115,15 @@ export class ReplicaSet<Db> {
     readonly maxLagMs: number,
     private readonly pollMs: number,
   ) {
-    this.replicas = replicas.map((r) => ({ ...r, polling: false, up: false, problem: "not yet polled", replayed: null, lagMs: null }));
+    this.replicas = replicas.map((r) => ({ ...r, pollingSince: null, up: false, problem: "not yet polled", replayed: null, lagMs: null }));
     this.positions = new PrimaryPositions(maxLagMs + 10 * pollMs);
   }
 
-  /** Polls once now, then every pollMs; resolves after the first poll. */
+  /** Polls once now, then every pollMs; resolves after the first poll (or POLL_TIMEOUT_MS: a hung replica does not hold up the start). */
   async start(): Promise<void> {
-    await this.poll();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.poll(), new Promise((resolve) => (timer = setTimeout(resolve, POLL_TIMEOUT_MS)))]);
+    clearTimeout(timer);
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
   }
@@ -139,7 +137,7 @@ export class ReplicaSet<Db> {
     if (!this.primaryPolling) {
       this.primaryPolling = true;
       try {
-        const [row] = await withinTime(this.primary<{ lsn: string }[]>`select pg_current_wal_flush_lsn()::text as lsn`);
+        const [row] = await this.primary<{ lsn: string }[]>`select pg_current_wal_flush_lsn()::text as lsn`;
         this.positions.record(parseLsn(row.lsn), Date.now());
       } catch {
         // The primary's trouble shows in /healthz; the replicas' lag is measured against
@@ -152,12 +150,18 @@ export class ReplicaSet<Db> {
   }
 
   private async pollReplica(replica: Replica<Db>): Promise<void> {
-    if (replica.polling) return;
-    replica.polling = true;
+    // One poll at a time per replica (its connection would queue the next ones behind a
+    // hung one); one unanswered for POLL_TIMEOUT_MS counts as down meanwhile.
+    if (replica.pollingSince !== null) {
+      if (Date.now() - replica.pollingSince > POLL_TIMEOUT_MS && replica.up) {
+        Object.assign(replica, { up: false, problem: `no answer within ${POLL_TIMEOUT_MS} ms`, lagMs: null });
+        this.observe(replica);
+      }
+      return;
+    }
+    replica.pollingSince = Date.now();
     try {
-      const [row] = await withinTime(
-        replica.poller<{ standby: boolean; replayed: string | null }[]>`select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as replayed`,
-      );
+      const [row] = await replica.poller<{ standby: boolean; replayed: string | null }[]>`select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as replayed`;
       // A promoted replica, or a server that is no physical standby, has no replay position
       // to compare with: it is not read from.
       if (!row.standby || !row.replayed) throw Object.assign(new Error("not a standby"), { code: "not a standby" });
@@ -170,7 +174,7 @@ export class ReplicaSet<Db> {
       replica.problem = reasonOf(error);
       replica.lagMs = null;
     } finally {
-      replica.polling = false;
+      replica.pollingSince = null;
       this.observe(replica);
     }
   }
