@@ -11,6 +11,7 @@ import {
 import { useAppLinkNavigation } from "~/components/ui/app-link";
 import { DEFAULT_READER_SETTINGS, readerSettingsAttributes, type ReaderSettings } from "~/schemas/reader-settings-rules";
 import { sameOriginWriteMiddleware } from "~/server/platform/csrf.server";
+import { replicaReadsMiddleware } from "~/server/platform/replica-reads.server";
 import { checkQueryMiddleware, lastResortMiddleware, nameRouteMiddleware } from "~/server/platform/request.server";
 import type { Route } from "./+types/root";
 import "./styles/app.css";
@@ -18,10 +19,11 @@ import "./styles/app.css";
 /**
  * Every request's route is named for its log line and metrics, its query string is
  * checked once, here, a resource route's crash is answered in Chinese
- * (docs/architecture.md#forms-and-errors), and a write with a cookie must come from this
- * site's pages (docs/decisions/165).
+ * (docs/architecture.md#forms-and-errors), a write with a cookie must come from this
+ * site's pages (docs/decisions/165), and with read replicas a GET's replica-eligible reads
+ * may go to one while a person's own writes are replayed there (docs/decisions/265).
  */
-export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [nameRouteMiddleware, lastResortMiddleware, checkQueryMiddleware, sameOriginWriteMiddleware, replicaReadsMiddleware];
 
 
 export function Layout({ children }: { children: React.ReactNode }) {

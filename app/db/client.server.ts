@@ -11,12 +11,14 @@ import postgres from "postgres";
 import { databaseUrl, envInt, pgliteDir } from "~/env.server";
 import { countWhile, dbPoolSize, dbTransactionsOpen } from "./pool-metrics.server";
 import { lockDataDir } from "./data-dir-lock.server";
+import { chooseTarget, replicaName, ReplicaSet, type ReplicaStatus } from "./replicas.server";
 import * as schema from "./schema";
 import type { Database } from "./types";
 
 // The types live in types.ts, which the start-up seeding (platform/defaults.server.ts) imports
 // without importing this module back (docs/architecture.md#domains).
 export type { Database, Executor, Transaction } from "./types";
+export { afterOwnWrite, readScope, type ReadScope, type ReplicaStatus } from "./replicas.server";
 
 interface Opened {
   db: Database;
@@ -76,6 +78,12 @@ async function openPostgres(url: string): Promise<Opened> {
   } finally {
     await migrator.end();
   }
+  const { db, close } = pool(url);
+  return { db, kind: "postgres", close };
+}
+
+/** A pool of postgres.js connections as drizzle sees it, on the primary or a replica. */
+function pool(url: string): { db: Database; client: postgres.Sql; close: () => Promise<void> } {
   const prepare = process.env.DATABASE_PREPARE !== "0";
   const client = postgres(url, {
     max: envInt("DATABASE_POOL_SIZE", 10) || 10,
@@ -102,7 +110,7 @@ async function openPostgres(url: string): Promise<Opened> {
   const db = drizzlePostgres({ client: prepare ? preparingClient(client) : client, schema }) as unknown as Database;
   // Raw access (LISTEN, the export's raw rows) gets the client itself.
   (db as unknown as { $client: postgres.Sql }).$client = client;
-  return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  return { db, client, close: () => client.end({ timeout: 5 }) };
 }
 
 /**
@@ -136,7 +144,7 @@ function preparingClient(sql: postgres.Sql): postgres.Sql {
   return wrapper as unknown as postgres.Sql;
 }
 
-async function open(): Promise<Opened> {
+async function open(): Promise<Opened & { replicas: ReplicaSet<Database> | null }> {
   const url = databaseUrl();
   const opened = url ? await openPostgres(url) : await openPglite();
   // Pool use for /metrics: its size, and the transactions holding a connection of it.
@@ -145,16 +153,98 @@ async function open(): Promise<Opened> {
   opened.db.transaction = ((work, config) => countWhile(dbTransactionsOpen, transaction(work, config))) as typeof transaction;
   const { seedDefaults } = await import("~/server/platform/defaults.server");
   await seedDefaults(opened.db);
-  return opened;
+  const replicas = url ? await openReplicas(url) : null;
+  if (!url && replicaUrls().length) console.warn("DATABASE_REPLICA_URLS is ignored: read replicas need DATABASE_URL (PostgreSQL)");
+  return {
+    ...opened,
+    replicas,
+    close: async () => {
+      await replicas?.close();
+      await opened.close();
+    },
+  };
+}
+
+function replicaUrls(): string[] {
+  return (process.env.DATABASE_REPLICA_URLS ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The read replicas of DATABASE_REPLICA_URLS (docs/decisions/265): a pool each, like the
+ * primary's but never migrated, and one connection each (and one to the primary) for the
+ * poll of their replay positions.
+ */
+async function openReplicas(primaryUrl: string): Promise<ReplicaSet<Database> | null> {
+  const urls = replicaUrls();
+  if (!urls.length) return null;
+  const pools = urls.map((u) => ({ url: u, ...pool(u) }));
+  const poller = (u: string) => postgres(u, { max: 1, onnotice: () => {}, connect_timeout: 1, backoff: () => 0.1, idle_timeout: 0 });
+  const primary = poller(primaryUrl);
+  const set = new ReplicaSet<Database>(
+    primary,
+    pools.map((p) => ({ name: replicaName(p.url), db: p.db, poller: poller(p.url) })),
+    envInt("DATABASE_REPLICA_MAX_LAG_MS", 5_000),
+    envInt("DATABASE_REPLICA_POLL_MS", 200) || 200,
+  );
+  const close = set.close.bind(set);
+  set.close = async () => {
+    await close();
+    await primary.end({ timeout: 1 });
+    await Promise.all(pools.map((p) => p.close()));
+  };
+  await set.start();
+  return set;
 }
 
 // One client per process, kept across dev-server module reloads.
-const holder = globalThis as unknown as { __inkstoneDb?: Promise<Opened> };
+const holder = globalThis as unknown as { __inkstoneDb?: ReturnType<typeof open> };
 holder.__inkstoneDb ??= open();
 const opened = await holder.__inkstoneDb;
 
 export const db: Database = opened.db;
 export const databaseKind = opened.kind;
+
+/**
+ * The database for a read that may be a moment old (docs/architecture.md#read-replicas):
+ * listings, search, rankings, the home rows, tag pages, feeds, sitemaps and the text of a
+ * chapter. A replica when DATABASE_REPLICA_URLS names one that is up, within
+ * DATABASE_REPLICA_MAX_LAG_MS and past the reader's last write, and the request runs in a
+ * read scope that allows it (a GET; platform/replica-reads.server.ts); else the primary,
+ * as outside any request (jobs, scripts, tests) and always on PGlite. Never for what must
+ * be current: balances, purchases, an author's own studio, the back office, anything a
+ * write reads first.
+ */
+export function readDb(): Database {
+  return chooseTarget(opened.replicas, db);
+}
+
+/** True when reads may go to replicas at all (PostgreSQL with DATABASE_REPLICA_URLS). */
+export const hasReplicas = opened.replicas !== null;
+
+/** Each replica's state, for /healthz; empty without replicas. */
+export function replicaStatus(): ReplicaStatus[] {
+  return opened.replicas?.status() ?? [];
+}
+
+/** The longest a replica in use may be behind (DATABASE_REPLICA_MAX_LAG_MS). */
+export const replicaMaxLagMs = opened.replicas?.maxLagMs ?? 0;
+
+/**
+ * The primary's WAL insert position, right after a request's writes committed: a replica
+ * that has replayed it holds them. Null when it cannot be read.
+ */
+export async function writePosition(): Promise<string | null> {
+  if (!opened.replicas) return null;
+  try {
+    const rows = await db.execute<{ lsn: string }>(sql`select pg_current_wal_insert_lsn()::text as lsn`);
+    return (rows as unknown as { lsn: string }[])[0]?.lsn ?? null;
+  } catch {
+    return null;
+  }
+}
 
 let closing: Promise<void> | undefined;
 export function closeDatabase(): Promise<void> {

@@ -1,5 +1,5 @@
 import { and, asc, eq, ne, sql, type SQL } from "drizzle-orm";
-import { db, type Executor } from "~/db/client.server";
+import { db, readDb, type Executor } from "~/db/client.server";
 import { chapters } from "~/db/schema";
 
 /**
@@ -28,19 +28,31 @@ export async function getChapter(workId: number, chapterId: number) {
 }
 
 /** The `order`-th published chapter of a work (1-based), with its number as `order`. */
-export async function getChapterByOrder(workId: number, order: number) {
+export async function getChapterByOrder(workId: number, order: number, from: Executor = db) {
   if (!Number.isSafeInteger(order) || order <= 0) return null;
   // The index scan skips the earlier chapters without reading their rows; only the one
   // chapter is fetched whole.
-  const nth = db
+  const nth = from
     .select({ id: chapters.id })
     .from(chapters)
     .where(and(eq(chapters.workId, workId), isPublished))
     .orderBy(...chapterOrder)
     .offset(order - 1)
     .limit(1);
-  const [row] = await db.select().from(chapters).where(eq(chapters.id, sql`(${nth})`));
+  const [row] = await from.select().from(chapters).where(eq(chapters.id, sql`(${nth})`));
   return row ? { ...row, order } : null;
+}
+
+/**
+ * The `order`-th published chapter as a reader gets it: from a read replica when the
+ * request may read one (readDb, docs/architecture.md#read-replicas), from the primary when
+ * the replica does not hold it yet (a chapter published a moment ago). Who may read it is
+ * still the caller's question, asked of the primary.
+ */
+export async function chapterForReaders(workId: number, order: number) {
+  const replica = readDb();
+  const found = await getChapterByOrder(workId, order, replica);
+  return found ?? (replica === db ? null : getChapterByOrder(workId, order));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { readDb } from "~/db/client.server";
 import { chapters, profiles, works } from "~/db/schema";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
@@ -18,7 +18,7 @@ const FEED_ENTRIES = 50;
 export async function workFeed(rawWorkId: number, origin: string): Promise<string> {
   if (!Number.isSafeInteger(rawWorkId) || rawWorkId <= 0) throw new DomainError("作品不存在", 404);
   const [work] = rowsOf<{ id: string | number; title: string; description: string; author: string; created_at: string | Date; updated_at: string | Date }>(
-    await db.execute(sql`
+    await readDb().execute(sql`
       select w.id, w.title, w.description, p.nickname as author, w.created_at, w.updated_at
       from ${works} w join ${profiles} p on p.id = w.user_id
       where w.id = ${rawWorkId} and w.visibility <> 'private' and w.rating = 'all_ages'`),
@@ -26,7 +26,7 @@ export async function workFeed(rawWorkId: number, origin: string): Promise<strin
   if (!work) throw new DomainError("作品不存在", 404);
   const workId = Number(work.id);
   const entries = rowsOf<{ id: string | number; title: string; number: number; at: string | Date }>(
-    await db.execute(sql`
+    await readDb().execute(sql`
       select id, title, number, at from (
         select c.id, c.title, coalesce(c.publish_at, c.created_at) as at, c.position,
                row_number() over (order by c.position, c.id)::int as number

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { readDb } from "~/db/client.server";
 import { profiles, works, workStats } from "~/db/schema";
 import { WORK_LENGTHS, type WorkFilters } from "~/schemas/discovery";
 import { pageWithin } from "~/utils/pagination";
@@ -74,13 +74,13 @@ export async function filteredSearch(input: {
     ...filterConditions(input.filters),
     ...blockFilter(input.blocks),
   );
-  const matches = db.select({ one: sql`1`.as("one") }).from(works).where(where).limit(cap + 1).as("matches");
-  const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(matches);
+  const matches = readDb().select({ one: sql`1`.as("one") }).from(works).where(where).limit(cap + 1).as("matches");
+  const [{ n }] = await readDb().select({ n: sql<number>`count(*)::int` }).from(matches);
   const totalCapped = n > cap;
   const total = Math.min(n, cap);
   const { page, pageCount } = pageWithin(input.page, total, input.pageSize);
   const sortsByStats = input.filters.sort === "favorites" || input.filters.sort === "purchases";
-  const base = db.select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
+  const base = readDb().select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
   const rows = await (sortsByStats ? base.leftJoin(workStats, eq(workStats.workId, works.id)) : base)
     .where(where)
     .orderBy(...orderOf(input.filters))

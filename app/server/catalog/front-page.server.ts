@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { db, readDb } from "~/db/client.server";
 import { announcementReads, announcements, curatedRows, curatedRowWorks, profiles, rankingRemovals, works } from "~/db/schema";
 import { CURATED_ROW_SHOWN, FRONT_PAGE_MESSAGES } from "~/schemas/front-page";
 import { DomainError } from "~/server/platform/errors.server";
@@ -54,7 +54,7 @@ export async function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[
   // The viewer's 屏蔽 (decision 233): read fresh for a reader who has any.
   const blocks = await readerBlocks(viewer);
   return cachedUnlessBlocked(JSON.stringify(["curated-rows", showR18, showAi]), blocks, async () => {
-    const rows = await db
+    const rows = await readDb()
       .select({ rowId: curatedRows.id, rowName: curatedRows.name, ...workCardColumns })
       .from(curatedRows)
       .innerJoin(curatedRowWorks, eq(curatedRowWorks.rowId, curatedRows.id))
@@ -84,7 +84,7 @@ export async function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[
 /** The announcements current now, newest first: one query, from the shared copy. */
 export function currentAnnouncements(): Promise<AnnouncementView[]> {
   return cachedPublic("announcements", () =>
-    db
+    readDb()
       .select({ id: announcements.id, title: announcements.title, body: announcements.body, startsAt: announcements.startsAt })
       .from(announcements)
       .where(currentWindow(announcements.startsAt, announcements.endsAt))

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { readDb } from "~/db/client.server";
 import { profiles, workRankingTallies, works, workStats } from "~/db/schema";
 import { PERIOD_BOARDS, type PeriodBoard, type RankingBoard, type RankingPeriod } from "~/schemas/discovery";
 import { shanghaiPeriods } from "~/utils/shanghai-time";
@@ -66,7 +66,7 @@ export async function periodRankingBoard(board: PeriodBoard, period: RankingPeri
     // drop some), then the works: a walk of the index's head, not a sort of the period's
     // every work. Only when too many of those were dropped is the whole period read.
     const read = async (candidates: number | null) => {
-      const head = db
+      const head = readDb()
         .select({ workId: t.workId, total: t.total })
         .from(t)
         .where(and(eq(t.metric, PERIOD_BOARDS[board]), eq(t.period, period), eq(t.startsOn, startsOn), gt(t.total, 0)))
@@ -74,7 +74,7 @@ export async function periodRankingBoard(board: PeriodBoard, period: RankingPeri
         // the head is read, never sorted: 2 ms instead of 107 ms at bench:rewards' 0.02 scale.
         .orderBy(sql`${t.total} desc nulls last`, asc(t.workId));
       const top = (candidates === null ? head : head.limit(candidates)).as("top");
-      return db
+      return readDb()
         .select({ ...workCardColumns, score: sql<number>`${top.total}`.mapWith(Number) })
         .from(top)
         .innerJoin(works, eq(works.id, top.workId))
@@ -86,7 +86,7 @@ export async function periodRankingBoard(board: PeriodBoard, period: RankingPeri
     const candidates = limit * 4;
     let rows = await read(candidates);
     if (rows.length < limit) {
-      const [{ n }] = await db
+      const [{ n }] = await readDb()
         .select({ n: sql<number>`count(*)::int` })
         .from(t)
         .where(and(eq(t.metric, PERIOD_BOARDS[board]), eq(t.period, period), eq(t.startsOn, startsOn), gt(t.total, 0)));
@@ -102,7 +102,7 @@ export async function rankingBoard(board: Exclude<RankingBoard, PeriodBoard>, vi
   const blocks = await readerBlocks(viewer);
   return cachedUnlessBlocked(JSON.stringify(["ranking", board, limit, showR18, showAi]), blocks, async () => {
     const { score, where } = BOARDS[board];
-    const rows = await db
+    const rows = await readDb()
       .select({ ...workCardColumns, score: sql<number>`${score}`.mapWith(Number) })
       .from(workStats)
       .innerJoin(works, eq(works.id, workStats.workId))
@@ -129,7 +129,7 @@ export async function sharedHomeRows(viewer: Audience): Promise<SharedHomeRows> 
   const blocks = await readerBlocks(viewer);
   return cachedUnlessBlocked(JSON.stringify(["home", showR18, showAi]), blocks, async () => {
     const audience = { showR18, showAi };
-    const cards = () => db.select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
+    const cards = () => readDb().select(workCardColumns).from(works).innerJoin(profiles, eq(profiles.id, works.userId));
     const [newest, hot, completed] = await Promise.all([
       cards()
         .where(and(...listed(audience, blocks)))

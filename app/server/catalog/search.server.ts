@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
-import { db, type Transaction } from "~/db/client.server";
+import { readDb, type Transaction } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
 import {
   listedFor,
@@ -109,7 +109,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
 
   // A finished result, or for a walk the page's ids, whose cards are read after commit.
   type Found = SearchResult | (Omit<SearchResult, "works"> & { ids: number[] });
-  const found = await db.transaction(async (tx): Promise<Found> => {
+  const found = await readDb().transaction(async (tx): Promise<Found> => {
     /** Rows of the candidates, passing `where` if given, counted up to limit + 1. */
     const countUpTo = async (limit: number, where?: SQL) => {
       const matches = tx
@@ -205,7 +205,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
 
 /** The work cards of the given ids, in that order. */
 async function cardsOf(ids: number[]): Promise<WorkCard[]> {
-  const rows = (await db
+  const rows = (await readDb()
     .select(workCardColumns)
     .from(works)
     .innerJoin(profiles, eq(profiles.id, works.userId))
@@ -223,7 +223,7 @@ function newestFirst(cards: WorkCard[]): WorkCard[] {
 async function listAll(input: { where: SQL | undefined; page: number; pageSize: number; query: string }) {
   const { where, pageSize, query } = input;
   const fetchPage = (page: number) =>
-    db
+    readDb()
       .select(workCardColumns)
       .from(works)
       .innerJoin(profiles, eq(profiles.id, works.userId))
@@ -231,7 +231,7 @@ async function listAll(input: { where: SQL | undefined; page: number; pageSize: 
       .orderBy(desc(works.createdAt), desc(works.id))
       .limit(pageSize)
       .offset((page - 1) * pageSize);
-  const countQuery = db.select({ n: sql<number>`count(*)::int` }).from(works).where(where);
+  const countQuery = readDb().select({ n: sql<number>`count(*)::int` }).from(works).where(where);
 
   const [[{ n: total }], firstTry] = await Promise.all([countQuery, fetchPage(input.page)]);
   // A page past the end shows the last page instead.

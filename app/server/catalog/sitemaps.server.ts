@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { readDb } from "~/db/client.server";
 import { chapters, works } from "~/db/schema";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
@@ -76,7 +76,7 @@ function iso(at: string | Date): string {
  */
 export async function sitemapIndex(origin: string): Promise<string> {
   const blocks = rowsOf<{ kind: SitemapKind; block: number }>(
-    await db.execute(sql`
+    await readDb().execute(sql`
       with bounds as (
         select (select coalesce(max(id), 0) from ${works}) as works_max,
                (select coalesce(max(id), 0) from ${chapters}) as chapters_max
@@ -112,7 +112,7 @@ export async function sitemapPage(kind: SitemapKind, block: number, origin: stri
   const rows =
     kind === "works"
       ? rowsOf<{ path: string; lastmod: string | Date }>(
-          await db.execute(sql`
+          await readDb().execute(sql`
             select '/works/' || w.id as path, w.updated_at as lastmod from ${works} w
             where w.id > ${from} and w.id <= ${to} and ${listedWork}
             order by w.id`),
@@ -120,7 +120,7 @@ export async function sitemapPage(kind: SitemapKind, block: number, origin: stri
       : rowsOf<{ path: string; lastmod: string | Date }>(
           // A chapter's address is its number (`?chapter=N`, the place readers share), counted
           // over the published chapters of each work the block touches.
-          await db.execute(sql`
+          await readDb().execute(sql`
             with touched as (
               select distinct c.work_id from ${chapters} c where c.id > ${from} and c.id <= ${to}
             ), numbered as (

@@ -81,3 +81,16 @@ export const readerSettingsCookie = createCookie("inkstone_reader", {
   path: "/",
   maxAge: 60 * 60 * 24 * 365,
 });
+
+/**
+ * Where the primary stood after a person's last write (its WAL position), signed: until a
+ * read replica has replayed past it, that person's reads go to the primary
+ * (platform/replica-reads.server.ts, docs/decisions/265). Only set while replicas are
+ * configured; it lives a little longer than a replica in use may lag.
+ */
+export const lastWriteCookie = createCookie("inkstone_wrote", {
+  httpOnly: true,
+  sameSite: "lax",
+  path: "/",
+  secrets: [secret],
+});

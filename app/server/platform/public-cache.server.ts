@@ -1,3 +1,4 @@
+import { afterOwnWrite } from "~/db/client.server";
 import { onPublicContentChange } from "./events.server";
 
 /**
@@ -11,7 +12,8 @@ import { onPublicContentChange } from "./events.server";
  * from any process), nothing is kept until this process listens for them, a load that
  * began before a change is never kept after it, and entries expire after TTL_MS for
  * what no trigger announces (an author's new nickname on a card). PAGE_CACHE=0 turns
- * it off, as it does the page cache.
+ * it off, as it does the page cache. A request shortly after its person's own write
+ * neither reads nor fills it (read replicas, docs/decisions/265).
  * @internal
  */
 export const PUBLIC_CACHE_TTL_MS = 5_000;
@@ -51,7 +53,9 @@ function listening(): Promise<boolean> {
  * change it.
  */
 export async function cachedPublic<T>(key: string, load: () => Promise<T>): Promise<T> {
-  if (process.env.PAGE_CACHE === "0" || !(await listening())) return load();
+  // Someone who has just written reads fresh: a shared answer may predate their write,
+  // having been read from a replica that had not replayed it (docs/decisions/265).
+  if (process.env.PAGE_CACHE === "0" || afterOwnWrite() || !(await listening())) return load();
   const now = Date.now();
   const found = state.entries.get(key);
   if (found && now - found.storedAt <= PUBLIC_CACHE_TTL_MS) return found.value as Promise<T>;

@@ -3,7 +3,7 @@ import { refuseClosedHours } from "~/server/identity/minor-mode.server";
 import { db } from "~/db/client.server";
 import { chapterReads, chapters, readingProgress, volumes } from "~/db/schema";
 import { canReadChapter, isByChapter } from "~/server/catalog/chapter-access.server";
-import { chapterNumber, chapterNumberSql, chapterOrder, getChapter, getChapterByOrder, isPublished, publishedNotices } from "~/server/catalog/chapter-numbers.server";
+import { chapterNumber, chapterNumberSql, chapterOrder, chapterForReaders, getChapter, getChapterByOrder, isPublished, publishedNotices } from "~/server/catalog/chapter-numbers.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { chapterReadToRecord, rememberChapterRead } from "~/server/studio/author-stats.server";
 import { getWorkForViewer, type Viewer } from "~/server/catalog/works.server";
@@ -97,7 +97,7 @@ export async function readChapter(workId: number, viewer: Viewer, order: number,
   if (!view.canReadContent && !isByChapter(view.work) && view.work.visibility !== "public-vip") {
     throw new DomainError(READER_MESSAGES.locked, 403);
   }
-  const chapter = await getChapterByOrder(workId, order);
+  const chapter = await chapterForReaders(workId, order);
   if (!chapter) throw new DomainError(view.canReadContent ? READER_MESSAGES.chapterMissing : READER_MESSAGES.locked, view.canReadContent ? 404 : 403);
   // A work sold by chapter: its free chapters and the ones the viewer bought (decision 110).
   if (!view.canReadContent && !(await canReadChapter(view, viewer, chapter))) throw new DomainError(READER_MESSAGES.locked, 403);

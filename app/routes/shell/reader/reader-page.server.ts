@@ -17,7 +17,7 @@ import {
   quoteAllChapters,
   setAutoSubscribe,
 } from "~/server/economy/chapter-sales.server";
-import { getChapterByOrder, getPublishedNotice, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
+import { chapterForReaders, getPublishedNotice, publishedChapterNumber } from "~/server/catalog/chapter-numbers.server";
 import { maskTexts } from "~/server/screening/screening.server";
 import { commentCounts } from "~/server/community/comments.server";
 import { ratingSummary } from "~/server/community/book-reviews.server";
@@ -166,7 +166,7 @@ export async function loadReaderPage(request: Request, url: URL, idParam: string
   // A paid work's chapter opens for whoever owns it (the work, or this chapter) and, when
   // the work is sold by chapter, for everyone if it is a free 试读 chapter; other VIP
   // chapters show the locked view (docs/product.md#paying-by-chapter).
-  const chapter = order !== null && (canReadContent || work.visibility === "public-vip") ? await getChapterByOrder(work.id, order) : null;
+  const chapter = order !== null && (canReadContent || work.visibility === "public-vip") ? await chapterForReaders(work.id, order) : null;
   if (order !== null && (canReadContent || isByChapter(work)) && !chapter) {
     throw data(READER_MESSAGES.chapterMissing, { status: 404 });
   }
