@@ -25,7 +25,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { chromium, type Request } from "playwright-core";
+import { chromium, type Request } from "@playwright/test";
 import { fmt, parseFlags } from "./lib-db";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
 import { ensureBuild, freePort, signIn, startServer, stopServer } from "./lib-server";
