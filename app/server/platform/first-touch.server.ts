@@ -62,19 +62,21 @@ const BODY_END = "</body>";
  * the chapter scroll, then jump into pages at their first touch. Their page runs its scripts
  * at load.
  */
-const PAGED = /^<html\b[^>]*\sdata-reader-layout="paged"/;
+const PAGED = /\sdata-reader-layout="paged"/;
 
 /**
  * The page with its scripts held until the first touch, or the page as it was when it is not
  * the one-module-script page this expects (a page that could not be rewritten runs its
- * scripts at load, as every other page does) or it is laid out in pages. Read and written as latin1: byte for byte.
+ * scripts at load, as every other page does) or it is laid out in pages. Read and written
+ * as latin1: byte for byte.
  */
 export function scriptsAtFirstTouch(page: Buffer, nonce: string): Buffer {
   const html = page.toString("latin1");
   const modules = [...html.matchAll(MODULE_SCRIPT)];
   const bodyEnd = html.lastIndexOf(BODY_END);
   const htmlStart = html.indexOf("<html");
-  if (modules.length !== 1 || bodyEnd < 0 || htmlStart < 0 || PAGED.test(html.slice(htmlStart))) return page;
+  if (modules.length !== 1 || bodyEnd < 0 || htmlStart < 0) return page;
+  if (PAGED.test(html.slice(htmlStart, html.indexOf(">", htmlStart)))) return page;
   const preloads = [...html.slice(0, bodyEnd).matchAll(MODULE_PRELOAD)].map((link) => HREF.exec(link[0])?.[1]).filter(Boolean);
   const held = html
     .slice(0, bodyEnd)
