@@ -4,9 +4,11 @@ import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { contentSecurityPolicy, createNonce, originOf } from "~/server/platform/csp.server";
+import { scriptsAtFirstTouch } from "~/server/platform/first-touch.server";
 import { logger } from "~/server/platform/logger.server";
 import { etagOf, isSharedPage, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
+import type { FirstTouchHandle } from "~/utils/first-touch";
 
 // Re-exported so server.js can shut down in order and close the database, drop its cached
 // visitor pages when public content changes, and start and stop the background jobs.
@@ -35,6 +37,19 @@ async function formTargetsOf(routerContext: EntryContext): Promise<string[]> {
   return gateway ? [gateway] : [];
 }
 
+/**
+ * Whether the page's scripts wait for the reader's first touch (docs/decisions/264-scripts-at-first-touch.md):
+ * a page read as it came (a GET answered 200) whose route says so for its data (a chapter's text).
+ */
+function scriptsWaitForTouch(request: Request, status: number, routerContext: EntryContext): boolean {
+  if ((request.method !== "GET" && request.method !== "HEAD") || status !== 200) return false;
+  const { matches, loaderData } = routerContext.staticHandlerContext;
+  return matches.some((match) => {
+    const handle = routerContext.routeModules[match.route.id]?.handle as Partial<FirstTouchHandle> | undefined;
+    return handle?.scriptsAtFirstTouch?.(loaderData[match.route.id]) === true;
+  });
+}
+
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -49,6 +64,9 @@ export default async function handleRequest(
   const nonce = createNonce();
   if (!shared) responseHeaders.set("Cache-Control", privateCacheControl(responseHeaders.get("Cache-Control")));
   const formTargets = await formTargetsOf(routerContext);
+  const finish = scriptsWaitForTouch(request, responseStatusCode, routerContext)
+    ? (page: Buffer) => scriptsAtFirstTouch(scriptsAfterText(page), nonce)
+    : scriptsAfterText;
   return new Promise((resolve, reject) => {
     let shellRendered = false;
     // Every page waits for all of its content: the loaders have the data before React
@@ -66,7 +84,7 @@ export default async function handleRequest(
           responseHeaders.set("X-Content-Type-Options", "nosniff");
           responseHeaders.set("Referrer-Policy", "same-origin");
           responseHeaders.set("X-Frame-Options", "DENY");
-          const body = new PageBody();
+          const body = new PageBody(finish);
           pipe(body);
           if (shared) {
             // Hashed whole: a shared page waits for its last bytes before its headers.
@@ -227,6 +245,11 @@ function scriptsAfterText(page: Buffer): Buffer {
  * still goes out as it comes.
  */
 class PageBody extends Transform {
+  /** What a whole page goes through before it is sent (a streamed one gets scriptsAfterText). */
+  constructor(private readonly finish: (page: Buffer) => Buffer) {
+    super();
+  }
+
   private chunks: Buffer[] = [];
   private streaming = false;
   private scheduled = false;
@@ -236,7 +259,7 @@ class PageBody extends Transform {
     const ended = () => {
       const chunks = this.chunks;
       this.chunks = [];
-      return scriptsAfterText(Buffer.concat(chunks));
+      return this.finish(Buffer.concat(chunks));
     };
     if (this.writableEnded) return Promise.resolve(ended());
     return new Promise((resolve, reject) => {
@@ -250,7 +273,7 @@ class PageBody extends Transform {
     if (this.writableEnded && !this.streaming) {
       const chunks = this.chunks;
       this.chunks = [];
-      return scriptsAfterText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      return this.finish(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     }
     this.streaming = true;
     this.schedule();

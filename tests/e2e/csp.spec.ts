@@ -7,6 +7,7 @@
 import type { Page } from "@playwright/test";
 import { expect, test, waitForHydration } from "./fixtures";
 import { listenToConsole } from "./fixtures/site-pages";
+import { marker, newAuthor, publishWork } from "./reader-helpers";
 
 /**
  * What a sanitizer gap would let into the terms page: an inline script, an image whose
@@ -121,4 +122,40 @@ test("a visitor's page, replayed from the page cache as a CDN would, has no nonc
       await page.close();
     }
   }).toPass({ timeout: 50_000 });
+});
+
+test("a chapter a CDN kept, replayed as it was, loads no script until the reader's first touch, then hydrates by its scripts' hashes (decision 264)", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await publishWork(author, { title: `首触 ${marker("touch")}`, chapters: [{ title: "第一章", paragraphs: ["第一段。", "第二段。"] }] });
+  const address = `/works/${id}?chapter=1`;
+  // The copy a CDN keeps: a visitor's answer, its headers and bytes as they were.
+  const kept = await playwright.request.newContext({ baseURL }).then((request) => request.get(address));
+  const headers = { ...kept.headers() };
+  expect(headers["cache-control"]).toBe("public, max-age=0, s-maxage=30, stale-while-revalidate=60");
+  expect(headers["content-security-policy"]).not.toContain("'nonce-");
+  delete headers["content-encoding"];
+  delete headers["content-length"];
+  const body = await kept.body();
+  await page.route((url) => url.pathname === `/works/${id}` && url.search === "?chapter=1", (route) => route.fulfill({ status: 200, headers, body }));
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(request.url());
+  });
+  const heard = listenToConsole(page);
+  await page.goto(address);
+  // Loaded (the load event waits for a page's scripts): the text, and not one script.
+  await expect(page.getByText("第二段。")).toBeVisible();
+  expect(scripts).toEqual([]);
+  await expect(page.locator("html")).toHaveAttribute("data-scripts", "at-first-touch");
+  await expect(page.locator("html")).not.toHaveAttribute("data-hydrated", "true");
+  // The reader touches the text: the scripts come, and the page hydrates without a report.
+  await page.getByText("第一段。").click();
+  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+  expect(scripts.some((url) => /\/assets\/entry\.client-/.test(url))).toBe(true);
+  await expect(page.getByRole("button", { name: "听书" })).toBeVisible();
+  expect(heard.stop()).toEqual([]);
 });

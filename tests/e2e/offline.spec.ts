@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, waitForHydration } from "./fixtures";
 import { marker, newAuthor, numberedParagraphs, publishWork } from "./reader-helpers";
 
 /**
@@ -50,12 +50,12 @@ test("a reader keeps chapters, reads one offline, and the position syncs when ba
   await context.setOffline(true);
   await page.goto(`/works/${id}?chapter=1`);
   await expect(page.getByText("开篇第一段。")).toBeVisible();
-  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+  await waitForHydration(page);
   await page.getByRole("navigation", { name: "章节导航" }).getByRole("link", { name: "下一章" }).click();
   await expect(page.getByRole("heading", { name: "第二章 夜路" })).toBeVisible();
   await expect(page).toHaveURL(`/works/${id}?chapter=2`);
   await expect(page.getByText(`${text}第1段。`)).toBeVisible();
-  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+  await waitForHydration(page);
   // The rest of the chapter (its second batch) was kept too.
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   await expect(page.getByText(`${text}第60段。`)).toBeAttached();

@@ -50,6 +50,24 @@ function consoleErrors(page: Page) {
   return errors;
 }
 
+test("a first tap on a chapter, before its scripts have come, starts them and still turns the screen (decision 264)", async ({ page, playwright, baseURL }) => {
+  const errors = consoleErrors(page);
+  const author = await newAuthor(playwright, baseURL!);
+  const id = await longWork(author, marker("first"));
+  await page.goto(`/works/${id}?chapter=1`);
+  // Loaded without a script: the page waits for the reader.
+  const html = page.locator("html");
+  await expect(html).toHaveAttribute("data-scripts", "at-first-touch");
+  await expect(html).not.toHaveAttribute("data-hydrated", "true");
+  expect(await scrollY(page)).toBe(0);
+  // The right third, before hydration: the scripts start, and once up the tap is carried out.
+  await page.touchscreen.tap(350, 450);
+  await expect(html).toHaveAttribute("data-hydrated", "true");
+  await expect.poll(() => scrollY(page)).toBeGreaterThan(500);
+  await expect(page.getByRole("button", { name: "听书", exact: true })).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
 test("tap zones turn the screen, the middle shows the bars, swipes open chapters", async ({ loggedInPage: page, visit, playwright, baseURL }) => {
   const errors = consoleErrors(page);
   const author = await newAuthor(playwright, baseURL!);

@@ -61,6 +61,21 @@ function nonceOf(response: Response, html: string): string {
   return nonce!;
 }
 
+/** A free single-chapter work published through the forms by a new author; its id. */
+async function publishedWork(title: string): Promise<number> {
+  const post = (to: string, body: URLSearchParams | FormData, cookie = "") =>
+    fetch(`${origin}${to}`, { method: "POST", body, headers: { Origin: origin, ...(cookie ? { Cookie: cookie } : {}) }, redirect: "manual" });
+  const email = `first-touch-${Date.now()}@example.com`;
+  await post("/auth/register", new URLSearchParams({ email, password: "a-good-password" }));
+  const cookie = (await post("/auth/login", new URLSearchParams({ email, password: "a-good-password" }))).headers.getSetCookie()[0].split(";")[0];
+  const form = new FormData();
+  const fields = { status: "completed", type: "single_chapter", title, description: "简介", rating: "all_ages", visibility: "public", content: `${title}的正文` };
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  expect((await post("/submit", form, cookie)).status).toBe(302);
+  const list = await (await fetch(`${origin}/my-works?tab=free&q=${encodeURIComponent(title)}`, { headers: { Cookie: cookie } })).text();
+  return Number(/href="\/works\/(\d+)"/.exec(list)![1]);
+}
+
 describe("the Content-Security-Policy of node server.js", () => {
   it("lets scripts run only from the site or with the page's nonce, and allows the bucket's images", async () => {
     // With a cookie: the page is the reader's own, with a nonce (a visitor's is below).
@@ -123,6 +138,43 @@ describe("the Content-Security-Policy of node server.js", () => {
     }
     expect(replays).toBeGreaterThan(0);
     expect(copies.size).toBeLessThan(3);
+  });
+
+  it("holds a chapter's scripts until the first touch, allowed as they were: by hash for a visitor, by nonce with a cookie (decision 264)", async () => {
+    const workId = await publishedWork("首触之书");
+    const chapter = `${origin}/works/${workId}?chapter=1`;
+    // The visitor's shared copy: no module preload, no module script that runs at load; the
+    // held module script and the starter are named by hash like every other inline script.
+    const visitor = await fetch(chapter);
+    expect(visitor.headers.get("Cache-Control")).toBe("public, max-age=0, s-maxage=30, stale-while-revalidate=60");
+    const html = await visitor.text();
+    expect(html).toContain("首触之书的正文");
+    expect(html).toMatch(/^<!DOCTYPE html><html data-scripts="at-first-touch" /i);
+    expect(html).not.toMatch(/<link[^>]*modulepreload/);
+    const tags = html.match(/<script\b[^>]*>/g) ?? [];
+    expect(tags.filter((tag) => /type="module"|\ssrc=/.test(tag))).toEqual([]);
+    const held = [...html.matchAll(/<script type="inkstone\/at-first-touch" data-preload="([^"]*)"[^>]*>([\s\S]*?)<\/script>/g)];
+    expect(held).toHaveLength(1);
+    expect(held[0][1].split(" ").every((href) => /^\/assets\/[\w.-]+\.js$/.test(href))).toBe(true);
+    expect(held[0][1]).toMatch(/\/assets\/framework-/);
+    expect(held[0][2]).toMatch(/import\("\/assets\/entry\.client-[\w-]+\.js"\)/);
+    const inline = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => m[2]);
+    const sources = directives(visitor.headers.get("Content-Security-Policy")).get("script-src")!;
+    expect(new Set(sources.slice(1))).toEqual(new Set(inline.map((text) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`)));
+    expect(inline.some((text) => text.includes('addEventListener(type, start, { capture: true, passive: true })'))).toBe(true);
+
+    // With a cookie: every script carries the page's nonce, the held one and the starter too.
+    const reader = await fetch(chapter, { headers: { Cookie: "theme=dark" } });
+    const own = await reader.text();
+    nonceOf(reader, own);
+    expect(own).toContain('type="inkstone/at-first-touch"');
+    expect(own).not.toMatch(/<link[^>]*modulepreload/);
+
+    // The work's own page (no chapter text) runs its scripts at load, preloaded.
+    const work = await (await fetch(`${origin}/works/${workId}`)).text();
+    expect(work).not.toContain("at-first-touch");
+    expect(work).toMatch(/<link rel="modulepreload" fetchpriority="low" href="\/assets\/framework-/);
+    expect(work).toMatch(/<script type="module" async="">/);
   });
 
   it("sends the policy with the error page of a missing work", async () => {

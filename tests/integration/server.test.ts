@@ -56,6 +56,9 @@ describe("node server.js", () => {
     const preloads = html.match(/<link rel="modulepreload"[^>]*>/g) ?? [];
     expect(preloads.length).toBeGreaterThan(3);
     for (const link of preloads) expect(link).toContain('fetchpriority="low"');
+    // Its scripts run at load: only a chapter's wait for the reader's first touch (decision 264).
+    expect(html).toMatch(/<script type="module" async="">import /);
+    expect(html).not.toContain("at-first-touch");
     expect(server.output()).not.toMatch(/Error/);
   });
 

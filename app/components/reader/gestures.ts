@@ -1,4 +1,5 @@
 import { useEffect, useRef } from "react";
+import { takeFirstTouch } from "~/utils/first-touch";
 import type { Pager } from "./paginate";
 
 /** A swipe: at least this far sideways (px), twice as far as up or down, within this long (ms). */
@@ -91,13 +92,22 @@ export function useReaderGestures(facts: Facts) {
       // A tap that ends a text selection only clears it.
       selected = hasSelection();
     };
-    const onClick = (event: MouseEvent) => {
-      if (!touch || event.defaultPrevented || event.button !== 0 || selected || hasSelection() || outsideText(event.target)) return;
-      const third = event.clientX / window.innerWidth;
+    const tap = (clientX: number, target: EventTarget | null) => {
+      if (hasSelection() || outsideText(target)) return;
+      const third = clientX / window.innerWidth;
       if (third < 1 / 3) turn(latest.current, -1);
       else if (third > 2 / 3) turn(latest.current, 1);
       else latest.current.toggleBar();
     };
+    const onClick = (event: MouseEvent) => {
+      if (!touch || event.defaultPrevented || event.button !== 0 || selected) return;
+      tap(event.clientX, event.target);
+    };
+    // A chapter's scripts start at the first touch (decision 264): a first tap that came
+    // before they were up is carried out now; one still on its way is a finger's.
+    const first = takeFirstTouch();
+    if (first?.touch) touch = true;
+    if (first?.tap) tap(first.tap.x, first.tap.target);
 
     let swipe: { x: number; y: number; at: number } | null = null;
     const onTouchStart = (event: TouchEvent) => {

@@ -29,6 +29,7 @@ import { handleReaderAction, loadReaderPage, type ReaderActionData } from "./rea
 import type { Route } from "./+types/work";
 import { FieldError } from "~/components/ui/forms";
 import type { LiveCommentsHandle } from "~/components/comments/live-comments";
+import type { FirstTouchHandle } from "~/utils/first-touch";
 import { ThreadDialog } from "~/components/comments/thread-dialog";
 import { RatingLine } from "~/components/reviews/review-item";
 
@@ -52,12 +53,19 @@ export function headers(): HeadersInit {
   return { "Cache-Control": SHARED_PAGE };
 }
 
-/** A chapter hears its comments live (decision 101). */
-export const handle: LiveCommentsHandle = {
-  liveComments: (data) => {
-    const page = data as Route.ComponentProps["loaderData"] | undefined;
-    return page && page.gate === "ok" && page.mode === "chapter" ? { workId: page.work.id, chapterId: page.chapter.id } : null;
-  },
+/** The chapter whose text the page shows, if it shows one. */
+function shownChapter(data: unknown) {
+  const page = data as Route.ComponentProps["loaderData"] | undefined;
+  return page && page.gate === "ok" && page.mode === "chapter" ? { workId: page.work.id, chapterId: page.chapter.id } : null;
+}
+
+/**
+ * A chapter hears its comments live (decision 101); its scripts start at the reader's first
+ * touch, the text reading without them (decision 264).
+ */
+export const handle: LiveCommentsHandle & FirstTouchHandle = {
+  liveComments: shownChapter,
+  scriptsAtFirstTouch: (data) => shownChapter(data) !== null,
 };
 
 /**
