@@ -1,4 +1,4 @@
-// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --rounds=5 --connections=10 --fresh --build]
+// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --rounds=5 --connections=10 --fresh --build --database=NAME]
 //
 // Throughput and tail latency of the production server (node server.js) over loopback,
 // measured with autocannon, on PostgreSQL and on PGlite. For each backend: seed works
@@ -23,7 +23,6 @@ import { seedBench } from "./lib-seed";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SCRIPT), "..");
-const PG_DATABASE = "inkstone_bench_ssr";
 const PGLITE_DATA_DIR = path.join(ROOT, "data/bench-pglite/ssr");
 const RESULTS_DIR = path.join(ROOT, "bench/results");
 
@@ -82,6 +81,8 @@ interface SeedInfo {
 }
 
 const flags = parseFlags(process.argv.slice(2));
+/** --database=NAME: the PostgreSQL database kept between runs (default inkstone_bench_ssr). */
+const PG_DATABASE = flags.get("database") ?? "inkstone_bench_ssr";
 const log = (line: string) => console.error(line);
 
 // The server child, killed if this script ends early.
