@@ -269,10 +269,11 @@ function render(
   const health = results.find((r) => r.path === "/healthz");
   if (health) {
     lines.push("");
-    for (const r of results.filter((r) => r.path.startsWith("/works"))) {
+    for (const r of results.filter((r) => r.path.startsWith("/works") || (r.path === "/" && r.signedIn))) {
       const ratio = r.rps / health.rps;
-      // Issue 2: visitors at least 50%; issue 12: a signed-in full render at least 30%.
-      const target = r.signedIn ? 0.3 : 0.5;
+      // Issue 2: visitors at least 50%; issue 35: signed in, a listing at least 50% and
+      // the home page (its personal rows) at least 30% (issue 12 asked 30% of a listing).
+      const target = r.signedIn && r.path === "/" ? 0.3 : 0.5;
       lines.push(
         `- \`${decodeURIComponent(r.path)}\` (${r.signedIn ? "signed in" : "visitor"}): ${(ratio * 100).toFixed(0)}% of /healthz throughput — target ≥ ${target * 100}%: ${ratio >= target ? "met" : "**missed**"}` +
           ` (server CPU per request: ${((health.cpuMs / r.cpuMs) * 100).toFixed(0)}% of /healthz's)`,
