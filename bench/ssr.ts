@@ -1,4 +1,4 @@
-// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --rounds=5 --connections=10 --fresh --build]
+// npm run bench:ssr [-- --only=postgres|pglite --works=10000 --duration=10 --rounds=5 --connections=10 --fresh --build --database=NAME]
 //
 // Throughput and tail latency of the production server (node server.js) over loopback,
 // measured with autocannon, on PostgreSQL and on PGlite. For each backend: seed works
@@ -23,7 +23,6 @@ import { seedBench } from "./lib-seed";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SCRIPT), "..");
-const PG_DATABASE = "inkstone_bench_ssr";
 const PGLITE_DATA_DIR = path.join(ROOT, "data/bench-pglite/ssr");
 const RESULTS_DIR = path.join(ROOT, "bench/results");
 
@@ -82,6 +81,8 @@ interface SeedInfo {
 }
 
 const flags = parseFlags(process.argv.slice(2));
+/** --database=NAME: the PostgreSQL database kept between runs (default inkstone_bench_ssr). */
+const PG_DATABASE = flags.get("database") ?? "inkstone_bench_ssr";
 const log = (line: string) => console.error(line);
 
 // The server child, killed if this script ends early.
@@ -268,10 +269,11 @@ function render(
   const health = results.find((r) => r.path === "/healthz");
   if (health) {
     lines.push("");
-    for (const r of results.filter((r) => r.path.startsWith("/works"))) {
+    for (const r of results.filter((r) => r.path.startsWith("/works") || (r.path === "/" && r.signedIn))) {
       const ratio = r.rps / health.rps;
-      // Issue 2: visitors at least 50%; issue 12: a signed-in full render at least 30%.
-      const target = r.signedIn ? 0.3 : 0.5;
+      // Issue 2: visitors at least 50%; issue 35: signed in, a listing at least 50% and
+      // the home page (its personal rows) at least 30% (issue 12 asked 30% of a listing).
+      const target = r.signedIn && r.path === "/" ? 0.3 : 0.5;
       lines.push(
         `- \`${decodeURIComponent(r.path)}\` (${r.signedIn ? "signed in" : "visitor"}): ${(ratio * 100).toFixed(0)}% of /healthz throughput — target ≥ ${target * 100}%: ${ratio >= target ? "met" : "**missed**"}` +
           ` (server CPU per request: ${((health.cpuMs / r.cpuMs) * 100).toFixed(0)}% of /healthz's)`,

@@ -73,6 +73,11 @@ function discardUnreadBody(req) {
 
 /** A page app/entry.server.tsx rendered whole rides on its Response under this key. */
 const WHOLE_BODY = Symbol.for("inkstone.wholeBody");
+/**
+ * An event stream that writes to Node's response itself rides on its Response under this
+ * key (app/server/ai/generation-stream.server.ts, docs/decisions/269-first-bytes.md).
+ */
+const NODE_BODY = Symbol.for("inkstone.nodeBody");
 
 /** Writes a Fetch Response to the Express response, streaming its body with backpressure. */
 async function sendResponse(res, response, recorder = null) {
@@ -104,6 +109,8 @@ async function sendResponse(res, response, recorder = null) {
     return;
   }
   if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
+  // Written by the app as it goes; its body is never read.
+  if (!recorder && response[NODE_BODY]?.(res)) return;
   try {
     if (recorder) {
       const tap = new Transform({

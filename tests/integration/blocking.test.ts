@@ -31,6 +31,7 @@ const routes = {
   tag: () => import("~/routes/public/tag"),
   home: () => import("~/routes/public/index"),
   work: () => import("~/routes/shell/reader/work"),
+  works: () => import("~/routes/public/works"),
 };
 
 type Viewer = { id: string; showR18: boolean; showAi: boolean };
@@ -208,6 +209,22 @@ describe(`blocking and unblocking (${databaseKind})`, () => {
     expect((await domainError(addBlock(me.id, "tag", "再一个"))).message).toBe(BLOCK_MESSAGES.tooMany);
     const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(tagBlocks).where(eq(tagBlocks.userId, me.id));
     expect(n).toBe(BLOCK_LIMIT);
+  });
+
+  it("a page reads the lists with the session (decision 270): /works leaves them out for that reader only, and the next page sees a change", async () => {
+    const me = asViewer((await createUser()).id);
+    const cookie = await sessionCookieFor(me.id);
+    const listed = async (viewerCookie: string) =>
+      ours((await callLoader(await routes.works(), userRequest(viewerCookie, `/works?q=${encodeURIComponent("青梅屏蔽")}&page=1`))).data.works);
+    const post = async (fields: Record<string, string>) => callAction(await routes.blocks(), userRequest(cookie, "/settings/blocks", { back: "/settings/blocks", ...fields }));
+    expect(await listed(cookie)).toEqual(all());
+    await post({ intent: "block", kind: "tag", value: "虐文" });
+    expect(await listed(cookie)).toEqual([ids.byBlocked, ids.free]);
+    // Another reader's page, the same moment: their own lists, not this one's.
+    expect(await listed(await sessionCookieFor(reader.id))).toEqual([ids.free]);
+    expect(await listed(await sessionCookieFor(bystander.id))).toEqual(all());
+    await post({ intent: "unblock", kind: "tag", value: "虐文" });
+    expect(await listed(cookie)).toEqual(all());
   });
 
   it("取消屏蔽 brings the works back", async () => {

@@ -77,48 +77,102 @@ const encoder = new TextEncoder();
 type Send = (name: string, data: unknown) => void;
 
 /**
+ * Where server/request-handler.js finds a stream's writer for Node's response: the events
+ * are written to the socket as they are made, not enqueued on a web stream that a Node
+ * stream then reads (a promise, a queue and a copy per event, for twenty streams of five
+ * hundred events each: docs/decisions/269-first-bytes.md). Elsewhere (tests, another
+ * adapter) the Response's body is an ordinary web stream that runs the same task.
+ */
+const NODE_BODY = Symbol.for("inkstone.nodeBody");
+
+/** The part of Node's ServerResponse the writer uses. */
+interface NodeResponse {
+  write(chunk: string): unknown;
+  end(): unknown;
+  once(event: "close", listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}
+
+/**
  * A Server-Sent Events response for one running task: `run` sends its events and resolves
  * when it is over; `abort` stops it (the reader went away, or the server's shutdown
- * deadline passed: what was sent is settled and saved).
+ * deadline passed: what was sent is settled and saved). The task starts at once, whoever
+ * reads the body and whether anyone does; its events wait in a list until the first
+ * reader (the web stream or the Node writer) takes them.
  */
 export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abort: () => void }): Response {
-  // Open until the task ends or the reader cancels (the socket closed): after that
-  // nothing may be enqueued, or the enqueue throws.
+  // Open until the task ends or the reader goes away: after that nothing may be written.
   let open = true;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send: Send = (name, data) => {
-        if (open) controller.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
-      };
-      const offShutdown = onShutdown("deadline", () => task.abort());
-      generationStreams.inc();
-      task
-        .run(send)
-        .catch((error) => console.error("stream task failed", error))
-        .finally(() => {
-          offShutdown();
-          generationStreams.dec();
-          if (!open) return;
-          open = false;
-          try {
-            controller.close();
-          } catch {
-            // the reader already went away
-          }
-        });
-    },
-    cancel() {
+  let ended = false;
+  let waiting: string[] | null = [];
+  let reader: { write: (text: string) => void; close: () => void } | null = null;
+  const attach = (to: NonNullable<typeof reader>): boolean => {
+    if (reader) return false;
+    reader = to;
+    for (const text of waiting!) to.write(text);
+    waiting = null;
+    if (ended) to.close();
+    return true;
+  };
+  const goneAway = () => {
+    if (!open) return;
+    open = false;
+    task.abort();
+  };
+  const send: Send = (name, data) => {
+    if (!open) return;
+    const text = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    if (reader) reader.write(text);
+    else waiting!.push(text);
+  };
+  const offShutdown = onShutdown("deadline", () => task.abort());
+  generationStreams.inc();
+  task
+    .run(send)
+    .catch((error) => console.error("stream task failed", error))
+    .finally(() => {
+      offShutdown();
+      generationStreams.dec();
+      if (!open) return;
       open = false;
-      task.abort();
+      ended = true;
+      reader?.close();
+    });
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        attach({
+          write: (text) => controller.enqueue(encoder.encode(text)),
+          close: () => {
+            try {
+              controller.close();
+            } catch {
+              // the reader already went away
+            }
+          },
+        });
+      },
+      cancel: goneAway,
     },
-  });
-  return new Response(stream, {
+    // Not pulled until a reader asks: the Node writer may take the events instead.
+    { highWaterMark: 0 },
+  );
+  const response = new Response(stream, {
     headers: {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",
       "X-Accel-Buffering": "no",
     },
   });
+  Object.defineProperty(response, NODE_BODY, {
+    value: (res: NodeResponse): boolean => {
+      const taken = attach({ write: (text) => res.write(text), close: () => res.end() });
+      // A client that goes away before the end stops the task, as cancel() does.
+      if (taken) res.once("close", () => res.writableFinished || goneAway());
+      return taken;
+    },
+  });
+  return response;
 }
 
 /**

@@ -25,8 +25,11 @@ export interface ReaderBlocks {
 
 export const NO_BLOCKS: ReaderBlocks = { authors: [], tags: [] };
 
-/** Whoever asks: a signed-in viewer (with an id), or a visitor (null: no blocks). */
-type BlockViewer = { id?: string } | null | undefined;
+/**
+ * Whoever asks: a signed-in viewer (with an id), or a visitor (null: no blocks). A viewer
+ * that is a page's session user carries its lists, read with the session (decision 270).
+ */
+type BlockViewer = { id?: string; blocks?: ReaderBlocks } | null | undefined;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,6 +44,7 @@ const inFlight = new WeakMap<object, Promise<ReaderBlocks>>();
 /** The viewer's blocked authors and tags, in one statement; none for a visitor. */
 export function readerBlocks(viewer: BlockViewer): Promise<ReaderBlocks> {
   if (!viewer?.id) return Promise.resolve(NO_BLOCKS);
+  if (viewer.blocks) return Promise.resolve(hasBlocks(viewer.blocks) ? viewer.blocks : NO_BLOCKS);
   const running = inFlight.get(viewer);
   if (running) return running;
   const read = loadBlocks(viewer.id).finally(() => inFlight.delete(viewer));

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, gt, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
-import { accountDeletions, announcementReads, announcements, credits, notifications, profiles, sessions, users } from "~/db/schema";
+import { accountDeletions, announcementReads, announcements, authorBlocks, credits, notifications, profiles, sessions, tagBlocks, users } from "~/db/schema";
 import { safeRedirectPath } from "~/utils/redirect";
+import { jsonColumn } from "~/server/platform/db-utils.server";
 import { effectiveShowR18 } from "./minor-mode.server";
 import { requestScope } from "~/server/platform/logger.server";
 import { isSecureRequest, makeSessionCookie, SESSION_DAYS } from "~/server/platform/cookies.server";
@@ -62,6 +63,12 @@ export interface SessionUser {
   unread: number;
   /** When the account will be deleted, while a 注销 request waits out its cool-off (decision 231). */
   deletionDueAt: Date | null;
+  /**
+   * The reader's 屏蔽 lists (decision 233), read with the session so that a listing page
+   * makes no statement of its own for them (decision 270); catalog/blocks.server.ts reads
+   * them from here.
+   */
+  blocks: { authors: string[]; tags: string[] };
 }
 
 /**
@@ -111,6 +118,12 @@ const sessionUserQuery = db
          where not exists (select 1 from ${announcementReads} r where r.announcement_id = current.id and r.user_id = ${sessions.userId}))`.mapWith(Number),
     // Every page's banner during a 注销 cool-off (decision 231); the primary key's lookup.
     deletionDueAt: sql<Date | null>`(select d.due_at from ${accountDeletions} d where d.user_id = ${sessions.userId} and d.deleted_at is null)`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v))),
+    // Both primary keys' prefix: a few rows at most (BLOCK_LIMIT each), none for nearly everyone.
+    blocks: sql<{ authors: string[]; tags: string[] }>`json_build_object(
+      'authors', coalesce((select json_agg(b.author_id::text) from ${authorBlocks} b where b.user_id = ${sessions.userId}), '[]'::json),
+      'tags', coalesce((select json_agg(t.tag) from ${tagBlocks} t where t.user_id = ${sessions.userId}), '[]'::json))`.mapWith(
+      (v: unknown) => jsonColumn<{ authors: string[]; tags: string[] }>(v),
+    ),
   })
   .from(sessions)
   .innerJoin(profiles, eq(profiles.id, sessions.userId))
