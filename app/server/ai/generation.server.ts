@@ -417,34 +417,6 @@ function readAhead(upstream: TextStream): TextStream {
   return withUsage(ahead, () => upstream.usage);
 }
 
-/**
- * At most START_SLOTS generations prepare at once: each holds a slot from reading its
- * context until its provider request is on its way (openGeneration's `sent`), and the
- * rest wait their turn in the order they came (docs/decisions/269-first-bytes.md). Twenty
- * starts in the same millisecond otherwise interleave at every await, so that each one's
- * provider request leaves only when all twenty are nearly done; in turn, the first leaves
- * after one start's work, the tenth after ten. Three keep the CPU busy while one waits on
- * the database.
- */
-const START_SLOTS = 3;
-let slotsTaken = 0;
-const slotQueue: (() => void)[] = [];
-
-/** Waits for a start slot; resolves with its release (safe to call more than once). */
-export async function takeStartSlot(): Promise<() => void> {
-  if (slotsTaken < START_SLOTS) slotsTaken++;
-  else await new Promise<void>((resolve) => slotQueue.push(resolve));
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    const next = slotQueue.shift();
-    // The slot passes straight to the next in line.
-    if (next) next();
-    else slotsTaken--;
-  };
-}
-
 /** The signed-in session of /api/generate: its id from the signed cookie, looked up with the project. */
 export interface GenerationSession {
   sessionId: string;
@@ -481,21 +453,6 @@ export async function startGeneration(
   signal?: AbortSignal,
   kind?: WritingKind,
 ): Promise<Generation> {
-  const release = await takeStartSlot();
-  try {
-    return await prepareAndOpen(user, input, signal, kind, release);
-  } finally {
-    release();
-  }
-}
-
-async function prepareAndOpen(
-  user: string | GenerationSession,
-  input: GenerationInput,
-  signal: AbortSignal | undefined,
-  kind: WritingKind | undefined,
-  sent: () => void,
-): Promise<Generation> {
   let userId: string;
   let balanceHint: number | undefined;
   let context: GenerationContext;
@@ -515,7 +472,7 @@ async function prepareAndOpen(
   // The project's messages come before the configuration's.
   const drafted = prepareFrom(userId, context, input.plotId);
   const provider = defaultProviderFrom(context.apiConfig);
-  return openGeneration(drafted, provider, { balanceHint, signal, sent });
+  return openGeneration(drafted, provider, { balanceHint, signal });
 }
 
 /**
@@ -526,15 +483,9 @@ async function prepareAndOpen(
 export async function openGeneration(
   drafted: Prepared,
   provider: AiProvider,
-  options: {
-    balanceHint?: number;
-    signal?: AbortSignal;
-    sink?: GenerationSink;
-    /** Called once the provider request is on its way (or the start failed before it): the start slot's release. */
-    sent?: () => void;
-  } = {},
+  options: { balanceHint?: number; signal?: AbortSignal; sink?: GenerationSink } = {},
 ): Promise<Generation> {
-  const { signal, sink, sent } = options;
+  const { signal, sink } = options;
   const userId = drafted.userId;
   let balanceHint = options.balanceHint;
   // Charged for the prompt as this provider sends it (Gemini joins the two parts).
@@ -578,14 +529,12 @@ export async function openGeneration(
   if (balanceHint !== undefined) {
     opening = open();
     opening.catch(() => {}); // settled below, after the reservation
-    sent?.();
   }
 
   let reservation: { transactionId: number; balance: number; held: number };
   try {
     reservation = await reserving;
   } catch (error) {
-    sent?.();
     if (opening) {
       internal.abort();
       // An answer that already arrived is closed unread.
@@ -594,13 +543,9 @@ export async function openGeneration(
     throw error;
   }
 
-  if (!opening) {
-    opening = open();
-    sent?.();
-  }
   let upstream: TextStream;
   try {
-    upstream = await opening;
+    upstream = await (opening ?? open());
   } catch (error) {
     await db.transaction((tx) =>
       refundGenerationTokens(tx, userId, reservation.transactionId, prepared.promptTokens, `生成失败，退还Tokens：${prepared.plotTitle}`),

@@ -5,7 +5,7 @@ import { defaultChapterTitle, SERIES_MESSAGES, type ContinueInput, type Continue
 import { WRITING_MESSAGES } from "~/schemas/writing";
 import { stripBeatMarkers } from "~/schemas/outline";
 import { DEFAULT_API_CONFIG_JSON, defaultProviderFrom, type DefaultApiConfig } from "~/server/ai/config.server";
-import { generationLogSink, openGeneration, takeStartSlot, type Generation, type GenerationSession } from "~/server/ai/generation.server";
+import { generationLogSink, openGeneration, type Generation, type GenerationSession } from "~/server/ai/generation.server";
 import { jsonColumn, rowsOf } from "~/server/platform/db-utils.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { FORM_TOKEN_MESSAGES } from "~/server/platform/form-tokens.server";
@@ -177,21 +177,6 @@ export async function startContinuation(
   input: ContinueInput,
   signal?: AbortSignal,
 ): Promise<{ generation: Generation; chapter: number; title: string; cliches: string[] }> {
-  // One of the few starts preparing at once, until its provider request is sent (decision 269).
-  const release = await takeStartSlot();
-  try {
-    return await prepareAndOpen(user, input, signal, release);
-  } finally {
-    release();
-  }
-}
-
-async function prepareAndOpen(
-  user: ContinuationUser,
-  input: ContinueInput,
-  signal: AbortSignal | undefined,
-  sent: () => void,
-): Promise<{ generation: Generation; chapter: number; title: string; cliches: string[] }> {
   // The checks and the claim run while the prompt is assembled: the claim goes out as soon
   // as the first statement has answered, beside the prompt's reads.
   const checkedAndClaimed = (async () => {
@@ -261,7 +246,7 @@ async function prepareAndOpen(
       provider,
       // The balance as read with the work: the provider is called while the reservation runs
       // (the reservation stays the check that counts; decision 144).
-      { signal, sink, balanceHint: read.allowance, sent },
+      { signal, sink, balanceHint: read.allowance },
     );
     // The 套话 the prompt named, to count in the result (decision 257).
     return { generation, chapter: input.chapter, title: work.title, cliches: context.voice.cliches };
