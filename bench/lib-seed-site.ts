@@ -249,7 +249,7 @@ export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
  * its primary key) dropped, then puts them back as the schema has them: the order
  * pg_restore uses for a dump's data.
  */
-export async function loadLikeARestore(s: postgres.Sql, table: string, dropPrimary: boolean, load: () => Promise<void>, log: (line: string) => void) {
+async function loadLikeARestore(s: postgres.Sql, table: string, dropPrimary: boolean, load: () => Promise<void>, log: (line: string) => void) {
   const constraints = await s<{ name: string; def: string; type: string }[]>`
     select conname as name, pg_get_constraintdef(oid) as def, contype as type from pg_constraint
     where conrelid = ${table}::regclass and contype in ('p', 'u', 'f') and (contype <> 'p' or ${dropPrimary})`;

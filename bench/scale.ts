@@ -291,6 +291,8 @@ async function measureFanOut() {
   );
   log(`notifications: a new chapter of work ${hot.id} with ${hot.followers} followers, until the last follower's line exists:`);
   await db.execute(sql`delete from notifications where work_id = ${hot.id}`);
+  // A signed author (签约, decision 236): their chapters go out at once under the default review policy.
+  await db.execute(sql`update users set contract = 'signed' where id = ${hot.user_id}`);
   const t = performance.now();
   await insertChapter(hot.user_id, hot.id, { title: "第新章 百万之后", content: "却说那猴王得了金箍棒，回到花果山。" }, "end");
   const published = performance.now() - t;

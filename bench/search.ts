@@ -16,21 +16,7 @@ import { fileURLToPath } from "node:url";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
-import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
-import {
-  captureQueries,
-  ensurePgDatabase,
-  executionMs,
-  explainAnalyze,
-  fmt,
-  parseFlags,
-  percentile,
-  pgUrlFor,
-  planSummary,
-  query,
-  runSelf,
-  sqlFromText,
-} from "./lib-db";
+import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, query, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine, type Busy } from "./lib-machine";
 import { seedBench } from "./lib-seed";
 import { measure, pickQueries, type Timing } from "./lib-search";
