@@ -25,6 +25,8 @@ export interface SiteSeedOptions {
   unfollowedReads?: number;
   /** One public, all-ages work followed by at least this many readers. */
   hotFollowers?: number;
+  /** Keep the accounts and works an interrupted seed of the same size left, and seed the rest. */
+  resume?: boolean;
   log: (line: string) => void;
 }
 
@@ -57,16 +59,26 @@ export function seedText(pool: number, passageChars: number, corpus: Corpus = lo
 /** Seeds the database at `url` (empty, migrated); ends with `vacuum analyze`. */
 export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
   const log = o.log;
-  const s = postgres(url, { max: 1, onnotice: () => {} });
-  const step = async (name: string, text: string) => {
-    const t = performance.now();
-    const result = await s.unsafe(text);
-    log(`  ${name}: ${result.count ?? 0} rows, ${fmt((performance.now() - t) / 1000)} s`);
-  };
-  try {
-    await s.unsafe(
+  // Sessions that live as long as the seed (their temporary tables with them): postgres.js
+  // otherwise replaces a connection after 30-60 minutes.
+  const session = async () => {
+    const c = postgres(url, { max: 1, onnotice: () => {}, max_lifetime: null, idle_timeout: 0 });
+    await c.unsafe(
       `set maintenance_work_mem = '512MB'; set work_mem = '256MB'; set synchronous_commit = off; set synchronize_seqscans = off; select setseed(0.42)`,
     );
+    return c;
+  };
+  const stepOn = (c: postgres.Sql) => async (name: string, text: string) => {
+    const t = performance.now();
+    const result = await c.unsafe(text);
+    log(`  ${name}: ${result.count ?? 0} rows, ${fmt((performance.now() - t) / 1000)} s`);
+  };
+  const s = await session();
+  const step = stepOn(s);
+  const filled = async (table: string) => o.resume === true && (await s.unsafe(`select exists (select 1 from ${table}) as x`))[0].x === true;
+  // The favourites are loaded on a second session while this one loads the chapters.
+  const s2 = await session();
+  try {
     if (o.corpus) {
       for (const [table, rows] of [
         ["title_pool", o.corpus.titles],
@@ -80,16 +92,17 @@ export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
     }
 
     // Categories, authors and readers.
-    await step(
+    const accounts = await filled("users");
+    if (!accounts) await step(
       "categories",
       `insert into categories (name, position) select c, i from unnest(array['玄幻','都市','言情','科幻','悬疑','历史','武侠','仙侠','游戏','同人','轻小说','短篇']) with ordinality as t(c, i) on conflict do nothing`,
     );
-    await step(
+    if (!accounts) await step(
       "authors",
       `with u as (insert into users (email, password_hash) select 'author' || g || '@example.com', 'bench-no-login' from generate_series(1, ${o.authors}) g returning id, email)
        insert into profiles (id, email, nickname) select id, email, '作者' || split_part(email, '@', 1) from u`,
     );
-    await step(
+    if (!accounts) await step(
       "readers",
       `with u as (insert into users (email, password_hash, created_at) select 'reader' || g || '@example.com', 'bench-no-login', now() - random() * interval '700 days' from generate_series(1, ${o.readers}) g returning id, email, created_at)
        insert into profiles (id, email, nickname, show_r18, show_ai, created_at)
@@ -99,16 +112,18 @@ export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
       `create temp table author_no as select row_number() over (order by email) - 1 as author_n, id from users where email like 'author%'`,
     );
     await s.unsafe(`create temp table cat_no as select row_number() over (order by id) - 1 as cat_n, id from categories`);
-    await s.unsafe(
-      `create temp table reader_no as select row_number() over (order by email) - 1 as n, id from users where email like 'reader%'`,
-    );
+    for (const c of [s, s2]) {
+      await c.unsafe(
+        `create temp table reader_no as select row_number() over (order by email) - 1 as n, id from users where email like 'reader%'`,
+      );
+    }
 
     // Works: 45% single-chapter, 25% multi-chapter, 30% series (half of them ongoing);
     // 70% public, 15% paid, 15% private; 15% R18; 20% ticked AI-generated, 10% more
     // labelled AI-assisted; 0-3 tags; a category for 90%. Chapter counts: 1 for a
     // single chapter, else 2 + an exponential tail, so the total is about CHAPTERS.
     const tail = Math.max(0.5, (o.chapters - 0.45 * o.works) / (0.55 * o.works) - 1.5); // floor() takes 0.5 off the mean
-    await loadLikeARestore(s, "works", false, () =>
+    if (!(await filled("works"))) await loadLikeARestore(s, "works", false, () =>
       step(
         "works",
         `insert into works (user_id, title, description, type, status, visibility, rating, is_ai_generated, ai_level, price,
@@ -140,68 +155,74 @@ export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
       log,
     );
 
-    // Chapters in work order, published over each work's life; ids contiguous by work.
-    await loadLikeARestore(s, "chapters", false, () =>
-      step(
-        "chapters",
-        o.corpus
-          ? // Passages of the novel; no sort of the text: works are read in id order (a seq scan of
-            // the freshly loaded table, synchronize_seqscans off) and the checked below.
-            `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
-             select w.id, '第' || n || '章', tp.t, n * 65536, char_length(tp.t), 'published', p, p, p
+    const popularity = `create temp table pop as select (row_number() over (order by visibility = 'private', md5(id::text)) - 1)::int as rank, id, created_at from works;
+       alter table pop add primary key (rank); analyze pop`;
+    await Promise.all([
+      (async () => {
+        // Chapters in work order, published over each work's life; ids contiguous by work.
+        await loadLikeARestore(s, "chapters", false, () =>
+          step(
+            "chapters",
+            o.corpus
+              ? // Passages of the novel; no sort of the text: works are read in id order (a seq scan of
+                // the freshly loaded table, synchronize_seqscans off) and the checked below.
+                `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
+                 select w.id, '第' || n || '章', tp.t, n * 65536, char_length(tp.t), 'published', p, p, p
+                 from works w cross join lateral generate_series(1, w.chapter_count) n
+                 cross join lateral (select w.created_at + (w.updated_at - w.created_at) * (n - 1) / greatest(1, w.chapter_count - 1) as p) t
+                 join text_pool tp on tp.i = (w.id * 13 + n) % ${o.corpus.passages.length}`
+              : `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
+             select w.id, '第' || n || '章', '正文。' || repeat('夜色渐深，灯火未眠。', 10), n * 65536, 2000, 'published',
+                    p, p, p
              from works w cross join lateral generate_series(1, w.chapter_count) n
              cross join lateral (select w.created_at + (w.updated_at - w.created_at) * (n - 1) / greatest(1, w.chapter_count - 1) as p) t
-             join text_pool tp on tp.i = (w.id * 13 + n) % ${o.corpus.passages.length}`
-          : `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
-         select w.id, '第' || n || '章', '正文。' || repeat('夜色渐深，灯火未眠。', 10), n * 65536, 2000, 'published',
-                p, p, p
-         from works w cross join lateral generate_series(1, w.chapter_count) n
-         cross join lateral (select w.created_at + (w.updated_at - w.created_at) * (n - 1) / greatest(1, w.chapter_count - 1) as p) t
-         order by w.id, n`,
-      ),
-      log,
-    );
-    await s.unsafe(
-      `create temp table work_chapters as select work_id, min(id) as first_id, count(*)::int as n from chapters group by work_id`,
-    );
-    await s.unsafe(`alter table work_chapters add primary key (work_id); analyze work_chapters`);
-    // The positions below take a work's chapters as ids first_id .. first_id + n - 1.
-    const [gaps] = await s`select count(*)::int as n from (select work_id from chapters group by work_id having max(id) - min(id) + 1 <> count(*)) g`;
-    if (gaps.n > 0) throw new Error(`${gaps.n} works' chapter ids are not contiguous`);
+             order by w.id, n`,
+          ),
+          log,
+        );
+        await s.unsafe(
+          `create temp table work_chapters as select work_id, min(id) as first_id, count(*)::int as n from chapters group by work_id`,
+        );
+        await s.unsafe(`alter table work_chapters add primary key (work_id); analyze work_chapters`);
+        // The positions below take a work's chapters as ids first_id .. first_id + n - 1.
+        const [gaps] = await s`select count(*)::int as n from (select work_id from chapters group by work_id having max(id) - min(id) + 1 <> count(*)) g`;
+        if (gaps.n > 0) throw new Error(`${gaps.n} works' chapter ids are not contiguous`);
+        // The works' popularity, for the reading positions below.
+        await s.unsafe(popularity);
+      })(),
+      (async () => {
+        // Popularity: a fixed shuffle of the works, listed ones first; reader r's k-th follow
+        // (k = 0..FOLLOWS-1) is a random rank in the k-th of FOLLOWS strata of a squared
+        // uniform, shifted by k so a reader never follows a work twice: the top works are
+        // followed by nearly every reader, rank R by about 1/sqrt(R) of them (Zipf-like).
+        await s2.unsafe(popularity);
+        // Rows in (k, reader) order: one reader's follows lie far apart, as years of follows do.
+        await loadLikeARestore(s2, "favorites", true, () =>
+          stepOn(s2)(
+            "favorites",
+            `insert into favorites (user_id, work_id, created_at)
+             select x.uid, p.id, greatest(p.created_at, now() - x.age * interval '365 days')
+             from (select k, r.id as uid, random() as age,
+                          k + floor(${o.works - o.follows} * power((k + random()) / ${o.follows}, 2))::int as rank
+                   from generate_series(0, ${o.follows - 1}) k cross join reader_no r offset 0) x
+             join pop p on p.rank = x.rank`,
+          ),
+          log,
+        );
 
-    // Popularity: a fixed shuffle of the works, listed ones first; reader r's k-th follow
-    // (k = 0..FOLLOWS-1) is a random rank in the k-th of FOLLOWS strata of a squared
-    // uniform, shifted by k so a reader never follows a work twice: the top works are
-    // followed by nearly every reader, rank R by about 1/sqrt(R) of them (Zipf-like).
-    await s.unsafe(
-      `create temp table pop as select (row_number() over (order by visibility = 'private', md5(id::text)) - 1)::int as rank, id, created_at from works;
-       alter table pop add primary key (rank); analyze pop`,
-    );
-    // Rows in (k, reader) order: one reader's follows lie far apart, as years of follows do.
-    await loadLikeARestore(s, "favorites", true, () =>
-      step(
-        "favorites",
-        `insert into favorites (user_id, work_id, created_at)
-         select x.uid, p.id, greatest(p.created_at, now() - x.age * interval '365 days')
-         from (select k, r.id as uid, random() as age,
-                      k + floor(${o.works - o.follows} * power((k + random()) / ${o.follows}, 2))::int as rank
-               from generate_series(0, ${o.follows - 1}) k cross join reader_no r offset 0) x
-         join pop p on p.rank = x.rank`,
-      ),
-      log,
-    );
-
-    // One work everybody may see with o.hotFollowers followers (the fan-out's case).
-    if (o.hotFollowers) {
-      await step(
-        "the hot work's followers",
-        `insert into favorites (user_id, work_id, created_at)
-         select r.id, w.id, now() - interval '30 days'
-         from reader_no r, (${HOT_WORK}) w
-         where r.n < ${o.hotFollowers}
-         on conflict do nothing`,
-      );
-    }
+        // One work everybody may see with o.hotFollowers followers (the fan-out's case).
+        if (o.hotFollowers) {
+          await stepOn(s2)(
+            "the hot work's followers",
+            `insert into favorites (user_id, work_id, created_at)
+             select r.id, w.id, now() - interval '30 days'
+             from reader_no r, (${HOT_WORK}) w
+             where r.n < ${o.hotFollowers}
+             on conflict do nothing`,
+          );
+        }
+      })(),
+    ]);
 
     // Reading positions: in a third of the followed works (most readers keep up: 70% within
     // the last 3 chapters, the rest anywhere), and unfollowedReads works each read without following.
@@ -241,6 +262,7 @@ export async function seedSite(url: string, o: SiteSeedOptions): Promise<void> {
     log(`  vacuum analyze: ${fmt((performance.now() - t) / 1000)} s`);
   } finally {
     await s.end({ timeout: 5 });
+    await s2.end({ timeout: 5 });
   }
 }
 

@@ -16,7 +16,9 @@
 //   5. notifications: a chapter of the work with 100,000 followers published, until the last
 //      follower's line exists: < 60 s.
 // Flags: --scale=F (0.01 for a smoke run), --keep (leave the database inkstone_bench_scale[_F]),
-// --reuse (skip the seed when that database holds this scale's data), --seed-only, --runs=N
+// --reuse (skip the seed when that database holds this scale's data), --resume (seed what an
+// interrupted seed left out: its accounts and works are kept), --as-is (measure the database as
+// it stands, a seed still running elsewhere), --seed-only, --runs=N
 // (samples per measure, default 300), --only=search,home,chapter,rankings,fanout.
 import os from "node:os";
 import postgres from "postgres";
@@ -43,9 +45,14 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 const url = pgUrlFor(dbName);
 const admin = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
 const [existing] = await admin`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = ${dbName}`;
-const reuse = flags.has("reuse") && typeof existing?.mark === "string" && existing.mark.startsWith(SEED_MARK);
+// --as-is: measure the database as it stands (a seed still running in another process: the
+// search needs only the works), never seeding or dropping it.
+const asIs = flags.has("as-is") && existing !== undefined;
+const reuse = asIs || (flags.has("reuse") && typeof existing?.mark === "string" && existing.mark.startsWith(SEED_MARK));
 await admin.end();
-await ensurePgDatabase(dbName, !reuse);
+// --resume: an interrupted seed of this size keeps its accounts and works; the rest is seeded.
+const resume = flags.has("resume") && existing !== undefined && !reuse;
+await ensurePgDatabase(dbName, !reuse && !resume);
 process.env.DATABASE_URL = url;
 process.env.DATABASE_POOL_SIZE ??= "4";
 // The seed's full recount runs for minutes at this size (the app's statement timeout is 30 s).
@@ -59,7 +66,7 @@ const { refreshWorkStats } = await import("~/server/catalog/work-stats.server");
 log(`machine: ${describeMachine()}`);
 let seedSeconds: number;
 if (reuse) {
-  seedSeconds = Number(/seeded in (\d+) s/.exec(existing.mark as string)?.[1] ?? NaN);
+  seedSeconds = Number(/seeded in (\d+) s/.exec(String(existing.mark))?.[1] ?? NaN);
   log(`reusing ${dbName} (${existing.mark})`);
 } else {
   const started = performance.now();
@@ -74,6 +81,7 @@ if (reuse) {
     corpus,
     hotFollowers: HOT_FOLLOWERS,
     unfollowedReads: 3,
+    resume,
     log,
   });
   const t = performance.now();
@@ -115,7 +123,7 @@ if (!flags.has("seed-only")) {
 }
 
 await closeDatabase();
-if (!flags.has("keep")) {
+if (!flags.has("keep") && !asIs) {
   await dropPgDatabase(dbName);
   log(`dropped ${dbName}`);
 } else {
@@ -256,7 +264,8 @@ async function measureRankings() {
       const top = (await rankingBoard("favorites", null))[0];
       const follows = rowsOf(await db.execute(sql`select 1 from favorites where user_id = ${reader.id} and work_id = ${top.id}`)).length > 0;
       if (follows) await setFavorite(reader, top.id, false);
-      await new Promise((r) => setTimeout(r, 1500));
+      // A random moment against the job's ticks.
+      await new Promise((r) => setTimeout(r, 1100 + Math.random() * 1000));
       const before = (await rankingBoard("favorites", null))[0].score;
       t = performance.now();
       await setFavorite(reader, top.id, true);
@@ -270,7 +279,7 @@ async function measureRankings() {
     ).map((r) => ({ id: Number(r.id), price: Number(r.price) }))[0];
     for (const reader of readers.slice(20)) {
       if (rowsOf(await db.execute(sql`select 1 from work_purchases where user_id = ${reader.id} and work_id = ${paid.id}`)).length > 0) continue;
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 1100 + Math.random() * 1000));
       const before = (await rankingBoard("bestselling-7d", null)).find((w) => w.id === paid.id)?.score ?? 0;
       t = performance.now();
       await purchaseWork(reader.id, paid.id);
