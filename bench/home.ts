@@ -27,6 +27,7 @@ import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
 import { captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { cpuMsOf, ensureBuild, freePort, startServer, stopServer } from "./lib-server";
+import { seedSite } from "./lib-seed-site";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const flags = parseFlags(process.argv.slice(2));
@@ -270,159 +271,13 @@ async function measureServer() {
 
 // --- 1. The seed -----------------------------------------------------------------------------
 /**
- * Set-based, on one connection of its own (session settings apply): readers, authors,
- * works, chapters, favourites, reading positions, purchases; then `vacuum analyze` and
- * the real refreshWorkStats. The three big tables are loaded as pg_restore loads a dump:
- * rows first, then their indexes, primary keys and foreign keys (validated by one query
- * each), not row by row through every index and trigger.
+ * Set-based (bench/lib-seed-site.ts): readers, authors, works, chapters, favourites, reading
+ * positions, purchases; then `vacuum analyze` and the real refreshWorkStats.
  */
 async function seed(): Promise<number> {
   const started = performance.now();
-  const s = postgres(url, { max: 1, onnotice: () => {} });
-  const step = async (name: string, text: string) => {
-    const t = performance.now();
-    const result = await s.unsafe(text);
-    log(`  ${name}: ${result.count ?? 0} rows, ${fmt((performance.now() - t) / 1000)} s`);
-  };
-  try {
-    await s.unsafe(`set maintenance_work_mem = '512MB'; set work_mem = '256MB'; set synchronous_commit = off; select setseed(0.42)`);
-    log(`seeding ${dbName}: ${WORKS} works, ${CHAPTERS} chapters, ${READERS} readers following ${FOLLOWS} works each`);
-
-    // Categories, authors and readers.
-    await step(
-      "categories",
-      `insert into categories (name, position) select c, i from unnest(array['玄幻','都市','言情','科幻','悬疑','历史','武侠','仙侠','游戏','同人','轻小说','短篇']) with ordinality as t(c, i) on conflict do nothing`,
-    );
-    await step(
-      "authors",
-      `with u as (insert into users (email, password_hash) select 'author' || g || '@example.com', 'bench-no-login' from generate_series(1, ${AUTHORS}) g returning id, email)
-       insert into profiles (id, email, nickname) select id, email, '作者' || split_part(email, '@', 1) from u`,
-    );
-    await step(
-      "readers",
-      `with u as (insert into users (email, password_hash, created_at) select 'reader' || g || '@example.com', 'bench-no-login', now() - random() * interval '700 days' from generate_series(1, ${READERS}) g returning id, email, created_at)
-       insert into profiles (id, email, nickname, show_r18, show_ai, created_at)
-       select id, email, '读者' || split_part(email, '@', 1), random() < 0.3, random() < 0.8, created_at from u`,
-    );
-    await s.unsafe(
-      `create temp table author_no as select row_number() over (order by email) - 1 as author_n, id from users where email like 'author%'`,
-    );
-    await s.unsafe(`create temp table cat_no as select row_number() over (order by id) - 1 as cat_n, id from categories`);
-    await s.unsafe(
-      `create temp table reader_no as select row_number() over (order by email) - 1 as n, id from users where email like 'reader%'`,
-    );
-
-    // Works: 45% single-chapter, 25% multi-chapter, 30% series (half of them ongoing);
-    // 70% public, 15% paid, 15% private; 15% R18; 20% ticked AI-generated, 10% more
-    // labelled AI-assisted; 0-3 tags; a category for 90%. Chapter counts: 1 for a
-    // single chapter, else 2 + an exponential tail, so the total is about CHAPTERS.
-    const tail = Math.max(0.5, (CHAPTERS - 0.45 * WORKS) / (0.55 * WORKS) - 1.5); // floor() takes 0.5 off the mean
-    await loadLikeARestore(s, "works", false, () =>
-      step(
-        "works",
-        `insert into works (user_id, title, description, type, status, visibility, rating, is_ai_generated, ai_level, price,
-                          chapter_count, word_count, tags, category_id, created_at, updated_at, completed_at)
-       select a.id, '作品' || g, '第' || g || '部作品的简介：一个关于成长、冒险与选择的故事。', type, status, vis, rating, ai, ai_level,
-              case when vis = 'public-vip' then 1 + g % 50 else 0 end, n, n * (1500 + g % 3000),
-              (array['穿越','系统','重生','修仙','甜宠','悬疑','科幻','历史','校园','都市','末世','无限流','群像','轻松','虐恋','种田','宫斗','电竞','武侠','灵异'])[1 + g % 17 : g % 17 + g % 4],
-              c.id,
-              created, updated, case when status = 'completed' then updated end
-       from (
-         select g, type, case when type = 'series' and r2 < 0.5 then 'ongoing' else 'completed' end::work_status as status,
-                case when r3 < 0.7 then 'public' when r3 < 0.85 then 'public-vip' else 'private' end::work_visibility as vis,
-                case when r4 < 0.15 then 'r18' else 'all_ages' end::work_rating as rating,
-                r5 < 0.2 as ai, case when r5 < 0.2 then 'generated' when r5 < 0.3 then 'assisted' else 'none' end::ai_level as ai_level,
-                case when type = 'single_chapter' then 1 else least(3000, 2 + floor(-ln(1 - r6) * ${tail})::int) end as n,
-                created,
-                case when type = 'series' and r2 < 0.5 then greatest(created, now() - r7 * r7 * interval '60 days')
-                     else created + (now() - created) * r7 * 0.5 end as updated
-         from (
-           select g, case when r1 < 0.45 then 'single_chapter' when r1 < 0.70 then 'multi_chapter' else 'series' end::work_type as type,
-                  r2, r3, r4, r5, r6, r7, now() - interval '1095 days' * (1 - (g - 1 + r8) / ${WORKS}) as created
-           from (select g, random() r1, random() r2, random() r3, random() r4, random() r5, random() r6, random() r7, random() r8
-                 from generate_series(1, ${WORKS}) g) r
-         ) t
-       ) w join author_no a on a.author_n = w.g % ${AUTHORS}
-       left join cat_no c on w.g % 10 <> 0 and c.cat_n = w.g % (select count(*) from cat_no)`,
-      ),
-    );
-
-    // Chapters in work order, published over each work's life; ids contiguous by work.
-    await loadLikeARestore(s, "chapters", false, () =>
-      step(
-        "chapters",
-        `insert into chapters (work_id, title, content, position, word_count, state, publish_at, created_at, updated_at)
-         select w.id, '第' || n || '章', '正文。' || repeat('夜色渐深，灯火未眠。', 10), n * 65536, 2000, 'published',
-                p, p, p
-         from works w cross join lateral generate_series(1, w.chapter_count) n
-         cross join lateral (select w.created_at + (w.updated_at - w.created_at) * (n - 1) / greatest(1, w.chapter_count - 1) as p) t
-         order by w.id, n`,
-      ),
-    );
-    await s.unsafe(
-      `create temp table work_chapters as select work_id, min(id) as first_id, count(*)::int as n from chapters group by work_id`,
-    );
-    await s.unsafe(`alter table work_chapters add primary key (work_id); analyze work_chapters`);
-
-    // Popularity: a fixed shuffle of the works, listed ones first; reader r's k-th follow
-    // (k = 0..FOLLOWS-1) is a random rank in the k-th of FOLLOWS strata of a squared
-    // uniform, shifted by k so a reader never follows a work twice: the top works are
-    // followed by nearly every reader, rank R by about 1/sqrt(R) of them (Zipf-like).
-    await s.unsafe(
-      `create temp table pop as select (row_number() over (order by visibility = 'private', md5(id::text)) - 1)::int as rank, id, created_at from works;
-       alter table pop add primary key (rank); analyze pop`,
-    );
-    // Rows in (k, reader) order: one reader's follows lie far apart, as years of follows do.
-    await loadLikeARestore(s, "favorites", true, () =>
-      step(
-        "favorites",
-        `insert into favorites (user_id, work_id, created_at)
-         select x.uid, p.id, greatest(p.created_at, now() - x.age * interval '365 days')
-         from (select k, r.id as uid, random() as age,
-                      k + floor(${WORKS - FOLLOWS} * power((k + random()) / ${FOLLOWS}, 2))::int as rank
-               from generate_series(0, ${FOLLOWS - 1}) k cross join reader_no r offset 0) x
-         join pop p on p.rank = x.rank`,
-      ),
-    );
-
-    // Reading positions: in a third of the followed works (most readers keep up: 70% within
-    // the last 3 chapters, the rest anywhere), and 10 works each read without following.
-    await loadLikeARestore(s, "reading_progress", true, () =>
-      step(
-        "reading_progress (followed works)",
-        `insert into reading_progress (user_id, work_id, chapter_id, paragraph, updated_at)
-         select f.user_id, f.work_id,
-                wc.first_id + case when f.h < 0.7 then greatest(0, wc.n - 1 - floor(f.h * 10)::int % 3) else floor(f.h2 * wc.n)::int end,
-                floor(f.h2 * 40)::int, greatest(f.created_at, now() - f.h2 * interval '180 days')
-         from (select user_id, work_id, created_at, random() as h, random() as h2 from favorites where random() < 1.0 / 3 offset 0) f
-         join work_chapters wc on wc.work_id = f.work_id`,
-      ),
-    );
-    await step(
-      "reading_progress (works not followed)",
-      `insert into reading_progress (user_id, work_id, chapter_id, paragraph, updated_at)
-       select distinct on (x.uid, p.id) x.uid, p.id, wc.first_id + floor(x.r * wc.n)::int, 0, now() - x.r * interval '90 days'
-       from (select r.id as uid, floor(random() * ${WORKS})::int as rank, random() as r
-             from generate_series(1, 10) k cross join reader_no r offset 0) x
-       join pop p on p.rank = x.rank
-       join work_chapters wc on wc.work_id = p.id
-       where not exists (select 1 from favorites f where f.user_id = x.uid and f.work_id = p.id)
-       on conflict do nothing`,
-    );
-    // Purchases: a quarter of the followed paid works, over the last 90 days.
-    await step(
-      "work_purchases",
-      `insert into work_purchases (user_id, work_id, price, created_at)
-       select f.user_id, f.work_id, w.price, now() - random() * interval '90 days'
-       from favorites f join works w on w.id = f.work_id
-       where w.visibility = 'public-vip' and w.sale_mode = 'whole' and random() < 0.25`,
-    );
-    let t = performance.now();
-    await s.unsafe(`vacuum analyze`);
-    log(`  vacuum analyze: ${fmt((performance.now() - t) / 1000)} s`);
-  } finally {
-    await s.end({ timeout: 5 });
-  }
+  log(`seeding ${dbName}: ${WORKS} works, ${CHAPTERS} chapters, ${READERS} readers following ${FOLLOWS} works each`);
+  await seedSite(url, { works: WORKS, chapters: CHAPTERS, readers: READERS, follows: FOLLOWS, authors: AUTHORS, log });
   const t = performance.now();
   await refreshWorkStats(0);
   await db.execute(sql`vacuum analyze work_stats`);
@@ -430,29 +285,4 @@ async function seed(): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   log(`seeded in ${fmt(seconds, 0)} s`);
   return seconds;
-}
-
-/**
- * Runs `load` with `table`'s secondary indexes and foreign keys (and, with dropPrimary,
- * its primary key) dropped, then puts them back as the schema has them: the order
- * pg_restore uses for a dump's data.
- */
-async function loadLikeARestore(s: postgres.Sql, table: string, dropPrimary: boolean, load: () => Promise<void>) {
-  const constraints = await s<{ name: string; def: string; type: string }[]>`
-    select conname as name, pg_get_constraintdef(oid) as def, contype as type from pg_constraint
-    where conrelid = ${table}::regclass and contype in ('p', 'u', 'f') and (contype <> 'p' or ${dropPrimary})`;
-  const indexes = await s<{ name: string; def: string }[]>`
-    select indexname as name, indexdef as def from pg_indexes
-    where schemaname = 'public' and tablename = ${table}
-      and indexname not in (select conname from pg_constraint where conrelid = ${table}::regclass)`;
-  for (const c of constraints.filter((c) => c.type === "f")) await s.unsafe(`alter table ${table} drop constraint "${c.name}"`);
-  for (const c of constraints.filter((c) => c.type !== "f")) await s.unsafe(`alter table ${table} drop constraint "${c.name}"`);
-  for (const i of indexes) await s.unsafe(`drop index "${i.name}"`);
-  await load();
-  const t = performance.now();
-  for (const i of indexes) await s.unsafe(i.def);
-  for (const c of constraints.filter((c) => c.type === "p")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
-  for (const c of constraints.filter((c) => c.type === "u")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
-  for (const c of constraints.filter((c) => c.type === "f")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
-  log(`  ${table}: ${indexes.length} indexes and ${constraints.length} constraints rebuilt in ${fmt((performance.now() - t) / 1000)} s`);
 }

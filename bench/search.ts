@@ -16,23 +16,10 @@ import { fileURLToPath } from "node:url";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "~/db/client.server";
 import { profiles, works } from "~/db/schema";
-import { loadCorpus, ngramsByFrequency } from "./lib-corpus";
-import {
-  captureQueries,
-  ensurePgDatabase,
-  executionMs,
-  explainAnalyze,
-  fmt,
-  parseFlags,
-  percentile,
-  pgUrlFor,
-  planSummary,
-  query,
-  runSelf,
-  sqlFromText,
-} from "./lib-db";
+import { ensurePgDatabase, fmt, parseFlags, pgUrlFor, query, runSelf } from "./lib-db";
 import { busy, describeBusy, describeMachine, type Busy } from "./lib-machine";
 import { seedBench } from "./lib-seed";
+import { measure, pickQueries, type Timing } from "./lib-search";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const PG_DATABASE = "inkstone_bench_search";
@@ -43,16 +30,6 @@ const TRGM_INDEXES = ["works_bench_title_trgm_idx", "works_bench_description_trg
 
 type Backend = "postgres" | "pglite";
 
-interface Timing {
-  n: number;
-  p50: number;
-  p95: number;
-  max: number;
-  total: number;
-  plans: string[];
-  planText: string;
-  explainMs: number[];
-}
 
 interface QueryResult {
   length: number;
@@ -338,132 +315,6 @@ function makeTrgmSearch(db: Database, search: SearchModule) {
     const [[{ n }], rows] = await Promise.all([total, page]);
     return { total: n, works: rows };
   };
-}
-
-async function measure(db: Database, fn: () => Promise<unknown>, budgetMs: number): Promise<Timing> {
-  // Warm up (connections, caches, prepared statements), then capture the statements of
-  // one call and EXPLAIN ANALYZE them.
-  for (let i = 0; i < 3; i++) await fn();
-  const statements = await captureQueries(db, fn);
-  const plans: string[] = [];
-  const texts: string[] = [];
-  const explainMs: number[] = [];
-  // Replayed in order in one transaction: searchWorks's `select set_config(...)` statements
-  // are run (they choose the plan of what follows), the others explained. The card query
-  // (the one joining profiles) runs after searchWorks's transaction, so the settings are
-  // reset before it.
-  await db.transaction(async (tx) => {
-    for (const st of statements) {
-      if (/^select set_config\(/.test(st.text)) {
-        await tx.execute(sqlFromText(st.text, st.params));
-        texts.push(`${st.text}\n  params: ${JSON.stringify(st.params)}`);
-        continue;
-      }
-      if (st.text.includes('join "profiles"')) await tx.execute(sql`reset all`);
-      const plan = await explainAnalyze(tx as unknown as Database, st);
-      plans.push(planSummary(plan));
-      explainMs.push(executionMs(plan) ?? NaN);
-      texts.push(`${st.text}\n  params: ${JSON.stringify(st.params)}\n${plan}`);
-    }
-  });
-  const samples: number[] = [];
-  const maxIterations = 200;
-  const minIterations = 15;
-  const started = performance.now();
-  // At least 15 samples within the budget; a path slower than budget/3 per call stops
-  // at 5 samples once 5 budgets have passed (its p95 is then its maximum).
-  while (samples.length < maxIterations) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-    const elapsed = performance.now() - started;
-    if (samples.length >= minIterations && elapsed > budgetMs) break;
-    if (samples.length >= 5 && elapsed > 5 * budgetMs) break;
-  }
-  samples.sort((a, b) => a - b);
-  return {
-    n: samples.length,
-    p50: percentile(samples, 50),
-    p95: percentile(samples, 95),
-    max: samples[samples.length - 1],
-    total: samples.reduce((a, b) => a + b, 0),
-    plans,
-    planText: texts.join("\n\n"),
-    explainMs,
-  };
-}
-
-interface PickedQuery {
-  length: number;
-  query: string;
-  label: string;
-  matches: number;
-}
-
-/**
- * Queries of 1, 2 and 4 characters cut from the novel, chosen so their match fractions
- * spread from rare (well under 1%) to common, plus for 4 characters a rare 4-gram whose
- * character pairs are all common (the hardest case for a pair index).
- */
-async function pickQueries(db: Database, totalWorks: number): Promise<PickedQuery[]> {
-  const search = await import("~/server/catalog/search-sql.server");
-  const corpus = loadCorpus();
-  const matchCount = async (q: string) => {
-    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(search.substringMatch(q));
-    return n;
-  };
-  const targets = [0.0005, 0.003, 0.01, 0.05, 0.2, 0.6];
-  const picked: PickedQuery[] = [];
-  for (const length of [1, 2, 4]) {
-    const grams = ngramsByFrequency(corpus, length);
-    const ranks = new Set<number>();
-    for (let k = 0; ; k++) {
-      const r = Math.floor(1.6 ** k) - 1;
-      if (r >= Math.min(grams.length, 30_000)) break;
-      ranks.add(r);
-    }
-    const candidates: { query: string; matches: number }[] = [];
-    for (const r of ranks) candidates.push({ query: grams[r].gram, matches: await matchCount(grams[r].gram) });
-    const chosen = new Set<string>();
-    for (const target of targets) {
-      let best: { query: string; matches: number } | undefined;
-      let bestDistance = Infinity;
-      for (const c of candidates) {
-        if (c.matches === 0 || chosen.has(c.query)) continue;
-        const d = Math.abs(Math.log(c.matches / totalWorks / target));
-        if (d < bestDistance) {
-          bestDistance = d;
-          best = c;
-        }
-      }
-      // Only when reasonably near the target (within a factor of 3).
-      if (best && bestDistance < Math.log(3)) chosen.add(best.query);
-    }
-    for (const c of candidates.filter((c) => chosen.has(c.query)).sort((a, b) => a.matches - b.matches)) {
-      picked.push({ length, query: c.query, label: "", matches: c.matches });
-    }
-    if (length === 4) {
-      const pairFrequency = new Map(ngramsByFrequency(corpus, 2).map((g) => [g.gram, g.count]));
-      const scored = grams
-        .filter((g) => g.count <= 2)
-        .map((g) => {
-          const chars = Array.from(g.gram);
-          const score = Math.min(...[0, 1, 2].map((i) => pairFrequency.get(chars[i] + chars[i + 1]) ?? 0));
-          return { gram: g.gram, score };
-        })
-        .sort((a, b) => b.score - a.score)
-        .slice(0, 10);
-      let hardest: PickedQuery | undefined;
-      for (const s of scored) {
-        const matches = await matchCount(s.gram);
-        if (matches > 0 && matches <= totalWorks * 0.005 && (!hardest || matches < hardest.matches)) {
-          hardest = { length, query: s.gram, label: "rare, common pairs", matches };
-        }
-      }
-      if (hardest) picked.push(hardest);
-    }
-  }
-  return picked;
 }
 
 // Last, so every declaration above is initialised before it runs.

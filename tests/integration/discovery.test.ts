@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
-import { categories, chapterPurchases, chapterReads, chapters, favorites, incomeTransactions, statsRefreshes, workPurchases, works, workStats } from "~/db/schema";
+import { categories, chapterPurchases, chapterReads, chapters, favorites, incomeTransactions, statsRefreshes, workPurchases, works, workStats, workStatsQueue } from "~/db/schema";
 import { parseWorkFilters } from "~/schemas/discovery";
 import { loader as homeLoader } from "~/routes/public/index";
 import { loader as rankingsLoader } from "~/routes/public/rankings";
@@ -11,7 +11,8 @@ import { action as categoriesAction, loader as categoriesLoader } from "~/routes
 import { action as settingsAction } from "~/routes/shell/studio/settings";
 import { continueReading, shelfUpdates } from "~/server/catalog/home.server";
 import { rankingBoard, sharedHomeRows } from "~/server/catalog/rankings.server";
-import { refreshWorkStats } from "~/server/catalog/work-stats.server";
+import { refreshChangedWorkStats, refreshWorkStats } from "~/server/catalog/work-stats.server";
+import { setFavorite } from "~/server/reading/favorites.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
 import { clearPublicCache } from "~/server/platform/public-cache.server";
 import { saveProgress } from "~/server/reading/reader.server";
@@ -368,6 +369,57 @@ describe("the statistics refresh across connections", () => {
     expect(await refreshWorkStats()).toBe(false);
   });
 
+
+  it("recounts within a refresh the works that changed since the last one, those only, and the full recount repairs the rest", async () => {
+    const owner = await createUser();
+    const [hit, quiet] = await insertWorks([
+      { userId: owner.id, title: "增量榜首作品" },
+      { userId: owner.id, title: "增量未动作品" },
+    ]);
+    const fans = await Promise.all([createUser(), createUser(), createUser()]);
+    for (const fan of fans.slice(0, 2)) await setFavorite({ id: fan.id, showR18: false, showAi: true }, hit, true);
+    await db.insert(favorites).values({ userId: fans[2].id, workId: quiet });
+    await refreshWorkStats(0);
+    // The full recount took every queued work with it.
+    expect(await db.$count(workStatsQueue)).toBe(0);
+    const favouritesOf = async (workId: number) => {
+      clearPublicCache();
+      return (await rankingBoard("favorites", null, 1000)).find((w) => w.id === workId)?.score;
+    };
+    expect(await favouritesOf(hit)).toBe(2);
+    // A count gone wrong for a work nobody touches: the incremental refresh leaves it.
+    await db.update(workStats).set({ favorites: 40 }).where(eq(workStats.workId, quiet));
+
+    // A third follower (the route's function), a purchase (any writer), then one refresh.
+    await setFavorite({ id: fans[2].id, showR18: false, showAi: true }, hit, true);
+    await db.insert(workPurchases).values({ userId: fans[0].id, workId: hit, price: 0 });
+    expect(await favouritesOf(hit)).toBe(2);
+    expect(await refreshChangedWorkStats()).toBe(1);
+    expect(await favouritesOf(hit)).toBe(3);
+    const [row] = await db.select().from(workStats).where(eq(workStats.workId, hit));
+    expect(row).toMatchObject({ favorites: 3, purchases: 1, hot7d: 3 * 3 + 5 });
+    expect(await favouritesOf(quiet)).toBe(40);
+    expect(await refreshChangedWorkStats()).toBe(0);
+
+    // An unfollow counts down the same way; the full recount puts the untouched work right.
+    await setFavorite({ id: fans[0].id, showR18: false, showAi: true }, hit, false);
+    expect(await refreshChangedWorkStats()).toBe(1);
+    expect(await favouritesOf(hit)).toBe(2);
+    await refreshWorkStats(0);
+    expect(await favouritesOf(quiet)).toBe(1);
+  });
+
+  it("recounts a changed work once when three ask at the same moment", async () => {
+    const owner = await createUser();
+    const [workId] = await insertWorks([{ userId: owner.id, title: "并发增量作品" }]);
+    await refreshWorkStats(0);
+    await db.insert(favorites).values([{ userId: (await createUser()).id, workId }, { userId: (await createUser()).id, workId }]);
+    const results = await Promise.all([refreshChangedWorkStats(), refreshChangedWorkStats(), refreshChangedWorkStats()]);
+    expect(results.reduce((a, b) => a + b, 0)).toBe(1);
+    const [row] = await db.select().from(workStats).where(eq(workStats.workId, workId));
+    expect(row.favorites).toBe(2);
+    expect(await db.$count(workStatsQueue)).toBe(0);
+  });
 
   it("is done by one caller at a time and leaves the stats row dated", async () => {
     await db.update(statsRefreshes).set({ refreshedAt: null });

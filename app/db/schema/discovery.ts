@@ -41,3 +41,15 @@ export const statsRefreshes = pgTable(
   },
   (t) => [check("stats_refreshes_one_row", sql`${t.id} = 1`)],
 );
+
+/**
+ * Works whose counts changed since work_stats were last written (docs/decisions/267): a row
+ * per statement and work, added by statement triggers on favorites, work_purchases,
+ * chapter_purchases, income_transactions and chapter_reads (drizzle/0062), taken and
+ * recounted every second by one process (refreshChangedWorkStats). No foreign key: a
+ * deleted work's row is taken like any other and its counts dropped.
+ */
+export const workStatsQueue = pgTable("work_stats_queue", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  workId: bigint("work_id", { mode: "number" }).notNull(),
+});

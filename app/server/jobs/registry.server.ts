@@ -14,7 +14,7 @@ import { summaryJob } from "./summary-poller.server";
  *
  *   cleanup        hourly: old TXT imports, form tokens, reset links, reading statistics (146)
  *   release        every 5 s (CHAPTER_RELEASE_INTERVAL_MS): scheduled chapters whose time came (081)
- *   stats          every 30 s (STATS_POLL_INTERVAL_MS): the rankings' counts when due (122)
+ *   stats          every 1 s (STATS_POLL_INTERVAL_MS): the changed works' counts; all of them hourly (122, 267)
  *   notifications  every 10 s (NOTIFICATION_DELIVERY_INTERVAL_MS) and at each publication (115)
  *   summaries      every 30 s (SUMMARY_JOB_INTERVAL_MS) and at each publication (128)
  *   outlines       every 30 s (OUTLINE_JOB_INTERVAL_MS) and when a 细纲 draft is queued (255)

@@ -319,6 +319,13 @@ const EXPORTED_ROWS: Record<string, string | undefined> = { txt_imports: LIVE_TX
  */
 export const LEFT_OUT_TABLES: readonly string[] = ["admin_sessions", "form_submissions", "rate_limits", "sessions"];
 
+/**
+ * Tables the restore's own INSERTs also write to, through triggers: the queue of works whose
+ * counts changed (decision 267) gains a row for every favourite, purchase and read put back.
+ * They come last, emptied first, so the restore leaves the source's rows and no others.
+ */
+const TRIGGER_FILLED_TABLES: readonly string[] = ["work_stats_queue"];
+
 const countQuery = (table: TableInfo) =>
   `select count(*)::text as n from public.${quoteIdent(table.name)}${EXPORTED_ROWS[table.name] ? ` where ${EXPORTED_ROWS[table.name]}` : ""}`;
 
@@ -436,7 +443,9 @@ async function writeStatements(
   }
 }
 
-async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, tables: TableInfo[]) {
+async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => void, reader: Reader, inOrder: TableInfo[]) {
+  const filled = (t: TableInfo) => TRIGGER_FILLED_TABLES.includes(t.name);
+  const tables = [...inOrder.filter((t) => !filled(t)), ...inOrder.filter(filled)];
   const exported = (t: TableInfo) => t.columns.length > 0 && !LEFT_OUT_TABLES.includes(t.name);
   const counts: number[] = [];
   for (const table of tables) counts.push(exported(table) ? await reader.count(table) : 0);
@@ -475,6 +484,7 @@ async function writeTables(write: SqlWriter, onProgress: (p: ExportProgress) => 
       continue;
     }
     await write(`\n-- Table ${table.name}\n`);
+    if (filled(table)) await write(`-- (what the triggers of the tables above added goes first)\nDELETE FROM public.${quoteIdent(table.name)};\n`);
     let rowsDone = 0;
     await writeStatements(
       write,
