@@ -25,14 +25,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { databaseMark, captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { cpuMsOf, ensureBuild, freePort, startServer, stopServer } from "./lib-server";
 import { seedSite } from "./lib-seed-site";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const flags = parseFlags(process.argv.slice(2));
-const scale = Number(flags.get("scale") ?? 1);
-if (!(scale > 0 && scale <= 1)) throw new Error("--scale must be in (0, 1]");
+const scale = scaleFlag(flags);
 const WORKS = Math.round(100_000 * scale);
 const CHAPTERS = Math.round(1_000_000 * scale);
 const READERS = Math.round(100_000 * scale);
@@ -47,10 +46,8 @@ const log = (line: string) => console.log(line);
 
 // --- The database -------------------------------------------------------------------------
 const url = pgUrlFor(dbName);
-const admin = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
-const [existing] = await admin`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = ${dbName}`;
-const reuse = flags.has("reuse") && typeof existing?.mark === "string" && existing.mark.startsWith(SEED_MARK);
-await admin.end();
+const mark = await databaseMark(dbName);
+const reuse = flags.has("reuse") && mark?.startsWith(SEED_MARK) === true;
 await ensurePgDatabase(dbName, !reuse);
 process.env.DATABASE_URL = url;
 process.env.DATABASE_POOL_SIZE ??= "4";
@@ -72,8 +69,8 @@ const machine = describeMachine();
 log(`machine: ${machine}`);
 let seedSeconds: number;
 if (reuse) {
-  seedSeconds = Number(/seeded in (\d+) s/.exec(existing.mark as string)?.[1] ?? NaN);
-  log(`reusing ${dbName} (${existing.mark})`);
+  seedSeconds = Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
+  log(`reusing ${dbName} (${mark})`);
 } else {
   seedSeconds = await seed();
   const admin2 = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });

@@ -161,3 +161,25 @@ export function parseFlags(argv: string[]): Map<string, string> {
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+/** `--scale=F` of a bench that seeds a site: a fraction in (0, 1], 1 by default. */
+export function scaleFlag(flags: Map<string, string>): number {
+  const scale = Number(flags.get("scale") ?? 1);
+  if (!(scale > 0 && scale <= 1)) throw new Error("--scale must be in (0, 1]");
+  return scale;
+}
+
+/**
+ * What a seeded bench database says of itself (its comment, set when its seed finished:
+ * sizes and seconds), "" for one without a comment, or undefined when there is no such
+ * database. --reuse compares it with the sizes asked for.
+ */
+export async function databaseMark(name: string): Promise<string | undefined> {
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = ${name}`;
+    return row ? String(row.mark ?? "") : undefined;
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}

@@ -23,12 +23,11 @@
 import os from "node:os";
 import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { databaseMark, dropPgDatabase, ensurePgDatabase, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { HOT_WORK, seedSite, seedText } from "./lib-seed-site";
 
 const flags = parseFlags(process.argv.slice(2));
-const scale = Number(flags.get("scale") ?? 1);
-if (!(scale > 0 && scale <= 1)) throw new Error("--scale must be in (0, 1]");
+const scale = scaleFlag(flags);
 const WORKS = Math.round(1_000_000 * scale);
 const CHAPTERS = Math.round(10_000_000 * scale);
 const READERS = Math.round(1_000_000 * scale);
@@ -43,15 +42,13 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 
 // --- The database -------------------------------------------------------------------------
 const url = pgUrlFor(dbName);
-const admin = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
-const [existing] = await admin`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = ${dbName}`;
+const mark = await databaseMark(dbName);
 // --as-is: measure the database as it stands (a seed still running in another process: the
 // search needs only the works), never seeding or dropping it.
-const asIs = flags.has("as-is") && existing !== undefined;
-const reuse = asIs || (flags.has("reuse") && typeof existing?.mark === "string" && existing.mark.startsWith(SEED_MARK));
-await admin.end();
+const asIs = flags.has("as-is") && mark !== undefined;
+const reuse = asIs || (flags.has("reuse") && mark?.startsWith(SEED_MARK) === true);
 // --resume: an interrupted seed of this size keeps its accounts and works; the rest is seeded.
-const resume = flags.has("resume") && existing !== undefined && !reuse;
+const resume = flags.has("resume") && mark !== undefined && !reuse;
 await ensurePgDatabase(dbName, !reuse && !resume);
 process.env.DATABASE_URL = url;
 process.env.DATABASE_POOL_SIZE ??= "4";
@@ -66,8 +63,8 @@ const { refreshWorkStats } = await import("~/server/catalog/work-stats.server");
 log(`machine: ${describeMachine()}`);
 let seedSeconds: number;
 if (reuse) {
-  seedSeconds = Number(/seeded in (\d+) s/.exec(String(existing.mark))?.[1] ?? NaN);
-  log(`reusing ${dbName} (${existing.mark})`);
+  seedSeconds = Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
+  log(`reusing ${dbName} (${mark})`);
 } else {
   const started = performance.now();
   log(`seeding ${dbName}: ${SEED_MARK}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
