@@ -55,15 +55,14 @@ export interface Corpus {
 let cached: Corpus | undefined;
 
 /**
- * A file of the full 西游记 corpus, or undefined where a checkout does not have it: in
- * `CORPUS_DIR`, else in `corpus/` of the directory beside the repository that holds the
- * project's shared material (tests/fixtures/corpus/README.md). The repository itself
- * carries only the excerpt in tests/fixtures/corpus; tests fall back to it.
+ * A file of the full 西游记 corpus in `CORPUS_DIR`, or undefined where it is not set or lacks
+ * the file (tests/fixtures/corpus/README.md). The repository itself carries only the excerpt
+ * in tests/fixtures/corpus; tests fall back to it.
  */
 export function fullCorpusFile(name = "xiyouji.utf8.txt"): string | undefined {
-  const root = path.resolve(import.meta.dirname, "..");
-  const dirs = [process.env.CORPUS_DIR, path.resolve(root, "../shared/corpus")].filter((d): d is string => Boolean(d));
-  return dirs.map((d) => path.join(d, name)).find((f) => fs.existsSync(f));
+  const dir = process.env.CORPUS_DIR;
+  const file = dir ? path.join(dir, name) : undefined;
+  return file && fs.existsSync(file) ? file : undefined;
 }
 
 function corpusPath(): string {
