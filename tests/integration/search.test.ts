@@ -5,6 +5,9 @@ import { authorWorksHref } from "~/utils/hrefs";
 import { updateNickname } from "~/server/identity/profile.server";
 import { searchWorks } from "~/server/catalog/search.server";
 import { SEARCH_COUNT_CAP } from "~/server/catalog/search-sql.server";
+import { forgetGramShares, searchStats } from "~/server/catalog/search-stats.server";
+import { db } from "~/db/client.server";
+import { sql } from "drizzle-orm";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
 import { callThroughRoutes } from "./route-chain";
@@ -131,11 +134,15 @@ describe("searchWorks on common queries (capped count)", () => {
       .map((s) => s.title);
   });
 
-  async function allPages(query: string, countCap: number, pageSize: number) {
-    const first = await searchWorks({ query, page: 1, viewer: null, countCap, pageSize });
+  // Each plan (decision 271), chosen by the share of works the gram statistics give the
+  // query: none (the gram index), a window of the newest works, the walk.
+  const plans = [{ share: undefined }, { share: 0.05 }, { share: 0.5 }];
+
+  async function allPages(query: string, countCap: number, pageSize: number, share?: number) {
+    const first = await searchWorks({ query, page: 1, viewer: null, countCap, pageSize, share });
     const seen = [...titles(first)];
     for (let page = 2; page <= first.pageCount; page++) {
-      const r = await searchWorks({ query, page, viewer: null, countCap, pageSize });
+      const r = await searchWorks({ query, page, viewer: null, countCap, pageSize, share });
       expect(r.page).toBe(page);
       expect(r.total).toBe(first.total);
       seen.push(...titles(r));
@@ -143,46 +150,65 @@ describe("searchWorks on common queries (capped count)", () => {
     return { first, seen };
   }
 
-  it("counts exactly up to the cap", async () => {
-    for (const query of ["常见", "常见词"]) {
-      const { first, seen } = await allPages(query, 1000, 12);
-      expect(first.total).toBe(expected.length);
-      expect(first.totalCapped).toBe(false);
-      expect(seen).toEqual(expected);
+  it("counts exactly up to the cap, on every plan", async () => {
+    for (const { share } of plans) {
+      for (const query of ["常见", "常见词"]) {
+        const { first, seen } = await allPages(query, 1000, 12, share);
+        expect(first.total, `${query} ${share}`).toBe(expected.length);
+        expect(first.totalCapped).toBe(false);
+        expect(seen).toEqual(expected);
+      }
     }
   });
 
   it("reports the cap past it and lists the newest matches, whichever plan serves the page", async () => {
-    // countCap 16, 2 a page: 8 pages; page 1 walks the listing index, pages 2-8 count on
-    // to 160, find fewer, and sort the matches.
-    for (const query of ["常见", "常见词"]) {
-      const { first, seen } = await allPages(query, 16, 2);
-      expect(first.total).toBe(16);
+    for (const { share } of plans) {
+      // countCap 16, 2 a page: 8 pages; without statistics page 1 counts to 40 (at least
+      // √(needed × works)), finds fewer and sorts them all.
+      for (const query of ["常见", "常见词"]) {
+        const { first, seen } = await allPages(query, 16, 2, share);
+        expect(first.total, `${query} ${share}`).toBe(16);
+        expect(first.totalCapped).toBe(true);
+        expect(first.pageCount).toBe(8);
+        expect(seen).toEqual(expected.slice(0, 16));
+      }
+      // countCap 2, 1 a page: without statistics the count passes its bound and the page
+      // is walked.
+      const { first, seen } = await allPages("常见", 2, 1, share);
       expect(first.totalCapped).toBe(true);
-      expect(first.pageCount).toBe(8);
-      expect(seen).toEqual(expected.slice(0, 16));
+      expect(first.pageCount).toBe(2);
+      expect(seen).toEqual(expected.slice(0, 2));
     }
-    // countCap 2, 1 a page: page 2 counts on to 20, finds more, and walks as well.
-    const { first, seen } = await allPages("常见", 2, 1);
-    expect(first.totalCapped).toBe(true);
-    expect(first.pageCount).toBe(2);
-    expect(seen).toEqual(expected.slice(0, 2));
   });
 
   it("shows the last page for a page past the end of a capped result", async () => {
-    const far = await searchWorks({ query: "常见", page: 1_000_000_000, viewer: null, countCap: 16, pageSize: 2 });
-    expect(far.page).toBe(8);
-    expect(titles(far)).toEqual(expected.slice(14, 16));
+    for (const { share } of plans) {
+      const far = await searchWorks({ query: "常见", page: 1_000_000_000, viewer: null, countCap: 16, pageSize: 2, share });
+      expect(far.page).toBe(8);
+      expect(titles(far)).toEqual(expected.slice(14, 16));
+    }
   });
 
   it("applies the viewer's preferences on every plan", async () => {
     const viewer = { showR18: true, showAi: true };
     const exact = await searchWorks({ query: "常见", page: 1, viewer, pageSize: 50 });
     expect(exact.total).toBe(32); // every work but the 8 private ones
-    for (const page of [1, 2, 5]) {
-      const capped = await searchWorks({ query: "常见", page, viewer, countCap: 10, pageSize: 2 });
-      expect(titles(capped)).toEqual(titles(exact).slice((page - 1) * 2, page * 2));
+    for (const { share } of plans) {
+      for (const page of [1, 2, 5]) {
+        const capped = await searchWorks({ query: "常见", page, viewer, countCap: 10, pageSize: 2, share });
+        expect(titles(capped)).toEqual(titles(exact).slice((page - 1) * 2, page * 2));
+      }
     }
+  });
+
+  it("reads a window that holds too few matches again through the gram index", async () => {
+    // 200 newer works without the query: a window sized for a share of 0.14 (the newest 43
+    // works for 3 matches) holds none of its matches.
+    const t0 = Date.UTC(2025, 0, 1);
+    await insertWorks(Array.from({ length: 200 }, (_, i) => ({ userId: authorId, title: `无关之作${i + 1}`, createdAt: new Date(t0 + i * 1000) })));
+    const { first, seen } = await allPages("常见", 2, 1, 0.14);
+    expect(first.totalCapped).toBe(true);
+    expect(seen).toEqual(expected.slice(0, 2));
   });
 
   it("caps at SEARCH_COUNT_CAP (1000): 84 pages of 12", async () => {
@@ -194,6 +220,13 @@ describe("searchWorks on common queries (capped count)", () => {
         createdAt: new Date(t0 + i * 1000),
       })),
     );
+    // PostgreSQL's statistics now say 千篇 is in most works (1,005 of about 1,300): the search walks the
+    // newest works (decision 271) and must give what the gram index gave.
+    await db.execute(sql`analyze works`);
+    forgetGramShares();
+    const stats = await searchStats();
+    expect(stats.share(["千篇"])).toBeGreaterThan(0.5);
+    expect(stats.share(["漱"])).toBeUndefined();
     const p1 = await searchWorks({ query: "千篇", page: 1, viewer: null });
     expect(p1.total).toBe(1000);
     expect(p1.totalCapped).toBe(true);

@@ -19,6 +19,7 @@ import { blockFilter, cachedUnlessBlocked, NO_BLOCKS, readerBlocks, type ReaderB
 import type { SessionUser } from "~/server/identity/session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
 import { filteredSearch } from "./filters.server";
+import { searchStats } from "./search-stats.server";
 
 /** @internal */
 export const SEARCH_PAGE_SIZE = 12;
@@ -27,12 +28,16 @@ type Viewer = (Pick<SessionUser, "showR18" | "showAi"> & { id?: string }) | null
 
 /**
  * Planner settings for one transaction, so that each search statement runs the plan
- * chosen here from the count, never one chosen from estimates (docs/benchmarks.md).
+ * chosen here, never one chosen from estimates (docs/benchmarks.md).
  */
 const PLAN = {
   // No parallel workers: starting them costs more than these short statements take.
   // Bitmap scan of the gram index, then sort the matches (few, by the count).
   bitmap: { enable_seqscan: "off", enable_indexscan: "off", max_parallel_workers_per_gather: "0" },
+  // The same, ANDed with the newest works' range of works_listing_idx; with memory enough
+  // that a common gram's bitmap stays exact at a million works: a lossy page is rechecked by
+  // calling work_search_grams on each of its rows (minutes for a bitmap of 200,000 works).
+  window: { enable_seqscan: "off", enable_indexscan: "off", max_parallel_workers_per_gather: "0", work_mem: "32MB" },
   // Walk works_listing_idx newest first, testing each row with ILIKE (dense matches).
   walk: {
     enable_seqscan: "off",
@@ -42,6 +47,21 @@ const PLAN = {
     max_parallel_workers_per_gather: "0",
   },
 } as const;
+
+/**
+ * docs/decisions/271: a query whose gram at least this share of the works hold (the gram
+ * statistics, search-stats.server.ts) walks the newest works, never reading the gram index
+ * (its bitmap alone costs tens of milliseconds there); one in the statistics but rarer
+ * reads a window of the newest works.
+ */
+const WALK_SHARE = 0.15;
+/**
+ * The window assumes at least this share of the gram's works reach the viewer (listed, in
+ * their audience) and the estimate at most this much too high: it holds
+ * keep / (share × WINDOW_MARGIN) works; a window that holds too few matches is read again
+ * through the gram index.
+ */
+const WINDOW_MARGIN = 0.5;
 
 async function usePlan(tx: Transaction, settings: Record<string, string>) {
   const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`);
@@ -57,15 +77,11 @@ type SearchInput = {
   pageSize?: number;
   /** Tests only: a smaller SEARCH_COUNT_CAP, to reach the capped paths with few works. */
   countCap?: number;
+  /** Tests only: the gram statistics' share for the query, to reach each plan with few works. */
+  share?: number;
   /** Read from the viewer by searchWorks. */
   blocks?: ReaderBlocks;
 };
-
-/** The planner's estimate of the number of works (pg_class.reltuples; 0 before any ANALYZE). */
-async function worksEstimate(tx: Transaction): Promise<number> {
-  const [row] = rowsOf<{ n: number }>(await tx.execute(sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'works'::regclass`));
-  return Number(row?.n ?? 0);
-}
 
 /**
  * The community search: public and paid works whose title, description or author's
@@ -84,11 +100,27 @@ export async function searchWorks(input: SearchInput): Promise<SearchResult> {
     const run = () => filteredSearch({ ...input, filters, viewer: { showR18, showAi }, blocks, pageSize: input.pageSize ?? SEARCH_PAGE_SIZE });
     return input.countCap !== undefined ? run() : cachedUnlessBlocked(key, blocks, run);
   }
-  if (input.countCap !== undefined) return searchWorksNow({ ...input, blocks });
+  if (input.countCap !== undefined || input.share !== undefined) return searchWorksNow({ ...input, blocks });
   const key = JSON.stringify(["works", normalizeQuery(input.query), input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
   return cachedUnlessBlocked(key, blocks, () => searchWorksNow({ ...input, viewer: { showR18, showAi }, blocks }));
 }
 
+/** A finished result, or the page's ids, whose cards are read after commit. */
+type Found = Omit<SearchResult, "works"> & ({ works: WorkCard[] } | { ids: number[] });
+
+/**
+ * docs/decisions/012 and 271. Past the cap the pages cover the newest `cap` matches, so
+ * whatever the page, a search needs at most its newest `keep` matches (cap + 1, or the
+ * last page's end); how it finds them depends on how common the query is:
+ * - common (a share of WALK_SHARE or more in the gram statistics): walk the newest works,
+ *   testing each, until `keep` match: about keep / share rows, no gram index;
+ * - fairly common (in the statistics, rarer): the gram index ANDed with the newest works'
+ *   range, sized to hold `keep` matches; too few there, the next plan;
+ * - otherwise (rare, a longer query, no statistics): the gram index's candidates, tested,
+ *   counted up to √(needed × works) (at least `keep`) and sorted in one statement; past
+ *   that bound the page's rows are walked. Either reads at most about √(needed × works)
+ *   rows (decision 012's amendment of 2026-11-29).
+ */
 async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
   const query = normalizeQuery(input.query);
@@ -96,114 +128,109 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   if (!query) return listAll({ where: and(...visible), page: input.page, pageSize, query });
 
   const cap = input.countCap ?? SEARCH_COUNT_CAP;
+  const requested = Math.max(1, Math.floor(input.page) || 1);
+  const needed = Math.min(requested, Math.ceil(cap / pageSize)) * pageSize;
+  const keep = Math.max(cap + 1, needed);
   const grams = gramsContain(query);
+  const { grams: gramList, exact } = queryGrams(query);
+  const stats = await searchStats();
+  // Only a query of one gram is estimated well so (a longer one may be rare although each
+  // of its pairs is common).
+  const share = input.share ?? (exact ? stats.share(gramList) : undefined);
   // Works by an author whose nickname holds the query match too (docs/decisions/162).
   const byAuthor = authorMatch(query)!;
   // What a row must pass besides being a candidate of the gram index: for 1-2 characters
   // the grams decide exactly, and ILIKE (4-5 µs a row here) would only repeat them. The
   // walk reads rows that are no candidates, so it always tests with ILIKE.
   const tested = and(...visible, or(ilikeMatch(query), byAuthor));
-  const candidateTested = queryGrams(query).exact ? and(...visible) : tested;
-  // The candidates of the gram index and the author's works, in a subquery that OFFSET 0
-  // keeps whole: the planner can then neither call work_search_grams per row nor AND the
-  // bitmap with another index (the visibility column of works_user_created_idx: a 20-30 ms
-  // full index scan for nothing). It is aliased "works" so that the same conditions apply
-  // outside it.
-  const candidates = sql`(select ${sql.join(
-    [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
-    sql`, `,
-  )} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} offset 0) as ${works}`;
+  const candidateTested = exact ? and(...visible) : tested;
+  // The candidates of the gram index and the author's works (for the window, among the
+  // newest works), in a subquery that OFFSET 0 keeps whole: the planner can then neither
+  // call work_search_grams per row nor AND the bitmap with an index not asked for (the
+  // visibility column of works_user_created_idx: a 20-30 ms full index scan for nothing).
+  // It is aliased "works" so that the same conditions apply outside it.
+  const candidates = (newerThan?: SQL) =>
+    sql`(select ${sql.join(
+      [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
+      sql`, `,
+    )} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`}${newerThan ? sql` and ${works.createdAt} >= ${newerThan}` : sql``} offset 0) as ${works}`;
+  /** The result from the matches' count (all of them, or more than the cap) and the page. */
+  const result = (counted: number, page: { works: WorkCard[] } | { ids: number[] }): Found => {
+    const total = Math.min(counted, cap);
+    return { ...page, total, totalCapped: counted > cap, ...pageWithin(requested, total, pageSize), query };
+  };
 
-  // A finished result, or for a walk the page's ids, whose cards are read after commit.
-  type Found = SearchResult | (Omit<SearchResult, "works"> & { ids: number[] });
   const found = await readDb().transaction(async (tx): Promise<Found> => {
-    /** Rows of the candidates, passing `where` if given, counted up to limit + 1. */
-    const countUpTo = async (limit: number, where?: SQL) => {
-      const matches = tx
-        .select({ one: sql`1`.as("one") })
-        .from(candidates)
-        .where(where)
-        .limit(limit + 1)
-        .as("matches");
-      const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(matches);
-      return n;
+    /**
+     * One statement: the matches among `from` (at most `limit`, any of them), counted,
+     * numbered newest first, and the cards of the requested page, clamped in SQL to the
+     * last page (of the newest `cap` past the cap). Right when it read all the matches, or
+     * the newest `keep`.
+     */
+    const rankedPage = async (from: SQL, where: SQL | undefined, limit?: number) => {
+      const matches = tx.$with("matches").as(
+        tx
+          .select({ matchId: sql<number>`${works.id}`.as("match_id"), matchCreated: sql`${works.createdAt}`.as("match_created") })
+          .from(from)
+          .where(where)
+          .limit(limit ?? Number.MAX_SAFE_INTEGER),
+      );
+      const matchCount = tx.$with("counted").as(tx.select({ n: sql<number>`count(*)::int`.as("n") }).from(matches));
+      const ranked = tx.$with("ranked").as(
+        tx
+          .select({
+            rankedId: sql<number>`match_id`.as("ranked_id"),
+            rank: sql<number>`row_number() over (order by match_created desc, match_id desc)`.as("rank"),
+          })
+          .from(matches),
+      );
+      const shown = sql`least((select n from counted), ${cap})`;
+      const firstOfPage = sql`(least(${requested}, greatest(1, ceil(${shown} / ${pageSize}::numeric))) - 1) * ${pageSize}`;
+      const rows = await tx
+        .with(matches, matchCount, ranked)
+        .select({ ...workCardColumns, counted: sql<number>`(select n from counted)`.mapWith(Number) })
+        .from(ranked)
+        .innerJoin(works, eq(works.id, ranked.rankedId))
+        .innerJoin(profiles, eq(profiles.id, works.userId))
+        .where(and(sql`${ranked.rank} > ${firstOfPage}`, sql`${ranked.rank} <= ${firstOfPage} + ${pageSize}`));
+      const counted = rows[0]?.counted ?? 0; // no rows: no matches (the page is clamped)
+      return { counted, cards: newestFirst(rows.map(({ counted: _counted, ...card }) => card as WorkCard)) };
+    };
+    /** The ids of the newest works passing `tested`, `limit` after `offset`, walking works_listing_idx. */
+    const walk = async (limit: number, offset = 0) => {
+      // The walk's settings (sorts and bitmaps off) make a join to the cards plan badly:
+      // the ids first, then their cards by primary key. ILIKE never calls work_search_grams.
+      await usePlan(tx, PLAN.walk);
+      const rows = await tx.select({ id: works.id }).from(works).where(tested).orderBy(desc(works.createdAt), desc(works.id)).limit(limit).offset(offset);
+      return rows.map((r) => r.id);
     };
 
+    if (share !== undefined && share >= WALK_SHARE) {
+      const ids = await walk(keep);
+      const done = result(ids.length, { ids: [] });
+      return { ...done, ids: ids.slice((done.page - 1) * pageSize, done.page * pageSize) };
+    }
     // One at a time: drizzle's queries start on `then`, so two queries started together
     // may reach the connection in either order, and the settings must come first.
+    if (share !== undefined) {
+      // The newest works that should hold `keep` matches: every work at least as new as the
+      // window's last (an index-only scan of works_listing_idx).
+      const size = Math.ceil(keep / (share * WINDOW_MARGIN));
+      const newerThan = sql`coalesce((select ${works.createdAt} from ${works} order by ${works.createdAt} desc, ${works.id} desc offset ${size - 1} limit 1), '-infinity')`;
+      await usePlan(tx, PLAN.window);
+      const { counted, cards } = await rankedPage(candidates(newerThan), candidateTested);
+      if (counted >= keep) return result(counted, { works: cards });
+    }
     await usePlan(tx, PLAN.bitmap);
-
-    // One statement counts the matches up to the cap + 1 and, when there are no more than
-    // the cap (a precise query), also returns the page's cards: the matches are read once
-    // and numbered newest first, and a page past the end is clamped to the last one here.
-    const matches = tx.$with("matches").as(
-      tx
-        .select({ matchId: sql<number>`${works.id}`.as("match_id"), matchCreated: sql`${works.createdAt}`.as("match_created") })
-        .from(candidates)
-        .where(candidateTested)
-        .limit(cap + 1),
-    );
-    const matchCount = tx.$with("counted").as(tx.select({ n: sql<number>`count(*)::int`.as("n") }).from(matches));
-    const ranked = tx.$with("ranked").as(
-      tx
-        .select({
-          rankedId: sql<number>`match_id`.as("ranked_id"),
-          rank: sql<number>`row_number() over (order by match_created desc, match_id desc)`.as("rank"),
-        })
-        .from(matches),
-    );
-    const firstOfPage = sql`(least(${Math.max(1, input.page)}, greatest(1, ceil((select n from counted) / ${pageSize}::numeric))) - 1) * ${pageSize}`;
-    const firstRows = await tx
-      .with(matches, matchCount, ranked)
-      .select({ ...workCardColumns, counted: sql<number>`(select n from counted)`.mapWith(Number) })
-      .from(ranked)
-      .innerJoin(works, eq(works.id, ranked.rankedId))
-      .innerJoin(profiles, eq(profiles.id, works.userId))
-      .where(and(sql`${ranked.rank} > ${firstOfPage}`, sql`${ranked.rank} <= ${firstOfPage} + ${pageSize}`));
-    const counted = firstRows[0]?.counted ?? 0; // no rows: no matches (the page is clamped)
-    const totalCapped = counted > cap;
-    const total = Math.min(counted, cap);
-    // A page past the end shows the last page instead.
-    const { page, pageCount } = pageWithin(input.page, total, pageSize);
-    if (!totalCapped) {
-      const cards = firstRows.map(({ counted: _counted, ...card }) => card as WorkCard);
-      return { works: newestFirst(cards), total, totalCapped, page, pageCount, query };
-    }
-
-    // Past the cap, which plan reads fewer rows: sorting the m matches, or walking the
-    // newest works until `needed` matches, about needed × works / m rows. The two are equal
-    // where m = √(needed × works): the gram index's candidates (no ILIKE, no visibility:
-    // cheaper, and an upper bound of m) are counted up to that bound, the walk when there are
-    // more, else a sort of at most that many; either reads at most about √(needed × works)
-    // rows, whatever the size of the site (bench:scale, decision 012's amendment of
-    // 2026-11-29: with a fixed bound the walk grew with the works, 1.8 s at a million).
-    const needed = page * pageSize;
-    const bound = Math.max(cap + 1, Math.ceil(Math.sqrt(needed * (await worksEstimate(tx)))));
-    const walk = (await countUpTo(bound)) > bound;
-    // The walk tests each row with ILIKE alone, which never calls work_search_grams.
-    const pageIds = tx
-      // Spelt as SQL: drizzle refuses a table's column when selecting from a subquery.
-      .select({ id: sql<number>`${works.id}`.mapWith(Number).as("page_id") })
-      .from(walk ? works : candidates)
-      .where(walk ? tested : candidateTested)
-      .orderBy(desc(works.createdAt), desc(works.id))
-      .limit(pageSize)
-      .offset((page - 1) * pageSize);
-    if (walk) {
-      // The walk's settings (sorts and bitmaps off) make a join to the cards plan badly:
-      // the ids first, then their cards by primary key.
-      await usePlan(tx, PLAN.walk);
-      return { ids: (await pageIds).map((r) => r.id), total, totalCapped, page, pageCount, query };
-    }
-    // The page's cards in the same statement: its 12 ids drive primary-key lookups. No
-    // ORDER BY outside (it would sort again what is already sorted): sorted here instead.
-    const page12 = pageIds.as("page");
-    const pageRows = await tx
-      .select(workCardColumns)
-      .from(page12)
-      .innerJoin(works, eq(works.id, page12.id))
-      .innerJoin(profiles, eq(profiles.id, works.userId));
-    return { works: newestFirst(pageRows as WorkCard[]), total, totalCapped, page, pageCount, query };
+    // Sorting the m matches, or walking the newest works until `needed` match (about
+    // needed × works / m rows), whichever reads fewer: the two are equal where
+    // m = √(needed × works). So the matches are counted up to that bound (at least `keep`)
+    // and, when there are no more, sorted in the same statement; else the page is walked.
+    const bound = Math.max(keep, Math.ceil(Math.sqrt(needed * stats.works)));
+    const { counted, cards } = await rankedPage(candidates(), candidateTested, bound + 1);
+    if (counted <= bound) return result(counted, { works: cards });
+    const { page } = pageWithin(requested, cap, pageSize);
+    return result(counted, { ids: await walk(pageSize, (page - 1) * pageSize) });
   });
   if (!("ids" in found)) return found;
   // After the transaction, with the planner's own settings, and without holding two
