@@ -84,24 +84,11 @@ export interface PickedQuery {
  * character pairs are all common (the hardest case for a pair index). With samplePercent the
  * matches are estimated from that share of the table's pages.
  */
-export async function pickQueries(db: Database, totalWorks: number, samplePercent?: number): Promise<PickedQuery[]> {
-  const search = await import("~/server/catalog/search-sql.server");
+export async function pickQueries(db: Database, totalWorks: number, samplePercent?: number, only?: string[]): Promise<PickedQuery[]> {
+  const matchCount = (q: string) => countMatches(db, q, totalWorks, samplePercent);
+  // Given queries (--queries=): those, measured in the order given.
+  if (only) return Promise.all(only.map(async (query) => ({ length: Array.from(query).length, query, label: "", matches: await matchCount(query) })));
   const corpus = loadCorpus();
-  const exactCount = async (q: string) => {
-    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(search.substringMatch(q));
-    return n;
-  };
-  // With samplePercent: the matches in a fixed sample of the table's pages, scaled up (a count
-  // over a million works takes a minute a query for the commonest characters).
-  const sampledCount = async (q: string) => {
-    const pattern = `%${search.normalizeQuery(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const [row] = rowsOf<{ hits: number; seen: number }>(
-      await db.execute(sql`select (count(*) filter (where title ilike ${pattern} or description ilike ${pattern}))::int as hits, count(*)::int as seen
-                           from works tablesample system (${samplePercent}) repeatable (7)`),
-    );
-    return Math.round((row.hits / Math.max(1, row.seen)) * totalWorks);
-  };
-  const matchCount = samplePercent ? sampledCount : exactCount;
   const targets = [0.0005, 0.003, 0.01, 0.05, 0.2, 0.6];
   const picked: PickedQuery[] = [];
   for (const length of [1, 2, 4]) {
@@ -156,3 +143,22 @@ export async function pickQueries(db: Database, totalWorks: number, samplePercen
   return picked;
 }
 
+
+/**
+ * The works matching `q` (title or description): counted exactly, or with samplePercent in a
+ * fixed sample of the table's pages and scaled up (a count over a million works takes a
+ * minute a query for the commonest characters).
+ */
+async function countMatches(db: Database, q: string, totalWorks: number, samplePercent?: number): Promise<number> {
+  const search = await import("~/server/catalog/search-sql.server");
+  if (!samplePercent) {
+    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(works).where(search.substringMatch(q));
+    return n;
+  }
+  const pattern = `%${search.normalizeQuery(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const [row] = rowsOf<{ hits: number; seen: number }>(
+    await db.execute(sql`select (count(*) filter (where title ilike ${pattern} or description ilike ${pattern}))::int as hits, count(*)::int as seen
+                         from works tablesample system (${samplePercent}) repeatable (7)`),
+  );
+  return Math.round((row.hits / Math.max(1, row.seen)) * totalWorks);
+}

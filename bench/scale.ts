@@ -19,7 +19,8 @@
 // --reuse (skip the seed when that database holds this scale's data), --resume (seed what an
 // interrupted seed left out: its accounts and works are kept), --as-is (measure the database as
 // it stands, a seed still running elsewhere), --seed-only, --runs=N
-// (samples per measure, default 300), --only=search,home,chapter,rankings,fanout.
+// (samples per measure, default 300), --only=search,home,chapter,rankings,fanout,
+// --queries=漱,理 (search these instead of the picked ones).
 import os from "node:os";
 import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
@@ -161,7 +162,7 @@ async function measureSearch() {
   const { searchWorks } = await import("~/server/catalog/search.server");
   log(`search (searchWorks as /works?q= runs it, a visitor; page 1 and the last page):`);
   const t = performance.now();
-  const picked = await pickQueries(db, WORKS, WORKS > 100_000 ? 5 : undefined);
+  const picked = await pickQueries(db, WORKS, WORKS > 100_000 ? 5 : undefined, flags.get("queries")?.split(","));
   log(`  queries picked in ${fmt((performance.now() - t) / 1000)} s (${WORKS > 100_000 ? "matches estimated from a 5% sample of the works' pages" : "each candidate's matches counted"})`);
   for (const q of picked) {
     const fraction = q.matches / WORKS;

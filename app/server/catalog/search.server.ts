@@ -144,16 +144,22 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   // walk reads rows that are no candidates, so it always tests with ILIKE.
   const tested = and(...visible, or(ilikeMatch(query), byAuthor));
   const candidateTested = exact ? and(...visible) : tested;
-  // The candidates of the gram index and the author's works (for the window, among the
-  // newest works), in a subquery that OFFSET 0 keeps whole: the planner can then neither
-  // call work_search_grams per row nor AND the bitmap with an index not asked for (the
-  // visibility column of works_user_created_idx: a 20-30 ms full index scan for nothing).
-  // It is aliased "works" so that the same conditions apply outside it.
-  const candidates = (newerThan?: SQL) =>
-    sql`(select ${sql.join(
-      [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
-      sql`, `,
-    )} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`}${newerThan ? sql` and ${works.createdAt} >= ${newerThan}` : sql``} offset 0) as ${works}`;
+  // The candidates of the gram index and the author's works, in a subquery that OFFSET 0
+  // keeps whole: the planner can then neither call work_search_grams per row nor AND the
+  // bitmap with another index (the visibility column of works_user_created_idx: a 20-30 ms
+  // full index scan for nothing). It is aliased "works" so that the same conditions apply
+  // outside it.
+  const columns = sql.join(
+    [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
+    sql`, `,
+  );
+  const candidates = sql`(select ${columns} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} offset 0) as ${works}`;
+  // The same among the works at least as new as `since`, as two branches: with the OR, the
+  // planner tests the window's rows with work_search_grams one by one (seconds) instead of
+  // ANDing the gram index's bitmap with the window's range of works_listing_idx.
+  const candidatesSince = (since: string) =>
+    sql`(select ${columns} from ${works} where ${grams ?? sql`true`} and ${works.createdAt} >= ${since}::timestamptz
+         union select ${columns} from ${works} where ${byAuthor} and ${works.createdAt} >= ${since}::timestamptz) as ${works}`;
   /** The result from the matches' count (all of them, or more than the cap) and the page. */
   const result = (counted: number, page: { works: WorkCard[] } | { ids: number[] }): Found => {
     const total = Math.min(counted, cap);
@@ -214,12 +220,17 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
     // may reach the connection in either order, and the settings must come first.
     if (share !== undefined) {
       // The newest works that should hold `keep` matches: every work at least as new as the
-      // window's last (an index-only scan of works_listing_idx).
+      // window's last, read first (an index-only scan of works_listing_idx) so that the
+      // planner sees how few works the window holds.
       const size = Math.ceil(keep / (share * WINDOW_MARGIN));
-      const newerThan = sql`coalesce((select ${works.createdAt} from ${works} order by ${works.createdAt} desc, ${works.id} desc offset ${size - 1} limit 1), '-infinity')`;
-      await usePlan(tx, PLAN.window);
-      const { counted, cards } = await rankedPage(candidates(newerThan), candidateTested);
-      if (counted >= keep) return result(counted, { works: cards });
+      // As text: a Date would lose the microseconds.
+      const [last] = await tx.select({ at: sql<string>`${works.createdAt}::text` }).from(works).orderBy(desc(works.createdAt), desc(works.id)).limit(1).offset(size - 1);
+      // Fewer works than that: the gram index reads them all anyway.
+      if (last) {
+        await usePlan(tx, PLAN.window);
+        const { counted, cards } = await rankedPage(candidatesSince(last.at), candidateTested);
+        if (counted >= keep) return result(counted, { works: cards });
+      }
     }
     await usePlan(tx, PLAN.bitmap);
     // Sorting the m matches, or walking the newest works until `needed` match (about
@@ -227,7 +238,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
     // m = √(needed × works). So the matches are counted up to that bound (at least `keep`)
     // and, when there are no more, sorted in the same statement; else the page is walked.
     const bound = Math.max(keep, Math.ceil(Math.sqrt(needed * stats.works)));
-    const { counted, cards } = await rankedPage(candidates(), candidateTested, bound + 1);
+    const { counted, cards } = await rankedPage(candidates, candidateTested, bound + 1);
     if (counted <= bound) return result(counted, { works: cards });
     const { page } = pageWithin(requested, cap, pageSize);
     return result(counted, { ids: await walk(pageSize, (page - 1) * pageSize) });
