@@ -244,6 +244,25 @@ describe("searchWorks on common queries (capped count)", () => {
   });
 });
 
+describe("searching past the count's bound", () => {
+  it("finds the page among the newest works", async () => {
+    // The newest 200 works, every other one matching: past √(needed × works) matches the
+    // page is looked for among the newest works (a window), here found there.
+    const author = (await createUser()).id;
+    const t0 = Date.UTC(2027, 0, 1);
+    const ids = await insertWorks(Array.from({ length: 200 }, (_, i) => ({ userId: author, title: i % 2 === 0 ? `稀有样本${i}` : `填充${i}`, createdAt: new Date(t0 + i * 1000) })));
+    await db.execute(sql`analyze works`);
+    forgetGramShares();
+    expect((await searchStats()).works).toBeGreaterThan(1000);
+    const newest = ids.map((id, i) => ({ id, i })).filter(({ i }) => i % 2 === 0).reverse().map(({ i }) => `稀有样本${i}`);
+    for (const page of [1, 2, 3]) {
+      const r = await searchWorks({ query: "稀有", page, viewer: null, countCap: 6, pageSize: 2, share: null });
+      expect(r.totalCapped).toBe(true);
+      expect(titles(r)).toEqual(newest.slice((page - 1) * 2, page * 2));
+    }
+  });
+});
+
 describe("searching an author's name", () => {
   // 青灯 writes works whose titles and descriptions never name them; another author's
   // title holds 青灯 too.

@@ -31,22 +31,35 @@ type Viewer = (Pick<SessionUser, "showR18" | "showAi"> & { id?: string }) | null
  * chosen here, never one chosen from estimates (docs/benchmarks.md).
  */
 const PLAN = {
-  // No parallel workers: starting them costs more than these short statements take.
   // Bitmap scan of the gram index, then sort the matches (few, by the count).
-  bitmap: { enable_seqscan: "off", enable_indexscan: "off", max_parallel_workers_per_gather: "0" },
+  bitmap: planSettings({ indexscan: "off" }),
   // The same, ANDed with the newest works' range of works_listing_idx; with memory enough
   // that a common gram's bitmap stays exact at a million works: a lossy page is rechecked by
   // calling work_search_grams on each of its rows (minutes for a bitmap of 200,000 works).
-  window: { enable_seqscan: "off", enable_indexscan: "off", max_parallel_workers_per_gather: "0", work_mem: "32MB" },
+  window: planSettings({ indexscan: "off", work_mem: "32MB" }),
+  // The window's bound: an index-only scan of works_listing_idx, newest first.
+  bound: planSettings({ bitmapscan: "off", sort: "off" }),
   // Walk works_listing_idx newest first, testing each row with ILIKE (dense matches).
-  walk: {
-    enable_seqscan: "off",
-    enable_bitmapscan: "off",
-    enable_sort: "off",
-    enable_incremental_sort: "off",
-    max_parallel_workers_per_gather: "0",
-  },
+  walk: planSettings({ bitmapscan: "off", sort: "off", incremental_sort: "off" }),
 } as const;
+
+/**
+ * Every setting a plan touches, each time: they last until the transaction ends, and one
+ * statement's must not leak into the next. No sequential scans, no parallel workers
+ * (starting them costs more than these short statements take).
+ */
+function planSettings(changes: { indexscan?: "off"; bitmapscan?: "off"; sort?: "off"; incremental_sort?: "off"; work_mem?: string }) {
+  return {
+    enable_seqscan: "off",
+    enable_indexscan: changes.indexscan ?? "on",
+    enable_bitmapscan: changes.bitmapscan ?? "on",
+    enable_sort: changes.sort ?? "on",
+    enable_incremental_sort: changes.incremental_sort ?? "on",
+    max_parallel_workers_per_gather: "0",
+    // Only the window raises it; left so for the rest of the transaction.
+    ...(changes.work_mem ? { work_mem: changes.work_mem } : {}),
+  };
+}
 
 /**
  * docs/decisions/271: a query whose gram at least this share of the works hold (the gram
@@ -77,8 +90,8 @@ type SearchInput = {
   pageSize?: number;
   /** Tests only: a smaller SEARCH_COUNT_CAP, to reach the capped paths with few works. */
   countCap?: number;
-  /** Tests only: the gram statistics' share for the query, to reach each plan with few works. */
-  share?: number;
+  /** Tests only: the gram statistics' share for the query (null: none), to reach each plan with few works. */
+  share?: number | null;
   /** Read from the viewer by searchWorks. */
   blocks?: ReaderBlocks;
 };
@@ -134,9 +147,9 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const grams = gramsContain(query);
   const { grams: gramList, exact } = queryGrams(query);
   const stats = await searchStats();
-  // Only a query of one gram is estimated well so (a longer one may be rare although each
-  // of its pairs is common).
-  const share = input.share ?? (exact ? stats.share(gramList) : undefined);
+  // For a longer query, the least of its pairs' shares: an upper bound only (it may be rare
+  // although each of its pairs is common).
+  const share = input.share === undefined ? stats.share(gramList) : (input.share ?? undefined);
   // Works by an author whose nickname holds the query match too (docs/decisions/162).
   const byAuthor = authorMatch(query)!;
   // What a row must pass besides being a candidate of the gram index: for 1-2 characters
@@ -211,35 +224,55 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
       return rows.map((r) => r.id);
     };
 
-    if (share !== undefined && share >= WALK_SHARE) {
+    if (share !== undefined && share >= WALK_SHARE && exact) {
       const ids = await walk(keep);
       const done = result(ids.length, { ids: [] });
       return { ...done, ids: ids.slice((done.page - 1) * pageSize, done.page * pageSize) };
     }
     // One at a time: drizzle's queries start on `then`, so two queries started together
     // may reach the connection in either order, and the settings must come first.
-    if (share !== undefined) {
-      // The newest works that should hold `keep` matches: every work at least as new as the
-      // window's last, read first (an index-only scan of works_listing_idx) so that the
-      // planner sees how few works the window holds.
-      const size = Math.ceil(keep / (share * WINDOW_MARGIN));
+    if (share !== undefined && !exact) {
+      // A longer query may be rare: its matches are counted first, as far as `keep`, through
+      // the gram index (all of its pairs at once); fewer, that is the answer.
+      await usePlan(tx, PLAN.bitmap);
+      const { counted, cards } = await rankedPage(candidates, candidateTested, keep + 1);
+      if (counted <= keep) return result(counted, { works: cards });
+    }
+    /**
+     * The page from the newest `size` works (every work at least as new as the size-th, read
+     * first by an index-only scan of works_listing_idx so that the planner sees how few works
+     * that is), if they hold at least `enough` matches.
+     */
+    const windowPage = async (size: number, enough: number) => {
+      await usePlan(tx, PLAN.bound);
       // As text: a Date would lose the microseconds.
       const [last] = await tx.select({ at: sql<string>`${works.createdAt}::text` }).from(works).orderBy(desc(works.createdAt), desc(works.id)).limit(1).offset(size - 1);
-      // Fewer works than that: the gram index reads them all anyway.
-      if (last) {
-        await usePlan(tx, PLAN.window);
-        const { counted, cards } = await rankedPage(candidatesSince(last.at), candidateTested);
-        if (counted >= keep) return result(counted, { works: cards });
-      }
+      if (!last) return undefined; // fewer works than that: the gram index reads them all anyway
+      await usePlan(tx, PLAN.window);
+      const found = await rankedPage(candidatesSince(last.at), candidateTested);
+      return found.counted >= enough ? found : undefined;
+    };
+
+    if (share !== undefined) {
+      // A window that should hold `keep` matches. A longer query is never walked: its share
+      // may be far below its pairs'.
+      const found = await windowPage(Math.ceil(keep / (Math.min(share, WALK_SHARE) * WINDOW_MARGIN)), keep);
+      if (found) return result(found.counted, { works: found.cards });
     }
     await usePlan(tx, PLAN.bitmap);
-    // Sorting the m matches, or walking the newest works until `needed` match (about
-    // needed × works / m rows), whichever reads fewer: the two are equal where
-    // m = √(needed × works). So the matches are counted up to that bound (at least `keep`)
-    // and, when there are no more, sorted in the same statement; else the page is walked.
+    // Sorting the m matches, or finding the newest `needed`, whichever reads fewer: past
+    // √(needed × works) matches, finding them reads fewer rows. So the matches are counted up
+    // to that bound (at least `keep`) and, when there are no more, sorted in the same
+    // statement.
     const bound = Math.max(keep, Math.ceil(Math.sqrt(needed * stats.works)));
     const { counted, cards } = await rankedPage(candidates, candidateTested, bound + 1);
     if (counted <= bound) return result(counted, { works: cards });
+    // More: at least (bound + 1) / works of the works match, so the newest 2 × needed × works
+    // / (bound + 1) (about 2√(needed × works)) should hold the page; else walk the newest
+    // works until it is found (about needed × works / m rows).
+    const size = Math.ceil(needed / (((bound + 1) / Math.max(stats.works, bound + 1)) * WINDOW_MARGIN));
+    const found = await windowPage(size, needed);
+    if (found) return result(counted, { works: found.cards });
     const { page } = pageWithin(requested, cap, pageSize);
     return result(counted, { ids: await walk(pageSize, (page - 1) * pageSize) });
   });
