@@ -131,8 +131,9 @@ type Found = Omit<SearchResult, "works"> & ({ works: WorkCard[] } | { ids: numbe
  *   range, sized to hold `keep` matches; too few there, the next plan;
  * - otherwise (rare, a longer query, no statistics): the gram index's candidates, tested,
  *   counted up to √(needed × works) (at least `keep`) and sorted in one statement; past
- *   that bound the page's rows are walked. Either reads at most about √(needed × works)
- *   rows (decision 012's amendment of 2026-11-29).
+ *   that bound the page is looked for in a window of the newest works, and walked if the
+ *   window holds too few (decision 012's amendment of 2026-11-29). A longer query with a
+ *   share is first counted as far as `keep` (it may be rare), then read from a window.
  */
 async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   const pageSize = input.pageSize ?? SEARCH_PAGE_SIZE;
