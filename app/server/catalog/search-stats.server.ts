@@ -71,7 +71,7 @@ export async function searchStats(): Promise<SearchStats> {
   };
 }
 
-/** Tests: read the statistics again at the next search (after an ANALYZE). */
+/** @internal Tests: read the statistics again at the next search (after an ANALYZE). */
 export function forgetGramShares() {
   cached = undefined;
 }
