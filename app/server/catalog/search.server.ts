@@ -14,7 +14,6 @@ import {
   type WorkCard,
 } from "./search-sql.server";
 import { pageWithin } from "~/utils/pagination";
-import { rowsOf } from "~/server/platform/db-utils.server";
 import { blockFilter, cachedUnlessBlocked, NO_BLOCKS, readerBlocks, type ReaderBlocks } from "./blocks.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import { hasFilters, type WorkFilters } from "~/schemas/discovery";
