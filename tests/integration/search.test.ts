@@ -166,8 +166,8 @@ describe("searchWorks on common queries (capped count)", () => {
 
   it("reports the cap past it and lists the newest matches, whichever plan serves the page", async () => {
     for (const { share } of plans) {
-      // countCap 16, 2 a page: 8 pages; without statistics page 1 counts to 40 (at least
-      // √(needed × works)), finds fewer and sorts them all.
+      // countCap 16, 2 a page: 8 pages; without statistics each page counts the matches up
+      // to its bound (at least 17), finds no more than that and sorts them all.
       for (const query of ["常见", "常见词"]) {
         const { first, seen } = await allPages(query, 16, 2, share);
         expect(first.total, `${query} ${share}`).toBe(16);
@@ -175,8 +175,8 @@ describe("searchWorks on common queries (capped count)", () => {
         expect(first.pageCount).toBe(8);
         expect(seen).toEqual(expected.slice(0, 16));
       }
-      // countCap 2, 1 a page: without statistics the count passes its bound and the page
-      // is walked.
+      // countCap 2, 1 a page: without statistics the count can pass its bound, and the
+      // page is then looked for among the newest works, or walked.
       const { first, seen } = await allPages("常见", 2, 1, share);
       expect(first.totalCapped).toBe(true);
       expect(first.pageCount).toBe(2);
@@ -223,8 +223,8 @@ describe("searchWorks on common queries (capped count)", () => {
         createdAt: new Date(t0 + i * 1000),
       })),
     );
-    // PostgreSQL's statistics now say 千篇 is in most works (1,005 of about 1,600): the search walks the
-    // newest works (decision 271) and must give what the gram index gave.
+    // PostgreSQL's statistics now say 千篇 is in most works (1,005 of about 1,600): the
+    // search walks the newest works (decision 271) and must give what the gram index gave.
     await db.execute(sql`analyze works`);
     forgetGramShares();
     const stats = await searchStats();
