@@ -53,7 +53,7 @@ export const WRITING_MESSAGES = {
   plotMissing: "情节不存在",
   contentMax: `情节内容不能超过${WRITING_LIMITS.plotContent}个字符`,
   versionMissing: "版本不存在",
-  // Generation preconditions, in the order section 5 checks them.
+  // Generation preconditions, in docs/product.md's order (Rules, Writing tools).
   needTheme: "请先填写整体设定",
   needCharacter: "请至少创建一个角色",
   needPlotCharacter: "请为当前情节选择至少一个角色",
@@ -203,7 +203,7 @@ export type CharacterInput = z.infer<typeof characterSchema>;
 export type PlotInput = z.infer<typeof plotSchema>;
 
 /**
- * A generation's request: the project and the selected plot (section 5's preconditions),
+ * A generation's request: the project and the selected plot (docs/product.md's preconditions),
  * and, from the page with JavaScript, the overall setting and plot text on screen.
  */
 export const generateSchema = z.object({

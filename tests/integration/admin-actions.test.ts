@@ -201,7 +201,7 @@ describe("prompts", () => {
   const page = () => import("~/routes/admin/prompts");
   const valid = { intent: "create", title: "新提示词", systemContent: "系统", userContent: "用户 {|synopsis|}", type: "free" };
 
-  it("shows the section 5 messages and saves nothing", async () => {
+  it("shows docs/product.md's messages and saves nothing", async () => {
     const before = await db.select({ n: sql<number>`count(*)::int` }).from(prompts);
     const cases: [Record<string, string>, string][] = [
       [{ ...valid, code: "  " }, "请输入提示词代码"],

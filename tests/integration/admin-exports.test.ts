@@ -69,7 +69,7 @@ describe("work TXT export", () => {
     expect(parsed).toHaveLength(403);
   });
 
-  it("gives the section 8 messages for a missing work, no chapters and empty content", async () => {
+  it("gives docs/product.md's messages for a missing work, no chapters and empty content", async () => {
     let r = await exportTxt(987654321);
     expect(r.status).toBe(404);
     expect(await r.response!.text()).toBe("无法加载导出：作品不存在");

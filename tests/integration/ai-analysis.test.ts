@@ -129,7 +129,7 @@ describe("analysis (分析): P02 fills the characters and plots", () => {
   });
 });
 
-describe("the reference-work picker (section 5)", () => {
+describe("the reference-work picker (docs/product.md, Rules)", () => {
   it("offers own, bought and followed free single-chapter works under 20,000 characters, and finds free ones", async () => {
     const me = await writer();
     const author = await writer();

@@ -54,7 +54,7 @@ const done = (events: SseEvent[]) =>
     notice?: string;
   };
 
-describe("section 5's preconditions, in order, before anything is charged", () => {
+describe("docs/product.md's preconditions, in order, before anything is charged", () => {
   it("asks for the overall setting, a character, the plot's characters, a plot, in that order", async () => {
     const user = await writer(10_000);
     const project = await createProject(user.id, "free", "顺序");
@@ -110,7 +110,7 @@ describe("section 5's preconditions, in order, before anything is charged", () =
   });
 });
 
-describe("configuration messages (section 8)", () => {
+describe("configuration messages (docs/product.md, Messages)", () => {
   async function withConfig(change: () => Promise<void>, restore: () => Promise<void>, message: string, status: number) {
     const user = await writer();
     const { projectId, plotId } = await readyProject(user.id);

@@ -76,7 +76,7 @@ describe("exchangeCreditsForTokens", () => {
     expect(await creditBalance(user.id)).toBe(100);
   });
 
-  it("names the failed step (section 8) and rolls everything back", async () => {
+  it("names the failed step (docs/product.md, Messages) and rolls everything back", async () => {
     const [user] = await quickUsers(1);
     await fund(user.id, 10);
     // Tokens near the bigint limit: raising them overflows, so the token step fails.

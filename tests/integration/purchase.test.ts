@@ -218,7 +218,7 @@ describe("the reader's purchase action", () => {
     expect(await balanceOf(buyer.id)).toBe(0);
   });
 
-  it("with JavaScript, answers data for the dialog: success, or the section 8 message", async () => {
+  it("with JavaScript, answers data for the dialog: success, or docs/product.md's message", async () => {
     const author = await createUser();
     const buyer = await createUser();
     await fund(buyer.id, 5);

@@ -109,7 +109,7 @@ describe("projects, per user", () => {
 });
 
 describe("characters and plots", () => {
-  it("validates the character form with section 5's messages", async () => {
+  it("validates the character form with docs/product.md's messages", async () => {
     const user = await writer();
     const project = await createProject(user.id, "free", "角色");
     const result = await post(user.cookie, { intent: "save-character", projectId: project.id, name: "", personality: " ", appearance: "" });

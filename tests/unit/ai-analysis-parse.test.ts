@@ -42,7 +42,7 @@ describe("parseAnalysis (P02's reply)", () => {
     });
   });
 
-  it("gives section 8's analysis messages", () => {
+  it("gives docs/product.md's analysis messages", () => {
     expect(message("")).toBe("AI返回内容为空");
     expect(message("   \n")).toBe("AI返回内容为空");
     expect(message("我无法分析这篇小说。")).toBe("AI返回格式错误");

@@ -120,7 +120,7 @@ describe("token arithmetic: 1 token per 4 characters, rounded up", () => {
   });
 });
 
-describe("writing forms (section 5)", () => {
+describe("writing forms (docs/product.md, Writing tools)", () => {
   const plot = { title: "标题", summary: "概要", environment: "环境" };
 
   it("expected words default to 1000, fall back to 1000 when unparsable, and must be 100 to 20000", () => {

@@ -142,7 +142,7 @@ describe("the usage the recorded bodies report (docs/product.md D15)", () => {
   });
 });
 
-describe("recorded error bodies map to the section 8 messages", () => {
+describe("recorded error bodies map to docs/product.md's messages", () => {
   it.each([
     ["openai-401.json", 401, AI_MESSAGES.invalidKey],
     ["openai-429.json", 429, AI_MESSAGES.rateLimited],

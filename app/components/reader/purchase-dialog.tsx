@@ -17,7 +17,7 @@ function topUpHref(workId: number): string {
 
 /**
  * 购买作品 (docs/product.md: States and actions, "Purchase dialog"): idle, processing (购买中...),
- * success (then the work opens) or error with the section 8 message. The server renders
+ * success (then the work opens) or error with its message (docs/product.md). The server renders
  * it from `?purchase=1`, so without JavaScript it is a plain form that posts, and the
  * server redirects to the opened work.
  */

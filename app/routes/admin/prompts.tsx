@@ -41,7 +41,7 @@ export async function loader({ url }: Route.LoaderArgs) {
   }
 }
 
-/** Create, update (the section 5 messages) and delete; a success goes back to page 1. */
+/** Create, update (docs/product.md's Rules and Messages) and delete; a success goes back to page 1. */
 export async function action({ request, context }: Route.ActionArgs) {
   const actor = adminActorOf(context);
   const form = await readForm(request);

@@ -13,7 +13,7 @@ import type { Route } from "./+types/generate";
  *   event: done   data: {"reason","charged","promptTokens","outputTokens","outputChars","balance","versionId","notice"?}
  *   event: error  data: {"message"}                              the provider failed mid-stream
  *
- * Anything that fails before the first byte (login, section 5's preconditions, prompt,
+ * Anything that fails before the first byte (login, docs/product.md's preconditions, prompt,
  * configuration, balance, the provider's refusal) is a JSON `{ error }` with its status
  * (generation-stream.server.ts). Without JavaScript the page's own form action runs the
  * same generation.

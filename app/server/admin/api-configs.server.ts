@@ -162,7 +162,7 @@ export interface TestResult {
 /**
  * Sends a configuration's request for `prompt`, built by the same builder as generation
  * (providerRequest: same path, same headers, the Gemini key in a header), through the
- * guarded client. A non-2xx answer is an AiError with section 8's message for it.
+ * guarded client. A non-2xx answer is an AiError with its message (docs/product.md, Messages).
  */
 async function sendTest(config: ProviderConfig, prompt: ChatPrompt): Promise<unknown> {
   const upstream = providerRequest(config, prompt);

@@ -17,7 +17,7 @@ export type AiErrorKind =
   | "config";
 
 /**
- * A failed call to the AI provider, with the message the user reads (section 8) and the
+ * A failed call to the AI provider, with the message the user reads (docs/product.md) and the
  * HTTP status our own route answers with (a gateway error: the fault is upstream).
  */
 export class AiError extends DomainError {
@@ -46,7 +46,7 @@ function upstreamDetail(body: string): string {
 }
 
 /**
- * Maps a non-2xx provider answer to section 8's messages. Gemini answers a bad key with
+ * Maps a non-2xx provider answer to docs/product.md's messages. Gemini answers a bad key with
  * 400 API_KEY_INVALID (docs/protocols.md), which is the invalid-key message too.
  */
 export function errorForStatus(status: number, body = ""): AiError {

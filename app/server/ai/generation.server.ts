@@ -29,7 +29,7 @@ import { affordablePrefix, countChars, tokensForChars } from "~/utils/ai-tokens"
 /**
  * One generation of a plot's text (docs/product.md: States and actions, Rules, Messages, Constants, D7):
  *
- * 1. `startGeneration` checks section 5's preconditions in order, renders P01 (free
+ * 1. `startGeneration` checks docs/product.md's preconditions in order, renders P01 (free
  *    writing) or P03 (imitation), finds the default provider, checks the balance covers
  *    the prompt, reserves the prompt's cost and opens the provider's stream. Anything
  *    that fails here fails before a byte is sent, and a reservation is refunded.
@@ -425,7 +425,7 @@ export interface GenerationSession {
 export interface GenerationInput {
   projectId: string;
   plotId?: string;
-  /** What the page shows (section 5): saved first when it differs from what is saved. */
+  /** What the page shows (docs/product.md, Writing tools): saved first when it differs from what is saved. */
   theme?: string;
   content?: string;
 }

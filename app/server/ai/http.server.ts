@@ -159,7 +159,7 @@ class Call {
  * POSTs to the provider and returns the OK response, retrying (docs/product.md D7) only when
  * the connection fails or the answer is 5xx: up to `attempts` in all, with backoff.
  * Nothing has been streamed at that point, so a retry can never duplicate text. Other
- * statuses map to section 8's messages at once. The call's first-byte (or, for a
+ * statuses map to docs/product.md's messages at once. The call's first-byte (or, for a
  * non-streamed call, whole-answer) timer keeps running for the caller.
  */
 async function open(request: UpstreamRequest, signal: AbortSignal | undefined, streamed: boolean, timings: AiTimings) {

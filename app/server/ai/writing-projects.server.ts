@@ -172,7 +172,7 @@ export async function saveCharacter(userId: string, projectId: string, input: Ch
   });
 }
 
-/** Deletes a character; the plot links go with it (section 5: removed from every plot). */
+/** Deletes a character; the plot links go with it (docs/product.md, Rules: removed from every plot). */
 export async function deleteCharacter(userId: string, projectId: string, characterId: string): Promise<void> {
   if (!isUuid(characterId)) throw notFound(WRITING_MESSAGES.characterMissing);
   await db.transaction(async (tx) => {
