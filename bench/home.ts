@@ -23,11 +23,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { databaseMark, captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { databaseMark, markSeeded, seedSecondsOf, captureQueries, dropPgDatabase, ensurePgDatabase, explainAnalyze, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { cpuMsOf, ensureBuild, freePort, startServer, stopServer } from "./lib-server";
-import { seedSite } from "./lib-seed-site";
+import { describeSeededSite, seedSite } from "./lib-seed-site";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const flags = parseFlags(process.argv.slice(2));
@@ -69,28 +68,13 @@ const machine = describeMachine();
 log(`machine: ${machine}`);
 let seedSeconds: number;
 if (reuse) {
-  seedSeconds = Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
+  seedSeconds = seedSecondsOf(mark);
   log(`reusing ${dbName} (${mark})`);
 } else {
   seedSeconds = await seed();
-  const admin2 = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
-  await admin2.unsafe(`comment on database ${dbName} is '${SEED_MARK}, seeded in ${Math.round(seedSeconds)} s'`);
-  await admin2.end();
+  await markSeeded(dbName, SEED_MARK, seedSeconds);
 }
-const counts = rowsOf<Record<string, number>>(
-  await db.execute(sql`select
-    (select count(*) from works)::int as works,
-    (select count(*) from chapters where state = 'published')::int as chapters,
-    (select count(*) from profiles where email like 'reader%')::int as readers,
-    (select reltuples from pg_class where relname = 'favorites')::bigint as favorites,
-    (select reltuples from pg_class where relname = 'reading_progress')::bigint as progress,
-    (select count(*) from work_purchases)::int as purchases,
-    (select count(*) from work_stats)::int as stats,
-    pg_database_size(current_database()) as bytes`),
-)[0];
-log(
-  `data: ${counts.works} works, ${counts.chapters} published chapters, ${counts.readers} readers, ~${counts.favorites} favourites, ~${counts.progress} reading positions, ${counts.purchases} purchases, ${counts.stats} work_stats rows; database ${fmt(Number(counts.bytes) / 2 ** 30, 2)} GiB; seed ${fmt(seedSeconds, 0)} s`,
-);
+log(await describeSeededSite(url, { seedSeconds, estimateChapters: false }));
 
 // --- Readers to sign in: random ones, each once per round -----------------------------------
 type Viewer = { id: string; showR18: boolean; showAi: boolean };
@@ -177,9 +161,7 @@ if (!flags.has("keep")) {
   await dropPgDatabase(dbName);
   log(`dropped ${dbName}`);
 } else {
-  log(
-    `kept ${dbName} (${fmt(Number(counts.bytes) / 2 ** 30, 2)} GiB); rerun with --reuse --keep, drop with: dropdb -h 127.0.0.1 -U postgres ${dbName}`,
-  );
+  log(`kept ${dbName} (its size is on the data line above); rerun with --reuse --keep, drop with: dropdb -h 127.0.0.1 -U postgres ${dbName}`);
 }
 
 async function measureServer() {

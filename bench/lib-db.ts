@@ -183,3 +183,18 @@ export async function databaseMark(name: string): Promise<string | undefined> {
     await admin.end({ timeout: 5 });
   }
 }
+
+/** Marks a seeded database with what was seeded and how long it took (read back by databaseMark and seedSecondsOf). */
+export async function markSeeded(name: string, mark: string, seconds: number): Promise<void> {
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`comment on database ${name} is '${mark}, seeded in ${Math.round(seconds)} s'`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+/** How long the seed took, from a mark written by markSeeded (NaN if it says not). */
+export function seedSecondsOf(mark: string | undefined): number {
+  return Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
+}

@@ -290,3 +290,32 @@ async function loadLikeARestore(s: postgres.Sql, table: string, dropPrimary: boo
   for (const c of constraints.filter((c) => c.type === "f")) await s.unsafe(`alter table ${table} add constraint "${c.name}" ${c.def}`);
   log(`  ${table}: ${indexes.length} indexes and ${constraints.length} constraints rebuilt in ${fmt((performance.now() - t) / 1000)} s`);
 }
+
+/**
+ * One line on what a seeded site holds (bench:home and bench:scale print it before measuring):
+ * exact counts where they are cheap, the planner's estimates for the largest tables.
+ */
+export async function describeSeededSite(url: string, o: { seedSeconds: number; estimateChapters: boolean }): Promise<string> {
+  const s = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const chapters = o.estimateChapters
+      ? "(select reltuples from pg_class where relname = 'chapters')::bigint"
+      : "(select count(*) from chapters where state = 'published')::int";
+    const [c] = await s.unsafe(`select
+      (select count(*) from works)::int as works,
+      ${chapters} as chapters,
+      (select count(*) from profiles where email like 'reader%')::int as readers,
+      (select reltuples from pg_class where relname = 'favorites')::bigint as favorites,
+      (select reltuples from pg_class where relname = 'reading_progress')::bigint as progress,
+      (select count(*) from work_purchases)::int as purchases,
+      (select count(*) from work_stats)::int as stats,
+      pg_database_size(current_database()) as bytes`);
+    return (
+      `data: ${c.works} works, ${o.estimateChapters ? "~" : ""}${c.chapters} ${o.estimateChapters ? "" : "published "}chapters, ${c.readers} readers, ` +
+      `~${c.favorites} favourites, ~${c.progress} reading positions, ${c.purchases} purchases, ${c.stats} work_stats rows; ` +
+      `database ${fmt(Number(c.bytes) / 2 ** 30, 2)} GiB; seed ${fmt(o.seedSeconds, 0)} s`
+    );
+  } finally {
+    await s.end({ timeout: 5 });
+  }
+}

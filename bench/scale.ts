@@ -22,10 +22,9 @@
 // (samples per measure, default 300), --only=search,home,chapter,rankings,fanout,
 // --queries=漱,理 (search these instead of the picked ones).
 import os from "node:os";
-import postgres from "postgres";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { databaseMark, dropPgDatabase, ensurePgDatabase, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
-import { HOT_WORK, seedSite, seedText } from "./lib-seed-site";
+import { databaseMark, markSeeded, seedSecondsOf, dropPgDatabase, ensurePgDatabase, fmt, parseFlags, scaleFlag, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { describeSeededSite, HOT_WORK, seedSite, seedText } from "./lib-seed-site";
 
 const flags = parseFlags(process.argv.slice(2));
 const scale = scaleFlag(flags);
@@ -64,7 +63,7 @@ const { refreshWorkStats } = await import("~/server/catalog/work-stats.server");
 log(`machine: ${describeMachine()}`);
 let seedSeconds: number;
 if (reuse) {
-  seedSeconds = Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
+  seedSeconds = seedSecondsOf(mark);
   log(`reusing ${dbName} (${mark})`);
 } else {
   const started = performance.now();
@@ -88,26 +87,9 @@ if (reuse) {
   log(`  refreshWorkStats (full recount): ${fmt((performance.now() - t) / 1000)} s`);
   seedSeconds = (performance.now() - started) / 1000;
   log(`seeded in ${fmt(seedSeconds, 0)} s; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  const admin2 = postgres(pgUrlFor("postgres"), { max: 1, onnotice: () => {} });
-  await admin2.unsafe(`comment on database ${dbName} is '${SEED_MARK}, seeded in ${Math.round(seedSeconds)} s'`);
-  await admin2.end();
+  await markSeeded(dbName, SEED_MARK, seedSeconds);
 }
-const counts = rowsOf<Record<string, number>>(
-  await db.execute(sql`select
-    (select count(*) from works)::int as works,
-    (select reltuples from pg_class where relname = 'chapters')::bigint as chapters,
-    (select count(*) from profiles where email like 'reader%')::int as readers,
-    (select reltuples from pg_class where relname = 'favorites')::bigint as favorites,
-    (select reltuples from pg_class where relname = 'reading_progress')::bigint as progress,
-    (select count(*) from work_purchases)::int as purchases,
-    (select count(*) from work_stats)::int as stats,
-    pg_database_size(current_database()) as bytes`),
-)[0];
-log(
-  `data: ${counts.works} works, ~${counts.chapters} chapters, ${counts.readers} readers, ~${counts.favorites} favourites, ` +
-    `~${counts.progress} reading positions, ${counts.purchases} purchases, ${counts.stats} work_stats rows; ` +
-    `database ${fmt(Number(counts.bytes) / 2 ** 30, 2)} GiB; seed ${fmt(seedSeconds, 0)} s`,
-);
+log(await describeSeededSite(url, { seedSeconds, estimateChapters: true }));
 
 if (!flags.has("seed-only")) {
   const before = busy();
