@@ -75,11 +75,13 @@ const OPEN_STATES = new Set(["01", "08"]);
 
 async function timed(url: string): Promise<{ status: number; ms: number; body: string }> {
   const started = performance.now();
-  const response = await fetch(`${origin}${url}`).catch((error: unknown) => {
-    // The server's own words say why it dropped the connection (a crash, say).
-    throw new Error(`GET ${url} failed (${String(error)}; exit code ${server.process.exitCode}); the server said:\n${server.output().slice(-4000)}`);
-  });
-  const body = await response.text();
+  // The server's own words say why it dropped the connection (a crash, say).
+  const failed = (error: unknown) => {
+    const cause = error instanceof Error && error.cause ? `, ${String(error.cause)}` : "";
+    throw new Error(`GET ${url} failed (${String(error)}${cause}; exit code ${server.process.exitCode}); the server said:\n${server.output().slice(-4000)}`);
+  };
+  const response = await fetch(`${origin}${url}`).catch(failed);
+  const body = await response.text().catch(failed);
   return { status: response.status, ms: performance.now() - started, body };
 }
 
