@@ -20,6 +20,8 @@ import { publishWork as publishSeries } from "./studio-helpers";
 type Background = "white" | "sepia" | "green" | "night";
 
 interface Look {
+  /** What E2E_LOOKS names it by. */
+  key: string;
   name: string;
   viewport: { width: number; height: number };
   dark: boolean;
@@ -29,10 +31,27 @@ interface Look {
 // and as a dark phone. (The key pages were also checked as a dark desktop and a light
 // phone; those two looks found nothing the other two did not and cost a tenth of the
 // browser suite, docs/decisions/071.)
-const LOOKS: Look[] = [
-  { name: "desktop, light", viewport: { width: 1280, height: 800 }, dark: false },
-  { name: "phone, dark", viewport: { width: 390, height: 844 }, dark: true },
+const ALL_LOOKS: Look[] = [
+  { key: "desktop-light", name: "desktop, light", viewport: { width: 1280, height: 800 }, dark: false },
+  { key: "phone-dark", name: "phone, dark", viewport: { width: 390, height: 844 }, dark: true },
 ];
+
+/**
+ * E2E_LOOKS (keys, comma-separated) narrows the looks; unset, every page is checked in both.
+ * CI runs the browser suite on both backends and checks each in one look (.ci/run): every
+ * page is still loaded, hydrated and heard on both, and axe, which sees the same HTML on
+ * either, runs once per page and look (docs/decisions/272).
+ */
+const LOOKS = lookList(process.env.E2E_LOOKS);
+
+function lookList(wanted: string | undefined): Look[] {
+  if (!wanted?.trim()) return ALL_LOOKS;
+  return wanted.split(",").map((key) => {
+    const look = ALL_LOOKS.find((candidate) => candidate.key === key.trim());
+    if (!look) throw new Error(`E2E_LOOKS: no look "${key}" (there are ${ALL_LOOKS.map((candidate) => candidate.key).join(", ")})`);
+    return look;
+  });
+}
 
 interface SiteData extends PageData {
   /** The author's session cookies: the signed-in pages are seen by someone with works. */
