@@ -1,6 +1,6 @@
 // npm run bench:soak [-- --minutes=10 --idle=1 --only=postgres|pglite --connections=10 --users=20 --works=2000 --fresh --build --snapshots]
 //
-// Memory under a long signed-in load (issue 12, section 5): the production server
+// Memory under a long signed-in load (docs/benchmarks.md#soak-npm-run-benchsoak): the production server
 // (node server.js) on a loopback port, loaded for --minutes with a mix of signed-in
 // pages and the reader (listing, search, landing, reader page, next paragraphs, saving
 // the reading position, and a new login every few seconds), then left idle for --idle

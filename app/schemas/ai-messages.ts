@@ -18,7 +18,7 @@ export const AI_MESSAGES = {
   unreadable: "无法读取API响应，请重试",
   serviceFailed: "AI服务调用失败",
   generationFailed: "生成失败，请重试",
-  // Not in the catalogue; clear messages for the cases D7 adds.
+  // Not in the catalogue; clear messages for the cases docs/product.md D7 adds.
   firstByteTimeout: "AI服务响应超时，请重试",
   idleTimeout: "AI服务长时间没有返回内容，已停止生成，请重试",
   blocked: (reason: string) => `AI服务拒绝了本次请求（${reason}）`,

@@ -193,7 +193,7 @@ describe("processAvatar", () => {
     expect((await pixel(avatar.bytes, 20, 20)).every((v) => v > 240)).toBe(true);
   });
 
-  it("gives the spec's message when compression is not enough", async () => {
+  it("gives docs/product.md's message (D10) when compression is not enough", async () => {
     expect(await imageError(processAvatar(noisyJpeg, { maxBytes: 20_000 }))).toBe("文件大小不能超过500KB，压缩后仍然过大");
   });
 
@@ -207,7 +207,7 @@ describe("processAvatar", () => {
   it("refuses a 100-megapixel PNG and a truncated JPEG", async () => {
     expect(await imageError(processAvatar(hugePng))).toBe(TOO_MANY_PIXELS);
     expect(await imageError(processAvatar(truncatedJpeg))).toBe(CORRUPT);
-    // Over 500KB, so it goes the compression way: the spec's compression message.
+    // Over 500KB, so it goes the compression way: docs/product.md's compression message (D10).
     const bigTruncated = noisyJpeg.subarray(0, Math.floor(noisyJpeg.length * 0.5));
     expect(bigTruncated.length).toBeGreaterThan(AVATAR_MAX_BYTES);
     expect(await imageError(processAvatar(bigTruncated))).toBe("图片压缩失败，请尝试更小的图片");

@@ -132,7 +132,7 @@ describe("inserting, renaming, editing and deleting", () => {
     expect(await titles(work.id)).toEqual(["第1章", "插曲", "第2章", "第3章"]);
   });
 
-  it("renames and edits a chapter of an imported work (D12); 100 characters at most", async () => {
+  it("renames and edits a chapter of an imported work (docs/product.md D12); 100 characters at most", async () => {
     const work = await imported(owner.id, 2);
     const id = await idOf(work.id, "第2章");
     await renameChapter(owner.id, work.id, id, "  第二章 归来  ");

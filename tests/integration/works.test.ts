@@ -174,7 +174,7 @@ describe("chapters", () => {
     expect((await chaptersOf(s.id)).length).toBe(1);
   });
 
-  it("edits a chapter's content and recounts, imported works' too (D12); refuses empty content", async () => {
+  it("edits a chapter's content and recounts, imported works' too (docs/product.md D12); refuses empty content", async () => {
     const work = await single(owner.id);
     const [c] = await chaptersOf(work.id);
     await saveChapter(owner.id, work.id, c.id, { kind: "save", content: "全新的内容" });

@@ -197,7 +197,7 @@ describe("parseTxtChapters", () => {
     expect(parseTxtChapters(text)).toEqual([{ title: "有内容", content: "内容", wordCount: 2 }]);
   });
 
-  it("gives the spec's message when nothing parses", () => {
+  it("says it found no chapter (NO_CHAPTERS_MESSAGE) when nothing parses", () => {
     for (const text of ["####\n####\n####\n", "####", "", "   \n\n", "没有分隔符的文本\n第二行"]) {
       expect(importError(() => parseTxtChapters(text)).message).toBe(NO_CHAPTERS_MESSAGE);
     }

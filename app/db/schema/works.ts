@@ -157,7 +157,7 @@ export const chapters = pgTable(
     content: text("content").notNull(),
     position: bigint("position", { mode: "number" }).notNull(),
     wordCount: integer("word_count").notNull().default(0),
-    /** Readers see published chapters only; the counts count them only (D12). */
+    /** Readers see published chapters only; the counts count them only (docs/product.md D12). */
     state: chapterState("state").notNull().default("published"),
     /** Scheduled: when it is due (the release poller claims it then); published: when it was. */
     publishAt: timestamp("publish_at", { withTimezone: true }),
@@ -184,7 +184,7 @@ export const chapters = pgTable(
     aiLevel: aiLevel("ai_level").notNull().default("none"),
     /**
      * The chapter's price in credits when it is VIP, fixed when it is published (or when
-     * its work turns to selling by chapter): a later edit does not change it (D13).
+     * its work turns to selling by chapter): a later edit does not change it (docs/product.md D13).
      */
     price: integer("price").notNull().default(0),
     /**

@@ -34,7 +34,7 @@ export function openaiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey"
         { role: "user", content: prompt.user },
       ],
       stream,
-      // The usage of a streamed answer comes in a last chunk only when asked for (D15).
+      // The usage of a streamed answer comes in a last chunk only when asked for (docs/product.md D15).
       ...(stream ? { stream_options: { include_usage: true } } : {}),
     },
   };

@@ -15,7 +15,7 @@ export interface AiProvider {
   readonly kind: "openai" | "gemini";
   readonly model: string;
   /**
-   * Starts a streamed generation. Resolves once the provider answered OK (after D7's
+   * Starts a streamed generation. Resolves once the provider answered OK (after docs/product.md D7's
    * retries); the generator yields text as it arrives. `return()` on the generator, or
    * aborting `signal`, closes the upstream connection.
    */

@@ -12,7 +12,7 @@ import { chapters } from "~/db/schema";
 export const chapterOrder = [asc(chapters.position), asc(chapters.id)] as const;
 /**
  * The numbered chapters readers see: published 正文. 存稿 and 定时 chapters are the
- * author's (D12); notice chapters (请假条, 作品相关) are outside the numbering, the counts,
+ * author's (docs/product.md D12); notice chapters (请假条, 作品相关) are outside the numbering, the counts,
  * reading positions and prices (docs/decisions/203): they have their own queries.
  */
 export const isPublished = and(eq(chapters.state, "published"), eq(chapters.kind, "chapter"))!;

@@ -35,7 +35,7 @@ export const notRemovedFromRankings = sql`not exists (select 1 from ${rankingRem
 
 /**
  * A work with at least one published chapter (the counts count published chapters only,
- * D12): rankings and curated rows leave out a work whose chapters all wait for review
+ * docs/product.md D12): rankings and curated rows leave out a work whose chapters all wait for review
  * (docs/product.md#review).
  */
 export const hasReadableChapter = gt(works.chapterCount, 0);

@@ -92,14 +92,14 @@ export async function saveEconomySettings(actor: AdminActor, input: Record<keyof
 
 /**
  * A VIP chapter's price: its length times the 千字价, per 1,000 字, rounded up, at least 1
- * (D13). The one place the rule is written; it is SQL, so that one statement prices many
+ * (docs/product.md D13). The one place the rule is written; it is SQL, so that one statement prices many
  * chapters.
  */
 export function chapterPriceSql(wordCount: unknown, pricePerThousand: unknown) {
   return sql`greatest(1, (${wordCount}::bigint * ${pricePerThousand}::bigint + 999) / 1000)`;
 }
 
-/** What the author earns of `gross`: the share, rounded down to whole credits (D14). */
+/** What the author earns of `gross`: the share, rounded down to whole credits (docs/product.md D14). */
 export function authorShareOf(gross: number, settings: Pick<EconomySettings, "authorSharePercent">): number {
   return Math.floor((gross * settings.authorSharePercent) / 100);
 }

@@ -211,7 +211,7 @@ export interface SalesByDay {
  * An author's sales by China-time day over the last SALES_DAYS days, for one work or for
  * all: the one query behind both 数据统计 (/works/:id/stats) and 我的收入 (/income), so the
  * two pages cannot disagree (docs/product.md#author-income). It reads the income ledger's
- * sale rows, which every kind of sale writes (a chapter, 购买全部, a whole work; D14).
+ * sale rows, which every kind of sale writes (a chapter, 购买全部, a whole work; docs/product.md D14).
  */
 export async function salesByDay(authorId: string, options: { workId?: number; now?: Date } = {}): Promise<SalesByDay> {
   const dayList = shanghaiDaysEnding(options.now ?? new Date(), SALES_DAYS);

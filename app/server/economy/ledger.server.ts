@@ -94,7 +94,7 @@ export type PurchaseResult =
  * 2. insert the purchase row; the unique (user, work) makes a second, concurrent purchase
  *    wait for the first and then find it, so it charges nothing;
  * 3. debit the price with a conditional UPDATE and write the consume row
- *    `购买作品《title》`, and pay the author's share into their income (D14);
+ *    `购买作品《title》`, and pay the author's share into their income (docs/product.md D14);
  * 4. announce the change to the buyer's open pages on commit.
  * Any refusal throws a LedgerError and leaves nothing written. Buying a work already
  * bought succeeds without charging again.
@@ -128,7 +128,7 @@ export async function purchaseWork(userId: string, workId: number): Promise<Purc
 
     await chargeMinorSpend(tx, userId, work.price);
     const { balance } = await debit(tx, userId, work.price, `购买作品《${work.title}》`);
-    // The author's share, in the same transaction (D14).
+    // The author's share, in the same transaction (docs/product.md D14).
     const settings = await getEconomySettings(tx);
     await creditSale(tx, work.userId, work.price, settings, { workId, chapterId: null, description: `《${work.title}》全本售出` });
     // 粉丝值: one per credit spent on the work (decision 207).

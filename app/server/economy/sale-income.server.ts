@@ -22,7 +22,7 @@ export interface Sale {
 
 /**
  * Pays the author their share of a purchase (or a tip) of `gross` credits, inside the buyer's
- * transaction `tx` (D14), and tells the author's open pages on commit. The sale row is
+ * transaction `tx` (docs/product.md D14), and tells the author's open pages on commit. The sale row is
  * written even when the share rounds down to 0, so every sale shows in the ledger.
  */
 export async function creditSale(tx: Executor, authorId: string, gross: number, settings: EconomySettings, sale: Sale): Promise<number> {

@@ -216,7 +216,7 @@ export async function processAvatar(
 export type SiteImageKind = "cover" | "logo" | "hero" | "icon";
 
 /**
- * Administrator images (admin spec): the default cover (400x550, the 2x cover size),
+ * Administrator images (docs/product.md, Back office: site images): the default cover (400x550, the 2x cover size),
  * the logo (shown 48 px high: at most 96 px high for 2x screens) and the hero image
  * (shown at most 600x400: at most 1200x800, at most 2MB uploaded). Never enlarged,
  * except the cover, which is cropped to its exact size. WebP, transparency kept.

@@ -19,7 +19,7 @@ import { refreshWorkCounts } from "~/server/catalog/works.server";
 /**
  * The "on publish" effects for chapters just turned published, inside their transaction:
  * the work's counts and updated_at (whose trigger tells open pages and caches), the
- * chapters' prices when the work is sold by chapter (fixed from now on, D13), one
+ * chapters' prices when the work is sold by chapter (fixed from now on, docs/product.md D13), one
  * `chapter-published` event per chapter, delivered on commit, and one job telling the
  * work's followers, delivered in the background (decision 115), and, when the work has
  * AI summaries on, one summary job per chapter (docs/decisions/128); and the continuity

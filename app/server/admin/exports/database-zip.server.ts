@@ -17,7 +17,7 @@ export interface DatabaseZip {
 
 /**
  * Starts the export: database.sql written by writeDatabaseSql into a zip that is read as
- * it is produced. Level 9 is the spec's "maximum compression"; memLevel 9 is zlib's
+ * it is produced. Level 9 is the export's "maximum compression" (docs/decisions/011-admin-exports.md); memLevel 9 is zlib's
  * "maximum memory for optimal speed" (on this SQL about 15% faster and a little smaller).
  * The SQL is deflated in 1 MB blocks on several cores (zip-writer.server.ts): one deflate
  * stream on one core took longer than the rest of the export together. Progress goes to
