@@ -7,13 +7,19 @@ export function formatTokens(n: number): string {
   return `${sign}${a}`;
 }
 
-// One formatter for the process: `toLocaleString` builds a new one on every call, which
-// showed in the profile of a listing page (docs/benchmarks/history.md).
-const numberFormat = new Intl.NumberFormat("zh-CN");
-
-/** 12,345: grouped digits, the same text on server and client. */
+/**
+ * 12,345: grouped digits (at most three decimals), the same text on server and client.
+ * Written out rather than through `Intl.NumberFormat`: building a formatter loads ICU's
+ * locale data, about 13 ms of the browser's main thread on every page load where it was
+ * built at module load (docs/decisions/274); `toLocaleString` pays it on every call.
+ */
 export function formatNumber(n: number): string {
-  return numberFormat.format(n);
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  const rounded = Number.isInteger(abs) ? abs : Math.round(abs * 1000) / 1000;
+  const [whole, fraction] = String(rounded).split(".");
+  const sign = n < 0 && rounded !== 0 ? "-" : "";
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ",")}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** Word counts the way Chinese sites show them: 8,500 字, 1.2 万字. */
@@ -45,5 +51,5 @@ export function formatWait(ms: number): string {
 export function formatFen(fen: number): string {
   const sign = fen < 0 ? "-" : "";
   const abs = Math.abs(fen);
-  return `${sign}${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
+  return `${sign}${formatNumber(Math.floor(abs / 100))}.${String(abs % 100).padStart(2, "0")}`;
 }

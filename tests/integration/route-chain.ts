@@ -50,7 +50,8 @@ function toRouteObject(node: RouteNode): RouteObject {
   return { id: node.id, path: node.path, handle: node, children: node.children.map(toRouteObject) };
 }
 
-const routeObjects = [toRouteObject(routeTree)];
+/** The same as React Router route objects (no modules: matching only). */
+export const routeObjects = [toRouteObject(routeTree)];
 
 /** The chain of routes (root first) the framework would match for a path, or null. */
 function matchChain(pathname: string): { nodes: RouteNode[]; params: Record<string, string> } | null {

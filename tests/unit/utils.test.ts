@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatTokens, formatWordCount } from "~/utils/format";
+import { formatFen, formatNumber, formatTokens, formatWordCount } from "~/utils/format";
 import { pageItems, pageWithin, parsePage } from "~/utils/pagination";
 import { isUnder, safeRedirectPath } from "~/utils/redirect";
 import { normalizeQuery, queryGrams } from "~/server/catalog/search-sql.server";
@@ -110,6 +110,14 @@ describe("formatting", () => {
   it("counts words in 万 above ten thousand", () => {
     expect(formatWordCount(8500)).toBe("8,500 字");
     expect(formatWordCount(123_456)).toBe("12.3 万字");
+  });
+  it("groups digits as Intl.NumberFormat('zh-CN') does, without building one", () => {
+    const intl = new Intl.NumberFormat("zh-CN");
+    const values = [0, 7, -7, 999, 1000, -1000, 12_345, 999_999, 1_000_000, -98_765_432, 2 ** 53 - 1, 1.5, 1234.5678, -0.25, 0.0004, 1e20];
+    for (const n of values) expect(formatNumber(n), String(n)).toBe(intl.format(n));
+    expect(formatNumber(-0.0004)).toBe("0"); // Intl writes "-0"
+    expect(formatFen(1_234_567)).toBe("12,345.67");
+    expect(formatFen(-80_000)).toBe("-800.00");
   });
 });
 

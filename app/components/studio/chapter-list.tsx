@@ -5,6 +5,7 @@ import { AiLevelBadge } from "~/components/ui/ai-badge";
 import { CHAPTER_KIND_LABELS } from "~/schemas/studio";
 import type { ManagerRow } from "~/types/studio";
 import { EditReviewNote, ReviewNote } from "./review-note";
+import { formatNumber } from "~/utils/format";
 
 type ChapterRow = Extract<ManagerRow, { kind: "chapter" }>;
 type VolumeRow = Extract<ManagerRow, { kind: "volume" }>;
@@ -142,7 +143,7 @@ export function ChapterList({ workId, page, total, rows, volumes, selected, sele
       <div className="chapter-line">
         <span className="chapter-index" aria-label={`第${c.index}位`}>{c.index}</span>
         <Link to={`${base}/${c.id}`} className="chapter-title">{c.title}</Link>
-        <small className="muted">{c.wordCount.toLocaleString("zh-CN")} 字</small>
+        <small className="muted">{formatNumber(c.wordCount)} 字</small>
         <AiLevelBadge level={c.aiLevel} />
         {c.chapterKind !== "chapter" ? <span className="badge badge-notice">{CHAPTER_KIND_LABELS[c.chapterKind]}</span> : null}
         <span className={`chapter-state chapter-state-${c.state}`}>

@@ -13,6 +13,7 @@ import { useOperation } from "./use-operation";
 import { TEXT_OPERATION_LABELS, type TextOperation } from "~/schemas/writing";
 import { FormError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
+import { formatNumber } from "~/utils/format";
 
 export type Estimate = (GenerationEstimate & { expectedWords: number; referenceChars: number }) | { blocked: string } | null;
 
@@ -165,7 +166,7 @@ export function PlotEditor({
           <span className="hint">{estimate.blocked}</span>
         ) : null}
         <span className="cost-balance">
-          Tokens余额 <strong data-testid="token-balance">{shownBalance.toLocaleString("zh-CN")}</strong>
+          Tokens余额 <strong data-testid="token-balance">{formatNumber(shownBalance)}</strong>
         </span>
       </p>
       <Form method="post" ref={form} preventScrollReset className="editor-form">

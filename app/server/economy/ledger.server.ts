@@ -8,6 +8,7 @@ import type { RecordResult } from "~/server/platform/form-tokens.server";
 import { notifyWorkPurchased } from "~/server/community/notifications.server";
 import { addFanValue } from "~/server/community/fans.server";
 import { getEconomySettings } from "./economy-settings.server";
+import { formatNumber } from "~/utils/format";
 import { creditSale } from "./sale-income.server";
 import { chargeMinorSpend } from "./minor-caps.server";
 import { configInt, getSiteConfigValue } from "~/server/platform/site-config.server";
@@ -202,7 +203,7 @@ export async function adjustCreditBalance(
 export const TOKEN_MESSAGES = {
   insufficient: "Tokens余额不足，请充值",
   deductFailed: "扣除Tokens失败",
-  dailyCap: (cap: number) => `今日AI生成已达每日上限（${cap.toLocaleString("zh-CN")} Tokens），请明天再试`,
+  dailyCap: (cap: number) => `今日AI生成已达每日上限（${formatNumber(cap)} Tokens），请明天再试`,
 } as const;
 
 /** The site setting of the optional per-user daily cap on generation tokens (decision 125). */

@@ -11,6 +11,7 @@ import { ThemePanel } from "~/components/writing/theme-panel";
 import { useWritingHref, useWritingParam } from "~/components/writing/url";
 import { VersionsPanel } from "~/components/writing/versions-panel";
 import { ToChapterPanel } from "~/components/writing/to-chapter-panel";
+import { formatNumber } from "~/utils/format";
 
 const TEXT = {
   free: { title: "自由创作", narrow: "自由创作仅支持在电脑上使用", theme: "整体设定" },
@@ -132,7 +133,7 @@ function WritingPanel({
             <h2>正文</h2>
             <p className="muted">{ws.plots.length ? "请先选择一个情节" : "添加情节并选中它，就可以生成这段情节的正文。"}</p>
             <p className="cost-line">
-              Tokens余额 <strong data-testid="token-balance">{data.balance.toLocaleString("zh-CN")}</strong>
+              Tokens余额 <strong data-testid="token-balance">{formatNumber(data.balance)}</strong>
             </p>
           </section>
         )}
