@@ -27,8 +27,10 @@ const config: KnipConfig = {
     "tests/**/*.{ts,mjs}",
     "*.{ts,js}",
   ],
-  // bench/ssr.ts loads autocannon with createRequire (it ships no types), which knip does not follow.
-  ignoreDependencies: ["autocannon"],
+  // bench/ssr.ts loads autocannon with createRequire (it ships no types), which knip does not
+  // follow; the --production run reads `start`, not `postinstall`, which runs patch-package
+  // (patches/, docs/decisions/273).
+  ignoreDependencies: ["autocannon", ...(process.argv.includes("--production") ? ["patch-package"] : [])],
   // Programs the benchmarks and tests run that are not npm packages (xmllint validates the
   // sitemaps); and, in the --production run,
   // `npm start`'s `react-router build`, a devDependency's binary (the image builds in its
