@@ -85,12 +85,21 @@ type Send = (name: string, data: unknown) => void;
  */
 const NODE_BODY = Symbol.for("inkstone.nodeBody");
 
+/**
+ * Once text is flowing, the Node writer sends what arrived within this many milliseconds in
+ * one write (docs/decisions/275): a provider sends a chunk every few milliseconds, and a
+ * socket write per chunk was the largest part of relaying. The `start` event, the first
+ * text and the last events leave at once.
+ */
+const BATCH_MS = 16;
+
 /** The part of Node's ServerResponse the writer uses. */
 interface NodeResponse {
   write(chunk: string): unknown;
   end(): unknown;
   once(event: "close", listener: () => void): unknown;
   readonly writableFinished: boolean;
+  readonly destroyed: boolean;
 }
 
 /**
@@ -105,11 +114,13 @@ export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abo
   let open = true;
   let ended = false;
   let waiting: string[] | null = [];
-  let reader: { write: (text: string) => void; close: () => void } | null = null;
+  let reader: { write: (text: string, batched: boolean) => void; close: () => void } | null = null;
+  // Text after the first may wait a few milliseconds for the next (the Node writer's batches).
+  let textSent = false;
   const attach = (to: NonNullable<typeof reader>): boolean => {
     if (reader) return false;
     reader = to;
-    for (const text of waiting!) to.write(text);
+    if (waiting!.length > 0) to.write(waiting!.join(""), false);
     waiting = null;
     if (ended) to.close();
     return true;
@@ -122,7 +133,9 @@ export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abo
   const send: Send = (name, data) => {
     if (!open) return;
     const text = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-    if (reader) reader.write(text);
+    const batched = name === "text" && textSent;
+    if (name === "text") textSent = true;
+    if (reader) reader.write(text, batched);
     else waiting!.push(text);
   };
   const offShutdown = onShutdown("deadline", () => task.abort());
@@ -166,9 +179,35 @@ export function serverSentEvents(task: { run: (send: Send) => Promise<void>; abo
   });
   Object.defineProperty(response, NODE_BODY, {
     value: (res: NodeResponse): boolean => {
-      const taken = attach({ write: (text) => res.write(text), close: () => res.end() });
+      let batch = "";
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const flush = () => {
+        if (timer) clearTimeout(timer);
+        timer = null;
+        if (batch && !res.destroyed) res.write(batch);
+        batch = "";
+      };
+      const taken = attach({
+        write: (text, batched) => {
+          if (!batched) {
+            batch += text;
+            flush();
+            return;
+          }
+          batch += text;
+          timer ??= setTimeout(flush, BATCH_MS);
+        },
+        close: () => {
+          flush();
+          res.end();
+        },
+      });
       // A client that goes away before the end stops the task, as cancel() does.
-      if (taken) res.once("close", () => res.writableFinished || goneAway());
+      if (taken)
+        res.once("close", () => {
+          if (timer) clearTimeout(timer);
+          if (!res.writableFinished) goneAway();
+        });
       return taken;
     },
   });
