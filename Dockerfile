@@ -5,7 +5,9 @@
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
+# patches/ before the install: its postinstall applies them (docs/decisions/273).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm install --no-audit --no-fund
 
 FROM deps AS build
@@ -15,6 +17,7 @@ RUN npx react-router build
 FROM node:20-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
