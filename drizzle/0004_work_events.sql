@@ -1,5 +1,5 @@
--- DECISIONS D9: every change to a work (price, visibility, chapters, counts, delete) is
--- announced on the channel the app processes LISTEN to (app/server/events.server.ts),
+-- docs/product.md D9: every change to a work (price, visibility, chapters, counts, delete) is
+-- announced on the channel the app processes LISTEN to (app/server/platform/events.server.ts),
 -- whatever code path made it. pg_notify inside a transaction is delivered on commit,
 -- and not at all on rollback.
 CREATE OR REPLACE FUNCTION inkstone_notify_work_changed() RETURNS trigger
