@@ -30,7 +30,17 @@ test("a change shows in the audit log, searched on a phone without JavaScript; t
   await page.locator(".admin-menu-button").click();
   await expect(menuLink).toBeInViewport();
   await page.getByLabel("管理菜单").getByText("系统管理", { exact: true }).click();
+  // A slow page the operator is going to is not cancelled when 保存成功 leaves the address
+  // bar: with JavaScript its data is held until the notice has gone.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/admin/audit.data*", async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByLabel("管理菜单").getByRole("link", { name: "操作日志" }).click();
+  await expect(page.getByTestId("notice")).toBeHidden();
+  release();
   await expect(page).toHaveURL(/\/admin\/audit$/);
 
   await page.locator("select[name=action]").selectOption({ label: "修改站点名称" });

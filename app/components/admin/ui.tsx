@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Form, isRouteErrorResponse, Link, useLocation, useNavigate, useNavigation, useRouteError } from "react-router";
 import { Dialog } from "~/components/ui/dialog";
 import { FieldError, FormError, type ErrorMeta } from "~/components/ui/forms";
@@ -98,10 +98,6 @@ const NOTICES: Record<string, string> = {
 };
 
 /**
- * The notice named in the query string. With JavaScript it fades after `ms` (the code
- * generation message lasts 3 s) and leaves the address bar; without, it stays.
- */
-/**
  * A queue's 领取 button (the review queue, 实名审核): `claim-next` takes the oldest nobody
  * holds, `claim` the item on its page. A plain post, so it works without JavaScript.
  */
@@ -116,15 +112,24 @@ export function ClaimForm({ intent, label, primary = false }: { intent: "claim" 
   );
 }
 
+/**
+ * The notice named in the query string. With JavaScript it fades after `ms` (the code
+ * generation message lasts 3 s) and leaves the address bar; without, it stays.
+ */
 export function QueryNotice({ ms = 3000 }: { ms?: number }) {
   const location = useLocation();
   const navigate = useNavigate();
+  // A page the operator is already going to (a link clicked while the notice showed) must
+  // not be cancelled by the notice leaving the address bar: then the notice only hides.
+  const navigating = useRef(false);
+  navigating.current = useNavigation().state !== "idle";
   const key = new URLSearchParams(location.search).get("notice");
   const [hidden, setHidden] = useState<string | null>(null);
   useEffect(() => {
     if (!key) return;
     const timer = setTimeout(() => {
       setHidden(location.key);
+      if (navigating.current) return;
       const params = new URLSearchParams(location.search);
       params.delete("notice");
       const search = params.toString();
