@@ -26,7 +26,7 @@ test("a 运营 takes down a reported work, deletes the comment, bans the spammer
   baseURL,
   javaScriptEnabled,
 }) => {
-  // A whole journey: 40-60 s on a slow 2-core CI machine (session 28), near the default 60 s.
+  // A whole journey: 40-60 s on a slow 2-core CI machine (machine L, docs/benchmarks.md), near the default 60 s.
   test.slow();
   const origin = new URL(baseURL!).origin;
   // The setting: an author's work, the spammer's comment on it, a reader's report.

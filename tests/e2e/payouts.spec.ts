@@ -23,7 +23,7 @@ test("a verified author saves a card, asks for a payout, an operator pays it, th
   playwright,
   javaScriptEnabled,
 }) => {
-  // A whole journey: 40-60 s on a slow 2-core CI machine (session 28), near the default 60 s.
+  // A whole journey: 40-60 s on a slow 2-core CI machine (machine L, docs/benchmarks.md), near the default 60 s.
   test.slow();
   const author: Author = { credentials: user, request: page.request, baseURL: baseURL! };
   const label = marker("pay");

@@ -24,7 +24,7 @@ test("a reader reads 10 free chapters, buys 11, subscribes, buys the rest; the a
   baseURL,
   javaScriptEnabled,
 }) => {
-  // A whole journey: 40-60 s on a slow 2-core CI machine (session 28), near the default 60 s.
+  // A whole journey: 40-60 s on a slow 2-core CI machine (machine L, docs/benchmarks.md), near the default 60 s.
   test.slow();
   const buyer = fundedBuyer(facts, javaScriptEnabled ? 6 : 7);
   const author = await newAuthor(playwright, baseURL!);

@@ -74,6 +74,6 @@ describe("route matching by first segment", () => {
     // Most of them name a page; the rest are answered 404 by both.
     expect(matched).toBeGreaterThan(urls.length / 2);
     // React Router's full scan ranks every branch again for each of ~2,500 URLs: 4-5 s on a
-    // quiet machine, 26 s in a CI run on a slow one (session 28), so not the default 30 s.
+    // quiet machine, 26-36 s in CI runs on a slow one (machine L, docs/benchmarks.md), so not the default 30 s.
   }, 120_000);
 });
