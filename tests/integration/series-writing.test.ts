@@ -248,6 +248,8 @@ describe("failures and bad input", () => {
     expect(bodyOf<{ error: string }>(pageRefusal).error).toBe(SERIES_MESSAGES.chapterRange(100_000));
     expect(fake.requests).toHaveLength(0);
     expect(await aiRows(user.id)).toHaveLength(0);
+    // A refused request claimed no key (the claim is in the checks' statement, decision 278).
+    for (const id of [user.id, other.id]) expect(await db.select().from(formSubmissions).where(eq(formSubmissions.userId, id))).toHaveLength(0);
 
     // Saving: empty text, another's work, a bad mode, an unknown intent: messages, no chapter.
     const save = { intent: "save", workId: String(work.id), chapter: "101", title: "", content: "正文", mode: "draft" };

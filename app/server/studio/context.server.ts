@@ -190,13 +190,17 @@ export async function assembleContinuationContext(
       order by n.n`),
     // Every entity with a name (or alias) found in the plan or anywhere in the previous
     // chapter's last PREVIOUS_ENDING_CHARS: a superset of those named in the scanned text
-    // below (names hold no line breaks), which picks and orders them exactly.
+    // below (names hold no line breaks), which picks and orders them exactly. The previous
+    // chapter is found by its id alone (an index-only walk), and only its text is read; the
+    // names searched are this work's only (the planner hashes the subquery: without the
+    // work it tested every name of every work; decision 278).
     db.execute(sql`
       with scan as (
         select ${planText} || E'\n' || ${
           chapterNumber >= 2
-            ? sql`coalesce((select right(c.content, ${PREVIOUS_ENDING_CHARS}) from chapters c
-                where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter' order by c.position, c.id offset ${chapterNumber - 2} limit 1), '')`
+            ? sql`coalesce((select right(p.content, ${PREVIOUS_ENDING_CHARS}) from chapters p where p.id = (
+                select c.id from chapters c
+                where c.work_id = ${workId} and c.state = 'published' and c.kind = 'chapter' order by c.position, c.id offset ${chapterNumber - 2} limit 1)), '')`
             : sql`''`
         } as text
       )
@@ -209,7 +213,7 @@ export async function assembleContinuationContext(
             and (f.until_chapter is null or f.until_chapter >= ${chapterNumber})), '[]'::json) as facts
       from ${storyEntities} e, scan
       where e.work_id = ${workId} and e.prompt_mode <> 'never'
-        and (e.prompt_mode = 'always' or exists (select 1 from ${storyEntityNames} n where n.entity_id = e.id and strpos(scan.text, n.name) > 0))`),
+        and (e.prompt_mode = 'always' or exists (select 1 from ${storyEntityNames} n where n.work_id = ${workId} and n.entity_id = e.id and strpos(scan.text, n.name) > 0))`),
   ]);
   const meta = rowsOf<{ title: string | null; volumes: unknown; names: unknown; threads: unknown; voice: unknown; cliches: unknown; prompt: unknown; budget: number | string | null }>(metaRows)[0];
   if (!meta?.title) throw new DomainError("作品不存在", 404);

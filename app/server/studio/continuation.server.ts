@@ -118,13 +118,18 @@ export type ContinuationUser = string | GenerationSession;
  * In one statement: the user (by id, or the live session's), what generation may take
  * from them now (the balance, or less under the daily cap: the reservation's hint), their
  * own work with its type, title and published chapters (null: not theirs, or none,
- * answered as ownedSeries answers it) and the default API configuration. No row: no live
- * session.
+ * answered as ownedSeries answers it), the default API configuration, and the claim of
+ * the request key (decision 278): inserted by the same statement only when the work is
+ * the user's series and the chapter is in range, so a refused request claims nothing and
+ * the claim costs no round trip of its own. `claimed` false with the checks passed: the
+ * key was used before. No row: no live session.
  */
-async function readContinuationStart(user: ContinuationUser, workId: number) {
+async function readAndClaimContinuation(user: ContinuationUser, input: ContinueInput) {
   const owner =
     typeof user === "string" ? sql`${user}::uuid` : sql`(select ${sessions.userId} from ${sessions} where ${liveSession(user.sessionId)})`;
-  const work = Number.isSafeInteger(workId) && workId > 0 ? workId : null;
+  const work = Number.isSafeInteger(input.workId) && input.workId > 0 ? input.workId : null;
+  const chapter = Number.isSafeInteger(input.chapter) ? input.chapter : null;
+  const running: ContinuationResult = { state: "running", workId: input.workId, chapter: input.chapter };
   type Row = {
     user_id: string;
     allowance: number | string;
@@ -133,14 +138,26 @@ async function readContinuationStart(user: ContinuationUser, workId: number) {
     type: string | null;
     published: number | string | null;
     api_config: unknown;
+    claimed: boolean;
   };
   const [row] = rowsOf<Row>(
     await db.execute(sql`
-      select ${profiles.id} as user_id, ${generationAllowance} as allowance, w.id, w.title, w.type,
-        (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published' and c.kind = 'chapter') as published,
-        ${DEFAULT_API_CONFIG_JSON} as api_config
-      from ${profiles} left join ${works} w on w.id = ${work} and w.user_id = ${profiles.id}
-      where ${profiles.id} = ${owner}`),
+      with start as (
+        select ${profiles.id} as user_id, ${generationAllowance} as allowance, w.id, w.title, w.type,
+          (select count(*)::int from ${chapters} c where c.work_id = w.id and c.state = 'published' and c.kind = 'chapter') as published,
+          ${DEFAULT_API_CONFIG_JSON} as api_config
+        from ${profiles} left join ${works} w on w.id = ${work} and w.user_id = ${profiles.id}
+        where ${profiles.id} = ${owner}
+      ), claim as (
+        -- The primary key lets one request in, whether the other came earlier or at the same moment.
+        insert into ${formSubmissions} (token, user_id, kind, result_id)
+        select ${input.requestKey}, s.user_id, ${CONTINUATION_KIND}, ${JSON.stringify(running)}
+        from start s
+        where s.type = 'series' and ${chapter}::int between 1 and s.published + 1
+        on conflict do nothing
+        returning token
+      )
+      select s.*, exists (select 1 from claim) as claimed from start s`),
   );
   if (!row) return null;
   return {
@@ -149,6 +166,7 @@ async function readContinuationStart(user: ContinuationUser, workId: number) {
     work: row.id === null ? null : { id: Number(row.id), title: row.title ?? "", type: row.type ?? "" },
     published: Number(row.published ?? 0),
     apiConfig: jsonColumn<DefaultApiConfig>(row.api_config) ?? null,
+    claimed: row.claimed === true,
   };
 }
 
@@ -163,13 +181,13 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * and the reservation. Throws DomainError (the request, balance), ContinuationSubmitted
  * (the key was used), AiError (configuration or provider); a failure leaves the key free.
  *
- * Two round trips (six statements) before the provider is called (decision 144), the
- * session's lookup included: one statement reads the session's user, the work, its
- * published chapters, the balance and the provider, and the key is claimed right after
- * it, while the prompt's three statements run in one round trip of their own; then the
- * reservation runs while the provider is called, as /api/generate does. Errors are still
- * reported in the order the checks were made (the session, the work, the chapter, the
- * key, then the prompt and the configuration, which free the key again), whatever
+ * One round trip (four statements) before the provider is called (decisions 144 and
+ * 278), the session's lookup included: one statement reads the session's user, the work,
+ * its published chapters, the balance and the provider and claims the key, while the
+ * prompt's three statements go out beside it; then the reservation runs while the
+ * provider is called, as /api/generate does. Errors are still reported in the order the
+ * checks were made (the session, the work, the chapter, the key, then the prompt and the
+ * configuration, which free the key again), whatever
  * finishes first.
  */
 export async function startContinuation(
@@ -177,10 +195,9 @@ export async function startContinuation(
   input: ContinueInput,
   signal?: AbortSignal,
 ): Promise<{ generation: Generation; chapter: number; title: string; cliches: string[] }> {
-  // The checks and the claim run while the prompt is assembled: the claim goes out as soon
-  // as the first statement has answered, beside the prompt's reads.
+  // The checks and the claim (one statement) run while the prompt is assembled.
   const checkedAndClaimed = (async () => {
-    const read = await readContinuationStart(user, input.workId);
+    const read = await readAndClaimContinuation(user, input);
     // 请先登录 before any other message.
     if (!read) throw new DomainError(WRITING_MESSAGES.needLogin, 401);
     // Not the user's work, or none: the usual answers (404, 不是连载) from the usual check.
@@ -191,14 +208,7 @@ export async function startContinuation(
     const work = read.work;
     if (work.type !== "series") throw new DomainError(SERIES_MESSAGES.notSeries, 400);
     checkChapter(input.chapter, read.published);
-    const running: ContinuationResult = { state: "running", workId: work.id, chapter: input.chapter };
-    // The claim: the primary key lets one request in, whether the other came earlier or at the same moment.
-    const claimed = await db
-      .insert(formSubmissions)
-      .values({ token: input.requestKey, userId: read.userId, kind: CONTINUATION_KIND, resultId: JSON.stringify(running) })
-      .onConflictDoNothing()
-      .returning({ token: formSubmissions.token });
-    if (claimed.length === 0) throw (await existingClaim(read.userId, input.requestKey)) ?? new DomainError(SERIES_MESSAGES.submitted, 409);
+    if (!read.claimed) throw (await existingClaim(read.userId, input.requestKey)) ?? new DomainError(SERIES_MESSAGES.submitted, 409);
     return { ...read, work };
   })();
   const [checked, assembled] = await Promise.allSettled([
