@@ -58,6 +58,13 @@ function edited(): string[] {
 const versions = [original.join("\n\n"), edited().join("\n\n")];
 const bytes = Buffer.byteLength(versions[0]);
 
+// The author's edits go out at once, as in the tests' databases (tests/fixtures/release-at-once.ts):
+// under the default policy a new, unsigned author's edit of a released chapter waits for a
+// reviewer (decisions 196, 236), and the save would re-anchor nothing (the approval runs the
+// same re-anchoring later).
+const { RELEASE_AT_ONCE } = await import("../tests/fixtures/release-at-once");
+for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
+
 const form = new FormData();
 form.set("email", `bench-comments-${Date.now()}@example.com`);
 form.set("password", "bench-password-1");
@@ -209,6 +216,9 @@ console.log(
       select count(*) filter (where a.paragraph_index is null) as detached, count(*) filter (where a.paragraph_index is not null) as anchored
       from chapter_comments c join comment_anchors a on a.id = c.anchor_id where c.chapter_id = ${withComments.id}`),
   );
+  // The saves must have reached the chapter readers see, else there was nothing to re-anchor.
+  const [shown] = await db.select({ content: chapters.content, pending: chapters.pendingContent }).from(chapters).where(eq(chapters.id, withComments.id));
+  if (shown?.content !== versions[(edits + 1) % 2] || shown.pending !== null) throw new Error("the author's saves did not reach the published chapter (review before publishing?)");
   for (const list of [saves.with, saves.without, reanchors]) list.sort((a, b) => a - b);
   const p95 = percentile(reanchors, 95);
   console.log(
