@@ -37,6 +37,12 @@ const form = (fields: Record<string, string>) => {
   for (const [k, v] of Object.entries(fields)) f.set(k, v);
   return f;
 };
+// Chapters go out at once, as in the tests' databases (tests/fixtures/release-at-once.ts):
+// under the default policy this new, unsigned author's chapters would wait for a reviewer
+// (decisions 196, 236), nobody would be told, and the wait for the last follower's line
+// below would never end.
+const { RELEASE_AT_ONCE } = await import("../tests/fixtures/release-at-once");
+for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
 const reader = await register(form({ email: "reader@example.com", password: "correct-horse-battery" }), "127.0.0.1");
 const author = await register(form({ email: "author@example.com", password: "correct-horse-battery" }), "127.0.0.1");
 
@@ -111,6 +117,11 @@ for (let i = 0; i < publishes; i++) {
   await insertChapter(author.id, popular.id, { title: `预备第${i + 1}章`, content: "正文", release: { mode: "now" } }, "end");
   baselineMs.push(performance.now() - t);
 }
+// Each publication must have reached readers (not a reviewer's queue): else there is nothing to time.
+const [released] = rowsOf<{ n: number }>(
+  await db.execute(sql`select count(*)::int as n from chapters where work_id = ${popular.id} and title like '预备第%' and state = 'published'`),
+);
+if (released?.n !== publishes) throw new Error(`${publishes - (released?.n ?? 0)} of the ${publishes} chapters were not published (review before publishing?)`);
 await db.execute(sql.raw("delete from notification_jobs"));
 baselineMs.sort((a, b) => a - b);
 console.log(
