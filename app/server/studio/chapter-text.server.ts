@@ -192,11 +192,16 @@ export async function saveChapter(userId: string, workId: number, chapterId: num
     };
   });
   const { reanchor, ...saved } = outcome;
-  // 段评 follow their paragraphs to the new text, after the save (decision 090).
-  if (reanchor) reanchorAfterCommit(chapterId);
-  // The continuity checks run on 保存, not on every autosave (decision 247).
-  const openFindings = save.kind === "autosave" || !saved.changed ? null : await checkAfterSave(workId, chapterId);
-  return { ...saved, openFindings };
+  try {
+    // The continuity checks run on 保存, not on every autosave (decision 247).
+    const openFindings = save.kind === "autosave" || !saved.changed ? null : await checkAfterSave(workId, chapterId);
+    return { ...saved, openFindings };
+  } finally {
+    // 段评 follow their paragraphs to the new text, after the save (decision 090): started
+    // once the save has its answer, so the re-anchoring's work (3,000 paragraphs scored on
+    // this thread) does not run inside the continuity checks' waits and hold the answer.
+    if (reanchor) reanchorAfterCommit(chapterId);
+  }
 }
 
 /**
