@@ -24,6 +24,10 @@ const { purchaseAllChapters, setWorkPricing } = await import("~/server/economy/c
 const { canReadChapter } = await import("~/server/catalog/chapter-access.server");
 const { getChapterByOrder } = await import("~/server/catalog/chapter-numbers.server");
 const { credit } = await import("~/server/economy/ledger.server");
+// Selling opens as in the tests' databases (tests/fixtures/release-at-once.ts): with 实名认证
+// required (decision 205) and no verified identity, setWorkPricing refuses VIP chapters.
+const { RELEASE_AT_ONCE } = await import("../tests/fixtures/release-at-once");
+for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
 
 async function readers(count: number) {
   const made = await db
