@@ -14,7 +14,7 @@
 import path from "node:path";
 import { loadCorpus } from "./lib-corpus";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { captureQueries, dropPgDatabase, ensurePgDatabase, executionMs, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { captureQueries, dropPgDatabase, ensurePgDatabase, executionMs, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, releaseAtOnce, rowsOf } from "./lib-db";
 import { ensureBuild, freePort, startServer, stopServer } from "./lib-server";
 
 const flags = parseFlags(process.argv.slice(2));
@@ -62,8 +62,7 @@ const bytes = Buffer.byteLength(versions[0]);
 // under the default policy a new, unsigned author's edit of a released chapter waits for a
 // reviewer (decisions 196, 236), and the save would re-anchor nothing (the approval runs the
 // same re-anchoring later).
-const { RELEASE_AT_ONCE } = await import("../tests/fixtures/release-at-once");
-for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
+await releaseAtOnce(db);
 
 const form = new FormData();
 form.set("email", `bench-comments-${Date.now()}@example.com`);

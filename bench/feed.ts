@@ -12,7 +12,7 @@
 // Flags: --runs=N (shelf samples per sort, default 200), --publishes=N (default 10),
 // --followers=N (default 100000), --keep (leave the database inkstone_bench_feed).
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
+import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, releaseAtOnce, rowsOf } from "./lib-db";
 
 const flags = parseFlags(process.argv.slice(2));
 const runs = Number(flags.get("runs") ?? 200);
@@ -41,8 +41,7 @@ const form = (fields: Record<string, string>) => {
 // under the default policy this new, unsigned author's chapters would wait for a reviewer
 // (decisions 196, 236), nobody would be told, and the wait for the last follower's line
 // below would never end.
-const { RELEASE_AT_ONCE } = await import("../tests/fixtures/release-at-once");
-for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
+await releaseAtOnce(db);
 const reader = await register(form({ email: "reader@example.com", password: "correct-horse-battery" }), "127.0.0.1");
 const author = await register(form({ email: "author@example.com", password: "correct-horse-battery" }), "127.0.0.1");
 
