@@ -146,6 +146,8 @@ const watchFirst = (async () => {
   for (;;) {
     const [row] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from notifications where work_id = ${popular.id}`));
     if (row.n >= FOLLOWERS) return (firstDoneMs = performance.now() - firstPublishedAt);
+    // Ten times the target: a delivery that stopped fails the run instead of holding it.
+    if (performance.now() - firstPublishedAt > 600_000) throw new Error(`after 10 minutes ${row.n} of ${FOLLOWERS} followers were told`);
     await new Promise((r) => setTimeout(r, 100));
   }
 })();
