@@ -13,8 +13,9 @@
 // --keep (leave the database inkstone_bench_comments for a look with psql).
 import path from "node:path";
 import { loadCorpus } from "./lib-corpus";
+import { releaseAtOnce } from "../tests/fixtures/release-at-once";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { captureQueries, dropPgDatabase, ensurePgDatabase, executionMs, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, releaseAtOnce, rowsOf } from "./lib-db";
+import { captureQueries, dropPgDatabase, ensurePgDatabase, executionMs, explainAnalyze, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
 import { ensureBuild, freePort, startServer, stopServer } from "./lib-server";
 
 const flags = parseFlags(process.argv.slice(2));

@@ -11,8 +11,9 @@
 //      < 60 s.
 // Flags: --runs=N (shelf samples per sort, default 200), --publishes=N (default 10),
 // --followers=N (default 100000), --keep (leave the database inkstone_bench_feed).
+import { releaseAtOnce } from "../tests/fixtures/release-at-once";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
-import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, releaseAtOnce, rowsOf } from "./lib-db";
+import { dropPgDatabase, ensurePgDatabase, fmt, parseFlags, percentile, pgUrlFor, rowsOf } from "./lib-db";
 
 const flags = parseFlags(process.argv.slice(2));
 const runs = Number(flags.get("runs") ?? 200);

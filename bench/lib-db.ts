@@ -4,7 +4,6 @@ import { NoopLogger, sql, type SQL } from "drizzle-orm";
 import postgres from "postgres";
 import type { Database } from "~/db/client.server";
 import { rowsOf } from "~/server/platform/db-utils.server";
-import { RELEASE_AT_ONCE } from "../tests/fixtures/release-at-once";
 
 /** Where the throwaway benchmark databases are created (trust auth on this machine). */
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -198,14 +197,4 @@ export async function markSeeded(name: string, mark: string, seconds: number): P
 /** How long the seed took, from a mark written by markSeeded (NaN if it says not). */
 export function seedSecondsOf(mark: string | undefined): number {
   return Number(/seeded in (\d+) s/.exec(mark ?? "")?.[1] ?? NaN);
-}
-
-/**
- * The site as the tests' databases start it (tests/fixtures/release-at-once.ts): chapters go
- * out at once and selling is open. A benchmark that publishes, edits or sells as a new author
- * calls it, else review before publishing (decisions 196, 236) or 实名认证 (decision 205)
- * would turn what it times into a submission to a reviewer or a refusal.
- */
-export async function releaseAtOnce(db: Pick<Database, "execute">): Promise<void> {
-  for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
 }

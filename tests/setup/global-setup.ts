@@ -2,9 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { sql } from "drizzle-orm";
 import type { TestProject } from "vitest/node";
-import { RELEASE_AT_ONCE } from "../fixtures/release-at-once";
+import { releaseAtOnce } from "../fixtures/release-at-once";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -20,11 +19,6 @@ function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
-}
-
-/** The template's site releases chapters at once (tests/fixtures/release-at-once.ts). */
-async function releaseAtOnce(db: { execute: (query: ReturnType<typeof sql>) => Promise<unknown> }): Promise<void> {
-  for (const statement of RELEASE_AT_ONCE) await db.execute(sql.raw(statement));
 }
 
 /**
