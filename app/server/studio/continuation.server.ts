@@ -187,8 +187,7 @@ const valueOf = <T>(result: PromiseSettledResult<T>): T => {
  * prompt's three statements go out beside it; then the reservation runs while the
  * provider is called, as /api/generate does. Errors are still reported in the order the
  * checks were made (the session, the work, the chapter, the key, then the prompt and the
- * configuration, which free the key again), whatever
- * finishes first.
+ * configuration, which free the key again), whatever finishes first.
  */
 export async function startContinuation(
   user: ContinuationUser,
