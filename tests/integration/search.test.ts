@@ -139,13 +139,16 @@ describe("searchWorks on common queries (capped count)", () => {
   // query: none (the gram index), a window of the newest works, the walk.
   // With 0.14 the window holds the newest 243 works for 17 matches (countCap 16): the 40
   // below and 196 older ones (beforeAll).
-  const plans = [{ share: undefined }, { share: 0.14 }, { share: 0.5 }];
+  // Past the count's bound the gram index's plan walks a small window of the newest works
+  // (decision 279), as does a longer query counted past the cap; walkWindow 0 makes them read
+  // every window through the gram index instead.
+  const plans = [{ share: undefined }, { share: undefined, walkWindow: 0 }, { share: 0.14 }, { share: 0.14, walkWindow: 0 }, { share: 0.5 }];
 
-  async function allPages(query: string, countCap: number, pageSize: number, share?: number) {
-    const first = await searchWorks({ query, page: 1, viewer: null, countCap, pageSize, share });
+  async function allPages(query: string, countCap: number, pageSize: number, share?: number, walkWindow?: number) {
+    const first = await searchWorks({ query, page: 1, viewer: null, countCap, pageSize, share, walkWindow });
     const seen = [...titles(first)];
     for (let page = 2; page <= first.pageCount; page++) {
-      const r = await searchWorks({ query, page, viewer: null, countCap, pageSize, share });
+      const r = await searchWorks({ query, page, viewer: null, countCap, pageSize, share, walkWindow });
       expect(r.page).toBe(page);
       expect(r.total).toBe(first.total);
       seen.push(...titles(r));
@@ -154,9 +157,9 @@ describe("searchWorks on common queries (capped count)", () => {
   }
 
   it("counts exactly up to the cap, on every plan", async () => {
-    for (const { share } of plans) {
+    for (const { share, walkWindow } of plans) {
       for (const query of ["常见", "常见词"]) {
-        const { first, seen } = await allPages(query, 1000, 12, share);
+        const { first, seen } = await allPages(query, 1000, 12, share, walkWindow);
         expect(first.total, `${query} ${share}`).toBe(expected.length);
         expect(first.totalCapped).toBe(false);
         expect(seen).toEqual(expected);
@@ -165,11 +168,11 @@ describe("searchWorks on common queries (capped count)", () => {
   });
 
   it("reports the cap past it and lists the newest matches, whichever plan serves the page", async () => {
-    for (const { share } of plans) {
+    for (const { share, walkWindow } of plans) {
       // countCap 16, 2 a page: 8 pages; without statistics each page counts the matches up
       // to its bound (at least 17), finds no more than that and sorts them all.
       for (const query of ["常见", "常见词"]) {
-        const { first, seen } = await allPages(query, 16, 2, share);
+        const { first, seen } = await allPages(query, 16, 2, share, walkWindow);
         expect(first.total, `${query} ${share}`).toBe(16);
         expect(first.totalCapped).toBe(true);
         expect(first.pageCount).toBe(8);
@@ -177,7 +180,7 @@ describe("searchWorks on common queries (capped count)", () => {
       }
       // countCap 2, 1 a page: without statistics the count can pass its bound, and the
       // page is then looked for among the newest works, or walked.
-      const { first, seen } = await allPages("常见", 2, 1, share);
+      const { first, seen } = await allPages("常见", 2, 1, share, walkWindow);
       expect(first.totalCapped).toBe(true);
       expect(first.pageCount).toBe(2);
       expect(seen).toEqual(expected.slice(0, 2));
@@ -185,8 +188,8 @@ describe("searchWorks on common queries (capped count)", () => {
   });
 
   it("shows the last page for a page past the end of a capped result", async () => {
-    for (const { share } of plans) {
-      const far = await searchWorks({ query: "常见", page: 1_000_000_000, viewer: null, countCap: 16, pageSize: 2, share });
+    for (const { share, walkWindow } of plans) {
+      const far = await searchWorks({ query: "常见", page: 1_000_000_000, viewer: null, countCap: 16, pageSize: 2, share, walkWindow });
       expect(far.page).toBe(8);
       expect(titles(far)).toEqual(expected.slice(14, 16));
     }
@@ -196,9 +199,9 @@ describe("searchWorks on common queries (capped count)", () => {
     const viewer = { showR18: true, showAi: true };
     const exact = await searchWorks({ query: "常见", page: 1, viewer, pageSize: 50 });
     expect(exact.total).toBe(32); // every work but the 8 private ones
-    for (const { share } of plans) {
+    for (const { share, walkWindow } of plans) {
       for (const page of [1, 2, 5]) {
-        const capped = await searchWorks({ query: "常见", page, viewer, countCap: 10, pageSize: 2, share });
+        const capped = await searchWorks({ query: "常见", page, viewer, countCap: 10, pageSize: 2, share, walkWindow });
         expect(titles(capped)).toEqual(titles(exact).slice((page - 1) * 2, page * 2));
       }
     }
@@ -209,9 +212,13 @@ describe("searchWorks on common queries (capped count)", () => {
     // works for 3 matches) holds none of its matches.
     const t0 = Date.UTC(2025, 0, 1);
     await insertWorks(Array.from({ length: 200 }, (_, i) => ({ userId: authorId, title: `无关之作${i + 1}`, createdAt: new Date(t0 + i * 1000) })));
-    const { first, seen } = await allPages("常见", 2, 1, 0.14);
-    expect(first.totalCapped).toBe(true);
-    expect(seen).toEqual(expected.slice(0, 2));
+    // Then, past the count's bound, the walked window (and with walkWindow 0 the gram
+    // index's window) of the newest works holds none either: the page is walked.
+    for (const walkWindow of [undefined, 0]) {
+      const { first, seen } = await allPages("常见", 2, 1, 0.14, walkWindow);
+      expect(first.totalCapped).toBe(true);
+      expect(seen).toEqual(expected.slice(0, 2));
+    }
   });
 
   it("caps at SEARCH_COUNT_CAP (1000): 84 pages of 12", async () => {

@@ -74,6 +74,13 @@ const WALK_SHARE = 0.15;
  * through the gram index.
  */
 const WINDOW_MARGIN = 0.5;
+/**
+ * The largest window walked rather than read through the gram index (decision 279): a walk
+ * costs about 2 µs a row and stops at the page's last match; the gram index's window pays
+ * for the bitmap of every candidate first, and there are more of them than the count's
+ * bound (or than the cap) whenever a window is looked at.
+ */
+const WALK_WINDOW = 10_000;
 
 async function usePlan(tx: Transaction, settings: Record<string, string>) {
   const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`);
@@ -91,6 +98,8 @@ type SearchInput = {
   countCap?: number;
   /** Tests only: the gram statistics' share for the query (null: none), to reach each plan with few works. */
   share?: number | null;
+  /** Tests only: the largest window walked (WALK_WINDOW), to reach the gram index's window with few works. */
+  walkWindow?: number;
   /** Read from the viewer by searchWorks. */
   blocks?: ReaderBlocks;
 };
@@ -112,7 +121,7 @@ export async function searchWorks(input: SearchInput): Promise<SearchResult> {
     const run = () => filteredSearch({ ...input, filters, viewer: { showR18, showAi }, blocks, pageSize: input.pageSize ?? SEARCH_PAGE_SIZE });
     return input.countCap !== undefined ? run() : cachedUnlessBlocked(key, blocks, run);
   }
-  if (input.countCap !== undefined || input.share !== undefined) return searchWorksNow({ ...input, blocks });
+  if (input.countCap !== undefined || input.share !== undefined || input.walkWindow !== undefined) return searchWorksNow({ ...input, blocks });
   const key = JSON.stringify(["works", normalizeQuery(input.query), input.page, input.pageSize ?? SEARCH_PAGE_SIZE, showR18, showAi]);
   return cachedUnlessBlocked(key, blocks, () => searchWorksNow({ ...input, viewer: { showR18, showAi }, blocks }));
 }
@@ -203,15 +212,23 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
           })
           .from(matches),
       );
-      const shown = sql`least((select n from counted), ${cap})`;
-      const firstOfPage = sql`(least(${requested}, greatest(1, ceil(${shown} / ${pageSize}::numeric))) - 1) * ${pageSize}`;
+      // The rank before the page's first, computed once (an init plan) and in integers: as an
+      // expression in the filter it was computed for every match, in numeric (5 ms for 7,000).
+      const pageStart = tx.$with("page_start").as(
+        tx
+          .select({
+            first: sql<number>`(least(${requested}::int, greatest(1, (least(n, ${cap}::int) + ${pageSize - 1}::int) / ${pageSize}::int)) - 1) * ${pageSize}::int`.as("first"),
+          })
+          .from(matchCount),
+      );
+      const first = sql`(select first from page_start)`;
       const rows = await tx
-        .with(matches, matchCount, ranked)
+        .with(matches, matchCount, ranked, pageStart)
         .select({ ...workCardColumns, counted: sql<number>`(select n from counted)`.mapWith(Number) })
         .from(ranked)
         .innerJoin(works, eq(works.id, ranked.rankedId))
         .innerJoin(profiles, eq(profiles.id, works.userId))
-        .where(and(sql`${ranked.rank} > ${firstOfPage}`, sql`${ranked.rank} <= ${firstOfPage} + ${pageSize}`));
+        .where(and(sql`${ranked.rank} > ${first}`, sql`${ranked.rank} <= ${first} + ${pageSize}::int`));
       const counted = rows[0]?.counted ?? 0; // no rows: no matches (the page is clamped)
       return { counted, cards: newestFirst(rows.map(({ counted: _counted, ...card }) => card as WorkCard)) };
     };
@@ -229,15 +246,29 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
       const done = result(ids.length, { ids: [] });
       return { ...done, ids: ids.slice((done.page - 1) * pageSize, done.page * pageSize) };
     }
-    // One at a time: drizzle's queries start on `then`, so two queries started together
-    // may reach the connection in either order, and the settings must come first.
-    if (share !== undefined && !exact) {
-      // A longer query may be rare: its matches are counted first, as far as `keep`, through
-      // the gram index (all of its pairs at once); fewer, that is the answer.
-      await usePlan(tx, PLAN.bitmap);
-      const { counted, cards } = await rankedPage(candidates, candidateTested, keep + 1);
-      if (counted <= keep) return result(counted, { works: cards });
-    }
+    /**
+     * The ids of the newest works passing `tested`, `limit` after `offset`, among the newest
+     * `size` works only: the walk above, bounded. It reads as many rows as it takes to find
+     * the page's last match, never more than `size`.
+     */
+    const walkWindow = async (size: number, limit: number, offset: number) => {
+      await usePlan(tx, PLAN.walk);
+      const newest = tx
+        .select({ id: works.id, createdAt: works.createdAt, hit: sql<boolean>`${tested}`.as("hit") })
+        .from(works)
+        .orderBy(desc(works.createdAt), desc(works.id))
+        .limit(size)
+        .as("newest");
+      // The outer order is the subquery's own: the planner adds no sort, and the scan stops early.
+      const rows = await tx
+        .select({ id: newest.id })
+        .from(newest)
+        .where(sql`${newest.hit}`)
+        .orderBy(desc(newest.createdAt), desc(newest.id))
+        .limit(limit)
+        .offset(offset);
+      return rows.map((r) => r.id);
+    };
     /**
      * The page from the newest `size` works (every work at least as new as the size-th, read
      * first by an index-only scan of works_listing_idx so that the planner sees how few works
@@ -252,10 +283,34 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
       const found = await rankedPage(candidatesSince(last.at), candidateTested);
       return found.counted >= enough ? found : undefined;
     };
+    /**
+     * With more than `keep` matches counted (the total shown is the cap): the page, if the
+     * newest `size` works hold it. A small window (the first pages) is walked and stops at
+     * the page's last match; a larger one is read through the gram index.
+     */
+    const pageInWindow = async (counted: number, size: number): Promise<Found | undefined> => {
+      const { page } = pageWithin(requested, cap, pageSize);
+      if (size <= (input.walkWindow ?? WALK_WINDOW)) {
+        const ids = await walkWindow(size, pageSize, (page - 1) * pageSize);
+        return ids.length === pageSize ? result(counted, { ids }) : undefined;
+      }
+      const found = await windowPage(size, needed);
+      return found && result(counted, { works: found.cards });
+    };
 
-    if (share !== undefined) {
-      // A window that should hold `keep` matches. A longer query is never walked: its share
-      // may be far below its pairs'.
+    // One at a time: drizzle's queries start on `then`, so two queries started together
+    // may reach the connection in either order, and the settings must come first.
+    if (share !== undefined && !exact) {
+      // A longer query may be rare: its matches are counted first, as far as `keep`, through
+      // the gram index (all of its pairs at once); fewer, that is the answer. More, the page
+      // is looked for among the newest works as if the query were as common as its pairs.
+      await usePlan(tx, PLAN.bitmap);
+      const { counted, cards } = await rankedPage(candidates, candidateTested, keep + 1);
+      if (counted <= keep) return result(counted, { works: cards });
+      const found = await pageInWindow(counted, Math.ceil(needed / (Math.min(share, WALK_SHARE) * WINDOW_MARGIN)));
+      if (found) return found;
+    } else if (share !== undefined) {
+      // A window that should hold `keep` matches, so that it counts them as far as the cap.
       const found = await windowPage(Math.ceil(keep / (Math.min(share, WALK_SHARE) * WINDOW_MARGIN)), keep);
       if (found) return result(found.counted, { works: found.cards });
     }
@@ -270,9 +325,8 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
     // More: at least (bound + 1) / works of the works match, so the newest 2 × needed × works
     // / (bound + 1) (about 2√(needed × works)) should hold the page; else walk the newest
     // works until it is found (about needed × works / m rows).
-    const size = Math.ceil(needed / (((bound + 1) / Math.max(stats.works, bound + 1)) * WINDOW_MARGIN));
-    const found = await windowPage(size, needed);
-    if (found) return result(counted, { works: found.cards });
+    const found = await pageInWindow(counted, Math.ceil(needed / (((bound + 1) / Math.max(stats.works, bound + 1)) * WINDOW_MARGIN)));
+    if (found) return found;
     const { page } = pageWithin(requested, cap, pageSize);
     return result(counted, { ids: await walk(pageSize, (page - 1) * pageSize) });
   });
