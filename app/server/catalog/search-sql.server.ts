@@ -118,13 +118,13 @@ function containsText(column: AnyColumn, query: string): SQL {
  * for 1-2 characters without whitespace, is equivalent to it: on its own it is the cheap
  * per-row test.
  */
-export function ilikeMatch(query: string): SQL {
+export function textMatch(query: string): SQL {
   return sql`(${containsText(works.title, query)} or ${containsText(works.description, query)})`;
 }
 
 /**
  * The substring condition on title and description, for any caller (my works, admin,
- * AI sources): ILIKE decides, and the gram condition lets the gram index find the
+ * AI sources): the text test (textMatch) decides, and the gram condition lets the gram index find the
  * candidates. The gram condition is a subquery on works so that wherever the planner
  * cannot use the index (an OR with other tables' columns, as in the admin search), it
  * builds the candidate set once (a hashed subplan or a hash join) instead of calling
@@ -133,10 +133,10 @@ export function ilikeMatch(query: string): SQL {
 export function substringMatch(query: string): SQL | undefined {
   if (!query) return undefined;
   const grams = gramsContain(query);
-  if (!grams) return ilikeMatch(query);
+  if (!grams) return textMatch(query);
   // OFFSET 0 keeps the subquery whole: pulled up into a join, the planner could probe it
   // row by row and call work_search_grams for each candidate.
-  return sql`(${ilikeMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
+  return sql`(${textMatch(query)} and ${works.id} in (select ${works.id} from ${works} where ${grams} offset 0))`;
 }
 
 /** The expression of profiles_nickname_grams_idx (drizzle/0029): the gram function over the nickname alone. */
@@ -144,7 +144,7 @@ const nicknameGrams = sql`work_search_grams(${profiles.nickname}, '')`;
 
 /**
  * Works whose author's nickname holds the query, case-insensitively (docs/decisions/162).
- * The authors are found through profiles_nickname_grams_idx and ILIKE, and their ids
+ * The authors are found through profiles_nickname_grams_idx and the text test, and their ids
  * taken as one array: an init plan computed once per statement, so `user_id = any(...)` is
  * answered by works_user_created_idx (beside the gram index, in a BitmapOr) and tested
  * per row, where a plan walks rows, against an array, never by reading profiles again.
@@ -167,7 +167,7 @@ export function searchMatch(query: string): SQL | undefined {
   if (!query) return undefined;
   const byAuthor = authorMatch(query)!;
   const grams = gramsContain(query);
-  return sql`${works.id} in (select ${works.id} from ${works} where ${grams ? sql`(${grams} or ${byAuthor}) and ` : sql``}(${ilikeMatch(query)} or ${byAuthor}) offset 0)`;
+  return sql`${works.id} in (select ${works.id} from ${works} where ${grams ? sql`(${grams} or ${byAuthor}) and ` : sql``}(${textMatch(query)} or ${byAuthor}) offset 0)`;
 }
 
 /**

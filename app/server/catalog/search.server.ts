@@ -5,7 +5,7 @@ import {
   listedFor,
   authorMatch,
   gramsContain,
-  ilikeMatch,
+  textMatch,
   normalizeQuery,
   queryGrams,
   SEARCH_COUNT_CAP,
@@ -38,7 +38,7 @@ const PLAN = {
   window: planSettings({ indexscan: "off", work_mem: "32MB" }),
   // The window's bound: an index-only scan of works_listing_idx, newest first.
   bound: planSettings({ bitmapscan: "off", sort: "off" }),
-  // Walk works_listing_idx newest first, testing each row with ILIKE (dense matches).
+  // Walk works_listing_idx newest first, testing each row with textMatch (dense matches).
   walk: planSettings({ bitmapscan: "off", sort: "off", incremental_sort: "off" }),
 } as const;
 
@@ -162,9 +162,9 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   // Works by an author whose nickname holds the query match too (docs/decisions/162).
   const byAuthor = authorMatch(query)!;
   // What a row must pass besides being a candidate of the gram index: for 1-2 characters
-  // the grams decide exactly, and ILIKE (4-5 µs a row here) would only repeat them. The
-  // walk reads rows that are no candidates, so it always tests with ILIKE.
-  const tested = and(...visible, or(ilikeMatch(query), byAuthor));
+  // the grams decide exactly, and the text test (LIKE or ILIKE, 1-5 µs a row here) would only
+  // repeat them. The walk reads rows that are no candidates, so it always tests the text.
+  const tested = and(...visible, or(textMatch(query), byAuthor));
   const candidateTested = exact ? and(...visible) : tested;
   // The candidates of the gram index and the author's works, in a subquery that OFFSET 0
   // keeps whole: the planner can then neither call work_search_grams per row nor AND the
@@ -235,7 +235,7 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
     /** The ids of the newest works passing `tested`, `limit` after `offset`, walking works_listing_idx. */
     const walk = async (limit: number, offset = 0) => {
       // The walk's settings (sorts and bitmaps off) make a join to the cards plan badly:
-      // the ids first, then their cards by primary key. ILIKE never calls work_search_grams.
+      // the ids first, then their cards by primary key. The text test never calls work_search_grams.
       await usePlan(tx, PLAN.walk);
       const rows = await tx.select({ id: works.id }).from(works).where(tested).orderBy(desc(works.createdAt), desc(works.id)).limit(limit).offset(offset);
       return rows.map((r) => r.id);
