@@ -124,9 +124,9 @@ export function textMatch(query: string): SQL {
 
 /**
  * The substring condition on title and description, for any caller (my works, admin,
- * AI sources): the text test (textMatch) decides, and the gram condition lets the gram index find the
- * candidates. The gram condition is a subquery on works so that wherever the planner
- * cannot use the index (an OR with other tables' columns, as in the admin search), it
+ * AI sources): the text test (textMatch) decides, and the gram condition lets the gram
+ * index find the candidates. The gram condition is a subquery on works so that wherever the
+ * planner cannot use the index (an OR with other tables' columns, as in the admin search), it
  * builds the candidate set once (a hashed subplan or a hash join) instead of calling
  * work_search_grams for every row.
  */
