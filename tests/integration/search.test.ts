@@ -4,9 +4,11 @@ import { parseWorkFilters } from "~/schemas/discovery";
 import { authorWorksHref } from "~/utils/hrefs";
 import { updateNickname } from "~/server/identity/profile.server";
 import { searchWorks } from "~/server/catalog/search.server";
-import { SEARCH_COUNT_CAP } from "~/server/catalog/search-sql.server";
+import { gramsContain, SEARCH_COUNT_CAP } from "~/server/catalog/search-sql.server";
 import { forgetGramShares, searchStats } from "~/server/catalog/search-stats.server";
 import { db } from "~/db/client.server";
+import { listedVisibility, works } from "~/db/schema";
+import { rowsOf } from "~/server/platform/db-utils.server";
 import { sql } from "drizzle-orm";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks, setViewerPrefs } from "../fixtures/works";
@@ -36,6 +38,27 @@ describe("searchWorks", () => {
     const r = await searchWorks({ query: "", page: 1, viewer: viewerAll });
     expect(titles(r)).toEqual(["100%纯爱_物语", "付费悟空", "机器之心", "夜雨寄北", "红楼梦外传", "西游记新编"]);
     expect(r.total).toBe(6);
+  });
+
+  it("takes its candidates from the listed works' part of the gram index, never finds a private work, and keeps no pending list (decision 281)", async () => {
+    // The search's candidates name the visibility as listedVisibility spells it; the planner
+    // must be able to prove that it implies works_listed_search_grams_idx's predicate.
+    const plan = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return rowsOf<Record<string, string>>(
+        await tx.execute(sql`explain select ${works.id} from ${works} where ${gramsContain("悟空")} and ${listedVisibility(works.visibility)}`),
+      );
+    });
+    expect(plan.map((row) => Object.values(row).join("")).join("\n")).toContain("works_listed_search_grams_idx");
+    const found = await searchWorks({ query: "悟空", page: 1, viewer: viewerAll });
+    expect(titles(found)).toEqual(["付费悟空", "西游记新编"]);
+    // No gram index keeps a pending list, which every search would read whole.
+    const options = rowsOf<{ name: string; options: string[] | null }>(
+      await db.execute(sql`select relname as name, reloptions as options from pg_class where relname like '%search_grams_idx' or relname = 'profiles_nickname_grams_idx' order by relname`),
+    );
+    expect(options).toEqual(
+      ["profiles_nickname_grams_idx", "works_listed_search_grams_idx", "works_search_grams_idx"].map((name) => ({ name, options: ["fastupdate=false"] })),
+    );
   });
 
   it("finds a 1-character Chinese query in titles and descriptions", async () => {

@@ -88,8 +88,9 @@ export const profiles = pgTable(
     index("profiles_created_at_idx").on(t.createdAt),
     // The search's author names (app/server/catalog/search.server.ts, docs/decisions/162): the
     // works' gram function over the nickname alone, so a search reads the few profiles
-    // whose nickname holds the query's grams instead of every profile.
-    index("profiles_nickname_grams_idx").using("gin", sql`work_search_grams(${t.nickname}, '')`),
+    // whose nickname holds the query's grams instead of every profile. No pending list: a
+    // search would read all of it (docs/decisions/281).
+    index("profiles_nickname_grams_idx").using("gin", sql`work_search_grams(${t.nickname}, '')`).with({ fastupdate: false }),
   ],
 );
 

@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -134,11 +135,32 @@ export const works = pgTable(
      * Substring search (app/server/catalog/search.server.ts): a GIN index over the distinct
      * lower-cased characters and character pairs of title and description (the
      * work_search_grams SQL function, drizzle/0007). An expression index rather than a
-     * stored column keeps the heap row narrow; queries must use the same expression.
+     * stored column keeps the heap row narrow; queries must use the same expression. No
+     * pending list (fastupdate off): every search would read all of it (docs/decisions/281).
      */
-    index("works_search_grams_idx").using("gin", sql`work_search_grams(${t.title}, ${t.description})`),
+    index("works_search_grams_idx").using("gin", sql`work_search_grams(${t.title}, ${t.description})`).with({ fastupdate: false }),
+    /**
+     * The same over the works a listing may show (public and paid), for the community
+     * search: its candidates are then only works a reader may find, and it reads no private
+     * work's row to learn so (docs/decisions/281). Queries name the predicate as
+     * listedVisibility spells it.
+     */
+    index("works_listed_search_grams_idx")
+      .using("gin", sql`work_search_grams(${t.title}, ${t.description})`)
+      .with({ fastupdate: false })
+      .where(listedVisibility(t.visibility)),
   ],
 );
+
+/**
+ * Public and paid works: what any listing may show (a private, taken-down or held work is
+ * private). The predicate of works_listed_search_grams_idx; a query states it so, with its
+ * values written out, for the planner to use that index whatever it does with parameters (a
+ * generic plan cannot prove that a parameter implies it).
+ */
+export function listedVisibility(visibility: AnyPgColumn): SQL {
+  return sql`${visibility} in ('public', 'public-vip')`;
+}
 
 /**
  * A work's chapters. `position` orders them (with `id` breaking ties): gapped integers, so

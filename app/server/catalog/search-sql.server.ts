@@ -1,5 +1,5 @@
-import { and, eq, inArray, ne, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { profiles, works } from "~/db/schema";
+import { and, eq, ne, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { listedVisibility, profiles, works } from "~/db/schema";
 import { escapeLike } from "~/server/platform/db-utils.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import type { AiFilter } from "~/utils/ai-labels";
@@ -189,7 +189,7 @@ export function audienceFilter(viewer: Pick<SessionUser, "showR18" | "showAi"> |
  * the viewer's audience preferences.
  */
 export function listedFor(viewer: Pick<SessionUser, "showR18" | "showAi"> | null): SQL[] {
-  return [inArray(works.visibility, ["public", "public-vip"]), ...audienceFilter(viewer)];
+  return [listedVisibility(works.visibility), ...audienceFilter(viewer)];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { readDb, type Transaction } from "~/db/client.server";
-import { profiles, works } from "~/db/schema";
+import { listedVisibility, profiles, works } from "~/db/schema";
 import {
   listedFor,
   authorMatch,
@@ -170,18 +170,20 @@ async function searchWorksNow(input: SearchInput): Promise<SearchResult> {
   // keeps whole: the planner can then neither call work_search_grams per row nor AND the
   // bitmap with another index (the visibility column of works_user_created_idx: a 20-30 ms
   // full index scan for nothing). It is aliased "works" so that the same conditions apply
-  // outside it.
+  // outside it. Only listed works are candidates: the gram index's listed part answers
+  // (works_listed_search_grams_idx, decision 281), and no private work's row is read.
   const columns = sql.join(
     [works.id, works.userId, works.createdAt, works.visibility, works.rating, works.isAiGenerated, works.aiLevel, works.title, works.description, works.tags],
     sql`, `,
   );
-  const candidates = sql`(select ${columns} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} offset 0) as ${works}`;
+  const listed = listedVisibility(works.visibility);
+  const candidates = sql`(select ${columns} from ${works} where ${grams ? sql`(${grams} or ${byAuthor})` : sql`true`} and ${listed} offset 0) as ${works}`;
   // The same among the works at least as new as `since`, as two branches: with the OR, the
   // planner tests the window's rows with work_search_grams one by one (seconds) instead of
   // ANDing the gram index's bitmap with the window's range of works_listing_idx.
   const candidatesSince = (since: string) =>
-    sql`(select ${columns} from ${works} where ${grams ?? sql`true`} and ${works.createdAt} >= ${since}::timestamptz
-         union select ${columns} from ${works} where ${byAuthor} and ${works.createdAt} >= ${since}::timestamptz) as ${works}`;
+    sql`(select ${columns} from ${works} where ${grams ?? sql`true`} and ${listed} and ${works.createdAt} >= ${since}::timestamptz
+         union select ${columns} from ${works} where ${byAuthor} and ${listed} and ${works.createdAt} >= ${since}::timestamptz) as ${works}`;
   /** The result from the matches' count (all of them, or more than the cap) and the page. */
   const result = (counted: number, page: { works: WorkCard[] } | { ids: number[] }): Found => {
     const total = Math.min(counted, cap);
