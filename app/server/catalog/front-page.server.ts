@@ -6,7 +6,7 @@ import { DomainError } from "~/server/platform/errors.server";
 import { cachedPublic } from "~/server/platform/public-cache.server";
 import type { SessionUser } from "~/server/identity/session.server";
 import type { AnnouncementView } from "~/types/front-page";
-import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
+import { listedFor, workCardColumns, type WorkCard } from "./search-sql.server";
 import { blockFilter, cachedUnlessBlocked, readerBlocks } from "./blocks.server";
 
 /**
@@ -62,10 +62,9 @@ export async function curatedHomeRows(viewer: Audience): Promise<CuratedRowView[
       .innerJoin(profiles, eq(profiles.id, works.userId))
       .where(
         and(
-          inArray(works.visibility, ["public", "public-vip"]),
+          ...listedFor({ showR18, showAi }),
           isNull(works.takenDownAt),
           hasReadableChapter,
-          ...audienceFilter({ showR18, showAi }),
           ...blockFilter(blocks),
           currentWindow(curatedRowWorks.startsAt, curatedRowWorks.endsAt),
         ),

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, ne, sql, type SQL } from "drizzle-orm";
 import { readDb } from "~/db/client.server";
 import { profiles, workRankingTallies, works, workStats } from "~/db/schema";
 import { PERIOD_BOARDS, type PeriodBoard, type RankingBoard, type RankingPeriod } from "~/schemas/discovery";
 import { shanghaiPeriods } from "~/utils/shanghai-time";
 import { blockFilter, cachedUnlessBlocked, readerBlocks, type ReaderBlocks } from "./blocks.server";
-import { audienceFilter, workCardColumns, type WorkCard } from "./search-sql.server";
+import { listedFor, workCardColumns, type WorkCard } from "./search-sql.server";
 import { hasReadableChapter, notRemovedFromRankings } from "./front-page.server";
 import type { SessionUser } from "~/server/identity/session.server";
 
@@ -37,7 +37,7 @@ function audienceKey(viewer: Audience): [boolean, boolean] {
  * from the rankings (docs/product.md#front-page), less the viewer's 屏蔽 (decision 233).
  */
 function listed(viewer: Audience, blocks: ReaderBlocks): SQL[] {
-  return [inArray(works.visibility, ["public", "public-vip"]), hasReadableChapter, ...audienceFilter(viewer), notRemovedFromRankings, ...blockFilter(blocks)];
+  return [...listedFor(viewer), hasReadableChapter, notRemovedFromRankings, ...blockFilter(blocks)];
 }
 
 const BOARDS: Record<Exclude<RankingBoard, PeriodBoard>, { score: SQL<number>; where: () => SQL | undefined }> = {
