@@ -4,7 +4,7 @@ import { parseWorkFilters } from "~/schemas/discovery";
 import { authorWorksHref } from "~/utils/hrefs";
 import { updateNickname } from "~/server/identity/profile.server";
 import { searchWorks } from "~/server/catalog/search.server";
-import { gramsContain, SEARCH_COUNT_CAP } from "~/server/catalog/search-sql.server";
+import { gramsContain, SEARCH_COUNT_CAP, searchMatch } from "~/server/catalog/search-sql.server";
 import { forgetGramShares, searchStats } from "~/server/catalog/search-stats.server";
 import { db } from "~/db/client.server";
 import { listedVisibility, works } from "~/db/schema";
@@ -52,6 +52,15 @@ describe("searchWorks", () => {
     expect(plan.map((row) => Object.values(row).join("")).join("\n")).toContain("works_listed_search_grams_idx");
     const found = await searchWorks({ query: "悟空", page: 1, viewer: viewerAll });
     expect(titles(found)).toEqual(["付费悟空", "西游记新编"]);
+    // The filtered search (a sort or a filter beside the query) builds its match with
+    // searchMatch, whose candidates come from the same index.
+    const filteredPlan = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return rowsOf<Record<string, string>>(await tx.execute(sql`explain select ${works.id} from ${works} where ${searchMatch("悟空")}`));
+    });
+    expect(filteredPlan.map((row) => Object.values(row).join("")).join("\n")).toContain("works_listed_search_grams_idx");
+    const filtered = await searchWorks({ query: "悟空", filters: parseWorkFilters(new URLSearchParams("sort=words")), page: 1, viewer: viewerAll });
+    expect(titles(filtered).sort()).toEqual(["付费悟空", "西游记新编"]);
     // No gram index keeps a pending list, which every search would read whole.
     const options = rowsOf<{ name: string; options: string[] | null }>(
       await db.execute(sql`select relname as name, reloptions as options from pg_class where relname like '%search_grams_idx' or relname = 'profiles_nickname_grams_idx' order by relname`),

@@ -157,17 +157,19 @@ export function authorMatch(query: string): SQL | undefined {
 
 /**
  * The community search's match for any plan the planner picks (the filtered search):
- * title or description, or the author's nickname. The whole match is one subquery on the
- * candidates (the gram index's and the authors' works, one BitmapOr), kept whole by
- * OFFSET 0: an OR outside it would keep the planner from driving the semi-join from the
- * candidates, and it would test every work instead (10-50 ms at 10,000 works, against
- * well under 1 ms; decision 162).
+ * listed works whose title or description, or whose author's nickname, holds the query.
+ * The whole match is one subquery on the candidates (the listed part of the gram index's
+ * works, works_listed_search_grams_idx, decision 281, and the authors' works, one
+ * BitmapOr), kept whole by OFFSET 0: an OR outside it would keep the planner from driving
+ * the semi-join from the candidates, and it would test every work instead (10-50 ms at
+ * 10,000 works, against well under 1 ms; decision 162).
  */
 export function searchMatch(query: string): SQL | undefined {
   if (!query) return undefined;
   const byAuthor = authorMatch(query)!;
   const grams = gramsContain(query);
-  return sql`${works.id} in (select ${works.id} from ${works} where ${grams ? sql`(${grams} or ${byAuthor}) and ` : sql``}(${textMatch(query)} or ${byAuthor}) offset 0)`;
+  const listed = listedVisibility(works.visibility);
+  return sql`${works.id} in (select ${works.id} from ${works} where ${listed} and ${grams ? sql`(${grams} or ${byAuthor}) and ` : sql``}(${textMatch(query)} or ${byAuthor}) offset 0)`;
 }
 
 /**
