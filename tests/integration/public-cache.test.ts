@@ -8,7 +8,7 @@ import { searchWorks } from "~/server/catalog/search.server";
 import { createUser } from "../fixtures/accounts";
 import { insertWorks } from "../fixtures/works";
 
-// tests/setup/per-file.ts turns the few-second caches off for every other test file.
+// tests/setup/per-file-env.ts turns the few-second caches off for every other test file.
 beforeAll(() => {
   process.env.PAGE_CACHE = "1";
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...ADMIN };
   delete env.NODE_ENV;
-  // The server runs with its caches on, as in production (tests/setup/per-file.ts turns
+  // The server runs with its caches on, as in production (tests/setup/per-file-env.ts turns
   // them off for this process).
   delete env.PAGE_CACHE;
   const database = childDatabase(env);

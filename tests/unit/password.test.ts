@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hashPassword, scryptCost, verifyPassword } from "~/server/platform/password.server";
 
-// The suite runs with PASSWORD_SCRYPT_N lowered (tests/setup/per-file.ts); these tests
+// The suite runs with PASSWORD_SCRYPT_N lowered (tests/setup/per-file-env.ts); these tests
 // set it themselves and put it back.
 const saved = process.env.PASSWORD_SCRYPT_N;
 afterEach(() => {
