@@ -377,6 +377,9 @@ interface AppResult {
 }
 
 /** One line of the summary table: what an endpoint adds under one way of loading the server. */
+/** Issue 35 part 4: what the app may add to the provider's first byte, at steady load and when all streams start at once. */
+const ADDED_TTFB_TARGET_MS = { steady: 10, burst: 50 } as const;
+
 interface Verdict {
   backend: Backend;
   load: "steady" | "burst";
@@ -404,7 +407,7 @@ function compare(backend: Backend, load: Verdict["load"], d: Sample[], dAgg: num
     verdicts.push({ backend, load, endpoint: a.endpoint, addedTtfb: added, perStream: aRate / dRate, aggregate: a.aggregate / dAgg, bad });
     lines.push(
       `${ROUTE_LABEL[a.endpoint]}: ${a.samples.length} app streams, ${bad} incomplete or wrongly charged; server CPU (user + system) per stream ${fmt(a.serverCpuPerStream)} ms, streaming included (clock ticks of 10 ms)`,
-      `- added time to first byte at p50: ${fmt(added)} ms — target < 10 ms: ${added < 10 ? "met" : "**missed**"}`,
+      `- added time to first byte at p50: ${fmt(added)} ms — target < ${ADDED_TTFB_TARGET_MS[load]} ms: ${added < ADDED_TTFB_TARGET_MS[load] ? "met" : "**missed**"}`,
       `- sustained throughput, per stream p50: ${fmt((aRate / dRate) * 100, 0)}% of direct; aggregate: ${fmt((a.aggregate / dAgg) * 100, 0)}% — target ≥ 90%: ${aRate / dRate >= 0.9 ? "met" : "**missed**"}`,
       "",
     );
@@ -448,11 +451,11 @@ function render(backend: Backend, rounds: Round[], steadyRuns: SteadyRuns, load:
 
 function summaryTable(verdicts: Verdict[]): string {
   return [
-    "| backend | load | endpoint | TTFB added p50 ms (< 10) | per-stream throughput, % of direct (≥ 90) | aggregate, % of direct | bad streams |",
+    "| backend | load | endpoint | TTFB added p50 ms (< 10 steady, < 50 burst) | per-stream throughput, % of direct (≥ 90) | aggregate, % of direct | bad streams |",
     "| --- | --- | --- | --: | --: | --: | --: |",
     ...verdicts.map(
       (v) =>
-        `| ${v.backend} | ${v.load} | ${ROUTE_LABEL[v.endpoint]} | ${fmt(v.addedTtfb)}${v.addedTtfb < 10 ? "" : " **missed**"} | ${fmt(v.perStream * 100, 0)}${v.perStream >= 0.9 ? "" : " **missed**"} | ${fmt(v.aggregate * 100, 0)} | ${v.bad} |`,
+        `| ${v.backend} | ${v.load} | ${ROUTE_LABEL[v.endpoint]} | ${fmt(v.addedTtfb)}${v.addedTtfb < ADDED_TTFB_TARGET_MS[v.load] ? "" : " **missed**"} | ${fmt(v.perStream * 100, 0)}${v.perStream >= 0.9 ? "" : " **missed**"} | ${fmt(v.aggregate * 100, 0)} | ${v.bad} |`,
     ),
     "",
   ].join("\n");
