@@ -376,10 +376,10 @@ interface AppResult {
   serverCpuPerStream: number;
 }
 
-/** One line of the summary table: what an endpoint adds under one way of loading the server. */
 /** Issue 35 part 4: what the app may add to the provider's first byte, at steady load and when all streams start at once. */
 const ADDED_TTFB_TARGET_MS = { steady: 10, burst: 50 } as const;
 
+/** One line of the summary table: what an endpoint adds under one way of loading the server. */
 interface Verdict {
   backend: Backend;
   load: "steady" | "burst";
