@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { db, type Executor } from "~/db/client.server";
-import { booklistEntries, booklistFollows, booklists, profiles, users, works } from "~/db/schema";
+import { booklistEntries, booklistFollows, booklists, listedVisibility, profiles, users, works } from "~/db/schema";
 import {
   BOOKLIST_DESCRIPTION_MAX,
   BOOKLIST_MAX_ENTRIES,
@@ -464,7 +464,7 @@ export async function getBooklistForEdit(
       title: works.title,
       authorNickname: profiles.nickname,
       note: booklistEntries.note,
-      listed: sql<boolean>`${works.visibility} in ('public', 'public-vip')`,
+      listed: sql<boolean>`${listedVisibility(works.visibility)}`,
     })
     .from(booklistEntries)
     .innerJoin(works, eq(works.id, booklistEntries.workId))
