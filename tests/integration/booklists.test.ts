@@ -8,6 +8,7 @@ import {
   BOOKLIST_MESSAGES,
   createBooklist,
   deleteBooklist,
+  getBooklistForEdit,
   getBooklistPage,
   listBooklists,
   moveEntry,
@@ -223,6 +224,14 @@ describe(`what a list shows (${databaseKind})`, () => {
     const ownerPage = await getBooklistPage(id, owner, 1);
     expect(titles(ownerPage)).toEqual(["书单公开甲", "书单成人", "书单AI"]);
     expect(ownerPage.hiddenCount).toBe(1);
+    // The owner's edit page keeps every entry and marks the one readers cannot see.
+    const editable = await getBooklistForEdit(owner, id);
+    expect(editable.entries.map((entry) => [entry.title, entry.listed])).toEqual([
+      ["书单公开甲", true],
+      ["书单成人", true],
+      ["书单AI", true],
+      ["书单将下架", false],
+    ]);
     expect((await getBooklistPage(id, null, 1)).list.works).toBe(2);
 
     // A visitor may not add an R-18 work they cannot see.
