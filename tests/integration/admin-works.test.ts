@@ -175,7 +175,7 @@ describe(`the comment report queue (${databaseKind})`, () => {
 
     const queue = await import("~/routes/admin/comment-reports");
     let list = (await callLoader(queue, get("/admin/comment-reports"))).data;
-    const entry = list.comments.find((c: { id: number }) => c.id === bad.id);
+    const entry = list.items.find((c: { id: number }) => c.id === bad.id);
     expect(entry.body).toBe("加群领福利");
     expect(entry.reports.map((r: { reason: string; reporterEmail: string }) => [r.reason, r.reporterEmail])).toEqual([
       ["广告", r1.email],
@@ -188,7 +188,7 @@ describe(`the comment report queue (${databaseKind})`, () => {
     const visible = async () => (await listComments(null, workId, 1, { paragraph: null, sort: "new", page: 1 })).comments.map((c) => c.body);
     expect(await visible()).toEqual(["好看"]);
     // Other tests' reports share the queue: look at this work's only.
-    const ours = (data: { comments: { id: number; workId: number }[] }) => data.comments.filter((c) => c.workId === workId).map((c) => c.id);
+    const ours = (data: { items: { id: number; workId: number }[] }) => data.items.filter((c) => c.workId === workId).map((c) => c.id);
     list = (await callLoader(queue, get("/admin/comment-reports"))).data;
     expect(ours(list)).toEqual([reply.id]);
     expect((await decide(bad.id, "restore")).location).toContain("notice=comment-restored");

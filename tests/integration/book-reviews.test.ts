@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
 import { adminAuditLog, bookReviews, users } from "~/db/schema";
 import { REVIEW_MIN_RATINGS } from "~/schemas/book-review-rules";
-import { decideReportedReview, listReportedReviews } from "~/server/admin/book-review-reports.server";
+import { decideReportedReview, listReportedReviews } from "~/server/admin/report-queues.server";
 import {
   deleteReview,
   editReview,
@@ -23,7 +23,7 @@ import { addScreeningWord } from "~/server/screening/words.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
 import { addChapter, insertWorks, serialByChapter, setViewerPrefs } from "../fixtures/works";
-import { actorOf, createAdmin } from "./admin-fixtures";
+import { actorOf, adminCookieFor, callAction, createAdmin, request } from "./admin-fixtures";
 import { bodyOf, callThroughRoutes, redirectOf, statusOf } from "./route-chain";
 
 /**
@@ -248,8 +248,21 @@ describe("screening and reports", () => {
     await reportReview(you, workId, id, "广告，还有人身攻击"); // again: the reason is updated
 
     const queue = await listReportedReviews({ open: true, page: 1 });
-    const listed = queue.reviews.find((r) => r.id === id);
+    const listed = queue.items.find((r) => r.id === id);
     expect(listed?.reports.map((r) => r.reason)).toEqual(["广告，还有人身攻击"]);
+
+    // 驳回举报 on the page resolves the reports: the review leaves the open queue and stays in
+    // 显示全部, marked. A decision the page does not offer is a 400, an id that is none a 404.
+    const page = await import("~/routes/admin/book-review-reports");
+    const cookie = await adminCookieFor(operator.id);
+    const decide = (reviewId: string, decision: string) =>
+      callAction(page, request("/admin/book-review-reports?show=all", { cookie }, { reviewId, decision }));
+    expect((await decide(String(id), "explode")).status).toBe(400);
+    expect((await decide("abc", "dismiss")).status).toBe(404);
+    expect((await decide(String(id), "dismiss")).location).toBe("/admin/book-review-reports?show=all&notice=reports-dismissed");
+    expect((await listReportedReviews({ open: true, page: 1 })).items.map((r) => r.id)).not.toContain(id);
+    const all = await listReportedReviews({ open: false, page: 1 });
+    expect(all.items.find((r) => r.id === id)?.reports.map((r) => r.resolvedAt instanceof Date)).toEqual([true]);
 
     await decideReportedReview(actorOf(operator), id, "delete");
     expect(await rowsOf(workId)).toEqual([]);

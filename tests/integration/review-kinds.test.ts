@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/client.server";
 import { adminAuditLog, chapterComments, chapters, commentReports, notifications, reviewItems, users } from "~/db/schema";
-import { decideReportedComment } from "~/server/admin/works-moderation.server";
+import { decideReportedComment } from "~/server/admin/report-queues.server";
 import { REVIEW_MESSAGES } from "~/schemas/review";
 import { claimItem, claimNext, decideItem, reviewItemView, saveReviewPolicy } from "~/server/admin/review-queue.server";
 import { getChapterByOrder } from "~/server/catalog/chapter-numbers.server";
