@@ -1,13 +1,10 @@
-import { getFormProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { FieldError, FormError } from "~/components/ui/forms";
-import { useSchemaForm } from "~/components/ui/schema-form";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { ReviewAppeal } from "~/components/studio/review-appeal";
 import { db } from "~/db/client.server";
 import { userContext } from "~/middleware/guards.server";
-import { REVIEW_NOTE_MAX, reviewAppealSchema } from "~/schemas/review";
+import { reviewAppealSchema } from "~/schemas/review";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { getChapter } from "~/server/catalog/chapter-numbers.server";
 import { getOwnedWork } from "~/server/catalog/works.server";
@@ -54,41 +51,18 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function ChapterAppeal({ actionData }: Route.ComponentProps) {
   const { work, chapter, review } = useLoaderData<typeof loader>();
-  const [form, fields] = useSchemaForm(reviewAppealSchema, { id: "review-appeal", lastResult: actionData });
-  const editor = `/works/${work.id}/chapters/${chapter.id}`;
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="chapters" />
-      <h2>申诉《{chapter.title}》的审核结果</h2>
-      {review ? (
-        <p className="chapter-review-note" role="note">
-          {review.onAppeal ? "申诉已驳回" : review.status === "returned" ? "审核退回修改" : "审核未通过"}（{review.decidedAt}）：{review.note}
-        </p>
-      ) : null}
-      {review?.appeal === "open" ? (
-        <Form method="post" {...getFormProps(form)} className="studio-form">
-          <FormError form={form} />
-          <p className="muted">申诉由总编辑处理，每次审核结果只能申诉一次。提交后请不要修改本章，修改或重新发布会撤回申诉。</p>
-          <label className="field">
-            <span>申诉理由（不超过 {REVIEW_NOTE_MAX} 字）</span>
-            <textarea {...getTextareaProps(fields.note)} rows={5} maxLength={REVIEW_NOTE_MAX} />
-            <FieldError field={fields.note} />
-          </label>
-          <SubmitButton className="btn btn-primary" pendingLabel="提交中...">
-            提交申诉
-          </SubmitButton>
-        </Form>
-      ) : (
-        <>
-          <FormError form={form} />
-          <p className="muted" data-testid="appeal-state">
-            {review?.appeal === "pending" ? "申诉已提交，正在等待总编辑处理。" : "这一章现在没有可以申诉的审核结果。"}
-          </p>
-        </>
-      )}
-      <p>
-        <Link to={editor}>← 返回编辑</Link>
-      </p>
+      <ReviewAppeal
+        formId="review-appeal"
+        heading={`申诉《${chapter.title}》的审核结果`}
+        review={review}
+        keepUnchanged="提交后请不要修改本章，修改或重新发布会撤回申诉。"
+        nothingToAppeal="这一章现在没有可以申诉的审核结果。"
+        back={{ href: `/works/${work.id}/chapters/${chapter.id}`, label: "← 返回编辑" }}
+        lastResult={actionData}
+      />
     </section>
   );
 }

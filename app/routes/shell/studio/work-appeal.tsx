@@ -1,12 +1,9 @@
-import { getFormProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
-import { FieldError, FormError } from "~/components/ui/forms";
-import { useSchemaForm } from "~/components/ui/schema-form";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { ReviewAppeal } from "~/components/studio/review-appeal";
 import { userContext } from "~/middleware/guards.server";
-import { REVIEW_NOTE_MAX, reviewAppealSchema } from "~/schemas/review";
+import { reviewAppealSchema } from "~/schemas/review";
 import { getOwnedWork } from "~/server/catalog/works.server";
 import { asRouteError, formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
 import { redirectWithFlash } from "~/server/platform/flash.server";
@@ -46,40 +43,18 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
 export default function WorkAppeal({ actionData }: Route.ComponentProps) {
   const { work, review } = useLoaderData<typeof loader>();
-  const [form, fields] = useSchemaForm(reviewAppealSchema, { id: "work-appeal", lastResult: actionData });
   return (
     <section className="studio-page">
       <StudioNav workId={work.id} title={work.title} current="settings" />
-      <h2>申诉《{work.title}》作品信息的审核结果</h2>
-      {review ? (
-        <p className="chapter-review-note" role="note">
-          {review.onAppeal ? "申诉已驳回" : review.status === "returned" ? "审核退回修改" : "审核未通过"}：{review.note}
-        </p>
-      ) : null}
-      {review?.appeal === "open" ? (
-        <Form method="post" {...getFormProps(form)} className="studio-form">
-          <FormError form={form} />
-          <p className="muted">申诉由总编辑处理，每次审核结果只能申诉一次。提交后请不要修改作品设置，保存设置会撤回申诉。</p>
-          <label className="field">
-            <span>申诉理由（不超过 {REVIEW_NOTE_MAX} 字）</span>
-            <textarea {...getTextareaProps(fields.note)} rows={5} maxLength={REVIEW_NOTE_MAX} />
-            <FieldError field={fields.note} />
-          </label>
-          <SubmitButton className="btn btn-primary" pendingLabel="提交中...">
-            提交申诉
-          </SubmitButton>
-        </Form>
-      ) : (
-        <>
-          <FormError form={form} />
-          <p className="muted" data-testid="appeal-state">
-            {review?.appeal === "pending" ? "申诉已提交，正在等待总编辑处理。" : "这部作品的信息现在没有可以申诉的审核结果。"}
-          </p>
-        </>
-      )}
-      <p>
-        <Link to={`/works/${work.id}/settings`}>← 返回作品设置</Link>
-      </p>
+      <ReviewAppeal
+        formId="work-appeal"
+        heading={`申诉《${work.title}》作品信息的审核结果`}
+        review={review}
+        keepUnchanged="提交后请不要修改作品设置，保存设置会撤回申诉。"
+        nothingToAppeal="这部作品的信息现在没有可以申诉的审核结果。"
+        back={{ href: `/works/${work.id}/settings`, label: "← 返回作品设置" }}
+        lastResult={actionData}
+      />
     </section>
   );
 }
