@@ -1,18 +1,20 @@
 import { expect, freshUser, signedInRequest, test } from "./fixtures";
+import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
 import { expectNoSeriousViolations } from "./fixtures/axe";
 import { marker, sameOrigin } from "./reader-helpers";
 import { publishWork } from "./studio-helpers";
 
 /**
  * 书评区 (issue 32 part 4, decision 211): a reader writes a review with a rating, the author
- * marks it 精华 and replies, and the work page shows the average once enough readers rated.
+ * marks it 精华 and replies, and the work page shows the average once enough readers rated;
+ * a reader reports another's review and an operator hides it from 书评举报.
  * The other four ratings are posted by API clients of pool accounts (no browser, no scrypt).
  */
 
 const nojs = { tag: "@nojs" };
 
 test.describe("书评区", () => {
-  test("a reader reviews with a rating; the author marks 精华 and replies; the work shows its average from 5 ratings", nojs, async ({
+  test("a reader reviews with a rating; the author marks 精华 and replies; the work shows its average from 5 ratings; a reported review is hidden from 书评举报", nojs, async ({
     loggedInPage: author,
     visit,
     baseURL,
@@ -71,6 +73,28 @@ test.describe("书评区", () => {
       await visit(`/works/${id}/reviews`, author);
       await expectNoSeriousViolations(author, "the 书评区, the author's view");
     }
+
+    // The reader reports another reader's review; an operator hides it in 书评举报, and the
+    // average goes back to too few ratings.
+    const reported = reader.getByTestId("book-review").filter({ hasText: "第1位读者" });
+    await reported.getByText("举报", { exact: true }).click();
+    await reported.getByLabel("举报理由").fill("与作品无关的广告");
+    await reported.getByRole("button", { name: "提交举报" }).click();
+    await expect(reader.getByTestId("review-notice")).toHaveText("举报已收到，我们会尽快处理。");
+    const office = await browser.newContext({ baseURL, javaScriptEnabled });
+    await office.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, claimAdminSession()!)]);
+    const operator = await office.newPage();
+    await visit("/admin/book-review-reports", operator);
+    const card = operator.getByTestId("reported-review").filter({ hasText: "第1位读者" });
+    await expect(card).toContainText("与作品无关的广告");
+    await expect(card).toContainText("评分 7/10");
+    if (javaScriptEnabled) await expectNoSeriousViolations(operator, "书评举报 with a reported review");
+    await card.getByRole("button", { name: "隐藏" }).click();
+    await expect(operator.getByTestId("notice")).toHaveText("书评已隐藏");
+    await expect(operator.getByTestId("reported-review").filter({ hasText: "第1位读者" })).toHaveCount(0);
+    await visit(`/works/${id}`, reader);
+    await expect(reader.getByTestId("rating-summary")).toContainText("评分人数不足");
+    await office.close();
     await context.close();
   });
 });
