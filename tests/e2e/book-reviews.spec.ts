@@ -81,8 +81,10 @@ test.describe("书评区", () => {
     await reported.getByLabel("举报理由").fill("与作品无关的广告");
     await reported.getByRole("button", { name: "提交举报" }).click();
     await expect(reader.getByTestId("review-notice")).toHaveText("举报已收到，我们会尽快处理。");
+    const session = claimAdminSession();
+    expect(session, "the seed's admin session pool").toBeTruthy();
     const office = await browser.newContext({ baseURL, javaScriptEnabled });
-    await office.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, claimAdminSession()!)]);
+    await office.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
     const operator = await office.newPage();
     await visit("/admin/book-review-reports", operator);
     const card = operator.getByTestId("reported-review").filter({ hasText: "第1位读者" });
