@@ -86,6 +86,26 @@ test("an empty comment is refused with a message; a visitor reads comments and i
   await visitor.close();
 });
 
+test("a long 本章说 thread goes by numbered pages of 20", nojs, async ({ page, visit, playwright, baseURL }) => {
+  const author = await newAuthor(playwright, baseURL!);
+  const text = marker("pages");
+  const id = await publishWork(author, { title: `分页 ${text}`, chapters: [{ title: "第一章", paragraphs: ["一段话。"] }] });
+  // 21 comments, one after another, by three readers (each under the 10-a-minute limit).
+  const readers = [author, await newAuthor(playwright, baseURL!), await newAuthor(playwright, baseURL!)];
+  for (let i = 1; i <= 21; i++) await commentAs(readers[i % 3], id, { chapter: 1 }, { intent: "post", body: `第${i}条评论` });
+
+  await visit(`/works/${id}/comments?chapter=1&sort=new`);
+  await expect(page.getByTestId("comment")).toHaveCount(20);
+  await expect(page.getByTestId("comment").first()).toContainText("第21条评论");
+  const pager = page.getByRole("navigation", { name: "评论分页" });
+  await expect(pager.getByText("1", { exact: true })).toHaveAttribute("aria-current", "page");
+  await pager.getByRole("link", { name: "2", exact: true }).click();
+  await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+  await expect(page.getByTestId("comment")).toHaveCount(1);
+  await expect(page.getByTestId("comment")).toContainText("第1条评论");
+  await expect(pager.getByRole("link", { name: "上一页" })).toBeVisible();
+});
+
 test("the thread page fits a 390 px phone", nojs, async ({ loggedInPage: page, visit, playwright, baseURL }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const author = await newAuthor(playwright, baseURL!);

@@ -1,21 +1,26 @@
 import { AppLink } from "./app-link";
 import { pageItems } from "~/utils/pagination";
 
-/** Numbered pagination with previous/next, first/last and ellipses; plain links. */
+/**
+ * Numbered pagination with previous/next, first/last and ellipses; plain links. `label`
+ * names the navigation where a page has more than one list (评论分页, 书评分页).
+ */
 export function Pagination({
   page,
   pageCount,
   hrefFor,
   window = 5,
+  label = "分页",
 }: {
   page: number;
   pageCount: number;
   hrefFor: (page: number) => string;
   window?: number;
+  label?: string;
 }) {
   if (pageCount <= 1) return null;
   return (
-    <nav className="pagination" aria-label="分页">
+    <nav className="pagination" aria-label={label}>
       {page > 1 ? (
         <AppLink to={hrefFor(page - 1)} rel="prev">
           上一页

@@ -7,6 +7,7 @@ import { useCommentsChanged, type LiveCommentsHandle } from "~/components/commen
 import { PhoneNeeded } from "~/components/comments/phone-needed";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
+import { Pagination } from "~/components/ui/pagination";
 import { commentActionSchema } from "~/schemas/comments";
 import { COMMENT_MAX_CHARS } from "~/schemas/comment-rules";
 import { parseWithZod } from "@conform-to/zod/v4";
@@ -245,15 +246,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
 
       {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
       <CommentList comments={t.comments} signedIn={t.signedIn} mayReply={!t.phoneNeeded} isOwner={t.isOwner} action={here} answer={answer} replyTokens={t.formTokens?.replies} />
-      {t.pageCount > 1 ? (
-        <nav className="pagination" aria-label="评论分页">
-          {t.page > 1 ? <Link to={pageHref(t.page - 1)}>上一页</Link> : null}
-          <span>
-            第 {t.page} / {t.pageCount} 页
-          </span>
-          {t.page < t.pageCount ? <Link to={pageHref(t.page + 1)}>下一页</Link> : null}
-        </nav>
-      ) : null}
+      <Pagination page={t.page} pageCount={t.pageCount} hrefFor={pageHref} label="评论分页" />
     </section>
   );
 }

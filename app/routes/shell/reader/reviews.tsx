@@ -7,6 +7,7 @@ import { authHref } from "~/components/shell/auth-links";
 import { PHONE_MESSAGES } from "~/schemas/phone-rules";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
+import { Pagination } from "~/components/ui/pagination";
 import { bookReviewActionSchema } from "~/schemas/book-reviews";
 import {
   deleteReview,
@@ -190,15 +191,7 @@ export default function ReviewsPage({ loaderData: t, actionData }: Route.Compone
           </li>
         ))}
       </ol>
-      {t.pageCount > 1 ? (
-        <nav className="pagination" aria-label="书评分页">
-          {t.page > 1 ? <Link to={pageHref(t.page - 1)}>上一页</Link> : null}
-          <span>
-            第 {t.page} / {t.pageCount} 页
-          </span>
-          {t.page < t.pageCount ? <Link to={pageHref(t.page + 1)}>下一页</Link> : null}
-        </nav>
-      ) : null}
+      <Pagination page={t.page} pageCount={t.pageCount} hrefFor={pageHref} label="书评分页" />
     </section>
   );
 }
