@@ -11,7 +11,7 @@
  */
 import type { Browser, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { expect, test, waitForHydration, type SeedFacts } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { expectNoSeriousViolations, seriousViolations } from "./fixtures/axe";
 import { allPatterns, listenToConsole, NOT_VISITED, pageRoutes, siteVisits, type PageData, type Role, type Visit } from "./fixtures/site-pages";
 import { E2E_CARD, marker, newAuthor, publishWork, setPrice, type Author } from "./reader-helpers";
@@ -95,11 +95,10 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
     // The back office gives a reader and the author credits; the reader buys the paid work.
     // One administrator session per worker, for the setup and every back-office visit:
     // they only read, so the worker's tests can share it.
-    const adminSession = claimAdminSession();
-    expect(adminSession, "an administrator session from the seed's pool").toBeTruthy();
+    const adminCookie = await adminSession(baseURL);
     const admin = await playwright.request.newContext({
       baseURL,
-      storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL, adminSession!)], origins: [] },
+      storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL, adminCookie)], origins: [] },
     });
     const reader = await newAuthor(playwright, baseURL);
     const userIdOf = async (email: string) => {
@@ -176,7 +175,7 @@ function theSite(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string
       curatedRowId,
       booklistId,
       cookies,
-      adminSession: adminSession!,
+      adminSession: adminCookie,
     };
   })();
   return siteData;

@@ -6,12 +6,11 @@
  */
 import { Secret, TOTP } from "otpauth";
 import { expect, test, waitForHydration } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { clockPast } from "../fixtures/wait";
 
 test.beforeEach(async ({ context, baseURL }) => {
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session)]);
 });
 

@@ -13,7 +13,7 @@ import type { BrowserContext, Page } from "@playwright/test";
 import sharp from "sharp";
 import { startFakeAiProvider, type FakeAiProvider } from "../fakes/ai-provider";
 import { expect, test, waitForHydration, waitForLive } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 
 process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
 process.env.ADMIN_PASSWORD ??= "e2e-admin-password";
@@ -25,22 +25,7 @@ const ADMIN = { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASS
  * "login" tests, which use the form.
  */
 async function adminLogIn(context: BrowserContext, baseURL: string) {
-  const session = claimAdminSession();
-  if (session) {
-    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
-    return;
-  }
-  const origin = new URL(baseURL).origin;
-  const response = await context.request.post("/xbbadmin", {
-    form: { email: ADMIN.email, password: ADMIN.password, redirectTo: "/admin/dashboard" },
-    headers: { Origin: origin, Referer: `${origin}/xbbadmin` },
-    maxRedirects: 0,
-  });
-  if (response.status() !== 302) {
-    throw new Error(
-      `admin login failed (${response.status()}): start the e2e server with ADMIN_EMAIL=${ADMIN.email} and ADMIN_PASSWORD set`,
-    );
-  }
+  await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, await adminSession(baseURL))]);
 }
 
 /** page.goto, then waits for hydration when JavaScript runs. */

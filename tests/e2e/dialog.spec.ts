@@ -1,6 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { expectLoginDialog } from "./fixtures/auth-dialog";
 
 // The one dialog (app/components/ui/dialog.tsx) as keyboard and screen-reader users meet
@@ -94,9 +94,7 @@ test.describe("the dialog with JavaScript", () => {
 });
 
 test("a back-office dialog: focus in, trapped, Escape closes and focus returns", async ({ page, context, baseURL, visit }) => {
-  const session = claimAdminSession();
-  expect(session, "an administrator session from the seed's pool").toBeTruthy();
-  await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+  await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, await adminSession(baseURL!))]);
   await visit("/admin/prompts");
   const opener = page.getByRole("link", { name: "新建提示词" });
   await opener.focus();

@@ -1,6 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
 // What a keyboard-only user does beyond the dialogs (dialog.spec.ts) and the site's phone
@@ -119,9 +119,7 @@ test.describe("the back office on a 390 px phone", () => {
     visit,
     javaScriptEnabled,
   }) => {
-    const session = claimAdminSession();
-    expect(session, "an administrator session from the seed's pool").toBeTruthy();
-    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+    await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, await adminSession(baseURL!))]);
     await visit("/admin/dashboard");
     const menu = page.getByRole("complementary", { name: "管理菜单" });
     const inMenu = () => page.evaluate(() => Boolean(document.activeElement?.closest("#admin-menu")));

@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { expect, test } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { newAdminContext } from "./fixtures/new-admin";
 import { buyWhole, E2E_CARD, fundedBuyer, marker, publishWork, sameOrigin, setPrice, type Author } from "./reader-helpers";
 
@@ -83,11 +83,9 @@ test("a verified author saves a card, asks for a payout, an operator pays it, th
     const payoutId = new URL(admin.url()).pathname.split("/").pop();
 
     // The finance export (超级管理员 only) of the last 30 days has the payout with the same figures.
-    const session = claimAdminSession();
-    expect(session, "the seed's admin session pool").toBeTruthy();
     const finance = await browser.newContext({ baseURL, javaScriptEnabled, acceptDownloads: true });
     try {
-      await finance.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session!)]);
+      await finance.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, await adminSession(baseURL!))]);
       const money = await finance.newPage();
       await money.goto("/admin/money");
       await money.getByLabel("导出报表").selectOption("payouts");

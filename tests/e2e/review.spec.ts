@@ -9,7 +9,7 @@
  */
 import { expect, logIn, test, waitForHydration } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { newAdminContext } from "./fixtures/new-admin";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
@@ -40,8 +40,7 @@ test("a chapter waits for review, is sent back with a reason, revised and approv
 
   // The 超级管理员 adds a 审核员 and puts the author on the 先审名单.
   const adminContext = await browser.newContext({ baseURL, javaScriptEnabled });
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   await adminContext.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session)]);
   const admin = await adminContext.newPage();
   const reviewerEmail = `reviewer-${marker("r").toLowerCase()}@example.com`;
@@ -133,8 +132,7 @@ test("a trusted author's chapter and work description with a 审核 word wait, a
   const origin = { Origin: new URL(baseURL!).origin };
   const word = `待审${marker("w")}`;
   // The 超级管理员 adds the word (level 审核) by the back office's own form.
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   const admin = await playwright.request.newContext({ baseURL, storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL!, session)], origins: [] } });
   const posted = await admin.post("/admin/screening", { form: { intent: "add", word, category: "其他", level: "review" }, headers: origin, maxRedirects: 0 });
   expect(posted.status(), await posted.text()).toBe(302);
@@ -191,8 +189,7 @@ test("跟踪审读 samples a trusted author's chapter that went out; an author a
   const sampled = `抽检${marker("s")}`;
   const held = `待审${marker("h")}`;
   // The 超级管理员 adds a 替换 word and a 审核 word by the back office's own form.
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   const admin = await playwright.request.newContext({ baseURL, storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL!, session)], origins: [] } });
   for (const [word, level] of [[sampled, "replace"], [held, "review"]]) {
     const posted = await admin.post("/admin/screening", { form: { intent: "add", word, category: "其他", level }, headers: origin, maxRedirects: 0 });
@@ -275,8 +272,7 @@ test("跟踪审读 samples a trusted author's chapter that went out; an author a
 test("an author appeals a 退回修改 of their work's information from its settings; the 总编辑 refuses it @nojs", async ({ browser, baseURL, playwright, javaScriptEnabled }) => {
   const origin = { Origin: new URL(baseURL!).origin };
   const word = `待审${marker("aw")}`;
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   const admin = await playwright.request.newContext({ baseURL, storageState: { cookies: [poolCookie(ADMIN_COOKIE, baseURL!, session)], origins: [] } });
   const posted = await admin.post("/admin/screening", { form: { intent: "add", word, category: "其他", level: "review" }, headers: origin, maxRedirects: 0 });
   expect(posted.status(), await posted.text()).toBe(302);

@@ -5,7 +5,7 @@
  */
 import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
 process.env.ADMIN_EMAIL ??= "e2e-admin@example.com";
@@ -13,15 +13,7 @@ process.env.ADMIN_PASSWORD ??= "e2e-admin-password";
 
 /** An administrator's session: one the seed made while there are any, else the login form's post. */
 async function adminLogIn(context: BrowserContext, baseURL: string) {
-  const session = claimAdminSession();
-  if (session) return context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, session)]);
-  const origin = new URL(baseURL).origin;
-  const response = await context.request.post("/xbbadmin", {
-    form: { email: process.env.ADMIN_EMAIL!, password: process.env.ADMIN_PASSWORD!, redirectTo: "/admin/screening" },
-    headers: { Origin: origin, Referer: `${origin}/xbbadmin` },
-    maxRedirects: 0,
-  });
-  expect(response.status()).toBe(302);
+  await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL, await adminSession(baseURL))]);
 }
 
 test("an operator adds a word and imports a TXT; a comment with the imported word is refused", { tag: "@nojs" }, async ({

@@ -4,7 +4,7 @@ import { randomInt } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { expectNoSeriousViolations } from "./fixtures/axe";
-import { ADMIN_COOKIE, claimAdminSession, poolCookie } from "./fixtures/account-pool";
+import { ADMIN_COOKIE, adminSession, poolCookie } from "./fixtures/account-pool";
 import { runDir } from "./fixtures/facts";
 import { marker, newAuthor, publishWork } from "./reader-helpers";
 
@@ -47,8 +47,7 @@ test("a commenter without a bound phone is asked for one, binds it with the code
   const workId = await publishWork(author, { title: `实名 ${text}`, chapters: [{ title: "第一章", paragraphs: [`${text}开头。`, `${text}结尾。`] }] });
 
   // The operator turns 评论实名 on (the back office's site settings).
-  const session = claimAdminSession();
-  if (!session) throw new Error("the seed's admin session pool is used up");
+  const session = await adminSession(baseURL!);
   const adminContext = await browser.newContext({ baseURL });
   try {
     await adminContext.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session)]);
