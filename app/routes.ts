@@ -262,6 +262,6 @@ export default [
     route("*", "routes/exports/not-found.ts"),
   ]),
 
-  // docs/product.md D4: unknown user-side paths go to the home page.
+  // docs/product.md D4: an unknown page path goes to the home page.
   route("*", "routes/public/catch-all.ts"),
 ] satisfies RouteConfig;

@@ -106,7 +106,7 @@ describe("node server.js", () => {
     const asset = await fetch(`${origin}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("Cache-Control")).toContain("immutable");
-    // Not a file: the site's own answer (unknown user-side paths go to the home page).
+    // Not a file: the site's own answer (an unknown page path goes to the home page).
     const missing = await fetch(`${origin}/favicon.ico.bak`, { redirect: "manual" });
     expect(missing.status).toBe(302);
   });

@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
 
-/** docs/product.md D4: unknown user-side paths redirect to "/". */
+/** docs/product.md D4: an unknown page path redirects to "/". */
 export function loader() {
   return redirect("/");
 }

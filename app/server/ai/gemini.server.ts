@@ -37,7 +37,7 @@ export function geminiRequest(config: Pick<ProviderConfig, "endpoint" | "apiKey"
 /**
  * Gemini's own protocol. The key travels in the x-goog-api-key header (accepted like
  * ?key=, docs/protocols.md) so it never appears in a URL or a proxy's log. System and user
- * prompts are sent joined in one user part, as the original product did: it works with
+ * prompts are sent joined in one user part (docs/protocols.md#gemini): it works with
  * every model, including those without systemInstruction.
  */
 export class GeminiProvider implements AiProvider {
