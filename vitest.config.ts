@@ -1,9 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 // Its own config, without the reactRouter() plugin, which would take over vitest runs.
-// Two projects (docs/decisions/282): `unit` (tests/unit, app/**) needs no database, and
-// `integration` (tests/integration) gives every file its own. CI runs both on PostgreSQL
-// and only `integration` again on PGlite, as the unit tests do not touch a database.
+// Three projects (docs/decisions/282, 284): `unit` (tests/unit, app/**) needs no database,
+// `integration` (tests/integration) gives every file its own, and `standalone`
+// (tests/standalone) brings its own or none, the same whatever the backend (child
+// processes on a PGlite directory of their own, postgres.js against a PostgreSQL server, the
+// source read as text). CI runs all three on PostgreSQL and only `integration` again on PGlite.
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
@@ -23,6 +25,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "unit", include: ["tests/unit/**/*.test.ts", "app/**/*.test.ts"], setupFiles: ["tests/setup/per-file-env.ts"] },
+      },
+      {
+        extends: true,
+        test: { name: "standalone", include: ["tests/standalone/**/*.test.ts"], setupFiles: ["tests/setup/per-file-env.ts"] },
       },
       {
         extends: true,

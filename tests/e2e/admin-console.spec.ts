@@ -14,7 +14,7 @@ test.beforeEach(async ({ context, baseURL }) => {
   await context.addCookies([poolCookie(ADMIN_COOKIE, baseURL!, session)]);
 });
 
-test("a change shows in the audit log, searched on a phone without JavaScript; the menu is a drawer @nojs", async ({ page }) => {
+test("a change shows in the audit log, searched on a phone without JavaScript; the menu is a drawer @nojs", async ({ page, javaScriptEnabled }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const name = `砚台${Date.now().toString(36).slice(-6)}`;
   await page.goto("/admin/settings/site");
@@ -64,6 +64,32 @@ test("a change shows in the audit log, searched on a phone without JavaScript; t
   // A bad date is named, not a crash.
   await page.goto("/admin/audit?from=2026-02-30");
   await expect(page.getByText("日期格式不正确")).toBeVisible();
+
+  if (!javaScriptEnabled) return;
+  // A notice leaves the address bar 3 s after it shows; a menu opened meanwhile stays open.
+  // The page's clock stands still until the test moves it past those 3 s.
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 60_000);
+  await page.goto("/admin/categories?notice=saved");
+  await waitForHydration(page);
+  await expect(page.getByTestId("notice")).toHaveText("保存成功");
+  await page.locator(".admin-menu-button").click();
+  await expect(menuLink).toBeInViewport();
+  await page.clock.runFor(3_500);
+  await expect(page).not.toHaveURL(/notice=/);
+  // React renders the new address and runs its effects in tasks of its own (a
+  // MessageChannel, which the paused clock leaves alone): let twenty such tasks go by.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const channel = new MessageChannel();
+        let turns = 0;
+        channel.port1.onmessage = () => (++turns < 20 ? channel.port2.postMessage(null) : resolve());
+        channel.port2.postMessage(null);
+      }),
+  );
+  await expect(page.getByRole("button", { name: "菜单" })).toHaveAttribute("aria-expanded", "true");
+  await expect(menuLink).toBeInViewport();
 });
 
 test("a 超级管理员 adds a 运营, who sees no site settings, gets 403 on the payment keys, and signs in with a TOTP code", async ({ page, browser, baseURL }) => {

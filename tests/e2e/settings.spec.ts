@@ -171,6 +171,22 @@ test.describe("/settings", () => {
     await expect(r18).toHaveAttribute("aria-checked", "false");
   });
 
+  test("the switches keep their state visible in forced colours (a contrast theme)", async ({ loggedInPage: page, visit }) => {
+    await page.emulateMedia({ forcedColors: "active" });
+    await visit("/settings?tab=display");
+    // The track's and the knob's colours as the browser paints them under the theme.
+    const painted = (name: string) =>
+      page
+        .getByRole("switch", { name })
+        .locator(".switch-knob")
+        .evaluate((track) => ({ track: getComputedStyle(track).backgroundColor, knob: getComputedStyle(track, "::after").backgroundColor }));
+    const off = await painted("显示 R-18 内容");
+    const on = await painted("显示 AI 创作的内容");
+    expect(off.knob).not.toBe(off.track);
+    expect(on.knob).not.toBe(on.track);
+    expect(on.track).not.toBe(off.track);
+  });
+
   test("a notice reaches only the page it was sent to, not another tab that reloads first", nojs, async ({
     loggedInPage: page,
     context,

@@ -112,6 +112,20 @@ export function ClaimForm({ intent, label, primary = false }: { intent: "claim" 
   );
 }
 
+/** A queue row's last two cells: when it was submitted and how long it has waited, and who holds it. */
+export function QueueWaitCells({ submittedAt, waited, claimedBy }: { submittedAt: string; waited: string; claimedBy: string | null }) {
+  return (
+    <>
+      <td>
+        {submittedAt}
+        <br />
+        <small className="admin-muted">已等待 {waited}</small>
+      </td>
+      <td className="admin-break">{claimedBy ?? "未领取"}</td>
+    </>
+  );
+}
+
 /**
  * The notice named in the query string. With JavaScript it fades after `ms` (the code
  * generation message lasts 3 s) and leaves the address bar; without, it stays.

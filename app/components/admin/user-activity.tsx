@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { formatNumber, formatTokens } from "~/utils/format";
 import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /** The user page's ledgers, purchases, orders and works (decision 137): plain tables that scroll inside their card. */
 
@@ -38,29 +39,20 @@ function Card({ title, testId, empty, children }: { title: string; testId: strin
 
 function Ledger({ rows, tokens }: { rows: LedgerRow[]; tokens?: boolean }) {
   return (
-    <table className="admin-table">
-      <thead>
-        <tr>
-          <th>时间</th>
-          <th>变动</th>
-          <th>说明</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => {
-          // Credits ledger rows store a positive amount with a type; the others are signed.
-          const signed = r.type === "consume" ? -Math.abs(r.amount) : r.type === "recharge" ? Math.abs(r.amount) : r.amount;
-          const text = tokens ? formatTokens(Math.abs(signed)) : formatNumber(Math.abs(signed));
-          return (
-            <tr key={r.id}>
-              <td>{formatShanghaiSeconds(r.createdAt)}</td>
-              <td>{signed < 0 ? `-${text}` : `+${text}`}</td>
-              <td>{r.description}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <AdminTable head={["时间", "变动", "说明"]}>
+      {rows.map((r) => {
+        // Credits ledger rows store a positive amount with a type; the others are signed.
+        const signed = r.type === "consume" ? -Math.abs(r.amount) : r.type === "recharge" ? Math.abs(r.amount) : r.amount;
+        const text = tokens ? formatTokens(Math.abs(signed)) : formatNumber(Math.abs(signed));
+        return (
+          <tr key={r.id}>
+            <td>{formatShanghaiSeconds(r.createdAt)}</td>
+            <td>{signed < 0 ? `-${text}` : `+${text}`}</td>
+            <td>{r.description}</td>
+          </tr>
+        );
+      })}
+    </AdminTable>
   );
 }
 
@@ -82,82 +74,52 @@ export function UserActivity({ activity }: { activity: Activity }) {
         <Ledger rows={a.incomeRows} />
       </Card>
       <Card title="购买记录" testId="user-purchases" empty={a.purchases.length === 0 && a.chapterBuys.length === 0}>
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th>作品</th>
-              <th>购买</th>
-              <th>积分</th>
-              <th>时间</th>
+        <AdminTable head={["作品", "购买", "积分", "时间"]}>
+          {a.purchases.map((p) => (
+            <tr key={`w${p.workId}`}>
+              <td>
+                {p.title ?? "（已删除）"}
+              </td>
+              <td>整本</td>
+              <td>{formatNumber(p.price)}</td>
+              <td>{formatShanghaiSeconds(p.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {a.purchases.map((p) => (
-              <tr key={`w${p.workId}`}>
-                <td>
-                  {p.title ?? "（已删除）"}
-                </td>
-                <td>整本</td>
-                <td>{formatNumber(p.price)}</td>
-                <td>{formatShanghaiSeconds(p.createdAt)}</td>
-              </tr>
-            ))}
-            {a.chapterBuys.map((p) => (
-              <tr key={`c${p.workId}`}>
-                <td>{p.title ?? "（已删除）"}</td>
-                <td>{p.chapters} 章</td>
-                <td>{formatNumber(p.credits)}</td>
-                <td>{formatShanghaiSeconds(p.lastAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+          {a.chapterBuys.map((p) => (
+            <tr key={`c${p.workId}`}>
+              <td>{p.title ?? "（已删除）"}</td>
+              <td>{p.chapters} 章</td>
+              <td>{formatNumber(p.credits)}</td>
+              <td>{formatShanghaiSeconds(p.lastAt)}</td>
+            </tr>
+          ))}
+        </AdminTable>
       </Card>
       <Card title="充值订单" testId="user-orders" empty={a.orders.length === 0}>
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th>订单号</th>
-              <th>金额</th>
-              <th>状态</th>
-              <th>创建时间</th>
+        <AdminTable head={["订单号", "金额", "状态", "创建时间"]}>
+          {a.orders.map((o) => (
+            <tr key={o.outTradeNo}>
+              <td>
+                <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
+              </td>
+              <td>¥{o.amount}</td>
+              <td>{o.refundedAt ? "已退款" : o.status === "paid" ? "已支付" : "待支付"}</td>
+              <td>{formatShanghaiSeconds(o.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {a.orders.map((o) => (
-              <tr key={o.outTradeNo}>
-                <td>
-                  <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
-                </td>
-                <td>¥{o.amount}</td>
-                <td>{o.refundedAt ? "已退款" : o.status === "paid" ? "已支付" : "待支付"}</td>
-                <td>{formatShanghaiSeconds(o.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </AdminTable>
       </Card>
       <Card title="作品" testId="user-works" empty={a.works.length === 0}>
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th>标题</th>
-              <th>可见性</th>
-              <th>章节</th>
-              <th>创建时间</th>
+        <AdminTable head={["标题", "可见性", "章节", "创建时间"]}>
+          {a.works.map((w) => (
+            <tr key={w.id}>
+              <td>{w.title}</td>
+              <td>{VISIBILITY[w.visibility] ?? w.visibility}</td>
+              <td>{w.chapterCount}</td>
+              <td>{formatShanghaiSeconds(w.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {a.works.map((w) => (
-              <tr key={w.id}>
-                <td>{w.title}</td>
-                <td>{VISIBILITY[w.visibility] ?? w.visibility}</td>
-                <td>{w.chapterCount}</td>
-                <td>{formatShanghaiSeconds(w.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </AdminTable>
       </Card>
     </>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
+import { ReportDetails } from "./thread-parts";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comment-rules";
 import type { CommentView } from "~/types/comments";
 import { formatShanghai } from "~/utils/shanghai-time";
@@ -127,19 +128,7 @@ function CommentItem({
           </details>
         ) : null}
         {signedIn && !c.mine ? (
-          <details className="comment-more">
-            <summary className="btn btn-small">举报</summary>
-            <F method="post" action={action} className="comment-form">
-              {fields("report")}
-              <label>
-                举报理由
-                <input name="reason" maxLength={REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
-              </label>
-              <button type="submit" className="btn btn-small" disabled={busy}>
-                提交举报
-              </button>
-            </F>
-          </details>
+          <ReportDetails form={F} action={action} fields={fields("report")} maxLength={REPORT_MAX_CHARS} busy={busy} />
         ) : null}
         {isOwner && !c.held ? (
           <>

@@ -1,4 +1,5 @@
 import { Form } from "react-router";
+import { ReportDetails } from "~/components/comments/thread-parts";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
 import { REVIEW_MAX_CHARS, REVIEW_MIN_CHARS, REVIEW_REPLY_MAX_CHARS, REVIEW_REPORT_MAX_CHARS } from "~/schemas/book-review-rules";
@@ -126,19 +127,7 @@ export function ReviewItem({
           <span className="muted">赞 {r.likeCount}</span>
         )}
         {signedIn && !r.mine && !r.hidden ? (
-          <details className="comment-more">
-            <summary className="btn btn-small">举报</summary>
-            <Form method="post" action={action} className="comment-form">
-              {fields("report")}
-              <label>
-                举报理由
-                <input name="reason" maxLength={REVIEW_REPORT_MAX_CHARS} required placeholder="例如：广告、人身攻击、剧透" />
-              </label>
-              <button type="submit" className="btn btn-small" disabled={busy}>
-                提交举报
-              </button>
-            </Form>
-          </details>
+          <ReportDetails form={Form} action={action} fields={fields("report")} maxLength={REVIEW_REPORT_MAX_CHARS} busy={busy} />
         ) : null}
         {isOwner && !r.hidden ? (
           <>

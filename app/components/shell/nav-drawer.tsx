@@ -27,6 +27,13 @@ const SITE_DRAWER: DrawerParts = {
   face: <span aria-hidden="true">☰</span>,
 };
 
+/** The address without `?notice=`, which names a message on the page, not another page. */
+function pageOf(pathname: string, search: string): string {
+  const params = new URLSearchParams(search);
+  params.delete("notice");
+  return `${pathname}?${params.toString()}`;
+}
+
 /**
  * The phone menu's state (docs/decisions/071-accessibility.md), for the site's sidebar and
  * the back office's menu alike. Before hydration, and without JavaScript, a checkbox and
@@ -42,8 +49,11 @@ export function useNavDrawer(parts: DrawerParts = SITE_DRAWER) {
   const buttonRef = useRef<HTMLButtonElement>(null);
   const location = useLocation();
 
-  // A new page closes the drawer.
-  useEffect(() => setOpen(false), [location.pathname, location.search]);
+  // A new page closes the drawer. The back office's notice leaving the address bar a few
+  // seconds after a save (QueryNotice, components/admin/ui.tsx) is not a new page: it
+  // must not shut a menu the operator has just opened.
+  const page = pageOf(location.pathname, location.search);
+  useEffect(() => setOpen(false), [page]);
 
   useEffect(() => {
     // Keep a drawer opened before hydration open.

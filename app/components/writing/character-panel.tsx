@@ -3,7 +3,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "react-router";
 import { characterSchema } from "~/schemas/writing";
 import type { WritingActionData } from "~/types/writing";
-import { ConfirmBox } from "./confirm-box";
+import { ConfirmBox, EditDeleteLinks } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -107,12 +107,7 @@ export function CharacterPanel({
                   {c.other ? <p className="item-detail">其他：{c.other}</p> : null}
                 </div>
                 <div className="item-actions">
-                  <Link to={href({ edit: `character:${c.id}`, confirm: null })} className="btn btn-small" preventScrollReset aria-label={`编辑角色${c.name}`}>
-                    编辑
-                  </Link>
-                  <Link to={href({ confirm: `character:${c.id}`, edit: null })} className="btn btn-small btn-danger" preventScrollReset aria-label={`删除角色${c.name}`}>
-                    删除
-                  </Link>
+                  <EditDeleteLinks item={`character:${c.id}`} label={`角色${c.name}`} />
                 </div>
                 {confirm === `character:${c.id}` ? (
                   <ConfirmBox

@@ -1,5 +1,6 @@
 import { Form, Link } from "react-router";
 import { HiddenFields } from "./hidden-fields";
+import { useWritingHref } from "./url";
 
 /**
  * A deletion asks first (docs/product.md: Rules). The question is part of the page (a
@@ -36,5 +37,23 @@ export function ConfirmBox({
         </Link>
       </Form>
     </div>
+  );
+}
+
+/**
+ * A list item's 编辑 and 删除 links (the character and plot lists): each opens the item's form
+ * or its deletion question in the page, named by `item` (`character:<id>`, `plot:<id>`).
+ */
+export function EditDeleteLinks({ item, label }: { item: string; label: string }) {
+  const href = useWritingHref();
+  return (
+    <>
+      <Link to={href({ edit: item, confirm: null })} className="btn btn-small" preventScrollReset aria-label={`编辑${label}`}>
+        编辑
+      </Link>
+      <Link to={href({ confirm: item, edit: null })} className="btn btn-small btn-danger" preventScrollReset aria-label={`删除${label}`}>
+        删除
+      </Link>
+    </>
   );
 }

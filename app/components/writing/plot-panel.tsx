@@ -5,7 +5,7 @@ import { Form, Link, useFetcher } from "react-router";
 import { plotSchema, WRITING_LIMITS } from "~/schemas/writing";
 import type { WritingActionData } from "~/types/writing";
 import type { CharacterView } from "./character-panel";
-import { ConfirmBox } from "./confirm-box";
+import { ConfirmBox, EditDeleteLinks } from "./confirm-box";
 import { HiddenFields } from "./hidden-fields";
 import { useWritingHref, useWritingParam } from "./url";
 import { FieldError, FormError } from "~/components/ui/forms";
@@ -227,12 +227,7 @@ export function PlotPanel({
                       ↓
                     </button>
                   </Form>
-                  <Link to={href({ edit: `plot:${p.id}`, confirm: null })} className="btn btn-small" preventScrollReset aria-label={`编辑情节${p.title}`}>
-                    编辑
-                  </Link>
-                  <Link to={href({ confirm: `plot:${p.id}`, edit: null })} className="btn btn-small btn-danger" preventScrollReset aria-label={`删除情节${p.title}`}>
-                    删除
-                  </Link>
+                  <EditDeleteLinks item={`plot:${p.id}`} label={`情节${p.title}`} />
                 </div>
                 {confirm === `plot:${p.id}` ? (
                   <ConfirmBox

@@ -10,9 +10,9 @@ import { adminActorOf } from "~/middleware/admin-actor.server";
 import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { adminContext } from "~/middleware/guards.server";
 import type { Route } from "./+types/admins";
-import { TableScroll } from "~/components/ui/table-scroll";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "管理员 - 管理后台" }];
 
@@ -69,81 +69,67 @@ export default function Admins({ loaderData, actionData }: Route.ComponentProps)
       <h1>管理员</h1>
       <p className="hint">超级管理员可以使用全部功能并管理管理员；运营不能修改站点设置、API配置与密钥、支付接口，不能导出数据，也不能管理管理员。</p>
       <QueryNotice ms={5000} />
-      <TableScroll className="admin-table-wrap" label="管理员列表">
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th>邮箱</th>
-              <th>角色</th>
-              <th>状态</th>
-              <th>两步验证</th>
-              <th>添加时间</th>
-              <th>操作</th>
-            </tr>
-          </thead>
-          <tbody>
-            {loaderData.admins.map((a) => (
-              <tr key={a.id} data-testid="admin-row">
-                <td>
-                  {a.email}
-                  {a.id === loaderData.selfId ? <span className="admin-badge">我</span> : null}
-                  <FormErrors errors={rowErrors(a.id)} />
-                </td>
-                <td>
-                  {a.id === loaderData.selfId ? (
-                    ADMIN_ROLE_LABELS[a.role]
-                  ) : (
-                    <Form method="post" className="admin-actions">
-                      <input type="hidden" name="intent" value="role" />
-                      <input type="hidden" name="id" value={a.id} />
-                      <select name="role" defaultValue={a.role} aria-label={`${a.email} 的角色`}>
-                        {ADMIN_ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {ADMIN_ROLE_LABELS[r]}
-                          </option>
-                        ))}
-                      </select>
-                      <SubmitButton className="btn" pending={busy}>
-                        修改角色
-                      </SubmitButton>
-                    </Form>
-                  )}
-                </td>
-                <td>{a.disabledAt ? `已停用（${formatShanghaiSeconds(a.disabledAt)}）` : "启用"}</td>
-                <td>{a.totpEnabled ? "已开启" : "未开启"}</td>
-                <td>{formatShanghaiSeconds(a.createdAt)}</td>
-                <td>
-                  <div className="admin-actions">
-                    {a.id === loaderData.selfId ? null : (
-                      <Form method="post">
-                        <input type="hidden" name="intent" value={a.disabledAt ? "enable" : "disable"} />
-                        <input type="hidden" name="id" value={a.id} />
-                        <SubmitButton className={a.disabledAt ? "btn" : "btn btn-danger"} pending={busy}>
-                          {a.disabledAt ? "启用" : "停用"}
-                        </SubmitButton>
-                      </Form>
-                    )}
-                    <details>
-                      <summary>重置密码</summary>
-                      <Form method="post" className="admin-inline-form">
-                        <input type="hidden" name="intent" value="reset-password" />
-                        <input type="hidden" name="id" value={a.id} />
-                        <label className="field">
-                          <span>新密码</span>
-                          <input type="password" name="password" autoComplete="new-password" required />
-                        </label>
-                        <SubmitButton className="btn" pending={busy}>
-                          重置
-                        </SubmitButton>
-                      </Form>
-                    </details>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <AdminTable label="管理员列表" framed head={["邮箱", "角色", "状态", "两步验证", "添加时间", "操作"]}>
+        {loaderData.admins.map((a) => (
+          <tr key={a.id} data-testid="admin-row">
+            <td>
+              {a.email}
+              {a.id === loaderData.selfId ? <span className="admin-badge">我</span> : null}
+              <FormErrors errors={rowErrors(a.id)} />
+            </td>
+            <td>
+              {a.id === loaderData.selfId ? (
+                ADMIN_ROLE_LABELS[a.role]
+              ) : (
+                <Form method="post" className="admin-actions">
+                  <input type="hidden" name="intent" value="role" />
+                  <input type="hidden" name="id" value={a.id} />
+                  <select name="role" defaultValue={a.role} aria-label={`${a.email} 的角色`}>
+                    {ADMIN_ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {ADMIN_ROLE_LABELS[r]}
+                      </option>
+                    ))}
+                  </select>
+                  <SubmitButton className="btn" pending={busy}>
+                    修改角色
+                  </SubmitButton>
+                </Form>
+              )}
+            </td>
+            <td>{a.disabledAt ? `已停用（${formatShanghaiSeconds(a.disabledAt)}）` : "启用"}</td>
+            <td>{a.totpEnabled ? "已开启" : "未开启"}</td>
+            <td>{formatShanghaiSeconds(a.createdAt)}</td>
+            <td>
+              <div className="admin-actions">
+                {a.id === loaderData.selfId ? null : (
+                  <Form method="post">
+                    <input type="hidden" name="intent" value={a.disabledAt ? "enable" : "disable"} />
+                    <input type="hidden" name="id" value={a.id} />
+                    <SubmitButton className={a.disabledAt ? "btn" : "btn btn-danger"} pending={busy}>
+                      {a.disabledAt ? "启用" : "停用"}
+                    </SubmitButton>
+                  </Form>
+                )}
+                <details>
+                  <summary>重置密码</summary>
+                  <Form method="post" className="admin-inline-form">
+                    <input type="hidden" name="intent" value="reset-password" />
+                    <input type="hidden" name="id" value={a.id} />
+                    <label className="field">
+                      <span>新密码</span>
+                      <input type="password" name="password" autoComplete="new-password" required />
+                    </label>
+                    <SubmitButton className="btn" pending={busy}>
+                      重置
+                    </SubmitButton>
+                  </Form>
+                </details>
+              </div>
+            </td>
+          </tr>
+        ))}
+      </AdminTable>
 
       <div className="admin-card">
         <h2>添加管理员</h2>

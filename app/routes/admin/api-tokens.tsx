@@ -12,8 +12,8 @@ import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/f
 import { replyOnDomainError } from "~/server/platform/errors.server";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/api-tokens";
-import { TableScroll } from "~/components/ui/table-scroll";
 import { SubmitButton } from "~/components/ui/submit-button";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "API令牌 - 管理后台" }];
 
@@ -116,42 +116,27 @@ export default function ApiTokens({ loaderData, actionData }: Route.ComponentPro
       {loaderData.tokens.length === 0 ? (
         <p className="empty-state">暂无令牌</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="API 令牌列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>名称</th>
-                <th>创建者</th>
-                <th>状态</th>
-                <th>创建时间</th>
-                <th>过期时间</th>
-                <th>最近使用</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaderData.tokens.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.name}</td>
-                  <td>{t.adminEmail}</td>
-                  <td>{t.state}</td>
-                  <td>{formatShanghaiSeconds(t.createdAt)}</td>
-                  <td>{t.expiresAt ? formatShanghaiSeconds(t.expiresAt) : "永不过期"}</td>
-                  <td>{formatShanghaiSeconds(t.lastUsedAt) || "—"}</td>
-                  <td>
-                    {t.revokedAt ? null : (
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="revoke" />
-                        <input type="hidden" name="id" value={t.id} />
-                        <button type="submit" className="btn-link admin-danger-link">撤销</button>
-                      </Form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="API 令牌列表" framed head={["名称", "创建者", "状态", "创建时间", "过期时间", "最近使用", "操作"]}>
+          {loaderData.tokens.map((t) => (
+            <tr key={t.id}>
+              <td>{t.name}</td>
+              <td>{t.adminEmail}</td>
+              <td>{t.state}</td>
+              <td>{formatShanghaiSeconds(t.createdAt)}</td>
+              <td>{t.expiresAt ? formatShanghaiSeconds(t.expiresAt) : "永不过期"}</td>
+              <td>{formatShanghaiSeconds(t.lastUsedAt) || "—"}</td>
+              <td>
+                {t.revokedAt ? null : (
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="revoke" />
+                    <input type="hidden" name="id" value={t.id} />
+                    <button type="submit" className="btn-link admin-danger-link">撤销</button>
+                  </Form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
     </section>
   );

@@ -12,7 +12,7 @@ import { parsePage } from "~/utils/pagination";
 import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import type { Route } from "./+types/codes";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "兑换码管理 - 管理后台" }];
 
@@ -120,48 +120,31 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       {codes.length === 0 ? (
         <p className="empty-state">暂无兑换码</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="兑换码列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>兑换码</th>
-                <th>积分</th>
-                <th>状态</th>
-                <th>使用用户</th>
-                <th>使用时间</th>
-                <th>创建时间</th>
-                <th>批次</th>
-                <th>有效期至</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {codes.map((c) => (
-                <tr key={c.id}>
-                  <td><code>{c.code}</code></td>
-                  <td>{c.amount}</td>
-                  <td>{codeState(c)}</td>
-                  <td>{c.userEmail ?? "—"}</td>
-                  <td>{formatShanghaiSeconds(c.usedAt) || "—"}</td>
-                  <td>{formatShanghaiSeconds(c.createdAt)}</td>
-                  <td>
-                    {c.batch ? <Link to={`/admin/codes?status=all&batch=${encodeURIComponent(c.batch)}`}>{c.batch}</Link> : "—"}
-                  </td>
-                  <td>{formatShanghaiSeconds(c.expiresAt) || "—"}</td>
-                  <td>
-                    {codeState(c) === "未使用" ? (
-                      <Form method="post" action={base}>
-                        <input type="hidden" name="intent" value="void" />
-                        <input type="hidden" name="id" value={c.id} />
-                        <button type="submit" className="btn btn-ghost admin-danger-link">作废</button>
-                      </Form>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="兑换码列表" framed head={["兑换码", "积分", "状态", "使用用户", "使用时间", "创建时间", "批次", "有效期至", "操作"]}>
+          {codes.map((c) => (
+            <tr key={c.id}>
+              <td><code>{c.code}</code></td>
+              <td>{c.amount}</td>
+              <td>{codeState(c)}</td>
+              <td>{c.userEmail ?? "—"}</td>
+              <td>{formatShanghaiSeconds(c.usedAt) || "—"}</td>
+              <td>{formatShanghaiSeconds(c.createdAt)}</td>
+              <td>
+                {c.batch ? <Link to={`/admin/codes?status=all&batch=${encodeURIComponent(c.batch)}`}>{c.batch}</Link> : "—"}
+              </td>
+              <td>{formatShanghaiSeconds(c.expiresAt) || "—"}</td>
+              <td>
+                {codeState(c) === "未使用" ? (
+                  <Form method="post" action={base}>
+                    <input type="hidden" name="intent" value="void" />
+                    <input type="hidden" name="id" value={c.id} />
+                    <button type="submit" className="btn btn-ghost admin-danger-link">作废</button>
+                  </Form>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/codes?${filters}&page=${p}`} />
       {batch && codes.some((c) => codeState(c) === "未使用") ? (

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect } from "react-router";
-import { ClaimForm, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { ClaimForm, FormErrors, QueryNotice, QueueWaitCells } from "~/components/admin/ui";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import { IDENTITY_DOCUMENT_LABELS } from "~/schemas/identity";
 import { reviewQueueSchema } from "~/schemas/review";
@@ -9,6 +9,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { formatNumber, formatWait } from "~/utils/format";
 import { formatShanghai } from "~/utils/shanghai-time";
 import type { Route } from "./+types/identity";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /**
  * 实名审核 (docs/product.md#author-identity, decision 204): authors' identity submissions,
@@ -45,38 +46,21 @@ export default function IdentityQueue({ loaderData, actionData }: Route.Componen
       {rows.length === 0 ? (
         <p className="empty-state">暂无待审核的实名认证</p>
       ) : (
-        <div className="admin-table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">作者</th>
-                <th scope="col">证件</th>
-                <th scope="col">提交时间</th>
-                <th scope="col">领取</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="identity-row">
-                  <td className="admin-break">
-                    <Link to={`/admin/identity/${r.id}`}>{r.author || r.email}</Link>
-                    <br />
-                    <small className="admin-muted">{r.email}</small>
-                  </td>
-                  <td className="admin-break">
-                    {IDENTITY_DOCUMENT_LABELS[r.documentType]} · {r.nameMasked} · {r.numberMasked}
-                  </td>
-                  <td>
-                    {r.submittedAt}
-                    <br />
-                    <small className="admin-muted">已等待 {r.waited}</small>
-                  </td>
-                  <td className="admin-break">{r.claimedBy ?? "未领取"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AdminTable label="待审核的实名认证" framed head={["作者", "证件", "提交时间", "领取"]}>
+          {rows.map((r) => (
+            <tr key={r.id} data-testid="identity-row">
+              <td className="admin-break">
+                <Link to={`/admin/identity/${r.id}`}>{r.author || r.email}</Link>
+                <br />
+                <small className="admin-muted">{r.email}</small>
+              </td>
+              <td className="admin-break">
+                {IDENTITY_DOCUMENT_LABELS[r.documentType]} · {r.nameMasked} · {r.numberMasked}
+              </td>
+              <QueueWaitCells submittedAt={r.submittedAt} waited={r.waited} claimedBy={r.claimedBy} />
+            </tr>
+          ))}
+        </AdminTable>
       )}
     </section>
   );

@@ -5,7 +5,7 @@ import { FINANCE_MAX_DAYS, FINANCE_REPORT_LABELS, FINANCE_REPORTS, lastDays, par
 import { formatFen, formatNumber } from "~/utils/format";
 import { shanghaiDate } from "~/utils/shanghai-time";
 import type { Route } from "./+types/money";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /**
  * 资金报表 (decisions 136, 226): by day in China time for a range (the last 30 days unless
@@ -78,49 +78,33 @@ export default function Money({ loaderData: { days, totals, range, error, canExp
           </button>
         </form>
       ) : null}
-      <TableScroll label="资金报表">
-        <table className="admin-table" data-testid="money-table">
-          <thead>
-            <tr>
-              <th>日期</th>
-              <th>充值</th>
-              <th>退款</th>
-              <th>购买</th>
-              <th>打赏</th>
-              <th>作者收入</th>
-              <th>提现</th>
-              <th>代扣个税</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr className="admin-row-total">
-              <th scope="row">合计</th>
-              <td>{formatNumber(totals.topUps)}</td>
-              <td>{formatNumber(totals.refunds)}</td>
-              <td>{formatNumber(totals.purchases)}</td>
-              <td>{formatNumber(totals.tips)}</td>
-              <td>{formatNumber(totals.authorIncome)}</td>
-              <td>{formatNumber(totals.payouts)}</td>
-              <td>{formatFen(totals.taxFen)}</td>
-            </tr>
-            {days.map((d) => (
-              <tr key={d.day}>
-                <th scope="row">{d.day}</th>
-                <td>
-                  {formatNumber(d.topUps)}
-                  {d.topUpOrders ? <small className="admin-muted">（{d.topUpOrders} 笔）</small> : null}
-                </td>
-                <td>{formatNumber(d.refunds)}</td>
-                <td>{formatNumber(d.purchases)}</td>
-                <td>{formatNumber(d.tips)}</td>
-                <td>{formatNumber(d.authorIncome)}</td>
-                <td>{formatNumber(d.payouts)}</td>
-                <td>{formatFen(d.taxFen)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <AdminTable label="资金报表" testId="money-table" head={["日期", "充值", "退款", "购买", "打赏", "作者收入", "提现", "代扣个税"]}>
+        <tr className="admin-row-total">
+          <th scope="row">合计</th>
+          <td>{formatNumber(totals.topUps)}</td>
+          <td>{formatNumber(totals.refunds)}</td>
+          <td>{formatNumber(totals.purchases)}</td>
+          <td>{formatNumber(totals.tips)}</td>
+          <td>{formatNumber(totals.authorIncome)}</td>
+          <td>{formatNumber(totals.payouts)}</td>
+          <td>{formatFen(totals.taxFen)}</td>
+        </tr>
+        {days.map((d) => (
+          <tr key={d.day}>
+            <th scope="row">{d.day}</th>
+            <td>
+              {formatNumber(d.topUps)}
+              {d.topUpOrders ? <small className="admin-muted">（{d.topUpOrders} 笔）</small> : null}
+            </td>
+            <td>{formatNumber(d.refunds)}</td>
+            <td>{formatNumber(d.purchases)}</td>
+            <td>{formatNumber(d.tips)}</td>
+            <td>{formatNumber(d.authorIncome)}</td>
+            <td>{formatNumber(d.payouts)}</td>
+            <td>{formatFen(d.taxFen)}</td>
+          </tr>
+        ))}
+      </AdminTable>
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/orders";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /**
  * 充值订单 (docs/product.md: Back office, orders and money): every payment order, filtered by
@@ -61,47 +61,33 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         </button>
       </Form>
       <p className="admin-muted">共 {total} 笔</p>
-      <TableScroll label="订单列表">
-        <table className="admin-table" data-testid="order-table">
-          <thead>
-            <tr>
-              <th>订单号</th>
-              <th>用户</th>
-              <th>金额</th>
-              <th>状态</th>
-              <th>创建时间</th>
-              <th>支付时间</th>
+      <AdminTable label="订单列表" testId="order-table" head={["订单号", "用户", "金额", "状态", "创建时间", "支付时间"]}>
+        {orders.length === 0 ? (
+          <tr>
+            <td colSpan={6}>暂无订单</td>
+          </tr>
+        ) : (
+          orders.map((o) => (
+            <tr key={o.outTradeNo}>
+              <td>
+                <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
+              </td>
+              <td>
+                <Link to={`/admin/users/${o.userId}`}>{o.nickname}</Link>
+                <br />
+                <small>{o.email}</small>
+              </td>
+              <td>¥{o.amount}</td>
+              <td>
+                {orderStatusLabel(o)}
+                {o.status === "paid" && o.creditedVia ? <small className="admin-muted">（{CREDITED_VIA_LABELS[o.creditedVia] ?? o.creditedVia}）</small> : null}
+              </td>
+              <td>{formatShanghaiSeconds(o.createdAt)}</td>
+              <td>{formatShanghaiSeconds(o.paidAt) || "—"}</td>
             </tr>
-          </thead>
-          <tbody>
-            {orders.length === 0 ? (
-              <tr>
-                <td colSpan={6}>暂无订单</td>
-              </tr>
-            ) : (
-              orders.map((o) => (
-                <tr key={o.outTradeNo}>
-                  <td>
-                    <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
-                  </td>
-                  <td>
-                    <Link to={`/admin/users/${o.userId}`}>{o.nickname}</Link>
-                    <br />
-                    <small>{o.email}</small>
-                  </td>
-                  <td>¥{o.amount}</td>
-                  <td>
-                    {orderStatusLabel(o)}
-                    {o.status === "paid" && o.creditedVia ? <small className="admin-muted">（{CREDITED_VIA_LABELS[o.creditedVia] ?? o.creditedVia}）</small> : null}
-                  </td>
-                  <td>{formatShanghaiSeconds(o.createdAt)}</td>
-                  <td>{formatShanghaiSeconds(o.paidAt) || "—"}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableScroll>
+          ))
+        )}
+      </AdminTable>
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>
   );

@@ -11,9 +11,9 @@ import { parsePage } from "~/utils/pagination";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/payouts";
-import { TableScroll } from "~/components/ui/table-scroll";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
@@ -83,79 +83,64 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
         </button>
       </Form>
       <p className="admin-muted">共 {total} 条</p>
-      <TableScroll label="提现申请">
-        <table className="admin-table" data-testid="payout-table">
-          <thead>
-            <tr>
-              <th>编号</th>
-              <th>作者</th>
-              <th>金额</th>
-              <th>收款信息</th>
-              <th>申请时间</th>
-              <th>状态</th>
-              <th>操作</th>
-            </tr>
-          </thead>
-          <tbody>
-            {requests.length === 0 ? (
-              <tr>
-                <td colSpan={7}>暂无提现申请</td>
-              </tr>
-            ) : (
-              requests.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to={`/admin/payouts/${r.id}`}>#{r.id}</Link>
-                  </td>
-                  <td>
-                    <Link to={`/admin/users/${r.userId}`}>{r.nickname}</Link>
+      <AdminTable label="提现申请" testId="payout-table" head={["编号", "作者", "金额", "收款信息", "申请时间", "状态", "操作"]}>
+        {requests.length === 0 ? (
+          <tr>
+            <td colSpan={7}>暂无提现申请</td>
+          </tr>
+        ) : (
+          requests.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <Link to={`/admin/payouts/${r.id}`}>#{r.id}</Link>
+              </td>
+              <td>
+                <Link to={`/admin/users/${r.userId}`}>{r.nickname}</Link>
+                <br />
+                <small>{r.email}</small>
+              </td>
+              <td>{r.amount}</td>
+              <td className="admin-payee">
+                {r.payeeName ? <>收款人：{r.payeeName}<br /></> : null}
+                {r.payee}
+                {r.accountFull ? (
+                  <>
                     <br />
-                    <small>{r.email}</small>
-                  </td>
-                  <td>{r.amount}</td>
-                  <td className="admin-payee">
-                    {r.payeeName ? <>收款人：{r.payeeName}<br /></> : null}
-                    {r.payee}
-                    {r.accountFull ? (
-                      <>
-                        <br />
-                        <span data-testid="payout-account-full">账号：{r.accountFull}</span>
-                      </>
-                    ) : null}
-                  </td>
-                  <td>{formatShanghaiSeconds(r.createdAt)}</td>
-                  <td>
-                    {STATUS_LABELS[r.status]}
-                    {r.reference ? <small className="admin-muted">（{r.reference}）</small> : null}
-                  </td>
-                  <td>
-                    {r.status === "pending" ? (
-                      <>
-                        <Form method="post" className="inline-form">
-                          <input type="hidden" name="id" value={r.id} />
-                          <input type="hidden" name="outcome" value="paid" />
-                          <input name="reference" placeholder="付款凭证号" aria-label={`#${r.id} 付款凭证号`} required maxLength={200} />
-                          <SubmitButton className="btn btn-primary btn-small" pending={busy}>
-                            标记已支付
-                          </SubmitButton>
-                        </Form>
-                        <Form method="post" className="inline-form">
-                          <input type="hidden" name="id" value={r.id} />
-                          <input type="hidden" name="outcome" value="refused" />
-                          <input name="reference" placeholder="拒绝理由（可选）" aria-label={`#${r.id} 拒绝理由`} maxLength={200} />
-                          <SubmitButton className="btn btn-small" pending={busy}>
-                            拒绝
-                          </SubmitButton>
-                        </Form>
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableScroll>
+                    <span data-testid="payout-account-full">账号：{r.accountFull}</span>
+                  </>
+                ) : null}
+              </td>
+              <td>{formatShanghaiSeconds(r.createdAt)}</td>
+              <td>
+                {STATUS_LABELS[r.status]}
+                {r.reference ? <small className="admin-muted">（{r.reference}）</small> : null}
+              </td>
+              <td>
+                {r.status === "pending" ? (
+                  <>
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="id" value={r.id} />
+                      <input type="hidden" name="outcome" value="paid" />
+                      <input name="reference" placeholder="付款凭证号" aria-label={`#${r.id} 付款凭证号`} required maxLength={200} />
+                      <SubmitButton className="btn btn-primary btn-small" pending={busy}>
+                        标记已支付
+                      </SubmitButton>
+                    </Form>
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="id" value={r.id} />
+                      <input type="hidden" name="outcome" value="refused" />
+                      <input name="reference" placeholder="拒绝理由（可选）" aria-label={`#${r.id} 拒绝理由`} maxLength={200} />
+                      <SubmitButton className="btn btn-small" pending={busy}>
+                        拒绝
+                      </SubmitButton>
+                    </Form>
+                  </>
+                ) : null}
+              </td>
+            </tr>
+          ))
+        )}
+      </AdminTable>
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>
   );

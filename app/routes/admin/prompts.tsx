@@ -11,7 +11,7 @@ import { readForm, replyToForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/prompts";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "提示词管理 - 管理后台" }];
 
@@ -87,37 +87,24 @@ export default function Prompts({ loaderData, actionData }: Route.ComponentProps
       {prompts.length === 0 ? (
         <p className="empty-state">暂无提示词</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="提示词列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>代码</th>
-                <th>标题</th>
-                <th>类型</th>
-                <th>创建时间</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {prompts.map((p) => (
-                <tr key={p.id}>
-                  <td><code>{p.code}</code>{p.builtIn ? <span className="admin-badge">内置</span> : null}</td>
-                  <td>{p.title}</td>
-                  <td>{PROMPT_TYPE_LABELS[p.type]}</td>
-                  <td>{formatShanghaiSeconds(p.createdAt)}</td>
-                  <td className="admin-actions">
-                    <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
-                    {p.builtIn ? (
-                      <span className="muted" title="内置提示词只能修改内容">不可删除</span>
-                    ) : (
-                      <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="提示词列表" framed head={["代码", "标题", "类型", "创建时间", "操作"]}>
+          {prompts.map((p) => (
+            <tr key={p.id}>
+              <td><code>{p.code}</code>{p.builtIn ? <span className="admin-badge">内置</span> : null}</td>
+              <td>{p.title}</td>
+              <td>{PROMPT_TYPE_LABELS[p.type]}</td>
+              <td>{formatShanghaiSeconds(p.createdAt)}</td>
+              <td className="admin-actions">
+                <Link to={`${base}&dialog=edit&id=${p.id}`} preventScrollReset>编辑</Link>
+                {p.builtIn ? (
+                  <span className="muted" title="内置提示词只能修改内容">不可删除</span>
+                ) : (
+                  <Link to={`${base}&dialog=delete&id=${p.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+                )}
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/prompts?page=${p}`} />
 

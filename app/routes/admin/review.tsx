@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Link, redirect } from "react-router";
-import { ClaimForm, FormErrors, QueryNotice } from "~/components/admin/ui";
+import { ClaimForm, FormErrors, QueryNotice, QueueWaitCells } from "~/components/admin/ui";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import { adminContext } from "~/middleware/guards.server";
 import { REVIEW_KIND_LABELS, reviewQueueSchema } from "~/schemas/review";
@@ -9,6 +9,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { formatNumber, formatWait } from "~/utils/format";
 import { formatShanghai } from "~/utils/shanghai-time";
 import type { Route } from "./+types/review";
+import { AdminTable } from "~/components/admin/admin-table";
 
 /**
  * 审核队列 (先审后发, docs/product.md#review): chapters waiting for review, oldest first;
@@ -55,45 +56,26 @@ export default function ReviewQueue({ loaderData, actionData }: Route.ComponentP
       {rows.length === 0 ? (
         <p className="empty-state">暂无待审核的稿件</p>
       ) : (
-        <div className="admin-table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">类型</th>
-                <th scope="col">章节</th>
-                <th scope="col">作者</th>
-                <th scope="col">原因</th>
-                <th scope="col">提交时间</th>
-                <th scope="col">领取</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="review-row">
-                  <td>{REVIEW_KIND_LABELS[r.kind]}</td>
-                  <td className="admin-break">
-                    <Link to={`/admin/review/${r.id}`}>
-                      《{r.workTitle}》{r.chapterTitle}
-                    </Link>{" "}
-                    {r.comment !== null ? (
-                      <small className="admin-muted">评论：{r.comment.length > 40 ? `${r.comment.slice(0, 40)}…` : r.comment}</small>
-                    ) : (
-                      <small className="admin-muted">{r.wordCount === null ? "书名、简介、封面和标签" : `${formatNumber(r.wordCount)} 字`}</small>
-                    )}
-                  </td>
-                  <td className="admin-break">{r.author}</td>
-                  <td>{r.reason}</td>
-                  <td>
-                    {r.submittedAt}
-                    <br />
-                    <small className="admin-muted">已等待 {r.waited}</small>
-                  </td>
-                  <td className="admin-break">{r.claimedBy ?? "未领取"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AdminTable label="待审核的稿件" framed head={["类型", "章节", "作者", "原因", "提交时间", "领取"]}>
+          {rows.map((r) => (
+            <tr key={r.id} data-testid="review-row">
+              <td>{REVIEW_KIND_LABELS[r.kind]}</td>
+              <td className="admin-break">
+                <Link to={`/admin/review/${r.id}`}>
+                  《{r.workTitle}》{r.chapterTitle}
+                </Link>{" "}
+                {r.comment !== null ? (
+                  <small className="admin-muted">评论：{r.comment.length > 40 ? `${r.comment.slice(0, 40)}…` : r.comment}</small>
+                ) : (
+                  <small className="admin-muted">{r.wordCount === null ? "书名、简介、封面和标签" : `${formatNumber(r.wordCount)} 字`}</small>
+                )}
+              </td>
+              <td className="admin-break">{r.author}</td>
+              <td>{r.reason}</td>
+              <QueueWaitCells submittedAt={r.submittedAt} waited={r.waited} claimedBy={r.claimedBy} />
+            </tr>
+          ))}
+        </AdminTable>
       )}
     </section>
   );

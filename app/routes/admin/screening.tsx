@@ -4,7 +4,6 @@ import { FormErrors } from "~/components/admin/ui";
 import { FlashMessage } from "~/components/ui/flash-message";
 import { Pagination } from "~/components/ui/pagination";
 import { SubmitButton } from "~/components/ui/submit-button";
-import { TableScroll } from "~/components/ui/table-scroll";
 import { useIsPending } from "~/components/ui/use-is-pending";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import {
@@ -25,6 +24,7 @@ import { addScreeningWord, deleteScreeningWord, importScreeningWords, listScreen
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/screening";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "敏感词库 - 管理后台" }];
 
@@ -163,37 +163,24 @@ export default function Screening({ loaderData, actionData }: Route.ComponentPro
       {words.length === 0 ? (
         <p className="empty-state">{here ? "没有符合条件的词语" : "词库为空"}</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="敏感词列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>词语</th>
-                <th>分类</th>
-                <th>级别</th>
-                <th>添加时间</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {words.map((w) => (
-                <tr key={w.id} data-testid="screening-word">
-                  <td>{w.word}</td>
-                  <td>{w.category}</td>
-                  <td>{SCREENING_LEVELS[w.level]}</td>
-                  <td>{formatShanghaiSeconds(w.createdAt)}</td>
-                  <td>
-                    <Form method="post" action={`/admin/screening${here}`}>
-                      <input type="hidden" name="id" value={w.id} />
-                      <SubmitButton name="intent" value="delete" className="btn-link admin-danger-link" aria-label={`删除${w.word}`} pending={busy}>
-                        删除
-                      </SubmitButton>
-                    </Form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="敏感词列表" framed head={["词语", "分类", "级别", "添加时间", "操作"]}>
+          {words.map((w) => (
+            <tr key={w.id} data-testid="screening-word">
+              <td>{w.word}</td>
+              <td>{w.category}</td>
+              <td>{SCREENING_LEVELS[w.level]}</td>
+              <td>{formatShanghaiSeconds(w.createdAt)}</td>
+              <td>
+                <Form method="post" action={`/admin/screening${here}`}>
+                  <input type="hidden" name="id" value={w.id} />
+                  <SubmitButton name="intent" value="delete" className="btn-link admin-danger-link" aria-label={`删除${w.word}`} pending={busy}>
+                    删除
+                  </SubmitButton>
+                </Form>
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={(p) => `/admin/screening?${new URLSearchParams({ ...Object.fromEntries(query), page: String(p) })}`} />
       <p className="hint">

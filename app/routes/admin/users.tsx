@@ -7,7 +7,7 @@ import { listUsers } from "~/server/admin/users.server";
 import { normalizeQuery } from "~/server/catalog/search-sql.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/users";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "用户管理 - 管理后台" }];
 
@@ -34,39 +34,24 @@ export default function Users({ loaderData }: Route.ComponentProps) {
       {users.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的用户" : "暂无用户"}</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="用户列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>邮箱</th>
-                <th>昵称</th>
-                <th>积分余额</th>
-                <th>Tokens</th>
-                <th>注册时间</th>
-                <th>最后登录</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id}>
-                  <td>{u.email}</td>
-                  <td>
-                    {u.nickname}
-                    {u.banned ? <small className="admin-muted">（已封禁）</small> : null}
-                  </td>
-                  <td>{formatNumber(u.credits)}</td>
-                  <td title={String(u.tokens)}>{formatTokens(u.tokens)}</td>
-                  <td>{formatShanghaiSeconds(u.createdAt)}</td>
-                  <td>{formatShanghaiSeconds(u.lastSignInAt) || "—"}</td>
-                  <td>
-                    <Link to={`/admin/users/${u.id}`}>编辑</Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="用户列表" framed head={["邮箱", "昵称", "积分余额", "Tokens", "注册时间", "最后登录", "操作"]}>
+          {users.map((u) => (
+            <tr key={u.id}>
+              <td>{u.email}</td>
+              <td>
+                {u.nickname}
+                {u.banned ? <small className="admin-muted">（已封禁）</small> : null}
+              </td>
+              <td>{formatNumber(u.credits)}</td>
+              <td title={String(u.tokens)}>{formatTokens(u.tokens)}</td>
+              <td>{formatShanghaiSeconds(u.createdAt)}</td>
+              <td>{formatShanghaiSeconds(u.lastSignInAt) || "—"}</td>
+              <td>
+                <Link to={`/admin/users/${u.id}`}>编辑</Link>
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>

@@ -7,7 +7,7 @@ import { listWorksForAdmin, parseWorkFilters } from "~/server/admin/works-modera
 import { normalizeQuery } from "~/server/catalog/search-sql.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/works";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "作品管理 - 管理后台" }];
 
@@ -82,48 +82,31 @@ export default function Works({ loaderData }: Route.ComponentProps) {
       {works.length === 0 ? (
         <p className="empty-state">{query ? "未找到匹配的作品" : "暂无作品"}</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="作品列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>标题</th>
-                <th>作者</th>
-                <th>类型</th>
-                <th>可见性</th>
-                <th>价格</th>
-                <th>章节</th>
-                <th>字数</th>
-                <th>发布时间</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {works.map((w) => (
-                <tr key={w.id}>
-                  <td>
-                    <Link to={`/admin/works/${w.id}`}>{w.title}</Link>
-                    {w.openReports > 0 ? <small className="admin-muted">（{w.openReports} 条举报）</small> : null}
-                  </td>
-                  <td title={w.authorEmail}>{w.authorNickname}</td>
-                  <td>{WORK_TYPE_LABELS[w.type]}</td>
-                  <td>
-                    {w.takenDownAt ? "已被下架" : VISIBILITY_LABELS[w.visibility]}
-                    {w.rating === "r18" ? " · R-18" : ""}
-                  </td>
-                  <td>{w.price}</td>
-                  <td>{formatNumber(w.chapterCount)}</td>
-                  <td>{formatNumber(w.wordCount)}</td>
-                  <td>{formatShanghaiSeconds(w.createdAt)}</td>
-                  <td>
-                    <DownloadLink href={`/exports/works/${w.id}/txt`} fileName={`${w.title}.txt`}>
-                      导出TXT
-                    </DownloadLink>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="作品列表" framed head={["标题", "作者", "类型", "可见性", "价格", "章节", "字数", "发布时间", "操作"]}>
+          {works.map((w) => (
+            <tr key={w.id}>
+              <td>
+                <Link to={`/admin/works/${w.id}`}>{w.title}</Link>
+                {w.openReports > 0 ? <small className="admin-muted">（{w.openReports} 条举报）</small> : null}
+              </td>
+              <td title={w.authorEmail}>{w.authorNickname}</td>
+              <td>{WORK_TYPE_LABELS[w.type]}</td>
+              <td>
+                {w.takenDownAt ? "已被下架" : VISIBILITY_LABELS[w.visibility]}
+                {w.rating === "r18" ? " · R-18" : ""}
+              </td>
+              <td>{w.price}</td>
+              <td>{formatNumber(w.chapterCount)}</td>
+              <td>{formatNumber(w.wordCount)}</td>
+              <td>{formatShanghaiSeconds(w.createdAt)}</td>
+              <td>
+                <DownloadLink href={`/exports/works/${w.id}/txt`} fileName={`${w.title}.txt`}>
+                  导出TXT
+                </DownloadLink>
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
       <Pagination page={page} pageCount={pageCount} hrefFor={hrefFor} />
     </section>

@@ -19,7 +19,7 @@ import { readForm } from "~/server/platform/form-data.server";
 import { formTokenOf, newFormToken, oncePerFormToken } from "~/server/platform/form-tokens.server";
 import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/api";
-import { TableScroll } from "~/components/ui/table-scroll";
+import { AdminTable } from "~/components/admin/admin-table";
 
 export const meta: Route.MetaFunction = () => [{ title: "API配置 - 管理后台" }];
 
@@ -97,46 +97,31 @@ export default function ApiSettings({ loaderData, actionData }: Route.ComponentP
       {configs.length === 0 ? (
         <p className="empty-state">暂无API配置</p>
       ) : (
-        <TableScroll className="admin-table-wrap" label="接口配置列表">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th>名称</th>
-                <th>服务商</th>
-                <th>接口地址</th>
-                <th>API密钥</th>
-                <th>模型</th>
-                <th>创建时间</th>
-                <th>操作</th>
-              </tr>
-            </thead>
-            <tbody>
-              {configs.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    {c.name} {c.isDefault ? <span className="badge">默认</span> : null}
-                  </td>
-                  <td>{c.provider === "gemini" ? "Gemini" : "OpenAI"}</td>
-                  <td className="admin-break">{c.endpoint}</td>
-                  <td><code>{maskedKey}</code></td>
-                  <td>{c.model}</td>
-                  <td>{formatShanghaiSeconds(c.createdAt)}</td>
-                  <td className="admin-actions">
-                    {c.isDefault ? null : (
-                      <Form method="post" action={base}>
-                        <input type="hidden" name="intent" value="set-default" />
-                        <input type="hidden" name="id" value={c.id} />
-                        <button type="submit" className="btn-link">设为默认</button>
-                      </Form>
-                    )}
-                    <Link to={`${base}?dialog=edit&id=${c.id}`} preventScrollReset>编辑</Link>
-                    <Link to={`${base}?dialog=delete&id=${c.id}`} preventScrollReset className="admin-danger-link">删除</Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <AdminTable label="接口配置列表" framed head={["名称", "服务商", "接口地址", "API密钥", "模型", "创建时间", "操作"]}>
+          {configs.map((c) => (
+            <tr key={c.id}>
+              <td>
+                {c.name} {c.isDefault ? <span className="badge">默认</span> : null}
+              </td>
+              <td>{c.provider === "gemini" ? "Gemini" : "OpenAI"}</td>
+              <td className="admin-break">{c.endpoint}</td>
+              <td><code>{maskedKey}</code></td>
+              <td>{c.model}</td>
+              <td>{formatShanghaiSeconds(c.createdAt)}</td>
+              <td className="admin-actions">
+                {c.isDefault ? null : (
+                  <Form method="post" action={base}>
+                    <input type="hidden" name="intent" value="set-default" />
+                    <input type="hidden" name="id" value={c.id} />
+                    <button type="submit" className="btn-link">设为默认</button>
+                  </Form>
+                )}
+                <Link to={`${base}?dialog=edit&id=${c.id}`} preventScrollReset>编辑</Link>
+                <Link to={`${base}?dialog=delete&id=${c.id}`} preventScrollReset className="admin-danger-link">删除</Link>
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
       )}
 
       {dialog?.mode === "new" || dialog?.mode === "edit" ? (

@@ -5,6 +5,7 @@ import { CommentList, type CommentAnswer } from "~/components/comments/comment-i
 import { threadHref } from "~/components/comments/comment-links";
 import { useCommentsChanged, type LiveCommentsHandle } from "~/components/comments/live-comments";
 import { PhoneNeeded } from "~/components/comments/phone-needed";
+import { ThreadSort } from "~/components/comments/thread-parts";
 import { authHref } from "~/components/shell/auth-links";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
 import { Pagination } from "~/components/ui/pagination";
@@ -234,15 +235,7 @@ function ThreadPage({ t, actionData }: { t: Thread; actionData: Route.ComponentP
         </p>
       )}
 
-      <nav className="comment-sort" aria-label="排序">
-        <Link to={sortHref("hot")} aria-current={t.sort === "hot" ? "page" : undefined}>
-          热门
-        </Link>
-        <Link to={sortHref("new")} aria-current={t.sort === "new" ? "page" : undefined}>
-          最新
-        </Link>
-        <span className="muted">共 {t.total} 条</span>
-      </nav>
+      <ThreadSort sort={t.sort} total={t.total} hrefFor={sortHref} />
 
       {t.comments.length === 0 ? <p className="muted">还没有评论。</p> : null}
       <CommentList comments={t.comments} signedIn={t.signedIn} mayReply={!t.phoneNeeded} isOwner={t.isOwner} action={here} answer={answer} replyTokens={t.formTokens?.replies} />

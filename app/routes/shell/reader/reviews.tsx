@@ -3,6 +3,7 @@ import { data, Form, isRouteErrorResponse, Link, redirect, useLocation } from "r
 import { parseWithZod } from "@conform-to/zod/v4";
 import { RatingLine, ReviewFields, ReviewItem, type ReviewAnswer } from "~/components/reviews/review-item";
 import { PhoneNeeded } from "~/components/comments/phone-needed";
+import { ThreadSort } from "~/components/comments/thread-parts";
 import { authHref } from "~/components/shell/auth-links";
 import { PHONE_MESSAGES } from "~/schemas/phone-rules";
 import { FieldError } from "~/components/ui/forms";
@@ -174,15 +175,7 @@ export default function ReviewsPage({ loaderData: t, actionData }: Route.Compone
         </Form>
       )}
 
-      <nav className="comment-sort" aria-label="排序">
-        <Link to={sortHref("hot")} aria-current={t.sort === "hot" ? "page" : undefined}>
-          热门
-        </Link>
-        <Link to={sortHref("new")} aria-current={t.sort === "new" ? "page" : undefined}>
-          最新
-        </Link>
-        <span className="muted">共 {t.total} 条</span>
-      </nav>
+      <ThreadSort sort={t.sort} total={t.total} hrefFor={sortHref} />
       {t.reviews.length === 0 ? <p className="muted">还没有书评。</p> : null}
       <ol className="comment-list" data-testid="review-list">
         {t.reviews.map((r) => (
