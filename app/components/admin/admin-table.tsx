@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import { TableScroll } from "~/components/ui/table-scroll";
 
 /**
@@ -40,5 +41,16 @@ export function AdminTable({
     <TableScroll label={label} className={framed ? "admin-table-wrap" : undefined}>
       {table}
     </TableScroll>
+  );
+}
+
+/** A row's account cell: the nickname, linked to the user's page, over the e-mail. */
+export function UserCell({ userId, nickname, email }: { userId: string; nickname: string; email: string }) {
+  return (
+    <td>
+      <Link to={`/admin/users/${userId}`}>{nickname}</Link>
+      <br />
+      <small>{email}</small>
+    </td>
   );
 }

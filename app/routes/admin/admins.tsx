@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps } from "@conform-to/react";
-import { data, Form, redirect } from "react-router";
+import { Form, redirect } from "react-router";
 import { formatShanghaiSeconds } from "~/utils/shanghai-time";
 import { FieldErrors, FormErrors, QueryNotice } from "~/components/admin/ui";
 import { useSchemaForm } from "~/components/ui/schema-form";

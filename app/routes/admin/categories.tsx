@@ -1,4 +1,4 @@
-import { data, Form, redirect } from "react-router";
+import { Form, redirect } from "react-router";
 import { FormErrors, QueryNotice } from "~/components/admin/ui";
 import { CATEGORY_NAME_MAX } from "~/schemas/category-field";
 import { categoryActionSchema } from "~/schemas/categories";

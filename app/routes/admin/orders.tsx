@@ -5,7 +5,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { listPaymentOrders, parseDay } from "~/server/admin/payments.server";
 import { parsePage } from "~/utils/pagination";
 import type { Route } from "./+types/orders";
-import { AdminTable } from "~/components/admin/admin-table";
+import { AdminTable, UserCell } from "~/components/admin/admin-table";
 
 /**
  * 充值订单 (docs/product.md: Back office, orders and money): every payment order, filtered by
@@ -72,11 +72,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
               <td>
                 <Link to={`/admin/orders/${o.outTradeNo}`}>{o.outTradeNo}</Link>
               </td>
-              <td>
-                <Link to={`/admin/users/${o.userId}`}>{o.nickname}</Link>
-                <br />
-                <small>{o.email}</small>
-              </td>
+              <UserCell userId={o.userId} nickname={o.nickname} email={o.email} />
               <td>¥{o.amount}</td>
               <td>
                 {orderStatusLabel(o)}

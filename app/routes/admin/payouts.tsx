@@ -13,7 +13,7 @@ import { adminActorOf } from "~/middleware/admin-actor.server";
 import type { Route } from "./+types/payouts";
 import { SubmitButton } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
-import { AdminTable } from "~/components/admin/admin-table";
+import { AdminTable, UserCell } from "~/components/admin/admin-table";
 
 /**
  * 提现申请 (docs/product.md#author-income): authors' payout requests, filtered by status and
@@ -94,11 +94,7 @@ export default function Payouts({ loaderData, actionData }: Route.ComponentProps
               <td>
                 <Link to={`/admin/payouts/${r.id}`}>#{r.id}</Link>
               </td>
-              <td>
-                <Link to={`/admin/users/${r.userId}`}>{r.nickname}</Link>
-                <br />
-                <small>{r.email}</small>
-              </td>
+              <UserCell userId={r.userId} nickname={r.nickname} email={r.email} />
               <td>{r.amount}</td>
               <td className="admin-payee">
                 {r.payeeName ? <>收款人：{r.payeeName}<br /></> : null}
