@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, FormTokenField } from "~/components/ui/forms";
-import { ReportDetails } from "./thread-parts";
+import { ItemAction, ReportDetails } from "./thread-parts";
 import { COMMENT_MAX_CHARS, REPORT_MAX_CHARS } from "~/schemas/comment-rules";
 import type { CommentView } from "~/types/comments";
 import { formatShanghai } from "~/utils/shanghai-time";
@@ -102,12 +102,9 @@ function CommentItem({
       )}
       <div className="comment-actions">
         {signedIn ? (
-          <F method="post" action={action} className="inline-form">
-            {fields("like", !c.liked)}
-            <button type="submit" className={`btn btn-small${c.liked ? " active" : ""}`} aria-pressed={c.liked} disabled={busy}>
-              赞 {c.likeCount}
-            </button>
-          </F>
+          <ItemAction form={F} action={action} fields={fields("like", !c.liked)} busy={busy} pressed={c.liked}>
+            赞 {c.likeCount}
+          </ItemAction>
         ) : (
           <span className="muted">赞 {c.likeCount}</span>
         )}
@@ -132,19 +129,13 @@ function CommentItem({
         ) : null}
         {isOwner && !c.held ? (
           <>
-            <F method="post" action={action} className="inline-form">
-              {fields("hide", !c.hidden)}
-              <button type="submit" className="btn btn-small" disabled={busy}>
-                {c.hidden ? "取消隐藏" : "隐藏"}
-              </button>
-            </F>
+            <ItemAction form={F} action={action} fields={fields("hide", !c.hidden)} busy={busy}>
+              {c.hidden ? "取消隐藏" : "隐藏"}
+            </ItemAction>
             {!c.mine ? (
-              <F method="post" action={action} className="inline-form">
-                {fields("mute", true)}
-                <button type="submit" className="btn btn-small" disabled={busy}>
-                  禁言此用户
-                </button>
-              </F>
+              <ItemAction form={F} action={action} fields={fields("mute", true)} busy={busy}>
+                禁言此用户
+              </ItemAction>
             ) : null}
           </>
         ) : null}

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 
 /**
  * The parts 本章说/段评 and 书评区 share (docs/product.md: comments, book reviews): the
- * 热门/最新 order with the count, and a reader's 举报 box under an item.
+ * 热门/最新 order with the count, a reader's 举报 box under an item, and an item's one-button actions.
  */
 
 /** 热门 · 最新 · 共 N 条: links, so the order works without JavaScript. */
@@ -51,5 +51,34 @@ export function ReportDetails({
         </button>
       </F>
     </details>
+  );
+}
+
+/**
+ * One action on an item as a small form of its own (赞, 隐藏, 置顶, 禁言...): its hidden
+ * fields and a button; `pressed` for a toggle that is on (赞 given).
+ */
+export function ItemAction({
+  form: F,
+  action,
+  fields,
+  busy,
+  pressed,
+  children,
+}: {
+  form: PostForm;
+  action: string;
+  fields: ReactNode;
+  busy: boolean;
+  pressed?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <F method="post" action={action} className="inline-form">
+      {fields}
+      <button type="submit" className={`btn btn-small${pressed ? " active" : ""}`} aria-pressed={pressed} disabled={busy}>
+        {children}
+      </button>
+    </F>
   );
 }

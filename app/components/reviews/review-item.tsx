@@ -1,5 +1,5 @@
 import { Form } from "react-router";
-import { ReportDetails } from "~/components/comments/thread-parts";
+import { ItemAction, ReportDetails } from "~/components/comments/thread-parts";
 import { FieldError } from "~/components/ui/forms";
 import { useIsPending } from "~/components/ui/use-is-pending";
 import { REVIEW_MAX_CHARS, REVIEW_MIN_CHARS, REVIEW_REPLY_MAX_CHARS, REVIEW_REPORT_MAX_CHARS } from "~/schemas/book-review-rules";
@@ -117,12 +117,9 @@ export function ReviewItem({
       ) : null}
       <div className="comment-actions">
         {signedIn && !r.hidden ? (
-          <Form method="post" action={action} className="inline-form">
-            {fields("like", !r.liked)}
-            <button type="submit" className={`btn btn-small${r.liked ? " active" : ""}`} aria-pressed={r.liked} disabled={busy}>
-              赞 {r.likeCount}
-            </button>
-          </Form>
+          <ItemAction form={Form} action={action} fields={fields("like", !r.liked)} busy={busy} pressed={r.liked}>
+            赞 {r.likeCount}
+          </ItemAction>
         ) : (
           <span className="muted">赞 {r.likeCount}</span>
         )}
@@ -131,18 +128,12 @@ export function ReviewItem({
         ) : null}
         {isOwner && !r.hidden ? (
           <>
-            <Form method="post" action={action} className="inline-form">
-              {fields("feature", !r.featured)}
-              <button type="submit" className="btn btn-small" disabled={busy}>
-                {r.featured ? "取消精华" : "设为精华"}
-              </button>
-            </Form>
-            <Form method="post" action={action} className="inline-form">
-              {fields("pin", !r.pinned)}
-              <button type="submit" className="btn btn-small" disabled={busy}>
-                {r.pinned ? "取消置顶" : "置顶"}
-              </button>
-            </Form>
+            <ItemAction form={Form} action={action} fields={fields("feature", !r.featured)} busy={busy}>
+              {r.featured ? "取消精华" : "设为精华"}
+            </ItemAction>
+            <ItemAction form={Form} action={action} fields={fields("pin", !r.pinned)} busy={busy}>
+              {r.pinned ? "取消置顶" : "置顶"}
+            </ItemAction>
             <details className="comment-more" open={Boolean(error)}>
               <summary className="btn btn-small">{r.authorReply ? "编辑回复" : "回复"}</summary>
               <Form method="post" action={action} className="comment-form">

@@ -1,4 +1,5 @@
 import type { ComponentProps, ReactNode } from "react";
+import { Link } from "react-router";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 /**
@@ -19,5 +20,32 @@ export function SubmitButton({
     <button type="submit" {...props} disabled={busy || disabled}>
       {busy && pendingLabel !== undefined ? pendingLabel : children}
     </button>
+  );
+}
+
+/**
+ * A form's last row: its submit button (`children`, 保存 unless named; `pendingLabel`
+ * while it is on its way, 保存中... unless named) and 取消, a link back to `cancelHref`.
+ */
+export function SaveOrCancel({
+  cancelHref,
+  pending,
+  pendingLabel = "保存中...",
+  children = "保存",
+}: {
+  cancelHref: string;
+  pending?: boolean;
+  pendingLabel?: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="form-actions">
+      <SubmitButton className="btn btn-primary" pending={pending} pendingLabel={pendingLabel}>
+        {children}
+      </SubmitButton>
+      <Link className="btn" to={cancelHref}>
+        取消
+      </Link>
+    </div>
   );
 }

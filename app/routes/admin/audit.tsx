@@ -45,6 +45,27 @@ function Change({ before, after }: { before: unknown; after: unknown }) {
   );
 }
 
+/**
+ * A filter over coded values: 全部, the codes by their Chinese names, and a code the
+ * address names that has no name (an old or unknown one) as itself, so it stays selected.
+ */
+function CodeSelect({ label, name, value, labels }: { label: string; name: string; value: string; labels: Record<string, string> }) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <select name={name} defaultValue={value}>
+        <option value="">全部</option>
+        {value && !(value in labels) ? <option value={value}>{value}</option> : null}
+        {Object.entries(labels).map(([code, text]) => (
+          <option key={code} value={code}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export default function AuditLog({ loaderData }: Route.ComponentProps) {
   const { rows, total, page, pageCount, filters, errors } = loaderData;
   const key = queryOf(filters);
@@ -61,30 +82,8 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
           <span>管理员</span>
           <input type="search" name="admin" defaultValue={filters.admin} placeholder="邮箱" maxLength={200} />
         </label>
-        <label className="field">
-          <span>操作</span>
-          <select name="action" defaultValue={filters.action}>
-            <option value="">全部</option>
-            {filters.action && !(filters.action in AUDIT_ACTION_LABELS) ? <option value={filters.action}>{filters.action}</option> : null}
-            {Object.entries(AUDIT_ACTION_LABELS).map(([code, label]) => (
-              <option key={code} value={code}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span>对象类型</span>
-          <select name="targetType" defaultValue={filters.targetType}>
-            <option value="">全部</option>
-            {filters.targetType && !(filters.targetType in AUDIT_TARGET_LABELS) ? <option value={filters.targetType}>{filters.targetType}</option> : null}
-            {Object.entries(AUDIT_TARGET_LABELS).map(([code, label]) => (
-              <option key={code} value={code}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <CodeSelect label="操作" name="action" value={filters.action} labels={AUDIT_ACTION_LABELS} />
+        <CodeSelect label="对象类型" name="targetType" value={filters.targetType} labels={AUDIT_TARGET_LABELS} />
         <label className="field">
           <span>对象ID</span>
           <input type="search" name="targetId" defaultValue={filters.targetId} maxLength={200} />

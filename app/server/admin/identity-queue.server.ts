@@ -7,7 +7,7 @@ import { openIdentityField } from "~/server/identity/author-identity.server";
 import type { AdminRole } from "~/server/identity/admin-session.server";
 import { DomainError } from "~/server/platform/errors.server";
 import { recordAdminAction, type SignedInActor } from "~/server/platform/audit.server";
-import { claimFacts, claimNextPending, heldClaimSql } from "./queue-claims.server";
+import { claimFacts, claimNextPending, claimPendingRow, heldClaimSql } from "./queue-claims.server";
 
 /**
  * 实名审核 (docs/product.md#author-identity, decision 204): the operators' queue of identity
@@ -82,18 +82,7 @@ async function explainRefusal(id: number, adminId: string, executor: Executor = 
 /** 领取 from the item's page; someone else's live claim or a decided submission: a clear message, nothing changes. */
 export async function claimIdentity(actor: SignedInActor, id: number): Promise<void> {
   itemId(id);
-  const claimed = await db
-    .update(authorIdentities)
-    .set({ claimedBy: actor.admin.id, claimedAt: new Date() })
-    .where(
-      and(
-        eq(authorIdentities.id, id),
-        eq(authorIdentities.status, "pending"),
-        sql`(${authorIdentities.claimedBy} is null or ${authorIdentities.claimedBy} = ${actor.admin.id} or not (${heldClaim}))`,
-      ),
-    )
-    .returning({ id: authorIdentities.id });
-  if (claimed.length === 0) await explainRefusal(id, actor.admin.id);
+  if (!(await claimPendingRow(authorIdentities, actor.admin.id, id))) await explainRefusal(id, actor.admin.id);
 }
 
 export interface IdentityItemView {

@@ -17,6 +17,11 @@ export function heldClaimSql(table: QueueTable) {
   return sql`${table.claimedBy} is not null and ${table.claimedAt} > now() - make_interval(mins => ${CLAIM_MINUTES})`;
 }
 
+/** A row this admin may claim: nobody holds it, they do, or the claim has lapsed. */
+function claimableBy(adminId: string) {
+  return sql`(claimed_by is null or claimed_by = ${adminId} or claimed_at <= now() - make_interval(mins => ${CLAIM_MINUTES}))`;
+}
+
 /**
  * What an item's page shows of its claim and decision: who holds it (the id, whether the
  * claim is still live, the e-mail) and who decided it.
@@ -47,11 +52,26 @@ export async function claimNextPending(
       where id = (
         select id from ${table}
         where status = 'pending' and ${only}
-          and (claimed_by is null or claimed_by = ${adminId} or claimed_at <= now() - make_interval(mins => ${CLAIM_MINUTES}))
+          and ${claimableBy(adminId)}
         order by (claimed_by is not distinct from ${adminId}) desc, submitted_at, id
         limit 1
         for update skip locked)
       returning id`),
   );
   return rows[0] ? Number(rows[0].id) : null;
+}
+
+/**
+ * Claims row `id` from its page when it is pending, matches `only` and this admin may claim
+ * it; false when it may not (the caller says why). One conditional update, so of two admins
+ * claiming at once in any processes one gets it.
+ */
+export async function claimPendingRow(table: QueueTable, adminId: string, id: number, only: SQL = sql`true`): Promise<boolean> {
+  const rows = rowsOf<{ id: string | number }>(
+    await db.execute(sql`
+      update ${table} set claimed_by = ${adminId}, claimed_at = now()
+      where id = ${id} and status = 'pending' and ${only} and ${claimableBy(adminId)}
+      returning id`),
+  );
+  return rows.length > 0;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { db, type Executor } from "~/db/client.server";
 import { alias } from "drizzle-orm/pg-core";
 import { admins, chapterComments, chapters, profiles, reviewItems, works, type WorkMeta } from "~/db/schema";
@@ -16,7 +16,7 @@ import { waitingMeta, workMetaHash } from "~/server/studio/work-meta.server";
 import { deleteStoredImage } from "~/server/platform/images.server";
 import { reanchorAfterCommit } from "~/server/community/comments.server";
 import { saveSiteSettings } from "./site-settings.server";
-import { claimFacts, claimNextPending, heldClaimSql } from "./queue-claims.server";
+import { claimFacts, claimNextPending, claimPendingRow, heldClaimSql } from "./queue-claims.server";
 
 /**
  * The review queue (先审后发, docs/product.md#review, decision 196): pending items oldest
@@ -90,12 +90,17 @@ export async function queueSummary(): Promise<{ pending: number; oldest: Date | 
  */
 export async function claimNext(actor: SignedInActor, role: AdminRole): Promise<number | null> {
   // Appeals go to a 总编辑 (or 超级管理员): a 审核员's next item is never one.
-  return claimNextPending(reviewItems, actor.admin.id, mayDecideAppeals(role) ? undefined : sql`kind <> 'appeal'`);
+  return claimNextPending(reviewItems, actor.admin.id, takeableBy(role));
 }
 
 /** Who decides appeals and overrules: 总编辑 and 超级管理员. */
 function mayDecideAppeals(role: AdminRole): boolean {
   return role === "chief_editor" || role === "super";
+}
+
+/** The items a reviewer may claim: appeals only if they decide them (decision 206). */
+function takeableBy(role: AdminRole): SQL | undefined {
+  return mayDecideAppeals(role) ? undefined : sql`kind <> 'appeal'`;
 }
 
 function itemId(value: number): number {
@@ -106,19 +111,7 @@ function itemId(value: number): number {
 /** Claims one item from its page; someone else's live claim or a decided item: a clear message, nothing changes. */
 export async function claimItem(actor: SignedInActor, role: AdminRole, id: number): Promise<void> {
   itemId(id);
-  const claimed = await db
-    .update(reviewItems)
-    .set({ claimedBy: actor.admin.id, claimedAt: new Date() })
-    .where(
-      and(
-        eq(reviewItems.id, id),
-        eq(reviewItems.status, "pending"),
-        mayDecideAppeals(role) ? undefined : sql`${reviewItems.kind} <> 'appeal'`,
-        sql`(${reviewItems.claimedBy} is null or ${reviewItems.claimedBy} = ${actor.admin.id} or not (${heldClaim}))`,
-      ),
-    )
-    .returning({ id: reviewItems.id });
-  if (claimed.length === 0) await explainRefusal(id, actor.admin.id, role);
+  if (!(await claimPendingRow(reviewItems, actor.admin.id, id, takeableBy(role)))) await explainRefusal(id, actor.admin.id, role);
 }
 
 /** Why an item cannot be claimed or decided by this reviewer: always throws. */

@@ -142,21 +142,24 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
   const readerMarks = page.mode === "chapter" ? page.readerMarks : null;
   const saleAnswer = answer && (answer.intent === "buy-chapter" || answer.intent === "buy-all" || answer.intent === "auto-subscribe") ? answer : undefined;
 
+  // Above a chapter (read, locked or a 公告): the work and its author.
+  const breadcrumb = (
+    <p className="reader-breadcrumb">
+      <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
+    </p>
+  );
+
   return (
     <section className="reader">
       <FlashMessage notice={page.notice} />
       {page.mode === "notice" ? (
         <>
-          <p className="reader-breadcrumb">
-            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
-          </p>
+          {breadcrumb}
           <NoticeChapter key={page.noticeChapter.id} workId={work.id} notice={page.noticeChapter} />
         </>
       ) : page.mode === "locked" ? (
         <>
-          <p className="reader-breadcrumb">
-            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
-          </p>
+          {breadcrumb}
           <LockedChapter
             key={page.chapter.id}
             workId={work.id}
@@ -175,9 +178,7 @@ export default function WorkPage({ actionData }: Route.ComponentProps) {
         </>
       ) : page.mode === "chapter" ? (
         <>
-          <p className="reader-breadcrumb">
-            <Link to={here}>{work.title}</Link> <span className="muted">/ <AppLink to={authorWorksHref(work.userId)}>{work.authorNickname}</AppLink></span>
-          </p>
+          {breadcrumb}
           {page.recap ? <RecapPanel recap={page.recap} /> : null}
           <ChapterReader
             key={`${page.chapter.id}:${page.batch.from}`}

@@ -1,4 +1,4 @@
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, Form, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { SETTINGS_MESSAGES } from "~/schemas/settings";
 import { replyOnDomainError } from "~/server/platform/errors.server";
@@ -9,7 +9,7 @@ import { AVATAR_INPUT_MAX_BYTES } from "~/server/platform/images.server";
 import { replaceAvatar } from "~/server/identity/profile.server";
 import type { Route } from "./+types/avatar";
 import { FormError } from "~/components/ui/forms";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改头像 - 砚台" }];
@@ -53,10 +53,9 @@ export default function Avatar({ actionData }: Route.ComponentProps) {
           <span className="muted">支持 JPG、PNG、WebP 格式。超过 500KB 的图片会自动压缩（最长边 800 像素）。</span>
         </label>
         <FormError errors={actionData?.error} />
-        <div className="form-actions">
-          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="上传中...">上传头像</SubmitButton>
-          <Link className="btn" to="/settings">取消</Link>
-        </div>
+        <SaveOrCancel cancelHref="/settings" pending={busy} pendingLabel="上传中...">
+          上传头像
+        </SaveOrCancel>
       </Form>
     </SettingsSubPage>
   );

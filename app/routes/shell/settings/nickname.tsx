@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, Form, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { NICKNAME_MAX, nicknameSchema } from "~/schemas/settings";
 import { redirectWithFlash } from "~/server/platform/flash.server";
@@ -11,7 +11,7 @@ import type { Route } from "./+types/nickname";
 import { FieldError, FormError } from "~/components/ui/forms";
 import { useSchemaForm } from "~/components/ui/schema-form";
 import { formErrorsOf, replyOnDomainError } from "~/server/platform/errors.server";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改昵称 - 砚台" }];
@@ -45,10 +45,7 @@ export default function Nickname({ actionData }: Route.ComponentProps) {
           <FieldError field={fields.nickname} alert />
         </label>
         <FormError form={form} />
-        <div className="form-actions">
-          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">保存</SubmitButton>
-          <Link className="btn" to="/settings">取消</Link>
-        </div>
+        <SaveOrCancel cancelHref="/settings" pending={busy} />
       </Form>
     </SettingsSubPage>
   );

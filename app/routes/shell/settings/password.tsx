@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, redirect } from "react-router";
+import { data, Form, redirect } from "react-router";
 import { NewPasswordFields } from "~/components/settings/new-password-fields";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { passwordChangeSchema } from "~/schemas/settings";
@@ -12,7 +12,7 @@ import { destroyUserSession } from "~/server/identity/session.server";
 import type { Route } from "./+types/password";
 import { FieldError, FormError } from "~/components/ui/forms";
 import { useSchemaForm } from "~/components/ui/schema-form";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "修改密码 - 砚台" }];
@@ -58,10 +58,9 @@ export default function Password({ actionData }: Route.ComponentProps) {
         </label>
         <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} />
         <FormError form={form} />
-        <div className="form-actions">
-          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">修改密码</SubmitButton>
-          <Link className="btn" to="/settings">取消</Link>
-        </div>
+        <SaveOrCancel cancelHref="/settings" pending={busy}>
+          修改密码
+        </SaveOrCancel>
       </Form>
     </SettingsSubPage>
   );

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, Form, useLoaderData } from "react-router";
 import { SettingsSubPage } from "~/components/settings/settings-page";
 import { PIXIV_ID_MAX, pixivIdSchema, SETTINGS_MESSAGES } from "~/schemas/settings";
 import { asRouteError, replyOnDomainError } from "~/server/platform/errors.server";
@@ -11,7 +11,7 @@ import { getAccountSettings, updatePixivId } from "~/server/identity/profile.ser
 import type { Route } from "./+types/pixiv-id";
 import { FieldError, FormError } from "~/components/ui/forms";
 import { useSchemaForm } from "~/components/ui/schema-form";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 import { useIsPending } from "~/components/ui/use-is-pending";
 
 export const meta: Route.MetaFunction = () => [{ title: "设置 pixiv ID - 砚台" }];
@@ -49,10 +49,7 @@ export default function PixivId({ actionData }: Route.ComponentProps) {
           <FieldError field={fields.pixivId} alert />
         </label>
         <FormError form={form} />
-        <div className="form-actions">
-          <SubmitButton className="btn btn-primary" pending={busy} pendingLabel="保存中...">保存</SubmitButton>
-          <Link className="btn" to="/settings">取消</Link>
-        </div>
+        <SaveOrCancel cancelHref="/settings" pending={busy} />
       </Form>
     </SettingsSubPage>
   );

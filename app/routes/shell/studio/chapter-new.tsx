@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getTextareaProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, Link, useLoaderData } from "react-router";
+import { data, Form, useLoaderData } from "react-router";
 import { StudioNav } from "~/components/studio/studio-nav";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
 import { useSchemaForm } from "~/components/ui/schema-form";
@@ -15,7 +15,7 @@ import { userContext } from "~/middleware/guards.server";
 import { insertChapter, managerPage } from "~/server/studio/chapters.server";
 import { ownChapterState } from "~/server/studio/review.server";
 import type { Route } from "./+types/chapter-new";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -122,12 +122,7 @@ export default function NewChapterAt({ actionData }: Route.ComponentProps) {
           </label>
           <ReleaseFields release={fields.release} publishAt={fields.publishAt} />
           <FormError form={form} />
-          <div className="form-actions">
-            <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
-              保存
-            </SubmitButton>
-            <Link className="btn" to={`/works/${work.id}/chapters`}>取消</Link>
-          </div>
+          <SaveOrCancel cancelHref={`/works/${work.id}/chapters`} />
         </Form>
       )}
     </section>

@@ -12,7 +12,7 @@ import { chapterDisplayTitle } from "~/utils/chapter-title";
 import type { Route } from "./+types/edit";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError } from "~/components/ui/forms";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = ({ data }) => [{ title: `编辑《${data?.work.title ?? ""}》 - 砚台` }];
 
@@ -98,12 +98,7 @@ export default function EditWork({ actionData }: Route.ComponentProps) {
                 <FieldError field={fields.content} />
               </label>
               <FormError form={form} />
-              <div className="form-actions">
-                <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
-                  保存
-                </SubmitButton>
-                <Link className="btn" to={back}>取消</Link>
-              </div>
+              <SaveOrCancel cancelHref={back} />
             </Form>
           ) : (
             <p className="muted">请选择要编辑的章节。</p>

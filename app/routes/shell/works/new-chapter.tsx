@@ -11,7 +11,7 @@ import { getOwnedWork, tabOfVisibility } from "~/server/catalog/works.server";
 import type { Route } from "./+types/new-chapter";
 import { useLeaveWarning } from "~/components/use-leave-warning";
 import { FieldError, FormError, FormTokenField } from "~/components/ui/forms";
-import { SubmitButton } from "~/components/ui/submit-button";
+import { SaveOrCancel } from "~/components/ui/submit-button";
 
 export const meta: Route.MetaFunction = () => [{ title: "添加章节 - 砚台" }];
 
@@ -85,12 +85,7 @@ export default function NewChapter({ actionData }: Route.ComponentProps) {
             <FieldError field={fields.content} />
           </label>
           <FormError form={form} />
-          <div className="form-actions">
-            <SubmitButton className="btn btn-primary" pendingLabel="保存中...">
-              保存
-            </SubmitButton>
-            <Link className="btn" to={back}>取消</Link>
-          </div>
+          <SaveOrCancel cancelHref={back} />
         </Form>
       )}
     </section>
