@@ -1,16 +1,14 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseKind, db } from "~/db/client.server";
-import { notifications, reviewItems, users, works } from "~/db/schema";
+import { users, works } from "~/db/schema";
 import { REVIEW_MESSAGES } from "~/schemas/review";
 import { STUDIO_MESSAGES } from "~/schemas/studio";
 import { WORK_MESSAGES } from "~/schemas/work";
 import { claimItem, decideItem, reviewItemView, reviewQueue, saveReviewPolicy } from "~/server/admin/review-queue.server";
-import { searchWorks } from "~/server/catalog/search.server";
 import { getWorkForViewer, updateListing } from "~/server/catalog/works.server";
 import { setWorkPricing } from "~/server/economy/chapter-sales.server";
-import { clearPublicCache } from "~/server/platform/public-cache.server";
 import { reloadScreening } from "~/server/screening/screening.server";
 import { addScreeningWord } from "~/server/screening/words.server";
 import { updateWorkSettings } from "~/server/studio/settings.server";
@@ -18,6 +16,7 @@ import { publishWork } from "~/server/studio/work-create.server";
 import { workReviewFacts } from "~/server/studio/work-review.server";
 import { createUser, sessionCookieFor, userRequest } from "../fixtures/accounts";
 import { domainError } from "../fixtures/domain-error";
+import { decideAs, found, heldAuthor, lastLine, row, settingsOf, single, workItems } from "./work-review-fixtures";
 import { actorOf, callAction, callLoader, createAdmin } from "./admin-fixtures";
 
 /**
@@ -31,46 +30,11 @@ let chief: Awaited<ReturnType<typeof createAdmin>>;
 let reviewer: Awaited<ReturnType<typeof createAdmin>>;
 const WORD = "书名待审词";
 
-const single = (title: string, extra: Record<string, unknown> = {}) =>
-  ({ status: "completed", type: "single_chapter", title, description: "一段简介", rating: "all_ages", isAiGenerated: false, visibility: "public", content: "正文。", ...extra }) as never;
-
-async function heldAuthor() {
-  const author = await createUser();
-  await db.update(users).set({ reviewRequired: true }).where(eq(users.id, author.id));
-  return author;
-}
-async function workItems(workId: number) {
-  return db.select().from(reviewItems).where(and(eq(reviewItems.workId, workId), isNull(reviewItems.chapterId))).orderBy(reviewItems.id);
-}
 async function pendingWorkItem(workId: number) {
   const [item] = (await workItems(workId)).filter((i) => i.status === "pending");
   return item;
 }
-async function decide(id: number, decision: "approve" | "return" | "reject", note = "") {
-  await claimItem(actorOf(reviewer), "reviewer", id);
-  return decideItem(actorOf(reviewer), "reviewer", id, decision, note);
-}
-async function row(workId: number) {
-  const [w] = await db.select().from(works).where(eq(works.id, workId));
-  return w;
-}
-async function found(title: string) {
-  clearPublicCache();
-  return (await searchWorks({ query: title, page: 1, viewer: null })).works.map((w) => w.title);
-}
-async function lastLine(userId: string) {
-  const [line] = await db.select().from(notifications).where(and(eq(notifications.userId, userId), eq(notifications.kind, "review"))).orderBy(desc(notifications.id)).limit(1);
-  return line?.body;
-}
-const settingsOf = (w: { title: string; description: string; tags: string[] }, change: Partial<{ title: string; description: string; tags: string[] }> = {}) => ({
-  title: w.title,
-  description: w.description,
-  rating: "all_ages" as const,
-  isAiGenerated: false,
-  tags: [...w.tags],
-  cover: "keep" as const,
-  ...change,
-});
+const decide = (id: number, decision: "approve" | "return" | "reject", note = "") => decideAs(reviewer, id, decision, note);
 
 beforeAll(async () => {
   chief = await createAdmin({ role: "chief_editor" });
