@@ -245,6 +245,15 @@ export function liveEventStream(
         const previous = library;
         library = libraryWorkIds(id).catch(() => previous);
       };
+      // A first read of the library that fails ends the stream (below); an event that came
+      // meanwhile is dropped, not left as a rejection no one handles (which ends the process).
+      const ifInLibrary = (event: LiveEvent, then: () => void) => {
+        const workId = Number(event.workId);
+        void library.then(
+          (ids) => ids.has(workId) && then(),
+          () => {},
+        );
+      };
       const send = (text: string) => {
         if (closed) return;
         try {
@@ -296,17 +305,9 @@ export function liveEventStream(
           // batch holding this user changes their bell (decision 115).
           await listen(NOTIFICATIONS_WORK_TOPIC, (event) => {
             if (!event.from || !event.to || !(userId > event.from && userId <= event.to)) return;
-            const workId = Number(event.workId);
-            void library.then((ids) => {
-              if (ids.has(workId)) sendEvent({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications" });
-            });
+            ifInLibrary(event, () => sendEvent({ topic: NOTIFICATIONS_WORK_TOPIC, kind: "notifications" }));
           });
-          await listen("work", (event) => {
-            const workId = Number(event.workId);
-            void library.then((ids) => {
-              if (ids.has(workId)) sendEvent({ ...event, kind: "work" });
-            });
-          });
+          await listen("work", (event) => ifInLibrary(event, () => sendEvent({ ...event, kind: "work" })));
           library = libraryWorkIds(userId);
           await library;
         }
