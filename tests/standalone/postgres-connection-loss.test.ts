@@ -90,12 +90,16 @@ const builds = [
 ] as const;
 
 describe("postgres.js losing its connection", () => {
-  it.each(builds.map(([name, flags, load]) => [name, [...flags, body(load)]] as const))("rejects the transaction, keeps the process and serves the next query (%s)", (_, args) => {
-    const child = spawnSync(process.execPath, args, { cwd: process.cwd(), encoding: "utf8", timeout: 30_000 });
-    expect(child.stderr).not.toContain("TypeError");
-    expect(child.status).toBe(0);
-    expect(JSON.parse(child.stdout.trim())).toEqual(["CONNECTION_CLOSED", 2, "CONNECTION_CLOSED", 2, "CONNECTION_CLOSED", 2]);
-  }, 40_000);
+  it.each(builds.map(([name, flags, load]) => [name, [...flags, body(load)]] as const))(
+    "rejects the transaction, keeps the process and serves the next query (%s)",
+    (_, args) => {
+      const child = spawnSync(process.execPath, args, { cwd: process.cwd(), encoding: "utf8", timeout: 30_000 });
+      expect(child.stderr).not.toContain("TypeError");
+      expect(child.status).toBe(0);
+      expect(JSON.parse(child.stdout.trim())).toEqual(["CONNECTION_CLOSED", 2, "CONNECTION_CLOSED", 2, "CONNECTION_CLOSED", 2]);
+    },
+    40_000,
+  );
 
   it.each(builds.map(([name, flags, load]) => [name, [...flags, typesBody(load)]] as const))(
     "rejects the query waiting on a connection lost while it fetched the array types, and keeps the process (%s)",
