@@ -6,7 +6,7 @@ import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { contentSecurityPolicy, createNonce, originOf } from "~/server/platform/csp.server";
 import { scriptsAtFirstTouch } from "~/server/platform/first-touch.server";
 import { logger } from "~/server/platform/logger.server";
-import { etagOf, isSharedPage, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
+import { etagOf, isSharedPage, keptOnNotModified, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
 import { getSiteConfigValue } from "~/server/platform/site-config.server";
 import type { FirstTouchHandle } from "~/utils/first-touch";
 
@@ -17,7 +17,7 @@ export { beginShutdown } from "~/server/platform/lifecycle.server";
 export { logger, requestScope, routeConsoleToLogger } from "~/server/platform/logger.server";
 export { metricsText, observeRequest } from "~/server/platform/metrics.server";
 export { onPublicContentChange } from "~/server/platform/events.server";
-export { etagMatches } from "~/server/platform/shared-cache.server";
+export { etagMatches, keptOnNotModified } from "~/server/platform/shared-cache.server";
 export { backgroundJobs } from "~/server/jobs/registry.server";
 export { mailLinkWarning } from "~/server/identity/password-reset.server";
 
@@ -47,6 +47,18 @@ function scriptsWaitForTouch(request: Request, status: number, routerContext: En
   return matches.some((match) => {
     const handle = routerContext.routeModules[match.route.id]?.handle as Partial<FirstTouchHandle> | undefined;
     return handle?.scriptsAtFirstTouch?.(loaderData[match.route.id]) === true;
+  });
+}
+
+/**
+ * When the page's data was read: the `loadedAt` of each route's data (the shell's, decision
+ * 145). The only part of a visitor's page that differs between two renders of the same
+ * content, which its ETag therefore leaves out (etagOf).
+ */
+function renderMoments(routerContext: EntryContext): number[] {
+  return Object.values(routerContext.staticHandlerContext.loaderData).flatMap((data) => {
+    const moment = (data as { loadedAt?: unknown } | null)?.loadedAt;
+    return typeof moment === "number" ? [moment] : [];
   });
 }
 
@@ -89,7 +101,9 @@ export default async function handleRequest(
           if (shared) {
             // Hashed whole: a shared page waits for its last bytes before its headers.
             void body.all().then((page) => {
-              if (responseStatusCode === 200) return resolve(sharedResponse(request, withHashesForNonce(page, nonce), responseHeaders, formTargets));
+              if (responseStatusCode === 200) {
+                return resolve(sharedResponse(request, withHashesForNonce(page, nonce), responseHeaders, formTargets, renderMoments(routerContext)));
+              }
               // The render failed after all (onError): the error page is nobody's to keep.
               responseHeaders.set("Cache-Control", privateCacheControl(SHARED_PAGE));
               responseHeaders.set("Content-Security-Policy", contentSecurityPolicy({ nonce, formTargets }));
@@ -145,13 +159,16 @@ function sharedResponse(
   { page, scriptHashes }: { page: Buffer; scriptHashes: string[] },
   headers: Headers,
   formTargets: string[],
+  moments: number[],
 ): Response {
-  headers.set("Content-Security-Policy", contentSecurityPolicy({ scriptHashes, formTargets }));
   headers.set("Cache-Control", SHARED_PAGE);
   headers.append("Vary", "Cookie");
-  const etag = etagOf(page);
+  const etag = etagOf(page, moments);
   headers.set("ETag", etag);
-  if (notModified(request, etag)) return new Response(null, { status: 304, headers });
+  if (notModified(request, etag)) {
+    return new Response(null, { status: 304, headers: [...headers].filter(([name]) => keptOnNotModified(name)) });
+  }
+  headers.set("Content-Security-Policy", contentSecurityPolicy({ scriptHashes, formTargets }));
   headers.set("Content-Length", String(page.byteLength));
   return wholeResponse(page, { headers, status: 200 });
 }

@@ -132,17 +132,18 @@ async function sendResponse(res, response, recorder = null) {
 }
 
 /** Answers from a page kept by server/page-cache.js, with a fresh CSP nonce. */
-function sendCached(res, entry, etagMatches) {
+function sendCached(res, entry, { etagMatches, keptOnNotModified }) {
   const { status, headers, body } = replayOf(entry);
-  for (const [key, value] of headers) res.append(key, value);
   res.set("X-Page-Cache", "hit");
-  // A page a CDN may keep carries an ETag (decision 263): a copy the asker holds is not sent again.
+  // A page a CDN may keep carries an ETag (decision 263): a copy the asker holds is not sent
+  // again, and keeps its own headers (the copy may be another moment's render).
   const etag = headers.find(([key]) => key.toLowerCase() === "etag")?.[1];
   if (etag && etagMatches(res.req.headers["if-none-match"], etag)) {
-    res.removeHeader("Content-Length");
+    for (const [key, value] of headers) if (keptOnNotModified(key)) res.append(key, value);
     res.status(304).end();
     return;
   }
+  for (const [key, value] of headers) res.append(key, value);
   res.status(status);
   // Its length, so that it goes out in one write as a page rendered whole does.
   res.set("Content-Length", String(body.byteLength));
@@ -162,7 +163,7 @@ export function createRequestHandler({ build, getLoadContext, mode = process.env
     try {
       const key = pageCache?.keyOf(req) ?? null;
       const cached = key ? pageCache.lookup(key) : null;
-      if (cached) return sendCached(res, cached, build.entry.module.etagMatches);
+      if (cached) return sendCached(res, cached, build.entry.module);
       const request = toFetchRequest(req, res);
       const response = await handle(request, await getLoadContext?.(req, res));
       const recorder = key && req.method === "GET" ? pageCache.recorder(key, response) : null;

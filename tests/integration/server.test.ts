@@ -210,6 +210,9 @@ describe("node server.js", () => {
     expect(second.headers.get("ETag")).toBe(first.headers.get("ETag"));
     const held = await visit({ "If-None-Match": first.headers.get("ETag")! });
     expect([held.status, await held.text()]).toEqual([304, ""]);
+    // The asker keeps its copy's own policy (decision 263, amended).
+    expect(held.headers.get("Content-Security-Policy")).toBeNull();
+    expect(held.headers.get("Vary")).toMatch(/Cookie/);
     const head = await fetch(`${origin}/works?q=${encodeURIComponent("缓存测试")}&page=1`, { method: "HEAD" });
     expect([head.status, head.headers.get("X-Page-Cache"), await head.text()]).toEqual([200, "hit", ""]);
 
@@ -234,6 +237,30 @@ describe("node server.js", () => {
       return text.includes("缓存测试之书") && text;
     }, { timeout: 2000 });
     expect(html).toContain("缓存测试之书");
+  });
+
+  it("answers a cache's revalidation 304 while the content is the same, though each render starts its stream from its own moment", async () => {
+    // 用户协议 is shared (a CDN may keep it) and rendered afresh for every request here.
+    const first = await fetch(`${origin}/terms`);
+    const firstHtml = await first.text();
+    const moment = (html: string) => Number(/loadedAt\\",(\d+)/.exec(html)?.[1]);
+    expect(moment(firstHtml)).toBeGreaterThan(0);
+    const second = await waitFor("a render of a later moment", async () => {
+      const response = await fetch(`${origin}/terms`);
+      const html = await response.text();
+      return moment(html) > moment(firstHtml) && { response, html };
+    });
+    expect(second.html).not.toBe(firstHtml);
+    expect(second.response.headers.get("ETag")).toBe(first.headers.get("ETag"));
+    expect(second.response.headers.get("Content-Security-Policy")).not.toBe(first.headers.get("Content-Security-Policy"));
+
+    const held = await fetch(`${origin}/terms`, { headers: { "If-None-Match": first.headers.get("ETag")! } });
+    expect([held.status, await held.text()]).toEqual([304, ""]);
+    expect(held.headers.get("ETag")).toBe(first.headers.get("ETag"));
+    expect(held.headers.get("Cache-Control")).toBe("public, max-age=0, s-maxage=30, stale-while-revalidate=60");
+    // This render's policy names this render's data script; the copy the cache keeps has its own.
+    expect(held.headers.get("Content-Security-Policy")).toBeNull();
+    expect((await fetch(`${origin}/terms`, { headers: { "If-None-Match": 'W/"another"' } })).status).toBe(200);
   });
 
   it("stops cleanly on SIGTERM, closing the database", async () => {

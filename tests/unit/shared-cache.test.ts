@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { etagOf, isSharedPage, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
+import { etagOf, isSharedPage, keptOnNotModified, notModified, privateCacheControl, SHARED_PAGE, withHashesForNonce } from "~/server/platform/shared-cache.server";
 
 const get = (headers: Record<string, string> = {}, method = "GET") => new Request("http://site.test/works", { method, headers });
 const answer = (headers: Record<string, string> = { "Cache-Control": SHARED_PAGE }) => new Headers(headers);
@@ -53,5 +53,19 @@ describe("pages a CDN may keep (decision 263)", () => {
     expect(notModified(get({ "If-None-Match": "*" }), etag)).toBe(true);
     expect(notModified(get({ "If-None-Match": '"other"' }), etag)).toBe(false);
     expect(notModified(get(), etag)).toBe(false);
+  });
+
+  it("gives two renders of the same content one ETag, whatever moment each was read at", () => {
+    const render = (at: number, text = "页面") => Buffer.from(`<p>${text}</p><script>enqueue("loadedAt\\",${at},")</script>`);
+    const etag = etagOf(render(1796218918485), [1796218918485]);
+    expect(etagOf(render(1796218924574), [1796218924574])).toBe(etag);
+    expect(etagOf(render(1796218924574, "别的"), [1796218924574])).not.toBe(etag);
+    // Without the moment named, the bytes differ and so does the validator.
+    expect(etagOf(render(1796218924574))).not.toBe(etagOf(render(1796218918485)));
+  });
+
+  it("keeps a 304 to the validators, never a policy that names another render's scripts", () => {
+    const sent = ["ETag", "Cache-Control", "Vary", "Content-Security-Policy", "Content-Length", "Content-Type", "X-Frame-Options"];
+    expect(sent.filter(keptOnNotModified)).toEqual(["ETag", "Cache-Control", "Vary"]);
   });
 });

@@ -63,10 +63,31 @@ export function withHashesForNonce(page: Buffer, nonce: string): { page: Buffer;
   return { page: Buffer.from(html.replaceAll(` ${attribute}`, ""), "utf8"), scriptHashes: [...hashes] };
 }
 
-/** A weak validator of the page's bytes. */
-export function etagOf(page: Buffer): string {
-  return `W/"${createHash("sha1").update(page).digest("base64url").slice(0, 22)}"`;
+/**
+ * A weak validator of the page: its bytes, less the moments its data was read (`moments`, the
+ * shell's `loadedAt`, from which its live stream asks what changed, decision 145). Two renders
+ * of the same content differ only there, and a copy of either is as good as the other (a copy
+ * from an earlier moment asks its stream for a little more), so a cache that revalidates
+ * after `s-maxage` is answered 304 until the content changes (docs/decisions/263, amended).
+ */
+export function etagOf(page: Buffer, moments: readonly number[] = []): string {
+  let text = page.toString("utf8");
+  for (const moment of moments) text = text.replaceAll(String(moment), "");
+  return `W/"${createHash("sha1").update(text, "utf8").digest("base64url").slice(0, 22)}"`;
 }
+
+/**
+ * The headers a 304 carries: those RFC 9110 (15.4.5) asks for, and nothing that describes a
+ * body. A cache updates its copy's headers from a 304, and the copy it keeps may come from
+ * another moment than this render, with another hash of its data script: this render's
+ * Content-Security-Policy would stop that copy's scripts. Also used by
+ * server/request-handler.js for pages replayed from the page cache.
+ */
+export function keptOnNotModified(header: string): boolean {
+  return NOT_MODIFIED_HEADERS.has(header.toLowerCase());
+}
+
+const NOT_MODIFIED_HEADERS = new Set(["etag", "cache-control", "vary", "expires", "content-location", "date"]);
 
 /** Whether the request's If-None-Match names this ETag (weak comparison, RFC 9110 13.1.2). */
 export function notModified(request: Request, etag: string): boolean {
