@@ -6,7 +6,8 @@
 // (bench/lib-seed-site.ts, as bench:home), then measured through the domain functions the routes
 // call:
 //   1. search (searchWorks, as /works?q=): p95 < 20 ms for queries matching ≤ 1% of the works,
-//      < 100 ms for any;
+//      < 100 ms for any; and the plain listing (/works without a query: its count and an
+//      OFFSET page), page 1, the middle and the last, with no target (docs/scale.md);
 //   2. the signed-in home's loader (sharedHomeRows, then continueReading and shelfUpdates at
 //      once), random readers: p95 < 50 ms;
 //   3. a chapter page's loader (readChapter) for random published chapters: p95 < 30 ms;
@@ -19,7 +20,7 @@
 // --reuse (skip the seed when that database holds this scale's data), --resume (seed what an
 // interrupted seed left out: its accounts and works are kept), --as-is (measure the database as
 // it stands, a seed still running elsewhere), --seed-only, --runs=N
-// (samples per measure, default 300), --only=search,home,chapter,rankings,fanout,
+// (samples per measure, default 300), --only=search,listing,home,chapter,rankings,fanout,
 // --queries=漱,理 (search these instead of the picked ones).
 import os from "node:os";
 import { busy, describeBusy, describeMachine } from "./lib-machine";
@@ -35,7 +36,7 @@ const FOLLOWS = Math.min(48, Math.floor(WORKS / 2));
 const AUTHORS = Math.max(10, Math.round(WORKS / 50));
 const HOT_FOLLOWERS = Math.min(100_000, READERS);
 const runs = Number(flags.get("runs") ?? 300);
-const only = new Set((flags.get("only") ?? "search,home,chapter,rankings,fanout").split(","));
+const only = new Set((flags.get("only") ?? "search,listing,home,chapter,rankings,fanout").split(","));
 const dbName = scale === 1 ? "inkstone_bench_scale" : `inkstone_bench_scale_${String(scale).replace(/\D/g, "")}`;
 const SEED_MARK = `bench:scale works=${WORKS} chapters=${CHAPTERS} readers=${READERS} follows=${FOLLOWS} hot=${HOT_FOLLOWERS}`;
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -95,6 +96,7 @@ if (!flags.has("seed-only")) {
   const before = busy();
   log(`before: 1-minute load average ${before.load1.toFixed(1)}, CPU calibration loop ${before.calibrationMs.toFixed(0)} ms`);
   if (only.has("search")) await measureSearch();
+  if (only.has("listing")) await measureListing();
   if (only.has("home")) await measureHome();
   if (only.has("chapter")) await measureChapter();
   if (only.has("rankings")) await measureRankings();
@@ -157,6 +159,21 @@ async function measureSearch() {
         `page 1 p50 ${fmt(first.p50)} p95 ${fmt(first.p95)} ms; last page p50 ${fmt(last.p50)} p95 ${fmt(last.p95)} ms  ` +
         `${worst < target ? "ok" : "MISSED"} (< ${target} ms)  load ${os.loadavg()[0].toFixed(1)}  plans: ${first.plans.join(" / ")} | ${last.plans.join(" / ")}`,
     );
+  }
+}
+
+/**
+ * /works without a query (searchWorks → its exact count and an OFFSET page), a visitor: no
+ * target in issue 35; docs/scale.md ("The plain listing") says why it is measured.
+ */
+async function measureListing() {
+  const { searchWorks } = await import("~/server/catalog/search.server");
+  const list = (page: number) => searchWorks({ query: "", page, viewer: null });
+  const { total, pageCount } = await list(1);
+  log(`the plain listing (/works without a query, a visitor): ${total} works, ${pageCount} pages:`);
+  const n = Math.min(runs, 20);
+  for (const [label, page] of [["page 1", 1], ["the middle page", Math.ceil(pageCount / 2)], ["the last page", pageCount]] as const) {
+    report(`${label} (${page})`, await timed(n, () => list(page), 2));
   }
 }
 
